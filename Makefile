@@ -1,0 +1,63 @@
+# VoiceBridge — `make run` starts the server, `make test` runs every test. See README.md.
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+# Debian packages the build, the tests and the local engine need.
+APT_PACKAGES := pkg-config curl libsoxr-dev libsqlite3-dev libespeak-ng-dev espeak-ng sox \
+                sip-tester baresip-core chromium chromium-driver fonts-nanum
+# PyPI packages, installed into .deps/ (ignored by git). moonshine-cpp carries the Moonshine
+# base-en model files and its native library, which the local speech-to-text loads.
+MOONSHINE_VERSION := 0.1.4
+DEPS := .deps
+MOONSHINE := $(DEPS)/moonshine
+
+SWIFT_BUILD_FLAGS ?=
+RUN_ARGS ?=
+
+.PHONY: deps apt-deps python-deps build run test unit-test e2e-test bench clean
+
+deps: apt-deps python-deps
+
+# Installs only what is missing, so a second `make deps` is quick and needs no network.
+apt-deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing Debian packages:" $$missing; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing < /dev/null; \
+	fi
+
+python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort
+
+$(MOONSHINE)/models/base-en/encoder_model.ort:
+	@echo "make deps: installing moonshine-cpp $(MOONSHINE_VERSION) into $(DEPS)/python"
+	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/python moonshine-cpp==$(MOONSHINE_VERSION)
+	ln -sfn python/moonshine_cpp $(MOONSHINE)
+	@test -f $@ || { echo "moonshine-cpp did not ship $@"; exit 1; }
+
+build: deps
+	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
+
+# The server with the embedded defaults: http://127.0.0.1:8080, local engine, simulated callee.
+run: build
+	.build/release/voicebridge serve $(RUN_ARGS)
+
+test: deps unit-test e2e-test
+
+unit-test:
+	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+	swift test --skip-build
+
+# End-to-end suites: the real binary, real processes, real sockets on 127.0.0.1.
+e2e-test:
+	swift build --product voicebridge $(SWIFT_BUILD_FLAGS)
+	tests/e2e/run-all.sh .build/debug/voicebridge
+
+bench: deps
+	swift build -c release --product voicebridge-bench $(SWIFT_BUILD_FLAGS)
+	mkdir -p bench-results
+	.build/release/voicebridge-bench --output bench-results
+
+clean:
+	rm -rf .build bench-results test-artifacts

@@ -1,0 +1,99 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Dependencies point one way: Pipeline ← Bridge, Pipeline ← Realtime, Bridge + Realtime ← Calls ← API ← voicebridge.
+// See ../shared/DESIGN.md for the map.
+let package = Package(
+    name: "VoiceBridge",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "voicebridge", targets: ["voicebridge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        // C libraries from Debian, through pkg-config.
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+
+        .target(
+            name: "Pipeline",
+            dependencies: ["CSoxr"]
+        ),
+        .target(
+            name: "Bridge",
+            dependencies: [
+                "Pipeline",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Realtime",
+            dependencies: [
+                "Pipeline",
+                "CEspeakNG",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Calls",
+            dependencies: [
+                "Bridge",
+                "Realtime",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "API",
+            dependencies: [
+                "Calls",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "voicebridge",
+            dependencies: [
+                "API",
+                "Calls",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "voicebridge-bench",
+            dependencies: ["Pipeline"],
+            path: "Benchmarks/voicebridge-bench"
+        ),
+
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline"]),
+        .testTarget(name: "BridgeTests", dependencies: ["Bridge"]),
+        .testTarget(name: "RealtimeTests", dependencies: ["Realtime"]),
+        .testTarget(name: "CallsTests", dependencies: ["Calls"]),
+        .testTarget(
+            name: "APITests",
+            dependencies: [
+                "API",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,62 @@
+import Calls
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// Builds the HTTP application: routes, static dashboard files, and the services that share its life.
+public struct VoiceBridgeServer: Sendable {
+    public let config: VoiceBridgeConfig
+    public let store: CallStore
+    public let status: RuntimeStatus
+    public let logger: Logger
+
+    public init(config: VoiceBridgeConfig, store: CallStore, status: RuntimeStatus = RuntimeStatus(), logger: Logger) {
+        self.config = config
+        self.store = store
+        self.status = status
+        self.logger = logger
+    }
+
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: FileMiddleware(config.http.webRoot, searchForIndexHtml: true, logger: logger))
+        router.get("healthz") { _, _ -> EditedResponse<HealthReport> in
+            let databaseOK = store.isHealthy()
+            let report = HealthReport(
+                status: databaseOK ? "ok" : "degraded",
+                version: VoiceBridgeVersion.current,
+                database: databaseOK ? "ok" : "unavailable",
+                sipListening: status.sipListening,
+                engineMode: config.engine.mode.rawValue
+            )
+            return EditedResponse(status: databaseOK ? .ok : .serviceUnavailable, response: report)
+        }
+        return router
+    }
+
+    /// The application with its companion services. Shutdown runs in reverse order: the HTTP server
+    /// stops taking requests first, then live calls are ended, then the store is closed last.
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        var app = Application(
+            router: router(),
+            configuration: .init(address: .hostname(config.http.host, port: config.http.port), serverName: "VoiceBridge"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        app.addServices(StoreCloser(store: store, logger: logger))
+        return app
+    }
+}
+
+/// Keeps the store open for the life of the server and closes it after everything else stopped.
+struct StoreCloser: Service {
+    let store: CallStore
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try store.close()
+        logger.info("store closed", metadata: ["path": "\(store.path)"])
+    }
+}

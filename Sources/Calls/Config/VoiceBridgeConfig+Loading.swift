@@ -1,0 +1,145 @@
+import Foundation
+
+extension VoiceBridgeConfig {
+    /// Reads the YAML file at `path` (if any) with environment overrides, and validates everything.
+    public static func load(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> VoiceBridgeConfig {
+        try VoiceBridgeConfig(source: ConfigSource.load(path: path, environment: environment))
+    }
+
+    public init(source: ConfigSource) throws {
+        var r = ConfigReader(source)
+        var c = VoiceBridgeConfig()
+
+        c.http.host = try r.string("http.host", default: c.http.host)
+        c.http.port = try r.int("http.port", default: c.http.port, in: 0...65535)
+        c.http.publicURL = try r.optionalString("http.public_url")
+        c.http.webRoot = try r.string("http.web_root", default: c.http.webRoot)
+        if let url = c.http.publicURL {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                throw ConfigError(key: "http.public_url", problem: "must be an http(s) URL like https://voice.example.com, got '\(url)'", origin: r.origin(of: "http.public_url"))
+            }
+        }
+
+        c.api.tokens = try r.list("api.tokens", default: [], aliases: ["VOICEBRIDGE_API_TOKEN"])
+        c.api.callCreationsPerMinute = try r.int("api.call_creations_per_minute", default: c.api.callCreationsPerMinute, in: 1...100_000)
+
+        c.database.path = try r.string("database.path", default: c.database.path)
+        if c.database.path.isEmpty {
+            throw ConfigError(key: "database.path", problem: "must not be empty")
+        }
+
+        c.sip.bind = try r.string("sip.bind", default: c.sip.bind)
+        c.sip.advertisedAddress = try r.optionalString("sip.advertised_address")
+        c.sip.port = try r.int("sip.port", default: c.sip.port, in: 0...65535)
+        c.sip.rtpPortMin = try r.int("sip.rtp_port_min", default: c.sip.rtpPortMin, in: 1024...65534)
+        c.sip.rtpPortMax = try r.int("sip.rtp_port_max", default: c.sip.rtpPortMax, in: 1025...65535)
+        if c.sip.rtpPortMax <= c.sip.rtpPortMin {
+            throw ConfigError(key: "sip.rtp_port_max", problem: "must be above sip.rtp_port_min (\(c.sip.rtpPortMin)), got \(c.sip.rtpPortMax)", origin: r.origin(of: "sip.rtp_port_max"))
+        }
+        c.sip.gateway = try r.optionalString("sip.gateway")
+        if let gateway = c.sip.gateway, !Self.isSIPURI(gateway) {
+            throw ConfigError(key: "sip.gateway", problem: "must look like sip:host or sip:host:port, got '\(gateway)'", origin: r.origin(of: "sip.gateway"))
+        }
+        c.sip.username = try r.optionalString("sip.username")
+        c.sip.password = try r.optionalString("sip.password")
+        c.sip.allowedCallerIDs = try r.list("sip.allowed_caller_ids", default: [])
+        c.sip.maxInboundCalls = try r.int("sip.max_inbound_calls", default: c.sip.maxInboundCalls, in: 0...10_000)
+        c.sip.mediaTimeoutSeconds = try r.int("sip.media_timeout", default: c.sip.mediaTimeoutSeconds, in: 1...3600)
+
+        try Self.readEngine(&c.engine, &r)
+
+        c.twilio.authToken = try r.optionalString("twilio.auth_token", aliases: ["TWILIO_AUTH_TOKEN"])
+
+        try Self.readOutbound(&c.outbound, &r)
+
+        c.inbound.greeting = try r.string("inbound.greeting", default: c.inbound.greeting)
+        c.inbound.displayName = try r.string("inbound.display_name", default: c.inbound.displayName)
+        c.inbound.purpose = try r.string("inbound.purpose", default: c.inbound.purpose)
+        c.inbound.questions = try r.list("inbound.questions", default: c.inbound.questions)
+
+        if let unknown = r.unusedFileKeys().first {
+            throw ConfigError(key: unknown, problem: "unknown key (see config/voicebridge.example.yaml)", origin: r.origin(of: unknown))
+        }
+        // Seed 000 §11: without a token the API is open, so it may only be reachable from this host.
+        if c.api.tokens.isEmpty, !Self.isLoopback(c.http.host) {
+            throw ConfigError(key: "http.host", problem: "'\(c.http.host)' is not a loopback address; set api.tokens (or VOICEBRIDGE_API_TOKEN) before listening beyond this machine", origin: r.origin(of: "http.host"))
+        }
+        self = c
+    }
+
+    private static func readEngine(_ e: inout Engine, _ r: inout ConfigReader) throws {
+        e.mode = try r.choice("engine.mode", default: e.mode)
+        e.language = try r.string("engine.language", default: e.language)
+        e.local.voice = try r.string("engine.local.voice", default: e.local.voice)
+        e.local.moonshinePath = try r.string("engine.local.moonshine_path", default: e.local.moonshinePath)
+        e.openAI.apiKey = try r.optionalString("engine.openai.api_key", aliases: ["OPENAI_API_KEY"])
+        e.openAI.baseURL = try r.string("engine.openai.base_url", default: e.openAI.baseURL, aliases: ["OPENAI_BASE_URL"])
+        e.openAI.realtimeModel = try r.string("engine.openai.realtime_model", default: e.openAI.realtimeModel)
+        e.openAI.voice = try r.string("engine.openai.voice", default: e.openAI.voice)
+        e.openAI.vadThreshold = try r.double("engine.openai.vad_threshold", default: e.openAI.vadThreshold, in: 0...1)
+        e.openAI.prefixPaddingMs = try r.int("engine.openai.prefix_padding_ms", default: e.openAI.prefixPaddingMs, in: 0...5000)
+        e.openAI.silenceDurationMs = try r.int("engine.openai.silence_duration_ms", default: e.openAI.silenceDurationMs, in: 0...10_000)
+        e.cascade.stt = try r.choice("engine.cascade.stt", default: e.cascade.stt)
+        e.cascade.llmBaseURL = try r.string("engine.cascade.llm_base_url", default: e.openAI.baseURL)
+        e.cascade.llmAPIKey = try r.optionalString("engine.cascade.llm_api_key") ?? e.openAI.apiKey
+        e.cascade.llmModel = try r.string("engine.cascade.llm_model", default: e.cascade.llmModel)
+        e.cascade.ttsModel = try r.string("engine.cascade.tts_model", default: e.cascade.ttsModel)
+        e.cascade.ttsVoice = try r.string("engine.cascade.tts_voice", default: e.cascade.ttsVoice)
+        e.cascade.transcriptionModel = try r.string("engine.cascade.transcription_model", default: e.cascade.transcriptionModel)
+        e.deepgram.apiKey = try r.optionalString("engine.deepgram.api_key", aliases: ["DEEPGRAM_API_KEY"])
+        e.deepgram.baseURL = try r.string("engine.deepgram.base_url", default: e.deepgram.baseURL, aliases: ["DEEPGRAM_BASE_URL"])
+        e.deepgram.model = try r.string("engine.deepgram.model", default: e.deepgram.model)
+
+        for (url, key) in [(e.openAI.baseURL, "engine.openai.base_url"), (e.cascade.llmBaseURL, "engine.cascade.llm_base_url"), (e.deepgram.baseURL, "engine.deepgram.base_url")] {
+            guard let parsed = URL(string: url), ["http", "https", "ws", "wss"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                throw ConfigError(key: key, problem: "must be an http(s) or ws(s) URL, got '\(url)'", origin: r.origin(of: key))
+            }
+        }
+        // A mode that needs a provider key must have it: fail at startup, not on the first call.
+        switch e.mode {
+        case .realtime where e.openAI.apiKey == nil:
+            throw ConfigError(key: "engine.openai.api_key", problem: "engine.mode is realtime but no OpenAI key is set (OPENAI_API_KEY)")
+        case .cascade where e.cascade.llmAPIKey == nil:
+            throw ConfigError(key: "engine.cascade.llm_api_key", problem: "engine.mode is cascade but no LLM key is set (engine.cascade.llm_api_key or OPENAI_API_KEY)")
+        case .cascade where e.cascade.stt == .deepgram && e.deepgram.apiKey == nil:
+            throw ConfigError(key: "engine.deepgram.api_key", problem: "engine.cascade.stt is deepgram but no Deepgram key is set (DEEPGRAM_API_KEY)")
+        default: break
+        }
+    }
+
+    private static func readOutbound(_ o: inout Outbound, _ r: inout ConfigReader) throws {
+        o.maxConcurrentCalls = try r.int("outbound.max_concurrent_calls", default: o.maxConcurrentCalls, in: 1...10_000)
+        o.ringTimeoutSeconds = try r.int("outbound.ring_timeout", default: o.ringTimeoutSeconds, in: 1...600)
+        o.maxCallDurationSeconds = try r.int("outbound.max_call_duration", default: o.maxCallDurationSeconds, in: 10...86_400)
+        o.retry.enabled = try r.bool("outbound.retry.enabled", default: o.retry.enabled)
+        o.retry.maxRetries = try r.int("outbound.retry.max_retries", default: o.retry.maxRetries, in: 0...20)
+        o.retry.retryIntervalSeconds = try r.int("outbound.retry.retry_interval", default: o.retry.retryIntervalSeconds, in: 0...86_400)
+        let reasons = try r.list("outbound.retry.retry_on", default: o.retry.retryOn.map(\.rawValue))
+        o.retry.retryOn = try reasons.map { name in
+            guard let reason = Outbound.RetryReason(rawValue: name) else {
+                let allowed = Outbound.RetryReason.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ConfigError(key: "outbound.retry.retry_on", problem: "'\(name)' is not one of \(allowed)", origin: r.origin(of: "outbound.retry.retry_on"))
+            }
+            return reason
+        }
+        o.ai.greetingTemplate = try r.string("outbound.ai.greeting_template", default: o.ai.greetingTemplate)
+        o.ai.closingTemplate = try r.string("outbound.ai.closing_template", default: o.ai.closingTemplate)
+        o.ai.maxTurns = try r.int("outbound.ai.max_turns", default: o.ai.maxTurns, in: 1...200)
+        o.result.saveTranscript = try r.bool("outbound.result.save_transcript", default: o.result.saveTranscript)
+        o.result.saveRecording = try r.bool("outbound.result.save_recording", default: o.result.saveRecording)
+        o.result.generateSummary = try r.bool("outbound.result.generate_summary", default: o.result.generateSummary)
+    }
+
+    static func isSIPURI(_ text: String) -> Bool {
+        guard text.hasPrefix("sip:") else { return false }
+        let hostPort = text.dropFirst(4).split(separator: "@").last ?? ""
+        let parts = hostPort.split(separator: ":", omittingEmptySubsequences: false)
+        guard let host = parts.first, !host.isEmpty, parts.count <= 2 else { return false }
+        if parts.count == 2 { return Int(parts[1]).map { (1...65535).contains($0) } ?? false }
+        return true
+    }
+
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,141 @@
+/// The whole server configuration, with the defaults `make run` uses.
+///
+/// Read with `VoiceBridgeConfig.load(path:environment:)`; `config/voicebridge.example.yaml` documents
+/// every key. Values are validated as they are read: a config that loads is a config that runs.
+public struct VoiceBridgeConfig: Sendable, Equatable {
+    public struct HTTP: Sendable, Equatable {
+        public var host = "127.0.0.1"
+        public var port = 8080
+        /// The public base URL providers reach us at (TwiML stream URLs, signature checks), e.g.
+        /// `https://voice.example.com`. Empty: derived from host and port.
+        public var publicURL: String?
+        /// Folder with the dashboard's static files.
+        public var webRoot = "web"
+    }
+
+    public struct API: Sendable, Equatable {
+        /// Bearer tokens accepted by the REST and event API. Empty: no auth, loopback only.
+        public var tokens: [String] = []
+        public var callCreationsPerMinute = 30
+    }
+
+    public struct Database: Sendable, Equatable {
+        public var path = "./data/voicebridge.sqlite"
+    }
+
+    public struct SIP: Sendable, Equatable {
+        public var bind = "127.0.0.1"
+        /// Address written into Contact, Via and SDP; empty means the bind address.
+        public var advertisedAddress: String?
+        public var port = 5060
+        public var rtpPortMin = 20000
+        public var rtpPortMax = 20999
+        /// Outbound gateway `sip:host:port`. None: calls go to the built-in simulated callee.
+        public var gateway: String?
+        public var username: String?
+        public var password: String?
+        public var allowedCallerIDs: [String] = []
+        public var maxInboundCalls = 20
+        public var mediaTimeoutSeconds = 30
+    }
+
+    public enum EngineMode: String, Sendable, CaseIterable {
+        case local, realtime, cascade, echo
+    }
+
+    public struct Engine: Sendable, Equatable {
+        public var mode: EngineMode = .local
+        public var language = "en"
+        public var local = Local()
+        public var openAI = OpenAI()
+        public var cascade = Cascade()
+        public var deepgram = Deepgram()
+
+        public struct Local: Sendable, Equatable {
+            public var voice = "en-us"
+            /// Folder holding Moonshine's `libmoonshine.so` and `models/base-en/` (put there by `make deps`).
+            public var moonshinePath = ".deps/moonshine"
+        }
+
+        public struct OpenAI: Sendable, Equatable {
+            public var apiKey: String?
+            public var baseURL = "https://api.openai.com/v1"
+            public var realtimeModel = "gpt-realtime"
+            public var voice = "alloy"
+            public var vadThreshold = 0.5
+            public var prefixPaddingMs = 300
+            public var silenceDurationMs = 500
+        }
+
+        public struct Cascade: Sendable, Equatable {
+            public enum STT: String, Sendable, CaseIterable { case deepgram, openai }
+            public var stt: STT = .deepgram
+            public var llmBaseURL = "https://api.openai.com/v1"
+            public var llmAPIKey: String?
+            public var llmModel = "gpt-4o-mini"
+            public var ttsModel = "gpt-4o-mini-tts"
+            public var ttsVoice = "alloy"
+            public var transcriptionModel = "gpt-4o-transcribe"
+        }
+
+        public struct Deepgram: Sendable, Equatable {
+            public var apiKey: String?
+            public var baseURL = "wss://api.deepgram.com/v1"
+            public var model = "nova-3"
+        }
+    }
+
+    public struct Twilio: Sendable, Equatable {
+        public var authToken: String?
+    }
+
+    public struct Outbound: Sendable, Equatable {
+        public var maxConcurrentCalls = 5
+        public var ringTimeoutSeconds = 30
+        public var maxCallDurationSeconds = 300
+        public var retry = Retry()
+        public var ai = AI()
+        public var result = Result()
+
+        public enum RetryReason: String, Sendable, CaseIterable {
+            case noAnswer = "no_answer", busy, rejected, failed
+        }
+
+        public struct Retry: Sendable, Equatable {
+            public var enabled = true
+            public var maxRetries = 2
+            public var retryIntervalSeconds = 300
+            public var retryOn: [RetryReason] = [.noAnswer, .busy]
+        }
+
+        public struct AI: Sendable, Equatable {
+            public var greetingTemplate = "Hello, this is the AI assistant of {display_name}, calling about {purpose}."
+            public var closingTemplate = "Thank you for your time. Have a nice day."
+            public var maxTurns = 20
+        }
+
+        public struct Result: Sendable, Equatable {
+            public var saveTranscript = true
+            public var saveRecording = true
+            public var generateSummary = true
+        }
+    }
+
+    public struct Inbound: Sendable, Equatable {
+        public var greeting = "Hello, you have reached the AI assistant of {display_name}. I can take a message."
+        public var displayName = "VoiceBridge"
+        public var purpose = "take a message"
+        public var questions = ["May I have your name?", "What is the reason for your call?", "What number can we call you back on?"]
+    }
+
+    public var http = HTTP()
+    public var api = API()
+    public var database = Database()
+    public var sip = SIP()
+    public var engine = Engine()
+    public var twilio = Twilio()
+    public var outbound = Outbound()
+    public var inbound = Inbound()
+
+    public init() {}
+}

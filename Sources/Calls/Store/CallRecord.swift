@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+
+/// One call, outbound or inbound: every field of seed 000's OutboundCallRecord plus its result.
+public struct CallRecord: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "calls"
+    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+
+    public var outboundId: String
+    public var callId: String?
+    public var direction: CallDirection
+    public var callerNumber: String
+    public var calleeNumber: String
+    public var callerDisplayName: String
+    public var purpose: String
+    public var questions: [String]
+    public var maxDuration: Int
+    public var priority: Int
+    public var scheduledAt: Date?
+    public var retryOnNoAnswer: Bool
+    public var maxRetries: Int
+    public var retryInterval: Int
+    public var state: CallState
+    public var createdAt: Date
+    public var startedAt: Date?
+    public var answeredAt: Date?
+    public var completedAt: Date?
+    public var nextAttemptAt: Date?
+    public var attemptCount: Int
+    public var failureReason: String?
+    /// The request's `metadata` object, kept as the JSON text it arrived as.
+    public var metadata: String?
+    public var requestedBy: String
+    // Result (schema v2).
+    public var summary: String?
+    public var taskCompleted: Bool?
+    public var durationSeconds: Int?
+    public var aiTurns: Int?
+    public var customerTurns: Int?
+
+    public init(
+        outboundId: String, direction: CallDirection = .outbound, callerNumber: String, calleeNumber: String,
+        callerDisplayName: String = "", purpose: String, questions: [String], maxDuration: Int = 180,
+        priority: Int = 5, scheduledAt: Date? = nil, retryOnNoAnswer: Bool = true, maxRetries: Int = 2,
+        retryInterval: Int = 300, createdAt: Date = Date(), metadata: String? = nil, requestedBy: String = "operator"
+    ) {
+        self.outboundId = outboundId
+        self.direction = direction
+        self.callerNumber = callerNumber
+        self.calleeNumber = calleeNumber
+        self.callerDisplayName = callerDisplayName
+        self.purpose = purpose
+        self.questions = questions
+        self.maxDuration = maxDuration
+        self.priority = priority
+        self.scheduledAt = scheduledAt
+        self.retryOnNoAnswer = retryOnNoAnswer
+        self.maxRetries = maxRetries
+        self.retryInterval = retryInterval
+        self.state = .queued
+        self.createdAt = createdAt
+        self.attemptCount = 0
+        self.metadata = metadata
+        self.requestedBy = requestedBy
+    }
+
+    /// A new call id: `ob-` (or `ib-` for inbound) and 8 hex digits.
+    public static func newID(direction: CallDirection = .outbound) -> String {
+        let prefix = direction == .outbound ? "ob-" : "ib-"
+        return prefix + String(format: "%08x", UInt32.random(in: .min ... .max))
+    }
+}
+
+/// An append-only event: what the event WebSocket announces, stored first (ids are the order).
+public struct CallEvent: Sendable, Equatable, Codable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "events"
+    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+
+    public var id: Int64?
+    public var outboundId: String
+    public var type: String
+    /// JSON object with the event's details.
+    public var payload: String
+    public var createdAt: Date
+
+    public init(outboundId: String, type: String, payload: String = "{}", createdAt: Date = Date()) {
+        self.outboundId = outboundId
+        self.type = type
+        self.payload = payload
+        self.createdAt = createdAt
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}

@@ -1,0 +1,96 @@
+import GRDB
+
+extension CallStore {
+    /// Versioned schema. Never edit a registered migration: add the next one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+
+        // v1: the call queue and its history.
+        migrator.registerMigration("v1-calls") { db in
+            try db.create(table: "calls") { t in
+                t.primaryKey("outbound_id", .text)
+                t.column("call_id", .text)
+                t.column("direction", .text).notNull().defaults(to: "outbound")
+                t.column("caller_number", .text).notNull()
+                t.column("callee_number", .text).notNull()
+                t.column("caller_display_name", .text).notNull().defaults(to: "")
+                t.column("purpose", .text).notNull()
+                t.column("questions", .text).notNull()
+                t.column("max_duration", .integer).notNull()
+                t.column("priority", .integer).notNull().defaults(to: 5)
+                t.column("scheduled_at", .datetime)
+                t.column("retry_on_no_answer", .boolean).notNull().defaults(to: true)
+                t.column("max_retries", .integer).notNull().defaults(to: 2)
+                t.column("retry_interval", .integer).notNull().defaults(to: 300)
+                t.column("state", .text).notNull()
+                t.column("created_at", .datetime).notNull()
+                t.column("started_at", .datetime)
+                t.column("answered_at", .datetime)
+                t.column("completed_at", .datetime)
+                t.column("next_attempt_at", .datetime)
+                t.column("attempt_count", .integer).notNull().defaults(to: 0)
+                t.column("failure_reason", .text)
+                t.column("metadata", .text)
+                t.column("requested_by", .text).notNull().defaults(to: "operator")
+            }
+            try db.create(index: "calls_state", on: "calls", columns: ["state", "priority", "created_at"])
+            try db.create(table: "attempts") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("outbound_id", .text).notNull().indexed().references("calls", onDelete: .cascade)
+                t.column("attempt_number", .integer).notNull()
+                t.column("sip_call_id", .text)
+                t.column("started_at", .datetime).notNull()
+                t.column("ended_at", .datetime)
+                t.column("outcome", .text)
+                t.column("failure_reason", .text)
+            }
+            try db.create(table: "events") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("outbound_id", .text).notNull().indexed()
+                t.column("type", .text).notNull()
+                t.column("payload", .text).notNull()
+                t.column("created_at", .datetime).notNull()
+            }
+        }
+
+        // v2: what a call produced — result columns, transcript, answers, recordings.
+        migrator.registerMigration("v2-results") { db in
+            try db.alter(table: "calls") { t in
+                t.add(column: "summary", .text)
+                t.add(column: "task_completed", .boolean)
+                t.add(column: "duration_seconds", .integer)
+                t.add(column: "ai_turns", .integer)
+                t.add(column: "customer_turns", .integer)
+            }
+            try db.create(table: "transcript_entries") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("outbound_id", .text).notNull().indexed().references("calls", onDelete: .cascade)
+                t.column("seconds", .double).notNull()
+                t.column("speaker", .text).notNull()
+                t.column("text", .text).notNull()
+                t.column("latency_ms", .integer)
+                t.column("created_at", .datetime).notNull()
+            }
+            try db.create(table: "answers") { t in
+                t.column("outbound_id", .text).notNull().references("calls", onDelete: .cascade)
+                t.column("question_id", .text).notNull()
+                t.column("question_text", .text).notNull()
+                t.column("status", .text).notNull()
+                t.column("answer_text", .text)
+                t.column("answer_summary", .text)
+                t.column("confidence", .double).notNull().defaults(to: 0)
+                t.primaryKey(["outbound_id", "question_id"])
+            }
+            try db.create(table: "recordings") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("outbound_id", .text).notNull().indexed().references("calls", onDelete: .cascade)
+                t.column("path", .text).notNull()
+                t.column("format", .text).notNull()
+                t.column("bytes", .integer).notNull().defaults(to: 0)
+                t.column("duration_seconds", .double)
+                t.column("created_at", .datetime).notNull()
+            }
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+
+/// The SQLite database behind every call: one file, WAL journal, versioned migrations.
+///
+/// Every state change is written here, with its event, in one transaction *before* anyone is told
+/// about it, so whatever the dashboard has shown survives a crash.
+public final class CallStore: Sendable {
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case notFound(String)
+        case invalidTransition(id: String, from: CallState, to: CallState)
+
+        public var description: String {
+            switch self {
+            case .notFound(let id): "no call with id \(id)"
+            case .invalidTransition(let id, let from, let to): "call \(id) cannot go from \(from.rawValue) to \(to.rawValue)"
+            }
+        }
+    }
+
+    public let path: String
+    let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    public init(path: String) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        self.path = path
+        self.pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    /// Names of the migrations applied to this file, oldest first.
+    public func appliedMigrations() throws -> [String] {
+        try pool.read { try Self.migrator.appliedIdentifiers($0).sorted() }
+    }
+
+    public func journalMode() throws -> String {
+        try pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
+    }
+
+    /// Answers whether the database is reachable and consistent enough to serve (for /healthz).
+    public func isHealthy() -> Bool {
+        (try? pool.read { try Int.fetchOne($0, sql: "SELECT 1") }) == 1
+    }
+
+    /// Closes calls a crash left in dialing, ringing or connected: they are `failed` with reason
+    /// `interrupted_by_restart`. Queued calls stay queued. Returns the ids it closed.
+    @discardableResult
+    public func reconcileAfterRestart(now: Date = Date()) throws -> [String] {
+        try pool.write { db in
+            let live = CallState.allCases.filter(\.isLive).map(\.rawValue)
+            let stranded = try CallRecord.filter(live.contains(Column("state"))).fetchAll(db)
+            for var call in stranded {
+                let from = call.state
+                call.state = .failed
+                call.failureReason = "interrupted_by_restart"
+                call.completedAt = now
+                try call.update(db)
+                var event = CallEvent(outboundId: call.outboundId, type: "outbound_failed",
+                                      payload: Self.json(["state": "failed", "previous_state": from.rawValue, "reason": "interrupted_by_restart"]),
+                                      createdAt: now)
+                try event.insert(db)
+            }
+            return stranded.map(\.outboundId)
+        }
+    }
+
+    /// Stores a new call with its `outbound_queued` (or `inbound_…`) event; returns the event.
+    @discardableResult
+    public func insert(_ call: CallRecord) throws -> CallEvent {
+        try pool.write { db in
+            try call.insert(db)
+            var event = CallEvent(outboundId: call.outboundId, type: "outbound_\(call.state.rawValue)",
+                                  payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt)
+            try event.insert(db)
+            return event
+        }
+    }
+
+    public func call(id: String) throws -> CallRecord? {
+        try pool.read { try CallRecord.fetchOne($0, key: id) }
+    }
+
+    public func calls(inStates states: [CallState]) throws -> [CallRecord] {
+        try pool.read { db in
+            try CallRecord.filter(states.map(\.rawValue).contains(Column("state")))
+                .order(Column("priority").desc, Column("created_at"))
+                .fetchAll(db)
+        }
+    }
+
+    /// Moves a call to `state`, stamping the matching time, and appends the event — atomically.
+    /// Throws `invalidTransition` when the state machine does not allow it, leaving the row as it was.
+    @discardableResult
+    public func transition(id: String, to state: CallState, reason: String? = nil, now: Date = Date()) throws -> (CallRecord, CallEvent) {
+        try pool.write { db in
+            guard var call = try CallRecord.fetchOne(db, key: id) else { throw Failure.notFound(id) }
+            guard call.state.canTransition(to: state) else {
+                throw Failure.invalidTransition(id: id, from: call.state, to: state)
+            }
+            call.state = state
+            switch state {
+            case .queued: call.completedAt = nil; call.failureReason = nil
+            case .dialing: call.startedAt = now; call.attemptCount += 1
+            case .connected: call.answeredAt = now
+            case _ where state.isTerminal: call.completedAt = now; call.failureReason = reason
+            default: break
+            }
+            try call.update(db)
+            var payload = ["state": state.rawValue, "attempt_count": String(call.attemptCount)]
+            if let reason { payload["reason"] = reason }
+            var event = CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
+                                  payload: Self.json(payload), createdAt: now)
+            try event.insert(db)
+            return (call, event)
+        }
+    }
+
+    /// Events after `id` (exclusive), oldest first: what a reconnecting client missed.
+    public func events(after id: Int64 = 0, limit: Int = 1000) throws -> [CallEvent] {
+        try pool.read { db in
+            try CallEvent.filter(Column("id") > id).order(Column("id")).limit(limit).fetchAll(db)
+        }
+    }
+
+    static func json(_ object: [String: String]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension CallStore {
+    /// Checkpoints the WAL into the main file and closes the database; later calls throw.
+    public func close() throws {
+        _ = try pool.writeWithoutTransaction { db in
+            try db.checkpoint(.truncate)
+        }
+        try pool.close()
+    }
+}

@@ -1,0 +1,64 @@
+import API
+import ArgumentParser
+import Calls
+import Foundation
+import Logging
+import ServiceLifecycle
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the server: REST API, dashboard, SIP user agent and media streams."
+    )
+
+    @Option(name: .long, help: "YAML configuration file (see config/voicebridge.example.yaml).")
+    var config: String?
+
+    @Flag(name: .long, help: "Load and validate the configuration, print it, and exit.")
+    var checkConfig = false
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "voicebridge")
+
+        let settings: VoiceBridgeConfig
+        do {
+            settings = try VoiceBridgeConfig.load(path: config)
+        } catch let error as ConfigError {
+            FileHandle.standardError.write(Data("voicebridge: invalid configuration: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        if checkConfig {
+            print("configuration ok: http \(settings.http.host):\(settings.http.port), database \(settings.database.path), engine \(settings.engine.mode.rawValue)")
+            return
+        }
+
+        let store: CallStore
+        do {
+            store = try CallStore(path: settings.database.path)
+        } catch {
+            FileHandle.standardError.write(Data("voicebridge: cannot open database \(settings.database.path): \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let closed = try store.reconcileAfterRestart()
+        if !closed.isEmpty {
+            logger.warning("closed calls interrupted by the last shutdown", metadata: ["calls": "\(closed.joined(separator: ","))"])
+        }
+
+        let server = VoiceBridgeServer(config: settings, store: store, logger: logger)
+        let app = server.application { port in
+            logger.info("listening", metadata: ["url": "http://\(settings.http.host):\(port)/"])
+        }
+        let group = ServiceGroup(configuration: .init(
+            services: [app],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        try await group.run()
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct VoiceBridgeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "voicebridge",
+        abstract: "AI voice agents on phone calls: SIP and Twilio media streams in, a conversation engine behind.",
+        subcommands: [ServeCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}

@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Calls
+
+@Suite struct CallStoreTests {
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("vb-\(UUID().uuidString)/calls.sqlite").path
+    }
+
+    static func sampleCall(_ id: String = CallRecord.newID()) -> CallRecord {
+        CallRecord(outboundId: id, callerNumber: "07012345678", calleeNumber: "01098765432",
+                   callerDisplayName: "ABC Company", purpose: "confirm tomorrow's 2 pm meeting",
+                   questions: ["Can you attend?", "Does the place need to change?"], metadata: #"{"simulated_answers":["yes"]}"#)
+    }
+
+    @Test func migratesAnEmptyFileInWALMode() throws {
+        let store = try CallStore(path: Self.temporaryPath())
+        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results"])
+        #expect(try store.journalMode() == "wal")
+        #expect(store.isHealthy())
+    }
+
+    @Test func migratesAFileFromThePreviousSchemaKeepingItsRows() throws {
+        let path = Self.temporaryPath()
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        do {
+            let old = try DatabaseQueue(path: path)
+            try CallStore.migrator.migrate(old, upTo: "v1-calls")
+            try old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO calls (outbound_id, caller_number, callee_number, purpose, questions, max_duration, state, created_at)
+                    VALUES ('ob-0000abcd', '0701', '0109', 'old call', '["q"]', 180, 'queued', '2026-11-01 10:00:00.000')
+                    """)
+            }
+            #expect(try old.read { try db_columns($0) }.contains("summary") == false)
+        }
+        let store = try CallStore(path: path)
+        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results"])
+        let call = try #require(try store.call(id: "ob-0000abcd"))
+        #expect(call.purpose == "old call" && call.questions == ["q"] && call.state == .queued)
+        #expect(call.summary == nil)
+    }
+
+    @Test func storesAndReadsBackEveryField() throws {
+        let store = try CallStore(path: Self.temporaryPath())
+        var call = Self.sampleCall("ob-12345678")
+        call.scheduledAt = Date(timeIntervalSince1970: 1_800_000_000)
+        call.priority = 9
+        let event = try store.insert(call)
+        #expect(event.type == "outbound_queued" && event.id != nil)
+        let back = try #require(try store.call(id: "ob-12345678"))
+        #expect(back.questions == call.questions && back.metadata == call.metadata)
+        #expect(back.scheduledAt == call.scheduledAt && back.priority == 9 && back.direction == .outbound)
+    }
+
+    @Test func transitionsFollowTheStateMachineAndAppendEvents() throws {
+        let store = try CallStore(path: Self.temporaryPath())
+        let call = Self.sampleCall()
+        try store.insert(call)
+        let (dialing, _) = try store.transition(id: call.outboundId, to: .dialing)
+        #expect(dialing.attemptCount == 1 && dialing.startedAt != nil)
+        try store.transition(id: call.outboundId, to: .ringing)
+        let (connected, _) = try store.transition(id: call.outboundId, to: .connected)
+        #expect(connected.answeredAt != nil)
+        #expect(throws: CallStore.Failure.invalidTransition(id: call.outboundId, from: .connected, to: .busy)) {
+            try store.transition(id: call.outboundId, to: .busy)
+        }
+        let (done, last) = try store.transition(id: call.outboundId, to: .completed)
+        #expect(done.completedAt != nil && done.state == .completed)
+        let events = try store.events()
+        #expect(events.map(\.type) == ["outbound_queued", "outbound_dialing", "outbound_ringing", "outbound_connected", "outbound_completed"])
+        #expect(events.map(\.id!) == events.map(\.id!).sorted())
+        #expect(try store.events(after: events[2].id!).map(\.id) == [events[3].id, last.id])
+        #expect(throws: CallStore.Failure.notFound("ob-nope")) { try store.transition(id: "ob-nope", to: .dialing) }
+    }
+
+    @Test func reconciliationClosesLiveCallsAndKeepsQueuedOnes() throws {
+        let path = Self.temporaryPath()
+        let ids = (0..<5).map { "ob-0000000\($0)" }
+        do {
+            let store = try CallStore(path: path)
+            for id in ids { try store.insert(Self.sampleCall(id)) }
+            try store.transition(id: ids[1], to: .dialing)
+            try store.transition(id: ids[2], to: .dialing); try store.transition(id: ids[2], to: .ringing)
+            try store.transition(id: ids[3], to: .dialing); try store.transition(id: ids[3], to: .connected)
+            try store.transition(id: ids[4], to: .dialing); try store.transition(id: ids[4], to: .busy, reason: "486")
+            // No close(): the process "crashes" here.
+        }
+        let reopened = try CallStore(path: path)
+        let closed = try reopened.reconcileAfterRestart()
+        #expect(Set(closed) == Set(ids[1...3]))
+        #expect(try reopened.call(id: ids[0])?.state == .queued)
+        for id in ids[1...3] {
+            let call = try #require(try reopened.call(id: id))
+            #expect(call.state == .failed && call.failureReason == "interrupted_by_restart" && call.completedAt != nil)
+        }
+        #expect(try reopened.call(id: ids[4])?.state == .busy)
+        #expect(try reopened.reconcileAfterRestart().isEmpty, "a second pass finds nothing")
+        let failedEvents = try reopened.events().filter { $0.type == "outbound_failed" }
+        #expect(failedEvents.count == 3 && failedEvents.allSatisfy { $0.payload.contains("interrupted_by_restart") })
+    }
+
+    @Test func closeCheckpointsAndRefusesLaterUse() throws {
+        let path = Self.temporaryPath()
+        let store = try CallStore(path: path)
+        try store.insert(Self.sampleCall())
+        try store.close()
+        #expect(!store.isHealthy())
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(walSize == 0)
+    }
+
+    @Test func newIDsHaveTheDocumentedShape() {
+        let id = CallRecord.newID()
+        #expect(id.hasPrefix("ob-") && id.count == 11 && id.dropFirst(3).allSatisfy(\.isHexDigit))
+        #expect(CallRecord.newID(direction: .inbound).hasPrefix("ib-"))
+    }
+}
+
+private func db_columns(_ db: Database) throws -> [String] {
+    try db.columns(in: "calls").map(\.name)
+}

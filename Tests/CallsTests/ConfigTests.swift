@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import Calls
+
+@Suite struct ConfigTests {
+    @Test func defaultsAreTheDocumentedOnes() throws {
+        let c = try VoiceBridgeConfig(source: ConfigSource())
+        #expect(c.http.host == "127.0.0.1" && c.http.port == 8080)
+        #expect(c.database.path == "./data/voicebridge.sqlite")
+        #expect(c.sip.port == 5060 && c.sip.gateway == nil)
+        #expect(c.engine.mode == .local)
+        #expect(c.outbound.maxConcurrentCalls == 5)
+        #expect(c.outbound.ringTimeoutSeconds == 30)
+        #expect(c.outbound.maxCallDurationSeconds == 300)
+        #expect(c.outbound.retry.maxRetries == 2 && c.outbound.retry.retryIntervalSeconds == 300)
+        #expect(c.outbound.retry.retryOn == [.noAnswer, .busy])
+        #expect(c.outbound.ai.maxTurns == 20)
+    }
+
+    @Test func theExampleFileLoadsAndMatchesTheDefaults() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/voicebridge.example.yaml")
+        let c = try VoiceBridgeConfig.load(path: example.path, environment: [:])
+        #expect(c == (try VoiceBridgeConfig(source: ConfigSource())))
+    }
+
+    @Test func readsEverySectionFromYAML() throws {
+        let yaml = """
+        http: {host: 127.0.0.1, port: 9090, public_url: "https://voice.example.com"}
+        database: {path: /tmp/x.sqlite}
+        sip:
+          bind: 127.0.0.2
+          port: 5070
+          rtp_port_min: 30000
+          rtp_port_max: 30100
+          gateway: "sip:gw.example.com:5080"
+          username: alice
+          password: secret
+          allowed_caller_ids: ["0701234", "+8210"]
+        engine:
+          mode: echo
+          openai: {base_url: "http://127.0.0.1:9999/v1", vad_threshold: 0.7}
+        outbound:
+          max_concurrent_calls: 3
+          ring_timeout: 5
+          retry: {max_retries: 1, retry_interval: 2, retry_on: [busy]}
+          ai: {max_turns: 8}
+          result: {save_recording: false}
+        inbound:
+          questions: ["Who is calling?"]
+        """
+        let c = try VoiceBridgeConfig(source: ConfigSource(yaml: yaml))
+        #expect(c.http.port == 9090 && c.http.publicURL == "https://voice.example.com")
+        #expect(c.database.path == "/tmp/x.sqlite")
+        #expect(c.sip.bind == "127.0.0.2" && c.sip.port == 5070 && c.sip.rtpPortMin == 30000)
+        #expect(c.sip.gateway == "sip:gw.example.com:5080" && c.sip.username == "alice")
+        #expect(c.sip.allowedCallerIDs == ["0701234", "+8210"])
+        #expect(c.engine.mode == .echo && c.engine.openAI.vadThreshold == 0.7)
+        #expect(c.engine.cascade.llmBaseURL == "http://127.0.0.1:9999/v1", "cascade LLM follows the OpenAI base URL")
+        #expect(c.outbound.maxConcurrentCalls == 3 && c.outbound.ringTimeoutSeconds == 5)
+        #expect(c.outbound.retry.retryOn == [.busy] && c.outbound.retry.maxRetries == 1)
+        #expect(c.outbound.ai.maxTurns == 8 && !c.outbound.result.saveRecording)
+        #expect(c.inbound.questions == ["Who is calling?"])
+    }
+
+    @Test func environmentOverridesTheFileUnderTheDocumentedNames() throws {
+        let yaml = "http: {port: 9090}\nsip: {port: 5070}\nengine: {mode: local}\n"
+        let env = [
+            "VOICEBRIDGE_HTTP_HOST": "localhost",
+            "VOICEBRIDGE_HTTP_PORT": "8181",
+            "VOICEBRIDGE_DATABASE_PATH": "/tmp/env.sqlite",
+            "VOICEBRIDGE_SIP_BIND": "127.0.0.3",
+            "VOICEBRIDGE_SIP_PORT": "5099",
+            "VOICEBRIDGE_SIP_GATEWAY": "sip:127.0.0.1:5090",
+            "VOICEBRIDGE_ENGINE_MODE": "echo",
+            "VOICEBRIDGE_API_TOKEN": "t0ken",
+            "VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON": "no_answer, failed",
+            "VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS": "9",
+            "OPENAI_API_KEY": "sk-test",
+            "OPENAI_BASE_URL": "http://127.0.0.1:1/v1",
+            "DEEPGRAM_API_KEY": "dg-test",
+            "TWILIO_AUTH_TOKEN": "tw-test",
+        ]
+        let c = try VoiceBridgeConfig(source: ConfigSource(yaml: yaml, environment: env))
+        #expect(c.http.host == "localhost" && c.http.port == 8181)
+        #expect(c.database.path == "/tmp/env.sqlite")
+        #expect(c.sip.bind == "127.0.0.3" && c.sip.port == 5099 && c.sip.gateway == "sip:127.0.0.1:5090")
+        #expect(c.engine.mode == .echo)
+        #expect(c.api.tokens == ["t0ken"])
+        #expect(c.outbound.retry.retryOn == [.noAnswer, .failed])
+        #expect(c.outbound.maxConcurrentCalls == 9)
+        #expect(c.engine.openAI.apiKey == "sk-test" && c.engine.openAI.baseURL == "http://127.0.0.1:1/v1")
+        #expect(c.engine.deepgram.apiKey == "dg-test" && c.twilio.authToken == "tw-test")
+    }
+
+    /// Each kind of invalid input names its key.
+    @Test(arguments: [
+        ("http: {port: eighty}", "http.port", "whole number"),
+        ("http: {port: 70000}", "http.port", "between 0 and 65535"),
+        ("engine: {mode: magic}", "engine.mode", "one of local, realtime, cascade, echo"),
+        ("outbound: {retry: {retry_on: [busy, sometimes]}}", "outbound.retry.retry_on", "'sometimes'"),
+        ("outbound: {result: {save_recording: maybe}}", "outbound.result.save_recording", "true or false"),
+        ("sip: {gateway: 'gw.example.com'}", "sip.gateway", "sip:host"),
+        ("sip: {rtp_port_min: 30000, rtp_port_max: 20000}", "sip.rtp_port_max", "above sip.rtp_port_min"),
+        ("outbound: {max_concurent_calls: 3}", "outbound.max_concurent_calls", "unknown key"),
+        ("http: {host: 0.0.0.0}", "http.host", "not a loopback address"),
+        ("engine: {mode: realtime}", "engine.openai.api_key", "no OpenAI key"),
+        ("http: {public_url: 'voice.example.com'}", "http.public_url", "http(s) URL"),
+        ("http: [1, 2]", "http", "unknown key"),
+        ("http: {port: [1, 2]}", "http.port", "whole number"),
+        ("sip: {bind: {a: 1}}", "sip.bind.a", "unknown key"),
+        ("http: {port: 8080\n", "(file)", "not valid YAML"),
+    ] as [(String, String, String)])
+    func invalidConfigNamesTheKey(yaml: String, key: String, problem: String) {
+        do {
+            _ = try VoiceBridgeConfig(source: ConfigSource(yaml: yaml))
+            Issue.record("accepted invalid config: \(yaml)")
+        } catch let error as ConfigError {
+            #expect(error.key == key, "\(error)")
+            #expect(error.description.contains(problem), "\(error)")
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+
+    @Test func aBadEnvironmentValueNamesTheVariable() {
+        #expect {
+            try VoiceBridgeConfig(source: ConfigSource(environment: ["VOICEBRIDGE_SIP_PORT": "x"]))
+        } throws: { error in
+            let e = error as? ConfigError
+            return e?.key == "sip.port" && e?.origin == "environment VOICEBRIDGE_SIP_PORT"
+        }
+    }
+
+    @Test func aNonLoopbackHostIsAllowedOnceATokenIsSet() throws {
+        let c = try VoiceBridgeConfig(source: ConfigSource(yaml: "http: {host: 0.0.0.0}\napi: {tokens: [abc]}"))
+        #expect(c.http.host == "0.0.0.0")
+    }
+
+    @Test func aMissingFileIsAClearError() {
+        #expect(throws: ConfigError.self) { try VoiceBridgeConfig.load(path: "/nonexistent/vb.yaml", environment: [:]) }
+    }
+}

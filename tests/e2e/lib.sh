@@ -1,0 +1,44 @@
+# Helpers for the end-to-end suites: TAP-style results, a free port, server start and stop.
+# Every server here listens on 127.0.0.1 only.
+VB_TMP=$(mktemp -d)
+VB_PID=
+trap 'vb_stop_server KILL; rm -rf "$VB_TMP"' EXIT
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+check() { # description, then a command
+  local what=$1; shift
+  if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# vb_start_server LOG [env assignments…]: starts the binary in the background on a free port.
+vb_start_server() {
+  local log=$1; shift
+  VB_PORT=$(free_port)
+  env VOICEBRIDGE_HTTP_PORT=$VB_PORT "$@" "$VB_BINARY" serve >"$log" 2>&1 &
+  VB_PID=$!
+  for _ in $(seq 1 100); do
+    curl -fs "http://127.0.0.1:$VB_PORT/healthz" >/dev/null 2>&1 && return 0
+    kill -0 "$VB_PID" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# vb_stop_server [SIGNAL]: stops it and waits (at most 15 s); sets VB_EXIT to its exit status.
+vb_stop_server() {
+  local signal=${1:-TERM}
+  [ -n "$VB_PID" ] || return 0
+  kill -"$signal" "$VB_PID" 2>/dev/null
+  for _ in $(seq 1 150); do
+    kill -0 "$VB_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$VB_PID" 2>/dev/null
+  wait "$VB_PID" 2>/dev/null; VB_EXIT=$?
+  VB_PID=
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs every end-to-end suite against the voicebridge binary given as $1 and prints one summary line.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+export VB_BINARY=$binary
+export VB_ARTIFACTS=${VB_ARTIFACTS:-$(cd "$here/../.." && pwd)/test-artifacts}
+mkdir -p "$VB_ARTIFACTS"
+passed=0; failed=0
+for suite in "$here"/suite-*.sh; do
+  echo "== $(basename "$suite")"
+  out=$(bash "$suite" 2>&1); status=$?
+  echo "$out"
+  p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ $status -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); echo "not ok - $(basename "$suite") exited $status"; fi
+done
+echo "e2e: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
