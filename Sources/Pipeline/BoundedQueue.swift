@@ -1,0 +1,192 @@
+import Synchronization
+
+/// The edge between two stages: bounded, with a declared policy for when it is full, and a
+/// control lane that overtakes queued data.
+///
+/// - `suspendProducer`: `send` waits while the queue is full. For sources faster than real time
+///   (TTS, model audio deltas): the wait *is* the backpressure that keeps memory flat.
+/// - `dropOldest`: `send` never waits; a full queue drops its oldest element and counts it. For
+///   live network input, whose reader must never block.
+///
+/// One consumer; any number of producers. Waits end when the waiting task is cancelled.
+public final class BoundedQueue<Element: Sendable>: Sendable {
+    public enum OverflowPolicy: Sendable, Equatable {
+        case suspendProducer
+        case dropOldest
+    }
+
+    public struct Counters: Sendable, Equatable {
+        public var enqueued = 0
+        public var dequeued = 0
+        public var dropped = 0
+        /// Data elements discarded by a flushing control event (barge-in), not by overflow.
+        public var flushed = 0
+        public var highWater = 0
+    }
+
+    private struct State {
+        var data: RingBuffer<Element>
+        var control: [ControlEvent] = []
+        var consumer: CheckedContinuation<StageMessage<Element>?, Never>?
+        var producers: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextProducerID = 0
+        var finished = false
+        var counters = Counters()
+    }
+
+    public let capacity: Int
+    public let policy: OverflowPolicy
+    private let state: Mutex<State>
+
+    public init(capacity: Int, policy: OverflowPolicy) {
+        self.capacity = capacity
+        self.policy = policy
+        self.state = Mutex(State(data: RingBuffer(capacity: capacity)))
+    }
+
+    public var counters: Counters { state.withLock { $0.counters } }
+    public var count: Int { state.withLock { $0.data.count } }
+
+    /// Finished, and everything sent has been taken.
+    public var isDrained: Bool { state.withLock { $0.finished && $0.data.isEmpty && $0.control.isEmpty } }
+
+    // MARK: Producers
+
+    /// Sends one element under the queue's policy. Returns false when the queue is finished or the
+    /// waiting producer was cancelled (the element was not queued).
+    @discardableResult
+    public func send(_ element: Element) async -> Bool {
+        while true {
+            switch tryEnqueue(element) {
+            case .queued: return true
+            case .closed: return false
+            case .full: break
+            }
+            // suspendProducer and full: wait for space, then try again.
+            let id = state.withLock { s -> Int in s.nextProducerID += 1; return s.nextProducerID }
+            let resumed = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let resumeNow = state.withLock { s -> Bool in
+                        if s.finished || !s.data.isFull || Task.isCancelled { return true }
+                        s.producers.append((id, continuation))
+                        return false
+                    }
+                    if resumeNow { continuation.resume(returning: !Task.isCancelled) }
+                }
+            } onCancel: {
+                let waiting = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+                    guard let index = s.producers.firstIndex(where: { $0.id == id }) else { return nil }
+                    return s.producers.remove(at: index).continuation
+                }
+                waiting?.resume(returning: false)
+            }
+            if !resumed || Task.isCancelled { return false }
+        }
+    }
+
+    enum EnqueueResult { case queued, full, closed }
+
+    /// Never waits: under `dropOldest` makes room by dropping; under `suspendProducer` reports `.full`.
+    @discardableResult
+    func tryEnqueue(_ element: Element) -> EnqueueResult {
+        let (result, consumer) = state.withLock { s -> (EnqueueResult, CheckedContinuation<StageMessage<Element>?, Never>?) in
+            if s.finished { return (.closed, nil) }
+            // A waiting consumer takes the element directly.
+            if let consumer = s.consumer {
+                s.consumer = nil
+                s.counters.enqueued += 1
+                s.counters.dequeued += 1
+                s.counters.highWater = max(s.counters.highWater, 1)
+                return (.queued, consumer)
+            }
+            if s.data.isFull {
+                guard policy == .dropOldest else { return (.full, nil) }
+                _ = s.data.popFirst()
+                s.counters.dropped += 1
+            }
+            s.data.append(element)
+            s.counters.enqueued += 1
+            s.counters.highWater = max(s.counters.highWater, s.data.count)
+            return (.queued, nil)
+        }
+        consumer?.resume(returning: .data(element))
+        return result
+    }
+
+    /// Sends a control event ahead of all queued data; never waits. Interrupt and flush also
+    /// drop the queued data, so nothing stale is played after them.
+    public func sendControl(_ event: ControlEvent) {
+        let (consumer, producers) = state.withLock { s -> (CheckedContinuation<StageMessage<Element>?, Never>?, [CheckedContinuation<Bool, Never>]) in
+            if event.dropsQueuedData {
+                s.counters.flushed += s.data.removeAll()
+            }
+            let waiting = event.dropsQueuedData ? s.producers.map(\.continuation) : []
+            if event.dropsQueuedData { s.producers.removeAll() }
+            if let consumer = s.consumer {
+                s.consumer = nil
+                return (consumer, waiting)
+            }
+            s.control.append(event)
+            return (nil, waiting)
+        }
+        consumer?.resume(returning: .control(event))
+        for producer in producers { producer.resume(returning: true) }
+    }
+
+    /// No more elements will be sent; the consumer drains what is queued, then gets nil.
+    public func finish() {
+        let (consumer, producers) = state.withLock { s in
+            s.finished = true
+            let consumer = s.data.isEmpty && s.control.isEmpty ? s.consumer : nil
+            if consumer != nil { s.consumer = nil }
+            defer { s.producers.removeAll() }
+            return (consumer, s.producers.map(\.continuation))
+        }
+        consumer?.resume(returning: nil)
+        for producer in producers { producer.resume(returning: false) }
+    }
+
+    // MARK: Consumer
+
+    /// The next message, control first; waits while empty. Nil when finished and drained, or
+    /// when the consuming task is cancelled.
+    public func next() async -> StageMessage<Element>? {
+        if let message = poll() { return message }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<StageMessage<Element>?, Never>) in
+                let (immediate, ready) = state.withLock { s -> (StageMessage<Element>??, CheckedContinuation<Bool, Never>?) in
+                    if let message = takeLocked(&s) { return (.some(message), s.producers.isEmpty ? nil : s.producers.removeFirst().continuation) }
+                    if s.finished || Task.isCancelled { return (.some(nil), nil) }
+                    s.consumer = continuation
+                    return (nil, nil)
+                }
+                ready?.resume(returning: true)
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            let consumer = state.withLock { s -> CheckedContinuation<StageMessage<Element>?, Never>? in
+                defer { s.consumer = nil }
+                return s.consumer
+            }
+            consumer?.resume(returning: nil)
+        }
+    }
+
+    /// The next message if one is queued, control first; never waits.
+    public func poll() -> StageMessage<Element>? {
+        let (message, ready) = state.withLock { s -> (StageMessage<Element>?, CheckedContinuation<Bool, Never>?) in
+            let message = takeLocked(&s)
+            guard message != nil, !s.producers.isEmpty, !s.data.isFull else { return (message, nil) }
+            return (message, s.producers.removeFirst().continuation)
+        }
+        ready?.resume(returning: true)
+        return message
+    }
+
+    private func takeLocked(_ s: inout State) -> StageMessage<Element>? {
+        if !s.control.isEmpty { return .control(s.control.removeFirst()) }
+        guard let element = s.data.popFirst() else { return nil }
+        s.counters.dequeued += 1
+        return .data(element)
+    }
+}

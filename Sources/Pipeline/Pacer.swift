@@ -1,0 +1,96 @@
+import Synchronization
+
+/// What the pacer's input queue carries: 20 ms of encoded audio for a response item, or a mark.
+public enum PacedEntry<Payload: Sendable>: Sendable {
+    case audio(Payload, item: String)
+    case mark(String)
+}
+
+/// What the pacer hands to the leg on a tick.
+public enum PacerOutput<Payload: Sendable>: Sendable {
+    case audio(Payload, item: String)
+    /// Playback has passed this mark: every frame queued before it has been sent.
+    case mark(String)
+}
+
+/// Sends one 20 ms frame per tick on an absolute schedule — tick n at start + n × 20 ms — so
+/// time spent working or waking late never accumulates into drift.
+///
+/// Its input is a `suspendProducer` queue, so a producer faster than real time waits for the
+/// pacer. Control events in that queue overtake audio: an interrupt has already dropped the
+/// queued frames by the time the pacer sees it. Nothing queued: nothing is sent on that tick.
+public final class Pacer<Payload: Sendable>: Sendable {
+    public struct Statistics: Sendable, Equatable {
+        public var ticks = 0
+        public var framesSent = 0
+        /// Ticks that ran more than half a frame (10 ms) after their deadline.
+        public var lateTicks = 0
+        public var maxLatenessNanoseconds = 0
+        /// The schedule was re-anchored after a stall instead of bursting to catch up.
+        public var reanchors = 0
+    }
+
+    public static var interval: Duration { .milliseconds(20) }
+
+    public let input: BoundedQueue<PacedEntry<Payload>>
+    public let playback: PlaybackTracker
+    private let stats = Mutex(Statistics())
+    private let ended = Atomic<Bool>(false)
+
+    public init(input: BoundedQueue<PacedEntry<Payload>>, playback: PlaybackTracker = PlaybackTracker()) {
+        self.input = input
+        self.playback = playback
+    }
+
+    public var statistics: Statistics { stats.withLock { $0 } }
+
+    /// One tick: passes marks the previous frame completed, then sends at most one frame.
+    public func tick(_ sink: (PacerOutput<Payload>) -> Void) {
+        var sent = false
+        while !sent, let message = input.poll() {
+            switch message {
+            case .data(.mark(let name)):
+                sink(.mark(name))
+            case .data(.audio(let payload, let item)):
+                sink(.audio(payload, item: item))
+                playback.played(item: item, milliseconds: 20)
+                sent = true
+            case .control(.interrupt), .control(.flush):
+                playback.flushed()
+            case .control(.end):
+                ended.store(true, ordering: .relaxed)
+                return
+            }
+        }
+        stats.withLock { s in
+            s.ticks += 1
+            if sent { s.framesSent += 1 }
+        }
+    }
+
+    /// Ticks on `clock` until cancelled, an `end` control event arrives, or the input is finished
+    /// and drained.
+    /// A stall longer than `maxLag` re-anchors the schedule rather than sending a burst.
+    public func run<C: Clock>(clock: C, maxLag: Duration = .milliseconds(100), sink: @escaping (PacerOutput<Payload>) -> Void) async
+    where C.Duration == Duration {
+        var start = clock.now
+        var n: Int64 = 0
+        while !Task.isCancelled, !ended.load(ordering: .relaxed), !input.isDrained {
+            let deadline = start.advanced(by: Self.interval * n)
+            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+            let lateness = deadline.duration(to: clock.now)
+            let late = StageGraph.nanoseconds(lateness)
+            stats.withLock { s in
+                if late > 10_000_000 { s.lateTicks += 1 }
+                s.maxLatenessNanoseconds = max(s.maxLatenessNanoseconds, late)
+            }
+            tick(sink)
+            n += 1
+            if lateness > maxLag {
+                start = clock.now
+                n = 1
+                stats.withLock { $0.reanchors += 1 }
+            }
+        }
+    }
+}

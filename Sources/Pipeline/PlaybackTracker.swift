@@ -1,0 +1,74 @@
+import Synchronization
+
+/// How much of each response item was generated and how much was actually played.
+///
+/// Producers report audio as they queue it for the pacer; the pacer reports each frame it sends.
+/// Played time — not generated time — is the truth for transcripts and for truncating the engine's
+/// memory of what the caller heard.
+public final class PlaybackTracker: Sendable {
+    public struct Snapshot: Sendable, Equatable {
+        /// The response item whose audio was queued last.
+        public var currentItem: String?
+        public var currentItemPlayedMilliseconds: Int
+        public var currentItemGeneratedMilliseconds: Int
+        /// Audio queued and not yet played or flushed.
+        public var pendingMilliseconds: Int
+
+        public var isPlaying: Bool { pendingMilliseconds > 0 }
+    }
+
+    private struct State {
+        var currentItem: String?
+        var played: [String: Int] = [:]
+        var generated: [String: Int] = [:]
+        var order: [String] = []
+        var pending = 0
+    }
+
+    private let state = Mutex(State())
+    /// Items remembered for `playedMilliseconds(item:)`; older ones are forgotten (bounded memory).
+    private let retainedItems = 32
+
+    public init() {}
+
+    public func queued(item: String, milliseconds: Int) {
+        state.withLock { s in
+            if s.generated[item] == nil {
+                s.order.append(item)
+                if s.order.count > retainedItems {
+                    let old = s.order.removeFirst()
+                    s.generated[old] = nil
+                    s.played[old] = nil
+                }
+            }
+            s.generated[item, default: 0] += milliseconds
+            s.currentItem = item
+            s.pending += milliseconds
+        }
+    }
+
+    public func played(item: String, milliseconds: Int) {
+        state.withLock { s in
+            s.played[item, default: 0] += milliseconds
+            s.pending = max(0, s.pending - milliseconds)
+        }
+    }
+
+    /// Queued audio was dropped (barge-in, clear): nothing is pending any more.
+    public func flushed() {
+        state.withLock { $0.pending = 0 }
+    }
+
+    public func playedMilliseconds(item: String) -> Int {
+        state.withLock { $0.played[item] ?? 0 }
+    }
+
+    public var snapshot: Snapshot {
+        state.withLock { s in
+            Snapshot(currentItem: s.currentItem,
+                     currentItemPlayedMilliseconds: s.currentItem.flatMap { s.played[$0] } ?? 0,
+                     currentItemGeneratedMilliseconds: s.currentItem.flatMap { s.generated[$0] } ?? 0,
+                     pendingMilliseconds: s.pending)
+        }
+    }
+}
