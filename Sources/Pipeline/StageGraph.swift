@@ -43,7 +43,9 @@ public final class StageGraph: Sendable {
                         guard await output.send(result) else { break }
                     }
                 case .control(let event):
-                    for result in stage.handle(event) { await output.send(result) }
+                    let results = stage.handle(event)
+                    counters.record(inputs: 0, outputs: results.count, nanoseconds: 0)
+                    for result in results { await output.send(result) }
                     output.sendControl(event)
                     if event == .end { output.finish(); return }
                 }
