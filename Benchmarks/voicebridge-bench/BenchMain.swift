@@ -1,8 +1,83 @@
+import Foundation
 import Pipeline
 
+/// `make bench`: prints tables and writes the same figures as JSON into the output folder.
 @main
 struct BenchMain {
-    static func main() {
-        print("voicebridge-bench: pipeline benchmarks arrive with the pipeline issue")
+    static func main() async throws {
+        var output = "bench-results"
+        var seconds = 5.0
+        var counts = [1, 100, 1000]
+        var arguments = CommandLine.arguments.dropFirst().makeIterator()
+        while let argument = arguments.next() {
+            switch argument {
+            case "--output": output = arguments.next() ?? output
+            case "--seconds": seconds = arguments.next().flatMap(Double.init) ?? seconds
+            case "--graphs": counts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
+            default:
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--graphs 1,100,1000]\n".utf8))
+                exit(2)
+            }
+        }
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+
+        print("== Pipeline per-frame cost (one core, 20 ms frames, \(FrameCostBenchmark.frames) frames)")
+        let cost = try FrameCostBenchmark.run()
+        print(table(["path", "µs per frame", "target"], [
+            ["inbound: μ-law decode + 8k→16k + VAD", format(cost.inboundMicroseconds), "≤ 20"],
+            ["outbound: 24k→8k + μ-law encode", format(cost.outboundMicroseconds), "≤ 20"],
+        ]))
+        print(table(["resampler, fed 20 ms chunks", "samples/s (input)"], cost.resamplerThroughput.map { [$0.name, format($0.samplesPerSecond, digits: 0)] }))
+
+        var graphs: [[String: Any]] = []
+        var engineTaskGraphs: [[String: Any]] = []
+        for engineTask in [false, true] {
+            print(engineTask
+                ? "== Echo graphs, engine in its own task (3 nodes: decode→8k→16k→VAD | echo | 16k→8k→encode), \(seconds) s each"
+                : "== Echo graphs in real time, one node (decode → 8k→16k → VAD → echo → 16k→8k → encode) + shared pacer, \(seconds) s each")
+            var rows: [[String]] = []
+            for n in counts {
+                let result = try await EchoGraphBenchmark.run(graphs: n, seconds: seconds, engineTask: engineTask)
+                rows.append([String(n), result.realTime ? "yes" : "NO", String(result.drops), String(result.lateTicks), String(result.generatorLateTicks),
+                             format(result.maxLatenessMilliseconds), format(result.cpuPercentPerGraph, digits: 3),
+                             String(result.framesSent), String(result.framesExpected)])
+                let entry: [String: Any] = ["n": n, "real_time": result.realTime, "drops": result.drops, "late_ticks": result.lateTicks, "generator_late_ticks": result.generatorLateTicks,
+                                            "max_lateness_ms": result.maxLatenessMilliseconds, "cpu_pct_per_graph": result.cpuPercentPerGraph,
+                                            "frames_sent": result.framesSent, "frames_expected": result.framesExpected]
+                if engineTask { engineTaskGraphs.append(entry) } else { graphs.append(entry) }
+            }
+            print(table(["graphs", "real time", "drops", "late ticks", "generator late", "max late ms", "CPU % per graph", "frames sent", "frames fed"], rows))
+        }
+
+        let json: [String: Any] = [
+            "inbound_us_per_frame": cost.inboundMicroseconds,
+            "outbound_us_per_frame": cost.outboundMicroseconds,
+            "resampler_samples_per_s": cost.resamplerThroughput.first { $0.name == "8k→16k" }?.samplesPerSecond ?? 0,
+            "resampler_samples_per_s_by_conversion": Dictionary(uniqueKeysWithValues: cost.resamplerThroughput.map { ($0.name, $0.samplesPerSecond) }),
+            "echo_graphs": graphs,
+            "echo_graphs_engine_task": engineTaskGraphs,
+            "machine": ["cores": ProcessInfo.processInfo.activeProcessorCount],
+        ]
+        let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
+        let path = (output as NSString).appendingPathComponent("pipeline.json")
+        try data.write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
     }
+
+    static func format(_ value: Double, digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
+
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max()! }
+        func line(_ cells: [String]) -> String {
+            "| " + cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: " | ") + " |"
+        }
+        return ([line(header), "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|"] + rows.map(line)).joined(separator: "\n")
+    }
+}
+
+/// CPU time (user + system) this process has used.
+func processCPUTime() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }

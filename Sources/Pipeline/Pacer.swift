@@ -23,7 +23,7 @@ public final class Pacer<Payload: Sendable>: Sendable {
     public struct Statistics: Sendable, Equatable {
         public var ticks = 0
         public var framesSent = 0
-        /// Ticks that ran more than half a frame (10 ms) after their deadline.
+        /// Ticks that ran more than half a frame (10 ms) after their deadline (filled in by `run`).
         public var lateTicks = 0
         public var maxLatenessNanoseconds = 0
         /// The schedule was re-anchored after a stall instead of bursting to catch up.
@@ -69,28 +69,20 @@ public final class Pacer<Payload: Sendable>: Sendable {
     }
 
     /// Ticks on `clock` until cancelled, an `end` control event arrives, or the input is finished
-    /// and drained.
-    /// A stall longer than `maxLag` re-anchors the schedule rather than sending a burst.
-    public func run<C: Clock>(clock: C, maxLag: Duration = .milliseconds(100), sink: @escaping (PacerOutput<Payload>) -> Void) async
+    /// and drained. For many calls at once, `PacerScheduler` ticks them all from one timer.
+    public func run<C: Clock & Sendable>(clock: C, maxLag: Duration = .milliseconds(100), sink: @escaping (PacerOutput<Payload>) -> Void) async
     where C.Duration == Duration {
-        var start = clock.now
-        var n: Int64 = 0
-        while !Task.isCancelled, !ended.load(ordering: .relaxed), !input.isDrained {
-            let deadline = start.advanced(by: Self.interval * n)
-            do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-            let lateness = deadline.duration(to: clock.now)
-            let late = StageGraph.nanoseconds(lateness)
-            stats.withLock { s in
-                if late > 10_000_000 { s.lateTicks += 1 }
-                s.maxLatenessNanoseconds = max(s.maxLatenessNanoseconds, late)
-            }
+        var schedule = TickSchedule(clock: clock, maxLag: maxLag)
+        while !isDone, await schedule.waitForNextTick() {
             tick(sink)
-            n += 1
-            if lateness > maxLag {
-                start = clock.now
-                n = 1
-                stats.withLock { $0.reanchors += 1 }
-            }
+        }
+        stats.withLock { s in
+            s.lateTicks += schedule.statistics.lateTicks
+            s.maxLatenessNanoseconds = max(s.maxLatenessNanoseconds, schedule.statistics.maxLatenessNanoseconds)
+            s.reanchors += schedule.statistics.reanchors
         }
     }
+
+    /// Ended by an `end` event, or its input finished and drained.
+    public var isDone: Bool { ended.load(ordering: .relaxed) || input.isDrained }
 }
