@@ -128,3 +128,22 @@ extension Array where Element == UInt8 {
         return copy
     }
 }
+
+@Suite struct DigestAuthenticationTests {
+    /// RFC 2617 §3.5's worked example (qop=auth), the reference every implementation checks against.
+    @Test func matchesTheRFC2617Example() throws {
+        let challenge = try #require(DigestChallenge(#"Digest realm="testrealm@host.com", qop="auth,auth-int", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", opaque="5ccc069c403ebaf9f0171e9517f40e41""#))
+        let value = challenge.authorization(method: "GET", uri: "/dir/index.html", username: "Mufasa", password: "Circle Of Life", cnonce: "0a4f113b", nonceCount: 1)
+        #expect(value.contains(#"response="6629fae49393a05397450978507c4ef1""#))
+        #expect(value.contains("nc=00000001") && value.contains("qop=auth") && value.contains(#"opaque="5ccc069c403ebaf9f0171e9517f40e41""#))
+    }
+
+    @Test func withoutQopUsesTheRFC2069Form() throws {
+        let challenge = try #require(DigestChallenge(#"Digest realm="r", nonce="n""#))
+        let value = challenge.authorization(method: "INVITE", uri: "sip:b@h", username: "u", password: "p")
+        let expected = DigestChallenge.md5Hex("\(DigestChallenge.md5Hex("u:r:p")):n:\(DigestChallenge.md5Hex("INVITE:sip:b@h"))")
+        #expect(value.contains("response=\"\(expected)\"") && !value.contains("qop"))
+        #expect(DigestChallenge(#"Digest realm="r", nonce="n", algorithm=SHA-256"#) == nil)
+        #expect(DigestChallenge("Basic realm=x") == nil)
+    }
+}
