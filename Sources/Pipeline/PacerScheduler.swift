@@ -9,12 +9,10 @@ import Synchronization
 public final class PacerScheduler<Payload: Sendable>: Sendable {
     public typealias Sink = @Sendable (PacerOutput<Payload>) -> Void
 
-    private struct Entry {
-        var pacer: Pacer<Payload>
-        var sink: Sink
-    }
+    /// Work done on every tick; returns false when it is finished and can be dropped.
+    public typealias Ticker = @Sendable () -> Bool
 
-    private let entries = Mutex<[Int: Entry]>([:])
+    private let entries = Mutex<[Int: Ticker]>([:])
     private let nextID = Atomic<Int>(0)
     private let stats = Mutex(TickStatistics())
 
@@ -22,8 +20,18 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
 
     @discardableResult
     public func register(_ pacer: Pacer<Payload>, sink: @escaping Sink) -> Int {
+        register {
+            guard !pacer.isDone else { return false }
+            pacer.tick(sink)
+            return true
+        }
+    }
+
+    /// Any per-tick media work (a pacer plus a jitter-buffer release, say) on the shared grid.
+    @discardableResult
+    public func register(ticker: @escaping Ticker) -> Int {
         let id = nextID.add(1, ordering: .relaxed).newValue
-        entries.withLock { $0[id] = Entry(pacer: pacer, sink: sink) }
+        entries.withLock { $0[id] = ticker }
         return id
     }
 
@@ -34,16 +42,15 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
     public var registeredCount: Int { entries.withLock { $0.count } }
     public var statistics: TickStatistics { stats.withLock { $0 } }
 
-    /// Ticks every registered pacer until cancelled. Pacers that are done are dropped.
+    /// Ticks everything registered until cancelled. Pacers that are done are dropped.
     public func run<C: Clock & Sendable>(clock: C) async where C.Duration == Duration {
         var schedule = TickSchedule(clock: clock)
-        var batch: [(key: Int, value: Entry)] = []
+        var batch: [(key: Int, value: Ticker)] = []
         while await schedule.waitForNextTick() {
             batch.removeAll(keepingCapacity: true)
             entries.withLock { batch.append(contentsOf: $0) }
-            for (id, entry) in batch {
-                if entry.pacer.isDone { unregister(id); continue }
-                entry.pacer.tick(entry.sink)
+            for (id, ticker) in batch where !ticker() {
+                unregister(id)
             }
             let current = schedule.statistics
             stats.withLock { $0 = current }

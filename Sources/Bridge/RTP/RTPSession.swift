@@ -1,0 +1,274 @@
+import Foundation
+import NIOCore
+import Pipeline
+import Synchronization
+
+/// One call's RTP and RTCP sockets (RFC 3550): sends 20 ms G.711 frames, receives through the
+/// jitter buffer, and reports.
+///
+/// - Symmetric RTP: until the first valid packet arrives media goes to the SDP address; then to
+///   wherever that packet came from (NAT-friendly latching).
+/// - The timestamp advances 160 per 20 ms tick whether or not a frame was sent; the first frame
+///   after a silent tick carries the marker bit (a new talkspurt).
+/// - `tick(now:)` runs on the shared 20 ms media grid: it releases due packets, closes the
+///   send slot, sends RTCP about every 5 s and notices media inactivity.
+public final class RTPSession: Sendable {
+    public struct Counters: Sendable, Equatable {
+        public var packetsSent = 0
+        public var packetsReceived = 0
+        public var invalidPackets = 0
+        public var jitter = JitterBuffer.Counters()
+        public var rtcpReceived = 0
+    }
+
+    public let localPort: Int
+    private let rtp: UDPSocket
+    private let rtcp: UDPSocket
+    private let pool: RTPPortPool
+    private let cname: String
+    private let inactivityTimeout: Double
+    private let state: Mutex<State>
+    private let epoch = ContinuousClock.now
+
+    private struct State {
+        var remote: SocketAddress?
+        var remoteRTCP: SocketAddress?
+        var latched = false
+        var ssrc = UInt32.random(in: 1...UInt32.max)
+        var sequence = UInt16.random(in: 0...UInt16.max)
+        var timestamp = UInt32.random(in: 0...UInt32.max)
+        var sentThisTick = false
+        var markNext = true
+        var jitter = JitterBuffer()
+        var dtmf = TelephoneEventReceiver()
+        var counters = Counters()
+        var octetsSent: UInt32 = 0
+        var remoteSSRC: UInt32?
+        var lastSRMiddle: UInt32 = 0
+        var lastSRAt: Double = 0
+        var lastReceivedAt: Double
+        var nextRTCPAt: Double
+        var timedOut = false
+        var closed = false
+        var law: G711.Law
+        var payloadType: UInt8
+        var telephoneEventPayloadType: UInt8?
+        var onMedia: (@Sendable ([UInt8]) -> Void)?
+        var onDTMF: (@Sendable (Character) -> Void)?
+    }
+
+    /// Opens RTP on an even port from `pool` and RTCP on the port above it.
+    public static func open(host: String, pool: RTPPortPool, law: G711.Law = .muLaw, payloadType: Int = 0, telephoneEventPayloadType: Int? = 101,
+                            inactivityTimeout: Double = 30, cname: String = "voicebridge") async throws -> RTPSession {
+        var lastError: (any Error)?
+        for _ in 0..<8 {   // another program may hold a port of our range: try the next pair
+            let port = try pool.acquire()
+            let inbox = Inbox()
+            do {
+                let rtp = try await UDPSocket.bind(host: host, port: port) { bytes, from in inbox.deliver(bytes, from, rtcp: false) }
+                do {
+                    let rtcp = try await UDPSocket.bind(host: host, port: port + 1) { bytes, from in inbox.deliver(bytes, from, rtcp: true) }
+                    let session = RTPSession(port: port, rtp: rtp, rtcp: rtcp, pool: pool, inactivityTimeout: inactivityTimeout, cname: cname)
+                    session.negotiate(law: law, payloadType: payloadType, telephoneEventPayloadType: telephoneEventPayloadType)
+                    inbox.session.withLock { $0 = session }
+                    return session
+                } catch {
+                    await rtp.close()
+                    throw error
+                }
+            } catch {
+                pool.release(port)
+                lastError = error
+            }
+        }
+        throw lastError ?? RTPPortPool.Failure.exhausted(range: pool.range)
+    }
+
+    /// Lets the socket callbacks reach the session created after the sockets.
+    private final class Inbox: Sendable {
+        let session = Mutex<RTPSession?>(nil)
+        func deliver(_ bytes: [UInt8], _ from: SocketAddress, rtcp: Bool) {
+            guard let s = session.withLock({ $0 }) else { return }
+            if rtcp { s.receiveRTCP(bytes, from: from) } else { s.receiveRTP(bytes, from: from) }
+        }
+    }
+
+    private init(port: Int, rtp: UDPSocket, rtcp: UDPSocket, pool: RTPPortPool, inactivityTimeout: Double, cname: String) {
+        self.localPort = port
+        self.rtp = rtp
+        self.rtcp = rtcp
+        self.pool = pool
+        self.inactivityTimeout = inactivityTimeout
+        self.cname = cname
+        self.state = Mutex(State(lastReceivedAt: 0, nextRTCPAt: 2500, law: .muLaw, payloadType: 0))
+    }
+
+    /// Sets the codec and payload types offer/answer settled on.
+    public func negotiate(law: G711.Law, payloadType: Int, telephoneEventPayloadType: Int?) {
+        state.withLock { s in
+            s.law = law
+            s.payloadType = UInt8(payloadType)
+            s.telephoneEventPayloadType = telephoneEventPayloadType.map(UInt8.init)
+        }
+    }
+
+    public var law: G711.Law { state.withLock { $0.law } }
+
+    public var counters: Counters {
+        state.withLock { s in var c = s.counters; c.jitter = s.jitter.counters; return c }
+    }
+
+    public var remoteAddress: SocketAddress? { state.withLock { $0.remote } }
+
+    /// Media and digits as they are released, in order.
+    public func setHandlers(media: @escaping @Sendable ([UInt8]) -> Void, dtmf: @escaping @Sendable (Character) -> Void) {
+        state.withLock { s in s.onMedia = media; s.onDTMF = dtmf }
+    }
+
+    /// Where to send before latching: the peer's SDP `c=` address and `m=` port.
+    public func setRemote(host: String, port: Int) throws {
+        let address = try SocketAddress(ipAddress: host, port: port)
+        let control = try SocketAddress(ipAddress: host, port: port + 1)
+        state.withLock { s in
+            guard !s.latched else { return }
+            s.remote = address
+            s.remoteRTCP = control
+        }
+    }
+
+    /// Milliseconds since the session opened.
+    var now: Double {
+        let (seconds, attoseconds) = (ContinuousClock.now - epoch).components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+
+    // MARK: Sending
+
+    /// Sends one 20 ms frame (160 bytes of the negotiated law) in the current tick's slot.
+    public func send(frame payload: [UInt8]) {
+        let (bytes, remote): ([UInt8], SocketAddress?) = state.withLock { s in
+            guard !s.closed else { return ([], nil) }
+            let packet = RTPPacket(marker: s.markNext, payloadType: s.payloadType, sequenceNumber: s.sequence, timestamp: s.timestamp, ssrc: s.ssrc, payload: payload)
+            s.sequence &+= 1
+            s.markNext = false
+            s.sentThisTick = true
+            s.counters.packetsSent += 1
+            s.octetsSent &+= UInt32(payload.count)
+            return (packet.serialized(), s.remote)
+        }
+        if let remote, !bytes.isEmpty { rtp.send(bytes, to: remote) }
+    }
+
+    /// Sends a digit as RFC 4733 events (100 ms). Voice pauses meanwhile; the timestamp keeps time.
+    public func send(digit: Character) {
+        let packets = TelephoneEventSender.packets(for: digit)
+        let (datagrams, remote): ([[UInt8]], SocketAddress?) = state.withLock { s in
+            guard let pt = s.telephoneEventPayloadType else { return ([], nil) }
+            let start = s.timestamp
+            let out = packets.map { p -> [UInt8] in
+                defer { s.sequence &+= 1 }
+                return RTPPacket(marker: p.marker, payloadType: pt, sequenceNumber: s.sequence, timestamp: start, ssrc: s.ssrc, payload: p.payload).serialized()
+            }
+            s.counters.packetsSent += out.count
+            s.markNext = true
+            return (out, s.remote)
+        }
+        if let remote { for d in datagrams { rtp.send(d, to: remote) } }
+    }
+
+    // MARK: The 20 ms tick
+
+    public enum TickOutcome: Sendable, Equatable { case running, mediaTimeout, closed }
+
+    /// Releases due audio, closes this tick's send slot, sends RTCP when due, checks inactivity.
+    @discardableResult
+    public func tick() -> TickOutcome {
+        let t = now
+        let (released, handler, report, rtcpTo, outcome) = state.withLock { s -> ([RTPPacket], (@Sendable ([UInt8]) -> Void)?, [UInt8]?, SocketAddress?, TickOutcome) in
+            if s.closed { return ([], nil, nil, nil, .closed) }
+            if !s.sentThisTick { s.markNext = true }   // silence: the next frame starts a talkspurt
+            s.timestamp &+= 160
+            s.sentThisTick = false
+            let released = s.jitter.release(now: t)
+            var report: [UInt8]?
+            if t >= s.nextRTCPAt {
+                report = makeReport(&s, now: t)
+                s.nextRTCPAt = t + 5000 * Double.random(in: 0.5...1.5)
+            }
+            if s.lastReceivedAt == 0 { s.lastReceivedAt = t }
+            if !s.timedOut, t - s.lastReceivedAt > inactivityTimeout * 1000 {
+                s.timedOut = true
+                return (released, s.onMedia, report, s.remoteRTCP, .mediaTimeout)
+            }
+            return (released, s.onMedia, report, s.remoteRTCP, .running)
+        }
+        if let handler { for p in released { handler(p.payload) } }
+        if let report, let rtcpTo { rtcp.send(report, to: rtcpTo) }
+        return outcome
+    }
+
+    private func makeReport(_ s: inout State, now t: Double) -> [UInt8] {
+        let sender = s.counters.packetsSent > 0
+            ? RTCPPacket.SenderInfo(ntp: RTCPPacket.ntp(), rtpTimestamp: s.timestamp, packetCount: UInt32(truncatingIfNeeded: s.counters.packetsSent), octetCount: s.octetsSent)
+            : nil
+        var blocks: [RTCPPacket.ReportBlock] = []
+        if let remote = s.remoteSSRC {
+            let j = s.jitter
+            blocks.append(.init(ssrc: remote, fractionLost: 0, cumulativeLost: Int32(j.counters.lost), extendedHighestSequence: UInt32(j.counters.received),
+                                jitter: UInt32(j.jitterMilliseconds * 8), lastSR: s.lastSRMiddle,
+                                delaySinceLastSR: s.lastSRMiddle == 0 ? 0 : UInt32((t - s.lastSRAt) / 1000 * 65536)))
+        }
+        return RTCPPacket.compound(ssrc: s.ssrc, sender: sender, reports: blocks, cname: cname)
+    }
+
+    // MARK: Receiving
+
+    func receiveRTP(_ bytes: [UInt8], from: SocketAddress) {
+        guard let packet = try? RTPPacket(parsing: bytes) else {
+            state.withLock { $0.counters.invalidPackets += 1 }
+            return
+        }
+        let t = now
+        let digit: (Character, (@Sendable (Character) -> Void)?)? = state.withLock { s in
+            // Offer/answer: the peer may send any format we offered; we accept voice in the negotiated law.
+            guard packet.payloadType == s.payloadType || packet.payloadType == s.telephoneEventPayloadType
+                    || (packet.payloadType == 0 && s.law == .muLaw) || (packet.payloadType == 8 && s.law == .aLaw) else {
+                s.counters.invalidPackets += 1
+                return nil
+            }
+            if !s.latched {   // symmetric RTP: answer to where the media really comes from
+                s.latched = true
+                s.remote = from
+                if let port = from.port, let control = try? SocketAddress(ipAddress: from.ipAddress ?? "", port: port + 1) { s.remoteRTCP = control }
+            }
+            s.counters.packetsReceived += 1
+            s.lastReceivedAt = t
+            s.remoteSSRC = packet.ssrc
+            if packet.payloadType == s.telephoneEventPayloadType {
+                guard let event = TelephoneEvent(parsing: packet.payload), let d = s.dtmf.receive(event, timestamp: packet.timestamp) else { return nil }
+                return (d, s.onDTMF)
+            }
+            s.jitter.insert(packet, now: t)
+            return nil
+        }
+        if let (d, handler) = digit { handler?(d) }
+    }
+
+    func receiveRTCP(_ bytes: [UInt8], from: SocketAddress) {
+        guard let report = RTCPPacket.parse(bytes) else { return }
+        let t = now
+        state.withLock { s in
+            s.counters.rtcpReceived += 1
+            if let sender = report.sender { s.lastSRMiddle = sender.middle32; s.lastSRAt = t }
+        }
+    }
+
+    /// Closes both sockets and gives the port pair back to the pool.
+    public func close() async {
+        let first = state.withLock { s -> Bool in defer { s.closed = true }; return !s.closed }
+        guard first else { return }
+        await rtp.close()
+        await rtcp.close()
+        pool.release(localPort)
+    }
+}

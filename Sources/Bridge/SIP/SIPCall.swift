@@ -1,0 +1,96 @@
+import Synchronization
+
+/// Why a call never connected.
+public enum SIPCallFailure: Sendable, Equatable, CustomStringConvertible {
+    case busy                      // 486
+    case rejected                  // 603
+    case noAnswer                  // ring timeout (CANCEL), 408, 480
+    case cancelled                 // the operator cancelled
+    case redirected(Int, String?)  // 3xx
+    case authenticationFailed(Int) // 401/407 after our credentials
+    case failed(Int)               // any other final status
+    case timeout                   // Timer B: no response at all
+    case transport(String)
+
+    public var description: String {
+        switch self {
+        case .busy: "busy"
+        case .rejected: "rejected"
+        case .noAnswer: "no_answer"
+        case .cancelled: "cancelled"
+        case .redirected(let code, let target): "redirected_\(code)" + (target.map { " to \($0)" } ?? "")
+        case .authenticationFailed(let code): "authentication_failed_\(code)"
+        case .failed(let code): "sip_\(code)"
+        case .timeout: "sip_timeout"
+        case .transport(let message): "transport: \(message)"
+        }
+    }
+}
+
+/// Why a connected call ended.
+public enum SIPCallEnd: Sendable, Equatable {
+    case localHangup
+    case remoteHangup
+    case mediaTimeout
+    case noACK
+    case shutdown
+}
+
+public enum SIPCallEvent: Sendable, Equatable {
+    case trying
+    case ringing(earlyMedia: Bool)
+    case answered
+    case failed(SIPCallFailure)
+    case ended(SIPCallEnd)
+    case dtmf(Character)
+}
+
+/// One call, outbound or inbound, as the rest of VoiceBridge sees it: a stream of events, the RTP
+/// session once media is up, and two things to do — cancel (before answer) or hang up (after).
+public final class SIPCall: Sendable {
+    public enum Direction: Sendable { case outbound, inbound }
+
+    public let callID: String
+    public let direction: Direction
+    public let localNumber: String
+    public let remoteNumber: String
+    /// `X-Outbound-Call-ID` on the INVITE, when present.
+    public let outboundCallID: String?
+    public let events: AsyncStream<SIPCallEvent>
+    private let continuation: AsyncStream<SIPCallEvent>.Continuation
+    private let mediaSession = Mutex<RTPSession?>(nil)
+    private let finished = Atomic<Bool>(false)
+    unowned let userAgent: SIPUserAgent
+
+    init(callID: String, direction: Direction, localNumber: String, remoteNumber: String, outboundCallID: String?, userAgent: SIPUserAgent) {
+        self.callID = callID
+        self.direction = direction
+        self.localNumber = localNumber
+        self.remoteNumber = remoteNumber
+        self.outboundCallID = outboundCallID
+        self.userAgent = userAgent
+        (events, continuation) = AsyncStream.makeStream(of: SIPCallEvent.self, bufferingPolicy: .bufferingNewest(64))
+    }
+
+    /// The media session, once the call is answered (or has early media).
+    public var media: RTPSession? { mediaSession.withLock { $0 } }
+    public var isFinished: Bool { finished.load(ordering: .relaxed) }
+
+    func attach(_ session: RTPSession) { mediaSession.withLock { $0 = session } }
+
+    func emit(_ event: SIPCallEvent) {
+        continuation.yield(event)
+        switch event {
+        case .failed, .ended:
+            finished.store(true, ordering: .relaxed)
+            continuation.finish()
+        default: break
+        }
+    }
+
+    /// Before answer: CANCEL (sent once a provisional response has arrived, as RFC 3261 requires).
+    public func cancel() async { await userAgent.cancel(callID: callID, reason: .cancelled) }
+
+    /// After answer: BYE. Before answer this cancels.
+    public func hangUp() async { await userAgent.hangUp(callID: callID) }
+}

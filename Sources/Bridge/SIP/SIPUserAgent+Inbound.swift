@@ -1,0 +1,168 @@
+import NIOCore
+
+/// An answered inbound call's dialog state (RFC 3261 §13.3, §17.2.1).
+struct InboundDialog {
+    let call: SIPCall
+    let rtp: RTPSession
+    let invite: SIPMessage
+    let source: SocketAddress
+    let localTag: String
+    let ok: [UInt8]
+    var acked = false
+    var interval = ClientTransaction.t1
+    var nextRetransmit: ContinuousClock.Instant?
+    let ackDeadline: ContinuousClock.Instant
+    var pendingBye: SIPCallEnd?
+    var localCSeq: UInt32 = 1
+}
+
+extension SIPUserAgent {
+    static let allowed = "INVITE, ACK, CANCEL, BYE, OPTIONS"
+
+    func handleRequest(_ request: SIPMessage, from: SocketAddress) async {
+        guard let method = request.method else { return }
+        // A retransmitted request gets the final response we already sent (server transaction).
+        if let branch = request.topVia?.branch, let cached = serverResponses[branch + method] {
+            socket?.send(cached.response, to: from)
+            return
+        }
+        switch method {
+        case "INVITE": await handleInvite(request, from: from)
+        case "ACK": await handleAck(request)
+        case "BYE": await handleBye(request, from: from)
+        case "CANCEL": handleCancel(request, from: from)
+        case "OPTIONS":
+            respond(response(200, to: request, toTag: randomToken(10), extra: [("Allow", Self.allowed), ("Accept", "application/sdp")]), to: request, at: from)
+        default:
+            respond(response(405, to: request, toTag: randomToken(10), extra: [("Allow", Self.allowed)]), to: request, at: from)
+        }
+    }
+
+    /// AI answer mode (seed 001): 100 Trying → 180 Ringing → 200 OK with an SDP answer.
+    private func handleInvite(_ invite: SIPMessage, from: SocketAddress) async {
+        guard let callID = invite.callID else { return }
+        if invite.to?.tag != nil {   // a re-INVITE in a dialog we do not change: keep the media as it is
+            if let d = inbound[callID] { socket?.send(d.ok, to: from) } else if outbound[callID] == nil {
+                respond(response(481, to: invite, toTag: nil), to: invite, at: from)
+            }
+            return
+        }
+        if inbound[callID] != nil || answering.contains(callID) { return }   // retransmission while we answer
+        send(response(100, to: invite, toTag: nil), to: from)
+        let localTag = randomToken(10)
+        guard inbound.count < configuration.maxInboundCalls else {
+            respond(response(486, to: invite, toTag: localTag), to: invite, at: from)
+            return
+        }
+        guard admission(invite) == .accept else {
+            respond(response(503, to: invite, toTag: localTag), to: invite, at: from)
+            return
+        }
+        guard let offer = try? SessionDescription(parsing: invite.body) else {
+            respond(response(488, to: invite, toTag: localTag, extra: [("Warning", "399 VoiceBridge \"an SDP offer is required\"")]), to: invite, at: from)
+            return
+        }
+        answering.insert(callID)
+        defer { answering.remove(callID) }
+        let rtp: RTPSession
+        do {
+            rtp = try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds)
+        } catch {
+            logger.warning("no RTP port for inbound call", metadata: ["error": "\(error)"])
+            respond(response(503, to: invite, toTag: localTag), to: invite, at: from)
+            return
+        }
+        guard let (answer, audio) = SDPNegotiation.answer(to: offer, address: configuration.host, port: rtp.localPort) else {
+            await rtp.close()
+            respond(response(488, to: invite, toTag: localTag), to: invite, at: from)
+            return
+        }
+        if cancelled.remove(callID) != nil {   // CANCEL arrived while the RTP port was being opened
+            await rtp.close()
+            respond(response(487, to: invite, toTag: localTag), to: invite, at: from)
+            return
+        }
+        rtp.negotiate(law: audio.law, payloadType: audio.payloadType, telephoneEventPayloadType: audio.telephoneEventPayloadType)
+        try? rtp.setRemote(host: audio.remoteAddress, port: audio.remotePort)
+        send(response(180, to: invite, toTag: localTag, extra: [("Contact", contact)]), to: from)
+        let ok = response(200, to: invite, toTag: localTag, extra: [("Contact", contact), ("Allow", Self.allowed)], body: answer.serialized())
+        respond(ok, to: invite, at: from)
+        let call = SIPCall(callID: callID, direction: .inbound, localNumber: invite.to?.uri.user ?? "", remoteNumber: invite.from?.uri.user ?? "",
+                           outboundCallID: invite.headers["X-Outbound-Call-ID"], userAgent: self)
+        call.attach(rtp)
+        inbound[callID] = InboundDialog(call: call, rtp: rtp, invite: invite, source: from, localTag: localTag, ok: ok.serialized(),
+                                        nextRetransmit: .now.advanced(by: ClientTransaction.t1), ackDeadline: .now.advanced(by: ClientTransaction.timeout))
+        call.emit(.answered)
+        incoming.yield(call)
+    }
+
+    private func handleAck(_ ack: SIPMessage) async {
+        guard let callID = ack.callID, var d = inbound[callID], !d.acked else { return }
+        d.acked = true
+        d.nextRetransmit = nil
+        inbound[callID] = d
+        if let reason = d.pendingBye { await endInbound(callID, reason: reason, sendBye: true) }
+    }
+
+    private func handleBye(_ bye: SIPMessage, from: SocketAddress) async {
+        guard let callID = bye.callID else { return }
+        if let d = outbound[callID] {
+            respond(response(200, to: bye, toTag: nil), to: bye, at: from)
+            outbound[callID] = nil
+            await d.rtp.close()
+            d.call.emit(.ended(.remoteHangup))
+        } else if let d = inbound[callID] {
+            respond(response(200, to: bye, toTag: nil), to: bye, at: from)
+            inbound[callID] = nil
+            await d.rtp.close()
+            d.call.emit(.ended(.remoteHangup))
+        } else {
+            respond(response(481, to: bye, toTag: nil), to: bye, at: from)
+        }
+    }
+
+    private func handleCancel(_ cancel: SIPMessage, from: SocketAddress) {
+        guard let callID = cancel.callID else { return }
+        respond(response(200, to: cancel, toTag: nil), to: cancel, at: from)
+        // We answer at once, so a CANCEL usually finds the call answered (no effect, RFC 3261 §9.2).
+        if answering.contains(callID) { cancelled.insert(callID) }
+    }
+
+    func inboundTimers(_ callID: String, now: ContinuousClock.Instant) async {
+        guard var d = inbound[callID], !d.acked else { return }
+        if now >= d.ackDeadline {   // Timer H: no ACK ever came
+            await endInbound(callID, reason: .noACK, sendBye: true)
+        } else if let next = d.nextRetransmit, now >= next {   // Timer G
+            socket?.send(d.ok, to: d.source)
+            d.interval = min(d.interval * 2, ClientTransaction.t2)
+            d.nextRetransmit = now.advanced(by: d.interval)
+            inbound[callID] = d
+        }
+    }
+
+    /// BYE from our side. Before the ACK arrives it waits for it (RFC 3261 §15), unless shutting down.
+    func endInbound(_ callID: String, reason: SIPCallEnd, sendBye: Bool) async {
+        guard var d = inbound[callID] else { return }
+        if sendBye, !d.acked, reason != .noACK, reason != .shutdown {
+            d.pendingBye = reason
+            inbound[callID] = d
+            return
+        }
+        if sendBye {
+            var headers = SIPHeaders()
+            headers.add("Via", newVia())
+            headers.add("Max-Forwards", "70")
+            var local = d.invite.to
+            local?.tag = d.localTag
+            headers.add("From", local?.description ?? "")
+            headers.add("To", d.invite.headers["From"] ?? "")
+            headers.add("Call-ID", callID)
+            headers.add("CSeq", "\(d.localCSeq) BYE")
+            let target = d.invite.contact?.uri.description ?? d.invite.from?.uri.description ?? "sip:invalid"
+            startTransaction(.request("BYE", uri: target, headers: headers), to: SIPDestination(address: d.source))
+        }
+        inbound[callID] = nil
+        await d.rtp.close()
+        d.call.emit(.ended(reason))
+    }
+}

@@ -1,0 +1,181 @@
+import Logging
+import NIOCore
+import Synchronization
+
+/// VoiceBridge's SIP user agent over UDP: places calls (UAC) and answers them (UAS).
+///
+/// An actor: every transaction and dialog lives in its state. `run()` must be running — it reads
+/// datagrams and drives the RFC 3261 timers — and is owned by the server's (or a test's) task;
+/// when it returns, every call has been ended and every socket and port released.
+public actor SIPUserAgent {
+    public struct Configuration: Sendable {
+        public var bindHost = "127.0.0.1"
+        /// Written into Via, Contact and SDP; the bind address when nil.
+        public var advertisedHost: String?
+        public var port = 5060
+        public var rtpPorts: ClosedRange<Int> = 20000...20999
+        public var username: String?
+        public var password: String?
+        public var maxInboundCalls = 20
+        public var ringTimeout: Duration = .seconds(30)
+        public var mediaTimeoutSeconds: Double = 30
+        public var product = "VoiceBridge"
+
+        public init() {}
+        public var host: String { advertisedHost ?? bindHost }
+    }
+
+    /// What to do with an inbound INVITE before it is answered.
+    public enum Admission: Sendable { case accept, unavailable }
+
+    public let configuration: Configuration
+    public nonisolated let portPool: RTPPortPool
+    public nonisolated let incomingCalls: AsyncStream<SIPCall>
+    let incoming: AsyncStream<SIPCall>.Continuation
+    let logger: Logger
+    private let datagrams: AsyncStream<([UInt8], SocketAddress)>
+    private let datagramInput: AsyncStream<([UInt8], SocketAddress)>.Continuation
+    var socket: UDPSocket?
+    var transactions: [String: ClientTransaction] = [:]   // branch + method
+    var serverResponses: [String: (response: [UInt8], to: SocketAddress, until: ContinuousClock.Instant)] = [:]
+    var outbound: [String: OutboundDialog] = [:]           // by Call-ID
+    var inbound: [String: InboundDialog] = [:]
+    var answering: Set<String> = []   // Call-IDs whose INVITE is being answered
+    var cancelled: Set<String> = []   // …and that a CANCEL reached meanwhile
+    var admission: @Sendable (SIPMessage) -> Admission = { _ in .accept }
+    public private(set) var malformedDatagrams = 0
+
+    public init(configuration: Configuration, logger: Logger = Logger(label: "sip")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.portPool = try RTPPortPool(range: configuration.rtpPorts)
+        (incomingCalls, incoming) = AsyncStream.makeStream(of: SIPCall.self, bufferingPolicy: .bufferingNewest(64))
+        (datagrams, datagramInput) = AsyncStream.makeStream(of: ([UInt8], SocketAddress).self, bufferingPolicy: .bufferingNewest(1024))
+    }
+
+    /// Binds the SIP socket. Returns the bound port (useful with port 0).
+    @discardableResult
+    public func start() async throws -> Int {
+        let input = datagramInput
+        let socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port) { bytes, from in
+            input.yield((bytes, from))
+        }
+        self.socket = socket
+        return socket.localPort
+    }
+
+    public var localPort: Int { socket?.localPort ?? configuration.port }
+    public var liveCallCount: Int { outbound.count + inbound.count }
+
+    public func setAdmission(_ decide: @escaping @Sendable (SIPMessage) -> Admission) { admission = decide }
+
+    /// Reads datagrams and fires timers until cancelled; then ends every call and closes the socket.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { [datagrams] in
+                // Iterating an AsyncStream ends when the task is cancelled.
+                for await (bytes, from) in datagrams { await self.receive(bytes, from: from) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(10))
+                    await self.fireTimers(now: .now)
+                }
+            }
+        }
+        await terminateAll(reason: .shutdown)
+        await socket?.close()
+        socket = nil
+    }
+
+    /// Ends every call politely (BYE / CANCEL), then lets run() finish its work.
+    public func terminateAll(reason: SIPCallEnd) async {
+        for id in Array(outbound.keys) { await endOutbound(id, reason: reason) }
+        for id in Array(inbound.keys) { await endInbound(id, reason: reason, sendBye: true) }
+    }
+
+    // MARK: Receiving
+
+    func receive(_ bytes: [UInt8], from: SocketAddress) async {
+        if bytes.allSatisfy({ $0 == 13 || $0 == 10 }) { return }   // keep-alive
+        let message: SIPMessage
+        do {
+            message = try SIPParser.parse(bytes)
+        } catch {
+            malformedDatagrams += 1
+            logger.debug("dropped malformed SIP datagram", metadata: ["from": "\(from)", "error": "\(error)"])
+            return
+        }
+        if message.isRequest { await handleRequest(message, from: from) } else { await handleResponse(message, from: from) }
+    }
+
+    // MARK: Sending
+
+    func send(_ message: SIPMessage, to address: SocketAddress) {
+        socket?.send(message.serialized(), to: address)
+    }
+
+    /// Starts a client transaction for `request` and sends it.
+    func startTransaction(_ request: SIPMessage, to destination: SIPDestination) {
+        guard let branch = request.topVia?.branch, let method = request.method, let callID = request.callID else { return }
+        let bytes = request.serialized()
+        transactions[branch + method] = ClientTransaction(kind: method == "INVITE" ? .invite : .nonInvite, callID: callID, method: method,
+                                                          request: bytes, destination: destination, now: .now)
+        socket?.send(bytes, to: destination.address)
+    }
+
+    /// A response to `request`, echoing Via, From, To (tagged), Call-ID and CSeq (RFC 3261 §8.2.6).
+    func response(_ code: Int, to request: SIPMessage, toTag: String?, extra: [(String, String)] = [], body: [UInt8] = []) -> SIPMessage {
+        var headers = SIPHeaders()
+        for via in request.headers.values("Via") { headers.add("Via", via) }
+        headers.add("From", request.headers["From"] ?? "")
+        var to = request.to
+        if to?.tag == nil, let toTag { to?.tag = toTag }
+        headers.add("To", to?.description ?? request.headers["To"] ?? "")
+        headers.add("Call-ID", request.callID ?? "")
+        headers.add("CSeq", request.headers["CSeq"] ?? "")
+        headers.add("Server", configuration.product)
+        for (name, value) in extra { headers.add(name, value) }
+        if !body.isEmpty { headers.add("Content-Type", "application/sdp") }
+        return .response(code, headers: headers, body: body)
+    }
+
+    /// Sends a final response and remembers it, so a retransmitted request gets it again.
+    func respond(_ response: SIPMessage, to request: SIPMessage, at address: SocketAddress) {
+        send(response, to: address)
+        if let branch = request.topVia?.branch, let method = request.method, (response.statusCode ?? 0) >= 200 {
+            serverResponses[branch + method] = (response.serialized(), address, .now.advanced(by: ClientTransaction.timeout))
+        }
+    }
+
+    var contact: String { "<sip:voicebridge@\(configuration.host):\(localPort)>" }
+
+    func newVia() -> String { Via(host: configuration.host, port: localPort, branch: Via.newBranch()).description }
+
+    // MARK: Timers
+
+    func fireTimers(now: ContinuousClock.Instant) async {
+        for (key, var tx) in transactions {
+            switch tx.fire(now: now) {
+            case .none: transactions[key] = tx
+            case .retransmit:
+                transactions[key] = tx
+                socket?.send(tx.request, to: tx.destination.address)
+            case .expire: transactions[key] = nil
+            case .timeout:
+                transactions[key] = nil
+                await transactionTimedOut(callID: tx.callID, method: tx.method)
+            }
+        }
+        serverResponses = serverResponses.filter { $0.value.until > now }
+        for id in Array(outbound.keys) { await outboundTimers(id, now: now) }
+        for id in Array(inbound.keys) { await inboundTimers(id, now: now) }
+    }
+
+    func transactionTimedOut(callID: String, method: String) async {
+        if method == "INVITE", outbound[callID] != nil {
+            await failOutbound(callID, .timeout)
+        }
+        // BYE and CANCEL timeouts: the dialog is already gone or ends on its own timers.
+    }
+}

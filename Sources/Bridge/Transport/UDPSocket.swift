@@ -1,0 +1,58 @@
+import NIOCore
+import NIOPosix
+
+/// A bound UDP socket on SwiftNIO: datagrams in through a callback, datagrams out by address.
+///
+/// The callback runs on the socket's event loop and must not block: it parses and hands over.
+public final class UDPSocket: Sendable {
+    public typealias Handler = @Sendable (_ bytes: [UInt8], _ from: SocketAddress) -> Void
+
+    private let channel: any Channel
+    public let localPort: Int
+
+    private final class Inbound: ChannelInboundHandler, Sendable {
+        typealias InboundIn = AddressedEnvelope<ByteBuffer>
+        let handler: Handler
+
+        init(_ handler: @escaping Handler) { self.handler = handler }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let envelope = Self.unwrapInboundIn(data)
+            var buffer = envelope.data
+            handler(buffer.readBytes(length: buffer.readableBytes) ?? [], envelope.remoteAddress)
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            // ICMP port unreachable and friends surface here on UDP; the socket stays open.
+        }
+    }
+
+    private init(channel: any Channel) {
+        self.channel = channel
+        self.localPort = channel.localAddress?.port ?? 0
+    }
+
+    /// Binds `host:port` (port 0 picks a free one).
+    public static func bind(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                            handler: @escaping Handler) async throws -> UDPSocket {
+        let channel = try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Inbound(handler))
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+        return UDPSocket(channel: channel)
+    }
+
+    public func send(_ bytes: [UInt8], to address: SocketAddress) {
+        let envelope = AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes))
+        channel.writeAndFlush(envelope, promise: nil)
+    }
+
+    public func close() async {
+        try? await channel.close()
+    }
+}
