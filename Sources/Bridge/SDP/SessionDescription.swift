@@ -120,7 +120,7 @@ public struct SessionDescription: Sendable, Equatable {
         if let connectionAddress { lines.append("c=IN \(connectionAddress.contains(":") ? "IP6" : "IP4") \(connectionAddress)") }
         lines.append("t=0 0")
         for m in media {
-            lines.append("m=\(m.type) \(m.port) \(m.proto) \(m.formats.map(String.init).joined(separator: " "))")
+            lines.append("m=\(m.type) \(m.port) \(m.proto) \(m.formats.map { "\($0)" }.joined(separator: " "))")
             if let address = m.connectionAddress { lines.append("c=IN \(address.contains(":") ? "IP6" : "IP4") \(address)") }
             for a in m.attributes { lines.append("a=\(a.name)\(a.value.map { ":" + $0 } ?? "")") }
         }
