@@ -85,8 +85,9 @@ let package = Package(
             path: "Benchmarks/voicebridge-bench"
         ),
 
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline"]),
-        .testTarget(name: "BridgeTests", dependencies: ["Bridge", .product(name: "NIOPosix", package: "swift-nio")]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
+        .testTarget(name: "BridgeTests", dependencies: ["Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime"]),
         .testTarget(name: "CallsTests", dependencies: ["Calls"]),
         .testTarget(

@@ -52,8 +52,9 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 
     // MARK: Producers
 
-    /// Sends one element under the queue's policy. Returns false when the queue is finished or the
-    /// waiting producer was cancelled (the element was not queued).
+    /// Sends one element under the queue's policy. Returns false when the element was not queued:
+    /// the queue is finished, the waiting producer was cancelled, or a flush (interrupt, clear)
+    /// came while it waited — the element counts as flushed with the rest.
     @discardableResult
     public func send(_ element: Element) async -> Bool {
         while true {
@@ -64,14 +65,15 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
             }
             // suspendProducer and full: wait for space, then try again.
             let id = state.withLock { s -> Int in s.nextProducerID += 1; return s.nextProducerID }
-            let resumed = await withTaskCancellationHandler {
+            let retry = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let resumeNow = state.withLock { s -> Bool in
-                        if s.finished || !s.data.isFull || Task.isCancelled { return true }
+                    let resumeNow = state.withLock { s -> Bool? in
+                        if s.finished || Task.isCancelled { return false }
+                        if !s.data.isFull { return true }
                         s.producers.append((id, continuation))
-                        return false
+                        return nil
                     }
-                    if resumeNow { continuation.resume(returning: !Task.isCancelled) }
+                    if let resumeNow { continuation.resume(returning: resumeNow) }
                 }
             } onCancel: {
                 let waiting = state.withLock { s -> CheckedContinuation<Bool, Never>? in
@@ -80,7 +82,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
                 }
                 waiting?.resume(returning: false)
             }
-            if !resumed || Task.isCancelled { return false }
+            if !retry || Task.isCancelled { return false }
         }
     }
 
@@ -118,7 +120,8 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     public func sendControl(_ event: ControlEvent) {
         let (consumer, producers) = state.withLock { s -> (CheckedContinuation<StageMessage<Element>?, Never>?, [CheckedContinuation<Bool, Never>]) in
             if event.dropsQueuedData {
-                s.counters.flushed += s.data.removeAll()
+                // Elements still held by waiting producers are flushed too: they return false.
+                s.counters.flushed += s.data.removeAll() + s.producers.count
             }
             let waiting = event.dropsQueuedData ? s.producers.map(\.continuation) : []
             if event.dropsQueuedData { s.producers.removeAll() }
@@ -130,7 +133,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
             return (nil, waiting)
         }
         consumer?.resume(returning: .control(event))
-        for producer in producers { producer.resume(returning: true) }
+        for producer in producers { producer.resume(returning: false) }
     }
 
     /// No more elements will be sent; the consumer drains what is queued, then gets nil.

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Why a call never connected.
-public enum SIPCallFailure: Sendable, Equatable, CustomStringConvertible {
+public enum SIPCallFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case busy                      // 486
     case rejected                  // 603
     case noAnswer                  // ring timeout (CANCEL), 408, 480
@@ -93,4 +93,7 @@ public final class SIPCall: Sendable {
 
     /// After answer: BYE. Before answer this cancels.
     public func hangUp() async { await userAgent.hangUp(callID: callID) }
+
+    /// BYE with a reason other than an ordinary hang-up (media timeout, shutdown).
+    public func hangUp(reason: SIPCallEnd) async { await userAgent.hangUp(callID: callID, reason: reason) }
 }

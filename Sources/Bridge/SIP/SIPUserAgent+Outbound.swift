@@ -178,12 +178,12 @@ extension SIPUserAgent {
         }
     }
 
-    func hangUp(callID: String) async {
+    func hangUp(callID: String, reason: SIPCallEnd = .localHangup) async {
         if let d = outbound[callID] {
             if d.phase == .calling { await cancel(callID: callID, reason: .cancelled); return }
-            await endOutbound(callID, reason: .localHangup)
+            await endOutbound(callID, reason: reason)
         } else if inbound[callID] != nil {
-            await endInbound(callID, reason: .localHangup, sendBye: true)
+            await endInbound(callID, reason: reason, sendBye: true)
         }
     }
 

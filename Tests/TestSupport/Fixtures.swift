@@ -1,36 +1,36 @@
 import Foundation
 
 /// Paths to ../shared/fixtures, found from this source file so tests run from any directory.
-enum Fixtures {
-    static let sharedRoot: URL = {
+public enum Fixtures {
+    public static let sharedRoot: URL = {
         if let env = ProcessInfo.processInfo.environment["VOICEBRIDGE_SHARED"] {
             return URL(fileURLWithPath: env)
         }
-        // Tests/PipelineTests/Fixtures.swift → repo → its parent holds shared/.
+        // Tests/TestSupport/Fixtures.swift → repo → its parent holds shared/.
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return repo.deletingLastPathComponent().appendingPathComponent("shared")
     }()
 
-    static func audio(_ name: String) -> URL {
+    public static func audio(_ name: String) -> URL {
         sharedRoot.appendingPathComponent("fixtures/audio").appendingPathComponent(name)
     }
 }
 
 /// A minimal RIFF/WAVE reader for the fixtures: finds `fmt ` and `data` chunks, nothing more.
-struct WAVFile {
-    var format: Int
-    var channels: Int
-    var sampleRate: Int
-    var bitsPerSample: Int
-    var data: [UInt8]
+public struct WAVFile: Sendable {
+    public var format: Int
+    public var channels: Int
+    public var sampleRate: Int
+    public var bitsPerSample: Int
+    public var data: [UInt8]
 
-    var samples: [Int16] {
+    public var samples: [Int16] {
         stride(from: 0, to: data.count - 1, by: 2).map { Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8) }
     }
 
-    struct Malformed: Error {}
+    public struct Malformed: Error {}
 
-    static func read(_ url: URL) throws -> WAVFile {
+    public static func read(_ url: URL) throws -> WAVFile {
         let bytes = [UInt8](try Data(contentsOf: url))
         guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8) else { throw Malformed() }
         func u32(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24 }
@@ -52,4 +52,22 @@ struct WAVFile {
         }
         return wav
     }
+}
+
+/// Normalised cross-correlation of `b` against `a`, best over lags 0..<maxLag (either direction).
+public func bestCorrelation(_ a: [Int16], _ b: [Int16], maxLag: Int) -> (value: Double, lag: Int) {
+    var best = (value: -1.0, lag: 0)
+    for lag in -maxLag...maxLag {
+        var sab = 0.0, saa = 0.0, sbb = 0.0
+        for i in 0..<a.count {
+            let j = i + lag
+            guard j >= 0, j < b.count else { continue }
+            let x = Double(a[i]), y = Double(b[j])
+            sab += x * y; saa += x * x; sbb += y * y
+        }
+        guard saa > 0, sbb > 0 else { continue }
+        let r = sab / (saa.squareRoot() * sbb.squareRoot())
+        if r > best.value { best = (r, lag) }
+    }
+    return best
 }

@@ -1,0 +1,134 @@
+import Pipeline
+import Synchronization
+
+/// A SIP call seen as a media stream: RTP in becomes `start`/`media`/`dtmf`/`mark`/`stop` events,
+/// and `media`/`mark`/`clear` commands become paced RTP out — the same model a Twilio stream has.
+///
+/// Outbound audio waits in a suspend-producer queue (at most `aheadFrames` × 20 ms ahead of
+/// playout), so a fast producer is held back; `clear` overtakes it. The pacer and the jitter
+/// buffer run on the shared media tick. `run()` belongs to the task that owns the call.
+public final class SIPCallLeg: Sendable {
+    public let call: SIPCall
+    public let events: AsyncStream<MediaStreamEvent>
+    private let continuation: AsyncStream<MediaStreamEvent>.Continuation
+    private let rtp: RTPSession
+    private let pacer: Pacer<[UInt8]>
+    private let scheduler: PacerScheduler<[UInt8]>
+    private let state = Mutex(State())
+    public let streamSid: String
+
+    private struct State {
+        var chunk = 0
+        var pending: [UInt8] = []
+        var item = 0
+        /// Bumped by `clear`: a `send` still pushing older audio stops.
+        var generation = 0
+        var timedOut = false
+    }
+
+    /// `aheadFrames`: how much agent audio may wait for playout (5 × 20 ms = 100 ms).
+    public init(call: SIPCall, scheduler: PacerScheduler<[UInt8]>, aheadFrames: Int = 5) throws {
+        guard let rtp = call.media else { throw SIPCallFailure.transport("the call has no media session") }
+        self.call = call
+        self.rtp = rtp
+        self.scheduler = scheduler
+        self.pacer = Pacer(input: BoundedQueue(capacity: aheadFrames, policy: .suspendProducer))
+        self.streamSid = "MZ" + String(call.callID.hashValue, radix: 16).replacingOccurrences(of: "-", with: "")
+        // Live input: when nobody reads fast enough the oldest audio goes, never the socket reader.
+        (events, continuation) = AsyncStream.makeStream(of: MediaStreamEvent.self, bufferingPolicy: .bufferingNewest(200))
+    }
+
+    public var playback: PlaybackTracker { pacer.playback }
+
+    /// Runs the leg until the call ends: emits `start`, wires RTP both ways, emits `stop`.
+    public func run() async {
+        let direction = call.direction == .outbound ? "outbound" : "inbound"
+        continuation.yield(.start(MediaStreamStart(
+            streamSid: streamSid, callSid: call.callID, tracks: ["inbound"],
+            customParameters: ["call_id": call.callID, "from": direction == "outbound" ? call.localNumber : call.remoteNumber,
+                               "to": direction == "outbound" ? call.remoteNumber : call.localNumber, "direction": direction,
+                               "outbound_call_id": call.outboundCallID ?? ""])))
+        let law = rtp.law
+        let start = ContinuousClock.now
+        rtp.setHandlers(media: { [self] payload in
+            let ulaw = law == .muLaw ? payload : G711.encode(G711.decode(payload, law: .aLaw), law: .muLaw)
+            let chunk = state.withLock { s -> Int in s.chunk += 1; return s.chunk }
+            let (seconds, atto) = (ContinuousClock.now - start).components
+            continuation.yield(.media(MediaStreamMedia(chunk: chunk, timestamp: Int(seconds) * 1000 + Int(atto / 1_000_000_000_000_000), payload: ulaw)))
+        }, dtmf: { [continuation] digit in
+            continuation.yield(.dtmf(track: "inbound_track", digit: digit))
+        })
+        let ticker = scheduler.register { [self] in
+            pacer.tick { output in
+                switch output {
+                case .audio(let frame, _): rtp.send(frame: law == .muLaw ? frame : G711.encode(G711.decode(frame, law: .muLaw), law: .aLaw))
+                case .mark(let name): continuation.yield(.mark(name))
+                }
+            }
+            switch rtp.tick() {
+            case .running: return true
+            case .closed: return false
+            case .mediaTimeout:
+                state.withLock { $0.timedOut = true }
+                return false
+            }
+        }
+        // The call's own events decide when the leg ends; a media timeout ends the call.
+        await withDiscardingTaskGroup { group in
+            group.addTask { [call] in
+                for await event in call.events { if case .dtmf = event { continue } }
+            }
+            group.addTask { [self] in
+                while !call.isFinished, !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    if state.withLock({ $0.timedOut }) { await call.hangUp(reason: .mediaTimeout); return }
+                }
+            }
+        }
+        scheduler.unregister(ticker)
+        pacer.input.finish()
+        continuation.yield(.stop)
+        continuation.finish()
+    }
+
+    /// Media is paced out (the call suspends here when 100 ms are already waiting); a mark
+    /// follows the audio before it; clear drops what has not played.
+    public func send(_ command: MediaStreamCommand) async {
+        switch command {
+        case .media(let bytes):
+            let (frames, item, generation) = state.withLock { s -> ([[UInt8]], String, Int) in
+                s.pending += bytes
+                var frames: [[UInt8]] = []
+                while s.pending.count >= 160 {
+                    frames.append(Array(s.pending.prefix(160)))
+                    s.pending.removeFirst(160)
+                }
+                return (frames, "item-\(s.item)", s.generation)
+            }
+            for frame in frames {
+                guard state.withLock({ $0.generation }) == generation else { return }   // cleared meanwhile
+                pacer.playback.queued(item: item, milliseconds: 20)
+                guard await pacer.input.send(.audio(frame, item: item)) else { return }
+            }
+        case .mark(let name):
+            // A mark closes a response chunk: pad its last partial frame with μ-law silence.
+            let (tail, item) = state.withLock { s -> ([UInt8]?, String) in
+                let item = "item-\(s.item)"
+                defer { s.pending.removeAll(); s.item += 1 }
+                guard !s.pending.isEmpty else { return (nil, item) }
+                return (s.pending + [UInt8](repeating: 0xFF, count: 160 - s.pending.count), item)
+            }
+            if let tail {
+                pacer.playback.queued(item: item, milliseconds: 20)
+                await pacer.input.send(.audio(tail, item: item))
+            }
+            await pacer.input.send(.mark(name))
+        case .clear:
+            state.withLock { s in s.pending.removeAll(); s.item += 1; s.generation += 1 }
+            pacer.input.sendControl(.flush)
+        }
+    }
+
+    /// Ends the call from our side (BYE, or CANCEL before answer).
+    public func hangUp() async { await call.hangUp() }
+}
