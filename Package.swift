@@ -81,7 +81,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "voicebridge-bench",
-            dependencies: ["Pipeline"],
+            dependencies: ["Pipeline", "Bridge", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Benchmarks/voicebridge-bench"
         ),
 

@@ -8,18 +8,52 @@ struct BenchMain {
         var output = "bench-results"
         var seconds = 5.0
         var counts = [1, 100, 1000]
+        var rtpCounts = [100, 500, 1000]
+        var suites: Set<String> = ["pipeline", "sip-rtp"]
+        if CommandLine.arguments.dropFirst().first == "rtp-generator" {
+            let args = Array(CommandLine.arguments.dropFirst(2))
+            let ports = args.firstIndex(of: "--ports").map { args[$0 + 1].split(separator: ",").compactMap { Int($0) } } ?? []
+            let secs = args.firstIndex(of: "--seconds").flatMap { Double(args[$0 + 1]) } ?? 5
+            try await RTPLoadGenerator.run(ports: ports, seconds: secs)
+            return
+        }
         var arguments = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = arguments.next() {
             switch argument {
             case "--output": output = arguments.next() ?? output
             case "--seconds": seconds = arguments.next().flatMap(Double.init) ?? seconds
             case "--graphs": counts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
+            case "--calls": rtpCounts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
+            case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--graphs 1,100,1000]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--graphs 1,100,1000] [--calls 100,500,1000] [--only pipeline,sip-rtp]\n".utf8))
                 exit(2)
             }
         }
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        if suites.contains("pipeline") { try await pipeline(output: output, seconds: seconds, counts: counts) }
+        if suites.contains("sip-rtp") { try await sipRTP(output: output, seconds: seconds, counts: rtpCounts) }
+    }
+
+    static func sipRTP(output: String, seconds: Double, counts: [Int]) async throws {
+        print("== RTP echo calls: load generator in another process → jitter buffer → pacer (shared 20 ms tick) → back, \(seconds) s each")
+        var rows: [[String]] = []
+        var calls: [[String: Any]] = []
+        for n in counts {
+            let r = try await RTPEchoBenchmark.run(calls: n, seconds: seconds)
+            rows.append([String(n), format(r.cpuPercentPerCall, digits: 3), format(r.lossPercent, digits: 3), format(r.p99JitterMilliseconds),
+                         format(r.maxJitterMilliseconds), String(r.sent), String(r.received)])
+            calls.append(["n": n, "cpu_pct_per_call": r.cpuPercentPerCall, "loss_pct": r.lossPercent, "p99_jitter_ms": r.p99JitterMilliseconds,
+                          "max_jitter_ms": r.maxJitterMilliseconds, "packets_sent": r.sent, "packets_echoed": r.received])
+        }
+        print(table(["calls", "CPU % per call", "loss %", "p99 send jitter ms", "max send jitter ms", "packets sent", "echoed"], rows))
+        let data = try JSONSerialization.data(withJSONObject: ["calls": calls, "target": "1000 calls, zero loss, p99 jitter < 2 ms"], options: [.prettyPrinted, .sortedKeys])
+        let path = (output as NSString).appendingPathComponent("sip-rtp.json")
+        try data.write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
+    }
+
+    static func pipeline(output: String, seconds: Double, counts: [Int]) async throws {
 
         print("== Pipeline per-frame cost (one core, 20 ms frames, \(FrameCostBenchmark.frames) frames)")
         let cost = try FrameCostBenchmark.run()

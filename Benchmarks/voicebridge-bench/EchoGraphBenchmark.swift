@@ -90,7 +90,7 @@ enum EchoGraphBenchmark {
             try? await clock.sleep(for: .milliseconds(200))
             group.cancelAll()
         }
-        let wall = FrameCostBenchmark.seconds(wallStart.duration(to: clock.now))
+        let wall = wallStart.duration(to: clock.now).totalSeconds
         let cpu = processCPUTime() - cpuBefore
         let drops = calls.reduce(0) { $0 + $1.graph.counters.reduce(0) { $0 + $1.drops } }
         let stats = scheduler.statistics

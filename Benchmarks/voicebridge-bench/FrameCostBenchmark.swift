@@ -53,14 +53,10 @@ enum FrameCostBenchmark {
             let chunk = [Int16](repeating: 0, count: from / 50).enumerated().map { Int16(truncatingIfNeeded: $0.offset * 37) }
             let chunks = 20_000
             let elapsed = clock.measure { for _ in 0..<chunks { sink &+= resampler.process(chunk).count } }
-            throughput.append((name, Double(chunks * chunk.count) / seconds(elapsed)))
+            throughput.append((name, Double(chunks * chunk.count) / elapsed.totalSeconds))
         }
-        return Result(inboundMicroseconds: seconds(inbound) * 1e6 / Double(frames),
-                      outboundMicroseconds: seconds(outbound) * 1e6 / Double(frames),
+        return Result(inboundMicroseconds: inbound.totalSeconds * 1e6 / Double(frames),
+                      outboundMicroseconds: outbound.totalSeconds * 1e6 / Double(frames),
                       resamplerThroughput: throughput)
-    }
-
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 }

@@ -86,6 +86,13 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         }
     }
 
+    /// Queues without waiting, for callers that must not suspend (a socket or tick callback).
+    /// Under `suspendProducer` a full queue refuses (false); under `dropOldest` it makes room.
+    @discardableResult
+    public func trySend(_ element: Element) -> Bool {
+        tryEnqueue(element) == .queued
+    }
+
     enum EnqueueResult { case queued, full, closed }
 
     /// Never waits: under `dropOldest` makes room by dropping; under `suspendProducer` reports `.full`.

@@ -42,18 +42,24 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
     public var registeredCount: Int { entries.withLock { $0.count } }
     public var statistics: TickStatistics { stats.withLock { $0 } }
 
+    /// Runs one tick's work somewhere: inline by default, or on the thread that owns the media
+    /// sockets (a NIO event loop), so sends are direct writes instead of a hop per packet.
+    public typealias Executor = @Sendable (_ work: @escaping @Sendable () -> Void) async -> Void
+
     /// Ticks everything registered until cancelled. Pacers that are done are dropped.
-    public func run<C: Clock & Sendable>(clock: C) async where C.Duration == Duration {
+    public func run<C: Clock & Sendable>(clock: C, executor: Executor = { work in work() }) async where C.Duration == Duration {
         var schedule = TickSchedule(clock: clock)
-        var batch: [(key: Int, value: Ticker)] = []
         while await schedule.waitForNextTick() {
-            batch.removeAll(keepingCapacity: true)
-            entries.withLock { batch.append(contentsOf: $0) }
-            for (id, ticker) in batch where !ticker() {
-                unregister(id)
-            }
+            await executor { self.tickAll() }
             let current = schedule.statistics
             stats.withLock { $0 = current }
+        }
+    }
+
+    private func tickAll() {
+        let batch = entries.withLock { Array($0) }
+        for (id, ticker) in batch where !ticker() {
+            unregister(id)
         }
     }
 }

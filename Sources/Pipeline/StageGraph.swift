@@ -38,7 +38,7 @@ public final class StageGraph: Sendable {
                 case .data(let value):
                     let start = clock.now
                     let results = stage.process(value)
-                    counters.record(inputs: 1, outputs: results.count, nanoseconds: Self.nanoseconds(clock.now - start))
+                    counters.record(inputs: 1, outputs: results.count, nanoseconds: (clock.now - start).totalNanoseconds)
                     for result in results {
                         guard await output.send(result) else { break }
                     }
@@ -77,10 +77,5 @@ public final class StageGraph: Sendable {
                 }
             }
         }
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
 }

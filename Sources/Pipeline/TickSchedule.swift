@@ -31,9 +31,9 @@ public struct TickSchedule<C: Clock>: Sendable where C.Duration == Duration, C: 
         }
         let deadline = start.advanced(by: interval * n)
         do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return false }
-        let late = StageGraph.nanoseconds(deadline.duration(to: clock.now))
+        let late = deadline.duration(to: clock.now).totalNanoseconds
         statistics.ticks += 1
-        if late > StageGraph.nanoseconds(interval) / 2 { statistics.lateTicks += 1 }
+        if late > interval.totalNanoseconds / 2 { statistics.lateTicks += 1 }
         statistics.maxLatenessNanoseconds = max(statistics.maxLatenessNanoseconds, late)
         n += 1
         return !Task.isCancelled

@@ -1,3 +1,4 @@
+import Pipeline
 import Synchronization
 
 /// A clock for tests in which time moves only when code sleeps or the test advances it.
@@ -47,8 +48,5 @@ final class SimulatedClock: Clock, Sendable {
 }
 
 extension Duration {
-    var milliseconds: Double {
-        let (s, atto) = components
-        return Double(s) * 1000 + Double(atto) / 1e15
-    }
+    var milliseconds: Double { totalMilliseconds }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import Pipeline
 import Synchronization
 
@@ -58,16 +59,19 @@ public final class RTPSession: Sendable {
     }
 
     /// Opens RTP on an even port from `pool` and RTCP on the port above it.
+    /// `group`: where the sockets live. Media servers put every call's sockets on one event loop
+    /// and tick on it (see `PacerScheduler.run(clock:executor:)`), so sends need no thread hop.
     public static func open(host: String, pool: RTPPortPool, law: G711.Law = .muLaw, payloadType: Int = 0, telephoneEventPayloadType: Int? = 101,
-                            inactivityTimeout: Double = 30, cname: String = "voicebridge") async throws -> RTPSession {
+                            inactivityTimeout: Double = 30, cname: String = "voicebridge",
+                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> RTPSession {
         var lastError: (any Error)?
         for _ in 0..<8 {   // another program may hold a port of our range: try the next pair
             let port = try pool.acquire()
             let inbox = Inbox()
             do {
-                let rtp = try await UDPSocket.bind(host: host, port: port) { bytes, from in inbox.deliver(bytes, from, rtcp: false) }
+                let rtp = try await UDPSocket.bind(host: host, port: port, group: group) { bytes, from in inbox.deliver(bytes, from, rtcp: false) }
                 do {
-                    let rtcp = try await UDPSocket.bind(host: host, port: port + 1) { bytes, from in inbox.deliver(bytes, from, rtcp: true) }
+                    let rtcp = try await UDPSocket.bind(host: host, port: port + 1, group: group) { bytes, from in inbox.deliver(bytes, from, rtcp: true) }
                     let session = RTPSession(port: port, rtp: rtp, rtcp: rtcp, pool: pool, inactivityTimeout: inactivityTimeout, cname: cname)
                     session.negotiate(law: law, payloadType: payloadType, telephoneEventPayloadType: telephoneEventPayloadType)
                     inbox.session.withLock { $0 = session }
