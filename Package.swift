@@ -35,6 +35,7 @@ let package = Package(
             dependencies: [
                 "Pipeline",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -87,7 +88,10 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
-        .testTarget(name: "BridgeTests", dependencies: ["Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio")]),
+        .testTarget(name: "BridgeTests", dependencies: [
+            "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        ]),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime"]),
         .testTarget(name: "CallsTests", dependencies: ["Calls"]),
         .testTarget(

@@ -54,15 +54,23 @@ public struct WAVFile: Sendable {
     }
 }
 
-/// Normalised cross-correlation of `b` against `a`, best over lags 0..<maxLag (either direction).
+/// Normalised cross-correlation of `b` against `a` at the best lag in -maxLag...maxLag.
+/// Coarse to fine: the lag is found on signals decimated by 4, then refined at full rate.
 public func bestCorrelation(_ a: [Int16], _ b: [Int16], maxLag: Int) -> (value: Double, lag: Int) {
+    let da = stride(from: 0, to: a.count, by: 4).map { a[$0] }
+    let db = stride(from: 0, to: b.count, by: 4).map { b[$0] }
+    let coarse = correlationSearch(da, db, lags: Array(-(maxLag / 4)...(maxLag / 4)))
+    return correlationSearch(a, b, lags: Array((coarse.lag * 4 - 8)...(coarse.lag * 4 + 8)))
+}
+
+func correlationSearch(_ a: [Int16], _ b: [Int16], lags: [Int]) -> (value: Double, lag: Int) {
     var best = (value: -1.0, lag: 0)
-    for lag in -maxLag...maxLag {
+    for lag in lags {
         var sab = 0.0, saa = 0.0, sbb = 0.0
-        for i in 0..<a.count {
-            let j = i + lag
-            guard j >= 0, j < b.count else { continue }
-            let x = Double(a[i]), y = Double(b[j])
+        let start = max(0, -lag), end = min(a.count, b.count - lag)
+        guard start < end else { continue }
+        for i in start..<end {
+            let x = Double(a[i]), y = Double(b[i + lag])
             sab += x * y; saa += x * x; sbb += y * y
         }
         guard saa > 0, sbb > 0 else { continue }
