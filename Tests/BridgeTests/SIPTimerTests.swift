@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import NIOCore
+import Pipeline
+import Synchronization
+import Testing
+@testable import Bridge
+
+@Suite struct ClientTransactionTimerTests {
+    static func retransmitTimes(_ kind: ClientTransaction.Kind, provisionalAt: Duration? = nil) -> (retransmits: [Double], timeout: Double?) {
+        let start = ContinuousClock.now
+        var tx = ClientTransaction(kind: kind, callID: "c", method: kind == .invite ? "INVITE" : "BYE", request: [],
+                                   destination: SIPDestination(address: try! SocketAddress(ipAddress: "127.0.0.1", port: 5060)), now: start)
+        var times: [Double] = []
+        var step = Duration.zero
+        while step <= .seconds(40) {
+            let now = start.advanced(by: step)
+            if let p = provisionalAt, step == p { tx.provisional(now: now) }
+            switch tx.fire(now: now) {
+            case .retransmit: times.append(step.totalSeconds)
+            case .timeout: return (times, step.totalSeconds)
+            default: break
+            }
+            step += .milliseconds(10)
+        }
+        return (times, nil)
+    }
+
+    @Test func timerAStartsAtT1AndDoublesUntilTimerBAt32Seconds() {
+        let (times, timeout) = Self.retransmitTimes(.invite)
+        #expect(times == [0.5, 1.5, 3.5, 7.5, 15.5, 31.5])
+        #expect(timeout == 32)
+    }
+
+    @Test func aProvisionalResponseStopsInviteRetransmission() {
+        let (times, _) = Self.retransmitTimes(.invite, provisionalAt: .milliseconds(700))
+        #expect(times == [0.5])
+    }
+
+    @Test func timerEDoublesUpToT2AndTimerFEndsIt() {
+        let (times, timeout) = Self.retransmitTimes(.nonInvite)
+        #expect(Array(times.prefix(5)) == [0.5, 1.5, 3.5, 7.5, 11.5], "capped at T2 = 4 s")
+        #expect(timeout == 32)
+    }
+}
+
+/// A raw UDP peer drives our UAS where sipp's scripts cannot reach: retransmissions.
+@Suite(.serialized) struct SIPServerTransactionTests {
+    static func invite(branch: String, callID: String, port: Int) -> [UInt8] {
+        let sdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n"
+        return Array(("INVITE sip:0212@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:\(port);branch=\(branch)\r\nFrom: <sip:a@127.0.0.1>;tag=t1\r\n"
+            + "To: <sip:0212@127.0.0.1>\r\nCall-ID: \(callID)\r\nCSeq: 1 INVITE\r\nContact: <sip:a@127.0.0.1:\(port)>\r\nMax-Forwards: 70\r\n"
+            + "Content-Type: application/sdp\r\nContent-Length: \(sdp.utf8.count)\r\n\r\n" + sdp).utf8)
+    }
+
+    @Test func aRetransmittedInviteIsAbsorbedAnd200IsRepeatedUntilACK() async throws {
+        try await SIPInboundCallTests.withUserAgent(rtpBase: 34400) { ua, port in
+            let received = Mutex<[(Double, SIPMessage)]>([])
+            let start = ContinuousClock.now
+            let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, _ in
+                if let m = try? SIPParser.parse(bytes) { received.withLock { $0.append(((ContinuousClock.now - start).totalSeconds, m)) } }
+            }
+            let target = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+            let invite = Self.invite(branch: "z9hG4bKdup1", callID: "dup-1", port: peer.localPort)
+            peer.send(invite, to: target)
+            try await Task.sleep(for: .milliseconds(200))
+            peer.send(invite, to: target)                        // the network duplicated it
+            try await Task.sleep(for: .milliseconds(1800))        // no ACK yet: Timer G repeats the 200
+            let oks = received.withLock { $0 }.filter { $0.1.statusCode == 200 }
+            #expect(oks.count >= 3, "200 sent, re-sent for the duplicate, and by Timer G: \(oks.map(\.0))")
+            #expect(Set(oks.compactMap { $0.1.to?.tag }).count == 1, "one dialog, one To tag")
+            #expect(await ua.liveCallCount == 1, "the duplicate did not create a second call")
+            // ACK stops the retransmissions.
+            let tag = oks[0].1.to?.tag ?? ""
+            let ack = "ACK sip:0212@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:\(peer.localPort);branch=z9hG4bKack1\r\nFrom: <sip:a@127.0.0.1>;tag=t1\r\n"
+                + "To: <sip:0212@127.0.0.1>;tag=\(tag)\r\nCall-ID: dup-1\r\nCSeq: 1 ACK\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n"
+            peer.send(Array(ack.utf8), to: target)
+            try await Task.sleep(for: .milliseconds(100))
+            let afterACK = received.withLock { $0 }.filter { $0.1.statusCode == 200 }.count
+            try await Task.sleep(for: .milliseconds(2500))
+            #expect(received.withLock { $0 }.filter { $0.1.statusCode == 200 }.count == afterACK, "no 200 after the ACK")
+            await peer.close()
+        }
+    }
+}
+
+@Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct RTPInactivityTests {
+    /// sipp answers but never sends RTP: after the media timeout we hang up with that reason.
+    @Test func silenceOnTheWireEndsTheCallWithMediaTimeout() async throws {
+        let sipPort = freeUDPPort()
+        let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(freeUDPPort())"])
+        try await Task.sleep(for: .milliseconds(300))
+        var configuration = SIPUserAgent.Configuration()
+        configuration.port = 0
+        configuration.rtpPorts = 34600...34699
+        configuration.mediaTimeoutSeconds = 1.5
+        let ua = try SIPUserAgent(configuration: configuration, logger: Logger(label: "test"))
+        try await ua.start()
+        let runner = Task { await ua.run() }
+        let scheduler = PacerScheduler<[UInt8]>()
+        let ticking = Task { await scheduler.run(clock: ContinuousClock()) }
+        let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
+        var events: [SIPCallEvent] = []
+        for await event in call.events {
+            events.append(event)
+            if event == .answered {
+                let leg = try SIPCallLeg(call: call, scheduler: scheduler)
+                Task { await leg.run() }
+            }
+        }
+        ticking.cancel()
+        runner.cancel()
+        await runner.value
+        let result = await sipp.wait()
+        #expect(events.last == .ended(.mediaTimeout))
+        #expect(result.status == 0, "sipp got our BYE: \(result.output.suffix(1000))")
+        #expect(ua.portPool.inUseCount == 0)
+    }
+}
