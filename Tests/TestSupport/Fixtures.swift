@@ -11,6 +11,12 @@ public enum Fixtures {
         return repo.deletingLastPathComponent().appendingPathComponent("shared")
     }()
 
+    /// The repository's root folder.
+    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Where `make deps` installs Moonshine.
+    public static var moonshine: String { repository.appendingPathComponent(".deps/moonshine").path }
+
     public static func audio(_ name: String) -> URL {
         sharedRoot.appendingPathComponent("fixtures/audio").appendingPathComponent(name)
     }

@@ -1,0 +1,58 @@
+/// Audio as an engine takes or gives it.
+public enum EngineAudioFormat: Sendable, Equatable {
+    /// 16-bit mono PCM at this rate.
+    case pcm16(sampleRate: Int)
+    /// G.711 μ-law at 8 kHz: passes straight through to a phone leg, no transcoding.
+    case muLaw
+}
+
+/// What an engine reports. Audio comes in items (one agent utterance or response); the session
+/// plays them, tracks how much of each was heard, and tells the engine on barge-in.
+public enum EngineEvent: Sendable, Equatable {
+    /// Agent audio for `item`, in the engine's output format.
+    case audio(item: String, samples: [Int16])
+    case audioBytes(item: String, bytes: [UInt8])
+    /// No more audio will come for `item`.
+    case audioDone(item: String)
+    /// A transcript line. `item` ties agent text to its audio.
+    case transcript(speaker: Speaker, text: String, item: String?)
+    /// The engine itself heard the caller start speaking (server-side VAD): barge-in.
+    case speechStarted
+    case taskState(TaskTracker)
+    /// End the call once `afterItem` (if any) has played.
+    case endCall(reason: String, afterItem: String?)
+    /// A problem; `fatal` ends the call with the partial result.
+    case error(message: String, fatal: Bool)
+}
+
+/// One conversation engine behind a call: audio in, events out.
+///
+/// The session feeds caller audio (with the pipeline's VAD decision), reads `events`, tells the
+/// engine how much of an interrupted item was actually played, and finally asks for the result.
+public protocol ConversationEngine: Sendable {
+    var inputFormat: EngineAudioFormat { get }
+    var outputFormat: EngineAudioFormat { get }
+    var events: AsyncStream<EngineEvent> { get }
+
+    /// Connects (remote engines) and starts the conversation (the greeting).
+    func start() async throws
+    /// Caller audio, 20 ms at a time, with the local VAD's view of it.
+    func send(samples: [Int16], speech: SpeechActivity) async
+    func send(muLaw: [UInt8], speech: SpeechActivity) async
+    /// The caller barged in: `playedMilliseconds` of `item` were heard; drop the rest.
+    func interrupt(item: String, playedMilliseconds: Int) async
+    /// Ends the conversation and returns what it gathered.
+    func stop() async -> TaskTracker
+}
+
+/// The pipeline's voice-activity view of one frame, as engines need it.
+public enum SpeechActivity: Sendable, Equatable {
+    case silence
+    case speech
+    case started
+    case ended
+}
+
+extension ConversationEngine {
+    public func send(muLaw: [UInt8], speech: SpeechActivity) async {}
+}

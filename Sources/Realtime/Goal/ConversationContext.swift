@@ -1,0 +1,37 @@
+import Foundation
+
+/// What a call is for: the input every engine and the goal tracking share.
+public struct ConversationContext: Sendable, Equatable {
+    public var purpose: String
+    public var questions: [String]
+    /// Who the agent speaks for ("ABC Company").
+    public var displayName: String
+    /// BCP 47-ish language tag: "en", "ko", …
+    public var language: String
+    public var greetingTemplate: String
+    public var closingTemplate: String
+    public var maxTurns: Int
+    public var maxDurationSeconds: Int
+
+    public init(purpose: String, questions: [String], displayName: String = "VoiceBridge", language: String = "en",
+                greetingTemplate: String = "Hello, this is the AI assistant of {display_name}, calling about {purpose}.",
+                closingTemplate: String = "Thank you for your time. Have a nice day.", maxTurns: Int = 20, maxDurationSeconds: Int = 300) {
+        self.purpose = purpose
+        self.questions = questions
+        self.displayName = displayName
+        self.language = language
+        self.greetingTemplate = greetingTemplate
+        self.closingTemplate = closingTemplate
+        self.maxTurns = maxTurns
+        self.maxDurationSeconds = maxDurationSeconds
+    }
+
+    /// The greeting with `{display_name}` and `{purpose}` filled in.
+    public var greeting: String {
+        greetingTemplate.replacingOccurrences(of: "{display_name}", with: displayName).replacingOccurrences(of: "{purpose}", with: purpose)
+    }
+
+    public var closing: String {
+        closingTemplate.replacingOccurrences(of: "{display_name}", with: displayName).replacingOccurrences(of: "{purpose}", with: purpose)
+    }
+}

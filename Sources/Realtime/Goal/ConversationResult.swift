@@ -1,0 +1,53 @@
+import Foundation
+
+/// Who spoke a transcript line.
+public enum Speaker: String, Sendable, Codable, Equatable {
+    case ai, customer
+}
+
+public struct TranscriptEntry: Sendable, Codable, Equatable {
+    /// Seconds since the call was answered.
+    public var timestamp: Double
+    public var speaker: Speaker
+    public var text: String
+
+    public init(timestamp: Double, speaker: Speaker, text: String) {
+        self.timestamp = timestamp
+        self.speaker = speaker
+        self.text = text
+    }
+}
+
+/// Seed 000 §4.4's OutboundCallResult: what a call produced, whatever the engine.
+public struct ConversationResult: Sendable, Equatable {
+    public var answers: [TaskTracker.Answer]
+    public var summary: String
+    public var taskCompleted: Bool
+    public var transcript: [TranscriptEntry]
+    public var durationSeconds: Int
+    public var aiTurns: Int
+    public var customerTurns: Int
+
+    public init(tracker: TaskTracker, transcript: [TranscriptEntry], durationSeconds: Int, context: ConversationContext) {
+        answers = tracker.finalAnswers
+        taskCompleted = tracker.isComplete
+        self.transcript = transcript
+        self.durationSeconds = durationSeconds
+        aiTurns = transcript.filter { $0.speaker == .ai }.count
+        customerTurns = transcript.filter { $0.speaker == .customer }.count
+        summary = Self.summarize(answers: answers, context: context)
+    }
+
+    /// A plain summary built from the answers (an LLM summary can replace it when configured).
+    static func summarize(answers: [TaskTracker.Answer], context: ConversationContext) -> String {
+        let lines = answers.map { a -> String in
+            switch a.status {
+            case .answered: "\(a.question) → \(a.answerSummary ?? a.answerText ?? "answered")"
+            case .refused: "\(a.question) → refused"
+            case .unclear: "\(a.question) → unclear" + (a.answerText.map { " (\"\($0)\")" } ?? "")
+            case .notAsked, .pending: "\(a.question) → not asked"
+            }
+        }
+        return "Call about \(context.purpose). " + lines.joined(separator: "; ") + "."
+    }
+}

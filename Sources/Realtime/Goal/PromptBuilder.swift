@@ -1,0 +1,55 @@
+/// Instructions for LLM-backed engines, following seed 000 §5.2's conversation rules.
+public enum PromptBuilder {
+    public static func instructions(for context: ConversationContext) -> String {
+        let language = languageName(context.language)
+        let questions = context.questions.enumerated().map { "q\($0.offset + 1). \($0.element)" }.joined(separator: "\n")
+        return """
+        You are a phone assistant calling on behalf of \(context.displayName).
+
+        ## Purpose of the call
+        \(context.purpose)
+
+        ## Questions to confirm
+        \(questions)
+
+        ## Conversation rules
+        1. First introduce yourself and state the purpose of the call briefly. Open with: "\(context.greeting)"
+        2. Ask the questions one at a time, naturally, in order.
+        3. If an answer is unclear, politely ask once more.
+        4. When every question has an answer, thank the person, say "\(context.closing)" and end the call.
+        5. If the person refuses or gets angry, apologise, thank them and end the call politely.
+        6. Speak only \(language).
+        7. Use a polite, respectful register.
+        8. Keep every turn short: this is a phone call.
+
+        ## Reporting progress
+        After each answer call the tool `update_task_state` with the question id (q1, q2, …), its status
+        (answered, unclear or refused), the caller's words, a short summary and your confidence (0–1).
+        When the conversation is over call `end_call`. If you cannot call tools, write the same JSON
+        between [TASK_STATE] and [/TASK_STATE]; that text is never spoken.
+        """
+    }
+
+    static func languageName(_ code: String) -> String {
+        switch code.lowercased().prefix(2) {
+        case "en": "English"
+        case "ko": "Korean (한국어)"
+        case "ja": "Japanese"
+        case "es": "Spanish"
+        case "de": "German"
+        case "fr": "French"
+        case "ru": "Russian"
+        default: code
+        }
+    }
+
+    /// JSON schemas of the two tools every LLM engine offers.
+    public static let updateTaskStateParameters = """
+    {"type":"object","properties":{"question_id":{"type":"string"},"status":{"type":"string","enum":["answered","unclear","refused"]},\
+    "answer_text":{"type":"string"},"answer_summary":{"type":"string"},"confidence":{"type":"number"}},\
+    "required":["question_id","status"]}
+    """
+    public static let endCallParameters = """
+    {"type":"object","properties":{"reason":{"type":"string"}}}
+    """
+}

@@ -1,0 +1,60 @@
+/// Per-question progress of a call (seed 000 §5.3): shared by every engine.
+public struct TaskTracker: Sendable, Equatable {
+    public enum Status: String, Sendable, Codable, Equatable {
+        case pending, answered, unclear, refused
+        /// In results: a question the call never reached.
+        case notAsked = "not_asked"
+    }
+
+    public struct Answer: Sendable, Equatable, Codable {
+        public var questionID: String
+        public var question: String
+        public var status: Status
+        public var answerText: String?
+        public var answerSummary: String?
+        public var confidence: Double
+        /// Times the question was asked (an unclear answer is asked once more).
+        public var timesAsked: Int
+    }
+
+    public private(set) var answers: [Answer]
+
+    public init(questions: [String]) {
+        answers = questions.enumerated().map { i, q in
+            Answer(questionID: "q\(i + 1)", question: q, status: .pending, answerText: nil, answerSummary: nil, confidence: 0, timesAsked: 0)
+        }
+    }
+
+    /// All questions answered (refusals end a call politely but do not complete its task).
+    public var isComplete: Bool { answers.allSatisfy { $0.status == .answered } }
+    /// Nothing left to ask: every question answered or refused, or unclear after its re-ask.
+    public var isFinished: Bool { nextQuestionIndex == nil }
+
+    /// The next question to ask: pending, or unclear and asked only once.
+    public var nextQuestionIndex: Int? {
+        answers.firstIndex { $0.status == .pending || ($0.status == .unclear && $0.timesAsked < 2) }
+    }
+
+    public mutating func asked(_ index: Int) {
+        guard answers.indices.contains(index) else { return }
+        answers[index].timesAsked += 1
+    }
+
+    /// Records an update; unknown ids are ignored (a model may invent one).
+    public mutating func update(questionID: String, status: Status, answerText: String?, summary: String?, confidence: Double) {
+        guard let index = answers.firstIndex(where: { $0.questionID == questionID }) else { return }
+        answers[index].status = status
+        if let answerText { answers[index].answerText = answerText }
+        if let summary { answers[index].answerSummary = summary }
+        answers[index].confidence = min(1, max(0, confidence))
+    }
+
+    /// The answers as they go into the result: questions never reached are `not_asked`.
+    public var finalAnswers: [Answer] {
+        answers.map { a in
+            var a = a
+            if a.status == .pending { a.status = a.timesAsked == 0 ? .notAsked : .unclear }
+            return a
+        }
+    }
+}

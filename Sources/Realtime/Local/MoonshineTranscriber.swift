@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+
+/// Speech-to-text with Moonshine base-en through the native library shipped in the `moonshine-cpp`
+/// wheel (`make deps` puts it in `.deps/moonshine`). Loaded at run time: no build-time dependency,
+/// and a clear error naming `make deps` when the files are missing.
+public final class MoonshineTranscriber: Sendable {
+    public static let sampleRate = 16_000
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private typealias LoadModel = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>, Int32) -> Int32
+    private typealias Transcribe = @convention(c) (Int32, UnsafePointer<Float>, Int, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32
+    private typealias FreeText = @convention(c) (UnsafeMutablePointer<CChar>?) -> Void
+
+    private let handle: Int32
+    private let transcribeFunction: Transcribe
+    private let freeText: FreeText
+    /// One transcription at a time per model.
+    private let busy = Mutex(())
+
+    /// `directory` holds `libmoonshine.so`, the onnxruntime library and `models/base-en/`.
+    public init(directory: String) throws {
+        let root = URL(fileURLWithPath: directory)
+        let model = root.appendingPathComponent("models/base-en")
+        let files = ["encoder_model.ort", "decoder_model_merged.ort", "tokenizer.bin"].map { model.appendingPathComponent($0).path }
+        let library = root.appendingPathComponent("libmoonshine.so").path
+        for path in files + [library] where !FileManager.default.fileExists(atPath: path) {
+            throw Failure(description: "Moonshine is not installed: \(path) is missing. Run `make deps` (it installs moonshine-cpp into .deps/).")
+        }
+        // libmoonshine needs onnxruntime but carries no RUNPATH: load the bundled copy first, globally.
+        let runtime = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.first { $0.hasPrefix("libonnxruntime.so") }
+        if let runtime, dlopen(root.appendingPathComponent(runtime).path, RTLD_NOW | RTLD_GLOBAL) == nil {
+            throw Failure(description: "cannot load \(runtime): \(String(cString: dlerror()))")
+        }
+        guard let lib = dlopen(library, RTLD_NOW) else { throw Failure(description: "cannot load \(library): \(String(cString: dlerror()))") }
+        guard let load = dlsym(lib, "moonshine_load_model"), let transcribe = dlsym(lib, "moonshine_transcribe"),
+              let free = dlsym(lib, "moonshine_free_text") else {
+            throw Failure(description: "\(library) lacks the moonshine_* functions")
+        }
+        let loadModel = unsafeBitCast(load, to: LoadModel.self)
+        let handle = loadModel(files[0], files[1], files[2], 1)   // 1 = base
+        guard handle >= 0 else { throw Failure(description: "moonshine_load_model failed (\(handle))") }
+        self.handle = handle
+        self.transcribeFunction = unsafeBitCast(transcribe, to: Transcribe.self)
+        self.freeText = unsafeBitCast(free, to: FreeText.self)
+    }
+
+    /// Transcribes 16 kHz float samples in [-1, 1].
+    public func transcribe(_ samples: [Float]) throws -> String {
+        guard !samples.isEmpty else { return "" }
+        return try busy.withLock { _ in
+            var text: UnsafeMutablePointer<CChar>?
+            let status = samples.withUnsafeBufferPointer { transcribeFunction(handle, $0.baseAddress!, $0.count, &text) }
+            guard status == 0 else { throw Failure(description: "moonshine_transcribe failed (\(status))") }
+            defer { freeText(text) }
+            return text.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        }
+    }
+
+    /// Transcribes 16-bit samples at 16 kHz.
+    public func transcribe(pcm16k samples: [Int16]) throws -> String {
+        try transcribe(samples.map { Float($0) / 32768 })
+    }
+}

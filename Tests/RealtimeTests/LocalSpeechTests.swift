@@ -1,0 +1,80 @@
+import Foundation
+import Pipeline
+import Testing
+import TestSupport
+@testable import Realtime
+
+@Suite struct LocalSpeechTests {
+    @Test func espeakSpeaksEnglishAt22050Hz() throws {
+        let tts = try EspeakSynthesizer(voice: "en-us")
+        let samples = try tts.synthesize("Hello, this is the assistant of ABC Company.")
+        let seconds = Double(samples.count) / Double(EspeakSynthesizer.sampleRate)
+        #expect(seconds > 1.5 && seconds < 6, "\(seconds) s of speech")
+        let peak = samples.map { abs(Int($0)) }.max() ?? 0
+        #expect(peak > 3000, "audible, not silence")
+    }
+
+    @Test func anUnknownVoiceIsAClearError() {
+        #expect(throws: EspeakSynthesizer.Failure.self) { try EspeakSynthesizer(voice: "no-such-voice") }
+    }
+
+    /// Moonshine base-en hears this espeak fixture as "Yes, I can offend the meeting." — checked
+    /// through the library's own WAV entry point with sox resampling too, so it is the model, not
+    /// our audio path. The test holds it to what it does: "yes" heard, at most one word of six wrong.
+    @Test(arguments: ["en_yes_attend.wav", "en_yes_attend.ulaw.wav"])
+    func moonshineTranscribesTheFixture(name: String) throws {
+        let stt = try MoonshineTranscriber(directory: Fixtures.moonshine)
+        let wav = try WAVFile.read(Fixtures.audio(name))
+        let narrow = wav.format == 7 ? G711.decode(wav.data, law: .muLaw) : wav.samples
+        let resampler = try Resampler(from: 8000, to: 16000, quality: .voice)
+        let text = try stt.transcribe(pcm16k: resampler.process(narrow) + resampler.flush())
+        #expect(text.lowercased().contains("yes"), "heard: \(text)")
+        #expect(wordErrors(reference: "Yes, I can attend the meeting.", hypothesis: text) <= 1, "heard: \(text)")
+    }
+
+    /// What matters for the scripted dialogue: from the callee's recorded answers, through
+    /// Moonshine, the classifier reaches the right conclusion.
+    @Test(arguments: [("en_yes_attend.wav", TaskTracker.Status.answered, "yes"), ("en_no_change.wav", .answered, "no"),
+                      ("en_unclear.wav", .unclear, nil), ("en_refuse.wav", .refused, nil)] as [(String, TaskTracker.Status, String?)])
+    func calleeAnswersAreHeardAndClassified(name: String, status: TaskTracker.Status, summary: String?) throws {
+        let stt = try MoonshineTranscriber(directory: Fixtures.moonshine)
+        let resampler = try Resampler(from: 8000, to: 16000)
+        let text = try stt.transcribe(pcm16k: resampler.process(try WAVFile.read(Fixtures.audio(name)).samples) + resampler.flush())
+        let result = AnswerClassifier.classify(text)
+        #expect(result.status == status, "heard: \(text)")
+        #expect(result.summary == summary, "heard: \(text)")
+    }
+
+    @Test func whatEspeakSaysMoonshineUnderstands() throws {
+        let tts = try EspeakSynthesizer(voice: "en-us")
+        let speech = try tts.synthesize("Does the place need to change?")
+        let resampler = try Resampler(from: EspeakSynthesizer.sampleRate, to: 16000)
+        let text = try MoonshineTranscriber(directory: Fixtures.moonshine).transcribe(pcm16k: resampler.process(speech) + resampler.flush()).lowercased()
+        #expect(text.contains("place") && text.contains("change"), "heard: \(text)")
+    }
+
+    @Test func aMissingModelNamesMakeDeps() {
+        #expect {
+            try MoonshineTranscriber(directory: "/nonexistent")
+        } throws: { error in
+            "\(error)".contains("make deps")
+        }
+    }
+}
+
+/// Word-level edit distance, ignoring case and punctuation.
+func wordErrors(reference: String, hypothesis: String) -> Int {
+    func words(_ s: String) -> [String] { s.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "'" }.map(String.init) }
+    let r = words(reference), h = words(hypothesis)
+    var row = Array(0...h.count)
+    for i in 1...max(r.count, 1) where !r.isEmpty {
+        var previous = row[0]
+        row[0] = i
+        for j in stride(from: 1, through: h.count, by: 1) {
+            let current = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (r[i - 1] == h[j - 1] ? 0 : 1))
+            previous = current
+        }
+    }
+    return r.isEmpty ? h.count : row[h.count]
+}
