@@ -92,7 +92,7 @@ let package = Package(
             "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport"]),
+        .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport", "Pipeline"]),
         .testTarget(name: "CallsTests", dependencies: ["Calls"]),
         .testTarget(
             name: "APITests",

@@ -27,6 +27,8 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     private struct State {
         var data: RingBuffer<Element>
         var control: [ControlEvent] = []
+        /// Elements that overtake data (a barge-in signal among audio), at most `capacity`.
+        var urgent: [Element] = []
         var consumer: CheckedContinuation<StageMessage<Element>?, Never>?
         var producers: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextProducerID = 0
@@ -48,7 +50,25 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     public var count: Int { state.withLock { $0.data.count } }
 
     /// Finished, and everything sent has been taken.
-    public var isDrained: Bool { state.withLock { $0.finished && $0.data.isEmpty && $0.control.isEmpty } }
+    public var isDrained: Bool { state.withLock { $0.finished && $0.data.isEmpty && $0.control.isEmpty && $0.urgent.isEmpty } }
+
+    /// Sends an element ahead of all queued data (after control events); never waits. Beyond
+    /// `capacity` urgent elements the oldest is dropped and counted.
+    public func sendUrgent(_ element: Element) {
+        let consumer = state.withLock { s -> CheckedContinuation<StageMessage<Element>?, Never>? in
+            guard !s.finished else { return nil }
+            s.counters.enqueued += 1
+            if let consumer = s.consumer {
+                s.consumer = nil
+                s.counters.dequeued += 1
+                return consumer
+            }
+            if s.urgent.count >= capacity { s.urgent.removeFirst(); s.counters.dropped += 1 }
+            s.urgent.append(element)
+            return nil
+        }
+        consumer?.resume(returning: .data(element))
+    }
 
     // MARK: Producers
 
@@ -147,7 +167,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     public func finish() {
         let (consumer, producers) = state.withLock { s in
             s.finished = true
-            let consumer = s.data.isEmpty && s.control.isEmpty ? s.consumer : nil
+            let consumer = s.data.isEmpty && s.control.isEmpty && s.urgent.isEmpty ? s.consumer : nil
             if consumer != nil { s.consumer = nil }
             defer { s.producers.removeAll() }
             return (consumer, s.producers.map(\.continuation))
@@ -195,6 +215,10 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 
     private func takeLocked(_ s: inout State) -> StageMessage<Element>? {
         if !s.control.isEmpty { return .control(s.control.removeFirst()) }
+        if !s.urgent.isEmpty {
+            s.counters.dequeued += 1
+            return .data(s.urgent.removeFirst())
+        }
         guard let element = s.data.popFirst() else { return nil }
         s.counters.dequeued += 1
         return .data(element)

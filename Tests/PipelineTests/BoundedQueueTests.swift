@@ -59,6 +59,15 @@ import Testing
         guard case .data(7)? = await queue.next() else { Issue.record("data after a non-flushing control stays"); return }
     }
 
+    @Test func urgentElementsOvertakeQueuedData() async {
+        let queue = BoundedQueue<String>(capacity: 4, policy: .suspendProducer)
+        for n in 0..<4 { await queue.send("audio\(n)") }
+        queue.sendUrgent("speech-started")
+        guard case .data("speech-started")? = await queue.next() else { Issue.record("urgent did not come first"); return }
+        guard case .data("audio0")? = await queue.next() else { Issue.record("data order broken"); return }
+        #expect(queue.count == 3, "urgent elements do not take data slots")
+    }
+
     @Test func aFlushReleasesASuspendedProducerAndDropsWhatItHeld() async {
         let queue = BoundedQueue<Int>(capacity: 2, policy: .suspendProducer)
         await queue.send(1); await queue.send(2)

@@ -1,3 +1,5 @@
+import Pipeline
+
 /// Audio as an engine takes or gives it.
 public enum EngineAudioFormat: Sendable, Equatable {
     /// 16-bit mono PCM at this rate.
@@ -32,7 +34,9 @@ public enum EngineEvent: Sendable, Equatable {
 public protocol ConversationEngine: Sendable {
     var inputFormat: EngineAudioFormat { get }
     var outputFormat: EngineAudioFormat { get }
-    var events: AsyncStream<EngineEvent> { get }
+    /// Bounded: an engine faster than real time waits here for the session (backpressure);
+    /// speech-started, end-of-call and errors go in its urgent lane and overtake queued audio.
+    var events: BoundedQueue<EngineEvent> { get }
 
     /// Connects (remote engines) and starts the conversation (the greeting).
     func start() async throws
@@ -55,4 +59,29 @@ public enum SpeechActivity: Sendable, Equatable {
 
 extension ConversationEngine {
     public func send(muLaw: [UInt8], speech: SpeechActivity) async {}
+
+    /// The next event, or nil when the engine has finished.
+    public func nextEvent() async -> EngineEvent? {
+        while let message = await events.next() {
+            if case .data(let event) = message { return event }
+        }
+        return nil
+    }
+}
+
+extension EngineEvent {
+    /// Events that must not wait behind queued audio.
+    public var isUrgent: Bool {
+        switch self {
+        case .speechStarted, .endCall, .error: true
+        default: false
+        }
+    }
+}
+
+extension BoundedQueue where Element == EngineEvent {
+    /// Emits an engine event: urgent ones overtake, the rest wait their turn (and for space).
+    public func emit(_ event: EngineEvent) async {
+        if event.isUrgent { sendUrgent(event) } else { await send(event) }
+    }
 }

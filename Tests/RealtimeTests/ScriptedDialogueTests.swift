@@ -1,0 +1,63 @@
+import Testing
+@testable import Realtime
+
+@Suite struct ScriptedDialogueTests {
+    static let context = ConversationContext(purpose: "confirm tomorrow's 2 pm meeting", questions: ["Can you attend?", "Does the place need to change?"],
+                                             displayName: "ABC Company")
+
+    @Test func greetsAsksEachQuestionThanksAndCloses() {
+        var d = ScriptedDialogue(context: Self.context)
+        #expect(d.start() == .ask(text: "Hello, this is the AI assistant of ABC Company, calling about confirm tomorrow's 2 pm meeting. Can you attend?", questionIndex: 0))
+        #expect(d.caller(said: "Yes, I can attend the meeting.") == .ask(text: "Thank you. Does the place need to change?", questionIndex: 1))
+        #expect(d.caller(said: "No, the original location is fine.") == .close(text: "Thank you. Thank you for your time. Have a nice day."))
+        #expect(d.tracker.isComplete)
+        #expect(d.tracker.answers.map(\.answerSummary) == ["yes", "no"])
+    }
+
+    @Test func anUnclearAnswerIsAskedOnceMoreThenTheCallMovesOn() {
+        var d = ScriptedDialogue(context: Self.context)
+        _ = d.start()
+        #expect(d.caller(said: "Hmm, I am not sure yet.") == .ask(text: "Sorry, I didn't quite get that. Can you attend?", questionIndex: 0))
+        #expect(d.caller(said: "") == .ask(text: "Does the place need to change?", questionIndex: 1), "unclear twice: move on")
+        _ = d.caller(said: "No.")
+        let answers = d.tracker.finalAnswers
+        #expect(answers[0].status == .unclear && answers[0].timesAsked == 2)
+        #expect(answers[1].status == .answered)
+        #expect(!d.tracker.isComplete)
+    }
+
+    @Test func aRefusalEndsThePoliteWay() {
+        var d = ScriptedDialogue(context: Self.context)
+        _ = d.start()
+        guard case .close(let text) = d.caller(said: "I would rather not answer that.") else { Issue.record("did not close"); return }
+        #expect(text.contains("sorry") && text.hasSuffix("Have a nice day."))
+        #expect(d.tracker.finalAnswers.map(\.status) == [.refused, .notAsked])
+    }
+
+    @Test func maxTurnsEndsTheCall() {
+        var context = Self.context
+        context.maxTurns = 1
+        var d = ScriptedDialogue(context: context)
+        _ = d.start()
+        guard case .close = d.caller(said: "Yes.") else { Issue.record("max_turns not enforced"); return }
+    }
+
+    @Test func classifierRules() {
+        #expect(AnswerClassifier.classify("Yeah sure").summary == "yes")
+        #expect(AnswerClassifier.classify("nope").summary == "no")
+        #expect(AnswerClassifier.classify("uh um").status == .unclear)
+        #expect(AnswerClassifier.classify("no comment").status == .refused)
+        let other = AnswerClassifier.classify("The conference room on the third floor")
+        #expect(other.status == .answered && other.summary == "The conference room on the third floor")
+    }
+
+    @Test func promptCarriesPurposeQuestionsLanguageAndRules() {
+        var context = Self.context
+        context.language = "ko"
+        let prompt = PromptBuilder.instructions(for: context)
+        #expect(prompt.contains("ABC Company") && prompt.contains("confirm tomorrow's 2 pm meeting"))
+        #expect(prompt.contains("q1. Can you attend?") && prompt.contains("q2. Does the place need to change?"))
+        #expect(prompt.contains("Korean") && prompt.contains("update_task_state") && prompt.contains("[TASK_STATE]"))
+        #expect(prompt.contains("ask once more") && prompt.contains("end the call politely"))
+    }
+}
