@@ -93,7 +93,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport", "Pipeline"]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls"]),
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline"]),
         .testTarget(
             name: "APITests",
             dependencies: [

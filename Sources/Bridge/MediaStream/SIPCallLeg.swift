@@ -24,6 +24,8 @@ public final class SIPCallLeg: Sendable {
         /// Bumped by `clear`: a `send` still pushing older audio stops.
         var generation = 0
         var timedOut = false
+        /// Whether the jitter buffer released audio on the current tick.
+        var receivedThisTick = false
     }
 
     /// `aheadFrames`: how much agent audio may wait for playout (5 × 20 ms = 100 ms).
@@ -50,11 +52,13 @@ public final class SIPCallLeg: Sendable {
                                "outbound_call_id": call.outboundCallID ?? ""])))
         let law = rtp.law
         let start = ContinuousClock.now
-        rtp.setHandlers(media: { [self] payload in
-            let ulaw = law == .muLaw ? payload : G711.encode(G711.decode(payload, law: .aLaw), law: .muLaw)
-            let chunk = state.withLock { s -> Int in s.chunk += 1; return s.chunk }
+        let emit: @Sendable ([UInt8]) -> Void = { [self] ulaw in
+            let chunk = state.withLock { s -> Int in s.chunk += 1; s.receivedThisTick = true; return s.chunk }
             let (seconds, atto) = (ContinuousClock.now - start).components
             continuation.yield(.media(MediaStreamMedia(chunk: chunk, timestamp: Int(seconds) * 1000 + Int(atto / 1_000_000_000_000_000), payload: ulaw)))
+        }
+        rtp.setHandlers(media: { payload in
+            emit(law == .muLaw ? payload : G711.encode(G711.decode(payload, law: .aLaw), law: .muLaw))
         }, dtmf: { [continuation] digit in
             continuation.yield(.dtmf(track: "inbound_track", digit: digit))
         })
@@ -65,7 +69,13 @@ public final class SIPCallLeg: Sendable {
                 case .mark(let name): continuation.yield(.mark(name))
                 }
             }
-            switch rtp.tick() {
+            let outcome = rtp.tick()
+            // A media stream is continuous (as Twilio's is): where the peer sent nothing for this
+            // 20 ms (silence suppression, loss), the stream carries μ-law silence.
+            if !state.withLock({ s -> Bool in defer { s.receivedThisTick = false }; return s.receivedThisTick }), outcome == .running {
+                emit(Self.silenceFrame)
+            }
+            switch outcome {
             case .running: return true
             case .closed: return false
             case .mediaTimeout:
@@ -128,6 +138,8 @@ public final class SIPCallLeg: Sendable {
             pacer.input.sendControl(.flush)
         }
     }
+
+    static let silenceFrame = [UInt8](repeating: 0xFF, count: 160)
 
     /// Ends the call from our side (BYE, or CANCEL before answer).
     public func hangUp() async { await call.hangUp() }

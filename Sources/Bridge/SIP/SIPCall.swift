@@ -56,14 +56,18 @@ public final class SIPCall: Sendable {
     public let remoteNumber: String
     /// `X-Outbound-Call-ID` on the INVITE, when present.
     public let outboundCallID: String?
+    /// The INVITE's headers (inbound calls): application headers such as `X-…` travel here.
+    public let requestHeaders: SIPHeaders
     public let events: AsyncStream<SIPCallEvent>
     private let continuation: AsyncStream<SIPCallEvent>.Continuation
     private let mediaSession = Mutex<RTPSession?>(nil)
     private let finished = Atomic<Bool>(false)
     unowned let userAgent: SIPUserAgent
 
-    init(callID: String, direction: Direction, localNumber: String, remoteNumber: String, outboundCallID: String?, userAgent: SIPUserAgent) {
+    init(callID: String, direction: Direction, localNumber: String, remoteNumber: String, outboundCallID: String?,
+         requestHeaders: SIPHeaders = SIPHeaders(), userAgent: SIPUserAgent) {
         self.callID = callID
+        self.requestHeaders = requestHeaders
         self.direction = direction
         self.localNumber = localNumber
         self.remoteNumber = remoteNumber

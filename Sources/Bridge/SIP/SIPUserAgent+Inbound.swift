@@ -54,9 +54,17 @@ extension SIPUserAgent {
             respond(response(486, to: invite, toTag: localTag), to: invite, at: from)
             return
         }
-        guard admission(invite) == .accept else {
+        var ringing = Duration.zero
+        switch admission(invite) {
+        case .accept(let ring): ringing = ring
+        case .unavailable:
             respond(response(503, to: invite, toTag: localTag), to: invite, at: from)
             return
+        case .reject(let code):
+            respond(response(code, to: invite, toTag: localTag), to: invite, at: from)
+            return
+        case .ringForever:
+            ringing = .seconds(3600)
         }
         guard let offer = try? SessionDescription(parsing: invite.body) else {
             respond(response(488, to: invite, toTag: localTag, extra: [("Warning", "399 VoiceBridge \"an SDP offer is required\"")]), to: invite, at: from)
@@ -77,18 +85,23 @@ extension SIPUserAgent {
             respond(response(488, to: invite, toTag: localTag), to: invite, at: from)
             return
         }
-        if cancelled.remove(callID) != nil {   // CANCEL arrived while the RTP port was being opened
+        send(response(180, to: invite, toTag: localTag, extra: [("Contact", contact)]), to: from)
+        // Ring (the simulated callee rings about a second; "no answer" rings until CANCEL).
+        let answerAt = ContinuousClock.now.advanced(by: ringing)
+        while ContinuousClock.now < answerAt, !cancelled.contains(callID), socket != nil {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if cancelled.remove(callID) != nil || socket == nil {   // CANCEL while ringing or opening the port
             await rtp.close()
             respond(response(487, to: invite, toTag: localTag), to: invite, at: from)
             return
         }
         rtp.negotiate(law: audio.law, payloadType: audio.payloadType, telephoneEventPayloadType: audio.telephoneEventPayloadType)
         try? rtp.setRemote(host: audio.remoteAddress, port: audio.remotePort)
-        send(response(180, to: invite, toTag: localTag, extra: [("Contact", contact)]), to: from)
         let ok = response(200, to: invite, toTag: localTag, extra: [("Contact", contact), ("Allow", Self.allowed)], body: answer.serialized())
         respond(ok, to: invite, at: from)
         let call = SIPCall(callID: callID, direction: .inbound, localNumber: invite.to?.uri.user ?? "", remoteNumber: invite.from?.uri.user ?? "",
-                           outboundCallID: invite.headers["X-Outbound-Call-ID"], userAgent: self)
+                           outboundCallID: invite.headers["X-Outbound-Call-ID"], requestHeaders: invite.headers, userAgent: self)
         call.attach(rtp)
         inbound[callID] = InboundDialog(call: call, rtp: rtp, invite: invite, source: from, localTag: localTag, ok: ok.serialized(),
                                         nextRetransmit: .now.advanced(by: ClientTransaction.t1), ackDeadline: .now.advanced(by: ClientTransaction.timeout))

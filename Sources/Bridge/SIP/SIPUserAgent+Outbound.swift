@@ -28,7 +28,7 @@ struct OutboundDialog {
 extension SIPUserAgent {
     /// Sends an INVITE with an SDP offer (PCMU, PCMA, telephone-event) through `gateway`.
     public func placeCall(from caller: String, displayName: String? = nil, to callee: String, gateway: SIPURI,
-                          outboundCallID: String? = nil, ringTimeout: Duration? = nil) async throws -> SIPCall {
+                          outboundCallID: String? = nil, ringTimeout: Duration? = nil, extraHeaders: [(String, String)] = []) async throws -> SIPCall {
         let destination = try SIPDestination(uri: gateway)
         let rtp = try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds)
         let callID = randomToken(20) + "@" + configuration.host
@@ -48,6 +48,7 @@ extension SIPUserAgent {
         headers.add("User-Agent", configuration.product)
         headers.add("Allow", "INVITE, ACK, CANCEL, BYE, OPTIONS")
         if let outboundCallID { headers.add("X-Outbound-Call-ID", outboundCallID) }
+        for (name, value) in extraHeaders { headers.add(name, value) }
         headers.add("Content-Type", "application/sdp")
         let offer = SDPNegotiation.offer(address: configuration.host, port: rtp.localPort)
         let invite = SIPMessage.request("INVITE", uri: requestURI, headers: headers, body: offer.serialized())

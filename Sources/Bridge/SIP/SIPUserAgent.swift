@@ -26,7 +26,18 @@ public actor SIPUserAgent {
     }
 
     /// What to do with an inbound INVITE before it is answered.
-    public enum Admission: Sendable { case accept, unavailable }
+    public enum Admission: Sendable, Equatable {
+        /// Answer (after ringing this long).
+        case accept(ringing: Duration = .zero)
+        /// 503: no engine can take the call.
+        case unavailable
+        /// A final refusal: 486 busy, 603 decline, …
+        case reject(Int)
+        /// Ring until the caller gives up (CANCEL).
+        case ringForever
+
+        public static let accept = Admission.accept(ringing: .zero)
+    }
 
     public let configuration: Configuration
     public nonisolated let portPool: RTPPortPool
@@ -42,7 +53,7 @@ public actor SIPUserAgent {
     var inbound: [String: InboundDialog] = [:]
     var answering: Set<String> = []   // Call-IDs whose INVITE is being answered
     var cancelled: Set<String> = []   // …and that a CANCEL reached meanwhile
-    var admission: @Sendable (SIPMessage) -> Admission = { _ in .accept }
+    var admission: @Sendable (SIPMessage) -> Admission = { _ in .accept(ringing: .zero) }
     public private(set) var malformedDatagrams = 0
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "sip")) throws {

@@ -74,7 +74,7 @@ public final class CallStore: Sendable {
     public func insert(_ call: CallRecord) throws -> CallEvent {
         try pool.write { db in
             try call.insert(db)
-            var event = CallEvent(outboundId: call.outboundId, type: "outbound_\(call.state.rawValue)",
+            var event = CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
                                   payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt)
             try event.insert(db)
             return event

@@ -45,6 +45,9 @@ public protocol ConversationEngine: Sendable {
     func send(muLaw: [UInt8], speech: SpeechActivity) async
     /// The caller barged in: `playedMilliseconds` of `item` were heard; drop the rest.
     func interrupt(item: String, playedMilliseconds: Int) async
+    /// Wrap up now (call duration limit, operator cancel): a closing line if the engine has
+    /// one, then `endCall`.
+    func close(reason: String) async
     /// Ends the conversation and returns what it gathered.
     func stop() async -> TaskTracker
 }
@@ -59,6 +62,10 @@ public enum SpeechActivity: Sendable, Equatable {
 
 extension ConversationEngine {
     public func send(muLaw: [UInt8], speech: SpeechActivity) async {}
+
+    public func close(reason: String) async {
+        events.sendUrgent(.endCall(reason: reason, afterItem: nil))
+    }
 
     /// The next event, or nil when the engine has finished.
     public func nextEvent() async -> EngineEvent? {

@@ -15,6 +15,16 @@ public struct TaskTracker: Sendable, Equatable {
         public var confidence: Double
         /// Times the question was asked (an unclear answer is asked once more).
         public var timesAsked: Int
+
+        public init(questionID: String, question: String, status: Status, answerText: String?, answerSummary: String?, confidence: Double, timesAsked: Int) {
+            self.questionID = questionID
+            self.question = question
+            self.status = status
+            self.answerText = answerText
+            self.answerSummary = answerSummary
+            self.confidence = confidence
+            self.timesAsked = timesAsked
+        }
     }
 
     public private(set) var answers: [Answer]

@@ -91,6 +91,16 @@ public final class LocalEngine: ConversationEngine {
         // the dialogue simply waits for what the caller says.
     }
 
+    public func close(reason: String) async {
+        let closing = state.withLock { s -> String? in
+            guard !s.ended else { return nil }
+            s.ended = true
+            return s.dialogue.context.closing
+        }
+        guard let closing else { return }
+        await say(.close(text: closing))
+    }
+
     public func stop() async -> TaskTracker {
         let tracker = state.withLock { s -> TaskTracker in s.ended = true; return s.dialogue.tracker }
         events.finish()

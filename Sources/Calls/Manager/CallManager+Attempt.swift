@@ -1,0 +1,156 @@
+import Bridge
+import Foundation
+import Pipeline
+import Realtime
+
+extension CallManager {
+    /// One attempt of an outbound call: dial, ring, talk, store the outcome, maybe queue a retry.
+    func runAttempt(_ id: String) async {
+        defer { finished(id) }
+        guard let handle = live[id] else { return }
+        let call: CallRecord
+        do {
+            (call, _) = try store.transition(id: id, to: .dialing)
+        } catch {
+            logger.warning("could not start a call", metadata: ["call": "\(id)", "error": "\(error)"])
+            return
+        }
+        let engine: any ConversationEngine
+        do {
+            engine = try engines(context(for: call))
+        } catch {
+            fail(call, state: .failed, reason: "engine_unavailable: \(error)")
+            return
+        }
+        var headers: [(String, String)] = []
+        if settings.simulatedCallee, let answers = call.simulatedAnswers { headers.append(SimulatedCallee.header(for: answers)) }
+        let sipCall: SIPCall
+        do {
+            sipCall = try await userAgent.placeCall(from: call.callerNumber, displayName: call.callerDisplayName.isEmpty ? nil : call.callerDisplayName,
+                                                    to: call.calleeNumber, gateway: settings.gateway, outboundCallID: id,
+                                                    ringTimeout: settings.ringTimeout, extraHeaders: headers)
+        } catch {
+            fail(call, state: .failed, reason: "sip_error: \(error)")
+            return
+        }
+        handle.sipCall.withLock { $0 = sipCall }
+        try? store.setSIPCallID(callID: id, sipCallID: sipCall.callID)
+        if handle.cancelRequested.load(ordering: .relaxed) { await sipCall.cancel() }
+
+        for await event in sipCall.events {
+            switch event {
+            case .ringing:
+                if (try? store.call(id: id))?.state == .dialing { _ = try? store.transition(id: id, to: .ringing) }
+            case .answered:
+                _ = try? store.transition(id: id, to: .connected)
+                await converse(call: call, sipCall: sipCall, engine: engine, handle: handle)
+                return
+            case .failed(let failure):
+                let (state, reason) = Self.outcome(of: failure)
+                fail(call, state: state, reason: reason)
+                return
+            case .ended:
+                fail(call, state: .failed, reason: "ended before answer")
+                return
+            case .trying, .dtmf:
+                break
+            }
+        }
+    }
+
+    private func converse(call: CallRecord, sipCall: SIPCall, engine: any ConversationEngine, handle: LiveCall) async {
+        guard let leg = try? SIPCallLeg(call: sipCall, scheduler: scheduler) else {
+            await sipCall.hangUp()
+            fail(call, state: .failed, reason: "no media session")
+            return
+        }
+        let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
+                                  context: context(for: call), logger: logger)
+        handle.session.withLock { $0 = session }
+        if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
+        let outcome = await session.run()
+        switch outcome.ending {
+        case .remoteHangup, .agentFinished, .maxDuration:
+            // A callee hanging up early still completes the call, with task_completed = false.
+            _ = try? store.transition(id: call.outboundId, to: .completed, reason: outcome.ending == .maxDuration ? "max_call_duration" : nil)
+        case .cancelled:
+            _ = try? store.transition(id: call.outboundId, to: .cancelled, reason: "cancelled by operator")
+        case .engineFailure(let message):
+            _ = try? store.transition(id: call.outboundId, to: .failed, reason: "engine_failure: \(message)")
+        }
+    }
+
+    /// Records a failed attempt and, when the policy says so, queues the next one.
+    func fail(_ call: CallRecord, state: CallState, reason: String) {
+        _ = try? store.transition(id: call.outboundId, to: state, reason: reason)
+        guard let current = try? store.call(id: call.outboundId), settings.retry.enabled else { return }
+        let key: VoiceBridgeConfig.Outbound.RetryReason? = switch state {
+        case .busy: .busy
+        case .noAnswer: .noAnswer
+        case .rejected: .rejected
+        case .failed: .failed
+        default: nil
+        }
+        guard let key, settings.retry.retryOn.contains(key), current.attemptCount <= current.maxRetries,
+              key != .noAnswer || current.retryOnNoAnswer else { return }
+        let at = Date().addingTimeInterval(TimeInterval(current.retryInterval))
+        do { try store.scheduleRetry(callID: call.outboundId, at: at, reason: reason) } catch {
+            logger.warning("could not queue a retry", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])
+        }
+    }
+
+    static func outcome(of failure: SIPCallFailure) -> (CallState, String) {
+        switch failure {
+        case .busy: (.busy, "busy")
+        case .rejected: (.rejected, "rejected")
+        case .noAnswer: (.noAnswer, "no_answer")
+        case .cancelled: (.cancelled, "cancelled by operator")
+        default: (.failed, failure.description)
+        }
+    }
+
+    // MARK: Inbound (seed 001's answer mode)
+
+    func answerInboundCalls() async {
+        await withDiscardingTaskGroup { group in
+            for await sipCall in userAgent.incomingCalls {
+                group.addTask { await self.answer(sipCall) }
+            }
+        }
+    }
+
+    func answer(_ sipCall: SIPCall) async {
+        var record = CallRecord(outboundId: CallRecord.newID(direction: .inbound), direction: .inbound,
+                                callerNumber: sipCall.remoteNumber, calleeNumber: sipCall.localNumber,
+                                callerDisplayName: settings.inbound.displayName, purpose: settings.inbound.purpose,
+                                questions: settings.inbound.questions, maxDuration: settings.maxCallDurationSeconds)
+        record.state = .connected
+        record.answeredAt = Date()
+        record.startedAt = record.answeredAt
+        record.attemptCount = 1
+        record.callId = sipCall.callID
+        do {
+            try store.insert(record)
+        } catch {
+            logger.error("could not store an inbound call", metadata: ["error": "\(error)"])
+            await sipCall.hangUp()
+            return
+        }
+        live[record.outboundId] = LiveCall()
+        defer { finished(record.outboundId) }
+        let engine: any ConversationEngine
+        do { engine = try engines(context(for: record, inbound: true)) } catch {
+            await sipCall.hangUp()
+            _ = try? store.transition(id: record.outboundId, to: .failed, reason: "engine_unavailable: \(error)")
+            return
+        }
+        await converse(call: record, sipCall: sipCall, engine: engine, handle: live[record.outboundId] ?? LiveCall())
+    }
+}
+
+extension CallRecord {
+    /// `metadata.simulated_answers`, if the request carried it.
+    var simulatedAnswers: [String]? {
+        OutboundCallRequest(callerNumber: "", calleeNumber: "", purpose: "", questions: [], metadata: metadata).simulatedAnswers
+    }
+}

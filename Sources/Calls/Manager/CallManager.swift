@@ -1,0 +1,152 @@
+import Bridge
+import Foundation
+import Logging
+import Pipeline
+import Realtime
+import Synchronization
+
+/// Makes the conversation engine for one call.
+public typealias EngineFactory = @Sendable (ConversationContext) throws -> any ConversationEngine
+
+/// Seed 000 §5.1: the outbound call queue and every call's life, plus inbound calls on the same
+/// machinery. The queue is the database, so it survives a restart. `run()` owns every call's
+/// task: when it returns, no call task, socket or port is left.
+public actor CallManager {
+    public struct Settings: Sendable {
+        public var maxConcurrentCalls = 5
+        public var ringTimeout: Duration = .seconds(30)
+        public var maxCallDurationSeconds = 300
+        public var retry = VoiceBridgeConfig.Outbound.Retry()
+        public var gateway: SIPURI
+        /// The gateway is the built-in simulated callee: pass `metadata.simulated_answers` to it.
+        public var simulatedCallee = false
+        public var recordingsFolder: String?
+        public var ai = VoiceBridgeConfig.Outbound.AI()
+        public var inbound = VoiceBridgeConfig.Inbound()
+        public var language = "en"
+        public var allowedCallerIDs: [String] = []
+
+        public init(gateway: SIPURI) { self.gateway = gateway }
+    }
+
+    /// What cancelling needs to reach while a call is live.
+    final class LiveCall: Sendable {
+        let sipCall = Mutex<SIPCall?>(nil)
+        let session = Mutex<CallSession?>(nil)
+        let cancelRequested = Atomic<Bool>(false)
+    }
+
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case notFound(String)
+        case conflict(String)
+
+        public var description: String {
+            switch self {
+            case .notFound(let id): "no call with id \(id)"
+            case .conflict(let message): message
+            }
+        }
+    }
+
+    let settings: Settings
+    let store: CallStore
+    let userAgent: SIPUserAgent
+    let scheduler: PacerScheduler<[UInt8]>
+    let engines: EngineFactory
+    let logger: Logger
+    var live: [String: LiveCall] = [:]
+    public private(set) var mostLiveAtOnce = 0
+
+    public init(settings: Settings, store: CallStore, userAgent: SIPUserAgent, scheduler: PacerScheduler<[UInt8]>,
+                engines: @escaping EngineFactory, logger: Logger) {
+        self.settings = settings
+        self.store = store
+        self.userAgent = userAgent
+        self.scheduler = scheduler
+        self.engines = engines
+        self.logger = logger
+    }
+
+    public var liveCount: Int { live.count }
+
+    // MARK: Operator actions
+
+    /// Validates and queues a call; the returned record is already stored (state `queued`).
+    public func create(_ request: OutboundCallRequest, requestedBy: String = "operator") throws -> CallRecord {
+        let valid = try request.validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs)
+        var record = CallRecord(outboundId: CallRecord.newID(), callerNumber: valid.callerNumber, calleeNumber: valid.calleeNumber,
+                                callerDisplayName: valid.callerDisplayName ?? "", purpose: valid.purpose, questions: valid.questions,
+                                maxDuration: valid.maxDuration ?? min(180, settings.maxCallDurationSeconds), priority: valid.priority ?? 5,
+                                scheduledAt: valid.scheduledAt, retryOnNoAnswer: valid.retryOnNoAnswer ?? true,
+                                maxRetries: valid.maxRetries ?? settings.retry.maxRetries, retryInterval: settings.retry.retryIntervalSeconds,
+                                metadata: valid.metadata, requestedBy: requestedBy)
+        record.state = .queued
+        try store.insert(record)
+        return record
+    }
+
+    /// Queued: dropped from the queue. Dialing or ringing: CANCEL. Connected: closing line, BYE.
+    public func cancel(id: String) async throws {
+        guard let call = try store.call(id: id) else { throw Failure.notFound(id) }
+        guard !call.state.isTerminal else { throw Failure.conflict("call \(id) has already ended (\(call.state.rawValue))") }
+        if call.state == .queued, live[id] == nil {
+            try store.transition(id: id, to: .cancelled, reason: "cancelled by operator")
+            return
+        }
+        guard let handle = live[id] else { return }
+        handle.cancelRequested.store(true, ordering: .relaxed)
+        if let session = handle.session.withLock({ $0 }) {
+            session.requestEnd(.cancelled)
+        } else if let sipCall = handle.sipCall.withLock({ $0 }) {
+            await sipCall.cancel()
+        }
+    }
+
+    /// An ended call goes back in the queue as a new attempt.
+    public func retry(id: String) throws -> CallRecord {
+        guard let call = try store.call(id: id) else { throw Failure.notFound(id) }
+        guard call.state.isTerminal else { throw Failure.conflict("call \(id) is still \(call.state.rawValue)") }
+        try store.transition(id: id, to: .queued, reason: "retry requested")
+        return try store.call(id: id) ?? call
+    }
+
+    // MARK: Running
+
+    /// Dispatches queued calls and answers inbound ones until cancelled.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.answerInboundCalls() }
+            while !Task.isCancelled {
+                for call in dueCalls() {
+                    live[call.outboundId] = LiveCall()
+                    mostLiveAtOnce = max(mostLiveAtOnce, live.count)
+                    group.addTask { await self.runAttempt(call.outboundId) }
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Queued calls that are due, best first, as many as the concurrency limit allows.
+    func dueCalls() -> [CallRecord] {
+        let room = settings.maxConcurrentCalls - live.count
+        guard room > 0, let queued = try? store.calls(inStates: [.queued]) else { return [] }
+        let now = Date()
+        return Array(queued.filter { live[$0.outboundId] == nil && ($0.scheduledAt ?? now) <= now && ($0.nextAttemptAt ?? now) <= now }.prefix(room))
+    }
+
+    func finished(_ id: String) { live[id] = nil }
+
+    func context(for call: CallRecord, inbound: Bool = false) -> ConversationContext {
+        ConversationContext(purpose: call.purpose, questions: call.questions,
+                            displayName: call.callerDisplayName.isEmpty ? settings.inbound.displayName : call.callerDisplayName,
+                            language: settings.language,
+                            greetingTemplate: inbound ? settings.inbound.greeting : settings.ai.greetingTemplate,
+                            closingTemplate: settings.ai.closingTemplate, maxTurns: settings.ai.maxTurns, maxDurationSeconds: call.maxDuration)
+    }
+
+    func recorder(for call: CallRecord) -> CallRecorder? {
+        guard let folder = settings.recordingsFolder else { return nil }
+        return try? CallRecorder(path: (folder as NSString).appendingPathComponent("\(call.outboundId)-\(call.attemptCount).wav"))
+    }
+}

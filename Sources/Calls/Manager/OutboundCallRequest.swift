@@ -1,0 +1,98 @@
+import Foundation
+
+/// What an operator asks for (seed 000 §4.1), validated before anything is stored.
+public struct OutboundCallRequest: Sendable, Equatable {
+    public var callerNumber: String
+    public var calleeNumber: String
+    public var purpose: String
+    public var questions: [String]
+    public var callerDisplayName: String?
+    public var maxDuration: Int?
+    public var priority: Int?
+    public var scheduledAt: Date?
+    public var retryOnNoAnswer: Bool?
+    public var maxRetries: Int?
+    /// The request's `metadata` object as JSON text (`simulated_answers` is read from it).
+    public var metadata: String?
+
+    public init(callerNumber: String, calleeNumber: String, purpose: String, questions: [String], callerDisplayName: String? = nil,
+                maxDuration: Int? = nil, priority: Int? = nil, scheduledAt: Date? = nil, retryOnNoAnswer: Bool? = nil,
+                maxRetries: Int? = nil, metadata: String? = nil) {
+        self.callerNumber = callerNumber
+        self.calleeNumber = calleeNumber
+        self.purpose = purpose
+        self.questions = questions
+        self.callerDisplayName = callerDisplayName
+        self.maxDuration = maxDuration
+        self.priority = priority
+        self.scheduledAt = scheduledAt
+        self.retryOnNoAnswer = retryOnNoAnswer
+        self.maxRetries = maxRetries
+        self.metadata = metadata
+    }
+}
+
+/// Every invalid field of a request, each with its own message.
+public struct ValidationError: Error, Equatable, CustomStringConvertible {
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var message: String
+    }
+
+    public var fields: [Field]
+
+    public var description: String { fields.map { "\($0.name): \($0.message)" }.joined(separator: "; ") }
+}
+
+extension OutboundCallRequest {
+    /// Digits with an optional leading +; spaces, dashes, dots and parentheses are dropped.
+    public static func normalize(number: String) -> String? {
+        var text = number.trimmingCharacters(in: .whitespaces)
+        let plus = text.hasPrefix("+")
+        if plus { text.removeFirst() }
+        let digits = text.filter { !" -.()".contains($0) }
+        guard (3...20).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return (plus ? "+" : "") + digits
+    }
+
+    /// The request with numbers normalized, or every problem at once.
+    public func validated(maxCallDuration: Int, allowedCallerIDs: [String]) throws(ValidationError) -> OutboundCallRequest {
+        var problems: [ValidationError.Field] = []
+        var request = self
+        if let caller = Self.normalize(number: callerNumber) { request.callerNumber = caller } else {
+            problems.append(.init(name: "caller_number", message: "must be 3 to 20 digits, optionally starting with +"))
+        }
+        if let callee = Self.normalize(number: calleeNumber) { request.calleeNumber = callee } else {
+            problems.append(.init(name: "callee_number", message: "must be 3 to 20 digits, optionally starting with +"))
+        }
+        if !allowedCallerIDs.isEmpty, !allowedCallerIDs.contains(request.callerNumber) {
+            problems.append(.init(name: "caller_number", message: "is not an allowed caller ID"))
+        }
+        request.purpose = purpose.trimmingCharacters(in: .whitespacesAndNewlines)
+        if request.purpose.isEmpty { problems.append(.init(name: "purpose", message: "must not be empty")) }
+        if request.purpose.count > 1000 { problems.append(.init(name: "purpose", message: "must be at most 1000 characters")) }
+        request.questions = questions.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if !(1...20).contains(request.questions.count) { problems.append(.init(name: "questions", message: "must hold 1 to 20 questions")) }
+        if request.questions.contains(where: \.isEmpty) { problems.append(.init(name: "questions", message: "must not contain empty questions")) }
+        if let d = maxDuration, !(10...maxCallDuration).contains(d) {
+            problems.append(.init(name: "max_duration", message: "must be between 10 and \(maxCallDuration) seconds"))
+        }
+        if let p = priority, !(1...10).contains(p) { problems.append(.init(name: "priority", message: "must be between 1 and 10")) }
+        if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
+        if let metadata {
+            let object = try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any]
+            if object == nil { problems.append(.init(name: "metadata", message: "must be a JSON object")) }
+            if let answers = object?["simulated_answers"], !(answers is [String]) {
+                problems.append(.init(name: "metadata.simulated_answers", message: "must be a list of strings"))
+            }
+        }
+        guard problems.isEmpty else { throw ValidationError(fields: problems) }
+        return request
+    }
+
+    /// `metadata.simulated_answers`, if any.
+    public var simulatedAnswers: [String]? {
+        guard let metadata, let object = try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any] else { return nil }
+        return object["simulated_answers"] as? [String]
+    }
+}

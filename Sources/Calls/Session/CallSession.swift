@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import Bridge
+import Pipeline
+import Realtime
+import Synchronization
+
+/// One connected call: a leg (SIP or Twilio stream) ↔ the audio pipeline ↔ a conversation engine.
+///
+/// `run()` owns every task the call needs — the leg, caller audio in, agent audio out, the
+/// duration limit — in one task group; when it returns, all of them have ended, the call is hung
+/// up and the result is stored. Transcript lines and answers are written as they happen.
+public final class CallSession: Sendable {
+    public enum Ending: Sendable, Equatable {
+        case remoteHangup
+        case agentFinished
+        case maxDuration
+        case cancelled
+        case engineFailure(String)
+    }
+
+    public struct Outcome: Sendable {
+        public var ending: Ending
+        public var result: ConversationResult
+    }
+
+    let callID: String
+    let leg: any MediaStreamLeg
+    let engine: any ConversationEngine
+    let store: CallStore
+    let recorder: CallRecorder?
+    let context: ConversationContext
+    let logger: Logger
+    let playback = PlaybackTracker()
+    let state = Mutex(State())
+    private let endings: AsyncStream<Ending>
+    private let endingInput: AsyncStream<Ending>.Continuation
+
+    struct State {
+        var answeredAt = ContinuousClock.now
+        var transcript: [TranscriptEntry] = []
+        var agentLines: [String: Int64] = [:]        // engine item → transcript row, for latency
+        var speechEndedAt: ContinuousClock.Instant?
+        var interruptedItems: Set<String> = []
+        var clearGeneration = 0
+        var closingReason: Ending?
+        var latencies: [Int] = []
+    }
+
+    public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
+                context: ConversationContext, logger: Logger) {
+        self.callID = callID
+        self.leg = leg
+        self.engine = engine
+        self.store = store
+        self.recorder = recorder
+        self.context = context
+        self.logger = logger
+        (endings, endingInput) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .bufferingOldest(8))
+    }
+
+    /// Turn latencies measured so far (end of caller speech → first agent audio sent), ms.
+    public var turnLatencies: [Int] { state.withLock { $0.latencies } }
+
+    /// Asks the agent to close (closing line, then hang up); `reason` is what the call ends as.
+    public func requestEnd(_ reason: Ending) {
+        let first = state.withLock { s -> Bool in
+            guard s.closingReason == nil else { return false }
+            s.closingReason = reason
+            return true
+        }
+        guard first else { return }
+        Task { [engine] in await engine.close(reason: "\(reason)") }   // returns at once; the closing plays out in run()
+    }
+
+    func finish(_ ending: Ending) { endingInput.yield(ending) }
+
+    public func run() async -> Outcome {
+        state.withLock { $0.answeredAt = .now }
+        var ending = Ending.remoteHangup
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.leg.run() }
+            group.addTask { await self.pumpCallerAudio() }
+            group.addTask { await self.pumpEngineEvents() }
+            // Started only now: its greeting goes into a bounded queue that pumpEngineEvents drains.
+            group.addTask {
+                do { try await self.engine.start() } catch { self.finish(.engineFailure("\(error)")) }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(self.context.maxDurationSeconds))
+                guard !Task.isCancelled else { return }
+                self.requestEnd(.maxDuration)
+                // The closing line gets 15 s to play; then the call ends regardless.
+                try? await Task.sleep(for: .seconds(15))
+                if !Task.isCancelled { self.finish(.maxDuration) }
+            }
+            for await first in endings {
+                ending = first
+                break
+            }
+            await leg.hangUp()
+            group.cancelAll()
+        }
+        endingInput.finish()
+        if ending == .agentFinished, let reason = state.withLock({ $0.closingReason }) { ending = reason }
+        let tracker = await engine.stop()
+        let (transcript, answeredAt) = state.withLock { ($0.transcript, $0.answeredAt) }
+        let duration = Int(answeredAt.duration(to: .now).totalSeconds.rounded())
+        let result = ConversationResult(tracker: tracker, transcript: transcript, durationSeconds: duration, context: context)
+        do { try store.saveResult(callID: callID, result: result) } catch { logger.error("could not store the result", metadata: ["call": "\(callID)", "error": "\(error)"]) }
+        if let recorder {
+            let bytes = recorder.close()
+            try? store.addRecording(callID: callID, path: recorder.path, bytes: bytes, durationSeconds: recorder.durationSeconds)
+        }
+        return Outcome(ending: ending, result: result)
+    }
+}

@@ -1,0 +1,102 @@
+import Bridge
+import Foundation
+import Logging
+import Pipeline
+import Realtime
+
+/// A callee inside the process, reached over real SIP and RTP on 127.0.0.1: what outbound calls
+/// dial when no gateway is configured, and what `voicebridge simulate-callee` runs standalone.
+///
+/// It rings about a second, answers, and after each agent utterance ends speaks its next answer
+/// with espeak-ng. Answers come in the INVITE's `X-Simulated-Answers` header (base64 JSON list of
+/// strings); `<busy>`, `<no_answer>` and `<reject>` as the first entry select those outcomes, and
+/// `<hangup>` hangs up at that point. Without a list it is a cooperative default persona.
+public final class SimulatedCallee: Sendable {
+    public static let answersHeader = "X-Simulated-Answers"
+    public static let defaultAnswers = ["Yes, that works for me.", "No, everything can stay as it is.", "Sure, thank you."]
+
+    let userAgent: SIPUserAgent
+    let tts: EspeakSynthesizer
+    let ringing: Duration
+    let logger: Logger
+
+    public init(host: String = "127.0.0.1", port: Int = 0, rtpPorts: ClosedRange<Int>, tts: EspeakSynthesizer,
+                ringing: Duration = .seconds(1), logger: Logger = Logger(label: "simulated-callee")) throws {
+        var configuration = SIPUserAgent.Configuration()
+        configuration.bindHost = host
+        configuration.port = port
+        configuration.rtpPorts = rtpPorts
+        configuration.product = "VoiceBridge simulated callee"
+        configuration.maxInboundCalls = 1000
+        userAgent = try SIPUserAgent(configuration: configuration, logger: logger)
+        self.tts = tts
+        self.ringing = ringing
+        self.logger = logger
+    }
+
+    /// Binds the SIP socket; returns the port.
+    public func start() async throws -> Int {
+        let ringing = self.ringing
+        await userAgent.setAdmission { invite in
+            switch Self.answers(in: invite.headers).first {
+            case "<busy>": .reject(486)
+            case "<reject>": .reject(603)
+            case "<no_answer>": .ringForever
+            default: .accept(ringing: ringing)
+            }
+        }
+        return try await userAgent.start()
+    }
+
+    /// Answers calls until cancelled; each call's conversation is a child task.
+    public func run() async {
+        let scheduler = PacerScheduler<[UInt8]>()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.userAgent.run() }
+            group.addTask { await scheduler.run(clock: ContinuousClock()) }
+            for await call in userAgent.incomingCalls {
+                group.addTask { await self.converse(call, scheduler: scheduler) }
+            }
+        }
+    }
+
+    static func answers(in headers: SIPHeaders) -> [String] {
+        guard let value = headers[answersHeader], let data = Data(base64Encoded: value),
+              let list = try? JSONSerialization.jsonObject(with: data) as? [String] else { return [] }
+        return list
+    }
+
+    /// The header value that carries `answers`.
+    public static func header(for answers: [String]) -> (String, String) {
+        let data = (try? JSONSerialization.data(withJSONObject: answers)) ?? Data("[]".utf8)
+        return (answersHeader, data.base64EncodedString())
+    }
+
+    private func converse(_ call: SIPCall, scheduler: PacerScheduler<[UInt8]>) async {
+        guard let leg = try? SIPCallLeg(call: call, scheduler: scheduler) else { return }
+        var script = Self.answers(in: call.requestHeaders)
+        if script.isEmpty { script = Self.defaultAnswers }
+        // The agent's turn is over after 700 ms of silence (its sentences pause ~300 ms).
+        var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: 700))
+        let downsampler = try? Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
+        await withDiscardingTaskGroup { group in
+            group.addTask { await leg.run() }
+            var next = 0
+            var agentSpoke = false
+            for await event in leg.events {
+                guard case .media(let media) = event else { continue }
+                let decision = vad.process(AudioFrame(samples: G711.decode(media.payload, law: .muLaw), sampleRate: 8000))
+                if decision.event == .speechStarted { agentSpoke = true }
+                guard decision.event == .speechEnded, agentSpoke, next < script.count else { continue }
+                let answer = script[next]
+                next += 1
+                if answer == "<hangup>" { await leg.hangUp(); break }
+                guard let speech = try? tts.synthesize(answer), let downsampler else { continue }
+                let narrow = downsampler.process(speech) + downsampler.flush()
+                try? await Task.sleep(for: .milliseconds(300))   // a human beat before answering
+                await leg.send(.media(G711.encode(narrow, law: .muLaw)))
+                await leg.send(.mark("answer-\(next)"))
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import Realtime
+
+extension CallStore {
+    /// Writes one transcript line as it happens (and its event); returns the row id.
+    @discardableResult
+    public func appendTranscript(callID: String, seconds: Double, speaker: Speaker, text: String, now: Date = Date()) throws -> Int64 {
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO transcript_entries (outbound_id, seconds, speaker, text, created_at) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [callID, seconds, speaker.rawValue, text, now])
+            let id = db.lastInsertedRowID
+            var event = CallEvent(outboundId: callID, type: "transcript",
+                                  payload: Self.json(["speaker": speaker.rawValue, "text": text, "timestamp": String(format: "%.2f", seconds)]), createdAt: now)
+            try event.insert(db)
+            return id
+        }
+    }
+
+    /// Latency from the end of the caller's speech to the agent's first audio, on the agent line.
+    public func setLatency(transcriptID: Int64, milliseconds: Int) throws {
+        try pool.write { try $0.execute(sql: "UPDATE transcript_entries SET latency_ms = ? WHERE id = ?", arguments: [milliseconds, transcriptID]) }
+    }
+
+    public func transcript(callID: String) throws -> [(entry: TranscriptEntry, latencyMilliseconds: Int?)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT seconds, speaker, text, latency_ms FROM transcript_entries WHERE outbound_id = ? ORDER BY id", arguments: [callID]).map {
+                (TranscriptEntry(timestamp: $0["seconds"], speaker: Speaker(rawValue: $0["speaker"]) ?? .ai, text: $0["text"]), $0["latency_ms"])
+            }
+        }
+    }
+
+    /// Stores the current answers (and an `outbound_progress` event).
+    public func saveAnswers(callID: String, answers: [TaskTracker.Answer], now: Date = Date()) throws {
+        try pool.write { db in
+            for a in answers {
+                try db.execute(sql: """
+                    INSERT INTO answers (outbound_id, question_id, question_text, status, answer_text, answer_summary, confidence)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(outbound_id, question_id) DO UPDATE SET status = excluded.status, answer_text = excluded.answer_text,
+                        answer_summary = excluded.answer_summary, confidence = excluded.confidence
+                    """, arguments: [callID, a.questionID, a.question, a.status.rawValue, a.answerText, a.answerSummary, a.confidence])
+            }
+            let done = answers.filter { $0.status != .pending && $0.status != .notAsked }.count
+            var event = CallEvent(outboundId: callID, type: "outbound_progress",
+                                  payload: Self.json(["answered": String(done), "total": String(answers.count)]), createdAt: now)
+            try event.insert(db)
+        }
+    }
+
+    public func answers(callID: String) throws -> [TaskTracker.Answer] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", arguments: [callID]).map {
+                TaskTracker.Answer(questionID: $0["question_id"], question: $0["question_text"], status: TaskTracker.Status(rawValue: $0["status"]) ?? .pending,
+                                   answerText: $0["answer_text"], answerSummary: $0["answer_summary"], confidence: $0["confidence"], timesAsked: 0)
+            }
+        }
+    }
+
+    /// Stores the result columns of a finished conversation.
+    public func saveResult(callID: String, result: ConversationResult) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE calls SET summary = ?, task_completed = ?, duration_seconds = ?, ai_turns = ?, customer_turns = ? WHERE outbound_id = ?",
+                           arguments: [result.summary, result.taskCompleted, result.durationSeconds, result.aiTurns, result.customerTurns, callID])
+        }
+        try saveAnswers(callID: callID, answers: result.answers)
+    }
+
+    public func addRecording(callID: String, path: String, bytes: Int, durationSeconds: Double, now: Date = Date()) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO recordings (outbound_id, path, format, bytes, duration_seconds, created_at) VALUES (?, ?, 'wav', ?, ?, ?)",
+                           arguments: [callID, path, bytes, durationSeconds, now])
+        }
+    }
+
+    public func recordingPath(callID: String) throws -> String? {
+        try pool.read { try String.fetchOne($0, sql: "SELECT path FROM recordings WHERE outbound_id = ? ORDER BY id DESC LIMIT 1", arguments: [callID]) }
+    }
+
+    /// Sets the SIP Call-ID of the current attempt.
+    public func setSIPCallID(callID: String, sipCallID: String) throws {
+        try pool.write { try $0.execute(sql: "UPDATE calls SET call_id = ? WHERE outbound_id = ?", arguments: [sipCallID, callID]) }
+    }
+
+    /// Puts an ended call back in the queue for a retry at `at`.
+    public func scheduleRetry(callID: String, at date: Date, reason: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", arguments: [date, callID])
+        }
+        try transition(id: callID, to: .queued, reason: "retry after \(reason)")
+    }
+}

@@ -1,0 +1,75 @@
+import Bridge
+import Foundation
+import Logging
+import Pipeline
+import Realtime
+import Synchronization
+import TestSupport
+@testable import Calls
+
+/// A whole VoiceBridge minus HTTP: a real SQLite file, our SIP user agent, the simulated callee
+/// on its own port, the local engine, and the call manager — all on 127.0.0.1, all owned by one
+/// task group that the harness cancels at the end.
+enum CallHarness {
+    static let speech: (EspeakSynthesizer, MoonshineTranscriber)? = {
+        guard let tts = try? EspeakSynthesizer(), let stt = try? MoonshineTranscriber(directory: Fixtures.moonshine) else { return nil }
+        return (tts, stt)
+    }()
+
+    static func run<T: Sendable>(rtpBase: Int, store: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in },
+                                 _ body: @Sendable (CallManager, CallStore, SIPUserAgent) async throws -> T) async throws -> T {
+        guard let (tts, stt) = speech else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "espeak-ng or Moonshine missing (make deps)"]) }
+        let store = try store ?? CallStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("vb-calls-\(UUID().uuidString)/db.sqlite").path)
+        var uaConfig = SIPUserAgent.Configuration()
+        uaConfig.port = 0
+        uaConfig.rtpPorts = rtpBase...(rtpBase + 199)
+        let ua = try SIPUserAgent(configuration: uaConfig, logger: Logger(label: "test-ua"))
+        try await ua.start()
+        let callee = try SimulatedCallee(rtpPorts: (rtpBase + 200)...(rtpBase + 399), tts: tts)
+        let calleePort = try await callee.start()
+        var settings = CallManager.Settings(gateway: SIPURI("sip:127.0.0.1:\(calleePort)")!)
+        settings.simulatedCallee = true
+        settings.ringTimeout = .seconds(4)
+        settings.retry.retryIntervalSeconds = 0
+        settings.recordingsFolder = (store.path as NSString).deletingLastPathComponent + "/recordings"
+        tweak(&settings)
+        let scheduler = PacerScheduler<[UInt8]>()
+        let manager = CallManager(settings: settings, store: store, userAgent: ua, scheduler: scheduler,
+                                  engines: { LocalEngine(context: $0, tts: tts, stt: stt) }, logger: Logger(label: "test-calls"))
+        let services = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await ua.run() }
+                group.addTask { await callee.run() }
+                group.addTask { await scheduler.run(clock: ContinuousClock()) }
+                group.addTask { await manager.run() }
+            }
+        }
+        do {
+            let result = try await body(manager, store, ua)
+            services.cancel()
+            await services.value
+            return result
+        } catch {
+            services.cancel()
+            await services.value
+            throw error
+        }
+    }
+
+    /// Waits until the call reaches a state that `done` accepts (bounded).
+    static func waitFor(_ store: CallStore, _ id: String, timeout: Duration = .seconds(60), until done: (CallRecord) -> Bool) async throws -> CallRecord {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < deadline {
+            if let call = try store.call(id: id), done(call) { return call }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "call \(id) is still \(String(describing: try store.call(id: id)?.state))"])
+    }
+
+    static func seedRequest(answers: [String]? = nil, maxRetries: Int? = nil, questions: [String] = ["Can you attend?", "Does the place need to change?"]) -> OutboundCallRequest {
+        var metadata: String?
+        if let answers, let data = try? JSONSerialization.data(withJSONObject: ["simulated_answers": answers]) { metadata = String(decoding: data, as: UTF8.self) }
+        return OutboundCallRequest(callerNumber: "070-1234-5678", calleeNumber: "010 9876 5432", purpose: "tomorrow's 2 pm meeting",
+                                   questions: questions, callerDisplayName: "ABC Company", maxDuration: 120, maxRetries: maxRetries, metadata: metadata)
+    }
+}
