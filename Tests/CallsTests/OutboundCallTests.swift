@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import Pipeline
 import Realtime
 import Testing
 import TestSupport
@@ -30,6 +31,121 @@ import TestSupport
             try await Task.sleep(for: .milliseconds(300))
             let stillLive = await manager.liveCount
             #expect(ua.portPool.inUseCount == 0 && stillLive == 0, "nothing outlives the call")
+        }
+    }
+}
+
+@Suite(.serialized) struct CallOutcomeTests {
+    @Test func busyIsRetriedThenFinal() async throws {
+        try await CallHarness.run(rtpBase: 36400) { manager, store, _ in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["<busy>"], maxRetries: 2))
+            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .busy && $0.attemptCount == 3 }
+            try await Task.sleep(for: .milliseconds(400))
+            let final = try #require(try store.call(id: call.outboundId))
+            #expect(final.state == .busy && final.attemptCount == 1 + 2, "attempt_count \(final.attemptCount)")
+            let types = try store.events().filter { $0.outboundId == call.outboundId }.map(\.type)
+            #expect(types.filter { $0 == "outbound_busy" }.count == 3 && types.filter { $0 == "outbound_queued" }.count == 3)
+        }
+    }
+
+    @Test func noAnswerAfterTheRingTimeout() async throws {
+        try await CallHarness.run(rtpBase: 36800, tweak: { $0.ringTimeout = .seconds(2) }) { manager, store, _ in
+            let start = Date()
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["<no_answer>"], maxRetries: 0))
+            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
+            #expect(call.state == .noAnswer && call.failureReason == "no_answer")
+            #expect(Date().timeIntervalSince(start) >= 2)
+        }
+    }
+
+    @Test func rejectedIsFinalWhenNotInRetryOn() async throws {
+        try await CallHarness.run(rtpBase: 37200) { manager, store, _ in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["<reject>"]))
+            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
+            try await Task.sleep(for: .milliseconds(300))
+            let attempts = try store.call(id: call.outboundId)?.attemptCount
+            #expect(call.state == .rejected && attempts == 1)
+        }
+    }
+
+    @Test func calleeHangingUpMidCallKeepsThePartialResult() async throws {
+        try await CallHarness.run(rtpBase: 37600) { manager, store, _ in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "<hangup>"]))
+            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
+            #expect(call.state == .completed && call.taskCompleted == false)
+            let answers = try store.answers(callID: call.outboundId)
+            #expect(answers.map(\.status) == [.answered, .unclear] || answers.map(\.status) == [.answered, .notAsked], "\(answers.map(\.status))")
+            #expect(answers.first?.answerSummary == "yes")
+        }
+    }
+
+    @Test func cancelWhileRinging() async throws {
+        try await CallHarness.run(rtpBase: 38000) { manager, store, ua in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["<no_answer>"], maxRetries: 0))
+            _ = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .ringing }
+            try await manager.cancel(id: created.outboundId)
+            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
+            #expect(call.state == .cancelled)
+            do {
+                try await manager.cancel(id: created.outboundId)
+                Issue.record("cancelling an ended call must be refused")
+            } catch let error as CallManager.Failure {
+                #expect(error == .conflict("call \(created.outboundId) has already ended (cancelled)"))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(ua.portPool.inUseCount == 0)
+        }
+    }
+
+    @Test func cancellingAQueuedCallDropsItFromTheQueue() async throws {
+        try await CallHarness.run(rtpBase: 38400) { manager, store, _ in
+            var request = CallHarness.seedRequest()
+            request.scheduledAt = Date().addingTimeInterval(3600)
+            let created = try await manager.create(request)
+            try await manager.cancel(id: created.outboundId)
+            #expect(try store.call(id: created.outboundId)?.state == .cancelled)
+        }
+    }
+
+    @Test func aQueuedCallSurvivesARestart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vb-restart-\(UUID().uuidString)/db.sqlite").path
+        let id: String
+        do {
+            let store = try CallStore(path: path)
+            // First life: the call is queued, then the process stops before it is dialed.
+            let manager = CallManager(settings: .init(gateway: SIPURI("sip:127.0.0.1:9")!), store: store,
+                                      userAgent: try SIPUserAgent(configuration: .init()), scheduler: PacerScheduler(),
+                                      engines: { _ in EchoEngine() }, logger: .init(label: "first-life"))
+            id = try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"])).outboundId
+            try store.close()
+        }
+        let reopened = try CallStore(path: path)
+        try reopened.reconcileAfterRestart()
+        #expect(try reopened.call(id: id)?.state == .queued)
+        try await CallHarness.run(rtpBase: 38800, store: reopened) { _, store, _ in
+            let call = try await CallHarness.waitFor(store, id) { $0.state.isTerminal }
+            #expect(call.state == .completed && call.attemptCount == 1, "dialed after the restart")
+        }
+    }
+
+    @Test func neverMoreThanMaxConcurrentCallsLive() async throws {
+        try await CallHarness.run(rtpBase: 39200, tweak: { $0.maxConcurrentCalls = 3 }) { manager, store, ua in
+            var ids: [String] = []
+            for _ in 0..<10 { ids.append(try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"], questions: ["Can you attend?"])).outboundId) }
+            var mostConnected = 0
+            let deadline = ContinuousClock.now.advanced(by: .seconds(150))
+            while ContinuousClock.now < deadline {
+                let calls = try ids.compactMap { try store.call(id: $0) }
+                mostConnected = max(mostConnected, calls.filter { $0.state.isLive }.count)
+                if calls.allSatisfy({ $0.state.isTerminal }) { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let calls = try ids.compactMap { try store.call(id: $0) }
+            #expect(calls.allSatisfy { $0.state == .completed }, "\(calls.map(\.state))")
+            #expect(mostConnected <= 3 && mostConnected >= 2, "at most 3 live at once (saw \(mostConnected))")
+            #expect(await manager.mostLiveAtOnce <= 3)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(ua.portPool.inUseCount == 0)
         }
     }
 }

@@ -1,5 +1,15 @@
 import NIOCore
 
+/// An inbound call that is ringing: answered by the timer loop when `answerAt` comes.
+struct PendingAnswer {
+    let invite: SIPMessage
+    let source: SocketAddress
+    let localTag: String
+    let rtp: RTPSession
+    let answer: SessionDescription
+    let answerAt: ContinuousClock.Instant?   // nil: ring until CANCEL
+}
+
 /// An answered inbound call's dialog state (RFC 3261 §13.3, §17.2.1).
 struct InboundDialog {
     let call: SIPCall
@@ -30,7 +40,7 @@ extension SIPUserAgent {
         case "INVITE": await handleInvite(request, from: from)
         case "ACK": await handleAck(request)
         case "BYE": await handleBye(request, from: from)
-        case "CANCEL": handleCancel(request, from: from)
+        case "CANCEL": await handleCancel(request, from: from)
         case "OPTIONS":
             respond(response(200, to: request, toTag: randomToken(10), extra: [("Allow", Self.allowed), ("Accept", "application/sdp")]), to: request, at: from)
         default:
@@ -47,7 +57,7 @@ extension SIPUserAgent {
             }
             return
         }
-        if inbound[callID] != nil || answering.contains(callID) { return }   // retransmission while we answer
+        if inbound[callID] != nil || answering.contains(callID) || ringingCalls[callID] != nil { return }   // a retransmission
         send(response(100, to: invite, toTag: nil), to: from)
         let localTag = randomToken(10)
         guard inbound.count < configuration.maxInboundCalls else {
@@ -55,6 +65,7 @@ extension SIPUserAgent {
             return
         }
         var ringing = Duration.zero
+        var ringForever = false
         switch admission(invite) {
         case .accept(let ring): ringing = ring
         case .unavailable:
@@ -64,7 +75,7 @@ extension SIPUserAgent {
             respond(response(code, to: invite, toTag: localTag), to: invite, at: from)
             return
         case .ringForever:
-            ringing = .seconds(3600)
+            ringForever = true
         }
         guard let offer = try? SessionDescription(parsing: invite.body) else {
             respond(response(488, to: invite, toTag: localTag, extra: [("Warning", "399 VoiceBridge \"an SDP offer is required\"")]), to: invite, at: from)
@@ -85,28 +96,51 @@ extension SIPUserAgent {
             respond(response(488, to: invite, toTag: localTag), to: invite, at: from)
             return
         }
-        send(response(180, to: invite, toTag: localTag, extra: [("Contact", contact)]), to: from)
-        // Ring (the simulated callee rings about a second; "no answer" rings until CANCEL).
-        let answerAt = ContinuousClock.now.advanced(by: ringing)
-        while ContinuousClock.now < answerAt, !cancelled.contains(callID), socket != nil {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        if cancelled.remove(callID) != nil || socket == nil {   // CANCEL while ringing or opening the port
+        if cancelled.remove(callID) != nil {   // CANCEL arrived while the RTP port was being opened
             await rtp.close()
             respond(response(487, to: invite, toTag: localTag), to: invite, at: from)
             return
         }
+        send(response(180, to: invite, toTag: localTag, extra: [("Contact", contact)]), to: from)
         rtp.negotiate(law: audio.law, payloadType: audio.payloadType, telephoneEventPayloadType: audio.telephoneEventPayloadType)
         try? rtp.setRemote(host: audio.remoteAddress, port: audio.remotePort)
-        let ok = response(200, to: invite, toTag: localTag, extra: [("Contact", contact), ("Allow", Self.allowed)], body: answer.serialized())
-        respond(ok, to: invite, at: from)
-        let call = SIPCall(callID: callID, direction: .inbound, localNumber: invite.to?.uri.user ?? "", remoteNumber: invite.from?.uri.user ?? "",
-                           outboundCallID: invite.headers["X-Outbound-Call-ID"], requestHeaders: invite.headers, userAgent: self)
-        call.attach(rtp)
-        inbound[callID] = InboundDialog(call: call, rtp: rtp, invite: invite, source: from, localTag: localTag, ok: ok.serialized(),
+        let pending = PendingAnswer(invite: invite, source: from, localTag: localTag, rtp: rtp, answer: answer,
+                                    answerAt: ringForever ? nil : ContinuousClock.now.advanced(by: ringing))
+        if ringing == .zero, !ringForever {
+            self.answer(pending)
+        } else {
+            ringingCalls[callID] = pending   // the timer loop answers it; a CANCEL ends it with 487
+        }
+    }
+
+    /// 200 OK with the SDP answer: the call is up.
+    func answer(_ p: PendingAnswer) {
+        guard let callID = p.invite.callID else { return }
+        let ok = response(200, to: p.invite, toTag: p.localTag, extra: [("Contact", contact), ("Allow", Self.allowed)], body: p.answer.serialized())
+        respond(ok, to: p.invite, at: p.source)
+        let call = SIPCall(callID: callID, direction: .inbound, localNumber: p.invite.to?.uri.user ?? "", remoteNumber: p.invite.from?.uri.user ?? "",
+                           outboundCallID: p.invite.headers["X-Outbound-Call-ID"], requestHeaders: p.invite.headers, userAgent: self)
+        call.attach(p.rtp)
+        inbound[callID] = InboundDialog(call: call, rtp: p.rtp, invite: p.invite, source: p.source, localTag: p.localTag, ok: ok.serialized(),
                                         nextRetransmit: .now.advanced(by: ClientTransaction.t1), ackDeadline: .now.advanced(by: ClientTransaction.timeout))
         call.emit(.answered)
         incoming.yield(call)
+    }
+
+    /// Answers ringing calls whose time has come.
+    func ringingTimers(now: ContinuousClock.Instant) {
+        for (callID, pending) in ringingCalls {
+            guard let at = pending.answerAt, now >= at else { continue }
+            ringingCalls[callID] = nil
+            self.answer(pending)
+        }
+    }
+
+    /// Ends a ringing call: 487 to its INVITE (after a CANCEL, or at shutdown).
+    func endRinging(_ callID: String) async {
+        guard let pending = ringingCalls.removeValue(forKey: callID) else { return }
+        await pending.rtp.close()
+        respond(response(487, to: pending.invite, toTag: pending.localTag), to: pending.invite, at: pending.source)
     }
 
     private func handleAck(_ ack: SIPMessage) async {
@@ -134,11 +168,11 @@ extension SIPUserAgent {
         }
     }
 
-    private func handleCancel(_ cancel: SIPMessage, from: SocketAddress) {
+    private func handleCancel(_ cancel: SIPMessage, from: SocketAddress) async {
         guard let callID = cancel.callID else { return }
         respond(response(200, to: cancel, toTag: nil), to: cancel, at: from)
-        // We answer at once, so a CANCEL usually finds the call answered (no effect, RFC 3261 §9.2).
-        if answering.contains(callID) { cancelled.insert(callID) }
+        // A CANCEL after the 200 has no effect (RFC 3261 §9.2); while ringing it ends the INVITE.
+        if ringingCalls[callID] != nil { await endRinging(callID) } else if answering.contains(callID) { cancelled.insert(callID) }
     }
 
     func inboundTimers(_ callID: String, now: ContinuousClock.Instant) async {

@@ -52,6 +52,7 @@ public actor SIPUserAgent {
     var outbound: [String: OutboundDialog] = [:]           // by Call-ID
     var inbound: [String: InboundDialog] = [:]
     var answering: Set<String> = []   // Call-IDs whose INVITE is being answered
+    var ringingCalls: [String: PendingAnswer] = [:]
     var cancelled: Set<String> = []   // …and that a CANCEL reached meanwhile
     var admission: @Sendable (SIPMessage) -> Admission = { _ in .accept(ringing: .zero) }
     public private(set) var malformedDatagrams = 0
@@ -76,7 +77,7 @@ public actor SIPUserAgent {
     }
 
     public var localPort: Int { socket?.localPort ?? configuration.port }
-    public var liveCallCount: Int { outbound.count + inbound.count }
+    public var liveCallCount: Int { outbound.count + inbound.count + ringingCalls.count }
 
     public func setAdmission(_ decide: @escaping @Sendable (SIPMessage) -> Admission) { admission = decide }
 
@@ -101,6 +102,7 @@ public actor SIPUserAgent {
 
     /// Ends every call politely (BYE / CANCEL), then lets run() finish its work.
     public func terminateAll(reason: SIPCallEnd) async {
+        for id in Array(ringingCalls.keys) { await endRinging(id) }
         for id in Array(outbound.keys) { await endOutbound(id, reason: reason) }
         for id in Array(inbound.keys) { await endInbound(id, reason: reason, sendBye: true) }
     }
@@ -179,6 +181,7 @@ public actor SIPUserAgent {
             }
         }
         serverResponses = serverResponses.filter { $0.value.until > now }
+        ringingTimers(now: now)
         for id in Array(outbound.keys) { await outboundTimers(id, now: now) }
         for id in Array(inbound.keys) { await inboundTimers(id, now: now) }
     }
