@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import Synchronization
 import Testing
+import TestSupport
 @testable import Bridge
 
 /// sipp calls our UAS (AI answer mode) on 127.0.0.1.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 @testable import Bridge
 
 /// Our UAC against sipp as the far end, on 127.0.0.1.

@@ -4,6 +4,7 @@ import NIOCore
 import Pipeline
 import Synchronization
 import Testing
+import TestSupport
 @testable import Bridge
 
 @Suite struct ClientTransactionTimerTests {

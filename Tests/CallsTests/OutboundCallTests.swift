@@ -149,3 +149,24 @@ import TestSupport
         }
     }
 }
+
+/// Seed 001's answer mode: a caller (sipp) reaches the agent, is greeted, and the call is stored.
+@Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct InboundCallTests {
+    @Test func anInboundSIPCallIsAnsweredGreetedAndStored() async throws {
+        try await CallHarness.run(rtpBase: 39600) { _, store, ua in
+            let port = await ua.localPort
+            let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1",
+                                            "-p", "\(freeUDPPort())", "-mp", "\(freeUDPPort())", "-d", "7000"])
+            let result = await sipp.wait()
+            #expect(result.status == 0, "\(result.output.suffix(1200))")
+            try await Task.sleep(for: .milliseconds(500))
+            let inbound = try store.calls(inStates: CallState.allCases).filter { $0.direction == .inbound }
+            let call = try #require(inbound.first)
+            #expect(call.state == .completed && call.calleeNumber == "0212345678")
+            let transcript = try store.transcript(callID: call.outboundId)
+            #expect(transcript.first?.entry.speaker == .ai)
+            #expect(transcript.first?.entry.text.hasPrefix("Hello, you have reached the AI assistant of VoiceBridge") == true, "\(transcript.map(\.entry.text))")
+            #expect(try store.events().contains { $0.outboundId == call.outboundId && $0.type == "inbound_connected" })
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs baresip (Debian `baresip-core`) headless on 127.0.0.1: it plays a WAV as its microphone
 /// and records what it hears (sndfile module), and quits after `seconds`.

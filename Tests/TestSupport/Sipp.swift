@@ -1,0 +1,63 @@
+import Foundation
+import Glibc
+
+/// Runs sipp (Debian `sip-tester`) as a real peer on 127.0.0.1, always bounded: one call, a
+/// timeout inside sipp and another around it, no stdin.
+/// (`Process` is not Sendable; a Sipp is started and awaited by one test task at a time.)
+public struct Sipp: @unchecked Sendable {
+    public struct Result: Sendable { public var status: Int32; public var output: String }
+
+    let process = Process()
+    let outputFile: URL
+
+    /// Starts `sipp` with `arguments`; `scenario` (XML) is written to a temporary file and passed with -sf.
+    public init(scenario: String? = nil, arguments: [String], seconds: Int = 40) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sipp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var args = ["\(seconds)", "sipp", "-m", "1", "-nostdin", "-timeout", "\(seconds - 5)s", "-timeout_error", "-trace_err",
+                    "-error_file", dir.appendingPathComponent("errors.log").path]
+        if let scenario {
+            let file = dir.appendingPathComponent("scenario.xml")
+            try scenario.write(to: file, atomically: true, encoding: .utf8)
+            args += ["-sf", file.path]
+        }
+        args += arguments
+        outputFile = dir.appendingPathComponent("output.log")
+        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: outputFile)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = args
+        process.standardOutput = handle
+        process.standardError = handle
+        process.currentDirectoryURL = dir
+        try process.run()
+    }
+
+    public func wait() async -> Result {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+                let errors = (try? String(contentsOf: outputFile.deletingLastPathComponent().appendingPathComponent("errors.log"), encoding: .utf8)) ?? ""
+                continuation.resume(returning: Result(status: process.terminationStatus, output: text + errors))
+            }
+        }
+    }
+
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sipp") }
+}
+
+/// A UDP port nobody is using right now on 127.0.0.1.
+public func freeUDPPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
