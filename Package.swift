@@ -57,6 +57,8 @@ let package = Package(
                 "Bridge",
                 "Realtime",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -10,12 +10,15 @@ public struct VoiceBridgeServer: Sendable {
     public let store: CallStore
     public let status: RuntimeStatus
     public let logger: Logger
+    /// The SIP side; nil in tests that only exercise HTTP.
+    public let calls: CallSystem?
 
-    public init(config: VoiceBridgeConfig, store: CallStore, status: RuntimeStatus = RuntimeStatus(), logger: Logger) {
+    public init(config: VoiceBridgeConfig, store: CallStore, status: RuntimeStatus = RuntimeStatus(), logger: Logger, calls: CallSystem? = nil) {
         self.config = config
         self.store = store
         self.status = status
         self.logger = logger
+        self.calls = calls
     }
 
     public func router() -> Router<BasicRequestContext> {
@@ -36,7 +39,7 @@ public struct VoiceBridgeServer: Sendable {
     }
 
     /// The application with its companion services. Shutdown runs in reverse order: the HTTP server
-    /// stops taking requests first, then live calls are ended, then the store is closed last.
+    /// stops taking requests first, then live calls are ended (BYE), then the store is closed last.
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var app = Application(
             router: router(),
@@ -45,6 +48,7 @@ public struct VoiceBridgeServer: Sendable {
             logger: logger
         )
         app.addServices(StoreCloser(store: store, logger: logger))
+        if let calls { app.addServices(CallSystemService(system: calls, logger: logger)) }
         return app
     }
 }

@@ -49,7 +49,17 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("closed calls interrupted by the last shutdown", metadata: ["calls": "\(closed.joined(separator: ","))"])
         }
 
-        let server = VoiceBridgeServer(config: settings, store: store, logger: logger)
+        let calls: CallSystem
+        do {
+            calls = try await CallSystem.start(config: settings, store: store, logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("voicebridge: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let status = RuntimeStatus()
+        status.sipListening = true
+        logger.info("SIP listening", metadata: ["address": "\(settings.sip.bind):\(calls.sipPort)", "engine": "\(settings.engine.mode.rawValue)"])
+        let server = VoiceBridgeServer(config: settings, store: store, status: status, logger: logger, calls: calls)
         let app = server.application { port in
             logger.info("listening", metadata: ["url": "http://\(settings.http.host):\(port)/"])
         }

@@ -85,7 +85,7 @@ extension SIPUserAgent {
         defer { answering.remove(callID) }
         let rtp: RTPSession
         do {
-            rtp = try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds)
+            rtp = try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds, group: configuration.mediaGroup)
         } catch {
             logger.warning("no RTP port for inbound call", metadata: ["error": "\(error)"])
             respond(response(503, to: invite, toTag: localTag), to: invite, at: from)

@@ -30,7 +30,7 @@ extension SIPUserAgent {
     public func placeCall(from caller: String, displayName: String? = nil, to callee: String, gateway: SIPURI,
                           outboundCallID: String? = nil, ringTimeout: Duration? = nil, extraHeaders: [(String, String)] = []) async throws -> SIPCall {
         let destination = try SIPDestination(uri: gateway)
-        let rtp = try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds)
+        let rtp = try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds, group: configuration.mediaGroup)
         let callID = randomToken(20) + "@" + configuration.host
         let call = SIPCall(callID: callID, direction: .outbound, localNumber: caller, remoteNumber: callee, outboundCallID: outboundCallID, userAgent: self)
         call.attach(rtp)

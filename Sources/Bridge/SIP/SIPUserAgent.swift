@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// VoiceBridge's SIP user agent over UDP: places calls (UAC) and answers them (UAS).
@@ -20,6 +21,8 @@ public actor SIPUserAgent {
         public var ringTimeout: Duration = .seconds(30)
         public var mediaTimeoutSeconds: Double = 30
         public var product = "VoiceBridge"
+        /// Where RTP sockets live: give the event loop the media tick runs on (no hop per packet).
+        public var mediaGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
         public init() {}
         public var host: String { advertisedHost ?? bindHost }

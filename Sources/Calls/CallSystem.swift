@@ -1,0 +1,119 @@
+import Bridge
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Pipeline
+import Realtime
+
+/// Everything that makes calls, assembled from the configuration: the SIP user agent, the shared
+/// media tick (on the event loop that owns the RTP sockets), the engine factory, the call
+/// manager, and — when no gateway is configured — the built-in simulated callee.
+public final class CallSystem: Sendable {
+    public struct StartupError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let manager: CallManager
+    public let userAgent: SIPUserAgent
+    public let callee: SimulatedCallee?
+    public let sipPort: Int
+    let scheduler: PacerScheduler<[UInt8]>
+    let mediaLoop: any EventLoop
+
+    private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,
+                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop) {
+        self.manager = manager
+        self.userAgent = userAgent
+        self.callee = callee
+        self.sipPort = sipPort
+        self.scheduler = scheduler
+        self.mediaLoop = mediaLoop
+    }
+
+    /// The engine factory for `engine.mode`. Local speech is loaded once, here, so a missing
+    /// model stops the server at startup with a message that names `make deps`.
+    public static func engines(for config: VoiceBridgeConfig.Engine) throws -> EngineFactory {
+        switch config.mode {
+        case .local:
+            let tts: EspeakSynthesizer
+            let stt: MoonshineTranscriber
+            do {
+                tts = try EspeakSynthesizer(voice: config.local.voice)
+                stt = try MoonshineTranscriber(directory: config.local.moonshinePath)
+            } catch {
+                throw StartupError(description: "the local engine cannot start: \(error)")
+            }
+            return { LocalEngine(context: $0, tts: tts, stt: stt) }
+        case .echo:
+            return { _ in EchoEngine(sampleRate: 8000) }
+        case .realtime, .cascade:
+            throw StartupError(description: "engine.mode \(config.mode.rawValue) is not available in this build yet; use local or echo")
+        }
+    }
+
+    /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
+    public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger) async throws -> CallSystem {
+        let engines = try engines(for: config.engine)
+        let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
+        let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
+        var ua = SIPUserAgent.Configuration()
+        ua.bindHost = config.sip.bind
+        ua.advertisedHost = config.sip.advertisedAddress
+        ua.port = config.sip.port
+        ua.username = config.sip.username
+        ua.password = config.sip.password
+        ua.maxInboundCalls = config.sip.maxInboundCalls
+        ua.ringTimeout = .seconds(config.outbound.ringTimeoutSeconds)
+        ua.mediaTimeoutSeconds = Double(config.sip.mediaTimeoutSeconds)
+        ua.mediaGroup = mediaLoop
+        // Without a gateway the simulated callee takes the upper half of the RTP range.
+        ua.rtpPorts = config.sip.rtpPortMin...(config.sip.gateway == nil ? half : config.sip.rtpPortMax)
+        let userAgent = try SIPUserAgent(configuration: ua, logger: logger)
+        let port: Int
+        do { port = try await userAgent.start() } catch {
+            throw StartupError(description: "cannot listen for SIP on \(config.sip.bind):\(config.sip.port): \(error)")
+        }
+
+        var callee: SimulatedCallee?
+        let gateway: SIPURI
+        if let configured = config.sip.gateway.flatMap(SIPURI.init) {
+            gateway = configured
+        } else {
+            let simulated = try SimulatedCallee(host: "127.0.0.1", port: 0, rtpPorts: (half + 1)...config.sip.rtpPortMax,
+                                                tts: try EspeakSynthesizer(voice: "en-us"), logger: logger)
+            let calleePort = try await simulated.start()
+            gateway = SIPURI(host: "127.0.0.1", port: calleePort)
+            callee = simulated
+            logger.info("no sip.gateway: outbound calls go to the built-in simulated callee", metadata: ["port": "\(calleePort)"])
+        }
+        var settings = CallManager.Settings(gateway: gateway)
+        settings.simulatedCallee = callee != nil
+        settings.maxConcurrentCalls = config.outbound.maxConcurrentCalls
+        settings.ringTimeout = .seconds(config.outbound.ringTimeoutSeconds)
+        settings.maxCallDurationSeconds = config.outbound.maxCallDurationSeconds
+        settings.retry = config.outbound.retry
+        settings.ai = config.outbound.ai
+        settings.inbound = config.inbound
+        settings.language = config.engine.language
+        settings.allowedCallerIDs = config.sip.allowedCallerIDs
+        if config.outbound.result.saveRecording {
+            settings.recordingsFolder = ((config.database.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("recordings")
+        }
+        let scheduler = PacerScheduler<[UInt8]>()
+        let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger)
+        return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop)
+    }
+
+    /// Runs until cancelled; then every live call is ended (BYE or CANCEL) and every port freed.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.userAgent.run() }
+            if let callee { group.addTask { await callee.run() } }
+            group.addTask { [mediaLoop] in
+                await self.scheduler.run(clock: ContinuousClock()) { work in try? await mediaLoop.submit(work).get() }
+            }
+            group.addTask { await self.manager.run() }
+        }
+    }
+}

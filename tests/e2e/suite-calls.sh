@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The server as a phone system: a real SIP caller (sipp) reaches the agent, is greeted and the
+# call is stored; SIGTERM during a live call sends BYE and leaves no call half-open.
+set -u
+source "$(dirname "$0")/lib.sh"
+db=$VB_TMP/data/voicebridge.sqlite
+sip_port=$(free_port)
+env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_SIP_RTP_PORT_MIN=41200 VOICEBRIDGE_SIP_RTP_PORT_MAX=41399)
+
+query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
+
+if ! vb_start_server "$VB_TMP/run.log" "${env_common[@]}"; then
+  not_ok "server starts with the local engine"; cat "$VB_TMP/run.log"; exit 1
+fi
+ok "server starts with the local engine (Moonshine and espeak-ng loaded)"
+check "/healthz says SIP is listening" grep -q '"sip_listening":true' <<<"$(curl -fs "http://127.0.0.1:$VB_PORT/healthz")"
+
+# 1. A caller dials in, listens 8 s, hangs up.
+timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_port)" \
+  -m 1 -d 8000 -nostdin -timeout 30s -timeout_error >"$VB_TMP/sipp1.log" 2>&1
+check "the caller's call completed from sipp's side" test $? -eq 0
+sleep 1
+row=$(query "SELECT state, direction, callee_number FROM calls WHERE direction='inbound'")
+check "the inbound call is stored as completed" grep -q "^completed|inbound|0212345678$" <<<"$row"
+greeting=$(query "SELECT text FROM transcript_entries WHERE speaker='ai' ORDER BY id LIMIT 1")
+check "the agent greeted the caller (transcript)" grep -q "Hello, you have reached the AI assistant" <<<"$greeting"
+check "a stereo recording was written" bash -c "ls $VB_TMP/data/recordings/*.wav >/dev/null 2>&1"
+
+# 2. SIGTERM while a call is live: BYE goes out, the row is closed, exit 0.
+timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -s 0298765432 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_port)" \
+  -m 1 -d 30000 -nostdin -timeout 50s -trace_msg -message_file "$VB_TMP/sipp2-messages.log" >"$VB_TMP/sipp2.log" 2>&1 &
+sipp_pid=$!
+for _ in $(seq 1 50); do
+  [ "$(query "SELECT count(*) FROM calls WHERE state='connected'")" = "1" ] && break
+  sleep 0.2
+done
+check "the second call is connected before shutdown" test "$(query "SELECT count(*) FROM calls WHERE state='connected'")" = "1"
+vb_stop_server TERM
+check "SIGTERM with a live call exits 0" test "$VB_EXIT" -eq 0
+wait $sipp_pid 2>/dev/null
+check "the caller received our BYE" grep -q "^BYE sip:" "$VB_TMP/sipp2-messages.log"
+check "no call is left in a live state" test "$(query "SELECT count(*) FROM calls WHERE state IN ('dialing','ringing','connected')")" = "0"
