@@ -170,3 +170,53 @@ import TestSupport
         }
     }
 }
+
+@Suite(.serialized) struct CallLimitTests {
+    @Test func maxCallDurationEndsWithAClosingLineThenBye() async throws {
+        try await CallHarness.run(rtpBase: 40000) { manager, store, _ in
+            var request = CallHarness.seedRequest(questions: ["Can you attend?", "Does the place need to change?", "Who else is coming?", "Is a projector needed?", "Should we order lunch?"])
+            request.maxDuration = 10
+            let created = try await manager.create(request)
+            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
+            #expect(call.state == .completed && call.failureReason == "max_call_duration")
+            #expect(call.taskCompleted == false)
+            let lines = try store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .ai }.map(\.entry.text)
+            #expect(lines.last == "Thank you for your time. Have a nice day.", "\(lines)")
+            #expect((call.durationSeconds ?? 0) >= 10 && (call.durationSeconds ?? 99) < 30)
+        }
+    }
+
+    @Test func cancellingAConnectedCallSaysGoodbyeAndKeepsThePartialResult() async throws {
+        try await CallHarness.run(rtpBase: 40400) { manager, store, ua in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the original location is fine."]))
+            _ = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .connected }
+            try await Task.sleep(for: .seconds(2))
+            try await manager.cancel(id: created.outboundId)
+            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
+            #expect(call.state == .cancelled && call.taskCompleted == false)
+            let lines = try store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .ai }.map(\.entry.text)
+            #expect(lines.last == "Thank you for your time. Have a nice day.", "\(lines)")
+            #expect(try store.answers(callID: call.outboundId).count == 2, "the partial result is stored")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(ua.portPool.inUseCount == 0)
+        }
+    }
+
+    @Test func anEndedCallCanBeRetriedAsANewAttempt() async throws {
+        try await CallHarness.run(rtpBase: 40800) { manager, store, _ in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["<reject>"]))
+            _ = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .rejected }
+            try await Task.sleep(for: .milliseconds(300))
+            let queued = try await manager.retry(id: created.outboundId)
+            #expect(queued.state == .queued)
+            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .rejected && $0.attemptCount == 2 }
+            #expect(call.attemptCount == 2)
+            do {
+                _ = try await manager.retry(id: "ob-00000000")
+                Issue.record("retrying an unknown call must fail")
+            } catch let error as CallManager.Failure {
+                #expect(error == .notFound("ob-00000000"))
+            }
+        }
+    }
+}

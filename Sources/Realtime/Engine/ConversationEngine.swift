@@ -35,7 +35,7 @@ public protocol ConversationEngine: Sendable {
     var inputFormat: EngineAudioFormat { get }
     var outputFormat: EngineAudioFormat { get }
     /// Bounded: an engine faster than real time waits here for the session (backpressure);
-    /// speech-started, end-of-call and errors go in its urgent lane and overtake queued audio.
+    /// speech-started and fatal errors go in its urgent lane and overtake queued audio.
     var events: BoundedQueue<EngineEvent> { get }
 
     /// Connects (remote engines) and starts the conversation (the greeting).
@@ -77,10 +77,12 @@ extension ConversationEngine {
 }
 
 extension EngineEvent {
-    /// Events that must not wait behind queued audio.
+    /// Events that must not wait behind queued audio. (`endCall` is not one: it ends the call
+    /// after its item, whose audio is queued ahead of it.)
     public var isUrgent: Bool {
         switch self {
-        case .speechStarted, .endCall, .error: true
+        case .speechStarted: true
+        case .error(_, let fatal): fatal
         default: false
         }
     }

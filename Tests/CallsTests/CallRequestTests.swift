@@ -1,0 +1,49 @@
+import Testing
+@testable import Calls
+
+@Suite struct CallRequestTests {
+    static let valid = OutboundCallRequest(callerNumber: "+82 10-1234-5678", calleeNumber: "(02) 123.4567", purpose: "  confirm the meeting  ",
+                                           questions: ["Can you attend?"])
+
+    @Test func numbersAreNormalizedAndTextTrimmed() throws {
+        let request = try Self.valid.validated(maxCallDuration: 300, allowedCallerIDs: [])
+        #expect(request.callerNumber == "+821012345678" && request.calleeNumber == "021234567")
+        #expect(request.purpose == "confirm the meeting")
+    }
+
+    @Test func everyInvalidFieldGetsItsOwnMessage() {
+        let request = OutboundCallRequest(callerNumber: "abc", calleeNumber: "12", purpose: " ", questions: [], maxDuration: 9999,
+                                          priority: 11, maxRetries: 50, metadata: #"{"simulated_answers": "yes"}"#)
+        #expect {
+            try request.validated(maxCallDuration: 300, allowedCallerIDs: [])
+        } throws: { error in
+            let fields = (error as? ValidationError)?.fields.map(\.name) ?? []
+            return fields == ["caller_number", "callee_number", "purpose", "questions", "max_duration", "priority", "max_retries", "metadata.simulated_answers"]
+        }
+    }
+
+    @Test func twentyQuestionsAtMostAndNoneEmpty() {
+        var request = Self.valid
+        request.questions = Array(repeating: "q?", count: 21)
+        #expect(throws: ValidationError.self) { try request.validated(maxCallDuration: 300, allowedCallerIDs: []) }
+        request.questions = ["ok?", "  "]
+        #expect(throws: ValidationError(fields: [.init(name: "questions", message: "must not contain empty questions")])) {
+            try request.validated(maxCallDuration: 300, allowedCallerIDs: [])
+        }
+    }
+
+    @Test func callerIDAllowListIsEnforced() throws {
+        #expect(throws: ValidationError(fields: [.init(name: "caller_number", message: "is not an allowed caller ID")])) {
+            try Self.valid.validated(maxCallDuration: 300, allowedCallerIDs: ["0701234567"])
+        }
+        _ = try Self.valid.validated(maxCallDuration: 300, allowedCallerIDs: ["+821012345678"])
+    }
+
+    @Test func metadataMustBeAnObject() {
+        var request = Self.valid
+        request.metadata = "[1,2]"
+        #expect(throws: ValidationError(fields: [.init(name: "metadata", message: "must be a JSON object")])) {
+            try request.validated(maxCallDuration: 300, allowedCallerIDs: [])
+        }
+    }
+}
