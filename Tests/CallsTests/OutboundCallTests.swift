@@ -220,3 +220,22 @@ import TestSupport
         }
     }
 }
+
+@Suite(.serialized) struct CallQueueOrderTests {
+    @Test func higherPriorityIsDialedFirstThenOlderFirst() async throws {
+        try await CallHarness.run(rtpBase: 41600, tweak: { $0.maxConcurrentCalls = 1 }) { manager, store, _ in
+            let due = Date().addingTimeInterval(1)   // all become due together
+            var ids: [String] = []
+            for priority in [3, 9, 3] {
+                var request = CallHarness.seedRequest(answers: ["<reject>"], maxRetries: 0)
+                request.priority = priority
+                request.scheduledAt = due
+                ids.append(try await manager.create(request).outboundId)
+            }
+            var calls: [CallRecord] = []
+            for id in ids { calls.append(try await CallHarness.waitFor(store, id) { $0.state == .rejected }) }
+            let order = calls.sorted { $0.startedAt! < $1.startedAt! }.map(\.outboundId)
+            #expect(order == [ids[1], ids[0], ids[2]], "priority 9 first, then the two 3s oldest first")
+        }
+    }
+}

@@ -40,3 +40,14 @@ check "SIGTERM with a live call exits 0" test "$VB_EXIT" -eq 0
 wait $sipp_pid 2>/dev/null
 check "the caller received our BYE" grep -q "^BYE sip:" "$VB_TMP/sipp2-messages.log"
 check "no call is left in a live state" test "$(query "SELECT count(*) FROM calls WHERE state IN ('dialing','ringing','connected')")" = "0"
+
+# 3. The simulated callee on its own: any SIP UA can dial it.
+callee_port=$(free_port)
+"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 41400-41499 >"$VB_TMP/callee.log" 2>&1 &
+callee_pid=$!
+sleep 1
+timeout 30 sipp -sn uac "127.0.0.1:$callee_port" -s 0101234 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_port)" \
+  -m 1 -d 1000 -nostdin -timeout 20s -timeout_error >"$VB_TMP/sipp3.log" 2>&1
+check "voicebridge simulate-callee rings, answers and hangs up with a SIP caller" test $? -eq 0
+kill -TERM "$callee_pid" 2>/dev/null; wait "$callee_pid"
+check "simulate-callee exits 0 on SIGTERM" test $? -eq 0

@@ -21,20 +21,17 @@ struct ConfigReader {
     }
 
     mutating func int(_ key: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
-        guard let entry = take(key, []) else { return value }
-        guard case .scalar(let text) = entry.value, let number = Int(text.trimmingCharacters(in: .whitespaces)) else {
-            throw ConfigError(key: key, problem: "expected a whole number, got \(entry.value.display)", origin: entry.origin)
-        }
-        guard range.contains(number) else {
-            throw ConfigError(key: key, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(number)", origin: entry.origin)
-        }
-        return number
+        try number(key, default: value, in: range, kind: "a whole number")
     }
 
     mutating func double(_ key: String, default value: Double, in range: ClosedRange<Double>) throws -> Double {
+        try number(key, default: value, in: range, kind: "a number")
+    }
+
+    private mutating func number<N: LosslessStringConvertible & Comparable>(_ key: String, default value: N, in range: ClosedRange<N>, kind: String) throws -> N {
         guard let entry = take(key, []) else { return value }
-        guard case .scalar(let text) = entry.value, let number = Double(text.trimmingCharacters(in: .whitespaces)) else {
-            throw ConfigError(key: key, problem: "expected a number, got \(entry.value.display)", origin: entry.origin)
+        guard case .scalar(let text) = entry.value, let number = N(text.trimmingCharacters(in: .whitespaces)) else {
+            throw ConfigError(key: key, problem: "expected \(kind), got \(entry.value.display)", origin: entry.origin)
         }
         guard range.contains(number) else {
             throw ConfigError(key: key, problem: "must be between \(range.lowerBound) and \(range.upperBound), got \(number)", origin: entry.origin)
