@@ -1,6 +1,7 @@
 import Calls
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
 
@@ -35,6 +36,7 @@ public struct VoiceBridgeServer: Sendable {
             )
             return EditedResponse(status: databaseOK ? .ok : .serviceUnavailable, response: report)
         }
+        addTwilioRoutes(to: router)
         return router
     }
 
@@ -43,6 +45,7 @@ public struct VoiceBridgeServer: Sendable {
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var app = Application(
             router: router(),
+            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter()),
             configuration: .init(address: .hostname(config.http.host, port: config.http.port), serverName: "VoiceBridge"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger

@@ -18,7 +18,7 @@ public final class CallSystem: Sendable {
     public let userAgent: SIPUserAgent
     public let callee: SimulatedCallee?
     public let sipPort: Int
-    let scheduler: PacerScheduler<[UInt8]>
+    public let scheduler: PacerScheduler<[UInt8]>
     let mediaLoop: any EventLoop
 
     private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,

@@ -64,6 +64,10 @@ extension CallManager {
             fail(call, state: .failed, reason: "no media session")
             return
         }
+        await converse(call: call, leg: leg, engine: engine, handle: handle)
+    }
+
+    private func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, handle: LiveCall) async {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context(for: call), logger: logger)
         handle.session.withLock { $0 = session }
@@ -120,31 +124,51 @@ extension CallManager {
     }
 
     func answer(_ sipCall: SIPCall) async {
+        await answer(caller: sipCall.remoteNumber, callee: sipCall.localNumber, externalID: sipCall.callID) { record, engine, handle in
+            await self.converse(call: record, sipCall: sipCall, engine: engine, handle: handle)
+        } hangUp: {
+            await sipCall.hangUp()
+        }
+    }
+
+    /// A media stream that arrived on its own (a Twilio `<Connect><Stream>`): an inbound call
+    /// run with the inbound profile, stored like any other. Returns when the call is over.
+    public func answer(stream leg: any MediaStreamLeg, caller: String, callee: String, externalID: String) async {
+        await answer(caller: caller, callee: callee, externalID: externalID) { record, engine, handle in
+            await self.converse(call: record, leg: leg, engine: engine, handle: handle)
+        } hangUp: {
+            await leg.hangUp()
+        }
+    }
+
+    private func answer(caller: String, callee: String, externalID: String,
+                        converse: (CallRecord, any ConversationEngine, LiveCall) async -> Void, hangUp: () async -> Void) async {
         var record = CallRecord(outboundId: CallRecord.newID(direction: .inbound), direction: .inbound,
-                                callerNumber: sipCall.remoteNumber, calleeNumber: sipCall.localNumber,
+                                callerNumber: caller, calleeNumber: callee,
                                 callerDisplayName: settings.inbound.displayName, purpose: settings.inbound.purpose,
                                 questions: settings.inbound.questions, maxDuration: settings.maxCallDurationSeconds)
         record.state = .connected
         record.answeredAt = Date()
         record.startedAt = record.answeredAt
         record.attemptCount = 1
-        record.callId = sipCall.callID
+        record.callId = externalID
         do {
             try store.insert(record)
         } catch {
             logger.error("could not store an inbound call", metadata: ["error": "\(error)"])
-            await sipCall.hangUp()
+            await hangUp()
             return
         }
-        live[record.outboundId] = LiveCall()
+        let handle = LiveCall()
+        live[record.outboundId] = handle
         defer { finished(record.outboundId) }
         let engine: any ConversationEngine
         do { engine = try engines(context(for: record, inbound: true)) } catch {
-            await sipCall.hangUp()
+            await hangUp()
             _ = try? store.transition(id: record.outboundId, to: .failed, reason: "engine_unavailable: \(error)")
             return
         }
-        await converse(call: record, sipCall: sipCall, engine: engine, handle: live[record.outboundId] ?? LiveCall())
+        await converse(record, engine, handle)
     }
 }
 

@@ -90,3 +90,13 @@ extension CallStore {
         try transition(id: callID, to: .queued, reason: "retry after \(reason)")
     }
 }
+
+extension CallStore {
+    /// Appends an event to a call's history (a provider's status callback, for instance).
+    public func appendEvent(callID: String, type: String, payload: [String: String], now: Date = Date()) throws {
+        try pool.write { db in
+            var event = CallEvent(outboundId: callID, type: type, payload: Self.json(payload), createdAt: now)
+            try event.insert(db)
+        }
+    }
+}
