@@ -135,3 +135,67 @@ import TestSupport
         #expect(!TwilioSignature.isValid("AAAA", url: "https://example.com/x", token: "t"))
     }
 }
+
+@Suite(.serialized) struct TwilioBargeInTests {
+    final class BargeLog: Sendable {
+        let cleared = Mutex<ContinuousClock.Instant?>(nil)
+        let talkingFrom = Mutex<ContinuousClock.Instant?>(nil)
+        let mediaAfterClear = Mutex(0)
+    }
+
+    /// The caller talks over the greeting: the server sends `clear` promptly and stops the audio.
+    @Test func speakingOverTheAgentClearsItsAudio() async throws {
+        let config = TwilioStreamTests.config()
+        let store = try CallStore(path: config.database.path)
+        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+        let server = VoiceBridgeServer(config: config, store: store, logger: Logger(label: "test"), calls: calls)
+        let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
+        let app = server.application { portInput.yield($0) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
+        let speech = try WAVFile.read(Fixtures.audio("en_greeting.ulaw.wav")).data
+        let log = BargeLog()
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/twilio/stream", logger: Logger(label: "client")) { inbound, outbound, _ in
+                let sid = "MZ00000000000000000000000000000002"
+                try await outbound.write(.text(#"{"event":"start","sequenceNumber":"1","start":{"accountSid":"AC1","streamSid":"\#(sid)","callSid":"CA2","tracks":["inbound"],"customParameters":{},"mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000,"channels":1}},"streamSid":"\#(sid)"}"#))
+                try await withThrowingTaskGroup(of: Void.self) { client in
+                    client.addTask {
+                        for try await message in inbound.messages(maxSize: 1 << 20) {
+                            guard case .text(let text) = message else { continue }
+                            if text.contains(#""event":"clear""#) { log.cleared.withLock { $0 = $0 ?? .now } }
+                            if text.contains(#""event":"media""#), log.cleared.withLock({ $0 }) != nil { log.mediaAfterClear.withLock { $0 += 1 } }
+                            if text.contains(#""event":"mark""#), let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                               let name = (object["mark"] as? [String: Any])?["name"] as? String {
+                                try await outbound.write(.text(#"{"event":"mark","streamSid":"\#(sid)","mark":{"name":"\#(name)"}}"#))
+                            }
+                        }
+                    }
+                    let start = ContinuousClock.now
+                    for n in 0..<250 {
+                        // 2 s into the greeting, the caller starts talking over it.
+                        let offset = (n - 100) * 160
+                        let talking = offset >= 0 && offset + 160 <= speech.count
+                        if talking { log.talkingFrom.withLock { $0 = $0 ?? .now } }
+                        let chunk = talking ? Array(speech[offset..<offset + 160]) : [UInt8](repeating: 0xFF, count: 160)
+                        try await outbound.write(.text(#"{"event":"media","media":{"track":"inbound","chunk":"\#(n)","timestamp":"\#(n * 20)","payload":"\#(Data(chunk).base64EncodedString())"},"streamSid":"\#(sid)"}"#))
+                        try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
+                    }
+                    try await outbound.write(.text(#"{"event":"stop","streamSid":"\#(sid)"}"#))
+                    client.cancelAll()
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let clearAt = try #require(log.cleared.withLock { $0 }, "the server sent clear")
+        let talkingFrom = try #require(log.talkingFrom.withLock { $0 })
+        let delay = talkingFrom.duration(to: clearAt)
+        // Barge-in needs 200 ms of speech (configurable), then the clear must follow within 100 ms.
+        #expect(delay < .milliseconds(300), "clear came \(delay) after the caller started talking")
+        #expect(log.mediaAfterClear.withLock { $0 } < 10, "the rest of the greeting was not sent")
+    }
+}
