@@ -118,3 +118,54 @@ import TestSupport
         #expect(ua.portPool.inUseCount == 0)
     }
 }
+
+/// A raw UDP far end checks what our INVITE carries and answers 183 with SDP (early media) first.
+@Suite(.serialized) struct OutboundInviteContentTests {
+    @Test func inviteCarriesCallerDisplayNameAndOutboundIDAndEarlyMediaIsAccepted() async throws {
+        let received = Mutex<[(SIPMessage, SocketAddress)]>([])
+        let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, from in
+            if let m = try? SIPParser.parse(bytes) { received.withLock { $0.append((m, from)) } }
+        }
+        let events = try await SIPOutboundCallTests.withUserAgent(rtpBase: 42600) { ua in
+            let call = try await ua.placeCall(from: "07012345678", displayName: "ABC Company", to: "01098765432",
+                                              gateway: SIPURI("sip:127.0.0.1:\(peer.localPort)")!, outboundCallID: "ob-1a2b3c4d")
+            var invite: (SIPMessage, SocketAddress)?
+            while invite == nil { try await Task.sleep(for: .milliseconds(10)); invite = received.withLock { $0.first { $0.0.method == "INVITE" } } }
+            let (request, from) = invite!
+            #expect(request.from?.displayName == "ABC Company" && request.from?.uri.user == "07012345678" && request.from?.tag != nil)
+            #expect(request.to?.uri.user == "01098765432")
+            #expect(request.headers["X-Outbound-Call-ID"] == "ob-1a2b3c4d")
+            let offer = try SessionDescription(parsing: request.body)
+            #expect(offer.media.first?.formats == [0, 8, 101])
+            func reply(_ code: Int, body: [UInt8] = []) -> [UInt8] {
+                var h = SIPHeaders()
+                for v in request.headers.values("Via") { h.add("Via", v) }
+                h.add("From", request.headers["From"]!); h.add("To", request.headers["To"]! + ";tag=peer1"); h.add("Call-ID", request.callID!)
+                h.add("CSeq", request.headers["CSeq"]!); h.add("Contact", "<sip:peer@127.0.0.1:\(peer.localPort)>")
+                if !body.isEmpty { h.add("Content-Type", "application/sdp") }
+                return SIPMessage.response(code, headers: h, body: body).serialized()
+            }
+            let answer = Array("v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4010 RTP/AVP 8 101\r\na=rtpmap:8 PCMA/8000\r\na=rtpmap:101 telephone-event/8000\r\n".utf8)
+            peer.send(reply(183, body: answer), to: from)
+            try await Task.sleep(for: .milliseconds(100))
+            peer.send(reply(200, body: answer), to: from)
+            var seen: [SIPCallEvent] = []
+            for await event in call.events {
+                seen.append(event)
+                if event == .answered { break }
+            }
+            #expect(call.media?.law == .aLaw, "the answer's PCMA is used")
+            await call.hangUp()
+            for await event in call.events { seen.append(event) }
+            try await Task.sleep(for: .milliseconds(200))
+            return seen
+        }
+        #expect(events.contains(.ringing(earlyMedia: true)), "183 with SDP is early media: \(events)")
+        #expect(events.contains(.answered) && events.last == .ended(.localHangup))
+        let methods = received.withLock { $0.map { $0.0.method ?? "\($0.0.statusCode ?? 0)" } }
+        #expect(methods.contains("ACK") && methods.contains("BYE"), "\(methods)")
+        let ack = received.withLock { $0.first { $0.0.method == "ACK" }?.0 }
+        #expect(ack?.requestURI == "sip:peer@127.0.0.1:\(peer.localPort)", "the 2xx ACK goes to the remote Contact")
+        await peer.close()
+    }
+}
