@@ -169,3 +169,63 @@ import TestSupport
         await peer.close()
     }
 }
+
+@Suite(.serialized) struct TimerHAndRTCPTests {
+    /// Timer H: a caller that never ACKs our 200 gets it repeated, then a BYE, and the call ends.
+    @Test func withoutAnACKTheCallEndsWithBye() async throws {
+        var configuration = SIPUserAgent.Configuration()
+        configuration.port = 0
+        configuration.rtpPorts = 42800...42899
+        configuration.ackTimeout = .seconds(2)
+        let ua = try SIPUserAgent(configuration: configuration, logger: Logger(label: "test"))
+        let port = try await ua.start()
+        let runner = Task { await ua.run() }
+        let received = Mutex<[SIPMessage]>([])
+        let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, _ in
+            if let m = try? SIPParser.parse(bytes) { received.withLock { $0.append(m) } }
+        }
+        peer.send(SIPServerTransactionTests.invite(branch: "z9hG4bKnoack", callID: "no-ack-1", port: peer.localPort), to: try SocketAddress(ipAddress: "127.0.0.1", port: port))
+        var incoming = ua.incomingCalls.makeAsyncIterator()
+        let call = try #require(await incoming.next())
+        var events: [SIPCallEvent] = []
+        for await event in call.events { events.append(event) }
+        try await Task.sleep(for: .milliseconds(100))
+        runner.cancel()
+        await runner.value
+        await peer.close()
+        #expect(events == [.answered, .ended(.noACK)])
+        let messages = received.withLock { $0 }
+        #expect(messages.filter { $0.statusCode == 200 }.count >= 2, "Timer G repeated the 200")
+        #expect(messages.contains { $0.method == "BYE" }, "Timer H ended the call with BYE")
+        #expect(ua.portPool.inUseCount == 0)
+    }
+
+    /// RTCP: a compound SR/RR with the CNAME goes to port+1 about every 5 s (2.5–7.5 s apart).
+    @Test func rtcpReportsAreSentAboutEveryFiveSeconds() async throws {
+        let pool = try RTPPortPool(range: 42900...42999)
+        let arrivals = Mutex<[(ContinuousClock.Instant, RTCPPacket.Parsed)]>([])
+        let remoteRTP = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
+        let remoteRTCP = try await UDPSocket.bind(host: "127.0.0.1", port: remoteRTP.localPort + 1) { bytes, _ in
+            if let report = RTCPPacket.parse(bytes) { arrivals.withLock { $0.append((.now, report)) } }
+        }
+        let session = try await RTPSession.open(host: "127.0.0.1", pool: pool, cname: "voicebridge@test")
+        try session.setRemote(host: "127.0.0.1", port: remoteRTP.localPort)
+        let start = ContinuousClock.now
+        for n in 0..<450 {   // 9 s of 20 ms ticks, sending audio so the reports are sender reports
+            session.send(frame: [UInt8](repeating: 0xFF, count: 160))
+            session.tick()
+            try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
+        }
+        await session.close()
+        await remoteRTP.close()
+        await remoteRTCP.close()
+        let reports = arrivals.withLock { $0 }
+        #expect(reports.count >= 2 && reports.count <= 4, "\(reports.count) reports in 9 s")
+        #expect(reports.allSatisfy { $0.1.sender != nil && $0.1.cname == "voicebridge@test" })
+        for (a, b) in zip(reports, reports.dropFirst()) {
+            let gap = a.0.duration(to: b.0)
+            #expect(gap >= .milliseconds(2400) && gap <= .milliseconds(7600), "interval \(gap)")
+        }
+        #expect(pool.inUseCount == 0)
+    }
+}

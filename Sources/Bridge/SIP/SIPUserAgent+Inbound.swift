@@ -122,7 +122,7 @@ extension SIPUserAgent {
                            outboundCallID: p.invite.headers["X-Outbound-Call-ID"], requestHeaders: p.invite.headers, userAgent: self)
         call.attach(p.rtp)
         inbound[callID] = InboundDialog(call: call, rtp: p.rtp, invite: p.invite, source: p.source, localTag: p.localTag, ok: ok.serialized(),
-                                        nextRetransmit: .now.advanced(by: ClientTransaction.t1), ackDeadline: .now.advanced(by: ClientTransaction.timeout))
+                                        nextRetransmit: .now.advanced(by: ClientTransaction.t1), ackDeadline: .now.advanced(by: configuration.ackTimeout))
         call.emit(.answered)
         incoming.yield(call)
     }

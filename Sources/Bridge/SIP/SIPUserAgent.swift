@@ -21,6 +21,8 @@ public actor SIPUserAgent {
         public var ringTimeout: Duration = .seconds(30)
         public var mediaTimeoutSeconds: Double = 30
         public var product = "VoiceBridge"
+        /// Timer H: how long an answered call waits for the caller's ACK before giving up (64·T1).
+        public var ackTimeout: Duration = .seconds(32)
         /// Where RTP sockets live: give the event loop the media tick runs on (no hop per packet).
         public var mediaGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 
