@@ -25,6 +25,29 @@ import TestSupport
         return c
     }
 
+    /// The whole server (HTTP, WebSocket, SIP, local engine) on free ports for `body`, then a
+    /// graceful shutdown; the caller reopens `config.database.path` to check what was kept.
+    static func withLiveServer(_ config: VoiceBridgeConfig, _ body: @Sendable (Int) async throws -> Void) async throws {
+        let store = try CallStore(path: config.database.path)
+        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+        let server = VoiceBridgeServer(config: config, store: store, logger: Logger(label: "test"), calls: calls)
+        let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
+        let app = server.application { portInput.yield($0) }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            do { try await body(port) } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
     final class ClientLog: Sendable {
         let media = Mutex<[ContinuousClock.Instant]>([])
         let marks = Mutex(0)
@@ -32,18 +55,9 @@ import TestSupport
 
     @Test func aTwilioStreamBecomesAnInboundCallThatIsStored() async throws {
         let config = Self.config()
-        let store = try CallStore(path: config.database.path)
-        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
-        let server = VoiceBridgeServer(config: config, store: store, logger: Logger(label: "test"), calls: calls)
-        let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
-        let app = server.application { portInput.yield($0) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
         let log = ClientLog()
         let fixture = try WAVFile.read(Fixtures.audio("en_yes_attend.ulaw.wav")).data
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
+        try await Self.withLiveServer(config) { port in
             try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/twilio/stream", logger: Logger(label: "client")) { inbound, outbound, _ in
                 let sid = "MZ00000000000000000000000000000001"
                 try await outbound.write(.text(#"{"event":"connected","protocol":"Call","version":"1.0.0"}"#))
@@ -80,9 +94,7 @@ import TestSupport
                 reader.cancel()
                 try? await outbound.close(.normalClosure, reason: nil)
             }
-            try await Task.sleep(for: .seconds(1))
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
+            try await Task.sleep(for: .milliseconds(500))
         }
         let reopened = try CallStore(path: config.database.path)
         let call = try #require(try reopened.calls(inStates: CallState.allCases).first { $0.direction == .inbound })
@@ -145,19 +157,9 @@ import TestSupport
 
     /// The caller talks over the greeting: the server sends `clear` promptly and stops the audio.
     @Test func speakingOverTheAgentClearsItsAudio() async throws {
-        let config = TwilioStreamTests.config()
-        let store = try CallStore(path: config.database.path)
-        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
-        let server = VoiceBridgeServer(config: config, store: store, logger: Logger(label: "test"), calls: calls)
-        let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
-        let app = server.application { portInput.yield($0) }
-        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
         let speech = try WAVFile.read(Fixtures.audio("en_greeting.ulaw.wav")).data
         let log = BargeLog()
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
+        try await TwilioStreamTests.withLiveServer(TwilioStreamTests.config()) { port in
             try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/twilio/stream", logger: Logger(label: "client")) { inbound, outbound, _ in
                 let sid = "MZ00000000000000000000000000000002"
                 try await outbound.write(.text(#"{"event":"start","sequenceNumber":"1","start":{"accountSid":"AC1","streamSid":"\#(sid)","callSid":"CA2","tracks":["inbound"],"customParameters":{},"mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000,"channels":1}},"streamSid":"\#(sid)"}"#))
@@ -187,9 +189,6 @@ import TestSupport
                     client.cancelAll()
                 }
             }
-            try await Task.sleep(for: .milliseconds(500))
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
         }
         let clearAt = try #require(log.cleared.withLock { $0 }, "the server sent clear")
         let talkingFrom = try #require(log.talkingFrom.withLock { $0 })

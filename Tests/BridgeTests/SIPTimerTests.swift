@@ -211,7 +211,9 @@ import TestSupport
         let session = try await RTPSession.open(host: "127.0.0.1", pool: pool, cname: "voicebridge@test")
         try session.setRemote(host: "127.0.0.1", port: remoteRTP.localPort)
         let start = ContinuousClock.now
-        for n in 0..<450 {   // 9 s of 20 ms ticks, sending audio so the reports are sender reports
+        // 11 s of 20 ms ticks (the first report is due at 2.5 s, the next 2.5–7.5 s later, so by
+        // 10 s there are always two), sending audio so the reports are sender reports.
+        for n in 0..<550 {
             session.send(frame: [UInt8](repeating: 0xFF, count: 160))
             session.tick()
             try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
@@ -220,7 +222,7 @@ import TestSupport
         await remoteRTP.close()
         await remoteRTCP.close()
         let reports = arrivals.withLock { $0 }
-        #expect(reports.count >= 2 && reports.count <= 4, "\(reports.count) reports in 9 s")
+        #expect(reports.count >= 2 && reports.count <= 4, "\(reports.count) reports in 11 s")
         #expect(reports.allSatisfy { $0.1.sender != nil && $0.1.cname == "voicebridge@test" })
         for (a, b) in zip(reports, reports.dropFirst()) {
             let gap = a.0.duration(to: b.0)

@@ -4,13 +4,15 @@ import TestSupport
 @testable import Pipeline
 
 @Suite struct StageGraphTests {
-    /// μ-law packets → decode → 8k→16k → VAD, the inbound half of a call.
+    /// μ-law packets → decode → 8k→16k → VAD, the inbound half of a call. The test feeds it faster
+    /// than real time, so its edges hold the producer back instead of dropping (a live network
+    /// edge would drop; BoundedQueueTests covers that policy).
     static func inboundGraph() throws -> (StageGraph, BoundedQueue<[UInt8]>, BoundedQueue<VoiceFrame>) {
         let graph = StageGraph()
-        let packets = graph.edge([UInt8].self, capacity: 10, policy: .dropOldest)
-        let pcm8k = graph.edge(AudioFrame.self, capacity: 10, policy: .dropOldest)
-        let pcm16k = graph.edge(AudioFrame.self, capacity: 10, policy: .dropOldest)
-        let voiced = graph.edge(VoiceFrame.self, capacity: 100, policy: .dropOldest)
+        let packets = graph.edge([UInt8].self, capacity: 10, policy: .suspendProducer)
+        let pcm8k = graph.edge(AudioFrame.self, capacity: 10, policy: .suspendProducer)
+        let pcm16k = graph.edge(AudioFrame.self, capacity: 10, policy: .suspendProducer)
+        let voiced = graph.edge(VoiceFrame.self, capacity: 100, policy: .suspendProducer)
         graph.connect("decode", G711DecodeStage(law: .muLaw), from: packets, to: pcm8k)
         graph.connect("resample", try ResampleStage(from: 8000, to: 16000), from: pcm8k, to: pcm16k)
         graph.connect("vad", VADStage(), from: pcm16k, to: voiced)
