@@ -12,17 +12,14 @@ public final class SIPCallLeg: Sendable {
     public let events: AsyncStream<MediaStreamEvent>
     private let continuation: AsyncStream<MediaStreamEvent>.Continuation
     private let rtp: RTPSession
-    private let pacer: Pacer<[UInt8]>
+    private let outbound: PacedMediaQueue
+    private var pacer: Pacer<[UInt8]> { outbound.pacer }
     private let scheduler: PacerScheduler<[UInt8]>
     private let state = Mutex(State())
     public let streamSid: String
 
     private struct State {
         var chunk = 0
-        var pending: [UInt8] = []
-        var item = 0
-        /// Bumped by `clear`: a `send` still pushing older audio stops.
-        var generation = 0
         var timedOut = false
         /// Whether the jitter buffer released audio on the current tick.
         var receivedThisTick = false
@@ -34,7 +31,7 @@ public final class SIPCallLeg: Sendable {
         self.call = call
         self.rtp = rtp
         self.scheduler = scheduler
-        self.pacer = Pacer(input: BoundedQueue(capacity: aheadFrames, policy: .suspendProducer))
+        self.outbound = PacedMediaQueue(aheadFrames: aheadFrames)
         self.streamSid = "MZ" + String(call.callID.hashValue, radix: 16).replacingOccurrences(of: "-", with: "")
         // Live input: when nobody reads fast enough the oldest audio goes, never the socket reader.
         (events, continuation) = AsyncStream.makeStream(of: MediaStreamEvent.self, bufferingPolicy: .bufferingNewest(200))
@@ -71,8 +68,10 @@ public final class SIPCallLeg: Sendable {
             }
             let outcome = rtp.tick()
             // A media stream is continuous (as Twilio's is): where the peer sent nothing for this
-            // 20 ms (silence suppression, loss), the stream carries μ-law silence.
-            if !state.withLock({ s -> Bool in defer { s.receivedThisTick = false }; return s.receivedThisTick }), outcome == .running {
+            // 20 ms (silence suppression, loss), the stream carries μ-law silence. Audio that is
+            // only a tick late still sits in the jitter buffer: no gap is invented in the speech.
+            if !state.withLock({ s -> Bool in defer { s.receivedThisTick = false }; return s.receivedThisTick }),
+               outcome == .running, rtp.bufferedPackets == 0 {
                 emit(Self.silenceFrame)
             }
             switch outcome {
@@ -104,39 +103,7 @@ public final class SIPCallLeg: Sendable {
     /// Media is paced out (the call suspends here when 100 ms are already waiting); a mark
     /// follows the audio before it; clear drops what has not played.
     public func send(_ command: MediaStreamCommand) async {
-        switch command {
-        case .media(let bytes):
-            let (frames, item, generation) = state.withLock { s -> ([[UInt8]], String, Int) in
-                s.pending += bytes
-                var frames: [[UInt8]] = []
-                while s.pending.count >= 160 {
-                    frames.append(Array(s.pending.prefix(160)))
-                    s.pending.removeFirst(160)
-                }
-                return (frames, "item-\(s.item)", s.generation)
-            }
-            for frame in frames {
-                guard state.withLock({ $0.generation }) == generation else { return }   // cleared meanwhile
-                pacer.playback.queued(item: item, milliseconds: 20)
-                guard await pacer.input.send(.audio(frame, item: item)) else { return }
-            }
-        case .mark(let name):
-            // A mark closes a response chunk: pad its last partial frame with μ-law silence.
-            let (tail, item) = state.withLock { s -> ([UInt8]?, String) in
-                let item = "item-\(s.item)"
-                defer { s.pending.removeAll(); s.item += 1 }
-                guard !s.pending.isEmpty else { return (nil, item) }
-                return (s.pending + [UInt8](repeating: 0xFF, count: 160 - s.pending.count), item)
-            }
-            if let tail {
-                pacer.playback.queued(item: item, milliseconds: 20)
-                await pacer.input.send(.audio(tail, item: item))
-            }
-            await pacer.input.send(.mark(name))
-        case .clear:
-            state.withLock { s in s.pending.removeAll(); s.item += 1; s.generation += 1 }
-            pacer.input.sendControl(.flush)
-        }
+        await outbound.send(command)
     }
 
     static let silenceFrame = [UInt8](repeating: 0xFF, count: 160)

@@ -14,7 +14,8 @@ public final class TwilioStreamLeg: MediaStreamLeg {
 
     public let events: AsyncStream<MediaStreamEvent>
     private let continuation: AsyncStream<MediaStreamEvent>.Continuation
-    private let pacer: Pacer<[UInt8]>
+    private let outbound: PacedMediaQueue
+    private var pacer: Pacer<[UInt8]> { outbound.pacer }
     private let outbox = BoundedQueue<String>(capacity: 64, policy: .suspendProducer)
     private let scheduler: PacerScheduler<[UInt8]>
     private let write: @Sendable (String) async throws -> Void
@@ -25,8 +26,6 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     struct State {
         var streamSid = ""
         var start: MediaStreamStart?
-        var pending: [UInt8] = []
-        var generation = 0
         var unknown = 0
         var malformed = 0
         var finished = false
@@ -35,7 +34,7 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     public init(scheduler: PacerScheduler<[UInt8]>, aheadFrames: Int = 5, logger: Logger,
                 write: @escaping @Sendable (String) async throws -> Void, close: @escaping @Sendable () async -> Void) {
         self.scheduler = scheduler
-        self.pacer = Pacer(input: BoundedQueue(capacity: aheadFrames, policy: .suspendProducer))
+        self.outbound = PacedMediaQueue(aheadFrames: aheadFrames)
         self.write = write
         self.close = close
         self.logger = logger
@@ -83,28 +82,9 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     }
 
     public func send(_ command: MediaStreamCommand) async {
-        switch command {
-        case .media(let bytes):
-            let (frames, generation) = state.withLock { s -> ([[UInt8]], Int) in
-                s.pending += bytes
-                var frames: [[UInt8]] = []
-                while s.pending.count >= 160 { frames.append(Array(s.pending.prefix(160))); s.pending.removeFirst(160) }
-                return (frames, s.generation)
-            }
-            for frame in frames {
-                guard state.withLock({ $0.generation }) == generation else { return }
-                guard await pacer.input.send(.audio(frame, item: "")) else { return }
-            }
-        case .mark(let name):
-            let tail = state.withLock { s -> [UInt8]? in
-                defer { s.pending.removeAll() }
-                return s.pending.isEmpty ? nil : s.pending + [UInt8](repeating: 0xFF, count: 160 - s.pending.count)
-            }
-            if let tail { await pacer.input.send(.audio(tail, item: "")) }
-            await pacer.input.send(.mark(name))
-        case .clear:
-            state.withLock { s in s.pending.removeAll(); s.generation += 1 }
-            pacer.input.sendControl(.flush)
+        await outbound.send(command)
+        if command == .clear {
+            // Also drop what is waiting for the socket, and tell Twilio to drop what it buffered.
             outbox.sendControl(.flush)
             outbox.sendUrgent(TwilioMediaStreamCodec.encodeCommand(.clear, streamSid: streamSid))
         }

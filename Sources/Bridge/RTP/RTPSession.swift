@@ -124,6 +124,9 @@ public final class RTPSession: Sendable {
 
     public var remoteAddress: SocketAddress? { state.withLock { $0.remote } }
 
+    /// Packets waiting in the jitter buffer for their playout time.
+    public var bufferedPackets: Int { state.withLock { $0.jitter.count } }
+
     /// Media and digits as they are released, in order.
     public func setHandlers(media: @escaping @Sendable ([UInt8]) -> Void, dtmf: @escaping @Sendable (Character) -> Void) {
         state.withLock { s in s.onMedia = media; s.onDTMF = dtmf }

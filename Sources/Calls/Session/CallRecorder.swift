@@ -55,7 +55,12 @@ public final class CallRecorder: Sendable {
 
     private func flush(_ s: inout State) {
         let n = min(s.caller.count, s.agent.count)
-        guard n >= 800 || s.handle == nil else { return }   // write in 100 ms blocks
+        guard n >= 800 else { return }   // write in 100 ms blocks
+        write(n, &s)
+    }
+
+    /// Writes the first `n` frames: caller and agent sample interleaved, 16-bit little-endian.
+    private func write(_ n: Int, _ s: inout State) {
         var bytes = [UInt8]()
         bytes.reserveCapacity(n * 4)
         for i in 0..<n {
@@ -75,13 +80,7 @@ public final class CallRecorder: Sendable {
             let longest = max(s.caller.count, s.agent.count)
             s.caller += [Int16](repeating: 0, count: longest - s.caller.count)
             s.agent += [Int16](repeating: 0, count: longest - s.agent.count)
-            let n = s.caller.count
-            var bytes = [UInt8]()
-            for i in 0..<n { for v in [s.caller[i], s.agent[i]] { bytes.append(UInt8(truncatingIfNeeded: v)); bytes.append(UInt8(truncatingIfNeeded: v >> 8)) } }
-            handle.write(Data(bytes))
-            s.frames += n
-            s.caller = []
-            s.agent = []
+            write(longest, &s)
             try? handle.seek(toOffset: 0)
             handle.write(Self.header(dataBytes: s.frames * 4))
             try? handle.close()

@@ -1,0 +1,57 @@
+import Pipeline
+import Synchronization
+
+/// A leg's outbound side: μ-law of any length becomes 20 ms frames in a suspend-producer queue
+/// (at most `aheadFrames` waiting), a mark closes a response chunk (its partial frame padded with
+/// μ-law silence), and clear drops everything queued — including what a blocked `send` still
+/// holds. Both the SIP leg and the Twilio leg play out through this; only their sinks differ.
+final class PacedMediaQueue: Sendable {
+    let pacer: Pacer<[UInt8]>
+    private let state = Mutex(State())
+
+    private struct State {
+        var pending: [UInt8] = []
+        var item = 0
+        /// Bumped by `clear`: a `send` still pushing older audio stops.
+        var generation = 0
+    }
+
+    init(aheadFrames: Int) {
+        pacer = Pacer(input: BoundedQueue(capacity: aheadFrames, policy: .suspendProducer))
+    }
+
+    func send(_ command: MediaStreamCommand) async {
+        switch command {
+        case .media(let bytes):
+            let (frames, item, generation) = state.withLock { s -> ([[UInt8]], String, Int) in
+                s.pending += bytes
+                var frames: [[UInt8]] = []
+                while s.pending.count >= 160 {
+                    frames.append(Array(s.pending.prefix(160)))
+                    s.pending.removeFirst(160)
+                }
+                return (frames, "item-\(s.item)", s.generation)
+            }
+            for frame in frames {
+                guard state.withLock({ $0.generation }) == generation else { return }   // cleared meanwhile
+                pacer.playback.queued(item: item, milliseconds: 20)
+                guard await pacer.input.send(.audio(frame, item: item)) else { return }
+            }
+        case .mark(let name):
+            let (tail, item) = state.withLock { s -> ([UInt8]?, String) in
+                let item = "item-\(s.item)"
+                defer { s.pending.removeAll(); s.item += 1 }
+                guard !s.pending.isEmpty else { return (nil, item) }
+                return (s.pending + [UInt8](repeating: 0xFF, count: 160 - s.pending.count), item)
+            }
+            if let tail {
+                pacer.playback.queued(item: item, milliseconds: 20)
+                await pacer.input.send(.audio(tail, item: item))
+            }
+            await pacer.input.send(.mark(name))
+        case .clear:
+            state.withLock { s in s.pending.removeAll(); s.item += 1; s.generation += 1 }
+            pacer.input.sendControl(.flush)
+        }
+    }
+}
