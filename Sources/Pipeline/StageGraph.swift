@@ -33,6 +33,12 @@ public final class StageGraph: Sendable {
         let body: @Sendable () async -> Void = {
             var stage = stage
             let clock = ContinuousClock()
+            /// Lets the stage emit what it still holds for `event`, counted like any output.
+            func handle(_ event: ControlEvent) async {
+                let results = stage.handle(event)
+                counters.record(inputs: 0, outputs: results.count, nanoseconds: 0)
+                for result in results { await output.send(result) }
+            }
             while let message = await input.next() {
                 switch message {
                 case .data(let value):
@@ -43,13 +49,14 @@ public final class StageGraph: Sendable {
                         guard await output.send(result) else { break }
                     }
                 case .control(let event):
-                    let results = stage.handle(event)
-                    counters.record(inputs: 0, outputs: results.count, nanoseconds: 0)
-                    for result in results { await output.send(result) }
+                    await handle(event)
                     output.sendControl(event)
                     if event == .end { output.finish(); return }
                 }
             }
+            // The input finished and drained: a graceful end of stream, so the stage flushes
+            // what it holds (a resampler's tail) just as on `end`, which overtakes instead.
+            if !Task.isCancelled { await handle(.end) }
             output.finish()
         }
         pending.withLock { $0.append(Pending(name: name, body: body)) }

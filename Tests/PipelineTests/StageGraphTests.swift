@@ -34,7 +34,7 @@ import TestSupport
             await packets.send(Array(fixture[n * 160..<(n + 1) * 160]))
             await Task.yield()
         }
-        packets.sendControl(.end)
+        packets.finish()   // drain, then end (an `end` control event would overtake the queued audio)
         await owner.value
         received = await consumer.value
         #expect(received.allSatisfy { $0.frame.sampleRate == 16000 && $0.frame.samples.count == 320 })
