@@ -30,7 +30,7 @@ extension VoiceBridgeServer {
             let form = try await self.formParameters(request, context)
             try self.checkSignature(request, url: self.publicBase(request) + "/twilio/status", parameters: form)
             let values = Dictionary(form, uniquingKeysWith: { first, _ in first })
-            if let sid = values["CallSid"], let call = try self.store.calls(inStates: CallState.allCases).first(where: { $0.callId == sid }) {
+            if let sid = values["CallSid"], let call = try self.store.call(externalID: sid) {
                 try self.store.appendEvent(callID: call.outboundId, type: "twilio_stream_status",
                                            payload: ["stream_event": values["StreamEvent"] ?? "", "stream_sid": values["StreamSid"] ?? "", "error": values["StreamError"] ?? ""])
             }

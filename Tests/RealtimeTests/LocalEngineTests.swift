@@ -68,15 +68,29 @@ import TestSupport
         #expect(audio > EspeakSynthesizer.sampleRate * 5, "the agent actually spoke")
     }
 
-    @Test func echoEngineReturnsTheCallersAudioPerSpeechSegment() async throws {
-        let engine = EchoEngine()
+    @Test func echoEngineRepeatsEachUtteranceWhenItEnds() async throws {
+        let engine = EchoEngine(sampleRate: 10, maxUtteranceSeconds: 1)
         try await engine.start()
+        await engine.send(samples: [8], speech: .silence)
+        await engine.send(samples: [9], speech: .silence)
         await engine.send(samples: [1, 2], speech: .started)
         await engine.send(samples: [3], speech: .speech)
-        await engine.send(samples: [4], speech: .started)
+        #expect(engine.events.count == 0, "nothing is played while the caller is still talking")
+        await engine.send(samples: [4], speech: .ended)
+        await engine.send(samples: [0], speech: .silence)
+        // A long utterance is played in pieces of at most maxUtteranceSeconds (memory stays bounded).
+        await engine.send(samples: Array(repeating: 5, count: 6), speech: .started)
+        await engine.send(samples: Array(repeating: 6, count: 6), speech: .speech)
+        await engine.send(samples: [7], speech: .ended)
         _ = await engine.stop()
-        var items: [String] = []
-        while let e = await engine.nextEvent() { if case .audio(let item, _) = e { items.append(item) } }
-        #expect(items == ["echo-1", "echo-1", "echo-2"])
+        var played: [String] = []
+        while let e = await engine.nextEvent() {
+            switch e {
+            case .audio(let item, let samples): played.append("\(item):\(samples.map(String.init).joined())")
+            case .audioDone(let item): played.append("\(item) done")
+            default: break
+            }
+        }
+        #expect(played == ["echo-1:891234", "echo-1 done", "echo-2:0555555666666", "echo-2:7", "echo-2 done"])
     }
 }

@@ -91,6 +91,12 @@ extension CallStore {
                 t.column("created_at", .datetime).notNull()
             }
         }
+
+        // v3: look calls up by the provider's id (Twilio status callbacks) and by callee (one live call each).
+        migrator.registerMigration("v3-lookups") { db in
+            try db.create(index: "calls_call_id", on: "calls", columns: ["call_id"])
+            try db.create(index: "calls_callee", on: "calls", columns: ["callee_number", "state"])
+        }
         return migrator
     }
 }

@@ -85,6 +85,11 @@ public final class CallStore: Sendable {
         try pool.read { try CallRecord.fetchOne($0, key: id) }
     }
 
+    /// The call a provider knows by `externalID` (SIP Call-ID or Twilio CallSid), newest first.
+    public func call(externalID: String) throws -> CallRecord? {
+        try pool.read { try CallRecord.filter(Column("call_id") == externalID).order(Column("created_at").desc).fetchOne($0) }
+    }
+
     public func calls(inStates states: [CallState]) throws -> [CallRecord] {
         try pool.read { db in
             try CallRecord.filter(states.map(\.rawValue).contains(Column("state")))
