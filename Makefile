@@ -57,6 +57,7 @@ e2e-test:
 	tests/e2e/run-all.sh .build/debug/voicebridge
 
 bench: deps
+	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
 	swift build -c release --product voicebridge-bench $(SWIFT_BUILD_FLAGS)
 	mkdir -p bench-results
 	.build/release/voicebridge-bench --output bench-results

@@ -66,7 +66,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Calls",
+                "Calls", "Pipeline",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -85,7 +85,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "voicebridge-bench",
-            dependencies: ["Pipeline", "Bridge", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "Pipeline", "Bridge", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             path: "Benchmarks/voicebridge-bench"
         ),
 

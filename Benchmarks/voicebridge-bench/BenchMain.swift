@@ -9,7 +9,8 @@ struct BenchMain {
         var seconds = 5.0
         var counts = [1, 100, 1000]
         var rtpCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp"]
+        var streamCounts = [100, 500, 1000]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams"]
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
             let ports = args.firstIndex(of: "--ports").map { args[$0 + 1].split(separator: ",").compactMap { Int($0) } } ?? []
@@ -24,15 +25,41 @@ struct BenchMain {
             case "--seconds": seconds = arguments.next().flatMap(Double.init) ?? seconds
             case "--graphs": counts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--calls": rtpCounts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
+            case "--streams": streamCounts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--graphs 1,100,1000] [--calls 100,500,1000] [--only pipeline,sip-rtp]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--graphs 1,100,1000] [--calls 100,500,1000] [--streams 100,500,1000] [--only pipeline,sip-rtp,media-streams]\n".utf8))
                 exit(2)
             }
         }
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         if suites.contains("pipeline") { try await pipeline(output: output, seconds: seconds, counts: counts) }
         if suites.contains("sip-rtp") { try await sipRTP(output: output, seconds: seconds, counts: rtpCounts) }
+        if suites.contains("media-streams") { try await mediaStreams(output: output, seconds: seconds, counts: streamCounts) }
+    }
+
+    static func mediaStreams(output: String, seconds: Double, counts: [Int]) async throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicebridge").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw BenchError("media-streams needs the server binary next to the benchmark: \(binary) (make bench builds both)")
+        }
+        print("== Twilio media streams: `voicebridge serve` in echo mode, load from this process, \(seconds) s measured after 2 s warm-up")
+        var rows: [[String]] = []
+        var streams: [[String: Any]] = []
+        for n in counts {
+            let r = try await MediaStreamBenchmark.run(streams: n, seconds: seconds, serverBinary: binary)
+            let expected = Int(Double(r.connected) * seconds * 50)
+            rows.append([String(n), String(r.connected), format(r.cpuPercentPerStream, digits: 3), String(r.lateFrames), format(r.maxLatenessMilliseconds),
+                         format(r.rssKBPerStream, digits: 0), "\(r.mediaReceived)/\(expected)", String(r.clientLateRounds)])
+            streams.append(["n": n, "connected": r.connected, "cpu_pct_per_stream": r.cpuPercentPerStream, "late_frames": r.lateFrames,
+                            "max_tick_lateness_ms": r.maxLatenessMilliseconds, "rss_kb_per_stream": r.rssKBPerStream,
+                            "media_received": r.mediaReceived, "media_sent": r.mediaSent, "client_late_rounds": r.clientLateRounds])
+        }
+        print(table(["streams", "connected", "CPU % per stream", "late frames", "max tick lateness ms", "RSS KB per stream", "media back/expected", "client late rounds"], rows))
+        let data = try JSONSerialization.data(withJSONObject: ["streams": streams, "target": "≤ 0.1 % of one core per stream at N = 1000"], options: [.prettyPrinted, .sortedKeys])
+        let path = (output as NSString).appendingPathComponent("media-streams.json")
+        try data.write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
     }
 
     static func sipRTP(output: String, seconds: Double, counts: [Int]) async throws {

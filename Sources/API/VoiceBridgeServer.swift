@@ -32,7 +32,8 @@ public struct VoiceBridgeServer: Sendable {
                 version: VoiceBridgeVersion.current,
                 database: databaseOK ? "ok" : "unavailable",
                 sipListening: status.sipListening,
-                engineMode: config.engine.mode.rawValue
+                engineMode: config.engine.mode.rawValue,
+                media: calls.map { MediaTickReport(legs: $0.scheduler.registeredCount, statistics: $0.scheduler.statistics) }
             )
             return EditedResponse(status: databaseOK ? .ok : .serviceUnavailable, response: report)
         }

@@ -49,10 +49,16 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
     /// Ticks everything registered until cancelled. Pacers that are done are dropped.
     public func run<C: Clock & Sendable>(clock: C, executor: Executor = { work in work() }) async where C.Duration == Duration {
         var schedule = TickSchedule(clock: clock)
+        var lateFrames = 0
         while await schedule.waitForNextTick() {
-            await executor { self.tickAll() }
+            let lateBefore = stats.withLock { $0.lateTicks }
             let current = schedule.statistics
-            stats.withLock { $0 = current }
+            // Every registered pacer sends at most one frame per tick: a late tick makes each of them late.
+            if current.lateTicks > lateBefore { lateFrames += registeredCount }
+            var snapshot = current
+            snapshot.lateFrames = lateFrames
+            stats.withLock { $0 = snapshot }
+            await executor { self.tickAll() }
         }
     }
 

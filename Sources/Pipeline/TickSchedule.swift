@@ -47,4 +47,6 @@ public struct TickStatistics: Sendable, Equatable {
     public var lateTicks = 0
     public var maxLatenessNanoseconds = 0
     public var reanchors = 0
+    /// Frames due in late ticks (filled in by `PacerScheduler`, which knows how many pacers ran).
+    public var lateFrames = 0
 }

@@ -1,0 +1,96 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A `voicebridge serve` child process on loopback with its own database folder, measured from
+/// /proc so that the load generator's own work is not counted.
+final class ServerProcess: Sendable {
+    let httpPort: Int
+    let folder: String
+    private let process: Process
+
+    struct MediaTick: Decodable {
+        var ticks: Int
+        var lateFrames: Int
+        var maxLatenessMilliseconds: Double
+        enum CodingKeys: String, CodingKey {
+            case ticks
+            case lateFrames = "late_frames"
+            case maxLatenessMilliseconds = "max_lateness_ms"
+        }
+    }
+
+    init(binary: String, environment extra: [String: String]) throws {
+        httpPort = try Self.freePort()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["VOICEBRIDGE_HTTP_HOST"] = "127.0.0.1"
+        environment["VOICEBRIDGE_HTTP_PORT"] = "\(httpPort)"
+        environment["VOICEBRIDGE_SIP_PORT"] = "0"
+        environment["VOICEBRIDGE_DATABASE_PATH"] = (folder as NSString).appendingPathComponent("bench.sqlite")
+        environment["VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION"] = "3600"
+        environment["LOG_LEVEL"] = "error"
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    func waitUntilHealthy() async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+        while ContinuousClock.now < deadline {
+            if (try? await mediaTick()) != nil { return }
+            guard process.isRunning else { throw BenchError("voicebridge serve exited with status \(process.terminationStatus)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw BenchError("voicebridge serve did not answer /healthz on port \(httpPort)")
+    }
+
+    /// The server's own account of its 20 ms media tick.
+    func mediaTick() async throws -> MediaTick {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(httpPort)/healthz"), timeout: .seconds(5))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        struct Health: Decodable { var media: MediaTick }
+        return try JSONDecoder().decode(Health.self, from: Data(body.readableBytesView)).media
+    }
+
+    /// User + system CPU seconds the server has used so far (/proc/PID/stat fields 14 and 15).
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func residentKilobytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    static func freePort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? channel.close().wait() }
+        return channel.localAddress?.port ?? 0
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
