@@ -60,7 +60,8 @@ extension VoiceBridgeServer {
             .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
-    /// `GET /twilio/stream`: a Twilio media stream becomes an inbound call.
+    /// The WebSocket routes: `GET /twilio/stream` (a Twilio media stream becomes an inbound call)
+    /// and `GET /api/events` (the event stream).
     func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.ws("twilio/stream") { request, _ in
@@ -99,6 +100,18 @@ extension VoiceBridgeServer {
                 }
                 leg.finish()
                 try await group.waitForAll()
+            }
+        }
+        router.ws("api/events") { request, _ in
+            do { _ = try self.access.identity(of: request) } catch { return .dontUpgrade }
+            if let since = request.uri.queryParameters.get("since"), Int64(since) == nil { return .dontUpgrade }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            let since = context.request.uri.queryParameters.get("since").flatMap { Int64($0) }
+            do {
+                try await EventStream(store: self.store, logger: self.logger).run(since: since, outbound: outbound, inbound: inbound)
+            } catch {
+                self.logger.debug("event stream ended", metadata: ["error": "\(error)"])
             }
         }
         return router

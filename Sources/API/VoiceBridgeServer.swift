@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import Prometheus
 import ServiceLifecycle
 
 /// Builds the HTTP application: routes, static dashboard files, and the services that share its life.
@@ -13,13 +14,26 @@ public struct VoiceBridgeServer: Sendable {
     public let logger: Logger
     /// The SIP side; nil in tests that only exercise HTTP.
     public let calls: CallSystem?
+    /// Where `/metrics` reads from; the call system reports into it (`metricsFactory`).
+    public let metricsRegistry: PrometheusCollectorRegistry
+    let access: APIAccess
+    let limiter: CreationRateLimiter
 
-    public init(config: VoiceBridgeConfig, store: CallStore, status: RuntimeStatus = RuntimeStatus(), logger: Logger, calls: CallSystem? = nil) {
+    public init(config: VoiceBridgeConfig, store: CallStore, status: RuntimeStatus = RuntimeStatus(), logger: Logger, calls: CallSystem? = nil,
+                metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.config = config
         self.store = store
         self.status = status
         self.logger = logger
         self.calls = calls
+        self.metricsRegistry = metricsRegistry
+        self.access = APIAccess(tokens: Set(config.api.tokens))
+        self.limiter = CreationRateLimiter(perMinute: config.api.callCreationsPerMinute)
+    }
+
+    /// What the call system should report through so that `/metrics` shows it.
+    public static func callMetrics(registry: PrometheusCollectorRegistry) -> CallMetrics {
+        CallMetrics(factory: MetricsRoute.factory(registry: registry))
     }
 
     public func router() -> Router<BasicRequestContext> {
@@ -38,6 +52,18 @@ public struct VoiceBridgeServer: Sendable {
             return EditedResponse(status: databaseOK ? .ok : .serviceUnavailable, response: report)
         }
         addTwilioRoutes(to: router)
+        let api = router.group("api").add(middleware: ProblemMiddleware()).add(middleware: BearerAuthMiddleware(access: access))
+        addOutboundRoutes(to: api, limiter: limiter, access: access)
+        api.get("**") { request, _ -> Response in throw ProblemDetails(.notFound, detail: "no API route \(request.uri.path)") }
+        router.group("metrics").add(middleware: BearerAuthMiddleware(access: access)).get { _, _ in
+            try await MetricsRoute(registry: metricsRegistry).render(store: store, calls: calls)
+        }
+        router.get("openapi.yaml") { _, _ -> Response in
+            guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"), let data = FileManager.default.contents(atPath: url.path) else {
+                throw HTTPError(.notFound)
+            }
+            return Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
         return router
     }
 

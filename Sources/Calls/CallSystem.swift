@@ -53,7 +53,7 @@ public final class CallSystem: Sendable {
     }
 
     /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
-    public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger) async throws -> CallSystem {
+    public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
         let engines = try engines(for: config.engine)
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
         let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
@@ -101,7 +101,7 @@ public final class CallSystem: Sendable {
             settings.recordingsFolder = ((config.database.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("recordings")
         }
         let scheduler = PacerScheduler<[UInt8]>()
-        let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger)
+        let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger, metrics: metrics)
         return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop)
     }
 

@@ -3,6 +3,7 @@ import ArgumentParser
 import Calls
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
@@ -49,9 +50,10 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("closed calls interrupted by the last shutdown", metadata: ["calls": "\(closed.joined(separator: ","))"])
         }
 
+        let registry = PrometheusCollectorRegistry()
         let calls: CallSystem
         do {
-            calls = try await CallSystem.start(config: settings, store: store, logger: logger)
+            calls = try await CallSystem.start(config: settings, store: store, logger: logger, metrics: VoiceBridgeServer.callMetrics(registry: registry))
         } catch {
             FileHandle.standardError.write(Data("voicebridge: \(error)\n".utf8))
             throw ExitCode(1)
@@ -59,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         let status = RuntimeStatus()
         status.sipListening = true
         logger.info("SIP listening", metadata: ["address": "\(settings.sip.bind):\(calls.sipPort)", "engine": "\(settings.engine.mode.rawValue)"])
-        let server = VoiceBridgeServer(config: settings, store: store, status: status, logger: logger, calls: calls)
+        let server = VoiceBridgeServer(config: settings, store: store, status: status, logger: logger, calls: calls, metricsRegistry: registry)
         let app = server.application { port in
             logger.info("listening", metadata: ["url": "http://\(settings.http.host):\(port)/"])
         }

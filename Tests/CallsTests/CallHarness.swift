@@ -66,10 +66,11 @@ enum CallHarness {
         throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "call \(id) is still \(String(describing: try store.call(id: id)?.state))"])
     }
 
-    static func seedRequest(answers: [String]? = nil, maxRetries: Int? = nil, questions: [String] = ["Can you attend?", "Does the place need to change?"]) -> OutboundCallRequest {
+    static func seedRequest(answers: [String]? = nil, maxRetries: Int? = nil, questions: [String] = ["Can you attend?", "Does the place need to change?"],
+                            callee: String = "010 9876 5432") -> OutboundCallRequest {
         var metadata: String?
         if let answers, let data = try? JSONSerialization.data(withJSONObject: ["simulated_answers": answers]) { metadata = String(decoding: data, as: UTF8.self) }
-        return OutboundCallRequest(callerNumber: "070-1234-5678", calleeNumber: "010 9876 5432", purpose: "tomorrow's 2 pm meeting",
+        return OutboundCallRequest(callerNumber: "070-1234-5678", calleeNumber: callee, purpose: "tomorrow's 2 pm meeting",
                                    questions: questions, callerDisplayName: "ABC Company", maxDuration: 120, maxRetries: maxRetries, metadata: metadata)
     }
 }

@@ -131,7 +131,7 @@ import TestSupport
     @Test func neverMoreThanMaxConcurrentCallsLive() async throws {
         try await CallHarness.run(rtpBase: 39200, tweak: { $0.maxConcurrentCalls = 3 }) { manager, store, ua in
             var ids: [String] = []
-            for _ in 0..<10 { ids.append(try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"], questions: ["Can you attend?"])).outboundId) }
+            for n in 0..<10 { ids.append(try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"], questions: ["Can you attend?"], callee: "0109876540\(n)")).outboundId) }
             var mostConnected = 0
             let deadline = ContinuousClock.now.advanced(by: .seconds(150))
             while ContinuousClock.now < deadline {
@@ -226,8 +226,8 @@ import TestSupport
         try await CallHarness.run(rtpBase: 41600, tweak: { $0.maxConcurrentCalls = 1 }) { manager, store, _ in
             let due = Date().addingTimeInterval(1)   // all become due together
             var ids: [String] = []
-            for priority in [3, 9, 3] {
-                var request = CallHarness.seedRequest(answers: ["<reject>"], maxRetries: 0)
+            for (n, priority) in [3, 9, 3].enumerated() {
+                var request = CallHarness.seedRequest(answers: ["<reject>"], maxRetries: 0, callee: "0109876541\(n)")
                 request.priority = priority
                 request.scheduledAt = due
                 ids.append(try await manager.create(request).outboundId)

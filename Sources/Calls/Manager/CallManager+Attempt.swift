@@ -69,14 +69,20 @@ extension CallManager {
 
     private func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, handle: LiveCall) async {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
-                                  context: context(for: call), logger: logger)
+                                  context: context(for: call), logger: logger, metrics: metrics)
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
         let outcome = await session.run()
         switch outcome.ending {
         case .remoteHangup, .agentFinished, .maxDuration:
-            // A callee hanging up early still completes the call, with task_completed = false.
-            _ = try? store.transition(id: call.outboundId, to: .completed, reason: outcome.ending == .maxDuration ? "max_call_duration" : nil)
+            // A callee hanging up early still completes the call, with task_completed = false; the
+            // reason says who ended it (the event API announces it as outbound_ended).
+            let reason: String? = switch outcome.ending {
+            case .maxDuration: "max_call_duration"
+            case .remoteHangup: "remote_hangup"
+            default: nil
+            }
+            _ = try? store.transition(id: call.outboundId, to: .completed, reason: reason)
         case .cancelled:
             _ = try? store.transition(id: call.outboundId, to: .cancelled, reason: "cancelled by operator")
         case .engineFailure(let message):

@@ -25,6 +25,8 @@ public actor CallManager {
         public var inbound = VoiceBridgeConfig.Inbound()
         public var language = "en"
         public var allowedCallerIDs: [String] = []
+        /// Seed 000 §11 (spam): a second call to a number that already has one queued or live is refused.
+        public var oneOpenCallPerCallee = true
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }
@@ -54,11 +56,13 @@ public actor CallManager {
     let scheduler: PacerScheduler<[UInt8]>
     let engines: EngineFactory
     let logger: Logger
+    let metrics: CallMetrics
     var live: [String: LiveCall] = [:]
     public private(set) var mostLiveAtOnce = 0
 
     public init(settings: Settings, store: CallStore, userAgent: SIPUserAgent, scheduler: PacerScheduler<[UInt8]>,
-                engines: @escaping EngineFactory, logger: Logger) {
+                engines: @escaping EngineFactory, logger: Logger, metrics: CallMetrics = .none) {
+        self.metrics = metrics
         self.settings = settings
         self.store = store
         self.userAgent = userAgent
@@ -81,7 +85,11 @@ public actor CallManager {
                                 maxRetries: valid.maxRetries ?? settings.retry.maxRetries, retryInterval: settings.retry.retryIntervalSeconds,
                                 metadata: valid.metadata, requestedBy: requestedBy)
         record.state = .queued
-        try store.insert(record)
+        do {
+            try store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee)
+        } catch CallStore.Failure.calleeBusy(let number, let existing) {
+            throw Failure.conflict("a call to \(number) is already queued or live (\(existing)); one open call per number")
+        }
         return record
     }
 

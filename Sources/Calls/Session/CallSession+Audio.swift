@@ -90,6 +90,7 @@ extension CallSession {
             guard let ended else { return }
             let ms = Int(ended.duration(to: .now).totalMilliseconds)
             state.withLock { $0.latencies.append(ms) }
+            metrics.turnLatency.recordMilliseconds(ms)
             if let row { try? store.setLatency(transcriptID: row, milliseconds: ms) }
         }
 
@@ -146,6 +147,7 @@ extension CallSession {
                 return
             case .error(let message, let fatal):
                 logger.warning("engine error", metadata: ["call": "\(callID)", "error": "\(message)", "fatal": "\(fatal)"])
+                metrics.engineErrors.increment()
                 if fatal { finish(.engineFailure(message)); return }
             }
         }

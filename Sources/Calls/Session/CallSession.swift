@@ -31,6 +31,7 @@ public final class CallSession: Sendable {
     let recorder: CallRecorder?
     let context: ConversationContext
     let logger: Logger
+    let metrics: CallMetrics
     let playback = PlaybackTracker()
     let state = Mutex(State())
     private let endings: AsyncStream<Ending>
@@ -48,7 +49,8 @@ public final class CallSession: Sendable {
     }
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
-                context: ConversationContext, logger: Logger) {
+                context: ConversationContext, logger: Logger, metrics: CallMetrics = .none) {
+        self.metrics = metrics
         self.callID = callID
         self.leg = leg
         self.engine = engine
@@ -104,6 +106,8 @@ public final class CallSession: Sendable {
         endingInput.finish()
         if ending == .agentFinished, let reason = state.withLock({ $0.closingReason }) { ending = reason }
         let tracker = await engine.stop()
+        let dropped = engine.events.counters.dropped
+        if dropped > 0 { metrics.pipelineDrops.increment(by: dropped) }
         let (transcript, answeredAt) = state.withLock { ($0.transcript, $0.answeredAt) }
         let duration = Int(answeredAt.duration(to: .now).totalSeconds.rounded())
         let result = ConversationResult(tracker: tracker, transcript: transcript, durationSeconds: duration, context: context)

@@ -9,9 +9,12 @@ public final class CallStore: Sendable {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case notFound(String)
         case invalidTransition(id: String, from: CallState, to: CallState)
+        /// Another call to the same number is queued or live (`insert(_:onlyIfCalleeFree:)`).
+        case calleeBusy(number: String, existing: String)
 
         public var description: String {
             switch self {
+            case .calleeBusy(let number, let existing): "a call to \(number) is already open (\(existing))"
             case .notFound(let id): "no call with id \(id)"
             case .invalidTransition(let id, let from, let to): "call \(id) cannot go from \(from.rawValue) to \(to.rawValue)"
             }
@@ -69,10 +72,17 @@ public final class CallStore: Sendable {
         }
     }
 
-    /// Stores a new call with its `outbound_queued` (or `inbound_…`) event; returns the event.
+    /// Stores a new call with its `outbound_queued` (or `inbound_…`) event; returns the event. With `onlyIfCalleeFree`, refuses (atomically, so two
+    /// racing requests cannot both pass) when an outbound call to the same number is still open.
     @discardableResult
-    public func insert(_ call: CallRecord) throws -> CallEvent {
+    public func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false) throws -> CallEvent {
         try pool.write { db in
+            if onlyIfCalleeFree {
+                let open = [CallState.queued, .dialing, .ringing, .connected].map(\.rawValue)
+                if let existing = try CallRecord.filter(Column("callee_number") == call.calleeNumber && open.contains(Column("state")) && Column("direction") == "outbound").fetchOne(db) {
+                    throw Failure.calleeBusy(number: call.calleeNumber, existing: existing.outboundId)
+                }
+            }
             try call.insert(db)
             var event = CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
                                   payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt)

@@ -1,0 +1,61 @@
+import Foundation
+import Hummingbird
+import Synchronization
+
+/// Who may use `/api`: with tokens configured, a request needs `Authorization: Bearer <token>`
+/// (browsers opening the event WebSocket, which cannot set headers, may pass `?access_token=`).
+/// With none configured the server only listens on loopback (the config refuses anything else),
+/// so every local client is trusted.
+struct APIAccess: Sendable {
+    let tokens: Set<String>
+
+    /// The caller's identity for rate limiting: its token, or "local" without auth.
+    func identity(of request: Request) throws -> String {
+        guard !tokens.isEmpty else { return "local" }
+        var presented: String?
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
+            presented = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        } else if let query = request.uri.queryParameters.get("access_token") {
+            presented = query
+        }
+        guard let presented, tokens.contains(presented) else {
+            throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: #"Bearer realm="voicebridge""#],
+                            message: presented == nil ? "a bearer token is required" : "the bearer token is not valid")
+        }
+        return presented
+    }
+}
+
+/// Checks `APIAccess` for every route it wraps.
+struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
+    let access: APIAccess
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        _ = try access.identity(of: request)
+        return try await next(request, context)
+    }
+}
+
+/// Seed 000 §11: call creations per identity per minute, over a sliding 60 s window.
+final class CreationRateLimiter: Sendable {
+    let perMinute: Int
+    private let history = Mutex<[String: [ContinuousClock.Instant]]>([:])
+
+    init(perMinute: Int) { self.perMinute = perMinute }
+
+    /// Records an attempt; throws 429 (with Retry-After) when the identity is over its limit.
+    func admit(_ identity: String, now: ContinuousClock.Instant = .now) throws {
+        let wait = history.withLock { all -> Duration? in
+            var recent = (all[identity] ?? []).filter { $0.duration(to: now) < .seconds(60) }
+            defer { all[identity] = recent }
+            guard recent.count < perMinute else { return .seconds(60) - recent[0].duration(to: now) }
+            recent.append(now)
+            return nil
+        }
+        if let wait {
+            let seconds = max(1, Int(wait.totalSeconds.rounded(.up)))
+            throw HTTPError(.tooManyRequests, headers: [.retryAfter: "\(seconds)"],
+                            message: "at most \(perMinute) calls may be created per minute; retry in \(seconds) s")
+        }
+    }
+}

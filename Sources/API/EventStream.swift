@@ -1,0 +1,108 @@
+import Calls
+import Foundation
+import HummingbirdWebSocket
+import Logging
+
+/// `GET /api/events`: seed 000 §6.3's events and transcript lines as they happen, read from the
+/// append-only events table — events are stored before they are announced, so a client that
+/// reconnects with `?since=<last id it saw>` gets exactly what it missed, in order.
+struct EventStream: Sendable {
+    let store: CallStore
+    let logger: Logger
+    /// How often the table is read for new events while nothing is pending.
+    var pollInterval: Duration = .milliseconds(150)
+
+    /// One message per stored event: `{id, type, outbound_id, created_at, data}`.
+    struct Message: Encodable {
+        var id: Int64
+        var type: String
+        var outboundId: String
+        var createdAt: Date
+        var data: [String: AnyEncodable]
+
+        enum CodingKeys: String, CodingKey {
+            case id, type, data
+            case outboundId = "outbound_id", createdAt = "created_at"
+        }
+    }
+
+    func run(since: Int64?, outbound: WebSocketOutboundWriter, inbound: WebSocketInboundStream) async throws {
+        let start = try since ?? store.latestEventID()
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // The client's side: when it closes (or sends anything odd), the stream ends.
+            group.addTask { for try await _ in inbound.messages(maxSize: 4096) {} }
+            group.addTask {
+                var last = start
+                while !Task.isCancelled {
+                    let events = try store.events(after: last, limit: 500)
+                    for event in events {
+                        last = event.id ?? last
+                        let message = try message(for: event)
+                        try await outbound.write(.text(String(decoding: try encoder.encode(message), as: UTF8.self)))
+                    }
+                    if events.count < 500 { try await Task.sleep(for: pollInterval) }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Seed §6.3 names and payloads; the call row fills in what the stored event does not carry.
+    func message(for event: CallEvent) throws -> Message {
+        let payload = (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8))) as? [String: String] ?? [:]
+        var data: [String: AnyEncodable] = ["outbound_id": .string(event.outboundId)]
+        var type = event.type
+        let call = try store.call(id: event.outboundId)
+        switch event.type {
+        case "outbound_queued", "inbound_connected":
+            data["callee_number"] = .string(call.map { CallView.mask($0.calleeNumber) } ?? "")
+            data["purpose"] = .string(call?.purpose ?? "")
+            data["direction"] = .string(call?.direction.rawValue ?? "outbound")
+        case "outbound_dialing":
+            data["attempt"] = .int(Int(payload["attempt_count"] ?? "") ?? call?.attemptCount ?? 1)
+        case "outbound_connected":
+            data["answered_at"] = .date(call?.answeredAt ?? event.createdAt)
+        case "outbound_progress":
+            data["progress"] = .object(["total": .int(Int(payload["total"] ?? "") ?? 0), "completed": .int(Int(payload["answered"] ?? "") ?? 0)])
+        case "outbound_completed", "inbound_completed":
+            if payload["reason"] == "remote_hangup" { type = "outbound_ended" } else { type = "outbound_completed" }
+            data["task_completed"] = call?.taskCompleted.map { .bool($0) } ?? .null
+            data["summary"] = .string(call?.summary ?? "")
+            data["direction"] = .string(call?.direction.rawValue ?? "outbound")
+        case "outbound_no_answer", "outbound_busy", "outbound_rejected", "outbound_failed", "inbound_failed":
+            type = "outbound_failed"
+            data["state"] = .string(String(event.type.split(separator: "_", maxSplits: 1)[1]))
+            data["reason"] = .string(payload["reason"] ?? String(event.type.dropFirst("outbound_".count)))
+        case "transcript":
+            data["speaker"] = .string(payload["speaker"] ?? "")
+            data["text"] = .string(payload["text"] ?? "")
+            data["timestamp"] = .double(Double(payload["timestamp"] ?? "") ?? 0)
+        default:
+            for (key, value) in payload { data[key] = .string(value) }
+        }
+        if let state = VoiceBridgeServer.state(ofEventType: event.type) { data["state"] = data["state"] ?? .string(state.rawValue) }
+        return Message(id: event.id ?? 0, type: type, outboundId: event.outboundId, createdAt: event.createdAt, data: data)
+    }
+}
+
+/// The few JSON shapes event data holds.
+indirect enum AnyEncodable: Encodable {
+    case string(String), int(Int), double(Double), bool(Bool), date(Date), object([String: AnyEncodable]), null
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let v): try container.encode(v)
+        case .int(let v): try container.encode(v)
+        case .double(let v): try container.encode(v)
+        case .bool(let v): try container.encode(v)
+        case .date(let v): try container.encode(v)
+        case .object(let v): try container.encode(v)
+        case .null: try container.encodeNil()
+        }
+    }
+}

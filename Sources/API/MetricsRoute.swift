@@ -1,0 +1,35 @@
+import Calls
+import Hummingbird
+import Prometheus
+
+/// `GET /metrics` in the Prometheus text format: what calls report through swift-metrics
+/// (turn latency, engine errors, pipeline drops) plus gauges read at scrape time.
+struct MetricsRoute: Sendable {
+    let registry: PrometheusCollectorRegistry
+
+    /// The factory calls report through, with turn-latency buckets suited to speech (100 ms – 5 s).
+    static func factory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[CallMetrics.turnLatencyLabel] = [100, 250, 500, 750, 1000, 1500, 2000, 3000, 5000].map { .milliseconds($0) }
+        return factory
+    }
+
+    func render(store: CallStore, calls: CallSystem?) async throws -> Response {
+        let stats = try store.stats()
+        for state in CallState.allCases {
+            registry.makeGauge(name: "voicebridge_calls", labels: [("state", state.rawValue)], help: "Calls in the database by state")
+                .set(Double(stats.byState[state] ?? 0))
+        }
+        if let calls {
+            registry.makeGauge(name: "voicebridge_live_calls", help: "Calls holding a live session or SIP dialog")
+                .set(Double(await calls.manager.liveCount))
+            let tick = calls.scheduler.statistics
+            registry.makeGauge(name: "voicebridge_media_paced_legs", help: "Legs on the shared 20 ms media tick").set(Double(calls.scheduler.registeredCount))
+            registry.makeGauge(name: "voicebridge_media_late_frames", help: "Frames due in media ticks that ran more than 10 ms late, since start")
+                .set(Double(tick.lateFrames))
+        }
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+    }
+}

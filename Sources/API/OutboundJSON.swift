@@ -1,0 +1,226 @@
+import Calls
+import Foundation
+import Hummingbird
+import Realtime
+
+/// `POST /api/outbound/` body (seed 000 §4.1). Decoded leniently so that every problem can be
+/// reported at once by `OutboundCallRequest.validated`, not only the first one JSON decoding hits.
+struct CreateCallBody: Decodable {
+    var callerNumber: String?
+    var calleeNumber: String?
+    var purpose: String?
+    var questions: [String]?
+    var callerDisplayName: String?
+    var maxDuration: Int?
+    var priority: Int?
+    var scheduledAt: Date?
+    var retryOnNoAnswer: Bool?
+    var maxRetries: Int?
+    var metadata: JSONObjectText?
+
+    enum CodingKeys: String, CodingKey {
+        case purpose, questions, priority, metadata
+        case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
+        case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
+    }
+
+    var request: OutboundCallRequest {
+        OutboundCallRequest(callerNumber: callerNumber ?? "", calleeNumber: calleeNumber ?? "", purpose: purpose ?? "", questions: questions ?? [],
+                            callerDisplayName: callerDisplayName, maxDuration: maxDuration, priority: priority, scheduledAt: scheduledAt,
+                            retryOnNoAnswer: retryOnNoAnswer, maxRetries: maxRetries, metadata: metadata?.text)
+    }
+}
+
+/// Any JSON value kept as its text (the request's `metadata`, validated later as an object).
+struct JSONObjectText: Decodable {
+    var text: String
+
+    init(from decoder: Decoder) throws {
+        let value = try decoder.singleValueContainer().decode(AnyJSON.self)
+        let data = try JSONSerialization.data(withJSONObject: value.object, options: [.sortedKeys, .fragmentsAllowed])
+        text = String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A JSON value of any shape, decoded into Foundation objects.
+struct AnyJSON: Decodable {
+    var object: Any
+
+    init(from decoder: Decoder) throws {
+        if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
+            var dictionary: [String: Any] = [:]
+            for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(AnyJSON.self, forKey: key).object }
+            object = dictionary
+        } else if var list = try? decoder.unkeyedContainer() {
+            var array: [Any] = []
+            while !list.isAtEnd { array.append(try list.decode(AnyJSON.self).object) }
+            object = array
+        } else {
+            let single = try decoder.singleValueContainer()
+            if single.decodeNil() { object = NSNull() }
+            else if let b = try? single.decode(Bool.self) { object = b }
+            else if let i = try? single.decode(Int.self) { object = i }
+            else if let d = try? single.decode(Double.self) { object = d }
+            else { object = try single.decode(String.self) }
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// 202 answer to a created call (seed 000 §6.2).
+struct CreatedCall: ResponseEncodable {
+    var outboundId: String
+    var state: String
+    var createdAt: Date
+    var message: String
+
+    enum CodingKeys: String, CodingKey {
+        case state, message
+        case outboundId = "outbound_id", createdAt = "created_at"
+    }
+}
+
+/// A call as the API shows it. In lists the callee number is masked; in detail it is complete.
+struct CallView: ResponseEncodable {
+    var outboundId: String
+    var direction: String
+    var state: String
+    var callerNumber: String
+    var calleeNumber: String
+    var callerDisplayName: String
+    var purpose: String
+    var questions: [String]
+    var maxDuration: Int
+    var priority: Int
+    var attemptCount: Int
+    var maxRetries: Int
+    var retryOnNoAnswer: Bool
+    var failureReason: String?
+    var taskCompleted: Bool?
+    var durationSeconds: Int?
+    var summary: String?
+    var createdAt: Date
+    var scheduledAt: Date?
+    var startedAt: Date?
+    var answeredAt: Date?
+    var completedAt: Date?
+    var nextAttemptAt: Date?
+    /// Detail only: the state timeline.
+    var timeline: [TimelineEntry]?
+
+    struct TimelineEntry: Codable {
+        var state: String
+        var at: Date
+        var reason: String?
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case direction, state, purpose, questions, priority, summary, timeline
+        case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
+        case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
+        case maxRetries = "max_retries", retryOnNoAnswer = "retry_on_no_answer", failureReason = "failure_reason"
+        case taskCompleted = "task_completed", durationSeconds = "duration_seconds", createdAt = "created_at"
+        case scheduledAt = "scheduled_at", startedAt = "started_at", answeredAt = "answered_at", completedAt = "completed_at"
+        case nextAttemptAt = "next_attempt_at"
+    }
+
+    init(_ c: CallRecord, masked: Bool, timeline: [TimelineEntry]? = nil) {
+        outboundId = c.outboundId; direction = c.direction.rawValue; state = c.state.rawValue
+        callerNumber = c.callerNumber; calleeNumber = masked ? Self.mask(c.calleeNumber) : c.calleeNumber
+        callerDisplayName = c.callerDisplayName; purpose = c.purpose; questions = c.questions
+        maxDuration = c.maxDuration; priority = c.priority; attemptCount = c.attemptCount; maxRetries = c.maxRetries
+        retryOnNoAnswer = c.retryOnNoAnswer; failureReason = c.failureReason; taskCompleted = c.taskCompleted
+        durationSeconds = c.durationSeconds; summary = c.summary; createdAt = c.createdAt; scheduledAt = c.scheduledAt
+        startedAt = c.startedAt; answeredAt = c.answeredAt; completedAt = c.completedAt; nextAttemptAt = c.nextAttemptAt
+        self.timeline = timeline
+    }
+
+    /// Seed 000 §11: numbers are masked in list views — the first three and last two digits stay.
+    static func mask(_ number: String) -> String {
+        let characters = Array(number)
+        guard characters.count > 5 else { return String(repeating: "*", count: characters.count) }
+        return String(characters.prefix(3)) + String(repeating: "*", count: characters.count - 5) + String(characters.suffix(2))
+    }
+}
+
+struct CallPage: ResponseEncodable {
+    var items: [CallView]
+    var total: Int
+    var limit: Int
+    var offset: Int
+}
+
+struct CallStats: ResponseEncodable {
+    var total: Int
+    var completed: Int
+    var inProgress: Int
+    var queued: Int
+    var noAnswer: Int
+    var busy: Int
+    var failed: Int
+    /// Completed calls whose every question got an answer, as a percentage of ended calls.
+    var successRate: Double
+    var averageDurationSeconds: Double
+
+    enum CodingKeys: String, CodingKey {
+        case total, completed, queued, busy, failed
+        case inProgress = "in_progress", noAnswer = "no_answer", successRate = "success_rate", averageDurationSeconds = "average_duration_seconds"
+    }
+}
+
+/// Seed 000 §6.2 `GET /api/outbound/{id}/result`.
+struct CallResultView: ResponseEncodable {
+    var outboundId: String
+    var state: String
+    var callerNumber: String
+    var calleeNumber: String
+    var purpose: String
+    var durationSeconds: Int?
+    var taskCompleted: Bool?
+    var answers: [Answer]
+    var summary: String?
+    var transcript: [Line]
+    var aiTurns: Int?
+    var customerTurns: Int?
+    var recordingURL: String?
+    var createdAt: Date
+    var answeredAt: Date?
+    var completedAt: Date?
+
+    struct Answer: Codable {
+        var questionId: String
+        var questionText: String
+        var status: String
+        var answerText: String?
+        var answerSummary: String?
+        var confidence: Double
+        enum CodingKeys: String, CodingKey {
+            case status, confidence
+            case questionId = "question_id", questionText = "question_text", answerText = "answer_text", answerSummary = "answer_summary"
+        }
+    }
+
+    struct Line: Codable {
+        var timestamp: Double
+        var speaker: String
+        var text: String
+        var latencyMs: Int?
+        enum CodingKeys: String, CodingKey {
+            case timestamp, speaker, text
+            case latencyMs = "latency_ms"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state, purpose, answers, summary, transcript
+        case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
+        case durationSeconds = "duration_seconds", taskCompleted = "task_completed", aiTurns = "ai_turns", customerTurns = "customer_turns"
+        case recordingURL = "recording_url", createdAt = "created_at", answeredAt = "answered_at", completedAt = "completed_at"
+    }
+}

@@ -1,0 +1,22 @@
+import CoreMetrics
+
+/// What calls report to the metrics backend (Prometheus at `/metrics` in the server). Made from an
+/// explicit factory so a server (or a test) owns its registry instead of a process-wide bootstrap.
+public struct CallMetrics: Sendable {
+    /// End of caller speech → first agent audio frame sent, per turn.
+    let turnLatency: CoreMetrics.Timer
+    let engineErrors: Counter
+    /// Audio frames dropped by a full bounded queue (not by barge-in flushes).
+    let pipelineDrops: Counter
+
+    public static let turnLatencyLabel = "voicebridge_turn_latency_seconds"
+
+    public init(factory: any MetricsFactory) {
+        turnLatency = CoreMetrics.Timer(label: Self.turnLatencyLabel, dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
+        engineErrors = Counter(label: "voicebridge_engine_errors_total", dimensions: [], factory: factory)
+        pipelineDrops = Counter(label: "voicebridge_pipeline_dropped_frames_total", dimensions: [], factory: factory)
+    }
+
+    /// Reports nowhere (tests and tools that do not care).
+    public static let none = CallMetrics(factory: NOOPMetricsHandler.instance)
+}
