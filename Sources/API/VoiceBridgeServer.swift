@@ -54,6 +54,12 @@ public struct VoiceBridgeServer: Sendable {
         addTwilioRoutes(to: router)
         let api = router.group("api").add(middleware: ProblemMiddleware()).add(middleware: BearerAuthMiddleware(access: access))
         addOutboundRoutes(to: api, limiter: limiter, access: access)
+        // WebSocket routes answer a plain GET with what it takes to use them.
+        for path in ["api/events", "twilio/stream"] {
+            router.get(RouterPath(path)) { _, _ -> Response in
+                ProblemDetails(.upgradeRequired, detail: "/\(path) is a WebSocket: send an Upgrade: websocket request").response(headers: [.upgrade: "websocket"])
+            }
+        }
         api.get("**") { request, _ -> Response in throw ProblemDetails(.notFound, detail: "no API route \(request.uri.path)") }
         router.group("metrics").add(middleware: BearerAuthMiddleware(access: access)).get { _, _ in
             try await MetricsRoute(registry: metricsRegistry).render(store: store, calls: calls)

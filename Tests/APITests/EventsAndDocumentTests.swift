@@ -1,0 +1,177 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import Logging
+import Testing
+import TestSupport
+import Yams
+@testable import API
+@testable import Calls
+
+/// The event WebSocket against a live server placing a real call to the simulated callee, and
+/// the OpenAPI document checked route by route against the server.
+@Suite(.serialized) struct EventsAndDocumentTests {
+    /// Event messages (as text) until one whose type is in `stopTypes`.
+    static func events(port: Int, since: Int64?, until stopTypes: Set<String>) async throws -> [String] {
+        let seen = Locked<[String]>([])
+        let url = "ws://127.0.0.1:\(port)/api/events" + (since.map { "?since=\($0)" } ?? "")
+        try await WebSocketClient.connect(url: url, logger: Logger(label: "events")) { inbound, outbound, _ in
+            for try await message in inbound.messages(maxSize: 1 << 20) {
+                guard case .text(let text) = message, let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { continue }
+                seen.withLock { $0.append(text) }
+                if stopTypes.contains(object["type"] as? String ?? "") { break }
+            }
+            try await outbound.close(.normalClosure, reason: nil)
+        }
+        return seen.value
+    }
+
+    static func parse(_ texts: [String]) -> [[String: Any]] {
+        texts.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test func eventsStreamAsTheCallHappensAndReplayFromAnID() async throws {
+        var config = TwilioStreamTests.config()
+        config.sip.rtpPortMin = 42400
+        config.sip.rtpPortMax = 42799
+        let created = Locked("")
+        let firstRun = Locked<[String]>([])
+        let replay = Locked<[String]>([])
+        try await TwilioStreamTests.withLiveServer(config) { port in
+            let listener = Task {
+                try await Self.events(port: port, since: nil, until: ["outbound_completed", "outbound_ended", "outbound_failed"])
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/outbound/")
+            request.method = .POST
+            request.body = .bytes(ByteBuffer(string: #"{"caller_number":"07012345678","callee_number":"01098765432","purpose":"tomorrow's 2 pm meeting","questions":["Can you attend?"],"metadata":{"simulated_answers":["Yes, I can attend."]}}"#))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+            #expect(response.status == .accepted)
+            let body = try await response.body.collect(upTo: 1 << 16)
+            created.withLock { $0 = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["outbound_id"] as? String ?? "" }
+            let texts = try await withThrowingTaskGroup(of: [String].self) { group in
+                group.addTask { try await listener.value }
+                group.addTask { try await Task.sleep(for: .seconds(90)); throw CancellationError() }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+            firstRun.withLock { $0 = texts }
+            // A client that saw only up to the connected event reconnects and gets the rest.
+            let connectedID = Self.parse(texts).first { $0["type"] as? String == "outbound_connected" }?["id"] as? Int64 ?? 0
+            let rest = try await Self.events(port: port, since: connectedID, until: ["outbound_completed", "outbound_ended"])
+            replay.withLock { $0 = rest }
+        }
+        let id = created.value
+        let seen = Self.parse(firstRun.value).filter { $0["outbound_id"] as? String == id }
+        let types = seen.compactMap { $0["type"] as? String }
+        let states = types.filter { $0 != "transcript" && $0 != "outbound_progress" }
+        #expect(states == ["outbound_queued", "outbound_dialing", "outbound_ringing", "outbound_connected", "outbound_completed"], "\(types)")
+        #expect(types.contains("transcript") && types.contains("outbound_progress"))
+        let queued = seen.first?["data"] as? [String: Any]
+        #expect(queued?["purpose"] as? String == "tomorrow's 2 pm meeting" && queued?["callee_number"] as? String == "010******32")
+        let progress = (seen.last { $0["type"] as? String == "outbound_progress" }?["data"] as? [String: Any])?["progress"] as? [String: Int]
+        #expect(progress == ["total": 1, "completed": 1])
+        let completed = seen.last?["data"] as? [String: Any]
+        #expect(completed?["task_completed"] as? Bool == true && (completed?["summary"] as? String)?.isEmpty == false)
+        let ids = seen.compactMap { $0["id"] as? Int64 }
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count, "ids increase")
+        let replayed = Self.parse(replay.value).filter { $0["outbound_id"] as? String == id }
+        let afterConnected = seen.drop { $0["type"] as? String != "outbound_connected" }.dropFirst().compactMap { $0["id"] as? Int64 }
+        #expect(replayed.compactMap { $0["id"] as? Int64 } == Array(afterConnected), "since= replays exactly what came after")
+    }
+
+    /// Every route the document lists answers with a status the document lists for it.
+    @Test func eachDocumentedRouteAnswersAsDocumented() async throws {
+        let h = try await OutboundAPITests.harness()
+        let call = CallRecord(outboundId: "ob-0000d0c5", callerNumber: "0701", calleeNumber: "0109", purpose: "p", questions: ["q"])
+        try h.store.insert(call)
+        let path = (h.store.path as NSString).deletingLastPathComponent + "/doc.wav"
+        FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 64))
+        try h.store.addRecording(callID: call.outboundId, path: path, bytes: 64, durationSeconds: 0)
+
+        let served = Locked("")
+        try await h.app.test(.router) { client in
+            try await client.execute(uri: "/openapi.yaml", method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix("application/yaml") == true)
+                served.withLock { $0 = String(buffer: response.body) }
+            }
+        }
+        let document = try Yams.load(yaml: served.value) as? [String: Any] ?? [:]
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: Any])
+        // (method, path template, documented statuses, documented 2xx content type)
+        var operations: [(method: String, template: String, statuses: Set<String>, content: [String: String])] = []
+        for (template, item) in paths.sorted(by: { $0.key < $1.key }) {
+            for method in ["get", "post"] {
+                guard let operation = (item as? [String: Any])?[method] as? [String: Any], let responses = operation["responses"] as? [String: Any] else { continue }
+                var content: [String: String] = [:]
+                for (status, value) in responses {
+                    if let type = ((value as? [String: Any])?["content"] as? [String: Any])?.keys.first { content[status] = type }
+                }
+                operations.append((method, template, Set(responses.keys), content))
+            }
+        }
+        let checked = Locked<[String]>([])
+        let toCheck = operations
+        try await h.app.test(.router) { client in
+            for (method, template, statuses, content) in toCheck {
+                let uri = template.replacingOccurrences(of: "{outbound_id}", with: call.outboundId)
+                var body = ByteBuffer()
+                var headers: HTTPFields = [:]
+                if template == "/api/outbound/" && method == "post" {
+                    body = ByteBuffer(string: OutboundAPITests.seedBody)
+                    headers[.contentType] = "application/json"
+                } else if template.hasPrefix("/twilio/") && method == "post" {
+                    body = ByteBuffer(string: "CallSid=CA1")
+                    headers[.contentType] = "application/x-www-form-urlencoded"
+                }
+                try await client.execute(uri: uri, method: method == "get" ? .get : .post, headers: headers, body: body) { response in
+                    let status = String(response.status.code)
+                    #expect(statuses.contains(status), "\(method.uppercased()) \(template) answered \(status), documented: \(statuses.sorted())")
+                    if let documented = content[status] {
+                        let type = response.headers[.contentType] ?? ""
+                        #expect(type.hasPrefix(documented), "\(method.uppercased()) \(template): \(type), documented \(documented)")
+                    }
+                }
+                checked.withLock { $0.append("\(method.uppercased()) \(template)") }
+            }
+        }
+        let checkedValue = checked.value
+        #expect(checkedValue.count >= 16, "\(checkedValue)")
+        // And the other way round: the API's routes are all documented.
+        for route in ["/api/outbound/", "/api/outbound/active", "/api/outbound/stats", "/api/outbound/{outbound_id}", "/api/outbound/{outbound_id}/result",
+                      "/api/outbound/{outbound_id}/recording", "/api/outbound/{outbound_id}/cancel", "/api/outbound/{outbound_id}/retry", "/api/events", "/metrics"] {
+            #expect(paths[route] != nil, "\(route) is documented")
+        }
+    }
+
+    @Test func metricsExposeCallsByStateAndTheCallSystemsCounters() async throws {
+        let h = try await OutboundAPITests.harness()
+        try await h.app.test(.router) { client in
+            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: OutboundAPITests.seedBody)) { _ in }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let text = String(buffer: response.body)
+                #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix("text/plain") == true)
+                #expect(text.contains(#"voicebridge_calls{state="queued"} 1"#), "\(text)")
+                #expect(text.contains(#"voicebridge_calls{state="completed"} 0"#))
+                #expect(text.contains("voicebridge_live_calls 0"))
+                #expect(text.contains("voicebridge_media_late_frames"))
+            }
+        }
+        // What calls report goes through the server's registry.
+        let metrics = VoiceBridgeServer.callMetrics(registry: h.server.metricsRegistry)
+        metrics.turnLatency.recordMilliseconds(640)
+        metrics.engineErrors.increment()
+        metrics.pipelineDrops.increment(by: 3)
+        try await h.app.test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let text = String(buffer: response.body)
+                #expect(text.contains(#"voicebridge_turn_latency_seconds_bucket{le="0.75"} 1"#), "\(text)")
+                #expect(text.contains(#"voicebridge_turn_latency_seconds_bucket{le="0.5"} 0"#))
+                #expect(text.contains("voicebridge_engine_errors_total 1") && text.contains("voicebridge_pipeline_dropped_frames_total 3"))
+            }
+        }
+    }
+}
