@@ -101,7 +101,7 @@ let package = Package(
             path: "Benchmarks/voicebridge-bench"
         ),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client")], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
         .testTarget(name: "BridgeTests", dependencies: [
             "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import API
+@testable import Calls
+
+/// The dashboard in real headless Chromium (chromedriver) against the live server and the
+/// simulated callee: a call made from the form reaches `completed` without a reload.
+@Suite(.serialized) struct DashboardBrowserTests {
+    static let artifacts = Fixtures.repository.appendingPathComponent("test-artifacts").path
+
+    @Test func aCallFromTheFormCompletesLiveAndShowsItsResult() async throws {
+        var config = TwilioStreamTests.config()
+        config.sip.rtpPortMin = 42800
+        config.sip.rtpPortMax = 43199
+        config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
+        try await TwilioStreamTests.withLiveServer(config) { port in
+            let browser = try await WebDriver(width: 412, height: 915)   // a phone
+            do {
+                try await Self.walkThrough(browser, port: port)
+            } catch {
+                try? await browser.screenshot(to: "\(Self.artifacts)/dashboard-failure.png")
+                await browser.quit()
+                throw error
+            }
+            await browser.quit()
+        }
+    }
+
+    static func walkThrough(_ browser: WebDriver, port: Int) async throws {
+        let root = "http://127.0.0.1:\(port)/"
+        try await browser.navigate(root + "#/new")
+        try await browser.execute("localStorage.setItem('vb.lang', 'en'); window.__sameDocument = true;")
+        try await browser.wait(for: "document.querySelector('#caller_number')")
+        try await browser.type("#caller_number", "070-1234-5678")
+        try await browser.type("#callee_number", "010-9876-5432")
+        try await browser.type("#caller_display_name", "ABC 주식회사")
+        try await browser.type("#purpose", "tomorrow's 2 pm meeting")
+        try await browser.type("#question-list li:nth-child(1) input", "Can you attend?")
+        try await browser.click("#add-question")
+        try await browser.type("#question-list li:nth-child(2) input", "Does the place need to change?")
+        try await browser.click("details summary")
+        try await browser.type("#simulated_answers", "Yes, I can attend the meeting.\nNo, the original location is fine.")
+        try await browser.screenshot(to: "\(artifacts)/dashboard-new-call.png")
+        // An invalid field first: the form shows the server's message next to it and keeps the input.
+        try await browser.execute("document.querySelector('#max_duration').value = '5';")
+        try await browser.click("#submit")
+        try await browser.wait(for: "document.querySelector('[data-error-for=max_duration]').textContent.includes('between 10')")
+        try await browser.execute("document.querySelector('#max_duration').value = '120';")
+        try await browser.click("#submit")
+
+        // The app moves to the call's page; its state follows the call over /api/events.
+        try await browser.wait(for: "location.hash.startsWith('#/calls/ob-')")
+        try await browser.wait(for: "document.querySelector('#state')?.dataset.state === 'completed'", timeout: .seconds(90))
+        try await browser.wait(for: "document.querySelectorAll('#transcript li').length >= 4", timeout: .seconds(10))
+        let noReload = try await browser.execute("return window.__sameDocument === true;") as? Bool
+        #expect(noReload == true, "the page was never reloaded")
+        let statuses = try await browser.execute("return [...document.querySelectorAll('#answers li')].map(li => li.dataset.status);") as? [String]
+        #expect(statuses == ["answered", "answered"])
+        let answers = try await browser.execute("return document.querySelector('#answers').textContent;") as? String ?? ""
+        #expect(answers.contains("\"yes\"") && answers.contains("\"no\"") && answers.contains("confidence"), "\(answers)")
+        let lines = try await browser.execute("return [...document.querySelectorAll('#transcript li')].map(li => li.textContent);") as? [String] ?? []
+        #expect(lines.first?.contains("[00:00]") == true && lines.first?.contains("Hello, this is the AI assistant of ABC 주식회사") == true, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("👤") }, "callee lines carry the speaker icon: \(lines)")
+        let timeline = try await browser.execute("return [...document.querySelectorAll('#timeline .state')].map(s => s.dataset.state);") as? [String]
+        #expect(timeline == ["queued", "dialing", "ringing", "connected", "completed"])
+        try await browser.wait(for: "!document.querySelector('#recording').hidden")
+        let buttons = try await browser.execute("return [...document.querySelectorAll('.actions button')].filter(b => b.offsetParent !== null).map(b => b.id);") as? [String]
+        #expect(buttons == ["retry-call"], "an ended call offers retry, not cancel: \(buttons ?? [])")
+        try await browser.screenshot(to: "\(artifacts)/dashboard-call-detail.png")
+
+        // Back to the list: the call is there, completed, with the stats counted.
+        try await browser.click("a[href='#/']")
+        try await browser.wait(for: "document.querySelector('#calls tbody tr [data-state=completed]')")
+        let completed = try await browser.execute("return document.querySelector('[data-stat=completed]').textContent;") as? String
+        #expect(completed == "1")
+        let masked = try await browser.execute("return document.querySelector('#calls tbody tr td:nth-child(2)').textContent;") as? String
+        #expect(masked == "010******32")
+        try await browser.screenshot(to: "\(artifacts)/dashboard-calls.png")
+        // Korean.
+        try await browser.click("#lang")
+        try await browser.wait(for: "document.querySelector('h1').textContent === 'AI 아웃바운드 콜'")
+        try await browser.wait(for: "document.querySelector('#calls tbody tr [data-state=completed]')?.textContent.includes('완료')")
+        try await browser.screenshot(to: "\(artifacts)/dashboard-calls-ko.png")
+        let overflow = try await browser.execute("return document.documentElement.scrollWidth <= window.innerWidth;") as? Bool
+        #expect(overflow == true, "nothing overflows the phone width")
+    }
+}

@@ -1,0 +1,134 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// Just enough of the W3C WebDriver protocol to drive headless Chromium through chromedriver
+/// (Debian's chromium-driver): plain JSON over HTTP, one session.
+public final class WebDriver: @unchecked Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private let process: Process
+    private let base: String
+    public private(set) var sessionID = ""
+
+    /// Starts chromedriver on a free port and opens a headless session of `width` × `height`.
+    public init(width: Int, height: Int) async throws {
+        let port = try freeTCPPort()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
+        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        base = "http://127.0.0.1:\(port)"
+        do { try await openSession(width: width, height: height) } catch {
+            kill(process.processIdentifier, SIGKILL)
+            throw error
+        }
+    }
+
+    private func openSession(width: Int, height: Int) async throws {        let deadline = Date().addingTimeInterval(15)
+        var lastError = ""
+        while true {
+            do {
+                if try await request("GET", "/status")["ready"] as? Bool == true { break }
+            } catch { lastError = "\(error)" }
+            guard Date() < deadline else { throw Failure(description: "chromedriver did not become ready: \(lastError)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
+            "browserName": "chrome",
+            "goog:chromeOptions": ["binary": "/usr/bin/chromium",
+                                   "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)", "--lang=en-US"]],
+        ]]]
+        let session = try await request("POST", "/session", capabilities)
+        guard let id = (session["value"] as? [String: Any])?["sessionId"] as? String else { throw Failure(description: "no session: \(session)") }
+        sessionID = id
+    }
+
+    /// Closes the browser and stops chromedriver (which ignores SIGTERM while it has children,
+    /// hence its own /shutdown, then SIGKILL if it is still there).
+    public func quit() async {
+        _ = try? await request("DELETE", "/session/\(sessionID)")
+        _ = try? await request("GET", "/shutdown")
+        for _ in 0..<20 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    public func navigate(_ url: String) async throws {
+        _ = try await request("POST", "/session/\(sessionID)/url", ["url": url])
+    }
+
+    /// Runs `script` in the page and returns its value.
+    @discardableResult
+    public func execute(_ script: String, _ arguments: [Any] = []) async throws -> Any? {
+        try await request("POST", "/session/\(sessionID)/execute/sync", ["script": script, "args": arguments])["value"] ?? nil
+    }
+
+    public func element(_ css: String) async throws -> String {
+        let found = try await request("POST", "/session/\(sessionID)/element", ["using": "css selector", "value": css])
+        guard let object = found["value"] as? [String: Any], let id = object.values.first as? String else { throw Failure(description: "no element \(css)") }
+        return id
+    }
+
+    public func type(_ css: String, _ text: String) async throws {
+        _ = try await request("POST", "/session/\(sessionID)/element/\(try await element(css))/value", ["text": text])
+    }
+
+    public func click(_ css: String) async throws {
+        _ = try await request("POST", "/session/\(sessionID)/element/\(try await element(css))/click", [String: Any]())
+    }
+
+    /// Polls `condition` (a JavaScript expression) until it is true.
+    public func wait(for condition: String, timeout: Duration = .seconds(20)) async throws {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < deadline {
+            if try await execute("return Boolean(\(condition));") as? Bool == true { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw Failure(description: "timed out waiting for \(condition)")
+    }
+
+    public func screenshot(to path: String) async throws {
+        let shot = try await request("GET", "/session/\(sessionID)/screenshot")
+        guard let base64 = shot["value"] as? String, let data = Data(base64Encoded: base64) else { throw Failure(description: "no screenshot") }
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    private func request(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> [String: Any] {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = .init(rawValue: method)
+        if let body {
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let data = try await response.body.collect(upTo: 32 << 20)
+        let object = try JSONSerialization.jsonObject(with: Data(data.readableBytesView)) as? [String: Any] ?? [:]
+        if let value = object["value"] as? [String: Any], let error = value["error"] as? String {
+            throw Failure(description: "\(method) \(path): \(error): \(value["message"] ?? "")")
+        }
+        if path == "/status" { return object["value"] as? [String: Any] ?? [:] }
+        return object
+    }
+}
+
+/// A TCP port nothing listens on right now.
+public func freeTCPPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw WebDriver.Failure(description: "no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

@@ -1,0 +1,257 @@
+// VoiceBridge dashboard: three views (list, new call, detail) on hash routes, kept live by the
+// /api/events WebSocket. No build step; all text goes in with textContent (never as HTML).
+'use strict';
+
+const STATES = ['queued', 'dialing', 'ringing', 'connected', 'completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled'];
+const STATE_ICON = { queued: '⏳', dialing: '📞', ringing: '🔔', connected: '🟢', completed: '✅', no_answer: '🔕', busy: '⛔', rejected: '🚫', failed: '❌', cancelled: '✖️' };
+const STATUS_ICON = { answered: '✅', unclear: '❓', refused: '🚫', not_asked: '⏺️', pending: '⏳' };
+
+let lang = localStorage.getItem('vb.lang') || ((navigator.language || 'en').toLowerCase().startsWith('ko') ? 'ko' : 'en');
+const t = (key) => (window.VB_STRINGS[lang] || {})[key] || window.VB_STRINGS.en[key] || key;
+const $ = (selector, root = document) => root.querySelector(selector);
+
+function translate(root) {
+  root.querySelectorAll('[data-i18n]').forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  root.querySelectorAll('[data-i18n-placeholder]').forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
+  document.documentElement.lang = lang;
+  if (liveKey) $('#live').textContent = t(liveKey);
+  $('#lang').textContent = lang === 'ko' ? 'English' : '한국어';
+}
+
+// ---- API -----------------------------------------------------------------------------------
+
+function token() { return localStorage.getItem('vb.token') || ''; }
+
+async function api(path, options = {}) {
+  const headers = { 'Content-Type': 'application/json' };
+  if (token()) headers.Authorization = 'Bearer ' + token();
+  const response = await fetch(path, { ...options, headers });
+  if (response.status === 401) {
+    const value = prompt(t('token.prompt'));
+    if (value) { localStorage.setItem('vb.token', value.trim()); return api(path, options); }
+  }
+  const type = response.headers.get('Content-Type') || '';
+  const body = type.includes('json') ? await response.json() : null;
+  if (!response.ok) { const error = new Error(body?.detail || response.statusText); error.problem = body; throw error; }
+  return body;
+}
+
+// ---- Formatting ----------------------------------------------------------------------------
+
+const two = (n) => String(n).padStart(2, '0');
+const clock = (seconds) => `${two(Math.floor(seconds / 60))}:${two(Math.floor(seconds % 60))}`;
+const time = (iso) => (iso ? new Date(iso).toLocaleString(lang === 'ko' ? 'ko-KR' : 'en-GB', { dateStyle: 'short', timeStyle: 'short' }) : '–');
+const duration = (s) => (s == null ? '–' : `${s}${t('seconds')}`);
+
+function stateBadge(state) {
+  const span = document.createElement('span');
+  span.className = `state state-${state}`;
+  span.dataset.state = state;
+  span.textContent = `${STATE_ICON[state] || ''} ${t('state.' + state)}`;
+  return span;
+}
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text != null) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+}
+
+// ---- Views ---------------------------------------------------------------------------------
+
+let current = null;   // { refresh(event), id? }
+
+async function showList() {
+  const view = mount('list-view');
+  const filter = $('#state-filter', view);
+  STATES.forEach((s) => { const o = el('option', t('state.' + s)); o.value = s; filter.append(o); });
+  const params = new URLSearchParams(location.hash.split('?')[1] || '');
+  filter.value = params.get('state') || '';
+  $('#search', view).value = params.get('q') || '';
+  let timer = null;
+  const load = async () => {
+    const query = new URLSearchParams();
+    if (filter.value) query.set('state', filter.value);
+    if ($('#search', view).value.trim()) query.set('q', $('#search', view).value.trim());
+    const [stats, page] = await Promise.all([api('/api/outbound/stats'), api('/api/outbound/?' + query)]);
+    for (const [key, value] of Object.entries(stats)) {
+      const cell = view.querySelector(`[data-stat="${key}"]`);
+      if (cell) cell.textContent = key === 'success_rate' ? `${value}%` : value;
+    }
+    const body = $('#calls tbody', view);
+    body.replaceChildren(...page.items.map(row));
+    $('#empty', view).hidden = page.items.length > 0;
+  };
+  filter.addEventListener('change', load);
+  $('#search', view).addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(load, 250); });
+  current = { refresh: () => { clearTimeout(timer); timer = setTimeout(load, 150); } };
+  await load();
+}
+
+function row(call) {
+  const tr = document.createElement('tr');
+  tr.dataset.id = call.outbound_id;
+  const link = el('a', t('list.view'));
+  link.href = `#/calls/${call.outbound_id}`;
+  const stateCell = el('td');
+  stateCell.append(stateBadge(call.state));
+  const resultCell = el('td');
+  resultCell.append(link);
+  tr.append(el('td', time(call.created_at)), el('td', call.callee_number), el('td', call.purpose, 'purpose'), stateCell,
+            el('td', duration(call.duration_seconds)), resultCell);
+  return tr;
+}
+
+function showNew() {
+  const view = mount('new-view');
+  const list = $('#question-list', view);
+  const addQuestion = (text = '') => {
+    const li = document.createElement('li');
+    const input = el('input');
+    input.name = 'question';
+    input.value = text;
+    input.required = true;
+    input.setAttribute('aria-label', `${t('new.question')} ${list.children.length + 1}`);
+    const remove = el('button', '✕');
+    remove.type = 'button';
+    remove.setAttribute('aria-label', t('new.remove_question'));
+    remove.addEventListener('click', () => { if (list.children.length > 1) li.remove(); });
+    li.append(input, remove);
+    list.append(li);
+    return input;
+  };
+  addQuestion();
+  $('#add-question', view).addEventListener('click', () => addQuestion().focus());
+  $('#new-call', view).addEventListener('submit', async (event) => {
+    event.preventDefault();
+    view.querySelectorAll('.error').forEach((p) => { p.textContent = ''; });
+    const value = (id) => $('#' + id, view).value.trim();
+    const answers = value('simulated_answers').split('\n').map((s) => s.trim()).filter(Boolean);
+    const request = {
+      caller_number: value('caller_number'), callee_number: value('callee_number'), purpose: value('purpose'),
+      questions: [...list.querySelectorAll('input')].map((i) => i.value.trim()).filter(Boolean),
+      max_duration: Number(value('max_duration')), retry_on_no_answer: $('#retry_on_no_answer', view).checked,
+      max_retries: Number(value('max_retries')),
+    };
+    if (value('caller_display_name')) request.caller_display_name = value('caller_display_name');
+    if (answers.length) request.metadata = { simulated_answers: answers };
+    const submit = $('#submit', view);
+    submit.disabled = true;
+    submit.textContent = t('new.sending');
+    try {
+      const created = await api('/api/outbound/', { method: 'POST', body: JSON.stringify(request) });
+      location.hash = `#/calls/${created.outbound_id}`;
+    } catch (error) {
+      for (const field of error.problem?.errors || []) {
+        const target = view.querySelector(`[data-error-for="${field.field}"]`) || $('#form-error', view);
+        target.textContent = target.textContent ? `${target.textContent}; ${field.message}` : field.message;
+      }
+      if (!error.problem?.errors) $('#form-error', view).textContent = t('error.generic') + error.message;
+      submit.disabled = false;
+      submit.textContent = t('new.submit');
+    }
+  });
+}
+
+async function showDetail(id) {
+  const view = mount('detail-view');
+  const load = async () => {
+    const [call, result] = await Promise.all([api(`/api/outbound/${id}`), api(`/api/outbound/${id}/result`)]);
+    const field = (name, text) => { view.querySelector(`[data-field="${name}"]`).textContent = text; };
+    field('outbound_id', call.outbound_id);
+    field('caller', call.caller_display_name ? `${call.caller_number} (${call.caller_display_name})` : call.caller_number);
+    field('callee_number', call.callee_number);
+    field('purpose', call.purpose);
+    field('duration', duration(call.duration_seconds));
+    field('attempt_count', call.attempt_count);
+    $('#state', view).replaceWith(Object.assign(stateBadge(call.state), { id: 'state' }));
+    const ended = ['completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled'].includes(call.state);
+    $('#cancel-call', view).hidden = ended;
+    $('#retry-call', view).hidden = !ended;
+    $('#timeline', view).replaceChildren(...(call.timeline || []).map((entry) => {
+      const li = el('li');
+      li.append(stateBadge(entry.state), el('time', time(entry.at)));
+      if (entry.reason) li.append(el('span', ` — ${entry.reason}`, 'muted'));
+      return li;
+    }));
+    $('#answers', view).replaceChildren(...result.answers.map((a) => {
+      const li = el('li', null, `answer answer-${a.status}`);
+      li.dataset.status = a.status;
+      li.append(el('strong', `${STATUS_ICON[a.status] || ''} ${a.question_id.toUpperCase()}. ${a.question_text}`));
+      li.append(el('span', ` (${t('status.' + a.status)})`, 'muted'));
+      if (a.answer_summary) li.append(el('p', `${t('detail.answer')}: "${a.answer_summary}" · ${t('detail.confidence')} ${Math.round(a.confidence * 100)}%`));
+      if (a.answer_text) li.append(el('p', `${t('detail.verbatim')}: "${a.answer_text}"`, 'muted'));
+      return li;
+    }));
+    $('#summary', view).textContent = result.summary || t('detail.no_summary');
+    $('#transcript', view).replaceChildren(...result.transcript.map((line) => {
+      const li = el('li', null, `line line-${line.speaker}`);
+      li.append(el('span', line.speaker === 'ai' ? '🤖' : '👤', 'who'), el('time', `[${clock(line.timestamp)}]`));
+      li.querySelector('.who').setAttribute('aria-label', t('speaker.' + line.speaker));
+      li.append(el('span', line.text, 'text'));
+      return li;
+    }));
+    const audio = $('#recording', view);
+    if (result.recording_url && ended) {
+      const src = result.recording_url + (token() ? `?access_token=${encodeURIComponent(token())}` : '');
+      if (audio.getAttribute('src') !== src) audio.src = src;
+      audio.hidden = false;
+      $('#no-recording', view).hidden = true;
+    }
+  };
+  $('#cancel-call', view).addEventListener('click', () => api(`/api/outbound/${id}/cancel`, { method: 'POST' }).then(load, alertError));
+  $('#retry-call', view).addEventListener('click', () => api(`/api/outbound/${id}/retry`, { method: 'POST' }).then(load, alertError));
+  let timer = null;
+  current = { id, refresh: (event) => { if (!event || event.outbound_id === id) { clearTimeout(timer); timer = setTimeout(load, 100); } } };
+  await load();
+}
+
+function alertError(error) { $('#live').textContent = t('error.generic') + error.message; }
+
+function mount(templateID) {
+  const view = $('#view');
+  view.replaceChildren($('#' + templateID).content.cloneNode(true));
+  translate(view);
+  return view;
+}
+
+async function route() {
+  current = null;
+  const hash = location.hash || '#/';
+  try {
+    if (hash.startsWith('#/new')) showNew();
+    else if (hash.startsWith('#/calls/')) await showDetail(decodeURIComponent(hash.slice(8).split('?')[0]));
+    else await showList();
+  } catch (error) { alertError(error); }
+}
+
+// ---- Live updates --------------------------------------------------------------------------
+
+let lastEventID = null;
+let liveKey = null;
+function setLive(key) { liveKey = key; $('#live').textContent = t(key); }
+function connectEvents() {
+  const query = new URLSearchParams();
+  if (lastEventID != null) query.set('since', lastEventID);
+  if (token()) query.set('access_token', token());
+  const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/events?${query}`);
+  socket.onopen = () => setLive('live.connected');
+  socket.onmessage = (message) => {
+    const event = JSON.parse(message.data);
+    lastEventID = event.id;
+    if (current) current.refresh(event);
+  };
+  socket.onclose = () => { setLive('live.reconnecting'); setTimeout(connectEvents, 1000); };
+}
+
+$('#lang').addEventListener('click', () => {
+  lang = lang === 'ko' ? 'en' : 'ko';
+  localStorage.setItem('vb.lang', lang);
+  translate(document);
+  route();
+});
+window.addEventListener('hashchange', route);
+translate(document);
+route();
+connectEvents();
