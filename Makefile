@@ -14,7 +14,7 @@ MOONSHINE := $(DEPS)/moonshine
 SWIFT_BUILD_FLAGS ?=
 RUN_ARGS ?=
 
-.PHONY: deps apt-deps python-deps build run test unit-test e2e-test bench clean
+.PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test bench clean
 
 deps: apt-deps python-deps
 
@@ -42,6 +42,10 @@ build: deps
 # The server with the embedded defaults: http://127.0.0.1:8080, local engine, simulated callee.
 run: build
 	.build/release/voicebridge serve $(RUN_ARGS)
+
+# Seed 000's example call against the embedded defaults, followed live in the terminal.
+demo: build
+	scripts/demo.sh .build/release/voicebridge
 
 test: deps unit-test e2e-test
 

@@ -1,0 +1,92 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import HummingbirdWSClient
+import Logging
+import NIOCore
+
+/// `voicebridge call`: places a call through a running server's REST API; with `--wait`, follows
+/// it over `/api/events` and prints the answers and transcript. Exit status 0 only when the call
+/// completed; 1 when it ended otherwise; 2 when the server refused the request.
+struct CallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Place an AI call through a running VoiceBridge server.",
+        discussion: """
+            Example (the built-in simulated callee answers with the --answer lines):
+              voicebridge call --from 070-1234-5678 --to 010-9876-5432 --purpose "tomorrow's 2 pm meeting" \\
+                --question "Can you attend?" --answer "Yes, I can attend." --wait
+            """
+    )
+
+    @Option(name: .long, help: "Callee number.") var to: String
+    @Option(name: .long, help: "Caller number (must be an allowed caller ID if the server has a list).") var from: String
+    @Option(name: .long, help: "What the call is about.") var purpose: String
+    @Option(name: .customLong("question"), help: "A question to ask (repeat for several).") var questions: [String] = []
+    @Option(name: .long, help: "Caller display name.") var displayName: String?
+    @Option(name: .long, help: "Longest call, in seconds.") var maxDuration: Int?
+    @Option(name: .customLong("answer"), help: "A scripted answer for the built-in simulated callee (repeat, in order).") var answers: [String] = []
+    @Option(name: .long, help: "Server base URL.") var server = "http://127.0.0.1:8080"
+    @Option(name: .long, help: "API bearer token (default: $VOICEBRIDGE_API_TOKEN).") var token: String?
+    @Flag(name: .long, help: "Follow the call live and print its result; exit non-zero unless it completed.") var wait = false
+
+    func run() async throws {
+        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
+        let bearer = token ?? ProcessInfo.processInfo.environment["VOICEBRIDGE_API_TOKEN"]
+        let client = APIClient(base: base, token: bearer)
+        var body: [String: Any] = ["caller_number": from, "callee_number": to, "purpose": purpose, "questions": questions]
+        if let displayName { body["caller_display_name"] = displayName }
+        if let maxDuration { body["max_duration"] = maxDuration }
+        if !answers.isEmpty { body["metadata"] = ["simulated_answers": answers] }
+        let json = try JSONSerialization.data(withJSONObject: body)
+
+        guard wait else {
+            let created = try await client.createOrExit(json)
+            print("\(created["outbound_id"] as? String ?? "?") \(created["state"] as? String ?? "")")
+            return
+        }
+        // Listen first, so no event of the new call can be missed.
+        let follower = CallFollower(base: base, token: bearer)
+        let outcome = try await follower.follow { try await client.createOrExit(json)["outbound_id"] as? String ?? "" }
+        let result = try await client.get("/api/outbound/\(outcome.id)/result")
+        CallReport.print(result)
+        if outcome.finalState != "completed" { throw ExitCode(1) }
+    }
+}
+
+/// The REST calls the CLI makes.
+struct APIClient: Sendable {
+    let base: String
+    let token: String?
+
+    func createOrExit(_ body: Data) async throws -> [String: Any] {
+        let (status, object) = try await send("POST", "/api/outbound/", body: body)
+        guard status == 202 else {
+            var message = "voicebridge: the server refused the call (\(status)): \(object["detail"] as? String ?? "")"
+            for field in object["errors"] as? [[String: String]] ?? [] { message += "\n  \(field["field"] ?? ""): \(field["message"] ?? "")" }
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            throw ExitCode(2)
+        }
+        return object
+    }
+
+    func get(_ path: String) async throws -> [String: Any] { try await send("GET", path, body: nil).1 }
+
+    func send(_ method: String, _ path: String, body: Data?) async throws -> (Int, [String: Any]) {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = .init(rawValue: method)
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response: HTTPClientResponse
+        do { response = try await HTTPClient.shared.execute(request, timeout: .seconds(30)) } catch {
+            FileHandle.standardError.write(Data("voicebridge: cannot reach \(base): \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let data = try await response.body.collect(upTo: 8 << 20)
+        let object = (try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any] ?? [:]
+        return (Int(response.status.code), object)
+    }
+}
