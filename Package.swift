@@ -108,7 +108,10 @@ let package = Package(
             "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "RealtimeTests", dependencies: ["Realtime", "TestSupport", "Pipeline"]),
+        .testTarget(name: "RealtimeTests", dependencies: [
+            "Realtime", "TestSupport", "Pipeline",
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        ]),
         .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline"]),
         .testTarget(
             name: "APITests",

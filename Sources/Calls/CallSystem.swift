@@ -47,8 +47,20 @@ public final class CallSystem: Sendable {
             return { LocalEngine(context: $0, tts: tts, stt: stt) }
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
-        case .realtime, .cascade:
-            throw StartupError(description: "engine.mode \(config.mode.rawValue) is not available in this build yet; use local or echo")
+        case .realtime:
+            guard let key = config.openAI.apiKey, !key.isEmpty else {
+                throw StartupError(description: "engine.mode realtime needs engine.openai.api_key (or OPENAI_API_KEY)")
+            }
+            var settings = OpenAIRealtimeEngine.Settings(apiKey: key)
+            settings.baseURL = config.openAI.baseURL
+            settings.model = config.openAI.realtimeModel
+            settings.voice = config.openAI.voice
+            settings.vad = .init(threshold: config.openAI.vadThreshold, prefixPaddingMs: config.openAI.prefixPaddingMs,
+                                 silenceDurationMs: config.openAI.silenceDurationMs)
+            let fixed = settings
+            return { OpenAIRealtimeEngine(context: $0, settings: fixed) }
+        case .cascade:
+            throw StartupError(description: "engine.mode cascade is not available in this build yet; use local, realtime or echo")
         }
     }
 

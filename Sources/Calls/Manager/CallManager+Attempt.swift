@@ -86,7 +86,9 @@ extension CallManager {
         case .cancelled:
             _ = try? store.transition(id: call.outboundId, to: .cancelled, reason: "cancelled by operator")
         case .engineFailure(let message):
-            _ = try? store.transition(id: call.outboundId, to: .failed, reason: "engine_failure: \(message)")
+            // A realtime socket lost for good is its own, documented reason.
+            let reason = message == OpenAIRealtimeEngine.disconnected ? message : "engine_failure: \(message)"
+            _ = try? store.transition(id: call.outboundId, to: .failed, reason: reason)
         }
     }
 

@@ -1,0 +1,98 @@
+import Foundation
+import Pipeline
+
+/// What the engine does with each server event.
+extension OpenAIRealtimeEngine {
+    func handle(_ text: String) async {
+        let event: RealtimeServerEvent
+        do { event = try RealtimeServerEvent.decode(text) } catch {
+            logger.warning("unreadable realtime event", metadata: ["bytes": "\(text.utf8.count)"])
+            return
+        }
+        switch event {
+        case .audioDelta(let item, let bytes):
+            let drop = state.withLock { s -> Bool in
+                s.generatedBytes[item, default: 0] += bytes.count
+                s.lastAssistantItem = item
+                return s.interrupted.contains(item)
+            }
+            if !drop { await events.emit(.audioBytes(item: item, bytes: bytes)) }
+        case .audioDone(let item):
+            if !state.withLock({ $0.interrupted.contains(item) }) { await events.emit(.audioDone(item: item)) }
+        case .assistantTranscript(let item, let text):
+            // Models without tools report in the text; that part is never spoken nor shown.
+            let (spoken, reports) = TaskStateTag.extract(from: text)
+            for report in reports { await applyTaskState(arguments: report) }
+            let line = spoken.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !line.isEmpty else { return }
+            let turns = state.withLock { s -> Int in
+                s.history.append((.ai, line))
+                s.aiTurns += 1
+                return s.aiTurns
+            }
+            await events.emit(.transcript(speaker: .ai, text: line, item: item))
+            if turns >= context.maxTurns, state.withLock({ $0.closingReason == nil }) { await close(reason: "max_turns") }
+        case .callerTranscript(_, let text):
+            let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !line.isEmpty else { return }
+            state.withLock { $0.history.append((.customer, line)) }
+            await events.emit(.transcript(speaker: .customer, text: line, item: nil))
+        case .speechStarted:
+            events.sendUrgent(.speechStarted)
+        case .responseDone(let status, let calls):
+            await responseDone(status: status, calls: calls)
+        case .error(let type, let code, let message):
+            // Most errors leave the session usable; authentication and an expired session do not.
+            let fatal = ["authentication_error", "permission_error"].contains(type) || ["session_expired", "invalid_api_key", "insufficient_quota"].contains(code ?? "")
+            logger.warning("realtime error", metadata: ["type": "\(type)", "code": "\(code ?? "")", "message": "\(message)"])
+            events.sendUrgent(.error(message: "\(type): \(message)", fatal: fatal))
+            if fatal { state.withLock { $0.ended = true } }
+        case .sessionCreated, .sessionUpdated, .other:
+            break
+        }
+    }
+
+    /// Tools run only for a completed response (an interrupted one may carry half a call).
+    func responseDone(status: String, calls: [RealtimeServerEvent.FunctionCall]) async {
+        let (closing, lastItem, writer) = state.withLock { ($0.closingReason, $0.lastAssistantItem, $0.writer) }
+        if let closing {
+            state.withLock { $0.ended = true }
+            await events.emit(.endCall(reason: closing, afterItem: lastItem))
+            return
+        }
+        guard status == "completed", !calls.isEmpty else { return }
+        var continueTalking = false
+        for call in calls {
+            switch call.name {
+            case "update_task_state":
+                await applyTaskState(arguments: call.arguments)
+                try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: #"{"ok":true}"#)))
+                continueTalking = true
+            case "end_call":
+                let reason = ((try? JSONSerialization.jsonObject(with: Data(call.arguments.utf8))) as? [String: Any])?["reason"] as? String
+                state.withLock { $0.ended = true }
+                await events.emit(.endCall(reason: reason ?? "conversation finished", afterItem: lastItem))
+                return
+            default:
+                try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: #"{"error":"unknown tool"}"#)))
+                continueTalking = true
+            }
+        }
+        if continueTalking { try? await writer?.write(.text(RealtimeClientEvent.responseCreate())) }
+    }
+
+    func applyTaskState(arguments: String) async {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(arguments.utf8))) as? [String: Any],
+              let id = object["question_id"] as? String, let raw = object["status"] as? String,
+              let status = TaskTracker.Status(rawValue: raw) else {
+            logger.warning("task-state report ignored", metadata: ["arguments": "\(arguments)"])
+            return
+        }
+        let tracker = state.withLock { s -> TaskTracker in
+            s.tracker.update(questionID: id, status: status, answerText: object["answer_text"] as? String,
+                             summary: object["answer_summary"] as? String, confidence: (object["confidence"] as? Double) ?? 0.8)
+            return s.tracker
+        }
+        await events.emit(.taskState(tracker))
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import TestSupport
+
+/// A stand-in for the OpenAI Realtime endpoint, written in the tests from the documented wire
+/// format (PROTOCOLS.md §3): it checks the upgrade's bearer token and model, then hands each
+/// connection to a script that reads the client's JSON events and writes server events.
+struct FakeRealtimeServer {
+    /// One client event as the server received it.
+    typealias Received = [String: any Sendable]
+
+    final class Connection: Sendable {
+        let index: Int
+        let outbound: WebSocketOutboundWriter
+        let messages: Locked<[String]> = Locked([])
+        private let arrivals: AsyncStream<String>.Continuation
+        let stream: AsyncStream<String>
+
+        init(index: Int, outbound: WebSocketOutboundWriter) {
+            self.index = index
+            self.outbound = outbound
+            (stream, arrivals) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+        }
+
+        func received(_ text: String) { messages.withLock { $0.append(text) }; arrivals.yield(text) }
+        func finished() { arrivals.finish() }
+
+        func send(_ object: [String: Any]) async throws {
+            let data = try JSONSerialization.data(withJSONObject: object)
+            try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
+        }
+
+        /// The next client event of `type` (skipping others, e.g. audio appends), as a dictionary.
+        func next(_ type: String, timeout: Duration = .seconds(5)) async throws -> [String: Any] {
+            let found = try await withThrowingTaskGroup(of: String?.self) { group in
+                group.addTask {
+                    for await text in self.stream where text.contains("\"type\":\"\(type)\"") { return text }
+                    return nil
+                }
+                group.addTask { try await Task.sleep(for: timeout); return nil }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            guard let found, let object = try JSONSerialization.jsonObject(with: Data(found.utf8)) as? [String: Any] else {
+                throw FakeServerError("no \(type) within \(timeout)")
+            }
+            return object
+        }
+
+        func count(_ type: String) -> Int { messages.value.filter { $0.contains("\"type\":\"\(type)\"") }.count }
+    }
+
+    struct FakeServerError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    let key: String
+    let model: String
+    let upgrades = Locked<[String]>([])
+
+    /// Runs the server for `body(port)`; `script` plays each connection (0, 1, …).
+    func run(script: @escaping @Sendable (Connection) async throws -> Void, _ body: @Sendable (Int) async throws -> Void) async throws {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        let counter = Locked(0)
+        let key = key, model = model, upgrades = upgrades
+        router.ws("v1/realtime") { request, _ in
+            let auth = request.headers[.authorization] ?? ""
+            upgrades.withLock { $0.append("\(auth)|\(request.uri.queryParameters.get("model") ?? "")") }
+            guard auth == "Bearer \(key)", request.uri.queryParameters.get("model") == model else { return .dontUpgrade }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, _ in
+            let index = counter.withLock { n -> Int in defer { n += 1 }; return n }
+            let connection = Connection(index: index, outbound: outbound)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    defer { connection.finished() }
+                    for try await message in inbound.messages(maxSize: 1 << 22) {
+                        if case .text(let text) = message { connection.received(text) }
+                    }
+                }
+                try await script(connection)
+                group.cancelAll()
+            }
+        }
+        let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: Router(), server: .http1WebSocketUpgrade(webSocketRouter: router),
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { portInput.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "fake-realtime"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { return }
+            defer { group.cancelAll() }
+            try await body(port)
+        }
+    }
+}
