@@ -60,7 +60,27 @@ public final class CallSystem: Sendable {
             let fixed = settings
             return { OpenAIRealtimeEngine(context: $0, settings: fixed) }
         case .cascade:
-            throw StartupError(description: "engine.mode cascade is not available in this build yet; use local, realtime or echo")
+            let c = config.cascade
+            let llmKey = c.llmAPIKey ?? config.openAI.apiKey
+            let stt: CascadeEngine.Settings.STT
+            switch c.stt {
+            case .deepgram:
+                guard let key = config.deepgram.apiKey, !key.isEmpty else {
+                    throw StartupError(description: "engine.cascade.stt deepgram needs engine.deepgram.api_key (or DEEPGRAM_API_KEY)")
+                }
+                stt = .deepgram(baseURL: config.deepgram.baseURL, apiKey: key, model: config.deepgram.model)
+            case .openai:
+                stt = .openAI(model: c.transcriptionModel)
+            }
+            guard config.openAI.apiKey?.isEmpty == false else {
+                throw StartupError(description: "engine.mode cascade speaks through OpenAI's /audio/speech: set engine.openai.api_key (or OPENAI_API_KEY)")
+            }
+            var settings = CascadeEngine.Settings(stt: stt, llmBaseURL: c.llmBaseURL, llmAPIKey: llmKey, llmModel: c.llmModel,
+                                                  audioBaseURL: config.openAI.baseURL, audioAPIKey: config.openAI.apiKey)
+            settings.ttsModel = c.ttsModel
+            settings.ttsVoice = c.ttsVoice
+            let fixed = settings
+            return { CascadeEngine(context: $0, settings: fixed) }
         }
     }
 

@@ -78,13 +78,15 @@ import TestSupport
                         try await Task.sleep(for: .milliseconds(20))
                     }
                 }
-                while let event = await engine.nextEvent() {
-                    seen.withLock { $0.append(event) }
-                    if event == .speechStarted {
-                        await engine.interrupt(item: "item_a1", playedMilliseconds: 0)      // nothing heard: no truncate
-                        await engine.interrupt(item: "item_a1", playedMilliseconds: 9_999)  // clamped to 500 ms generated
+                try await withTimeout(.seconds(20)) {
+                    while let event = await engine.nextEvent() {
+                        seen.withLock { $0.append(event) }
+                        if event == .speechStarted {
+                            await engine.interrupt(item: "item_a1", playedMilliseconds: 0)      // nothing heard: no truncate
+                            await engine.interrupt(item: "item_a1", playedMilliseconds: 9_999)  // clamped to 500 ms generated
+                        }
+                        if case .endCall = event { break }
                     }
-                    if case .endCall = event { break }
                 }
                 let tracker = await engine.stop()
                 checks.withLock { $0["answers"] = tracker.answers.map { "\($0.questionID)=\($0.status.rawValue)" }.joined(separator: ",") }
@@ -129,11 +131,13 @@ import TestSupport
             let ended = try await withThrowingTaskGroup(of: EngineEvent?.self) { group -> EngineEvent? in
                 group.addTask { try await engine.start(); return nil }
                 group.addTask {
-                    while let event = await engine.nextEvent() {
-                        if case .endCall = event { return event }
-                        if case .error(_, true) = event { return event }
+                    try await withTimeout(.seconds(20)) { () -> EngineEvent? in
+                        while let event = await engine.nextEvent() {
+                            if case .endCall = event { return event }
+                            if case .error(_, true) = event { return event }
+                        }
+                        return nil
                     }
-                    return nil
                 }
                 defer { group.cancelAll() }
                 while let next = try await group.next() { if let next { return next } }
@@ -154,10 +158,12 @@ import TestSupport
             _ = try await c.next("session.update")
         }) { port in
             let engine = Self.engine(port: port)
-            try await engine.start()   // returns after giving up
-            var fatal: String?
-            while let event = await engine.nextEvent() {
-                if case .error(let message, true) = event { fatal = message; break }
+            try await withTimeout(.seconds(20)) { try await engine.start() }   // returns after giving up
+            let fatal = try await withTimeout(.seconds(5)) { () -> String? in
+                while let event = await engine.nextEvent() {
+                    if case .error(let message, true) = event { return message }
+                }
+                return nil
             }
             #expect(fatal == OpenAIRealtimeEngine.disconnected)
             _ = await engine.stop()

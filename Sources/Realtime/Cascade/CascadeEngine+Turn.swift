@@ -1,0 +1,161 @@
+import Foundation
+import Pipeline
+
+/// One agent turn: the model's streamed text is cut into sentences that TTS speaks while the
+/// model keeps writing; tool calls update the task state or end the call.
+extension CascadeEngine {
+    static var tools: [[String: Any]] {
+        func tool(_ name: String, _ description: String, _ parameters: String) -> [String: Any] {
+            ["type": "function", "function": ["name": name, "description": description,
+                                              "parameters": (try? JSONSerialization.jsonObject(with: Data(parameters.utf8))) ?? [:]]]
+        }
+        return [tool("update_task_state", "Record the caller's answer to one question.", PromptBuilder.updateTaskStateParameters),
+                tool("end_call", "End the call after the closing words.", PromptBuilder.endCallParameters)]
+    }
+
+    func runTurn(_ input: TurnInput) async {
+        switch input {
+        case .greet:
+            appendMessage(["role": "user", "content": "[The callee has answered the phone. Begin the call now.]"])
+        case .heard(let text):
+            await events.emit(.transcript(speaker: .customer, text: text, item: nil))
+            appendMessage(["role": "user", "content": text])
+        case .close(let reason):
+            let item = nextItem()
+            await speak(sentences: [context.closing], item: item)
+            await events.emit(.transcript(speaker: .ai, text: context.closing, item: item))
+            state.withLock { $0.ended = true }
+            await events.emit(.endCall(reason: reason, afterItem: item))
+            return
+        }
+        // A tool-only answer gets the model one more round to speak (bounded).
+        for _ in 0..<3 where !Task.isCancelled {
+            guard let spokeOrEnded = await modelRound(), !spokeOrEnded else { return }
+        }
+    }
+
+    /// One streamed completion. Returns true when the agent spoke or the call ended, false when
+    /// it only called tools (so it should continue), nil on cancellation or failure.
+    func modelRound() async -> Bool? {
+        let item = nextItem()
+        let messages = state.withLock { $0.messages }
+        let (sentences, sentenceSink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(64))
+        var spoken = ""
+        var pending = ""
+        var scanner = TaskStateTag.Scanner()
+        var calls: [ChatCompletionStream.ToolCall] = []
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // TTS runs beside the model: the first sentence is heard while the rest is written.
+                group.addTask { await self.speak(stream: sentences, item: item) }
+                try await chat.run(messages: messages, tools: Self.tools) { output in
+                    switch output {
+                    case .text(let text):
+                        let (safe, reports) = scanner.feed(text)
+                        for report in reports { await self.applyTaskState(arguments: report) }
+                        pending += safe
+                        while let cut = Self.sentenceEnd(in: pending) {
+                            let sentence = String(pending[..<cut]).trimmingCharacters(in: .whitespacesAndNewlines)
+                            pending = String(pending[cut...])
+                            if !sentence.isEmpty { spoken += (spoken.isEmpty ? "" : " ") + sentence; sentenceSink.yield(sentence) }
+                        }
+                    case .finished(_, let toolCalls):
+                        pending += scanner.finish()
+                        let rest = pending.trimmingCharacters(in: .whitespacesAndNewlines)
+                        if !rest.isEmpty { spoken += (spoken.isEmpty ? "" : " ") + rest; sentenceSink.yield(rest) }
+                        calls = toolCalls
+                    }
+                }
+                sentenceSink.finish()
+                try await group.waitForAll()
+            }
+        } catch {
+            sentenceSink.finish()
+            if Task.isCancelled {
+                // Barge-in: keep what was said so far in the history, marked as cut off.
+                if !spoken.isEmpty { appendMessage(["role": "assistant", "content": spoken + " …"]) }
+                return nil
+            }
+            logger.warning("cascade turn failed", metadata: ["error": "\(error)"])
+            events.sendUrgent(.error(message: "llm: \(error)", fatal: false))
+            return nil
+        }
+        if Task.isCancelled { return nil }
+        if !spoken.isEmpty {
+            let turns = state.withLock { s -> Int in s.aiTurns += 1; return s.aiTurns }
+            await events.emit(.transcript(speaker: .ai, text: spoken, item: item))
+            if turns >= context.maxTurns { inputSink.yield(.close("max_turns")) }
+        }
+        await events.emit(.audioDone(item: item))
+        var assistant: [String: any Sendable] = ["role": "assistant", "content": spoken]
+        if !calls.isEmpty {
+            assistant["tool_calls"] = calls.map { ["id": $0.id, "type": "function", "function": ["name": $0.name, "arguments": $0.arguments]] as [String: any Sendable] }
+        }
+        appendMessage(assistant)
+        for call in calls {
+            switch call.name {
+            case "update_task_state":
+                await applyTaskState(arguments: call.arguments)
+                appendMessage(["role": "tool", "tool_call_id": call.id, "content": #"{"ok":true}"#])
+            case "end_call":
+                let reason = ((try? JSONSerialization.jsonObject(with: Data(call.arguments.utf8))) as? [String: Any])?["reason"] as? String
+                state.withLock { $0.ended = true }
+                await events.emit(.endCall(reason: reason ?? "conversation finished", afterItem: item))
+                return true
+            default:
+                appendMessage(["role": "tool", "tool_call_id": call.id, "content": #"{"error":"unknown tool"}"#])
+            }
+        }
+        return !spoken.isEmpty || calls.isEmpty
+    }
+
+    /// Where the first complete sentence in `text` ends (after its punctuation), if any.
+    static func sentenceEnd(in text: String) -> String.Index? {
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(after: index)
+            if ".?!。？！".contains(text[index]), next < text.endIndex, text[next].isWhitespace { return next }
+            index = next
+        }
+        return nil
+    }
+
+    func speak(stream: AsyncStream<String>, item: String) async {
+        for await sentence in stream where !Task.isCancelled {
+            await speak(sentences: [sentence], item: item)
+        }
+    }
+
+    func speak(sentences: [String], item: String) async {
+        for sentence in sentences where !Task.isCancelled {
+            do {
+                try await speech.synthesize(sentence) { samples in await self.events.emit(.audio(item: item, samples: samples)) }
+            } catch {
+                if !Task.isCancelled { events.sendUrgent(.error(message: "tts: \(error)", fatal: false)) }
+                return
+            }
+        }
+    }
+
+    func nextItem() -> String {
+        state.withLock { s in s.turnNumber += 1; return "cascade-\(s.turnNumber)" }
+    }
+
+    func appendMessage(_ message: [String: any Sendable]) {
+        state.withLock { $0.messages.append(message) }
+    }
+
+    func applyTaskState(arguments: String) async {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(arguments.utf8))) as? [String: Any],
+              let id = object["question_id"] as? String, let status = (object["status"] as? String).flatMap(TaskTracker.Status.init) else {
+            logger.warning("task-state report ignored", metadata: ["arguments": "\(arguments)"])
+            return
+        }
+        let tracker = state.withLock { s -> TaskTracker in
+            s.tracker.update(questionID: id, status: status, answerText: object["answer_text"] as? String,
+                             summary: object["answer_summary"] as? String, confidence: (object["confidence"] as? Double) ?? 0.8)
+            return s.tracker
+        }
+        await events.emit(.taskState(tracker))
+    }
+}

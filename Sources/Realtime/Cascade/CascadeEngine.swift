@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import Pipeline
+import Synchronization
+
+/// Streaming STT → LLM → TTS: Deepgram (or OpenAI transcription of each utterance the VAD ends)
+/// hears; any OpenAI-compatible chat endpoint thinks, streamed, with tools; OpenAI speech (24 kHz
+/// PCM) speaks — the first sentence goes to TTS while the model is still writing the rest.
+/// Barge-in cancels the turn in flight, and with it its LLM and TTS requests.
+///
+/// `start()` owns everything for the call's life: the STT connection and the turn loop, one turn
+/// at a time.
+public final class CascadeEngine: ConversationEngine {
+    public struct Settings: Sendable {
+        public enum STT: Sendable { case deepgram(baseURL: String, apiKey: String, model: String), openAI(model: String) }
+        public var stt: STT
+        public var llmBaseURL: String
+        public var llmAPIKey: String?
+        public var llmModel: String
+        /// OpenAI audio endpoints (speech, and transcription when `stt` is `.openAI`).
+        public var audioBaseURL: String
+        public var audioAPIKey: String?
+        public var ttsModel = "gpt-4o-mini-tts"
+        public var ttsVoice = "alloy"
+
+        public init(stt: STT, llmBaseURL: String, llmAPIKey: String?, llmModel: String, audioBaseURL: String, audioAPIKey: String?) {
+            self.stt = stt
+            self.llmBaseURL = llmBaseURL
+            self.llmAPIKey = llmAPIKey
+            self.llmModel = llmModel
+            self.audioBaseURL = audioBaseURL
+            self.audioAPIKey = audioAPIKey
+        }
+    }
+
+    enum TurnInput: Sendable { case greet, heard(String), close(String) }
+
+    public let inputFormat = EngineAudioFormat.muLaw
+    public let outputFormat = EngineAudioFormat.pcm16(sampleRate: OpenAISpeech.sampleRate)
+    public let events = BoundedQueue<EngineEvent>(capacity: 256, policy: .suspendProducer)
+
+    let settings: Settings
+    let context: ConversationContext
+    let logger: Logger
+    let chat: ChatCompletionStream
+    let speech: OpenAISpeech
+    let state: Mutex<State>
+    let inputs: AsyncStream<TurnInput>
+    let inputSink: AsyncStream<TurnInput>.Continuation
+    let deepgram: Mutex<DeepgramTranscriber?> = Mutex(nil)
+
+    struct State {
+        var tracker: TaskTracker
+        var messages: [[String: any Sendable]]
+        var currentTurn: Task<Void, Never>?
+        var turnNumber = 0
+        var aiTurns = 0
+        var ended = false
+        /// OpenAI-transcription mode: the utterance the local VAD is collecting.
+        var utterance: [UInt8] = []
+        var listening = false
+        var recent: [UInt8] = []
+    }
+
+    public init(context: ConversationContext, settings: Settings, logger: Logger = Logger(label: "cascade")) {
+        self.context = context
+        self.settings = settings
+        self.logger = logger
+        chat = ChatCompletionStream(baseURL: settings.llmBaseURL, apiKey: settings.llmAPIKey, model: settings.llmModel)
+        speech = OpenAISpeech(baseURL: settings.audioBaseURL, apiKey: settings.audioAPIKey, model: settings.ttsModel, voice: settings.ttsVoice)
+        state = Mutex(State(tracker: TaskTracker(questions: context.questions),
+                            messages: [["role": "system", "content": PromptBuilder.instructions(for: context)]]))
+        (inputs, inputSink) = AsyncStream.makeStream(of: TurnInput.self, bufferingPolicy: .bufferingOldest(16))
+    }
+
+    public func start() async throws {
+        inputSink.yield(.greet)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if case .deepgram(let base, let key, let model) = settings.stt {
+                let stt = DeepgramTranscriber(baseURL: base, apiKey: key, model: model, logger: logger) { [weak self] event in
+                    guard let self else { return }
+                    switch event {
+                    case .speechStarted: self.events.sendUrgent(.speechStarted)
+                    case .utterance(let text): self.inputSink.yield(.heard(text))
+                    }
+                }
+                deepgram.withLock { $0 = stt }
+                group.addTask { try await stt.run() }
+            }
+            group.addTask { await self.turnLoop() }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    func turnLoop() async {
+        for await input in inputs {
+            if state.withLock({ $0.ended }) { break }
+            let turn = Task { await self.runTurn(input) }
+            state.withLock { $0.currentTurn = turn }
+            await withTaskCancellationHandler { await turn.value } onCancel: { turn.cancel() }
+            state.withLock { $0.currentTurn = nil }
+            if Task.isCancelled { break }
+        }
+    }
+
+    public func send(muLaw: [UInt8], speech activity: SpeechActivity) async {
+        if let stt = deepgram.withLock({ $0 }) {
+            await stt.send(muLaw: muLaw)
+            return
+        }
+        // OpenAI transcription: collect what the local VAD calls one utterance, then upload it.
+        let finished = state.withLock { s -> [UInt8]? in
+            switch activity {
+            case .started:
+                s.listening = true
+                s.utterance = s.recent + muLaw
+            case .speech:
+                if s.listening, s.utterance.count < 8000 * 30 { s.utterance += muLaw }
+            case .ended:
+                guard s.listening else { return nil }
+                s.listening = false
+                defer { s.utterance = [] }
+                return s.utterance + muLaw
+            case .silence:
+                s.recent = Array((s.recent + muLaw).suffix(2400))   // 300 ms pre-roll
+            }
+            return nil
+        }
+        guard let finished, case .openAI(let model) = settings.stt else { return }
+        let transcription = OpenAITranscription(baseURL: settings.audioBaseURL, apiKey: settings.audioAPIKey, model: model, language: context.language)
+        do {
+            let text = try await transcription.transcribe(muLaw: finished).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !text.isEmpty { inputSink.yield(.heard(text)) }
+        } catch {
+            events.sendUrgent(.error(message: "transcription: \(error)", fatal: false))
+        }
+    }
+
+    public func send(samples: [Int16], speech activity: SpeechActivity) async {
+        await send(muLaw: G711.encode(samples, law: .muLaw), speech: activity)
+    }
+
+    /// Barge-in: the turn in flight stops, cancelling its LLM and TTS requests.
+    public func interrupt(item: String, playedMilliseconds: Int) async {
+        state.withLock { $0.currentTurn }?.cancel()
+    }
+
+    public func close(reason: String) async {
+        state.withLock { $0.currentTurn }?.cancel()
+        inputSink.yield(.close(reason))
+    }
+
+    public func stop() async -> TaskTracker {
+        let (turn, tracker) = state.withLock { s in
+            s.ended = true
+            return (s.currentTurn, s.tracker)
+        }
+        turn?.cancel()
+        inputSink.finish()
+        await deepgram.withLock({ $0 })?.finish()
+        events.finish()
+        return tracker
+    }
+}

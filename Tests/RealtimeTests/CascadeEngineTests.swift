@@ -1,0 +1,238 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import Pipeline
+import Testing
+import TestSupport
+@testable import Realtime
+
+/// The cascade against fake servers in the documented wire formats: an SSE chat endpoint that
+/// splits tool-call deltas across chunks, a speech endpoint returning raw 24 kHz PCM, a
+/// Deepgram-style WebSocket, and the transcription endpoint.
+@Suite(.serialized) struct CascadeEngineTests {
+    /// What the fake servers saw, in order, with times.
+    final class Log: Sendable {
+        let entries = Locked<[(at: ContinuousClock.Instant, what: String)]>([])
+        let chatBodies = Locked<[String]>([])
+        func add(_ what: String) { entries.withLock { $0.append((.now, what)) } }
+        func first(_ prefix: String) -> ContinuousClock.Instant? { entries.value.first { $0.what.hasPrefix(prefix) }?.at }
+        func all(_ prefix: String) -> [String] { entries.value.map(\.what).filter { $0.hasPrefix(prefix) } }
+    }
+
+    static func sse(_ chunks: [[String: Any]]) -> [String] {
+        chunks.map { "data: " + String(decoding: try! JSONSerialization.data(withJSONObject: ["id": "c1", "object": "chat.completion.chunk", "choices": [$0]]), as: UTF8.self) + "\n\n" }
+    }
+
+    static func content(_ text: String) -> [String: Any] { ["index": 0, "delta": ["content": text], "finish_reason": NSNull()] }
+
+    /// The chat script, by request number: greeting (two sentences, slowly), then a tool call split
+    /// across chunks plus the next question, then closing words with end_call.
+    static func chatResponse(_ n: Int) -> (chunks: [String], delay: Duration) {
+        switch n {
+        case 0:
+            return (sse([content("Hello, this is ABC Company calling about tomorrow's meeting. "), content("Can you "), content("attend?")])
+                    + [": keep-alive\n\n", "data: [DONE]\n\n"], .milliseconds(400))
+        case 1:
+            let first: [String: Any] = ["index": 0, "delta": ["role": "assistant", "content": NSNull(),
+                "tool_calls": [["index": 0, "id": "call_1", "type": "function", "function": ["name": "update_task_state", "arguments": ""]]]], "finish_reason": NSNull()]
+            let part = { (s: String) -> [String: Any] in ["index": 0, "delta": ["tool_calls": [["index": 0, "function": ["arguments": s]]]], "finish_reason": NSNull()] }
+            return (sse([first, part(#"{"question_id":"q1","sta"#), part(#"tus":"answered","answer_text":"Yes, I can attend.","#), part(#""answer_summary":"yes","confidence":0.9}"#),
+                         ["index": 0, "delta": [:], "finish_reason": "tool_calls"]]) + ["data: [DONE]\n\n"], .milliseconds(20))
+        default:
+            // Words (with the [TASK_STATE] fallback inside, never spoken) and end_call together.
+            let end: [String: Any] = ["index": 0, "delta": ["tool_calls": [["index": 0, "id": "call_2", "type": "function", "function": ["name": "end_call", "arguments": #"{"reason":"done"}"#]]]], "finish_reason": "tool_calls"]
+            return (sse([content("Thank you. [TASK_STATE]{\"question_id\":\"q2\",\"status\":\"refused\"}[/TASK_STATE]Goodbye."), end]) + ["data: [DONE]\n\n"], .milliseconds(20))
+        }
+    }
+
+    /// HTTP chat + speech (+ transcription) and the Deepgram WebSocket, on one port.
+    static func withFakeServers(_ log: Log, _ body: @Sendable (Int) async throws -> Void) async throws {
+        let router = Router()
+        let chatCount = Locked(0)
+        router.post("v1/chat/completions") { request, _ -> Response in
+            let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
+            log.chatBodies.withLock { $0.append(text) }
+            let n = chatCount.withLock { c -> Int in defer { c += 1 }; return c }
+            log.add("chat \(n) start")
+            let (chunks, delay) = chatResponse(n)
+            return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init { writer in
+                for chunk in chunks {
+                    try await Task.sleep(for: delay)
+                    try await writer.write(ByteBuffer(string: chunk))
+                }
+                log.add("chat \(n) end")
+                try await writer.finish(nil)
+            })
+        }
+        router.post("v1/audio/speech") { request, _ -> Response in
+            let object = try JSONSerialization.jsonObject(with: Data(buffer: try await request.body.collect(upTo: 1 << 16))) as? [String: Any] ?? [:]
+            log.add("speech \(object["response_format"] ?? "")|\(object["input"] ?? "")")
+            // 10 ms of 24 kHz PCM per character, in odd-sized chunks (samples split across them).
+            let samples = (object["input"] as? String ?? "").count * 240
+            let bytes = (0..<samples).flatMap { i -> [UInt8] in
+                let v = Int16(3000 * sin(Double(i) * 0.1)); return [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)]
+            }
+            return Response(status: .ok, headers: [.contentType: "audio/pcm"], body: .init { writer in
+                var offset = 0
+                while offset < bytes.count {
+                    let end = min(bytes.count, offset + 4801)
+                    try await writer.write(ByteBuffer(bytes: bytes[offset..<end]))
+                    offset = end
+                }
+                try await writer.finish(nil)
+            })
+        }
+        router.post("v1/audio/transcriptions") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 22)
+            let data = Data(buffer: body)
+            let isWAV = data.range(of: Data("RIFF".utf8)) != nil && data.range(of: Data("WAVE".utf8)) != nil
+            log.add("transcription wav=\(isWAV) model=\(String(decoding: data, as: UTF8.self).contains("gpt-4o-transcribe"))")
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"text":"Yes, I can attend."}"#)))
+        }
+        let ws = Router(context: BasicWebSocketRequestContext.self)
+        ws.ws("v1/listen") { request, _ in
+            let q = request.uri.queryParameters
+            log.add("deepgram auth=\(request.headers[.authorization] ?? "") encoding=\(q.get("encoding") ?? "") rate=\(q.get("sample_rate") ?? "") interim=\(q.get("interim_results") ?? "")")
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, _ in
+            var audio = 0
+            var said = false
+            for try await message in inbound.messages(maxSize: 1 << 20) {
+                switch message {
+                case .binary(let buffer):
+                    audio += buffer.readableBytes
+                    // After 1 s of caller audio the caller "speaks": speech started, an interim, two finals.
+                    if audio >= 8000, !said {
+                        said = true
+                        try await outbound.write(.text(#"{"type":"SpeechStarted","channel":[0,1],"timestamp":1.0}"#))
+                        try await outbound.write(.text(#"{"type":"Results","is_final":false,"speech_final":false,"channel":{"alternatives":[{"transcript":"yes I"}]}}"#))
+                        try await outbound.write(.text(#"{"type":"Results","is_final":true,"speech_final":false,"channel":{"alternatives":[{"transcript":"Yes, I can"}]}}"#))
+                        try await outbound.write(.text(#"{"type":"Results","is_final":true,"speech_final":true,"channel":{"alternatives":[{"transcript":"attend."}]}}"#))
+                    }
+                case .text(let text):
+                    log.add("deepgram text \(text)")
+                    if text.contains("CloseStream") { return }
+                }
+            }
+        }
+        let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: ws),
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { portInput.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "fake-ai"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { return }
+            defer { group.cancelAll() }
+            try await body(port)
+        }
+    }
+
+    static func settings(port: Int, deepgram: Bool) -> CascadeEngine.Settings {
+        CascadeEngine.Settings(stt: deepgram ? .deepgram(baseURL: "ws://127.0.0.1:\(port)/v1", apiKey: "dg-key", model: "nova-3") : .openAI(model: "gpt-4o-transcribe"),
+                               llmBaseURL: "http://127.0.0.1:\(port)/v1", llmAPIKey: "llm-key", llmModel: "test-model",
+                               audioBaseURL: "http://127.0.0.1:\(port)/v1", audioAPIKey: "audio-key")
+    }
+
+    @Test func aConversationThroughDeepgramChatAndSpeech() async throws {
+        let log = Log()
+        let seen = Locked<[EngineEvent]>([])
+        let tracker = Locked<TaskTracker?>(nil)
+        try await Self.withFakeServers(log) { port in
+            let engine = CascadeEngine(context: OpenAIRealtimeEngineTests.context, settings: Self.settings(port: port, deepgram: true))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                group.addTask {
+                    for _ in 0..<150 {
+                        await engine.send(muLaw: [UInt8](repeating: 0xFF, count: 160), speech: .silence)
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                }
+                try await withTimeout(.seconds(20)) { while let event = await engine.nextEvent() {
+                    if case .audio(_, let samples) = event { seen.withLock { $0.append(.audio(item: "n", samples: [Int16(clamping: samples.count)])) } } else { seen.withLock { $0.append(event) } }
+                    if case .endCall = event { break }
+                } }
+                tracker.withLock { $0 = nil }
+                let final = await engine.stop()
+                tracker.withLock { $0 = final }
+                group.cancelAll()
+            }
+        }
+        let events = seen.value
+        let lines = events.compactMap { if case .transcript(let s, let t, _) = $0 { "\(s.rawValue): \(t)" } else { nil } }
+        #expect(lines == ["ai: Hello, this is ABC Company calling about tomorrow's meeting. Can you attend?",
+                          "customer: Yes, I can attend.", "ai: Thank you. Goodbye."], "\(lines)")
+        #expect(events.contains(.speechStarted), "Deepgram's SpeechStarted is an early barge-in signal")
+        #expect(events.last == .endCall(reason: "done", afterItem: "cascade-3"))
+        #expect(tracker.value?.answers.map { "\($0.questionID)=\($0.status.rawValue)" } == ["q1=answered", "q2=refused"])
+        // Speech: raw PCM asked for, one request per sentence, the first before the model finished writing.
+        let speech = log.all("speech")
+        #expect(speech.first == "speech pcm|Hello, this is ABC Company calling about tomorrow's meeting.", "\(speech)")
+        #expect(speech.contains("speech pcm|Can you attend?") && !speech.joined().contains("TASK_STATE"))
+        let firstSpeech = try #require(log.first("speech")), greetingDone = try #require(log.first("chat 0 end"))
+        #expect(firstSpeech < greetingDone, "the first sentence was synthesized while the model was still writing")
+        let audioSamples = events.reduce(0) { if case .audio(_, let n) = $1 { $0 + Int(n[0]) } else { $0 } }
+        #expect(audioSamples == "Hello, this is ABC Company calling about tomorrow's meeting.Can you attend?Thank you.Goodbye.".count * 240,
+                "every PCM sample arrived, odd chunk boundaries included (\(audioSamples))")
+        // Deepgram: μ-law 8 kHz with interim results, a token, and CloseStream at the end.
+        #expect(log.all("deepgram auth") == ["deepgram auth=Token dg-key encoding=mulaw rate=8000 interim=true"])
+        #expect(log.all("deepgram text").contains { $0.contains("CloseStream") })
+        // The second request carried the tool call and its result back to the model.
+        let second = try #require(log.chatBodies.value.dropFirst().first)
+        #expect(second.contains("Yes, I can attend.") && second.contains("\"stream\":true") && second.contains("update_task_state"))
+        let third = try #require(log.chatBodies.value.dropFirst(2).first)
+        #expect(third.contains("\"tool_call_id\":\"call_1\""), "the tool result follows the assistant's tool call")
+    }
+
+    /// Barge-in cancels the turn in flight: the rest of the greeting is never synthesized.
+    @Test func bargeInCancelsTheTurnInFlight() async throws {
+        let log = Log()
+        try await Self.withFakeServers(log) { port in
+            let engine = CascadeEngine(context: OpenAIRealtimeEngineTests.context, settings: Self.settings(port: port, deepgram: false))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                try await withTimeout(.seconds(20)) {
+                    while let event = await engine.nextEvent() {
+                        if case .audio(let item, _) = event {
+                            await engine.interrupt(item: item, playedMilliseconds: 100)
+                            break
+                        }
+                    }
+                }
+                try await Task.sleep(for: .seconds(2))
+                _ = await engine.stop()
+                group.cancelAll()
+            }
+        }
+        #expect(log.all("speech").count == 1, "only the first sentence was synthesized: \(log.all("speech"))")
+    }
+
+    /// OpenAI transcription: the utterance the local VAD delimits is uploaded as a μ-law WAV.
+    @Test func openAITranscriptionUploadsEachUtterance() async throws {
+        let log = Log()
+        let heard = Locked<[String]>([])
+        try await Self.withFakeServers(log) { port in
+            let engine = CascadeEngine(context: OpenAIRealtimeEngineTests.context, settings: Self.settings(port: port, deepgram: false))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(500))
+                    await engine.send(muLaw: [UInt8](repeating: 0x10, count: 160), speech: .started)
+                    for _ in 0..<20 { await engine.send(muLaw: [UInt8](repeating: 0x10, count: 160), speech: .speech) }
+                    await engine.send(muLaw: [UInt8](repeating: 0xFF, count: 160), speech: .ended)
+                }
+                try await withTimeout(.seconds(20)) {
+                    while let event = await engine.nextEvent() {
+                        if case .transcript(.customer, let text, _) = event { heard.withLock { $0.append(text) }; break }
+                    }
+                }
+                _ = await engine.stop()
+                group.cancelAll()
+            }
+        }
+        #expect(heard.value == ["Yes, I can attend."])
+        #expect(log.all("transcription") == ["transcription wav=true model=true"])
+    }
+}
