@@ -10,7 +10,7 @@ struct BenchMain {
         var counts = [1, 100, 1000]
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "engines"]
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
             let ports = args.firstIndex(of: "--ports").map { args[$0 + 1].split(separator: ",").compactMap { Int($0) } } ?? []
@@ -28,7 +28,7 @@ struct BenchMain {
             case "--streams": streamCounts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--graphs 1,100,1000] [--calls 100,500,1000] [--streams 100,500,1000] [--only pipeline,sip-rtp,media-streams]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--graphs 1,100,1000] [--calls 100,500,1000] [--streams 100,500,1000] [--only pipeline,sip-rtp,media-streams,engines]\n".utf8))
                 exit(2)
             }
         }
@@ -36,6 +36,27 @@ struct BenchMain {
         if suites.contains("pipeline") { try await pipeline(output: output, seconds: seconds, counts: counts) }
         if suites.contains("sip-rtp") { try await sipRTP(output: output, seconds: seconds, counts: rtpCounts) }
         if suites.contains("media-streams") { try await mediaStreams(output: output, seconds: seconds, counts: streamCounts) }
+        if suites.contains("engines") { try await engines(output: output) }
+    }
+
+    static func engines(output: String) async throws {
+        print("== Conversation engines")
+        let realtime = try await EngineBenchmark.realtimeOverhead(deltas: 300)
+        FileHandle.standardError.write(Data("engines: realtime overhead measured; local turns take about a minute in real time\n".utf8))
+        let local = try await EngineBenchmark.localTurnLatency(turns: 8, moonshinePath: ".deps/moonshine")
+        print(table(["measure", "p50 ms", "p99 ms", "samples", "target"], [
+            ["local turn latency (caller speech end → first agent audio, incl. 500 ms end-of-turn window)",
+             format(local.p50), format(local.p99), String(local.samples), "p50 ≤ 1000"],
+            ["realtime overhead (delta sent on loopback → 20 ms frame queued for the pacer)",
+             format(realtime.p50, digits: 3), format(realtime.p99, digits: 3), String(realtime.samples), "p99 ≤ 2"],
+        ]))
+        let json: [String: Any] = [
+            "local_turn_latency_ms": ["p50": local.p50, "p99": local.p99, "samples": local.samples],
+            "realtime_overhead_ms": ["p50": realtime.p50, "p99": realtime.p99, "samples": realtime.samples],
+        ]
+        let path = (output as NSString).appendingPathComponent("engines.json")
+        try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
     }
 
     static func mediaStreams(output: String, seconds: Double, counts: [Int]) async throws {
