@@ -1,0 +1,66 @@
+import Bridge
+import Calls
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+
+/// The WebSocket side of the server: Twilio media streams and the event stream.
+extension VoiceBridgeServer {
+    /// The WebSocket routes: `GET /twilio/stream` (a Twilio media stream becomes an inbound call)
+    /// and `GET /api/events` (the event stream).
+    func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.ws("twilio/stream") { request, _ in
+            do {
+                let base = self.publicBase(request).replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://")
+                try self.checkSignature(request, url: base + "/twilio/stream")
+            } catch {
+                throw HTTPError(.forbidden, message: "invalid X-Twilio-Signature")
+            }
+            guard self.calls != nil else { return .dontUpgrade }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, _ in
+            guard let calls = self.calls else { return }
+            let leg = TwilioStreamLeg(scheduler: calls.scheduler, logger: self.logger,
+                                      write: { try await outbound.write(.text($0)) },
+                                      close: { try? await outbound.close(.normalClosure, reason: "call ended") })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var messages = inbound.messages(maxSize: 256 * 1024).makeAsyncIterator()
+                var answering = false
+                do {
+                    while let message = try await messages.next() {
+                        guard case .text(let text) = message else {
+                            self.logger.warning("binary frame on a media stream ignored", metadata: ["stream": "\(leg.streamSid)"])
+                            continue
+                        }
+                        if leg.receive(text) == .stopped { break }
+                        if !answering, let start = leg.start {
+                            answering = true
+                            let caller = start.customParameters["from"].flatMap { $0.isEmpty ? nil : $0 } ?? "unknown"
+                            let callee = start.customParameters["to"] ?? ""
+                            group.addTask { await calls.manager.answer(stream: leg, caller: caller, callee: callee, externalID: start.callSid) }
+                        }
+                    }
+                } catch {
+                    self.logger.warning("media stream closed", metadata: ["stream": "\(leg.streamSid)", "error": "\(error)"])
+                }
+                leg.finish()
+                try await group.waitForAll()
+            }
+        }
+        router.ws("api/events") { request, _ in
+            do { _ = try self.access.identity(of: request) } catch { return .dontUpgrade }
+            if let since = request.uri.queryParameters.get("since"), Int64(since) == nil { return .dontUpgrade }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            let since = context.request.uri.queryParameters.get("since").flatMap { Int64($0) }
+            do {
+                try await EventStream(store: self.store, logger: self.logger).run(since: since, outbound: outbound, inbound: inbound)
+            } catch {
+                self.logger.debug("event stream ended", metadata: ["error": "\(error)"])
+            }
+        }
+        return router
+    }
+}
