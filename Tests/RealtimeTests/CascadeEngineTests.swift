@@ -117,17 +117,7 @@ import TestSupport
                 }
             }
         }
-        let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: ws),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { portInput.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "fake-ai"))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { return }
-            defer { group.cancelAll() }
-            try await body(port)
-        }
+        try await withLoopbackServer(router: router, webSocketRouter: ws, body)
     }
 
     static func settings(port: Int, deepgram: Bool) -> CascadeEngine.Settings {

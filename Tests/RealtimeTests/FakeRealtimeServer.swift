@@ -85,16 +85,22 @@ struct FakeRealtimeServer {
                 group.cancelAll()
             }
         }
-        let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(router: Router(), server: .http1WebSocketUpgrade(webSocketRouter: router),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { portInput.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "fake-realtime"))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { return }
-            defer { group.cancelAll() }
-            try await body(port)
-        }
+        try await withLoopbackServer(router: Router(), webSocketRouter: router, body)
+    }
+}
+
+/// Serves `router` and `webSocketRouter` on a free loopback port for the length of `body(port)`.
+func withLoopbackServer(router: Router<BasicRequestContext>, webSocketRouter: Router<BasicWebSocketRequestContext>,
+                        _ body: @Sendable (Int) async throws -> Void) async throws {
+    let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
+    let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
+                          configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                          onServerRunning: { portInput.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "fake-server"))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await app.runService() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { return }
+        defer { group.cancelAll() }
+        try await body(port)
     }
 }

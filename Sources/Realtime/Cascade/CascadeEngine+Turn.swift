@@ -146,15 +146,10 @@ extension CascadeEngine {
     }
 
     func applyTaskState(arguments: String) async {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(arguments.utf8))) as? [String: Any],
-              let id = object["question_id"] as? String, let status = (object["status"] as? String).flatMap(TaskTracker.Status.init) else {
+        let tracker = state.withLock { s -> TaskTracker? in s.tracker.apply(report: arguments) ? s.tracker : nil }
+        guard let tracker else {
             logger.warning("task-state report ignored", metadata: ["arguments": "\(arguments)"])
             return
-        }
-        let tracker = state.withLock { s -> TaskTracker in
-            s.tracker.update(questionID: id, status: status, answerText: object["answer_text"] as? String,
-                             summary: object["answer_summary"] as? String, confidence: (object["confidence"] as? Double) ?? 0.8)
-            return s.tracker
         }
         await events.emit(.taskState(tracker))
     }
