@@ -49,15 +49,26 @@ public struct Sipp: @unchecked Sendable {
 
 /// A UDP port nobody is using right now on 127.0.0.1.
 public func freeUDPPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    freeLoopbackPort(type: Int32(SOCK_DGRAM.rawValue)) ?? 0
+}
+
+/// A TCP port nothing listens on right now on 127.0.0.1.
+public func freeTCPPort() throws -> Int {
+    guard let port = freeLoopbackPort(type: Int32(SOCK_STREAM.rawValue)) else { throw WebDriver.Failure(description: "no free port") }
+    return port
+}
+
+/// Binds port 0 on 127.0.0.1 with a socket of `type`, reads back the port the kernel chose, and releases it.
+private func freeLoopbackPort(type: Int32) -> Int? {
+    let fd = socket(AF_INET, type, 0)
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
 }
-
