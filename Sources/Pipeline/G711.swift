@@ -31,17 +31,35 @@ public enum G711 {
 
     // MARK: Buffers
 
+    /// One table lookup per sample over contiguous memory (this runs for every 20 ms frame of
+    /// every call, so it avoids per-element bounds checks and generic dispatch).
     public static func encode(_ samples: [Int16], law: Law) -> [UInt8] {
-        switch law {
-        case .muLaw: return samples.map { muLawEncodeTable[Int($0 >> 2) + 8192] }
-        case .aLaw: return samples.map { aLawEncodeTable[Int($0 >> 3) + 4096] }
+        let (table, shift, offset) = law == .muLaw ? (muLawEncodeTable, 2, 8192) : (aLawEncodeTable, 3, 4096)
+        return [UInt8](unsafeUninitializedCapacity: samples.count) { out, count in
+            table.withUnsafeBufferPointer { t in
+                samples.withUnsafeBufferPointer { input in
+                    for i in 0..<input.count { out[i] = t[Int(input[i] >> shift) &+ offset] }
+                }
+            }
+            count = samples.count
         }
     }
 
+    public static func decode(_ codes: [UInt8], law: Law) -> [Int16] {
+        codes.withUnsafeBufferPointer { decode(buffer: $0, law: law) }
+    }
+
     public static func decode<C: Collection>(_ codes: C, law: Law) -> [Int16] where C.Element == UInt8 {
-        switch law {
-        case .muLaw: return codes.map { muLawDecodeTable[Int($0)] }
-        case .aLaw: return codes.map { aLawDecodeTable[Int($0)] }
+        codes.withContiguousStorageIfAvailable { decode(buffer: $0, law: law) } ?? decode(Array(codes), law: law)
+    }
+
+    static func decode(buffer codes: UnsafeBufferPointer<UInt8>, law: Law) -> [Int16] {
+        let table = law == .muLaw ? muLawDecodeTable : aLawDecodeTable
+        return [Int16](unsafeUninitializedCapacity: codes.count) { out, count in
+            table.withUnsafeBufferPointer { t in
+                for i in 0..<codes.count { out[i] = t[Int(codes[i])] }
+            }
+            count = codes.count
         }
     }
 
