@@ -17,8 +17,12 @@ public final class PlaybackTracker: Sendable {
         public var isPlaying: Bool { pendingMilliseconds > 0 }
     }
 
+    /// The current item's counts live in plain fields (they change on every frame); an item's
+    /// counts move to the dictionaries when another item becomes current.
     private struct State {
         var currentItem: String?
+        var currentPlayed = 0
+        var currentGenerated = 0
         var played: [String: Int] = [:]
         var generated: [String: Int] = [:]
         var order: [String] = []
@@ -33,23 +37,15 @@ public final class PlaybackTracker: Sendable {
 
     public func queued(item: String, milliseconds: Int) {
         state.withLock { s in
-            if s.generated[item] == nil {
-                s.order.append(item)
-                if s.order.count > retainedItems {
-                    let old = s.order.removeFirst()
-                    s.generated[old] = nil
-                    s.played[old] = nil
-                }
-            }
-            s.generated[item, default: 0] += milliseconds
-            s.currentItem = item
+            if s.currentItem != item { makeCurrent(item, &s) }
+            s.currentGenerated += milliseconds
             s.pending += milliseconds
         }
     }
 
     public func played(item: String, milliseconds: Int) {
         state.withLock { s in
-            s.played[item, default: 0] += milliseconds
+            if s.currentItem == item { s.currentPlayed += milliseconds } else { s.played[item, default: 0] += milliseconds }
             s.pending = max(0, s.pending - milliseconds)
         }
     }
@@ -60,15 +56,33 @@ public final class PlaybackTracker: Sendable {
     }
 
     public func playedMilliseconds(item: String) -> Int {
-        state.withLock { $0.played[item] ?? 0 }
+        state.withLock { s in s.currentItem == item ? s.currentPlayed : s.played[item] ?? 0 }
+    }
+
+    private func makeCurrent(_ item: String, _ s: inout State) {
+        if let old = s.currentItem {
+            s.played[old] = s.currentPlayed
+            s.generated[old] = s.currentGenerated
+        }
+        if s.generated[item] == nil {
+            s.order.append(item)
+            if s.order.count > retainedItems {
+                let old = s.order.removeFirst()
+                s.generated[old] = nil
+                s.played[old] = nil
+            }
+        }
+        s.currentItem = item
+        s.currentPlayed = s.played[item] ?? 0
+        s.currentGenerated = s.generated[item] ?? 0
+        // Keep the item known while it is current, so it is retained and ordered like the rest.
+        s.generated[item] = s.currentGenerated
     }
 
     public var snapshot: Snapshot {
         state.withLock { s in
-            Snapshot(currentItem: s.currentItem,
-                     currentItemPlayedMilliseconds: s.currentItem.flatMap { s.played[$0] } ?? 0,
-                     currentItemGeneratedMilliseconds: s.currentItem.flatMap { s.generated[$0] } ?? 0,
-                     pendingMilliseconds: s.pending)
+            Snapshot(currentItem: s.currentItem, currentItemPlayedMilliseconds: s.currentPlayed,
+                     currentItemGeneratedMilliseconds: s.currentGenerated, pendingMilliseconds: s.pending)
         }
     }
 }

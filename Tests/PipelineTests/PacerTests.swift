@@ -45,6 +45,25 @@ import Testing
         #expect(!pacer.playback.snapshot.isPlaying)
     }
 
+    /// Played and generated time per item survive switching between items (the current item's
+    /// counts are kept apart from the rest while it plays).
+    @Test func playbackCountsSurviveSwitchingItems() {
+        let tracker = PlaybackTracker()
+        tracker.queued(item: "a", milliseconds: 60)
+        tracker.played(item: "a", milliseconds: 20)
+        tracker.queued(item: "b", milliseconds: 40)
+        tracker.played(item: "a", milliseconds: 40)   // a's tail plays while b is current
+        tracker.played(item: "b", milliseconds: 20)
+        #expect(tracker.snapshot == PlaybackTracker.Snapshot(currentItem: "b", currentItemPlayedMilliseconds: 20,
+                                                             currentItemGeneratedMilliseconds: 40, pendingMilliseconds: 20))
+        tracker.queued(item: "a", milliseconds: 20)   // back to a: its earlier counts are still there
+        #expect(tracker.snapshot.currentItemPlayedMilliseconds == 60)
+        #expect(tracker.snapshot.currentItemGeneratedMilliseconds == 80)
+        #expect(tracker.playedMilliseconds(item: "a") == 60)
+        #expect(tracker.playedMilliseconds(item: "b") == 20)
+        #expect(tracker.playedMilliseconds(item: "never") == 0)
+    }
+
     @Test func anInterruptOvertakesOneSecondOfQueuedAudioWithinOneTick() async {
         let pacer = Self.makePacer()
         await Self.queue(pacer, frames: 0..<50, item: "long")   // 1 s of agent audio
