@@ -38,11 +38,18 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 
     public let capacity: Int
     public let policy: OverflowPolicy
+    /// A waiting producer is resumed once the queue has drained to this many elements (the low
+    /// watermark). The default, `capacity - 1`, resumes it as soon as there is room; lower values
+    /// let it refill several elements per wake-up instead of one — for a producer that is always
+    /// ahead, like agent audio waiting for the pacer, that is one task switch per few frames
+    /// instead of one per frame.
+    public let resumeProducersAt: Int
     private let state: Mutex<State>
 
-    public init(capacity: Int, policy: OverflowPolicy) {
+    public init(capacity: Int, policy: OverflowPolicy, resumeProducersAt: Int? = nil) {
         self.capacity = capacity
         self.policy = policy
+        self.resumeProducersAt = min(max(0, resumeProducersAt ?? capacity - 1), capacity - 1)
         self.state = Mutex(State(data: RingBuffer(capacity: capacity)))
     }
 
@@ -185,7 +192,9 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<StageMessage<Element>?, Never>) in
                 let (immediate, ready) = state.withLock { s -> (StageMessage<Element>??, CheckedContinuation<Bool, Never>?) in
-                    if let message = takeLocked(&s) { return (.some(message), s.producers.isEmpty ? nil : s.producers.removeFirst().continuation) }
+                    if let message = takeLocked(&s) {
+                        return (.some(message), s.producers.isEmpty || s.data.count > resumeProducersAt ? nil : s.producers.removeFirst().continuation)
+                    }
                     if s.finished || Task.isCancelled { return (.some(nil), nil) }
                     s.consumer = continuation
                     return (nil, nil)
@@ -206,7 +215,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     public func poll() -> StageMessage<Element>? {
         let (message, ready) = state.withLock { s -> (StageMessage<Element>?, CheckedContinuation<Bool, Never>?) in
             let message = takeLocked(&s)
-            guard message != nil, !s.producers.isEmpty, !s.data.isFull else { return (message, nil) }
+            guard message != nil, !s.producers.isEmpty, s.data.count <= resumeProducersAt else { return (message, nil) }
             return (message, s.producers.removeFirst().continuation)
         }
         ready?.resume(returning: true)

@@ -30,6 +30,36 @@ import Testing
         #expect(queue.counters.dropped == 0)
     }
 
+    /// With a low watermark a waiting producer is not woken for every free slot: it sleeps until
+    /// the queue has drained to the mark, then refills it in one go.
+    @Test func aLowWatermarkWakesTheProducerOncePerRefill() async throws {
+        let queue = BoundedQueue<Int>(capacity: 5, policy: .suspendProducer, resumeProducersAt: 2)
+        let produced = Atomic<Int>(0)
+        let producer = Task {
+            for n in 0..<20 {
+                guard await queue.send(n) else { return }
+                produced.add(1, ordering: .relaxed)
+            }
+        }
+        func settle() async throws { try await Task.sleep(for: .milliseconds(50)) }
+        try await settle()
+        #expect(queue.count == 5 && produced.load(ordering: .relaxed) == 5, "filled to capacity, then waits")
+        for _ in 0..<2 { _ = queue.poll() }
+        try await settle()
+        #expect(queue.count == 3, "above the watermark the producer stays asleep")
+        _ = queue.poll()
+        try await settle()
+        #expect(queue.count == 5, "at the watermark it wakes and refills")
+        #expect(produced.load(ordering: .relaxed) == 8)
+        var received: [Int] = []
+        while received.count < 17 {
+            if case .data(let n)? = queue.poll() { received.append(n) } else { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        #expect(received == Array(3..<20), "nothing lost, order kept")
+        await producer.value
+        #expect(queue.counters.highWater == 5)
+    }
+
     @Test func dropOldestNeverBlocksTheProducerAndCountsDrops() async {
         let queue = BoundedQueue<Int>(capacity: 10, policy: .dropOldest)
         let clock = ContinuousClock()

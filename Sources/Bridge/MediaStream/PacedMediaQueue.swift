@@ -17,7 +17,9 @@ final class PacedMediaQueue: Sendable {
     }
 
     init(aheadFrames: Int) {
-        pacer = Pacer(input: BoundedQueue(capacity: aheadFrames, policy: .suspendProducer))
+        // The producer (agent audio) is woken when the queue is down to half, and refills it in one
+        // go: one task switch per few frames, with 40+ ms still queued so the pacer never starves.
+        pacer = Pacer(input: BoundedQueue(capacity: aheadFrames, policy: .suspendProducer, resumeProducersAt: aheadFrames / 2))
     }
 
     func send(_ command: MediaStreamCommand) async {
