@@ -36,6 +36,12 @@ public enum TwilioMediaStreamCodec {
     // MARK: Events (Twilio → server)
 
     public static func decodeEvent(_ text: String) throws(Failure) -> Decoded<MediaStreamEvent> {
+        if let fast = fastEvent(text) { return fast }
+        return try parseEvent(text)
+    }
+
+    /// The general decoder: any event, through a full JSON parse; the final word on errors.
+    static func parseEvent(_ text: String) throws(Failure) -> Decoded<MediaStreamEvent> {
         let object = try parseObject(text)
         guard let event = object["event"] as? String else { throw .missingField("event") }
         let streamSid = object["streamSid"] as? String
@@ -87,8 +93,8 @@ public enum TwilioMediaStreamCodec {
                 + "\"callSid\":\(quote(s.callSid)),\"tracks\":[\(s.tracks.map(quote).joined(separator: ","))],\"customParameters\":{\(parameters)},"
                 + "\"mediaFormat\":{\"encoding\":\(quote(s.encoding)),\"sampleRate\":\(s.sampleRate),\"channels\":\(s.channels)}},\"streamSid\":\(quote(streamSid))}"
         case .media(let m):
-            return "{\"event\":\"media\",\(seq),\"media\":{\"track\":\(quote(m.track)),\"chunk\":\"\(m.chunk)\",\"timestamp\":\"\(m.timestamp)\","
-                + "\"payload\":\"\(Data(m.payload).base64EncodedString())\"},\"streamSid\":\(quote(streamSid))}"
+            return wrapBase64(m.payload, prefix: "{\"event\":\"media\",\(seq),\"streamSid\":\(quote(streamSid)),\"media\":{\"track\":\(quote(m.track)),"
+                + "\"chunk\":\"\(m.chunk)\",\"timestamp\":\"\(m.timestamp)\",\"payload\":\"", suffix: "\"}}")
         case .dtmf(let track, let digit):
             return "{\"event\":\"dtmf\",\"streamSid\":\(quote(streamSid)),\(seq),\"dtmf\":{\"track\":\(quote(track)),\"digit\":\(quote(String(digit)))}}"
         case .mark(let name):
@@ -103,7 +109,7 @@ public enum TwilioMediaStreamCodec {
     public static func encodeCommand(_ command: MediaStreamCommand, streamSid: String) -> String {
         switch command {
         case .media(let payload):
-            return "{\"event\":\"media\",\"streamSid\":\(quote(streamSid)),\"media\":{\"payload\":\"\(Data(payload).base64EncodedString())\"}}"
+            return encodeMedia(payload, prefix: mediaPrefix(streamSid: streamSid))
         case .mark(let name):
             return "{\"event\":\"mark\",\"streamSid\":\(quote(streamSid)),\"mark\":{\"name\":\(quote(name))}}"
         case .clear:
@@ -111,7 +117,22 @@ public enum TwilioMediaStreamCodec {
         }
     }
 
+    /// The part of every outbound `media` message before the payload; a leg builds it once.
+    public static func mediaPrefix(streamSid: String) -> String {
+        "{\"event\":\"media\",\"streamSid\":\(quote(streamSid)),\"media\":{\"payload\":\""
+    }
+
+    /// An outbound `media` message from its prefix (`mediaPrefix(streamSid:)`) and μ-law payload.
+    public static func encodeMedia(_ payload: [UInt8], prefix: String) -> String {
+        wrapBase64(payload, prefix: prefix, suffix: "\"}}")
+    }
+
     public static func decodeCommand(_ text: String) throws(Failure) -> Decoded<MediaStreamCommand> {
+        if let fast = fastCommand(text) { return fast }
+        return try parseCommand(text)
+    }
+
+    static func parseCommand(_ text: String) throws(Failure) -> Decoded<MediaStreamCommand> {
         let object = try parseObject(text)
         guard let event = object["event"] as? String else { throw .missingField("event") }
         let streamSid = object["streamSid"] as? String

@@ -97,12 +97,18 @@ public final class TwilioStreamLeg: MediaStreamLeg {
 
     /// Paces outbound audio onto the socket until the stream ends.
     public func run() async {
+        // The part of each media message before its payload, built once per stream id.
+        let prefix = Mutex((sid: "", text: ""))
         let ticker = scheduler.register { [self] in
-            guard !state.withLock({ $0.finished }) else { return false }
-            let sid = streamSid
+            let (finished, sid) = state.withLock { ($0.finished, $0.streamSid) }
+            guard !finished else { return false }
+            let mediaPrefix = prefix.withLock { p in
+                if p.sid != sid || p.text.isEmpty { p = (sid, TwilioMediaStreamCodec.mediaPrefix(streamSid: sid)) }
+                return p.text
+            }
             pacer.tick { output in
                 switch output {
-                case .audio(let frame, _): outbox.trySend(TwilioMediaStreamCodec.encodeCommand(.media(frame), streamSid: sid))
+                case .audio(let frame, _): outbox.trySend(TwilioMediaStreamCodec.encodeMedia(frame, prefix: mediaPrefix))
                 case .mark(let name): outbox.trySend(TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid))
                 }
             }

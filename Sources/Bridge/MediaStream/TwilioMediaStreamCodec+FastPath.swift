@@ -1,0 +1,111 @@
+/// The hot path of the Twilio dialect: `media` (and `mark`) messages read with `JSONScanner` and
+/// base64 decoded from the frame's bytes; `media` written with one allocation. Anything the scan
+/// does not handle goes to the general decoder, which has the final word on errors.
+extension TwilioMediaStreamCodec {
+    /// The fields of a `media` or `mark` message, as scanned.
+    struct ScannedMessage {
+        var event: Event = .other
+        var streamSid: String?
+        var track: String?
+        var chunk: Int?
+        var timestamp: Int?
+        var payload: [UInt8]?
+        var markName: String?
+
+        enum Event { case media, mark, other }
+    }
+
+    /// nil: not a plain `media`/`mark` message; let the general decoder look at it.
+    static func scan(_ text: String) -> ScannedMessage? {
+        var text = text
+        return text.withUTF8 { bytes -> ScannedMessage? in
+            guard bytes.count <= maximumMessageSize else { return nil }
+            var scanner = JSONScanner(bytes)
+            var message = ScannedMessage()
+            do {
+                try scanner.beginObject()
+                while let key = try scanner.nextKey() {
+                    if scanner.matches(key, "event") {
+                        let value = try scanner.stringRange()
+                        message.event = scanner.matches(value, "media") ? .media : scanner.matches(value, "mark") ? .mark : .other
+                        if message.event == .other { return nil }
+                    } else if scanner.matches(key, "streamSid") {
+                        message.streamSid = scanner.string(try scanner.stringRange())
+                    } else if scanner.matches(key, "media") {
+                        try scanner.beginObject()
+                        while let key = try scanner.nextKey() {
+                            if scanner.matches(key, "payload") {
+                                guard let payload = Base64.decode(scanner.text(try scanner.stringRange())) else { return nil }
+                                message.payload = payload
+                            } else if scanner.matches(key, "track") {
+                                message.track = scanner.string(try scanner.stringRange())
+                            } else if scanner.matches(key, "chunk") {
+                                message.chunk = try scanner.integer()
+                            } else if scanner.matches(key, "timestamp") {
+                                message.timestamp = try scanner.integer()
+                            } else {
+                                try scanner.skipValue()
+                            }
+                        }
+                    } else if scanner.matches(key, "mark") {
+                        try scanner.beginObject()
+                        while let key = try scanner.nextKey() {
+                            if scanner.matches(key, "name") { message.markName = scanner.string(try scanner.stringRange()) } else { try scanner.skipValue() }
+                        }
+                    } else {
+                        try scanner.skipValue()
+                    }
+                }
+                try scanner.end()
+            } catch {
+                return nil
+            }
+            return message.event == .other ? nil : message
+        }
+    }
+
+    /// A scanned inbound event, or nil when the general decoder must decide.
+    static func fastEvent(_ text: String) -> Decoded<MediaStreamEvent>? {
+        guard let m = scan(text) else { return nil }
+        switch m.event {
+        case .media:
+            guard let sid = m.streamSid, let payload = m.payload, let timestamp = m.timestamp else { return nil }
+            return .message(.media(MediaStreamMedia(track: m.track ?? "inbound", chunk: m.chunk ?? 0, timestamp: timestamp, payload: payload)), streamSid: sid)
+        case .mark:
+            guard let name = m.markName else { return nil }
+            return .message(.mark(name), streamSid: m.streamSid)
+        case .other:
+            return nil
+        }
+    }
+
+    /// A scanned outbound command, or nil when the general decoder must decide.
+    static func fastCommand(_ text: String) -> Decoded<MediaStreamCommand>? {
+        guard let m = scan(text) else { return nil }
+        switch m.event {
+        case .media:
+            guard let payload = m.payload else { return nil }
+            return .message(.media(payload), streamSid: m.streamSid)
+        case .mark:
+            guard let name = m.markName else { return nil }
+            return .message(.mark(name), streamSid: m.streamSid)
+        case .other:
+            return nil
+        }
+    }
+
+    /// `prefix` + base64(`payload`) + `suffix` as one string, written in place.
+    static func wrapBase64(_ payload: [UInt8], prefix: String, suffix: StaticString) -> String {
+        var prefix = prefix
+        return prefix.withUTF8 { head in
+            let capacity = head.count + Base64.encodedCount(payload.count) + suffix.utf8CodeUnitCount
+            return String(unsafeUninitializedCapacity: capacity) { out in
+                var o = 0
+                for byte in head { out[o] = byte; o += 1 }
+                o += payload.withUnsafeBufferPointer { Base64.encode($0, into: UnsafeMutableBufferPointer(rebasing: out[o...])) }
+                for i in 0..<suffix.utf8CodeUnitCount { out[o] = suffix.utf8Start[i]; o += 1 }
+                return o
+            }
+        }
+    }
+}
