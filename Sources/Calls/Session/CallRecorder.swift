@@ -5,8 +5,8 @@ import Synchronization
 ///
 /// Caller audio arrives in real time; agent audio as it is sent (a little ahead of playout).
 /// Samples are interleaved as both sides have them, the agent padded with silence when it is
-/// quiet, and written in small blocks, so memory stays flat however long the call is. The RIFF
-/// sizes are patched in on `close()`.
+/// quiet, and written in one-second blocks (one write a second per call, not one per frame), so
+/// memory stays flat however long the call is. The RIFF sizes are patched in on `close()`.
 public final class CallRecorder: Sendable {
     public let path: String
     private let state: Mutex<State>
@@ -20,6 +20,8 @@ public final class CallRecorder: Sendable {
 
     /// Agent silence is padded in once the caller side is this far ahead (200 ms).
     static let agentLagSamples = 1600
+    /// Frames buffered before a write: 1 s (32 KB).
+    static let blockFrames = 8000
 
     public init(path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -55,16 +57,26 @@ public final class CallRecorder: Sendable {
 
     private func flush(_ s: inout State) {
         let n = min(s.caller.count, s.agent.count)
-        guard n >= 800 else { return }   // write in 100 ms blocks
+        guard n >= Self.blockFrames else { return }
         write(n, &s)
     }
 
     /// Writes the first `n` frames: caller and agent sample interleaved, 16-bit little-endian.
     private func write(_ n: Int, _ s: inout State) {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(n * 4)
-        for i in 0..<n {
-            for v in [s.caller[i], s.agent[i]] { bytes.append(UInt8(truncatingIfNeeded: v)); bytes.append(UInt8(truncatingIfNeeded: v >> 8)) }
+        guard n > 0 else { return }
+        let bytes = [UInt8](unsafeUninitializedCapacity: n * 4) { out, count in
+            s.caller.withUnsafeBufferPointer { caller in
+                s.agent.withUnsafeBufferPointer { agent in
+                    for i in 0..<n {
+                        let l = UInt16(bitPattern: caller[i]), r = UInt16(bitPattern: agent[i])
+                        out[4 * i] = UInt8(truncatingIfNeeded: l)
+                        out[4 * i + 1] = UInt8(truncatingIfNeeded: l >> 8)
+                        out[4 * i + 2] = UInt8(truncatingIfNeeded: r)
+                        out[4 * i + 3] = UInt8(truncatingIfNeeded: r >> 8)
+                    }
+                }
+            }
+            count = n * 4
         }
         s.caller.removeFirst(n)
         s.agent.removeFirst(n)
