@@ -1,7 +1,4 @@
-import AsyncHTTPClient
 import Foundation
-import HummingbirdWSClient
-import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -25,124 +22,108 @@ enum MediaStreamBenchmark {
         var clientLateRounds: Int
     }
 
-    /// What one stream saw.
-    final class StreamLog: Sendable {
-        let received = Atomic<Int>(0)
-        let sent = Atomic<Int>(0)
-    }
-
-    /// What the client tasks share: the connected streams' writers and the run flag.
-    final class LoadState: Sendable {
-        let writers = Mutex<[Int: WebSocketOutboundWriter]>([:])
-        let running = Atomic<Bool>(true)
-        let lateRounds = Atomic<Int>(0)
-    }
-
     static func run(streams n: Int, seconds: Double, serverBinary: String) async throws -> Result {
         let server = try ServerProcess(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": "echo"])
         defer { server.stop() }
         try await server.waitUntilHealthy()
         let baselineRSS = server.residentKilobytes()
 
-        let frames = toneFrames()
-        let logs = (0..<n).map { _ in StreamLog() }
-        let load = LoadState()
-        let group = MultiThreadedEventLoopGroup.singleton
+        // The load runs on one event loop (one core at most), so the server has the other.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let result = try await measure(streams: n, seconds: seconds, server: server, baselineRSS: baselineRSS, loop: group.next())
+            try? await group.shutdownGracefully()
+            return result
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    static func measure(streams n: Int, seconds: Double, server: ServerProcess, baselineRSS: Int, loop: any EventLoop) async throws -> Result {
         var result = Result(streams: n, connected: 0, cpuPercentPerStream: 0, lateFrames: 0, maxLatenessMilliseconds: 0,
                             rssKBPerStream: 0, mediaReceived: 0, mediaSent: 0, clientLateRounds: 0)
 
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for index in 0..<n {
-                tasks.addTask {
-                    let sid = String(format: "MZ%032x", index)
-                    try await WebSocketClient.connect(url: "ws://127.0.0.1:\(server.httpPort)/twilio/stream", eventLoopGroup: group,
-                                                      logger: Logger(label: "bench-client")) { inbound, outbound, _ in
-                        try await outbound.write(.text(#"{"event":"connected","protocol":"Call","version":"1.0.0"}"#))
-                        try await outbound.write(.text(#"{"event":"start","sequenceNumber":"1","start":{"accountSid":"ACbench","streamSid":"\#(sid)","callSid":"CAbench\#(index)","tracks":["inbound"],"customParameters":{"from":"+15550000000","to":"+15550000001"},"mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000,"channels":1}},"streamSid":"\#(sid)"}"#))
-                        load.writers.withLock { $0[index] = outbound }
-                        for try await message in inbound.messages(maxSize: 1 << 16) {
-                            guard case .text(let text) = message else { continue }
-                            if text.contains(#""event":"media""#) {
-                                logs[index].received.add(1, ordering: .relaxed)
-                            } else if text.contains(#""event":"mark""#), let name = markName(text) {
-                                try await outbound.write(.text(#"{"event":"mark","streamSid":"\#(sid)","mark":{"name":"\#(name)"}}"#))
-                            }
-                            if !load.running.load(ordering: .relaxed) { break }
-                        }
-                    }
+        // Connect in batches, as a burst of calls would arrive.
+        var clients: [MediaStreamLoadClient] = []
+        for batch in stride(from: 0, to: n, by: 50) {
+            try await withThrowingTaskGroup(of: MediaStreamLoadClient?.self) { connecting in
+                for index in batch..<min(n, batch + 50) {
+                    connecting.addTask { try? await MediaStreamLoadClient.connect(index: index, port: server.httpPort, group: loop) }
                 }
-            }
-            // Wait for every stream to be up (or give up after a while and measure what connected).
-            let connectDeadline = ContinuousClock.now.advanced(by: .seconds(30))
-            while load.writers.withLock({ $0.count }) < n, ContinuousClock.now < connectDeadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            let connected = load.writers.withLock { $0 }
-            result.connected = connected.count
-
-            // Streams spread over the 20 ms period in 20 phase groups, as real calls start at random times.
-            let phases = 20
-            let sender = Task {
-                try await withThrowingTaskGroup(of: Void.self) { senders in
-                    for phase in 0..<phases {
-                        let members = connected.filter { $0.key % phases == phase }.sorted { $0.key < $1.key }
-                        senders.addTask {
-                            let start = ContinuousClock.now.advanced(by: .milliseconds(phase))
-                            var tick = 0
-                            while load.running.load(ordering: .relaxed) {
-                                let due = start.advanced(by: .milliseconds(20 * tick))
-                                try await Task.sleep(until: due, clock: .continuous)
-                                if due.duration(to: .now) > .milliseconds(10) { load.lateRounds.add(1, ordering: .relaxed) }
-                                let payload = frames[tick % frames.count]
-                                for (index, writer) in members {
-                                    let sid = String(format: "MZ%032x", index)
-                                    try? await writer.write(.text(#"{"event":"media","sequenceNumber":"\#(tick + 2)","media":{"track":"inbound","chunk":"\#(tick + 1)","timestamp":"\#(tick * 20)","payload":"\#(payload)"},"streamSid":"\#(sid)"}"#))
-                                    logs[index].sent.add(1, ordering: .relaxed)
-                                }
-                                tick += 1
-                            }
-                        }
-                    }
-                    try await senders.waitForAll()
-                }
-            }
-
-            // Warm up, then measure the server over the window.
-            try await Task.sleep(for: .seconds(2))
-            let tickBefore = try await server.mediaTick()
-            let cpuBefore = server.cpuSeconds()
-            let receivedBefore = logs.reduce(0) { $0 + $1.received.load(ordering: .relaxed) }
-            let sentBefore = logs.reduce(0) { $0 + $1.sent.load(ordering: .relaxed) }
-            let wallStart = ContinuousClock.now
-            try await Task.sleep(for: .seconds(seconds))
-            let cpu = server.cpuSeconds() - cpuBefore
-            let wall = wallStart.duration(to: .now).totalSeconds
-            let tickAfter = try await server.mediaTick()
-            let rss = server.residentKilobytes()
-            result.mediaReceived = logs.reduce(0) { $0 + $1.received.load(ordering: .relaxed) } - receivedBefore
-            result.mediaSent = logs.reduce(0) { $0 + $1.sent.load(ordering: .relaxed) } - sentBefore
-            let live = max(1, result.connected)
-            result.cpuPercentPerStream = cpu / wall * 100 / Double(live)
-            result.lateFrames = tickAfter.lateFrames - tickBefore.lateFrames
-            result.maxLatenessMilliseconds = tickAfter.maxLatenessMilliseconds
-            result.rssKBPerStream = Double(max(0, rss - baselineRSS)) / Double(live)
-            result.clientLateRounds = load.lateRounds.load(ordering: .relaxed)
-
-            load.running.store(false, ordering: .relaxed)
-            sender.cancel()
-            _ = await sender.result
-            for (index, writer) in connected {
-                try? await writer.write(.text(#"{"event":"stop","streamSid":"\#(String(format: "MZ%032x", index))"}"#))
-            }
-            // The server ends each call on `stop` and closes its socket, which ends most client
-            // handlers; whatever is still open after a grace period is cancelled.
-            try? await Task.sleep(for: .seconds(3))
-            tasks.cancelAll()
-            while let next = await tasks.nextResult() {
-                if case .failure = next { continue }
+                for try await client in connecting { if let client { clients.append(client) } }
             }
         }
+        result.connected = clients.count
+        let sender = PhasedSender(clients: clients, loop: loop, frames: toneFrames())
+        sender.start()
+
+        // Warm up, then measure the server over the window.
+        try await Task.sleep(for: .seconds(2))
+        let tickBefore = try await server.mediaTick()
+        let cpuBefore = server.cpuSeconds()
+        let receivedBefore = clients.reduce(0) { $0 + $1.log.received.load(ordering: .relaxed) }
+        let sentBefore = clients.reduce(0) { $0 + $1.log.sent.load(ordering: .relaxed) }
+        let wallStart = ContinuousClock.now
+        try await Task.sleep(for: .seconds(seconds))
+        let cpu = server.cpuSeconds() - cpuBefore
+        let wall = wallStart.duration(to: .now).totalSeconds
+        let tickAfter = try await server.mediaTick()
+        let rss = server.residentKilobytes()
+        result.mediaReceived = clients.reduce(0) { $0 + $1.log.received.load(ordering: .relaxed) } - receivedBefore
+        result.mediaSent = clients.reduce(0) { $0 + $1.log.sent.load(ordering: .relaxed) } - sentBefore
+        let live = max(1, result.connected)
+        result.cpuPercentPerStream = cpu / wall * 100 / Double(live)
+        result.lateFrames = tickAfter.lateFrames - tickBefore.lateFrames
+        result.maxLatenessMilliseconds = tickAfter.maxLatenessMilliseconds
+        result.rssKBPerStream = Double(max(0, rss - baselineRSS)) / Double(live)
+        result.clientLateRounds = sender.lateRounds.load(ordering: .relaxed)
+
+        // Stop sending, end every stream with `stop` (the server ends each call), then close.
+        try await loop.submit {
+            sender.stop()
+            for client in clients { client.sendStop() }
+        }.get()
+        try? await Task.sleep(for: .seconds(3))
+        for client in clients { try? await client.channel.close() }
         return result
+    }
+
+    /// Sends every stream's 20 ms `media` message on an absolute schedule, the streams spread over
+    /// the period in 20 phase groups as real calls start at random times. Runs on the load's loop.
+    final class PhasedSender: Sendable {
+        let lateRounds = Atomic<Int>(0)
+        private let clients: [MediaStreamLoadClient]
+        private let loop: any EventLoop
+        private let frames: [String]
+        private let running = Atomic<Bool>(true)
+        static let phases = 20
+
+        init(clients: [MediaStreamLoadClient], loop: any EventLoop, frames: [String]) {
+            self.clients = clients
+            self.loop = loop
+            self.frames = frames
+        }
+
+        func start() {
+            let start = NIODeadline.now() + .milliseconds(20)
+            for phase in 0..<Self.phases {
+                let members = clients.filter { $0.index % Self.phases == phase }
+                schedule(members, tick: 0, at: start + .milliseconds(Int64(phase)))
+            }
+        }
+
+        func stop() { running.store(false, ordering: .relaxed) }
+
+        private func schedule(_ members: [MediaStreamLoadClient], tick: Int, at due: NIODeadline) {
+            loop.scheduleTask(deadline: due) { [self] in
+                guard running.load(ordering: .relaxed) else { return }
+                if NIODeadline.now() - due > .milliseconds(10) { lateRounds.add(1, ordering: .relaxed) }
+                let payload = frames[tick % frames.count]
+                for client in members { client.sendMedia(tick: tick, payload: payload) }
+                schedule(members, tick: tick + 1, at: due + .milliseconds(20))
+            }
+        }
     }
 
     static func markName(_ text: String) -> String? {

@@ -1,0 +1,192 @@
+import NIOCore
+import NIOPosix
+import NIOWebSocket
+import Synchronization
+
+/// The load side of the media-stream benchmark: Twilio-protocol streams as plain NIO handlers on
+/// one event loop of this process. No task per stream and no per-message hops, so a thousand
+/// streams of load fit on one core next to the server being measured; the WebSocket framing
+/// (and the client masking RFC 6455 requires) is SwiftNIO's.
+final class MediaStreamLoadClient: Sendable {
+    /// What one stream saw, readable from any thread.
+    final class StreamLog: Sendable {
+        let received = Atomic<Int>(0)
+        let sent = Atomic<Int>(0)
+        let marks = Atomic<Int>(0)
+    }
+
+    let index: Int
+    let streamSid: String
+    let log: StreamLog
+    let channel: any Channel
+    private let handler: NIOLoopBound<StreamHandler>
+
+    private init(index: Int, streamSid: String, channel: any Channel, handler: StreamHandler, log: StreamLog) {
+        self.index = index
+        self.streamSid = streamSid
+        self.channel = channel
+        self.log = log
+        self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+    }
+
+    /// Connects, upgrades to WebSocket and sends `connected` and `start`.
+    static func connect(index: Int, port: Int, group: any EventLoopGroup) async throws -> MediaStreamLoadClient {
+        let sid = "MZ" + String(index, radix: 16).leftPadded(to: 32)
+        let log = StreamLog()
+        let upgraded = group.next().makePromise(of: Void.self)
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let stream = StreamHandler(log: log)
+                    try channel.pipeline.syncOperations.addHandler(HandshakeHandler(port: port, stream: stream, upgraded: upgraded))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        try await upgraded.futureResult.get()
+        return try await channel.eventLoop.submit {
+            let handler = try channel.pipeline.syncOperations.handler(type: StreamHandler.self)
+            handler.streamSid = sid
+            handler.send(#"{"event":"connected","protocol":"Call","version":"1.0.0"}"#)
+            handler.send(#"{"event":"start","sequenceNumber":"1","start":{"accountSid":"ACbench","streamSid":"\#(sid)","callSid":"CAbench\#(index)","tracks":["inbound"],"customParameters":{"from":"+15550000000","to":"+15550000001"},"mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000,"channels":1}},"streamSid":"\#(sid)"}"#)
+            return MediaStreamLoadClient(index: index, streamSid: sid, channel: channel, handler: handler, log: log)
+        }.get()
+    }
+
+    /// One 20 ms `media` message. Call on the channel's event loop.
+    func sendMedia(tick: Int, payload: String) {
+        handler.value.send(#"{"event":"media","sequenceNumber":"\#(tick + 2)","media":{"track":"inbound","chunk":"\#(tick + 1)","timestamp":"\#(tick * 20)","payload":"\#(payload)"},"streamSid":"\#(streamSid)"}"#)
+        log.sent.add(1, ordering: .relaxed)
+    }
+
+    /// `stop`. Call on the channel's event loop.
+    func sendStop() {
+        handler.value.send(#"{"event":"stop","streamSid":"\#(streamSid)"}"#)
+    }
+
+    /// Counts media coming back, echoes marks (as Twilio does once audio has played), answers pings.
+    final class StreamHandler: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = WebSocketFrame
+        typealias OutboundOut = WebSocketFrame
+
+        let log: StreamLog
+        var streamSid = ""
+        private var context: ChannelHandlerContext?
+        private static let mediaPrefix = Array(#"{"event":"media""#.utf8)
+        private static let markPrefix = Array(#"{"event":"mark""#.utf8)
+        private static let nameKey = Array(#""name":""#.utf8)
+
+        init(log: StreamLog) { self.log = log }
+
+        func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+        func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+        func send(_ text: String) {
+            guard let context else { return }
+            let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: context.channel.allocator.buffer(string: text))
+            context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = unwrapInboundIn(data)
+            switch frame.opcode {
+            case .text:
+                let bytes = frame.unmaskedData.readableBytesView
+                if bytes.starts(with: Self.mediaPrefix) {
+                    log.received.add(1, ordering: .relaxed)
+                } else if bytes.starts(with: Self.markPrefix), let name = Self.markName(bytes) {
+                    log.marks.add(1, ordering: .relaxed)
+                    send(#"{"event":"mark","streamSid":"\#(streamSid)","mark":{"name":"\#(name)"}}"#)
+                }
+            case .ping:
+                let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+                context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            case .connectionClose:
+                context.close(promise: nil)
+            default:
+                break
+            }
+        }
+
+        static func markName(_ bytes: ByteBufferView) -> String? {
+            guard let key = bytes.firstRange(of: nameKey) else { return nil }
+            let rest = bytes[key.upperBound...]
+            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+            return String(decoding: rest[..<end], as: UTF8.self)
+        }
+    }
+
+    /// Sends the upgrade request, waits for `101`, then hands the connection to WebSocket framing.
+    final class HandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+        typealias InboundOut = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+
+        private let port: Int
+        private let stream: StreamHandler
+        private let upgraded: EventLoopPromise<Void>
+        private var response: ByteBuffer?
+
+        init(port: Int, stream: StreamHandler, upgraded: EventLoopPromise<Void>) {
+            self.port = port
+            self.stream = stream
+            self.upgraded = upgraded
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            let key = (0..<16).map { _ in UInt8.random(in: 0...255) }
+            let request = "GET /twilio/stream HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: \(base64(key))\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: request)), promise: nil)
+            context.fireChannelActive()
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var chunk = unwrapInboundIn(data)
+            if response == nil { response = chunk } else { response!.writeBuffer(&chunk) }
+            guard var buffer = response, let end = buffer.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8)) else { return }
+            let headLength = end.upperBound - buffer.readerIndex
+            let head = buffer.readString(length: headLength) ?? ""
+            guard head.hasPrefix("HTTP/1.1 101") else {
+                upgraded.fail(BenchError("WebSocket upgrade refused: \(head.prefix(40))"))
+                context.close(promise: nil)
+                return
+            }
+            do {
+                try context.pipeline.syncOperations.addHandlers(
+                    [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 20)), WebSocketFrameEncoder(), stream], position: .after(self))
+            } catch {
+                upgraded.fail(error)
+                return
+            }
+            if buffer.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(buffer)) }
+            response = nil
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            upgraded.succeed()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            upgraded.fail(error)
+            context.close(promise: nil)
+        }
+
+        private func base64(_ bytes: [UInt8]) -> String {
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+            var out = ""
+            var i = 0
+            while i < bytes.count {
+                let chunk = bytes[i..<min(i + 3, bytes.count)]
+                let n = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+                for j in 0..<4 { out.append(j <= chunk.count ? alphabet[(n >> (18 - 6 * j)) & 63] : "=") }
+                i += 3
+            }
+            return out
+        }
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+}
