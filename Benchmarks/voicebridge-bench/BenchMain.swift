@@ -9,7 +9,7 @@ struct BenchMain {
         var seconds = 5.0
         var counts = [1, 100, 1000]
         var rtpCounts = [100, 500, 1000]
-        var streamCounts = [100, 500, 1000]
+        var streamCounts = [100, 300, 500, 1000]
         var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "engines"]
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
