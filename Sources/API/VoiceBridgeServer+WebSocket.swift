@@ -4,13 +4,16 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
+import NIOWebSocket
+import Synchronization
 
 /// The WebSocket side of the server: Twilio media streams and the event stream.
 extension VoiceBridgeServer {
     /// The WebSocket routes: `GET /twilio/stream` (a Twilio media stream becomes an inbound call)
     /// and `GET /api/events` (the event stream).
-    func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+    func webSocketRouter() -> Router<MediaSocketRequestContext> {
+        let router = Router(context: MediaSocketRequestContext.self)
         router.ws("twilio/stream") { request, _ in
             do {
                 let base = self.publicBase(request).replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://")
@@ -20,11 +23,11 @@ extension VoiceBridgeServer {
             }
             guard self.calls != nil else { return .dontUpgrade }
             return .upgrade([:])
-        } onUpgrade: { inbound, outbound, _ in
+        } onUpgrade: { inbound, outbound, context in
             guard let calls = self.calls else { return }
-            let leg = TwilioStreamLeg(scheduler: calls.scheduler, logger: self.logger,
-                                      write: { try await outbound.write(.text($0)) },
-                                      close: { try? await outbound.close(.normalClosure, reason: "call ended") })
+            let socket = TwilioStreamLeg.Socket(send: self.channelWriter(context.requestContext.channel),
+                                                close: { try? await outbound.close(.normalClosure, reason: "call ended") })
+            let leg = TwilioStreamLeg(scheduler: calls.scheduler, logger: self.logger, socket: socket)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var messages = inbound.messages(maxSize: 256 * 1024).makeAsyncIterator()
                 var answering = false
@@ -62,5 +65,29 @@ extension VoiceBridgeServer {
             }
         }
         return router
+    }
+
+    /// Writes a tick's messages as text frames straight into the connection's channel, on its
+    /// event loop (the media tick runs on an event loop; for a stream on another one this is one
+    /// `execute` per tick, not a task). Hummingbird's writer still owns the close handshake.
+    /// Audio is dropped while the socket is not writable — a peer that stopped reading must not
+    /// grow the server's memory — and the first drop is logged; marks and clears always go.
+    func channelWriter(_ channel: any Channel) -> @Sendable ([TwilioStreamLeg.OutboundMessage]) -> Void {
+        let dropped = Atomic<Int>(0)
+        return { [logger] messages in
+            let write = {
+                guard channel.isActive else { return }
+                let writable = channel.isWritable
+                for message in messages where writable || !message.isMedia {
+                    let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: message.text))
+                    channel.write(frame, promise: nil)
+                }
+                channel.flush()
+                if !writable, dropped.add(1, ordering: .relaxed).newValue == 1 {
+                    logger.warning("media stream not reading: dropping outbound audio", metadata: ["remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+                }
+            }
+            if channel.eventLoop.inEventLoop { write() } else { channel.eventLoop.execute(write) }
+        }
     }
 }

@@ -4,41 +4,61 @@ import Synchronization
 
 /// A Twilio Media Stream (bidirectional `<Connect><Stream>`) as a call leg.
 ///
-/// The socket's reader feeds text frames to `receive(_:)`; `run()` writes what the leg sends.
-/// Outbound audio is paced here, 20 ms per message on the shared media tick, at most
-/// `aheadFrames` × 20 ms ahead; a mark is sent after the audio before it, and Twilio echoes it
-/// when played — that echo is the played-time truth. `clear` drops what is queued here and tells
-/// Twilio to drop what it buffered.
+/// The socket's reader feeds text frames to `receive(_:)`. Outbound audio is paced here, 20 ms per
+/// message on the shared media tick, at most `aheadFrames` × 20 ms ahead; a mark is sent after the
+/// audio before it, and Twilio echoes it when played — that echo is the played-time truth. `clear`
+/// drops what is queued here and tells Twilio to drop what it buffered. What a tick produces goes
+/// to the `Socket` synchronously, from the tick: no queue and no task switch per frame.
 public final class TwilioStreamLeg: MediaStreamLeg {
     public enum Received: Sendable, Equatable { case accepted, unknown(String), malformed(String), stopped }
+
+    /// Where the leg's messages go. `send` is called from the media tick and must not block: it
+    /// writes (or hands to the socket's event loop) and returns. A `media` message may be dropped
+    /// when the socket cannot take more (a peer that stopped reading); marks and clears may not.
+    public struct Socket: Sendable {
+        public var send: @Sendable (_ messages: [OutboundMessage]) -> Void
+        public var close: @Sendable () async -> Void
+
+        public init(send: @escaping @Sendable (_ messages: [OutboundMessage]) -> Void, close: @escaping @Sendable () async -> Void) {
+            self.send = send
+            self.close = close
+        }
+    }
+
+    public struct OutboundMessage: Sendable, Equatable {
+        public var text: String
+        /// Audio, which a full socket may drop; control messages (mark, clear) are never dropped.
+        public var isMedia: Bool
+    }
 
     public let events: AsyncStream<MediaStreamEvent>
     private let continuation: AsyncStream<MediaStreamEvent>.Continuation
     private let outbound: PacedMediaQueue
     private var pacer: Pacer<[UInt8]> { outbound.pacer }
-    private let outbox = BoundedQueue<String>(capacity: 64, policy: .suspendProducer)
     private let scheduler: PacerScheduler<[UInt8]>
-    private let write: @Sendable (String) async throws -> Void
-    private let close: @Sendable () async -> Void
+    private let socket: Socket
+    /// Finished by `finish()`: `run()` waits on it.
+    private let ended: AsyncStream<Never>
+    private let endedContinuation: AsyncStream<Never>.Continuation
     private let state = Mutex(State())
     let logger: Logger
 
     struct State {
         var streamSid = ""
+        var mediaPrefix = TwilioMediaStreamCodec.mediaPrefix(streamSid: "")
         var start: MediaStreamStart?
         var unknown = 0
         var malformed = 0
         var finished = false
     }
 
-    public init(scheduler: PacerScheduler<[UInt8]>, aheadFrames: Int = 5, logger: Logger,
-                write: @escaping @Sendable (String) async throws -> Void, close: @escaping @Sendable () async -> Void) {
+    public init(scheduler: PacerScheduler<[UInt8]>, aheadFrames: Int = 5, logger: Logger, socket: Socket) {
         self.scheduler = scheduler
         self.outbound = PacedMediaQueue(aheadFrames: aheadFrames)
-        self.write = write
-        self.close = close
+        self.socket = socket
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(of: MediaStreamEvent.self, bufferingPolicy: .bufferingNewest(200))
+        (ended, endedContinuation) = AsyncStream.makeStream(of: Never.self)
     }
 
     public var streamSid: String { state.withLock { $0.streamSid } }
@@ -52,7 +72,13 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         do {
             switch try TwilioMediaStreamCodec.decodeEvent(text) {
             case .message(let event, let sid):
-                if case .start(let start) = event { state.withLock { $0.streamSid = start.streamSid; $0.start = start } }
+                if case .start(let start) = event {
+                    state.withLock { s in
+                        s.streamSid = start.streamSid
+                        s.mediaPrefix = TwilioMediaStreamCodec.mediaPrefix(streamSid: start.streamSid)
+                        s.start = start
+                    }
+                }
                 if let sid, !sid.isEmpty, state.withLock({ $0.streamSid.isEmpty }) {
                     // media before start: the protocol puts start first; refuse to guess a stream.
                     state.withLock { $0.malformed += 1 }
@@ -78,46 +104,38 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         guard first else { return }
         continuation.finish()
         pacer.input.finish()
-        outbox.finish()
+        endedContinuation.finish()
     }
 
     public func send(_ command: MediaStreamCommand) async {
         await outbound.send(command)
         if command == .clear {
-            // Also drop what is waiting for the socket, and tell Twilio to drop what it buffered.
-            outbox.sendControl(.flush)
-            outbox.sendUrgent(TwilioMediaStreamCodec.encodeCommand(.clear, streamSid: streamSid))
+            // The queue here is dropped; tell Twilio to drop what it buffered.
+            socket.send([OutboundMessage(text: TwilioMediaStreamCodec.encodeCommand(.clear, streamSid: streamSid), isMedia: false)])
         }
     }
 
     public func hangUp() async {
         finish()
-        await close()
+        await socket.close()
     }
 
-    /// Paces outbound audio onto the socket until the stream ends.
+    /// Paces outbound audio onto the socket from the shared media tick until the stream ends.
     public func run() async {
-        // The part of each media message before its payload, built once per stream id.
-        let prefix = Mutex((sid: "", text: ""))
         let ticker = scheduler.register { [self] in
-            let (finished, sid) = state.withLock { ($0.finished, $0.streamSid) }
+            let (finished, sid, prefix) = state.withLock { ($0.finished, $0.streamSid, $0.mediaPrefix) }
             guard !finished else { return false }
-            let mediaPrefix = prefix.withLock { p in
-                if p.sid != sid || p.text.isEmpty { p = (sid, TwilioMediaStreamCodec.mediaPrefix(streamSid: sid)) }
-                return p.text
-            }
+            var messages: [OutboundMessage] = []
             pacer.tick { output in
                 switch output {
-                case .audio(let frame, _): outbox.trySend(TwilioMediaStreamCodec.encodeMedia(frame, prefix: mediaPrefix))
-                case .mark(let name): outbox.trySend(TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid))
+                case .audio(let frame, _): messages.append(OutboundMessage(text: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix), isMedia: true))
+                case .mark(let name): messages.append(OutboundMessage(text: TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid), isMedia: false))
                 }
             }
+            if !messages.isEmpty { socket.send(messages) }
             return true
         }
         defer { scheduler.unregister(ticker) }
-        while let message = await outbox.next() {
-            guard case .data(let text) = message else { continue }
-            do { try await write(text) } catch { finish(); break }
-        }
+        for await _ in ended {}
     }
 }
