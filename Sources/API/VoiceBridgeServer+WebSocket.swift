@@ -73,7 +73,7 @@ extension VoiceBridgeServer {
     /// Audio is dropped while the socket is not writable — a peer that stopped reading must not
     /// grow the server's memory — and the first drop is logged; marks and clears always go.
     func channelWriter(_ channel: any Channel) -> @Sendable ([TwilioStreamLeg.OutboundMessage]) -> Void {
-        let dropped = Atomic<Int>(0)
+        let warned = Atomic<Bool>(false)
         return { [logger] messages in
             let write = {
                 guard channel.isActive else { return }
@@ -83,7 +83,7 @@ extension VoiceBridgeServer {
                     channel.write(frame, promise: nil)
                 }
                 channel.flush()
-                if !writable, dropped.add(1, ordering: .relaxed).newValue == 1 {
+                if !writable, !warned.exchange(true, ordering: .relaxed) {
                     logger.warning("media stream not reading: dropping outbound audio", metadata: ["remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
                 }
             }

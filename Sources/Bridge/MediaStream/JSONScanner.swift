@@ -11,6 +11,8 @@ struct JSONScanner: ~Copyable {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Just after `{`: the next key needs no comma before it.
+    private var expectingFirstKey = false
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -43,8 +45,6 @@ struct JSONScanner: ~Copyable {
         skipWhitespace()
         expectingFirstKey = true
     }
-
-    private var expectingFirstKey = false
 
     /// The next key of the object being read (its raw content), positioned at its value; nil at
     /// the closing brace. Every value must be consumed (read or skipped) before the next call.
