@@ -98,6 +98,36 @@ import TestSupport
         #expect(huge.state.isTerminal, "the closed stream's call ended and was stored (\(huge.state))")
     }
 
+    /// Frames sent in a burst the moment the socket opens are read partly by the route's reader
+    /// (queued before the event-loop frame reader was added) and partly by that reader; the hand-over
+    /// must lose and reorder nothing. The caller side of the recording is the proof: it must be
+    /// exactly the audio sent, in order.
+    @Test func aBurstRightAfterConnectingArrivesWholeAndInOrder() async throws {
+        var config = TwilioStreamTests.config()
+        config.engine.mode = .echo
+        let speech = try WAVFile.read(Fixtures.audio("en_greeting.ulaw.wav")).data
+        let frames = min(150, speech.count / 160)
+        try await TwilioStreamTests.withLiveServer(config) { port in
+            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/twilio/stream", logger: Logger(label: "burst")) { _, outbound, _ in
+                try await outbound.write(.text(#"{"event":"connected","protocol":"Call","version":"1.0.0"}"#))
+                try await outbound.write(.text(Self.startMessage("MZburst", callSid: "CAburst")))
+                for n in 0..<frames { try await outbound.write(.text(Self.mediaMessage("MZburst", n, Array(speech[n * 160..<(n + 1) * 160])))) }
+                try await Task.sleep(for: .milliseconds(500))
+                try await outbound.write(.text(#"{"event":"stop","streamSid":"MZburst"}"#))
+                try await Task.sleep(for: .milliseconds(300))
+            }
+        }
+        let store = try CallStore(path: config.database.path)
+        let call = try #require(try store.call(externalID: "CAburst"))
+        #expect(call.state == .completed)
+        let path = try #require(try store.recordingPath(callID: call.outboundId))
+        let wav = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let left = stride(from: 44, to: wav.count - 3, by: 4).map { Int16(bitPattern: UInt16(wav[$0]) | UInt16(wav[$0 + 1]) << 8) }
+        let sent = speech[0..<frames * 160].map(G711.decodeMuLaw)
+        #expect(left.count >= sent.count, "recorded \(left.count) caller samples of \(sent.count) sent")
+        #expect(Array(left.prefix(sent.count)) == sent, "the caller audio is exactly what was sent, in order")
+    }
+
     /// Echo mode: what the caller says comes back through decode, resample, VAD, encode and pacing.
     @Test func echoModePlaysTheCallerBack() async throws {
         var config = TwilioStreamTests.config()

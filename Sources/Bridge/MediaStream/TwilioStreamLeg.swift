@@ -50,6 +50,8 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         var unknown = 0
         var malformed = 0
         var finished = false
+        /// Waiting in `waitForStart()`.
+        var startWaiters: [CheckedContinuation<MediaStreamStart?, Never>] = []
     }
 
     public init(scheduler: PacerScheduler<[UInt8]>, aheadFrames: Int = 5, logger: Logger, socket: Socket) {
@@ -66,6 +68,19 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     public var start: MediaStreamStart? { state.withLock { $0.start } }
     public var counters: (unknown: Int, malformed: Int) { state.withLock { ($0.unknown, $0.malformed) } }
 
+    /// The `start` message once it has come, or nil if the stream ends first.
+    public func waitForStart() async -> MediaStreamStart? {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { s -> MediaStreamStart?? in
+                if let start = s.start { return .some(start) }
+                if s.finished { return .some(nil) }
+                s.startWaiters.append(continuation)
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
     /// One text frame from Twilio. A malformed one is logged and skipped; the stream carries on.
     @discardableResult
     public func receive(_ text: String) -> Received {
@@ -73,11 +88,16 @@ public final class TwilioStreamLeg: MediaStreamLeg {
             switch try TwilioMediaStreamCodec.decodeEvent(text) {
             case .message(let event, let sid):
                 if case .start(let start) = event {
-                    state.withLock { s in
+                    let waiters = state.withLock { s in
                         s.streamSid = start.streamSid
                         s.mediaPrefix = TwilioMediaStreamCodec.mediaPrefix(streamSid: start.streamSid)
                         s.start = start
+                        defer { s.startWaiters = [] }
+                        return s.startWaiters
                     }
+                    continuation.yield(event)
+                    for waiter in waiters { waiter.resume(returning: start) }
+                    return .accepted
                 }
                 if let sid, !sid.isEmpty, state.withLock({ $0.streamSid.isEmpty }) {
                     // media before start: the protocol puts start first; refuse to guess a stream.
@@ -100,7 +120,11 @@ public final class TwilioStreamLeg: MediaStreamLeg {
 
     /// The socket closed (or Twilio sent stop): the stream is over.
     public func finish() {
-        let first = state.withLock { s -> Bool in defer { s.finished = true }; return !s.finished }
+        let (first, waiters) = state.withLock { s in
+            defer { s.finished = true; s.startWaiters = [] }
+            return (!s.finished, s.startWaiters)
+        }
+        for waiter in waiters { waiter.resume(returning: nil) }
         guard first else { return }
         continuation.finish()
         pacer.input.finish()

@@ -1,0 +1,90 @@
+import Bridge
+import Calls
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+import Synchronization
+
+/// A Twilio media stream on its WebSocket: the frames' way in and out of the call, kept on the
+/// connection's event loop where the per-frame work is (see `MediaFrameReader` and
+/// `channelWriter`); the async side only answers the call and watches the socket.
+extension VoiceBridgeServer {
+    func serveMediaStream(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, calls: CallSystem) async {
+        let socket = TwilioStreamLeg.Socket(send: channelWriter(channel), close: { try? await outbound.close(.normalClosure, reason: "call ended") })
+        let leg = TwilioStreamLeg(scheduler: calls.scheduler, logger: logger, socket: socket)
+        let reader: NIOLoopBound<MediaFrameReader>
+        do {
+            reader = try await channel.eventLoop.submit {
+                let reader = MediaFrameReader(leg: leg)
+                let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+                try channel.pipeline.syncOperations.addHandler(reader, position: .after(decoder))
+                return NIOLoopBound(reader, eventLoop: channel.eventLoop)
+            }.get()
+        } catch {
+            logger.warning("media stream closed before it started", metadata: ["error": "\(error)"])
+            return
+        }
+        let token = try? await channel.eventLoop.submit { reader.value.token }.get()
+
+        enum Ended { case call, socket }
+        await withTaskGroup(of: Ended.self) { group in
+            // The call: answered once `start` has come, over when the session ends.
+            group.addTask {
+                guard let start = await leg.waitForStart() else { return .call }
+                let caller = start.customParameters["from"].flatMap { $0.isEmpty ? nil : $0 } ?? "unknown"
+                await calls.manager.answer(stream: leg, caller: caller, callee: start.customParameters["to"] ?? "", externalID: start.callSid)
+                return .call
+            }
+            // The socket: frames queued before the reader was added, then whatever the reader passes
+            // on (binary, fragmented messages); its end is the end of the stream.
+            group.addTask {
+                do {
+                    for try await message in inbound.messages(maxSize: 256 * 1024) {
+                        switch message {
+                        case .binary(let data) where data == token:
+                            channel.eventLoop.execute { reader.value.release() }
+                        case .binary:
+                            self.logger.warning("binary frame on a media stream ignored", metadata: ["stream": "\(leg.streamSid)"])
+                        case .text(let text):
+                            if leg.receive(text) == .stopped { return .socket }
+                        }
+                    }
+                } catch {
+                    self.logger.warning("media stream closed", metadata: ["stream": "\(leg.streamSid)", "error": "\(error)"])
+                }
+                return .socket
+            }
+            // Whichever ends first ends the stream; the call task is always waited for (it writes
+            // the call's end), the socket's reader is not needed once the call is over.
+            let first = await group.next()
+            leg.finish()
+            if first == .call { group.cancelAll() }
+            await group.waitForAll()
+        }
+    }
+
+    /// Writes a tick's messages as text frames straight into the connection's channel, on its
+    /// event loop (the media tick runs on an event loop; for a stream on another one this is one
+    /// `execute` per tick, not a task). Hummingbird's writer still owns the close handshake.
+    /// Audio is dropped while the socket is not writable — a peer that stopped reading must not
+    /// grow the server's memory — and the first drop is logged; marks and clears always go.
+    func channelWriter(_ channel: any Channel) -> @Sendable ([TwilioStreamLeg.OutboundMessage]) -> Void {
+        let warned = Atomic<Bool>(false)
+        return { [logger] messages in
+            let write = {
+                guard channel.isActive else { return }
+                let writable = channel.isWritable
+                for message in messages where writable || !message.isMedia {
+                    let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: message.text))
+                    channel.write(frame, promise: nil)
+                }
+                channel.flush()
+                if !writable, !warned.exchange(true, ordering: .relaxed) {
+                    logger.warning("media stream not reading: dropping outbound audio", metadata: ["remote": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+                }
+            }
+            if channel.eventLoop.inEventLoop { write() } else { channel.eventLoop.execute(write) }
+        }
+    }
+}
