@@ -11,10 +11,13 @@ final class ServerProcess: Sendable {
     private let process: Process
 
     struct MediaTick: Decodable {
+        /// Calls whose audio the media tick is pacing (answered and running).
+        var pacedLegs: Int
         var ticks: Int
         var lateFrames: Int
         var maxLatenessMilliseconds: Double
         enum CodingKeys: String, CodingKey {
+            case pacedLegs = "paced_legs"
             case ticks
             case lateFrames = "late_frames"
             case maxLatenessMilliseconds = "max_lateness_ms"

@@ -9,6 +9,20 @@ public protocol MediaStreamLeg: Sendable {
     func hangUp() async
     /// Drives the leg until the call ends; owned by the call's task.
     func run() async
+
+    /// Offers each `media` event to `handler` where it arrives (a socket's event loop) before it
+    /// is queued to `events`: true means handled there, and it is not queued. A leg only offers
+    /// one when every `media` it queued earlier has been reported by `mediaEventConsumed()`, so
+    /// caller audio is handled in order whichever way each frame goes. Optional: a leg may ignore
+    /// it and queue everything. Set nil when done: the handler usually holds its session.
+    func setMediaHandler(_ handler: (@Sendable (MediaStreamMedia) -> Bool)?)
+    /// The consumer of `events` has finished with one `media` event.
+    func mediaEventConsumed()
+}
+
+extension MediaStreamLeg {
+    public func setMediaHandler(_ handler: (@Sendable (MediaStreamMedia) -> Bool)?) {}
+    public func mediaEventConsumed() {}
 }
 
 extension SIPCallLeg: MediaStreamLeg {}

@@ -52,6 +52,9 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         var finished = false
         /// Waiting in `waitForStart()`.
         var startWaiters: [CheckedContinuation<MediaStreamStart?, Never>] = []
+        var mediaHandler: (@Sendable (MediaStreamMedia) -> Bool)?
+        /// `media` events queued to `events` and not yet reported consumed.
+        var queuedMedia = 0
     }
 
     public init(scheduler: PacerScheduler<[UInt8]>, aheadFrames: Int = 5, logger: Logger, socket: Socket) {
@@ -104,6 +107,11 @@ public final class TwilioStreamLeg: MediaStreamLeg {
                     state.withLock { $0.malformed += 1 }
                     return .malformed("\(event) before start (stream \(sid))")
                 }
+                if case .media(let media) = event {
+                    let handler = state.withLock { s in s.queuedMedia == 0 ? s.mediaHandler : nil }
+                    if let handler, handler(media) { return .accepted }
+                    state.withLock { $0.queuedMedia += 1 }
+                }
                 continuation.yield(event)
                 if event == .stop { finish(); return .stopped }
                 return .accepted
@@ -118,10 +126,18 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         }
     }
 
+    public func setMediaHandler(_ handler: (@Sendable (MediaStreamMedia) -> Bool)?) {
+        state.withLock { $0.mediaHandler = handler }
+    }
+
+    public func mediaEventConsumed() {
+        state.withLock { $0.queuedMedia = max(0, $0.queuedMedia - 1) }
+    }
+
     /// The socket closed (or Twilio sent stop): the stream is over.
     public func finish() {
         let (first, waiters) = state.withLock { s in
-            defer { s.finished = true; s.startWaiters = [] }
+            defer { s.finished = true; s.startWaiters = []; s.mediaHandler = nil }
             return (!s.finished, s.startWaiters)
         }
         for waiter in waiters { waiter.resume(returning: nil) }

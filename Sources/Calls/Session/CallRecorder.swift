@@ -38,7 +38,7 @@ public final class CallRecorder: Sendable {
         state.withLock { s in
             s.caller += samples
             if s.caller.count - s.agent.count > Self.agentLagSamples {
-                s.agent += [Int16](repeating: 0, count: s.caller.count - s.agent.count - Self.agentLagSamples)
+                s.agent.append(contentsOf: repeatElement(0, count: s.caller.count - s.agent.count - Self.agentLagSamples))
             }
             flush(&s)
         }

@@ -2,31 +2,38 @@ import Foundation
 import Bridge
 import Pipeline
 import Realtime
+import Synchronization
 
 extension CallSession {
     /// Caller audio: μ-law → PCM → VAD (at 8 kHz, as the phone delivers it) → the engine's
     /// format; barge-in decisions on every frame; mark echoes become played time.
+    ///
+    /// A frame that needs nothing asynchronous (no barge-in action, an engine that can take it
+    /// without waiting) is handled where it arrives — on the socket's event loop, through the leg's
+    /// media handler — with no task switch; the rest come through `leg.events` to this task.
     func pumpCallerAudio() async {
-        var vad = VoiceActivityDetector()
-        var bargeIn = BargeInController()
         let upsampler: Resampler? = if case .pcm16(let rate) = engine.inputFormat, rate != 8000 { try? Resampler(from: 8000, to: rate) } else { nil }
+        let caller = Mutex(CallerAudio(upsampler: upsampler))
+        leg.setMediaHandler { [self] media in
+            let frame = caller.withLock { process(media, &$0) }
+            if frame.actions.isEmpty, case .pcm16 = engine.inputFormat,
+               engine.sendNow(speech: frame.activity, samples: { caller.withLock { $0.toEngineRate(frame.pcm) } }) {
+                return true
+            }
+            caller.withLock { $0.handled.append(frame) }   // the queued event stands for this frame
+            return false
+        }
+        defer { leg.setMediaHandler(nil) }
         for await event in leg.events {
             switch event {
             case .media(let media):
-                let pcm = G711.decode(media.payload, law: .muLaw)
-                recorder?.caller(pcm)
-                let decision = vad.process(AudioFrame(samples: pcm, sampleRate: 8000))
-                let activity: SpeechActivity = switch decision.event {
-                case .speechStarted?: .started
-                case .speechEnded?: .ended
-                case nil: decision.isSpeech ? .speech : .silence
-                }
-                if decision.event == .speechEnded { state.withLock { $0.speechEndedAt = .now } }
-                for action in bargeIn.process(decision, playback: playback.snapshot) { await perform(action) }
+                let frame = caller.withLock { c in c.handled.isEmpty ? process(media, &c) : c.handled.removeFirst() }
+                for action in frame.actions { await perform(action) }
                 switch engine.inputFormat {
-                case .muLaw: await engine.send(muLaw: media.payload, speech: activity)
-                case .pcm16: await engine.send(samples: upsampler?.process(pcm) ?? pcm, speech: activity)
+                case .muLaw: await engine.send(muLaw: media.payload, speech: frame.activity)
+                case .pcm16: await engine.send(samples: caller.withLock { $0.toEngineRate(frame.pcm) }, speech: frame.activity)
                 }
+                leg.mediaEventConsumed()
             case .mark(let name):
                 // "item#ms#generation": marks flushed by a clear (older generation) were not heard.
                 let parts = name.split(separator: "#")
@@ -40,6 +47,37 @@ extension CallSession {
             }
         }
         finish(.remoteHangup)
+    }
+
+    /// The caller side's per-frame state, shared by the two ways a frame is handled.
+    struct CallerAudio: Sendable {
+        var vad = VoiceActivityDetector()
+        var bargeIn = BargeInController()
+        let upsampler: Resampler?
+        /// Frames the media handler processed but could not finish; each one's event is queued.
+        var handled: [CallerFrame] = []
+
+        mutating func toEngineRate(_ pcm: [Int16]) -> [Int16] { upsampler?.process(pcm) ?? pcm }
+    }
+
+    struct CallerFrame: Sendable {
+        var pcm: [Int16]
+        var activity: SpeechActivity
+        var actions: [BargeInController.Action]
+    }
+
+    /// Decode, record, VAD, barge-in decision: everything about a frame that needs no waiting.
+    func process(_ media: MediaStreamMedia, _ c: inout CallerAudio) -> CallerFrame {
+        let pcm = G711.decode(media.payload, law: .muLaw)
+        recorder?.caller(pcm)
+        let decision = c.vad.process(AudioFrame(samples: pcm, sampleRate: 8000))
+        let activity: SpeechActivity = switch decision.event {
+        case .speechStarted?: .started
+        case .speechEnded?: .ended
+        case nil: decision.isSpeech ? .speech : .silence
+        }
+        if decision.event == .speechEnded { state.withLock { $0.speechEndedAt = .now } }
+        return CallerFrame(pcm: pcm, activity: activity, actions: c.bargeIn.process(decision, playback: playback.snapshot))
     }
 
     func perform(_ action: BargeInController.Action) async {

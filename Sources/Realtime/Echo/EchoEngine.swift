@@ -33,36 +33,50 @@ public final class EchoEngine: ConversationEngine {
     public func start() async throws {}
 
     public func send(samples: [Int16], speech: SpeechActivity) async {
-        let ready = state.withLock { u -> (item: String, samples: [Int16], done: Bool)? in
-            switch speech {
-            case .silence:
-                u.preRoll.append(samples)
-                if u.preRoll.count > 2 { u.preRoll.removeFirst() }
-                return nil
-            case .started:
-                u.number += 1
-                u.speaking = true
-                u.samples = u.preRoll.flatMap { $0 } + samples
-                u.preRoll.removeAll()
-            case .speech, .ended:
-                guard u.speaking else { return nil }
-                u.samples += samples
-            }
-            let item = "echo-\(u.number)"
-            if speech == .ended {
-                u.speaking = false
-                defer { u.samples = [] }
-                return (item, u.samples, true)
-            }
-            if u.samples.count >= maxSamples {
-                defer { u.samples = [] }
-                return (item, u.samples, false)
-            }
-            return nil
-        }
-        guard let ready else { return }
+        guard let ready = state.withLock({ take(samples, speech, &$0) }) else { return }
         await events.emit(.audio(item: ready.item, samples: ready.samples))
         if ready.done { await events.emit(.audioDone(item: ready.item)) }
+    }
+
+    /// Without waiting whenever the event queue has room for an utterance's two events.
+    public func sendNow(speech: SpeechActivity, samples: () -> [Int16]) -> Bool {
+        state.withLock { u in
+            // Only a frame during an utterance can complete one; then two events must fit.
+            if speech != .silence, events.count > events.capacity - 2 { return false }
+            guard let ready = take(samples(), speech, &u) else { return true }
+            events.trySend(.audio(item: ready.item, samples: ready.samples))
+            if ready.done { events.trySend(.audioDone(item: ready.item)) }
+            return true
+        }
+    }
+
+    /// Adds a frame to the utterance; returns it when the frame completed it (or it grew too long).
+    private func take(_ samples: [Int16], _ speech: SpeechActivity, _ u: inout Utterance) -> (item: String, samples: [Int16], done: Bool)? {
+        switch speech {
+        case .silence:
+            u.preRoll.append(samples)
+            if u.preRoll.count > 2 { u.preRoll.removeFirst() }
+            return nil
+        case .started:
+            u.number += 1
+            u.speaking = true
+            u.samples = u.preRoll.flatMap { $0 } + samples
+            u.preRoll.removeAll()
+        case .speech, .ended:
+            guard u.speaking else { return nil }
+            u.samples += samples
+        }
+        let item = "echo-\(u.number)"
+        if speech == .ended {
+            u.speaking = false
+            defer { u.samples = [] }
+            return (item, u.samples, true)
+        }
+        if u.samples.count >= maxSamples {
+            defer { u.samples = [] }
+            return (item, u.samples, false)
+        }
+        return nil
     }
 
     public func interrupt(item: String, playedMilliseconds: Int) async {}

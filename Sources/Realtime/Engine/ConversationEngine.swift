@@ -43,6 +43,10 @@ public protocol ConversationEngine: Sendable {
     /// Caller audio, 20 ms at a time, with the local VAD's view of it.
     func send(samples: [Int16], speech: SpeechActivity) async
     func send(muLaw: [UInt8], speech: SpeechActivity) async
+    /// The same as `send(samples:speech:)` when it can be done without waiting — from the socket's
+    /// event loop, with no task switch — and false, having done nothing (`samples` not called),
+    /// when it cannot. Engines whose input is itself I/O keep the default: always false.
+    func sendNow(speech: SpeechActivity, samples: () -> [Int16]) -> Bool
     /// The caller barged in: `playedMilliseconds` of `item` were heard; drop the rest.
     func interrupt(item: String, playedMilliseconds: Int) async
     /// Wrap up now (call duration limit, operator cancel): a closing line if the engine has
@@ -62,6 +66,8 @@ public enum SpeechActivity: Sendable, Equatable {
 
 extension ConversationEngine {
     public func send(muLaw: [UInt8], speech: SpeechActivity) async {}
+
+    public func sendNow(speech: SpeechActivity, samples: () -> [Int16]) -> Bool { false }
 
     public func close(reason: String) async {
         events.sendUrgent(.endCall(reason: reason, afterItem: nil))
