@@ -19,7 +19,7 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     let token: ByteBuffer
     private let leg: TwilioStreamLeg
     /// Frames read before `release()`; nil afterwards.
-    private var held: [String]? = []
+    private var held: [ByteBuffer]? = []
     private var stopped = false
     /// The reader reaches the token within milliseconds (a second of media is 50 frames); frames
     /// beyond this many before then are dropped, so a flooding client cannot grow the server.
@@ -47,7 +47,7 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
             return
         }
-        let text = String(buffer: frame.unmaskedData)
+        let text = frame.unmaskedData
         if held != nil {
             if held!.count < Self.maximumHeld { held!.append(text) }
             return
@@ -62,7 +62,7 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
         for text in pending { deliver(text) }
     }
 
-    private func deliver(_ text: String) {
+    private func deliver(_ text: ByteBuffer) {
         guard !stopped else { return }
         if leg.receive(text) == .stopped { stopped = true }
     }

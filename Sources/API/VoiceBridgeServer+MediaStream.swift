@@ -76,7 +76,7 @@ extension VoiceBridgeServer {
                 guard channel.isActive else { return }
                 let writable = channel.isWritable
                 for message in messages where writable || !message.isMedia {
-                    let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: message.text))
+                    let frame = WebSocketFrame(fin: true, opcode: .text, data: message.text)
                     channel.write(frame, promise: nil)
                 }
                 channel.flush()

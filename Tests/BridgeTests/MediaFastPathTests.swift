@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 @testable import Bridge
 
@@ -96,6 +97,9 @@ import Testing
     @Test func scannedMessagesMatchTheGeneralDecoder() {
         for text in Self.scannable {
             #expect(Codec.fastEvent(text) != nil, "the scanner should handle \(text)")
+            let fromBytes = Array(text.utf8).withUnsafeBufferPointer { Codec.fastEvent(utf8: $0) }
+            guard let fromBytes else { Issue.record("the scanner should handle \(text) from bytes"); continue }
+            #expect(Self.outcome { () throws(Codec.Failure) in fromBytes } == Self.outcome { () throws(Codec.Failure) in try Codec.parseEvent(text) }, "\(text) from bytes")
             #expect(Self.outcome { () throws(Codec.Failure) in try Codec.decodeEvent(text) } == Self.outcome { () throws(Codec.Failure) in try Codec.parseEvent(text) }, "\(text)")
             #expect(Self.outcome { () throws(Codec.Failure) in try Codec.decodeCommand(text) } == Self.outcome { () throws(Codec.Failure) in try Codec.parseCommand(text) }, "\(text)")
         }
@@ -115,6 +119,7 @@ import Testing
         let prefix = Codec.mediaPrefix(streamSid: "MZ\"odd\"")
         let text = Codec.encodeMedia(payload, prefix: prefix)
         #expect(text == Codec.encodeCommand(.media(payload), streamSid: "MZ\"odd\""))
+        #expect(Codec.encodeMedia(payload, prefix: Array(prefix.utf8)) == ByteBuffer(string: text), "the frame-bytes encoder writes the same message")
         #expect(Self.outcome { () throws(Codec.Failure) in try Codec.parseCommand(text) } == .command(.media(payload), "MZ\"odd\""))
         let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         #expect((json?["media"] as? [String: Any])?["payload"] as? String == Data(payload).base64EncodedString())

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// The hot path of the Twilio dialect: `media` (and `mark`) messages read with `JSONScanner` and
 /// base64 decoded from the frame's bytes; `media` written with one allocation. Anything the scan
 /// does not handle goes to the general decoder, which has the final word on errors.
@@ -18,55 +20,65 @@ extension TwilioMediaStreamCodec {
     /// nil: not a plain `media`/`mark` message; let the general decoder look at it.
     static func scan(_ text: String) -> ScannedMessage? {
         var text = text
-        return text.withUTF8 { bytes -> ScannedMessage? in
-            guard bytes.count <= maximumMessageSize else { return nil }
-            var scanner = JSONScanner(bytes)
-            var message = ScannedMessage()
-            do {
-                try scanner.beginObject()
-                while let key = try scanner.nextKey() {
-                    if scanner.matches(key, "event") {
-                        let value = try scanner.stringRange()
-                        message.event = scanner.matches(value, "media") ? .media : scanner.matches(value, "mark") ? .mark : .other
-                        if message.event == .other { return nil }
-                    } else if scanner.matches(key, "streamSid") {
-                        message.streamSid = scanner.string(try scanner.stringRange())
-                    } else if scanner.matches(key, "media") {
-                        try scanner.beginObject()
-                        while let key = try scanner.nextKey() {
-                            if scanner.matches(key, "payload") {
-                                guard let payload = Base64.decode(scanner.text(try scanner.stringRange())) else { return nil }
-                                message.payload = payload
-                            } else if scanner.matches(key, "track") {
-                                message.track = scanner.string(try scanner.stringRange())
-                            } else if scanner.matches(key, "chunk") {
-                                message.chunk = try scanner.integer()
-                            } else if scanner.matches(key, "timestamp") {
-                                message.timestamp = try scanner.integer()
-                            } else {
-                                try scanner.skipValue()
-                            }
+        return text.withUTF8 { scan(utf8: $0) }
+    }
+
+    static func scan(utf8 bytes: UnsafeBufferPointer<UInt8>) -> ScannedMessage? {
+        guard bytes.count <= maximumMessageSize else { return nil }
+        var scanner = JSONScanner(bytes)
+        var message = ScannedMessage()
+        do {
+            try scanner.beginObject()
+            while let key = try scanner.nextKey() {
+                if scanner.matches(key, "event") {
+                    let value = try scanner.stringRange()
+                    message.event = scanner.matches(value, "media") ? .media : scanner.matches(value, "mark") ? .mark : .other
+                    if message.event == .other { return nil }
+                } else if scanner.matches(key, "streamSid") {
+                    message.streamSid = scanner.string(try scanner.stringRange())
+                } else if scanner.matches(key, "media") {
+                    try scanner.beginObject()
+                    while let key = try scanner.nextKey() {
+                        if scanner.matches(key, "payload") {
+                            guard let payload = Base64.decode(scanner.text(try scanner.stringRange())) else { return nil }
+                            message.payload = payload
+                        } else if scanner.matches(key, "track") {
+                            message.track = scanner.string(try scanner.stringRange())
+                        } else if scanner.matches(key, "chunk") {
+                            message.chunk = try scanner.integer()
+                        } else if scanner.matches(key, "timestamp") {
+                            message.timestamp = try scanner.integer()
+                        } else {
+                            try scanner.skipValue()
                         }
-                    } else if scanner.matches(key, "mark") {
-                        try scanner.beginObject()
-                        while let key = try scanner.nextKey() {
-                            if scanner.matches(key, "name") { message.markName = scanner.string(try scanner.stringRange()) } else { try scanner.skipValue() }
-                        }
-                    } else {
-                        try scanner.skipValue()
                     }
+                } else if scanner.matches(key, "mark") {
+                    try scanner.beginObject()
+                    while let key = try scanner.nextKey() {
+                        if scanner.matches(key, "name") { message.markName = scanner.string(try scanner.stringRange()) } else { try scanner.skipValue() }
+                    }
+                } else {
+                    try scanner.skipValue()
                 }
-                try scanner.end()
-            } catch {
-                return nil
             }
-            return message.event == .other ? nil : message
+            try scanner.end()
+        } catch {
+            return nil
         }
+        return message.event == .other ? nil : message
     }
 
     /// A scanned inbound event, or nil when the general decoder must decide.
     static func fastEvent(_ text: String) -> Decoded<MediaStreamEvent>? {
-        guard let m = scan(text) else { return nil }
+        scan(text).flatMap(event)
+    }
+
+    /// The same, from a frame's UTF-8 bytes (no `String` made for a `media` message).
+    public static func fastEvent(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Decoded<MediaStreamEvent>? {
+        scan(utf8: bytes).flatMap(event)
+    }
+
+    private static func event(_ m: ScannedMessage) -> Decoded<MediaStreamEvent>? {
         switch m.event {
         case .media:
             guard let sid = m.streamSid, let payload = m.payload, let timestamp = m.timestamp else { return nil }
@@ -92,6 +104,20 @@ extension TwilioMediaStreamCodec {
         case .other:
             return nil
         }
+    }
+
+    /// An outbound `media` message as the bytes of a text frame: `prefix` (the UTF-8 of
+    /// `mediaPrefix(streamSid:)`), the base64 payload, the closing — written straight into one buffer.
+    public static func encodeMedia(_ payload: [UInt8], prefix: [UInt8]) -> ByteBuffer {
+        let suffix: StaticString = "\"}}"
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(prefix.count + Base64.encodedCount(payload.count) + suffix.utf8CodeUnitCount)
+        buffer.writeBytes(prefix)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Base64.encodedCount(payload.count)) { out in
+            payload.withUnsafeBufferPointer { Base64.encode($0, into: out.bindMemory(to: UInt8.self)) }
+        }
+        buffer.writeStaticString(suffix)
+        return buffer
     }
 
     /// `prefix` + base64(`payload`) + `suffix` as one string, written in place.

@@ -1,3 +1,4 @@
+import NIOCore
 import Logging
 import Pipeline
 import Synchronization
@@ -26,9 +27,20 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     }
 
     public struct OutboundMessage: Sendable, Equatable {
-        public var text: String
+        /// The text frame's UTF-8 bytes.
+        public var text: ByteBuffer
         /// Audio, which a full socket may drop; control messages (mark, clear) are never dropped.
         public var isMedia: Bool
+
+        init(_ text: String) {
+            self.text = ByteBuffer(string: text)
+            isMedia = false
+        }
+
+        init(media: ByteBuffer) {
+            text = media
+            isMedia = true
+        }
     }
 
     public let events: AsyncStream<MediaStreamEvent>
@@ -45,7 +57,7 @@ public final class TwilioStreamLeg: MediaStreamLeg {
 
     struct State {
         var streamSid = ""
-        var mediaPrefix = TwilioMediaStreamCodec.mediaPrefix(streamSid: "")
+        var mediaPrefix = Array(TwilioMediaStreamCodec.mediaPrefix(streamSid: "").utf8)
         var start: MediaStreamStart?
         var unknown = 0
         var malformed = 0
@@ -88,41 +100,55 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     @discardableResult
     public func receive(_ text: String) -> Received {
         do {
-            switch try TwilioMediaStreamCodec.decodeEvent(text) {
-            case .message(let event, let sid):
-                if case .start(let start) = event {
-                    let waiters = state.withLock { s in
-                        s.streamSid = start.streamSid
-                        s.mediaPrefix = TwilioMediaStreamCodec.mediaPrefix(streamSid: start.streamSid)
-                        s.start = start
-                        defer { s.startWaiters = [] }
-                        return s.startWaiters
-                    }
-                    continuation.yield(event)
-                    for waiter in waiters { waiter.resume(returning: start) }
-                    return .accepted
-                }
-                if let sid, !sid.isEmpty, state.withLock({ $0.streamSid.isEmpty }) {
-                    // media before start: the protocol puts start first; refuse to guess a stream.
-                    state.withLock { $0.malformed += 1 }
-                    return .malformed("\(event) before start (stream \(sid))")
-                }
-                if case .media(let media) = event {
-                    let handler = state.withLock { s in s.queuedMedia == 0 ? s.mediaHandler : nil }
-                    if let handler, handler(media) { return .accepted }
-                    state.withLock { $0.queuedMedia += 1 }
-                }
-                continuation.yield(event)
-                if event == .stop { finish(); return .stopped }
-                return .accepted
-            case .unknownEvent(let name):
-                state.withLock { $0.unknown += 1 }
-                return .unknown(name)
-            }
+            return accept(try TwilioMediaStreamCodec.decodeEvent(text))
         } catch {
             state.withLock { $0.malformed += 1 }
             logger.warning("malformed media-stream message", metadata: ["stream": "\(streamSid)", "error": "\(error)"])
             return .malformed("\(error)")
+        }
+    }
+
+    /// One text frame's bytes, as read from the socket: `media` and `mark` are decoded from the
+    /// bytes in place; anything else goes through `receive(_: String)`.
+    @discardableResult
+    public func receive(_ frame: ByteBuffer) -> Received {
+        if let fast = frame.withUnsafeReadableBytes({ TwilioMediaStreamCodec.fastEvent(utf8: $0.assumingMemoryBound(to: UInt8.self)) }) {
+            return accept(fast)
+        }
+        return receive(String(buffer: frame))
+    }
+
+    private func accept(_ decoded: TwilioMediaStreamCodec.Decoded<MediaStreamEvent>) -> Received {
+        switch decoded {
+        case .message(let event, let sid):
+            if case .start(let start) = event {
+                let waiters = state.withLock { s in
+                    s.streamSid = start.streamSid
+                    s.mediaPrefix = Array(TwilioMediaStreamCodec.mediaPrefix(streamSid: start.streamSid).utf8)
+                    s.start = start
+                    defer { s.startWaiters = [] }
+                    return s.startWaiters
+                }
+                continuation.yield(event)
+                for waiter in waiters { waiter.resume(returning: start) }
+                return .accepted
+            }
+            if let sid, !sid.isEmpty, state.withLock({ $0.streamSid.isEmpty }) {
+                // media before start: the protocol puts start first; refuse to guess a stream.
+                state.withLock { $0.malformed += 1 }
+                return .malformed("\(event) before start (stream \(sid))")
+            }
+            if case .media(let media) = event {
+                let handler = state.withLock { s in s.queuedMedia == 0 ? s.mediaHandler : nil }
+                if let handler, handler(media) { return .accepted }
+                state.withLock { $0.queuedMedia += 1 }
+            }
+            continuation.yield(event)
+            if event == .stop { finish(); return .stopped }
+            return .accepted
+        case .unknownEvent(let name):
+            state.withLock { $0.unknown += 1 }
+            return .unknown(name)
         }
     }
 
@@ -151,7 +177,7 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         await outbound.send(command)
         if command == .clear {
             // The queue here is dropped; tell Twilio to drop what it buffered.
-            socket.send([OutboundMessage(text: TwilioMediaStreamCodec.encodeCommand(.clear, streamSid: streamSid), isMedia: false)])
+            socket.send([OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.clear, streamSid: streamSid))])
         }
     }
 
@@ -168,8 +194,8 @@ public final class TwilioStreamLeg: MediaStreamLeg {
             var messages: [OutboundMessage] = []
             pacer.tick { output in
                 switch output {
-                case .audio(let frame, _): messages.append(OutboundMessage(text: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix), isMedia: true))
-                case .mark(let name): messages.append(OutboundMessage(text: TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid), isMedia: false))
+                case .audio(let frame, _): messages.append(OutboundMessage(media: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)))
+                case .mark(let name): messages.append(OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid)))
                 }
             }
             if !messages.isEmpty { socket.send(messages) }
