@@ -20,6 +20,9 @@ enum MediaStreamBenchmark {
         var mediaSent: Int
         /// Client send rounds that ran more than 10 ms late (the load itself falling behind).
         var clientLateRounds: Int
+        /// The load generator's own CPU over the window, % of one core: with the server's, how
+        /// much of the machine was busy (both share its two cores).
+        var loadCPUPercent: Double
     }
 
     static func run(streams n: Int, seconds: Double, serverBinary: String) async throws -> Result {
@@ -42,7 +45,7 @@ enum MediaStreamBenchmark {
 
     static func measure(streams n: Int, seconds: Double, server: ServerProcess, baselineRSS: Int, loop: any EventLoop) async throws -> Result {
         var result = Result(streams: n, connected: 0, cpuPercentPerStream: 0, lateFrames: 0, maxLatenessMilliseconds: 0,
-                            rssKBPerStream: 0, mediaReceived: 0, mediaSent: 0, clientLateRounds: 0)
+                            rssKBPerStream: 0, mediaReceived: 0, mediaSent: 0, clientLateRounds: 0, loadCPUPercent: 0)
 
         // Connect in batches, as a burst of calls would arrive.
         var clients: [MediaStreamLoadClient] = []
@@ -67,11 +70,13 @@ enum MediaStreamBenchmark {
         try await Task.sleep(for: .seconds(2))
         let tickBefore = try await server.mediaTick()
         let cpuBefore = server.cpuSeconds()
+        let loadBefore = ServerProcess.cpuSeconds(pid: "self")
         let receivedBefore = clients.reduce(0) { $0 + $1.log.received.load(ordering: .relaxed) }
         let sentBefore = clients.reduce(0) { $0 + $1.log.sent.load(ordering: .relaxed) }
         let wallStart = ContinuousClock.now
         try await Task.sleep(for: .seconds(seconds))
         let cpu = server.cpuSeconds() - cpuBefore
+        let load = ServerProcess.cpuSeconds(pid: "self") - loadBefore
         let wall = wallStart.duration(to: .now).totalSeconds
         let tickAfter = try await server.mediaTick()
         let rss = server.residentKilobytes()
@@ -83,6 +88,7 @@ enum MediaStreamBenchmark {
         result.maxLatenessMilliseconds = tickAfter.maxLatenessMilliseconds
         result.rssKBPerStream = Double(max(0, rss - baselineRSS)) / Double(live)
         result.clientLateRounds = sender.lateRounds.load(ordering: .relaxed)
+        result.loadCPUPercent = load / wall * 100
 
         // Stop sending, end every stream with `stop` (the server ends each call), then close.
         try await loop.submit {

@@ -70,9 +70,12 @@ final class ServerProcess: Sendable {
         return try JSONDecoder().decode(Health.self, from: Data(body.readableBytesView)).media
     }
 
-    /// User + system CPU seconds the server has used so far (/proc/PID/stat fields 14 and 15).
-    func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+    /// User + system CPU seconds the server has used so far.
+    func cpuSeconds() -> Double { Self.cpuSeconds(pid: "\(process.processIdentifier)") }
+
+    /// User + system CPU seconds of a process (/proc/PID/stat fields 14 and 15); "self" for this one.
+    static func cpuSeconds(pid: String) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
