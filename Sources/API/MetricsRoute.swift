@@ -23,8 +23,8 @@ struct MetricsRoute: Sendable {
         if let calls {
             registry.makeGauge(name: "voicebridge_live_calls", help: "Calls holding a live session or SIP dialog")
                 .set(Double(await calls.manager.liveCount))
-            let tick = calls.scheduler.statistics
-            registry.makeGauge(name: "voicebridge_media_paced_legs", help: "Legs on the shared 20 ms media tick").set(Double(calls.scheduler.registeredCount))
+            let tick = calls.mediaTickStatistics
+            registry.makeGauge(name: "voicebridge_media_paced_legs", help: "Legs on the shared 20 ms media ticks").set(Double(calls.pacedLegs))
             registry.makeGauge(name: "voicebridge_media_late_frames", help: "Frames due in media ticks that ran more than 10 ms late, since start")
                 .set(Double(tick.lateFrames))
         }

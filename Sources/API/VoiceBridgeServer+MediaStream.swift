@@ -12,7 +12,7 @@ import Synchronization
 extension VoiceBridgeServer {
     func serveMediaStream(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, calls: CallSystem) async {
         let socket = TwilioStreamLeg.Socket(send: channelWriter(channel), close: { try? await outbound.close(.normalClosure, reason: "call ended") })
-        let leg = TwilioStreamLeg(scheduler: calls.scheduler, logger: logger, socket: socket)
+        let leg = TwilioStreamLeg(scheduler: calls.scheduler(for: channel.eventLoop), logger: logger, socket: socket)
         let reader: NIOLoopBound<MediaFrameReader>
         do {
             reader = try await channel.eventLoop.submit {

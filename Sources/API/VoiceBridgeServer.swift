@@ -47,7 +47,7 @@ public struct VoiceBridgeServer: Sendable {
                 database: databaseOK ? "ok" : "unavailable",
                 sipListening: status.sipListening,
                 engineMode: config.engine.mode.rawValue,
-                media: calls.map { MediaTickReport(legs: $0.scheduler.registeredCount, statistics: $0.scheduler.statistics) }
+                media: calls.map { MediaTickReport(legs: $0.pacedLegs, statistics: $0.mediaTickStatistics) }
             )
             return EditedResponse(status: databaseOK ? .ok : .serviceUnavailable, response: report)
         }

@@ -18,8 +18,13 @@ public final class CallSystem: Sendable {
     public let userAgent: SIPUserAgent
     public let callee: SimulatedCallee?
     public let sipPort: Int
+    /// The media tick of the loop that owns the RTP sockets (SIP legs pace on it).
     public let scheduler: PacerScheduler<[UInt8]>
     let mediaLoop: any EventLoop
+    /// One media tick per event loop of the server, each run by its loop's own timers, so a
+    /// WebSocket stream paces on the loop that owns its socket (writes without a hop) and the
+    /// tick work is spread over the loops. The RTP loop's entry is `scheduler`.
+    let loopSchedulers: [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)]
 
     private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,
                  scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop) {
@@ -29,6 +34,29 @@ public final class CallSystem: Sendable {
         self.sipPort = sipPort
         self.scheduler = scheduler
         self.mediaLoop = mediaLoop
+        loopSchedulers = MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
+            (loop, loop === mediaLoop ? scheduler : PacerScheduler<[UInt8]>())
+        }
+    }
+
+    /// The media tick that runs on `loop` (for a stream whose socket that loop owns).
+    public func scheduler(for loop: any EventLoop) -> PacerScheduler<[UInt8]> {
+        loopSchedulers.first { $0.loop === loop }?.scheduler ?? scheduler
+    }
+
+    /// Legs paced by all the media ticks.
+    public var pacedLegs: Int { loopSchedulers.reduce(0) { $0 + $1.scheduler.registeredCount } }
+
+    /// The media ticks' statistics together: late ticks and frames summed, the worst lateness.
+    public var mediaTickStatistics: TickStatistics {
+        loopSchedulers.reduce(into: scheduler.statistics) { total, entry in
+            guard entry.scheduler !== scheduler else { return }
+            let s = entry.scheduler.statistics
+            total.lateTicks += s.lateTicks
+            total.lateFrames += s.lateFrames
+            total.reanchors += s.reanchors
+            total.maxLatenessNanoseconds = max(total.maxLatenessNanoseconds, s.maxLatenessNanoseconds)
+        }
     }
 
     /// The engine factory for `engine.mode`. Local speech is loaded once, here, so a missing
@@ -142,8 +170,8 @@ public final class CallSystem: Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.userAgent.run() }
             if let callee { group.addTask { await callee.run() } }
-            group.addTask { [mediaLoop] in
-                await self.scheduler.run(clock: ContinuousClock()) { work in try? await mediaLoop.submit(work).get() }
+            for (loop, scheduler) in loopSchedulers {
+                group.addTask { await scheduler.run(on: loop) }
             }
             group.addTask { await self.manager.run() }
         }

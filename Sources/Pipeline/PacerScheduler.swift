@@ -49,20 +49,25 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
     /// Ticks everything registered until cancelled. Pacers that are done are dropped.
     public func run<C: Clock & Sendable>(clock: C, executor: Executor = { work in work() }) async where C.Duration == Duration {
         var schedule = TickSchedule(clock: clock)
-        var lateFrames = 0
         while await schedule.waitForNextTick() {
-            let lateBefore = stats.withLock { $0.lateTicks }
-            let current = schedule.statistics
-            // Every registered pacer sends at most one frame per tick: a late tick makes each of them late.
-            if current.lateTicks > lateBefore { lateFrames += registeredCount }
-            var snapshot = current
-            snapshot.lateFrames = lateFrames
-            stats.withLock { $0 = snapshot }
-            await executor { self.tickAll() }
+            record(schedule.statistics)
+            await executor { self.tickRegistered() }
         }
     }
 
-    private func tickAll() {
+    /// Takes the grid's statistics after a tick. Every registered pacer sends at most one frame
+    /// per tick: a late tick makes each of them late.
+    public func record(_ current: TickStatistics) {
+        let registered = registeredCount
+        stats.withLock { s in
+            let lateFrames = s.lateFrames + (current.lateTicks > s.lateTicks ? registered : 0)
+            s = current
+            s.lateFrames = lateFrames
+        }
+    }
+
+    /// One tick of everything registered; tickers that are finished are dropped.
+    public func tickRegistered() {
         let batch = entries.withLock { Array($0) }
         for (id, ticker) in batch where !ticker() {
             unregister(id)

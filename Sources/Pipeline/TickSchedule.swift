@@ -20,8 +20,16 @@ public struct TickSchedule<C: Clock>: Sendable where C.Duration == Duration, C: 
 
     /// Sleeps until the next tick is due. False when the task was cancelled.
     public mutating func waitForNextTick() async -> Bool {
+        let deadline = nextDeadline()
+        do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return false }
+        ticked(deadline: deadline)
+        return !Task.isCancelled
+    }
+
+    /// When the next tick is due — re-anchoring first if the last tick ran too late to catch up
+    /// from. For drivers with their own timers (an event loop's), with `ticked(deadline:)`.
+    public mutating func nextDeadline() -> C.Instant {
         if n > 0 {
-            // Re-anchor after a stall: the tick that just ran was too late to catch up from.
             let previous = start.advanced(by: interval * (n - 1))
             if previous.duration(to: clock.now) > maxLag {
                 start = clock.now
@@ -29,14 +37,16 @@ public struct TickSchedule<C: Clock>: Sendable where C.Duration == Duration, C: 
                 statistics.reanchors += 1
             }
         }
-        let deadline = start.advanced(by: interval * n)
-        do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return false }
+        return start.advanced(by: interval * n)
+    }
+
+    /// The tick due at `deadline` is running now: counts it, and how late it is.
+    public mutating func ticked(deadline: C.Instant) {
         let late = deadline.duration(to: clock.now).totalNanoseconds
         statistics.ticks += 1
         if late > interval.totalNanoseconds / 2 { statistics.lateTicks += 1 }
         statistics.maxLatenessNanoseconds = max(statistics.maxLatenessNanoseconds, late)
         n += 1
-        return !Task.isCancelled
     }
 }
 

@@ -1,0 +1,33 @@
+import NIOCore
+import Pipeline
+import Synchronization
+
+extension PacerScheduler {
+    /// Ticks on `loop`'s own timers until cancelled: every tick runs in the event loop that owns
+    /// the media sockets, at most one loop iteration after its deadline. (A timer in the shared
+    /// task pool and a hop to the loop — `run(clock:executor:)` — goes late whenever the pool is
+    /// busy with calls' tasks, and its lateness was measured before the hop.)
+    public func run(on loop: any EventLoop) async {
+        let stopped = Atomic<Bool>(false)
+        let clock = ContinuousClock()
+        loop.execute {
+            let schedule = NIOLoopBoundBox(TickSchedule(clock: clock), eventLoop: loop)
+            func fire(at deadline: ContinuousClock.Instant) {
+                guard !stopped.load(ordering: .relaxed) else { return }
+                schedule.value.ticked(deadline: deadline)
+                self.record(schedule.value.statistics)
+                self.tickRegistered()
+                let next = schedule.value.nextDeadline()
+                let wait = max(.zero, clock.now.duration(to: next))
+                loop.scheduleTask(in: .nanoseconds(Int64(wait.totalNanoseconds))) { fire(at: next) }
+            }
+            let first = schedule.value.nextDeadline()
+            loop.scheduleTask(in: .nanoseconds(Int64(max(.zero, clock.now.duration(to: first)).totalNanoseconds))) { fire(at: first) }
+        }
+        // Owned by the caller's task: the ticks stop when it is cancelled.
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        stopped.store(true, ordering: .relaxed)
+    }
+}
