@@ -3,10 +3,6 @@ import PackageDescription
 
 // Dependencies point one way: Pipeline ← Bridge, Pipeline ← Realtime, Bridge + Realtime ← Calls ← API ← voicebridge.
 // See ../shared/DESIGN.md for the map.
-// The media path crosses module boundaries on every frame (Pipeline's generic queues and pacer,
-// Bridge's codecs): release builds let the optimizer specialize and inline across them.
-let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
-
 let package = Package(
     name: "VoiceBridge",
     platforms: [.macOS(.v14)],
@@ -34,8 +30,7 @@ let package = Package(
 
         .target(
             name: "Pipeline",
-            dependencies: ["CSoxr"],
-            swiftSettings: crossModuleOptimization
+            dependencies: ["CSoxr"]
         ),
         .target(
             name: "Bridge",
@@ -46,8 +41,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: crossModuleOptimization
+            ]
         ),
         .target(
             name: "Realtime",
@@ -57,8 +51,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: crossModuleOptimization
+            ]
         ),
         .target(
             name: "Calls",
@@ -71,8 +64,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ],
-            swiftSettings: crossModuleOptimization
+            ]
         ),
         .target(
             name: "API",
