@@ -12,7 +12,13 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
     /// Work done on every tick; returns false when it is finished and can be dropped.
     public typealias Ticker = @Sendable () -> Bool
 
-    private let entries = Mutex<[Int: Ticker]>([:])
+    private let entries = Mutex(Entries())
+    /// The registered tickers, and the list a tick walks — rebuilt only when registration
+    /// changes, not copied out of the dictionary on every tick.
+    private struct Entries {
+        var byID: [Int: Ticker] = [:]
+        var list: [(id: Int, ticker: Ticker)]?
+    }
     private let nextID = Atomic<Int>(0)
     private let stats = Mutex(TickStatistics())
 
@@ -31,15 +37,15 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
     @discardableResult
     public func register(ticker: @escaping Ticker) -> Int {
         let id = nextID.add(1, ordering: .relaxed).newValue
-        entries.withLock { $0[id] = ticker }
+        entries.withLock { $0.byID[id] = ticker; $0.list = nil }
         return id
     }
 
     public func unregister(_ id: Int) {
-        entries.withLock { _ = $0.removeValue(forKey: id) }
+        entries.withLock { if $0.byID.removeValue(forKey: id) != nil { $0.list = nil } }
     }
 
-    public var registeredCount: Int { entries.withLock { $0.count } }
+    public var registeredCount: Int { entries.withLock { $0.byID.count } }
     public var statistics: TickStatistics { stats.withLock { $0 } }
 
     /// Runs one tick's work somewhere: inline by default, or on the thread that owns the media
@@ -68,7 +74,10 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
 
     /// One tick of everything registered; tickers that are finished are dropped.
     public func tickRegistered() {
-        let batch = entries.withLock { Array($0) }
+        let batch = entries.withLock { e in
+            if e.list == nil { e.list = e.byID.map { ($0.key, $0.value) } }
+            return e.list!
+        }
         for (id, ticker) in batch where !ticker() {
             unregister(id)
         }

@@ -189,10 +189,12 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     /// Paces outbound audio onto the socket from the shared media tick until the stream ends.
     public func run() async {
         let ticker = scheduler.register { [self] in
-            let (finished, sid, prefix) = state.withLock { ($0.finished, $0.streamSid, $0.mediaPrefix) }
-            guard !finished else { return false }
+            guard !state.withLock({ $0.finished }) else { return false }
             var messages: [OutboundMessage] = []
             pacer.tick { output in
+                // Most ticks of most streams send nothing: the stream's identity is read only when
+                // there is something to send.
+                let (sid, prefix) = state.withLock { ($0.streamSid, $0.mediaPrefix) }
                 switch output {
                 case .audio(let frame, _): messages.append(OutboundMessage(media: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)))
                 case .mark(let name): messages.append(OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid)))
