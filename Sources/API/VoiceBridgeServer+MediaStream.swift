@@ -14,18 +14,18 @@ extension VoiceBridgeServer {
         let socket = TwilioStreamLeg.Socket(send: channelWriter(channel), close: { try? await outbound.close(.normalClosure, reason: "call ended") })
         let leg = TwilioStreamLeg(scheduler: calls.scheduler(for: channel.eventLoop), logger: logger, socket: socket)
         let reader: NIOLoopBound<MediaFrameReader>
+        let token: ByteBuffer
         do {
-            reader = try await channel.eventLoop.submit {
+            (reader, token) = try await channel.eventLoop.submit {
                 let reader = MediaFrameReader(leg: leg)
                 let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
                 try channel.pipeline.syncOperations.addHandler(reader, position: .after(decoder))
-                return NIOLoopBound(reader, eventLoop: channel.eventLoop)
+                return (NIOLoopBound(reader, eventLoop: channel.eventLoop), reader.token)
             }.get()
         } catch {
             logger.warning("media stream closed before it started", metadata: ["error": "\(error)"])
             return
         }
-        let token = try? await channel.eventLoop.submit { reader.value.token }.get()
 
         enum Ended { case call, socket }
         await withTaskGroup(of: Ended.self) { group in
