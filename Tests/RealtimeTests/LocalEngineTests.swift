@@ -23,7 +23,9 @@ import TestSupport
     }
 
     /// Plays a fixture into the engine as the pipeline would: 20 ms frames at 16 kHz, VAD decided.
-    static func speak(_ fixture: String, into engine: LocalEngine, vad: inout VoiceActivityDetector) async throws {
+    /// `immediate`: frames go through `sendNow` as the session hands them from the event loop,
+    /// and through `send` only when it declines — the same conversation must come out.
+    static func speak(_ fixture: String, into engine: LocalEngine, vad: inout VoiceActivityDetector, immediate: Bool = false) async throws {
         let narrow = try WAVFile.read(Fixtures.audio(fixture)).samples
         let resampler = try Resampler(from: 8000, to: 16000)
         let silence = [Int16](repeating: 0, count: 16000)   // a second: past the end-of-turn window
@@ -36,11 +38,12 @@ import TestSupport
             case .speechEnded?: .ended
             case nil: decision.isSpeech ? .speech : .silence
             }
+            if immediate, engine.sendNow(speech: activity, samples: { frame.samples }) { continue }
             await engine.send(samples: frame.samples, speech: activity)
         }
     }
 
-    @Test func seed000ScenarioOnRecordedAnswers() async throws {
+    @Test(arguments: [false, true]) func seed000ScenarioOnRecordedAnswers(immediate: Bool) async throws {
         let context = ConversationContext(purpose: "tomorrow's 2 pm meeting", questions: ["Can you attend?", "Does the place need to change?"], displayName: "ABC Company")
         let engine = LocalEngine(context: context, tts: try EspeakSynthesizer(), stt: try MoonshineTranscriber(directory: Fixtures.moonshine))
         let log = Log()
@@ -48,9 +51,9 @@ import TestSupport
         try await engine.start()
         try await Self.waitFor(log) { $0.count { $0 == .audioDone(item: "local-1") } == 1 }
         var vad = VoiceActivityDetector()
-        try await Self.speak("en_yes_attend.wav", into: engine, vad: &vad)
+        try await Self.speak("en_yes_attend.wav", into: engine, vad: &vad, immediate: immediate)
         try await Self.waitFor(log) { $0.count { $0 == .audioDone(item: "local-2") } == 1 }
-        try await Self.speak("en_no_change.wav", into: engine, vad: &vad)
+        try await Self.speak("en_no_change.wav", into: engine, vad: &vad, immediate: immediate)
         try await Self.waitFor(log) { $0.all.contains { if case .endCall = $0 { true } else { false } } }
         let tracker = await engine.stop()
         await reader.value
@@ -68,20 +71,38 @@ import TestSupport
         #expect(audio > EspeakSynthesizer.sampleRate * 5, "the agent actually spoke")
     }
 
-    @Test func echoEngineRepeatsEachUtteranceWhenItEnds() async throws {
+    /// `sendNow` takes every frame of a turn but the one whose silence ends it (that one starts a
+    /// transcription, which needs waiting) — and declining changes nothing.
+    @Test func sendNowDeclinesOnlyTheFrameThatEndsTheTurn() throws {
+        let engine = LocalEngine(context: ConversationContext(purpose: "p", questions: ["q?"]), tts: try EspeakSynthesizer(),
+                                 stt: try MoonshineTranscriber(directory: Fixtures.moonshine))
+        let frame = [Int16](repeating: 0, count: 320)
+        var taken: [Bool] = [engine.sendNow(speech: .started, samples: { frame })]
+        for _ in 0..<10 { taken.append(engine.sendNow(speech: .speech, samples: { frame })) }
+        taken.append(engine.sendNow(speech: .ended, samples: { frame }))
+        for _ in 0..<30 { taken.append(engine.sendNow(speech: .silence, samples: { frame })) }
+        // 500 ms of silence after the end of speech: the 25th silent frame, index 11 + 25.
+        #expect(taken[..<36].allSatisfy { $0 } && taken[36...].allSatisfy { !$0 }, "\(taken)")
+    }
+
+    @Test(arguments: [false, true]) func echoEngineRepeatsEachUtteranceWhenItEnds(immediate: Bool) async throws {
         let engine = EchoEngine(sampleRate: 10, maxUtteranceSeconds: 1)
         try await engine.start()
-        await engine.send(samples: [8], speech: .silence)
-        await engine.send(samples: [9], speech: .silence)
-        await engine.send(samples: [1, 2], speech: .started)
-        await engine.send(samples: [3], speech: .speech)
+        // Through `sendNow` (the event-loop path) or `send`: the same echo.
+        func send(samples: [Int16], speech: SpeechActivity) async {
+            if immediate { #expect(engine.sendNow(speech: speech, samples: { samples })) } else { await engine.send(samples: samples, speech: speech) }
+        }
+        await send(samples: [8], speech: .silence)
+        await send(samples: [9], speech: .silence)
+        await send(samples: [1, 2], speech: .started)
+        await send(samples: [3], speech: .speech)
         #expect(engine.events.count == 0, "nothing is played while the caller is still talking")
-        await engine.send(samples: [4], speech: .ended)
-        await engine.send(samples: [0], speech: .silence)
+        await send(samples: [4], speech: .ended)
+        await send(samples: [0], speech: .silence)
         // A long utterance is played in pieces of at most maxUtteranceSeconds (memory stays bounded).
-        await engine.send(samples: Array(repeating: 5, count: 6), speech: .started)
-        await engine.send(samples: Array(repeating: 6, count: 6), speech: .speech)
-        await engine.send(samples: [7], speech: .ended)
+        await send(samples: Array(repeating: 5, count: 6), speech: .started)
+        await send(samples: Array(repeating: 6, count: 6), speech: .speech)
+        await send(samples: [7], speech: .ended)
         _ = await engine.stop()
         var played: [String] = []
         while let e = await engine.nextEvent() {

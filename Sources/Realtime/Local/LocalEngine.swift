@@ -53,37 +53,62 @@ public final class LocalEngine: ConversationEngine {
 
     public func send(samples: [Int16], speech: SpeechActivity) async {
         let milliseconds = samples.count * 1000 / MoonshineTranscriber.sampleRate
-        let finished: [Int16]? = state.withLock { s in
-            guard !s.ended else { return nil }
-            defer {
-                s.recent += samples
-                if s.recent.count > Self.preRollSamples { s.recent.removeFirst(s.recent.count - Self.preRollSamples) }
-            }
-            switch speech {
-            case .started:
-                if !s.listening { s.utterance = s.recent }   // a pause inside the turn keeps what was said
-                s.listening = true
-                s.trailingSilence = nil
-            case .ended where s.listening:
-                s.trailingSilence = 0
-            case .silence where s.listening && s.trailingSilence != nil:
-                s.trailingSilence! += milliseconds
-            default: break
-            }
-            guard s.listening else { return nil }
-            if s.utterance.count < Self.maxUtteranceSamples { s.utterance += samples }
-            guard let silence = s.trailingSilence, silence >= endOfTurnMilliseconds else { return nil }
-            s.listening = false
-            s.trailingSilence = nil
-            defer { s.utterance = [] }
-            return s.utterance
-        }
+        let finished = state.withLock { take(samples, speech, milliseconds: milliseconds, &$0) }
         guard let finished else { return }
         let text = await transcribe(finished)
         await events.emit(.transcript(speaker: .customer, text: text, item: nil))
         let (step, tracker) = state.withLock { s in (s.dialogue.caller(said: text), s.dialogue.tracker) }
         await events.emit(.taskState(tracker))
         await say(step)
+    }
+
+    /// Every frame but the one that ends the caller's turn (that one starts a transcription).
+    public func sendNow(speech: SpeechActivity, samples: () -> [Int16]) -> Bool {
+        state.withLock { s in
+            let milliseconds = 20   // the session's frames
+            guard !Self.turn(after: speech, milliseconds: milliseconds, s, endOfTurn: endOfTurnMilliseconds).ends else { return false }
+            _ = take(samples(), speech, milliseconds: milliseconds, &s)   // cannot end the turn: checked above
+            return true
+        }
+    }
+
+    /// Adds a frame to the turn; returns the caller's utterance when this frame ended the turn.
+    private func take(_ samples: [Int16], _ speech: SpeechActivity, milliseconds: Int, _ s: inout State) -> [Int16]? {
+        guard !s.ended else { return nil }
+        defer {
+            s.recent += samples
+            if s.recent.count > Self.preRollSamples { s.recent.removeFirst(s.recent.count - Self.preRollSamples) }
+        }
+        if speech == .started, !s.listening { s.utterance = s.recent }   // a pause inside the turn keeps what was said
+        let next = Self.turn(after: speech, milliseconds: milliseconds, s, endOfTurn: endOfTurnMilliseconds)
+        s.listening = next.listening
+        s.trailingSilence = next.trailingSilence
+        guard s.listening || next.ends else { return nil }
+        if s.utterance.count < Self.maxUtteranceSamples { s.utterance += samples }
+        guard next.ends else { return nil }
+        defer { s.utterance = [] }
+        return s.utterance
+    }
+
+    /// Where the caller's turn stands after a frame: still listening, silence since speech ended,
+    /// and whether that silence has now ended the turn.
+    private static func turn(after speech: SpeechActivity, milliseconds: Int, _ s: State, endOfTurn: Int)
+        -> (listening: Bool, trailingSilence: Int?, ends: Bool) {
+        guard !s.ended else { return (s.listening, s.trailingSilence, false) }
+        var listening = s.listening
+        var silence = s.trailingSilence
+        switch speech {
+        case .started:
+            listening = true
+            silence = nil
+        case .ended where listening:
+            silence = 0
+        case .silence where listening && silence != nil:
+            silence! += milliseconds
+        default: break
+        }
+        guard listening, let silence, silence >= endOfTurn else { return (listening, silence, false) }
+        return (false, nil, true)
     }
 
     public func interrupt(item: String, playedMilliseconds: Int) async {
