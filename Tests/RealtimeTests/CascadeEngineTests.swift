@@ -149,6 +149,12 @@ import TestSupport
                 tracker.withLock { $0 = final }
                 group.cancelAll()
             }
+            // `stop()` returns once CloseStream is written; give the fake server time to read it
+            // before it is shut down (the expectation below still requires that it arrived).
+            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            while !log.all("deepgram text").contains(where: { $0.contains("CloseStream") }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
         }
         let events = seen.value
         let lines = events.compactMap { if case .transcript(let s, let t, _) = $0 { "\(s.rawValue): \(t)" } else { nil } }
