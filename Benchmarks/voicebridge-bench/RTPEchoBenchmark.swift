@@ -62,7 +62,7 @@ enum RTPEchoBenchmark {
             sessions.append(session)
         }
         let ticking = Task {
-            await scheduler.run(clock: ContinuousClock()) { work in try? await mediaLoop.submit(work).get() }
+            await scheduler.run(on: mediaLoop)
         }
 
         let generator = Process()

@@ -48,16 +48,14 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
     public var registeredCount: Int { entries.withLock { $0.byID.count } }
     public var statistics: TickStatistics { stats.withLock { $0 } }
 
-    /// Runs one tick's work somewhere: inline by default, or on the thread that owns the media
-    /// sockets (a NIO event loop), so sends are direct writes instead of a hop per packet.
-    public typealias Executor = @Sendable (_ work: @escaping @Sendable () -> Void) async -> Void
-
-    /// Ticks everything registered until cancelled. Pacers that are done are dropped.
-    public func run<C: Clock & Sendable>(clock: C, executor: Executor = { work in work() }) async where C.Duration == Duration {
+    /// Ticks everything registered on `clock`, in the calling task, until cancelled. Pacers that
+    /// are done are dropped. (A server ticks on its event loops' own timers instead — `run(on:)`
+    /// in Bridge — so sends from the tick are direct writes on the loop that owns the sockets.)
+    public func run<C: Clock & Sendable>(clock: C) async where C.Duration == Duration {
         var schedule = TickSchedule(clock: clock)
         while await schedule.waitForNextTick() {
             record(schedule.statistics)
-            await executor { self.tickRegistered() }
+            tickRegistered()
         }
     }
 

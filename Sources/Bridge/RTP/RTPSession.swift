@@ -60,7 +60,7 @@ public final class RTPSession: Sendable {
 
     /// Opens RTP on an even port from `pool` and RTCP on the port above it.
     /// `group`: where the sockets live. Media servers put every call's sockets on one event loop
-    /// and tick on it (see `PacerScheduler.run(clock:executor:)`), so sends need no thread hop.
+    /// and tick on it (see `PacerScheduler.run(on:)`), so sends need no thread hop.
     public static func open(host: String, pool: RTPPortPool, law: G711.Law = .muLaw, payloadType: Int = 0, telephoneEventPayloadType: Int? = 101,
                             inactivityTimeout: Double = 30, cname: String = "voicebridge",
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> RTPSession {

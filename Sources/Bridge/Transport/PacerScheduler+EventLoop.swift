@@ -5,8 +5,7 @@ import Synchronization
 extension PacerScheduler {
     /// Ticks on `loop`'s own timers until cancelled: every tick runs in the event loop that owns
     /// the media sockets, at most one loop iteration after its deadline. (A timer in the shared
-    /// task pool and a hop to the loop — `run(clock:executor:)` — goes late whenever the pool is
-    /// busy with calls' tasks, and its lateness was measured before the hop.)
+    /// task pool and a hop to the loop goes late whenever the pool is busy with calls' tasks.)
     public func run(on loop: any EventLoop) async {
         let stopped = Atomic<Bool>(false)
         let clock = ContinuousClock()

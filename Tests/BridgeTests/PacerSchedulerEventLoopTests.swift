@@ -3,7 +3,7 @@ import NIOPosix
 import Pipeline
 import Synchronization
 import Testing
-@testable import Calls
+@testable import Bridge
 
 /// The media tick driven by an event loop's own timers: ticks on the 20 ms grid, run on that
 /// loop, and stop when the owning task is cancelled.
