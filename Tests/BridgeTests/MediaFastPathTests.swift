@@ -117,9 +117,8 @@ import Testing
     @Test func outboundMediaRoundTripsThroughBothDecoders() {
         let payload = (0..<160).map { UInt8(truncatingIfNeeded: $0 * 7) }
         let prefix = Codec.mediaPrefix(streamSid: "MZ\"odd\"")
-        let text = Codec.encodeMedia(payload, prefix: prefix)
-        #expect(text == Codec.encodeCommand(.media(payload), streamSid: "MZ\"odd\""))
-        #expect(Codec.encodeMedia(payload, prefix: Array(prefix.utf8)) == ByteBuffer(string: text), "the frame-bytes encoder writes the same message")
+        let text = Codec.encodeCommand(.media(payload), streamSid: "MZ\"odd\"")
+        #expect(Codec.encodeMedia(payload, prefix: Array(prefix.utf8)) == ByteBuffer(string: text), "the leg's cached prefix writes the same message")
         #expect(Self.outcome { () throws(Codec.Failure) in try Codec.parseCommand(text) } == .command(.media(payload), "MZ\"odd\""))
         let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         #expect((json?["media"] as? [String: Any])?["payload"] as? String == Data(payload).base64EncodedString())

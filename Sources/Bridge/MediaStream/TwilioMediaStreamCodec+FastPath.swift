@@ -107,9 +107,13 @@ extension TwilioMediaStreamCodec {
     }
 
     /// An outbound `media` message as the bytes of a text frame: `prefix` (the UTF-8 of
-    /// `mediaPrefix(streamSid:)`), the base64 payload, the closing — written straight into one buffer.
-    public static func encodeMedia(_ payload: [UInt8], prefix: [UInt8]) -> ByteBuffer {
-        let suffix: StaticString = "\"}}"
+    /// `mediaPrefix(streamSid:)`; a leg keeps it), the base64 payload, the closing.
+    public static func encodeMedia(_ payload: [UInt8], prefix: some Collection<UInt8>) -> ByteBuffer {
+        base64Message(prefix: prefix, payload: payload, suffix: "\"}}")
+    }
+
+    /// `prefix` + base64(`payload`) + `suffix`, written straight into one buffer.
+    static func base64Message(prefix: some Collection<UInt8>, payload: [UInt8], suffix: StaticString) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(prefix.count + Base64.encodedCount(payload.count) + suffix.utf8CodeUnitCount)
         buffer.writeBytes(prefix)
@@ -118,20 +122,5 @@ extension TwilioMediaStreamCodec {
         }
         buffer.writeStaticString(suffix)
         return buffer
-    }
-
-    /// `prefix` + base64(`payload`) + `suffix` as one string, written in place.
-    static func wrapBase64(_ payload: [UInt8], prefix: String, suffix: StaticString) -> String {
-        var prefix = prefix
-        return prefix.withUTF8 { head in
-            let capacity = head.count + Base64.encodedCount(payload.count) + suffix.utf8CodeUnitCount
-            return String(unsafeUninitializedCapacity: capacity) { out in
-                var o = 0
-                for byte in head { out[o] = byte; o += 1 }
-                o += payload.withUnsafeBufferPointer { Base64.encode($0, into: UnsafeMutableBufferPointer(rebasing: out[o...])) }
-                for i in 0..<suffix.utf8CodeUnitCount { out[o] = suffix.utf8Start[i]; o += 1 }
-                return o
-            }
-        }
     }
 }

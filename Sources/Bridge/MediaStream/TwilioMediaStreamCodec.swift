@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// The Twilio Media Streams JSON dialect (PROTOCOLS.md §1.2–1.3), both ways:
 /// - a server (VoiceBridge's `/twilio/stream`) decodes events and encodes commands;
@@ -93,8 +94,9 @@ public enum TwilioMediaStreamCodec {
                 + "\"callSid\":\(quote(s.callSid)),\"tracks\":[\(s.tracks.map(quote).joined(separator: ","))],\"customParameters\":{\(parameters)},"
                 + "\"mediaFormat\":{\"encoding\":\(quote(s.encoding)),\"sampleRate\":\(s.sampleRate),\"channels\":\(s.channels)}},\"streamSid\":\(quote(streamSid))}"
         case .media(let m):
-            return wrapBase64(m.payload, prefix: "{\"event\":\"media\",\(seq),\"streamSid\":\(quote(streamSid)),\"media\":{\"track\":\(quote(m.track)),"
-                + "\"chunk\":\"\(m.chunk)\",\"timestamp\":\"\(m.timestamp)\",\"payload\":\"", suffix: "\"}}")
+            let prefix = "{\"event\":\"media\",\(seq),\"streamSid\":\(quote(streamSid)),\"media\":{\"track\":\(quote(m.track)),"
+                + "\"chunk\":\"\(m.chunk)\",\"timestamp\":\"\(m.timestamp)\",\"payload\":\""
+            return String(buffer: base64Message(prefix: prefix.utf8, payload: m.payload, suffix: "\"}}"))
         case .dtmf(let track, let digit):
             return "{\"event\":\"dtmf\",\"streamSid\":\(quote(streamSid)),\(seq),\"dtmf\":{\"track\":\(quote(track)),\"digit\":\(quote(String(digit)))}}"
         case .mark(let name):
@@ -109,7 +111,7 @@ public enum TwilioMediaStreamCodec {
     public static func encodeCommand(_ command: MediaStreamCommand, streamSid: String) -> String {
         switch command {
         case .media(let payload):
-            return encodeMedia(payload, prefix: mediaPrefix(streamSid: streamSid))
+            return String(buffer: encodeMedia(payload, prefix: mediaPrefix(streamSid: streamSid).utf8))
         case .mark(let name):
             return "{\"event\":\"mark\",\"streamSid\":\(quote(streamSid)),\"mark\":{\"name\":\(quote(name))}}"
         case .clear:
@@ -120,11 +122,6 @@ public enum TwilioMediaStreamCodec {
     /// The part of every outbound `media` message before the payload; a leg builds it once.
     public static func mediaPrefix(streamSid: String) -> String {
         "{\"event\":\"media\",\"streamSid\":\(quote(streamSid)),\"media\":{\"payload\":\""
-    }
-
-    /// An outbound `media` message from its prefix (`mediaPrefix(streamSid:)`) and μ-law payload.
-    public static func encodeMedia(_ payload: [UInt8], prefix: String) -> String {
-        wrapBase64(payload, prefix: prefix, suffix: "\"}}")
     }
 
     public static func decodeCommand(_ text: String) throws(Failure) -> Decoded<MediaStreamCommand> {
