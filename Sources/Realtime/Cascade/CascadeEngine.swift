@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// `start()` owns everything for the call's life: the STT connection and the turn loop, one turn
 /// at a time.
-public final class CascadeEngine: ConversationEngine {
+public final class CascadeEngine: ConversationEngine, TaskStateReporting {
     public struct Settings: Sendable {
         public enum STT: Sendable { case deepgram(baseURL: String, apiKey: String, model: String), openAI(model: String) }
         public var stt: STT

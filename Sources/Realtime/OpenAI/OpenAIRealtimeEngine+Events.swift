@@ -81,12 +81,7 @@ extension OpenAIRealtimeEngine {
         if continueTalking { try? await writer?.write(.text(RealtimeClientEvent.responseCreate())) }
     }
 
-    func applyTaskState(arguments: String) async {
-        let tracker = state.withLock { s -> TaskTracker? in s.tracker.apply(report: arguments) ? s.tracker : nil }
-        guard let tracker else {
-            logger.warning("task-state report ignored", metadata: ["arguments": "\(arguments)"])
-            return
-        }
-        await events.emit(.taskState(tracker))
+    func withTracker<R>(_ body: (inout TaskTracker) -> R) -> R {
+        state.withLock { body(&$0.tracker) }
     }
 }

@@ -13,7 +13,7 @@ import Synchronization
 /// `[TASK_STATE]` fallback in the transcript. `start()` owns the connection for the whole call
 /// (it runs inside the call's task group): a dropped socket is reconnected once with the
 /// conversation replayed; a second drop ends the call as `engine_disconnected`.
-public final class OpenAIRealtimeEngine: ConversationEngine {
+public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting {
     public struct VAD: Sendable, Equatable {
         public var threshold = 0.5
         public var prefixPaddingMs = 300
