@@ -8,26 +8,17 @@ import Testing
 @Suite struct MediaFastPathTests {
     typealias Codec = TwilioMediaStreamCodec
 
-    enum Outcome: Equatable {
-        case event(MediaStreamEvent, String?)
-        case command(MediaStreamCommand, String?)
+    /// What a decoder made of a text, comparable between the fast and the general path.
+    enum Outcome<Message: Equatable & Sendable>: Equatable {
+        case message(Message, String?)
         case unknown(String)
         case failure(Codec.Failure)
     }
 
-    static func outcome(_ decode: () throws(Codec.Failure) -> Codec.Decoded<MediaStreamEvent>) -> Outcome {
+    static func outcome<Message>(_ decode: () throws(Codec.Failure) -> Codec.Decoded<Message>) -> Outcome<Message> {
         do {
             switch try decode() {
-            case .message(let event, let sid): return .event(event, sid)
-            case .unknownEvent(let name): return .unknown(name)
-            }
-        } catch { return .failure(error) }
-    }
-
-    static func outcome(_ decode: () throws(Codec.Failure) -> Codec.Decoded<MediaStreamCommand>) -> Outcome {
-        do {
-            switch try decode() {
-            case .message(let command, let sid): return .command(command, sid)
+            case .message(let message, let sid): return .message(message, sid)
             case .unknownEvent(let name): return .unknown(name)
             }
         } catch { return .failure(error) }
@@ -111,7 +102,7 @@ import Testing
             #expect(Self.outcome { () throws(Codec.Failure) in try Codec.decodeEvent(text) } == Self.outcome { () throws(Codec.Failure) in try Codec.parseEvent(text) }, "\(text)")
         }
         // The escaped payload is valid JSON for "AA==": the general decoder accepts it.
-        #expect(Self.outcome { () throws(Codec.Failure) in try Codec.decodeEvent(Self.deferred[0]) } == .event(.media(MediaStreamMedia(chunk: 0, timestamp: 1, payload: [0])), "MZ1"))
+        #expect(Self.outcome { () throws(Codec.Failure) in try Codec.decodeEvent(Self.deferred[0]) } == .message(.media(MediaStreamMedia(chunk: 0, timestamp: 1, payload: [0])), "MZ1"))
     }
 
     @Test func outboundMediaRoundTripsThroughBothDecoders() {
@@ -119,7 +110,7 @@ import Testing
         let prefix = Codec.mediaPrefix(streamSid: "MZ\"odd\"")
         let text = Codec.encodeCommand(.media(payload), streamSid: "MZ\"odd\"")
         #expect(Codec.encodeMedia(payload, prefix: Array(prefix.utf8)) == ByteBuffer(string: text), "the leg's cached prefix writes the same message")
-        #expect(Self.outcome { () throws(Codec.Failure) in try Codec.parseCommand(text) } == .command(.media(payload), "MZ\"odd\""))
+        #expect(Self.outcome { () throws(Codec.Failure) in try Codec.parseCommand(text) } == .message(MediaStreamCommand.media(payload), "MZ\"odd\""))
         let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         #expect((json?["media"] as? [String: Any])?["payload"] as? String == Data(payload).base64EncodedString())
     }
