@@ -99,23 +99,27 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     /// One text frame from Twilio. A malformed one is logged and skipped; the stream carries on.
     @discardableResult
     public func receive(_ text: String) -> Received {
-        do {
-            return accept(try TwilioMediaStreamCodec.decodeEvent(text))
-        } catch {
-            state.withLock { $0.malformed += 1 }
-            logger.warning("malformed media-stream message", metadata: ["stream": "\(streamSid)", "error": "\(error)"])
-            return .malformed("\(error)")
-        }
+        accept { () throws(TwilioMediaStreamCodec.Failure) in try TwilioMediaStreamCodec.decodeEvent(text) }
     }
 
     /// One text frame's bytes, as read from the socket: `media` and `mark` are decoded from the
-    /// bytes in place; anything else goes through `receive(_: String)`.
+    /// bytes in place; anything else by the general decoder (the scan is not repeated).
     @discardableResult
     public func receive(_ frame: ByteBuffer) -> Received {
         if let fast = frame.withUnsafeReadableBytes({ TwilioMediaStreamCodec.fastEvent(utf8: $0.assumingMemoryBound(to: UInt8.self)) }) {
             return accept(fast)
         }
-        return receive(String(buffer: frame))
+        return accept { () throws(TwilioMediaStreamCodec.Failure) in try TwilioMediaStreamCodec.parseEvent(String(buffer: frame)) }
+    }
+
+    private func accept(_ decode: () throws(TwilioMediaStreamCodec.Failure) -> TwilioMediaStreamCodec.Decoded<MediaStreamEvent>) -> Received {
+        do {
+            return accept(try decode())
+        } catch {
+            state.withLock { $0.malformed += 1 }
+            logger.warning("malformed media-stream message", metadata: ["stream": "\(streamSid)", "error": "\(error)"])
+            return .malformed("\(error)")
+        }
     }
 
     private func accept(_ decoded: TwilioMediaStreamCodec.Decoded<MediaStreamEvent>) -> Received {
