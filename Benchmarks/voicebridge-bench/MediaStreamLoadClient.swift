@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 import NIOWebSocket
@@ -31,7 +32,7 @@ final class MediaStreamLoadClient: Sendable {
 
     /// Connects, upgrades to WebSocket and sends `connected` and `start`.
     static func connect(index: Int, port: Int, group: any EventLoopGroup) async throws -> MediaStreamLoadClient {
-        let sid = "MZ" + String(index, radix: 16).leftPadded(to: 32)
+        let sid = String(format: "MZ%032x", index)
         let log = StreamLog()
         let upgraded = group.next().makePromise(of: Void.self)
         let channel = try await ClientBootstrap(group: group)
@@ -136,7 +137,7 @@ final class MediaStreamLoadClient: Sendable {
         func channelActive(context: ChannelHandlerContext) {
             let key = (0..<16).map { _ in UInt8.random(in: 0...255) }
             let request = "GET /twilio/stream HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: \(base64(key))\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                + "Sec-WebSocket-Key: \(Data(key).base64EncodedString())\r\nSec-WebSocket-Version: 13\r\n\r\n"
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: request)), promise: nil)
             context.fireChannelActive()
         }
@@ -169,24 +170,5 @@ final class MediaStreamLoadClient: Sendable {
             upgraded.fail(error)
             context.close(promise: nil)
         }
-
-        private func base64(_ bytes: [UInt8]) -> String {
-            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-            var out = ""
-            var i = 0
-            while i < bytes.count {
-                let chunk = bytes[i..<min(i + 3, bytes.count)]
-                let n = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
-                for j in 0..<4 { out.append(j <= chunk.count ? alphabet[(n >> (18 - 6 * j)) & 63] : "=") }
-                i += 3
-            }
-            return out
-        }
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
