@@ -6,8 +6,8 @@ import NIOPosix
 import Pipeline
 import Realtime
 
-/// Everything that makes calls, assembled from the configuration: the SIP user agent, the shared
-/// media tick (on the event loop that owns the RTP sockets), the engine factory, the call
+/// Everything that makes calls, assembled from the configuration: the SIP user agent, the media
+/// ticks (one per event loop; SIP legs pace on the one that owns the RTP sockets), the engine factory, the call
 /// manager, and — when no gateway is configured — the built-in simulated callee.
 public final class CallSystem: Sendable {
     public struct StartupError: Error, CustomStringConvertible {
