@@ -146,10 +146,9 @@ import TestSupport
                         back.withLock { $0.append((.now, Array(bytes))) }
                     }
                 }
-                let frames = speech.count / 160
+                let script = Self.pausingAfterEachUtterance(speech)
                 let start = ContinuousClock.now
-                for n in 0..<(frames + 100) {
-                    let chunk = n < frames ? Array(speech[n * 160..<(n + 1) * 160]) : [UInt8](repeating: 0xFF, count: 160)
+                for (n, chunk) in script.enumerated() {
                     try await outbound.write(.text(Self.mediaMessage("MZecho", n, chunk)))
                     try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
                 }
@@ -173,6 +172,25 @@ import TestSupport
         let longest = try #require(pieces.max { $0.count < $1.count })
         let match = bestCorrelation(sent, longest, maxLag: sent.count)
         #expect(match.value > 0.8, "the echo is the caller's speech (correlation \(match.value) at lag \(match.lag))")
+    }
+
+    /// μ-law speech as 20 ms frames, with silence after each utterance (as the server's VAD splits
+    /// it) long enough for its echo to play out: a caller who talks over the echo stops it.
+    static func pausingAfterEachUtterance(_ speech: [UInt8]) -> [[UInt8]] {
+        let silence = [UInt8](repeating: 0xFF, count: 160)
+        var vad = VoiceActivityDetector()
+        var script: [[UInt8]] = []
+        var utteranceStart = 0
+        for n in 0..<speech.count / 160 {
+            let frame = Array(speech[n * 160..<(n + 1) * 160])
+            script.append(frame)
+            switch vad.process(AudioFrame(samples: frame.map(G711.decodeMuLaw), sampleRate: 8000)).event {
+            case .speechStarted?: utteranceStart = script.count
+            case .speechEnded?: script += Array(repeating: silence, count: script.count - utteranceStart + 25)
+            case nil: break
+            }
+        }
+        return script + Array(repeating: silence, count: 100)
     }
 
     @Test func statusCallbacksBecomeCallEvents() async throws {

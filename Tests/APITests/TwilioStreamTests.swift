@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
 import Logging
+import Pipeline
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -196,5 +197,46 @@ import TestSupport
         // Barge-in needs 200 ms of speech (configurable), then the clear must follow within 100 ms.
         #expect(delay < .milliseconds(300), "clear came \(delay) after the caller started talking")
         #expect(log.mediaAfterClear.withLock { $0 } < 10, "the rest of the greeting was not sent")
+    }
+
+    /// Echo mode plays a 3 s utterance back as one piece of agent audio; the caller talks over it
+    /// a second into the playback: the rest of that piece is dropped, not sent after the `clear`.
+    @Test func speakingOverALongEchoStopsAllOfIt() async throws {
+        var config = TwilioStreamTests.config()
+        config.engine.mode = .echo
+        let log = BargeLog()
+        let mediaBeforeClear = Locked(0)
+        try await TwilioStreamTests.withLiveServer(config) { port in
+            try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/twilio/stream", logger: Logger(label: "client")) { inbound, outbound, _ in
+                try await outbound.write(.text(TwilioStreamEdgeTests.startMessage("MZlong", callSid: "CAlong")))
+                let reader = Task {
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message else { continue }
+                        if text.contains(#""event":"clear""#) { log.cleared.withLock { $0 = $0 ?? .now } }
+                        if text.contains(#""event":"media""#) {
+                            if log.cleared.withLock({ $0 }) != nil { log.mediaAfterClear.withLock { $0 += 1 } } else { mediaBeforeClear.withLock { $0 += 1 } }
+                        }
+                    }
+                }
+                // Tone for 3 s, silence for 1.5 s (the echo starts), tone again for 2 s (no pause, so
+                // it is not echoed before the stream stops).
+                let start = ContinuousClock.now
+                for n in 0..<325 {
+                    let talking = n < 150 || n >= 225
+                    if n == 225 { log.talkingFrom.withLock { $0 = .now } }
+                    let chunk = (0..<160).map { i in talking ? G711.encodeMuLaw(Int16(6000 * sin(2 * Double.pi * 400 * Double(n * 160 + i) / 8000))) : 0xFF }
+                    try await outbound.write(.text(TwilioStreamEdgeTests.mediaMessage("MZlong", n, chunk)))
+                    try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
+                }
+                try await outbound.write(.text(#"{"event":"stop","streamSid":"MZlong"}"#))
+                try await Task.sleep(for: .milliseconds(200))
+                reader.cancel()
+            }
+        }
+        let clearAt = try #require(log.cleared.withLock { $0 }, "the server sent clear")
+        let talkingFrom = try #require(log.talkingFrom.withLock { $0 })
+        #expect(talkingFrom.duration(to: clearAt) < .milliseconds(300), "clear came \(talkingFrom.duration(to: clearAt)) after the caller started talking")
+        #expect(mediaBeforeClear.withLock { $0 } > 20, "the echo was playing: \(mediaBeforeClear.withLock { $0 }) frames before the clear")
+        #expect(log.mediaAfterClear.withLock { $0 } < 10, "the rest of the echo was not sent: \(log.mediaAfterClear.withLock { $0 }) frames after the clear")
     }
 }

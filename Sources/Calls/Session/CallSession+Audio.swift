@@ -105,7 +105,14 @@ extension CallSession {
         var started: Set<String> = []
 
         func sendFrames(_ frames: [AudioFrame], item: String) async {
+            // A piece of agent audio can be seconds long (an echoed utterance, a TTS sentence):
+            // a barge-in while it is being queued drops the rest of it, not only what was queued.
+            let generation = state.withLock { $0.clearGeneration }
             for frame in frames {
+                guard state.withLock({ $0.clearGeneration }) == generation else {
+                    if unmarked?.item == item { unmarked = nil }
+                    return
+                }
                 recorder?.agent(frame.samples)
                 playback.queued(item: item, milliseconds: 20)
                 await leg.send(.media(G711.encode(frame.samples, law: .muLaw)))
