@@ -41,7 +41,8 @@ import TestSupport
             await leg.send(.mark("greeting-done"))
             while !recorder.marks.contains("greeting-done") { try await Task.sleep(for: .milliseconds(10)) }
             let markDelay = start.duration(to: clock.now)
-            #expect(sendReturned > .milliseconds(1500), "the producer was held to real time (\(sendReturned))")
+            // The leg queues up to 500 ms: the last of the 1.87 s is taken about 1.37 s in.
+            #expect(sendReturned > .milliseconds(1200), "the producer was held to real time (\(sendReturned))")
 
             // Clear: half a second of audio is dropped, not played.
             let before = call.media!.counters.packetsSent

@@ -2,7 +2,7 @@ import Pipeline
 import Synchronization
 
 /// A leg's outbound side: μ-law of any length becomes 20 ms frames in a suspend-producer queue
-/// (at most `aheadFrames` waiting), a mark closes a response chunk (its partial frame padded with
+/// (at most `queuedFrames` waiting), a mark closes a response chunk (its partial frame padded with
 /// μ-law silence), and clear drops everything queued — including what a blocked `send` still
 /// holds. Both the SIP leg and the Twilio leg play out through this; only their sinks differ.
 final class PacedMediaQueue: Sendable {
@@ -16,10 +16,14 @@ final class PacedMediaQueue: Sendable {
         var generation = 0
     }
 
-    init(aheadFrames: Int) {
-        // The producer (agent audio) is woken when the queue is down to half, and refills it in one
-        // go: one task switch per few frames, with 40+ ms still queued so the pacer never starves.
-        pacer = Pacer(input: BoundedQueue(capacity: aheadFrames, policy: .suspendProducer, resumeProducersAt: aheadFrames / 2))
+    /// The legs queue 25 frames (500 ms) by default. The queue is server-side — what goes out is
+    /// still paced at real time — so its depth costs neither barge-in (`clear` drops it) nor the
+    /// played-time bookkeeping, only 4 KB per playing call; a deep queue is refilled rarely.
+    init(queuedFrames: Int) {
+        // The producer (agent audio) is woken when 2/5 of the queue is left (200 ms by default) and
+        // refills it in one go: about three task switches a second of audio instead of one per
+        // frame or two, with time to spare before the pacer would starve.
+        pacer = Pacer(input: BoundedQueue(capacity: queuedFrames, policy: .suspendProducer, resumeProducersAt: queuedFrames * 2 / 5))
     }
 
     func send(_ command: MediaStreamCommand) async {

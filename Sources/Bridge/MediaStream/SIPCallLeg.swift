@@ -4,8 +4,8 @@ import Synchronization
 /// A SIP call seen as a media stream: RTP in becomes `start`/`media`/`dtmf`/`mark`/`stop` events,
 /// and `media`/`mark`/`clear` commands become paced RTP out — the same model a Twilio stream has.
 ///
-/// Outbound audio waits in a suspend-producer queue (at most `aheadFrames` × 20 ms ahead of
-/// playout), so a fast producer is held back; `clear` overtakes it. The pacer and the jitter
+/// Outbound audio waits in a suspend-producer queue (at most `queuedFrames` × 20 ms), so a fast
+/// producer is held back; the pacer sends it at real time; `clear` overtakes it. The pacer and the jitter
 /// buffer run on the shared media tick. `run()` belongs to the task that owns the call.
 public final class SIPCallLeg: Sendable {
     public let call: SIPCall
@@ -25,13 +25,13 @@ public final class SIPCallLeg: Sendable {
         var receivedThisTick = false
     }
 
-    /// `aheadFrames`: how much agent audio may wait for playout (5 × 20 ms = 100 ms).
-    public init(call: SIPCall, scheduler: PacerScheduler<[UInt8]>, aheadFrames: Int = 5) throws {
+    /// `queuedFrames`: how much agent audio may wait here for playout (25 × 20 ms = 500 ms).
+    public init(call: SIPCall, scheduler: PacerScheduler<[UInt8]>, queuedFrames: Int = 25) throws {
         guard let rtp = call.media else { throw SIPCallFailure.transport("the call has no media session") }
         self.call = call
         self.rtp = rtp
         self.scheduler = scheduler
-        self.outbound = PacedMediaQueue(aheadFrames: aheadFrames)
+        self.outbound = PacedMediaQueue(queuedFrames: queuedFrames)
         self.streamSid = "MZ" + String(call.callID.hashValue, radix: 16).replacingOccurrences(of: "-", with: "")
         // Live input: when nobody reads fast enough the oldest audio goes, never the socket reader.
         (events, continuation) = AsyncStream.makeStream(of: MediaStreamEvent.self, bufferingPolicy: .bufferingNewest(200))

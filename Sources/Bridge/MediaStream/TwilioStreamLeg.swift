@@ -6,7 +6,7 @@ import Synchronization
 /// A Twilio Media Stream (bidirectional `<Connect><Stream>`) as a call leg.
 ///
 /// The socket's reader feeds text frames to `receive(_:)`. Outbound audio is paced here, 20 ms per
-/// message on the shared media tick, at most `aheadFrames` × 20 ms ahead; a mark is sent after the
+/// message on the shared media tick (`queuedFrames` more wait here); a mark is sent after the
 /// audio before it, and Twilio echoes it when played — that echo is the played-time truth. `clear`
 /// drops what is queued here and tells Twilio to drop what it buffered. What a tick produces goes
 /// to the `Socket` synchronously, from the tick: no queue and no task switch per frame.
@@ -69,9 +69,9 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         var queuedMedia = 0
     }
 
-    public init(scheduler: PacerScheduler<[UInt8]>, aheadFrames: Int = 5, logger: Logger, socket: Socket) {
+    public init(scheduler: PacerScheduler<[UInt8]>, queuedFrames: Int = 25, logger: Logger, socket: Socket) {
         self.scheduler = scheduler
-        self.outbound = PacedMediaQueue(aheadFrames: aheadFrames)
+        self.outbound = PacedMediaQueue(queuedFrames: queuedFrames)
         self.socket = socket
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(of: MediaStreamEvent.self, bufferingPolicy: .bufferingNewest(200))
