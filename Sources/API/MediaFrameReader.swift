@@ -21,6 +21,8 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     /// Frames read before `release()`; nil afterwards.
     private var held: [ByteBuffer]? = []
     private var stopped = false
+    /// A frame went on to Hummingbird since the last read-complete: it needs that one too.
+    private var passedOn = false
     /// The reader reaches the token within milliseconds (a second of media is 50 frames); frames
     /// beyond this many before then are dropped, so a flooding client cannot grow the server.
     static let maximumHeld = 500
@@ -44,6 +46,7 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         guard frame.fin, frame.opcode == .text else {
+            passedOn = true
             context.fireChannelRead(data)
             return
         }
@@ -53,6 +56,14 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         deliver(text)
+    }
+
+    /// Passed on only after frames that were: a read-complete makes Hummingbird's async-channel
+    /// handler deliver what it buffered, and with media taken here there is nothing to deliver.
+    func channelReadComplete(context: ChannelHandlerContext) {
+        guard passedOn else { return }
+        passedOn = false
+        context.fireChannelReadComplete()
     }
 
     /// The route's reader has handed over everything before the token. Call on the event loop.

@@ -65,4 +65,29 @@ import Testing
         #expect(reader.heldCount == 0)
         _ = try channel.finish()
     }
+
+    /// Counts the read-completes that reach the handler after the reader (Hummingbird's).
+    final class ReadCompletes: ChannelInboundHandler {
+        typealias InboundIn = WebSocketFrame
+        var count = 0
+        func channelReadComplete(context: ChannelHandlerContext) { count += 1 }
+    }
+
+    @Test func aReadCompleteGoesOnOnlyAfterFramesThatDid() throws {
+        let leg = TwilioStreamLeg(scheduler: PacerScheduler(), logger: Logger(label: "test"),
+                                  socket: .init(send: { _ in }, close: {}))
+        let channel = EmbeddedChannel()
+        let reader = MediaFrameReader(leg: leg)
+        let completes = ReadCompletes()
+        try channel.pipeline.syncOperations.addHandlers([reader, completes])
+        reader.release()
+        let before = completes.count
+        try channel.writeInbound(Self.text(Self.media(0)))   // writeInbound ends with a read-complete
+        #expect(completes.count == before, "media only: the read-complete stays here")
+        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "p")))
+        #expect(completes.count == before + 1, "a frame went on: so does its read-complete")
+        try channel.writeInbound(Self.text(Self.media(1)))
+        #expect(completes.count == before + 1, "and only once")
+        _ = try channel.finish()
+    }
 }
