@@ -9,6 +9,10 @@ import Synchronization
 ///   live network input, whose reader must never block.
 ///
 /// One consumer; any number of producers. Waits end when the waiting task is cancelled.
+///
+/// The hot entry points are pre-specialised for the media path's element, `PacedEntry<[UInt8]>`
+/// (every call's outbound audio, 50 times a second): called from other modules, the generic
+/// versions looked up type metadata on every call — 4 % of a 1000-stream server's CPU.
 public final class BoundedQueue<Element: Sendable>: Sendable {
     public enum OverflowPolicy: Sendable, Equatable {
         case suspendProducer
@@ -83,6 +87,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// the queue is finished, the waiting producer was cancelled, or a flush (interrupt, clear)
     /// came while it waited — the element counts as flushed with the rest.
     @discardableResult
+    @_specialize(exported: true, where Element == PacedEntry<[UInt8]>)
     public func send(_ element: Element) async -> Bool {
         while true {
             switch tryEnqueue(element) {
@@ -116,6 +121,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     /// Queues without waiting, for callers that must not suspend (a socket or tick callback).
     /// Under `suspendProducer` a full queue refuses (false); under `dropOldest` it makes room.
     @discardableResult
+    @_specialize(exported: true, where Element == PacedEntry<[UInt8]>)
     public func trySend(_ element: Element) -> Bool {
         tryEnqueue(element) == .queued
     }
@@ -151,6 +157,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 
     /// Sends a control event ahead of all queued data; never waits. Interrupt and flush also
     /// drop the queued data, so nothing stale is played after them.
+    @_specialize(exported: true, where Element == PacedEntry<[UInt8]>)
     public func sendControl(_ event: ControlEvent) {
         let (consumer, producers) = state.withLock { s -> (CheckedContinuation<StageMessage<Element>?, Never>?, [CheckedContinuation<Bool, Never>]) in
             if event.dropsQueuedData {
@@ -212,6 +219,7 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
     }
 
     /// The next message if one is queued, control first; never waits.
+    @_specialize(exported: true, where Element == PacedEntry<[UInt8]>)
     public func poll() -> StageMessage<Element>? {
         let (message, ready) = state.withLock { s -> (StageMessage<Element>?, CheckedContinuation<Bool, Never>?) in
             let message = takeLocked(&s)
