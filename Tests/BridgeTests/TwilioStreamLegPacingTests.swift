@@ -7,8 +7,8 @@ import Synchronization
 import Testing
 
 /// How a Twilio leg puts its paced audio on the socket, tick by tick on a scheduler the test
-/// drives by hand: two 20 ms `media` messages per write, every second tick, streams alternating
-/// between odd and even ticks; the mark after the audio it follows.
+/// drives by hand: three 20 ms `media` messages per write, every third tick, streams taking the
+/// ticks in turn; the mark after the audio it follows.
 @Suite struct TwilioStreamLegPacingTests {
     /// What one leg's socket was handed, per tick.
     final class Writes: Sendable {
@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    @Test func twoFramesPerWriteEverySecondTickStreamsAlternating() async throws {
+    @Test func threeFramesPerWriteEveryThirdTickStreamsInTurn() async throws {
         let scheduler = PacerScheduler<[UInt8]>()
         let writes = [Writes(), Writes()]
         let legs = writes.map { TwilioStreamLeg(scheduler: scheduler, logger: Logger(label: "test"), socket: $0.socket()) }
@@ -41,20 +41,20 @@ import Testing
             scheduler.tickRegistered()
         }
 
+        #expect(TwilioStreamLeg.framesPerWrite == 3)
         var writeTicks: [[Int]] = []
         for (n, w) in writes.enumerated() {
             let byTick = w.byTick.withLock { $0 }
             let ticks = byTick.keys.sorted()
             writeTicks.append(ticks)
-            #expect(ticks.count == 6, "stream \(n): five writes of two frames, then the mark: \(ticks)")
-            #expect(zip(ticks, ticks.dropFirst()).allSatisfy { $1 - $0 == 2 }, "stream \(n) writes every second tick: \(ticks)")
+            #expect(zip(ticks, ticks.dropFirst()).allSatisfy { $1 - $0 == 3 }, "stream \(n) writes every third tick: \(ticks)")
             let media = ticks.map { byTick[$0]!.filter { $0.contains(#""event":"media""#) }.count }
-            #expect(media == [2, 2, 2, 2, 2, 0], "stream \(n): media messages per write \(media)")
+            #expect(media == [3, 3, 3, 1], "stream \(n): ten frames, three per write: \(media)")
             let all = ticks.flatMap { byTick[$0]! }
             #expect(all.last?.contains(#""name":"done-\#(n)""#) == true && all.filter { $0.contains(#""event":"mark""#) }.count == 1,
                     "stream \(n): one mark, after all its audio")
         }
-        #expect(Set(writeTicks.map { $0.first! % 2 }).count == 2, "the two streams write on different ticks: \(writeTicks)")
+        #expect(Set(writeTicks.map { $0.first! % 3 }).count == 2, "the two streams write on different ticks: \(writeTicks)")
 
         for leg in legs { leg.finish() }
         for task in running { await task.value }

@@ -6,8 +6,8 @@ import Synchronization
 /// A Twilio Media Stream (bidirectional `<Connect><Stream>`) as a call leg.
 ///
 /// The socket's reader feeds text frames to `receive(_:)`. Outbound audio is paced here, 20 ms per
-/// message, two messages every second tick of the shared media tick (see `run()`), so Twilio's
-/// buffer holds 20–40 ms (`queuedFrames` more wait here); a mark is sent after the
+/// message, three messages every third tick of the shared media tick (see `run()`), so Twilio's
+/// buffer holds at most 60 ms (`queuedFrames` more wait here); a mark is sent after the
 /// audio before it, and Twilio echoes it when played — that echo is the played-time truth. `clear`
 /// drops what is queued here and tells Twilio to drop what it buffered. What a tick produces goes
 /// to the `Socket` synchronously, from the tick: no queue and no task switch per frame.
@@ -68,7 +68,8 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         var mediaHandler: (@Sendable (MediaStreamMedia) -> Bool)?
         /// `media` events queued to `events` and not yet reported consumed.
         var queuedMedia = 0
-        /// Media ticks seen, counted from 0 or 1 (`run()`); the stream writes when it is even.
+        /// Media ticks seen, counted from the stream's turn (`run()`); it writes on multiples of
+        /// `framesPerWrite`.
         var ticks = 0
     }
 
@@ -193,37 +194,41 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         await socket.close()
     }
 
+    /// Frames per socket write: one write every `framesPerWrite` media ticks.
+    public static let framesPerWrite = 3
+
     /// Paces outbound audio onto the socket from the shared media tick until the stream ends.
     ///
     /// Twilio buffers what it is sent and plays it out on its own clock, so the stream is written
-    /// every second tick, two 20 ms frames at a time: half the socket writes (each a system call,
-    /// the largest cost per stream), still paced at real time, and Twilio's buffer holds 20–40 ms
-    /// instead of 0–20 ms, which only helps it ride out network jitter.
+    /// every third tick, three 20 ms frames at a time: a third of the socket writes (each a system
+    /// call, the largest cost per stream), still paced at real time, and Twilio's buffer holds at
+    /// most 60 ms — inside the ~100 ms a stream may run ahead of playout. Streams take the three
+    /// ticks in turn as they register, so each tick writes to a third of them.
     public func run() async {
+        let n = Self.framesPerWrite
         let ticker = scheduler.register { [self] in
             guard let due = state.withLock({ s -> Bool? in
                 guard !s.finished else { return nil }
                 s.ticks &+= 1
-                return s.ticks & 1 == 0
+                return s.ticks % n == 0
             }) else { return false }
             guard due else { return true }
             var messages: [OutboundMessage] = []
-            let sink = { (output: PacerOutput<[UInt8]>) in
-                // Most ticks of most streams send nothing: the stream's identity is read only when
-                // there is something to send.
-                let (sid, prefix) = self.state.withLock { ($0.streamSid, $0.mediaPrefix) }
-                switch output {
-                case .audio(let frame, _): messages.append(OutboundMessage(media: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)))
-                case .mark(let name): messages.append(OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid)))
+            for _ in 0..<n {
+                pacer.tick { output in
+                    // Most ticks of most streams send nothing: the stream's identity is read only
+                    // when there is something to send.
+                    let (sid, prefix) = state.withLock { ($0.streamSid, $0.mediaPrefix) }
+                    switch output {
+                    case .audio(let frame, _): messages.append(OutboundMessage(media: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)))
+                    case .mark(let name): messages.append(OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid)))
+                    }
                 }
             }
-            pacer.tick(sink)
-            pacer.tick(sink)
             if !messages.isEmpty { socket.send(messages) }
             return true
         }
-        // Streams alternate between odd and even ticks as they register: each tick writes to half.
-        state.withLock { $0.ticks = ticker & 1 }
+        state.withLock { $0.ticks = ticker % n }
         defer { scheduler.unregister(ticker) }
         for await _ in ended {}
     }
