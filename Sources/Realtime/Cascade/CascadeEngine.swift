@@ -157,8 +157,10 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
             return (s.currentTurn, s.tracker)
         }
         turn?.cancel()
-        inputSink.finish()
+        // CloseStream goes before the input ends: an ended input ends `start()`, whose group then
+        // cancels the transcriber and closes its socket, so a CloseStream sent after could be lost.
         await deepgram.withLock({ $0 })?.finish()
+        inputSink.finish()
         events.finish()
         return tracker
     }
