@@ -84,6 +84,7 @@ public final class CallSession: Sendable {
             group.addTask { await self.leg.run() }
             group.addTask { await self.pumpCallerAudio() }
             group.addTask { await self.pumpEngineEvents() }
+            if let recorder { group.addTask { await recorder.run() } }
             // Started only now: its greeting goes into a bounded queue that pumpEngineEvents drains.
             group.addTask {
                 do { try await self.engine.start() } catch { self.finish(.engineFailure("\(error)")) }
@@ -114,6 +115,9 @@ public final class CallSession: Sendable {
         do { try store.saveResult(callID: callID, result: result) } catch { logger.error("could not store the result", metadata: ["call": "\(callID)", "error": "\(error)"]) }
         if let recorder {
             let bytes = recorder.close()
+            if recorder.droppedSeconds > 0 {
+                logger.warning("the disk could not keep up: seconds of the recording were lost", metadata: ["call": "\(callID)", "seconds": "\(recorder.droppedSeconds)"])
+            }
             try? store.addRecording(callID: callID, path: recorder.path, bytes: bytes, durationSeconds: recorder.durationSeconds)
         }
         return Outcome(ending: ending, result: result)
