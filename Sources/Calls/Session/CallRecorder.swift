@@ -5,11 +5,12 @@ import Synchronization
 ///
 /// Caller audio arrives in real time; agent audio as it is sent (a little ahead of playout).
 /// Samples are interleaved as both sides have them, the agent padded with silence when it is
-/// quiet, in one-second blocks, so memory stays flat however long the call is. The blocks are
-/// written by `run()`, a task of the call's own, never by the caller of `caller(_:)` — that is
-/// the socket's event loop, which must not wait for a disk. At most `maximumPendingBlocks` wait
-/// for it; a disk slower than that loses whole seconds of recording (counted and logged), never
-/// the call's audio. `close()` writes what is left and patches in the RIFF sizes.
+/// quiet (it trails the caller by at most 200 ms), in one-second blocks, so memory stays flat
+/// however long the call is. The blocks are written by `run()`, a task of the call's own, never
+/// by the caller of `caller(_:)` — that is the socket's event loop, which must not wait for a
+/// disk. At most `maximumPendingBlocks` wait for it; a disk slower than that loses whole seconds
+/// of recording (counted and logged), never the call's audio. `close()` writes what is left and
+/// patches in the RIFF sizes.
 public final class CallRecorder: Sendable {
     public let path: String
     private let state: Mutex<State>
@@ -19,11 +20,17 @@ public final class CallRecorder: Sendable {
     private let blockReady: AsyncStream<Void>
     private let ringBlockReady: AsyncStream<Void>.Continuation
 
+    /// Samples go straight to their place in zero-filled interleaved blocks (no per-side arrays
+    /// to append to and shift): a side that is quiet is silence without writing anything.
     private struct State {
-        var caller: [Int16] = []
-        var agent: [Int16] = []
-        /// Interleaved blocks waiting for `run()`.
-        var blocks: [Data] = []
+        /// Blocks being filled; the first starts at frame `base`.
+        var filling: [[UInt8]] = []
+        var base = 0
+        /// How far each side has come, in frames from the start of the call.
+        var callerFrames = 0
+        var agentFrames = 0
+        /// Complete blocks waiting for `run()`.
+        var ready: [[UInt8]] = []
         var droppedBlocks = 0
     }
 
@@ -49,26 +56,26 @@ public final class CallRecorder: Sendable {
 
     public func caller(_ samples: [Int16]) {
         let ready = state.withLock { s in
-            s.caller += samples
-            if s.caller.count - s.agent.count > Self.agentLagSamples {
-                s.agent.append(contentsOf: repeatElement(0, count: s.caller.count - s.agent.count - Self.agentLagSamples))
-            }
-            return cutBlock(&s)
+            Self.place(samples, channel: 0, at: s.callerFrames, &s)
+            s.callerFrames += samples.count
+            s.agentFrames = max(s.agentFrames, s.callerFrames - Self.agentLagSamples)
+            return Self.cutBlocks(&s)
         }
         if ready { ringBlockReady.yield() }
     }
 
     public func agent(_ samples: [Int16]) {
         let ready = state.withLock { s in
-            s.agent += samples
-            return cutBlock(&s)
+            Self.place(samples, channel: 1, at: s.agentFrames, &s)
+            s.agentFrames += samples.count
+            return Self.cutBlocks(&s)
         }
         if ready { ringBlockReady.yield() }
     }
 
     /// Writes blocks as they are cut, until `close()` (or cancellation: `close()` writes the rest).
     public func run() async {
-        for await _ in blockReady { writePending() }
+        for await _ in blockReady { writeReady() }
     }
 
     /// Frames written so far (one frame = one caller and one agent sample).
@@ -77,68 +84,77 @@ public final class CallRecorder: Sendable {
     /// Seconds of recording lost to a disk that could not keep up.
     public var droppedSeconds: Int { state.withLock { $0.droppedBlocks } }
 
-    /// Cuts a block once both sides have one; true when one is waiting for `run()`.
-    private func cutBlock(_ s: inout State) -> Bool {
-        guard min(s.caller.count, s.agent.count) >= Self.blockFrames else { return false }
-        if s.blocks.count >= Self.maximumPendingBlocks {
-            s.blocks.removeFirst()
-            s.droppedBlocks += 1
-        }
-        s.blocks.append(Self.interleave(Self.blockFrames, &s))
-        return true
-    }
-
-    private func writePending() {
-        file.withLock { handle in
-            let blocks = state.withLock { s in defer { s.blocks = [] }; return s.blocks }
-            for block in blocks { write(block, to: handle) }
-        }
-    }
-
-    private func write(_ block: Data, to handle: FileHandle?) {
-        handle?.write(block)
-        writtenFrames.add(block.count / 4, ordering: .relaxed)
-    }
-
-    /// The first `n` frames, caller and agent sample interleaved, 16-bit little-endian.
-    private static func interleave(_ n: Int, _ s: inout State) -> Data {
-        let bytes = [UInt8](unsafeUninitializedCapacity: n * 4) { out, count in
-            s.caller.withUnsafeBufferPointer { caller in
-                s.agent.withUnsafeBufferPointer { agent in
-                    for i in 0..<n {
-                        let l = UInt16(bitPattern: caller[i]), r = UInt16(bitPattern: agent[i])
-                        out[4 * i] = UInt8(truncatingIfNeeded: l)
-                        out[4 * i + 1] = UInt8(truncatingIfNeeded: l >> 8)
-                        out[4 * i + 2] = UInt8(truncatingIfNeeded: r)
-                        out[4 * i + 3] = UInt8(truncatingIfNeeded: r >> 8)
+    /// Writes `samples` as 16-bit little-endian into `channel` (0 left, 1 right) from `frame` on.
+    private static func place(_ samples: [Int16], channel: Int, at frame: Int, _ s: inout State) {
+        var done = 0
+        while done < samples.count {
+            let position = frame + done - s.base
+            let (index, offset) = position.quotientAndRemainder(dividingBy: blockFrames)
+            while s.filling.count <= index { s.filling.append([UInt8](repeating: 0, count: blockFrames * 4)) }
+            let n = min(samples.count - done, blockFrames - offset)
+            s.filling[index].withUnsafeMutableBufferPointer { block in
+                samples.withUnsafeBufferPointer { source in
+                    var out = 4 * offset + 2 * channel
+                    for k in done..<done + n {
+                        let v = UInt16(bitPattern: source[k])
+                        block[out] = UInt8(truncatingIfNeeded: v)
+                        block[out + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                        out += 4
                     }
                 }
             }
-            count = n * 4
+            done += n
         }
-        s.caller.removeFirst(n)
-        s.agent.removeFirst(n)
-        return Data(bytes)
     }
 
-    /// Writes what is waiting and what is left (the shorter side padded), then the final sizes.
+    /// Moves the blocks both sides have passed to `ready`; true when one is waiting for `run()`.
+    private static func cutBlocks(_ s: inout State) -> Bool {
+        var cut = false
+        while !s.filling.isEmpty, min(s.callerFrames, s.agentFrames) >= s.base + blockFrames {
+            if s.ready.count >= maximumPendingBlocks {
+                s.ready.removeFirst()
+                s.droppedBlocks += 1
+            }
+            s.ready.append(s.filling.removeFirst())
+            s.base += blockFrames
+            cut = true
+        }
+        return cut
+    }
+
+    private func writeReady() {
+        file.withLock { handle in
+            let blocks = state.withLock { s in defer { s.ready = [] }; return s.ready }
+            for block in blocks { write(block[...], to: handle) }
+        }
+    }
+
+    private func write(_ bytes: ArraySlice<UInt8>, to handle: FileHandle?) {
+        guard let handle, (try? handle.write(contentsOf: bytes)) != nil else { return }
+        writtenFrames.add(bytes.count / 4, ordering: .relaxed)
+    }
+
+    /// Writes what is waiting and what is left (up to the longer side), then the final sizes.
     /// Returns the file size.
     @discardableResult
     public func close() -> Int {
         ringBlockReady.finish()
         return file.withLock { handle in
             guard let open = handle else { return 0 }
-            let (blocks, tail) = state.withLock { s -> ([Data], Data) in
-                let longest = max(s.caller.count, s.agent.count)
-                s.caller += [Int16](repeating: 0, count: longest - s.caller.count)
-                s.agent += [Int16](repeating: 0, count: longest - s.agent.count)
-                defer { s.blocks = [] }
-                return (s.blocks, Self.interleave(longest, &s))
+            let (ready, filling, left) = state.withLock { s in
+                defer { s.ready = []; s.filling = [] }
+                return (s.ready, s.filling, max(s.callerFrames, s.agentFrames) - s.base)
             }
-            for block in blocks + [tail] { write(block, to: open) }
+            for block in ready { write(block[...], to: open) }
+            var remaining = left
+            for block in filling where remaining > 0 {
+                let n = min(remaining, Self.blockFrames)
+                write(block[..<(n * 4)], to: open)
+                remaining -= n
+            }
             let frames = writtenFrames.load(ordering: .relaxed)
             try? open.seek(toOffset: 0)
-            open.write(Self.header(dataBytes: frames * 4))
+            try? open.write(contentsOf: Self.header(dataBytes: frames * 4))
             try? open.close()
             handle = nil
             return 44 + frames * 4
