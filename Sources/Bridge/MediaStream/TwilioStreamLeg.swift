@@ -6,8 +6,8 @@ import Synchronization
 /// A Twilio Media Stream (bidirectional `<Connect><Stream>`) as a call leg.
 ///
 /// The socket's reader feeds text frames to `receive(_:)`. Outbound audio is paced here, 20 ms per
-/// message, three messages every third tick of the shared media tick (see `run()`), so Twilio's
-/// buffer holds at most 60 ms (`queuedFrames` more wait here); a mark is sent after the
+/// message, written every third tick of the shared media tick so that Twilio holds 40–100 ms
+/// (see `run()`; `queuedFrames` more wait here); a mark is sent after the
 /// audio before it, and Twilio echoes it when played — that echo is the played-time truth. `clear`
 /// drops what is queued here and tells Twilio to drop what it buffered. What a tick produces goes
 /// to the `Socket` synchronously, from the tick: no queue and no task switch per frame.
@@ -71,6 +71,9 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         /// Media ticks seen, counted from the stream's turn (`run()`); it writes on multiples of
         /// `framesPerWrite`.
         var ticks = 0
+        /// Frames Twilio holds by our count: + each frame sent, − one a tick (it plays 20 ms a
+        /// tick), none after a `clear`.
+        var twilioBuffered = 0
     }
 
     public init(scheduler: PacerScheduler<[UInt8]>, queuedFrames: Int = 25, logger: Logger, socket: Socket) {
@@ -186,6 +189,7 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         if command == .clear {
             // The queue here is dropped; tell Twilio to drop what it buffered.
             socket.send([OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.clear, streamSid: streamSid))])
+            state.withLock { $0.twilioBuffered = 0 }
         }
     }
 
@@ -194,38 +198,50 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         await socket.close()
     }
 
-    /// Frames per socket write: one write every `framesPerWrite` media ticks.
+    /// One write every `framesPerWrite` media ticks.
     public static let framesPerWrite = 3
+    /// Most frames Twilio is sent ahead of playout: 100 ms.
+    public static let maximumBufferedFrames = 5
 
     /// Paces outbound audio onto the socket from the shared media tick until the stream ends.
     ///
     /// Twilio buffers what it is sent and plays it out on its own clock, so the stream is written
-    /// every third tick, three 20 ms frames at a time: a third of the socket writes (each a system
-    /// call, the largest cost per stream), still paced at real time, and Twilio's buffer holds at
-    /// most 60 ms — inside the ~100 ms a stream may run ahead of playout. Streams take the three
-    /// ticks in turn as they register, so each tick writes to a third of them.
+    /// every third tick, with as many frames as keep Twilio's buffer at `maximumBufferedFrames`:
+    /// five when a response starts, then three a write. A third of the socket writes (each a
+    /// system call, the largest cost per stream), never more than 100 ms ahead of playout, and at
+    /// least 40 ms in Twilio's buffer, so a write that is late by less than that is not heard.
+    /// Streams take the three ticks in turn as they register: each tick writes to a third of them.
     public func run() async {
         let n = Self.framesPerWrite
         let ticker = scheduler.register { [self] in
-            guard let due = state.withLock({ s -> Bool? in
+            guard let room = state.withLock({ s -> Int? in
                 guard !s.finished else { return nil }
                 s.ticks &+= 1
-                return s.ticks % n == 0
+                s.twilioBuffered = max(0, s.twilioBuffered - 1)
+                return s.ticks % n == 0 ? Self.maximumBufferedFrames - s.twilioBuffered : 0
             }) else { return false }
-            guard due else { return true }
+            guard room > 0 else { return true }
             var messages: [OutboundMessage] = []
-            for _ in 0..<n {
+            var frames = 0
+            for _ in 0..<room {
+                let before = messages.count
                 pacer.tick { output in
                     // Most ticks of most streams send nothing: the stream's identity is read only
                     // when there is something to send.
                     let (sid, prefix) = state.withLock { ($0.streamSid, $0.mediaPrefix) }
                     switch output {
-                    case .audio(let frame, _): messages.append(OutboundMessage(media: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)))
-                    case .mark(let name): messages.append(OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid)))
+                    case .audio(let frame, _):
+                        messages.append(OutboundMessage(media: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)))
+                        frames += 1
+                    case .mark(let name):
+                        messages.append(OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid)))
                     }
                 }
+                if messages.count == before { break }   // nothing queued (the usual case)
             }
-            if !messages.isEmpty { socket.send(messages) }
+            guard !messages.isEmpty else { return true }
+            if frames > 0 { state.withLock { $0.twilioBuffered += frames } }
+            socket.send(messages)
             return true
         }
         state.withLock { $0.ticks = ticker % n }
