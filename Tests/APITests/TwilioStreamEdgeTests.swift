@@ -121,8 +121,7 @@ import TestSupport
         let call = try #require(try store.call(externalID: "CAburst"))
         #expect(call.state == .completed)
         let path = try #require(try store.recordingPath(callID: call.outboundId))
-        let wav = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let left = stride(from: 44, to: wav.count - 3, by: 4).map { Int16(bitPattern: UInt16(wav[$0]) | UInt16(wav[$0 + 1]) << 8) }
+        let left = try WAVFile.read(URL(fileURLWithPath: path)).channel(0)
         let sent = speech[0..<frames * 160].map(G711.decodeMuLaw)
         #expect(left.count >= sent.count, "recorded \(left.count) caller samples of \(sent.count) sent")
         #expect(Array(left.prefix(sent.count)) == sent, "the caller audio is exactly what was sent, in order")

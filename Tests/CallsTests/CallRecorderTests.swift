@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Calls
 
 /// The call recording: a stereo WAV written in one-second blocks by the recorder's own task while
@@ -12,12 +13,11 @@ import Testing
     /// 20 ms of caller audio, numbered so order shows: frame n holds n, n+1, ….
     static func frame(_ n: Int) -> [Int16] { (0..<160).map { Int16(truncatingIfNeeded: n * 160 + $0) } }
 
-    static func channels(_ path: String) throws -> (left: [Int16], right: [Int16], dataBytes: Int) {
-        let wav = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let dataBytes = Int(wav[40]) | Int(wav[41]) << 8 | Int(wav[42]) << 16 | Int(wav[43]) << 24
-        func sample(_ i: Int) -> Int16 { Int16(bitPattern: UInt16(wav[i]) | UInt16(wav[i + 1]) << 8) }
-        let starts = stride(from: 44, to: wav.count - 3, by: 4)
-        return (starts.map { sample($0) }, starts.map { sample($0 + 2) }, dataBytes)
+    /// The recording, checked to be 8 kHz 16-bit stereo PCM with consistent chunk sizes.
+    static func recording(_ path: String) throws -> WAVFile {
+        let wav = try WAVFile.read(URL(fileURLWithPath: path))
+        #expect(wav.format == 1 && wav.channels == 2 && wav.sampleRate == 8000 && wav.bitsPerSample == 16)
+        return wav
     }
 
     @Test func blocksAreWrittenByItsOwnTaskWhileTheCallRuns() async throws {
@@ -34,12 +34,12 @@ import Testing
         await writer.value
 
         let bytes = recorder.close()
-        let wav = try Self.channels(path)
-        #expect(bytes == 44 + 3 * 32_000 && wav.dataBytes == 3 * 32_000)
-        #expect(wav.left == (0..<150).flatMap(Self.frame), "the caller channel is every sample, in order")
+        let wav = try Self.recording(path)
+        #expect(bytes == 44 + 3 * 32_000 && wav.data.count == 3 * 32_000)
+        #expect(wav.channel(0) == (0..<150).flatMap(Self.frame), "the caller channel is every sample, in order")
         // The agent was quiet for the first 2.8 s (padded while trailing the caller by 200 ms).
         let agentStart = 3 * 8000 - CallRecorder.agentLagSamples
-        #expect(wav.right == [Int16](repeating: 0, count: agentStart) + [Int16](repeating: 7, count: 800) + [Int16](repeating: 0, count: 800),
+        #expect(wav.channel(1) == [Int16](repeating: 0, count: agentStart) + [Int16](repeating: 7, count: 800) + [Int16](repeating: 0, count: 800),
                 "silence, the agent's audio where it came, silence to the end")
         #expect(recorder.droppedSeconds == 0)
     }
@@ -52,9 +52,9 @@ import Testing
         // 11 blocks were cut (the agent side trails by 200 ms of padding): 8 kept, the 3 oldest dropped.
         #expect(recorder.droppedSeconds == 3)
         recorder.close()
-        let wav = try Self.channels(path)
-        #expect(wav.left.count == 9 * 8000, "8 kept blocks and the last second")
-        #expect(Array(wav.left.prefix(160)) == Self.frame(150), "the recording resumes after the lost seconds")
-        #expect(Array(wav.left.suffix(160)) == Self.frame(599))
+        let left = try Self.recording(path).channel(0)
+        #expect(left.count == 9 * 8000, "8 kept blocks and the last second")
+        #expect(Array(left.prefix(160)) == Self.frame(150), "the recording resumes after the lost seconds")
+        #expect(Array(left.suffix(160)) == Self.frame(599))
     }
 }

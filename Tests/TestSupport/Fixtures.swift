@@ -34,6 +34,12 @@ public struct WAVFile: Sendable {
         stride(from: 0, to: data.count - 1, by: 2).map { Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8) }
     }
 
+    /// One channel of 16-bit interleaved audio (0 is the left).
+    public func channel(_ index: Int) -> [Int16] {
+        let all = samples
+        return stride(from: index, to: all.count, by: max(1, channels)).map { all[$0] }
+    }
+
     public struct Malformed: Error {}
 
     public static func read(_ url: URL) throws -> WAVFile {

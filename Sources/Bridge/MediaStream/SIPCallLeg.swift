@@ -5,8 +5,8 @@ import Synchronization
 /// and `media`/`mark`/`clear` commands become paced RTP out — the same model a Twilio stream has.
 ///
 /// Outbound audio waits in a suspend-producer queue (at most `queuedFrames` × 20 ms), so a fast
-/// producer is held back; the pacer sends it at real time; `clear` overtakes it. The pacer and the jitter
-/// buffer run on the shared media tick. `run()` belongs to the task that owns the call.
+/// producer is held back; the pacer sends it at real time; `clear` overtakes it. The pacer and
+/// the jitter buffer run on the shared media tick. `run()` belongs to the task that owns the call.
 public final class SIPCallLeg: Sendable {
     public let call: SIPCall
     public let events: AsyncStream<MediaStreamEvent>

@@ -6,10 +6,10 @@ import Synchronization
 /// A Twilio Media Stream (bidirectional `<Connect><Stream>`) as a call leg.
 ///
 /// The socket's reader feeds text frames to `receive(_:)`. Outbound audio is paced here, 20 ms per
-/// message, written every third tick of the shared media tick so that Twilio holds 40–100 ms
-/// (see `run()`; `queuedFrames` more wait here); a mark is sent after the
-/// audio before it, and Twilio echoes it when played — that echo is the played-time truth. `clear`
-/// drops what is queued here and tells Twilio to drop what it buffered. What a tick produces goes
+/// message, written every third tick of the shared media tick so that Twilio holds 40–100 ms (see
+/// `run()`; `queuedFrames` more wait here); a mark is sent after the audio before it, and Twilio
+/// echoes it when played — that echo is the played-time truth. `clear` drops what is queued here
+/// and tells Twilio to drop what it buffered. What a tick produces goes
 /// to the `Socket` synchronously, from the tick: no queue and no task switch per frame.
 public final class TwilioStreamLeg: MediaStreamLeg {
     public enum Received: Sendable, Equatable { case accepted, unknown(String), malformed(String), stopped }
