@@ -15,11 +15,13 @@ final class ServerProcess: Sendable {
         var pacedLegs: Int
         var ticks: Int
         var lateFrames: Int
+        var audiblyLateFrames: Int
         var maxLatenessMilliseconds: Double
         enum CodingKeys: String, CodingKey {
             case pacedLegs = "paced_legs"
             case ticks
             case lateFrames = "late_frames"
+            case audiblyLateFrames = "audibly_late_frames"
             case maxLatenessMilliseconds = "max_lateness_ms"
         }
     }

@@ -27,6 +27,8 @@ struct MediaTickReport: Codable, Equatable {
     var lateTicks: Int
     /// Frames due in those late ticks (one per paced leg per tick).
     var lateFrames: Int
+    /// Frames due in ticks more than 40 ms late: more than the playout buffers downstream hide.
+    var audiblyLateFrames: Int
     var maxLatenessMilliseconds: Double
 
     init(legs: Int, statistics: TickStatistics) {
@@ -34,6 +36,7 @@ struct MediaTickReport: Codable, Equatable {
         ticks = statistics.ticks
         lateTicks = statistics.lateTicks
         lateFrames = statistics.lateFrames
+        audiblyLateFrames = statistics.audiblyLateFrames
         maxLatenessMilliseconds = Double(statistics.maxLatenessNanoseconds) / 1_000_000
     }
 
@@ -42,6 +45,7 @@ struct MediaTickReport: Codable, Equatable {
         case pacedLegs = "paced_legs"
         case lateTicks = "late_ticks"
         case lateFrames = "late_frames"
+        case audiblyLateFrames = "audibly_late_frames"
         case maxLatenessMilliseconds = "max_lateness_ms"
     }
 }

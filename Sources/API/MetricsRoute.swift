@@ -27,6 +27,8 @@ struct MetricsRoute: Sendable {
             registry.makeGauge(name: "voicebridge_media_paced_legs", help: "Legs on the shared 20 ms media ticks").set(Double(calls.pacedLegs))
             registry.makeGauge(name: "voicebridge_media_late_frames", help: "Frames due in media ticks that ran more than 10 ms late, since start")
                 .set(Double(tick.lateFrames))
+            registry.makeGauge(name: "voicebridge_media_audibly_late_frames", help: "Frames due in media ticks that ran more than 40 ms late (more than playout buffers hide), since start")
+                .set(Double(tick.audiblyLateFrames))
         }
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)

@@ -54,6 +54,8 @@ public final class CallSystem: Sendable {
             let s = entry.scheduler.statistics
             total.lateTicks += s.lateTicks
             total.lateFrames += s.lateFrames
+            total.audiblyLateTicks += s.audiblyLateTicks
+            total.audiblyLateFrames += s.audiblyLateFrames
             total.reanchors += s.reanchors
             total.maxLatenessNanoseconds = max(total.maxLatenessNanoseconds, s.maxLatenessNanoseconds)
         }

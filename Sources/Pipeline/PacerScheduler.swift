@@ -65,8 +65,10 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
         let registered = registeredCount
         stats.withLock { s in
             let lateFrames = s.lateFrames + (current.lateTicks > s.lateTicks ? registered : 0)
+            let audiblyLateFrames = s.audiblyLateFrames + (current.audiblyLateTicks > s.audiblyLateTicks ? registered : 0)
             s = current
             s.lateFrames = lateFrames
+            s.audiblyLateFrames = audiblyLateFrames
         }
     }
 

@@ -7,14 +7,19 @@ public struct TickSchedule<C: Clock>: Sendable where C.Duration == Duration, C: 
     public let clock: C
     public let interval: Duration
     public let maxLag: Duration
+    /// Lateness a playout buffer downstream hides: a Twilio stream keeps at least 40 ms queued
+    /// at Twilio (`TwilioStreamLeg`), and phones' jitter buffers hold as much or more.
+    public let hiddenLateness: Duration
     public private(set) var statistics = Statistics()
     private var start: C.Instant
     private var n: Int64 = 0
 
-    public init(clock: C, interval: Duration = .milliseconds(20), maxLag: Duration = .milliseconds(100)) {
+    public init(clock: C, interval: Duration = .milliseconds(20), maxLag: Duration = .milliseconds(100),
+                hiddenLateness: Duration = .milliseconds(40)) {
         self.clock = clock
         self.interval = interval
         self.maxLag = maxLag
+        self.hiddenLateness = hiddenLateness
         self.start = clock.now
     }
 
@@ -45,6 +50,7 @@ public struct TickSchedule<C: Clock>: Sendable where C.Duration == Duration, C: 
         let late = deadline.duration(to: clock.now).totalNanoseconds
         statistics.ticks += 1
         if late > interval.totalNanoseconds / 2 { statistics.lateTicks += 1 }
+        if late > hiddenLateness.totalNanoseconds { statistics.audiblyLateTicks += 1 }
         statistics.maxLatenessNanoseconds = max(statistics.maxLatenessNanoseconds, late)
         n += 1
     }
@@ -59,4 +65,8 @@ public struct TickStatistics: Sendable, Equatable {
     public var reanchors = 0
     /// Frames due in late ticks (filled in by `PacerScheduler`, which knows how many pacers ran).
     public var lateFrames = 0
+    /// Ticks later than `hiddenLateness` (40 ms): late enough to be heard as a gap.
+    public var audiblyLateTicks = 0
+    /// Frames due in those ticks (filled in by `PacerScheduler`).
+    public var audiblyLateFrames = 0
 }

@@ -157,7 +157,7 @@ import Yams
                 #expect(text.contains(#"voicebridge_calls{state="queued"} 1"#), "\(text)")
                 #expect(text.contains(#"voicebridge_calls{state="completed"} 0"#))
                 #expect(text.contains("voicebridge_live_calls 0"))
-                #expect(text.contains("voicebridge_media_late_frames"))
+                #expect(text.contains("voicebridge_media_late_frames") && text.contains("voicebridge_media_audibly_late_frames"))
             }
         }
         // What calls report goes through the server's registry.

@@ -35,6 +35,26 @@ import Testing
         #expect(pacers.allSatisfy { $0.isDone })
     }
 
+    /// A tick 10–40 ms late is late (a whole interval's half) but hidden by a 40 ms playout buffer;
+    /// one later than that is counted as audibly late too, each for every registered leg.
+    @Test func lateAndAudiblyLateTicksAreCountedPerLeg() {
+        let clock = SimulatedClock()
+        let scheduler = PacerScheduler<Int>()
+        for _ in 0..<3 { scheduler.register(ticker: { true }) }
+        var schedule = TickSchedule(clock: clock)
+        for lateness in [0, 5, 25, 45] {
+            let deadline = schedule.nextDeadline()
+            clock.advance(by: max(.zero, clock.now.duration(to: deadline)) + .milliseconds(lateness))
+            schedule.ticked(deadline: deadline)
+            scheduler.record(schedule.statistics)
+            scheduler.tickRegistered()
+        }
+        let stats = scheduler.statistics
+        #expect(stats.ticks == 4 && stats.lateTicks == 2 && stats.audiblyLateTicks == 1)
+        #expect(stats.lateFrames == 6 && stats.audiblyLateFrames == 3, "three legs: \(stats)")
+        #expect(stats.reanchors == 0)
+    }
+
     @Test func unregisteringStopsAPacerAtOnce() async {
         let clock = SimulatedClock()
         let scheduler = PacerScheduler<Int>()
