@@ -11,17 +11,20 @@ extension PacerScheduler {
         let clock = ContinuousClock()
         loop.execute {
             let schedule = NIOLoopBoundBox(TickSchedule(clock: clock), eventLoop: loop)
-            func fire(at deadline: ContinuousClock.Instant) {
+            /// Schedules the next tick on the loop's timer.
+            @Sendable func armNextTick() {
+                let deadline = schedule.value.nextDeadline()
+                let wait = max(.zero, clock.now.duration(to: deadline))
+                loop.scheduleTask(in: .nanoseconds(Int64(wait.totalNanoseconds))) { fire(at: deadline) }
+            }
+            @Sendable func fire(at deadline: ContinuousClock.Instant) {
                 guard !stopped.load(ordering: .relaxed) else { return }
                 schedule.value.ticked(deadline: deadline)
                 self.record(schedule.value.statistics)
                 self.tickRegistered()
-                let next = schedule.value.nextDeadline()
-                let wait = max(.zero, clock.now.duration(to: next))
-                loop.scheduleTask(in: .nanoseconds(Int64(wait.totalNanoseconds))) { fire(at: next) }
+                armNextTick()
             }
-            let first = schedule.value.nextDeadline()
-            loop.scheduleTask(in: .nanoseconds(Int64(max(.zero, clock.now.duration(to: first)).totalNanoseconds))) { fire(at: first) }
+            armNextTick()
         }
         // Owned by the caller's task: the ticks stop when it is cancelled.
         while !Task.isCancelled {
