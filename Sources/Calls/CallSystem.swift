@@ -7,8 +7,8 @@ import Pipeline
 import Realtime
 
 /// Everything that makes calls, assembled from the configuration: the SIP user agent, the media
-/// ticks (one per event loop; SIP legs pace on the one that owns the RTP sockets), the engine factory, the call
-/// manager, and — when no gateway is configured — the built-in simulated callee.
+/// ticks (one per event loop; SIP legs pace on the one that owns the RTP sockets), the engine
+/// factory, the call manager, and — when no gateway is configured — the built-in simulated callee.
 public final class CallSystem: Sendable {
     public struct StartupError: Error, CustomStringConvertible {
         public let description: String
@@ -50,14 +50,7 @@ public final class CallSystem: Sendable {
     /// The media ticks' statistics together: late ticks and frames summed, the worst lateness.
     public var mediaTickStatistics: TickStatistics {
         loopSchedulers.reduce(into: scheduler.statistics) { total, entry in
-            guard entry.scheduler !== scheduler else { return }
-            let s = entry.scheduler.statistics
-            total.lateTicks += s.lateTicks
-            total.lateFrames += s.lateFrames
-            total.audiblyLateTicks += s.audiblyLateTicks
-            total.audiblyLateFrames += s.audiblyLateFrames
-            total.reanchors += s.reanchors
-            total.maxLatenessNanoseconds = max(total.maxLatenessNanoseconds, s.maxLatenessNanoseconds)
+            if entry.scheduler !== scheduler { total.include(entry.scheduler.statistics) }
         }
     }
 

@@ -69,4 +69,15 @@ public struct TickStatistics: Sendable, Equatable {
     public var audiblyLateTicks = 0
     /// Frames due in those ticks (filled in by `PacerScheduler`).
     public var audiblyLateFrames = 0
+
+    /// Adds another grid's counts (one running in step with this one, on another event loop):
+    /// late ticks and frames summed, the worst lateness; `ticks` stays this grid's own.
+    public mutating func include(_ other: TickStatistics) {
+        lateTicks += other.lateTicks
+        lateFrames += other.lateFrames
+        audiblyLateTicks += other.audiblyLateTicks
+        audiblyLateFrames += other.audiblyLateFrames
+        reanchors += other.reanchors
+        maxLatenessNanoseconds = max(maxLatenessNanoseconds, other.maxLatenessNanoseconds)
+    }
 }
