@@ -223,12 +223,14 @@ public final class TwilioStreamLeg: MediaStreamLeg {
             guard room > 0 else { return true }
             var messages: [OutboundMessage] = []
             var frames = 0
+            // Most writes of most streams send nothing: the stream's identity is read only when
+            // there is something to send, and once per write.
+            var identity: (sid: String, prefix: [UInt8])?
             for _ in 0..<room {
                 let before = messages.count
                 pacer.tick { output in
-                    // Most ticks of most streams send nothing: the stream's identity is read only
-                    // when there is something to send.
-                    let (sid, prefix) = state.withLock { ($0.streamSid, $0.mediaPrefix) }
+                    if identity == nil { identity = state.withLock { ($0.streamSid, $0.mediaPrefix) } }
+                    let (sid, prefix) = identity!
                     switch output {
                     case .audio(let frame, _):
                         messages.append(OutboundMessage(media: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)))
