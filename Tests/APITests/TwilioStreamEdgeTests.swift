@@ -17,6 +17,11 @@ import TestSupport
         #"{"event":"start","sequenceNumber":"1","start":{"accountSid":"AC1","streamSid":"\#(sid)","callSid":"\#(callSid)","tracks":["inbound"],"customParameters":{"from":"+15550001111","to":"+15550002222"},"mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000,"channels":1}},"streamSid":"\#(sid)"}"#
     }
 
+    /// Frame `n` (20 ms, μ-law) of a continuous 400 Hz tone, or μ-law silence when `on` is false.
+    static func toneFrame(_ n: Int, on: Bool = true) -> [UInt8] {
+        (0..<160).map { i in on ? G711.encodeMuLaw(Int16(6000 * sin(2 * Double.pi * 400 * Double(n * 160 + i) / 8000))) : 0xFF }
+    }
+
     static func mediaMessage(_ sid: String, _ n: Int, _ chunk: [UInt8]) -> String {
         #"{"event":"media","media":{"track":"inbound","chunk":"\#(n)","timestamp":"\#(n * 20)","payload":"\#(Data(chunk).base64EncodedString())"},"streamSid":"\#(sid)"}"#
     }
@@ -77,8 +82,7 @@ import TestSupport
                         let start = ContinuousClock.now
                         // 1 s of tone, then 1.5 s of silence while the echo plays it back.
                         for n in 0..<125 {
-                            let tone = (0..<160).map { i in n < 50 ? G711.encodeMuLaw(Int16(6000 * sin(2 * Double.pi * 400 * Double(n * 160 + i) / 8000))) : 0xFF }
-                            try await outbound.write(.text(Self.mediaMessage("MZsteady", n, tone)))
+                            try await outbound.write(.text(Self.mediaMessage("MZsteady", n, Self.toneFrame(n, on: n < 50))))
                             try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
                         }
                         try await outbound.write(.text(#"{"event":"stop","streamSid":"MZsteady"}"#))

@@ -224,8 +224,7 @@ import TestSupport
                 for n in 0..<325 {
                     let talking = n < 150 || n >= 225
                     if n == 225 { log.talkingFrom.withLock { $0 = .now } }
-                    let chunk = (0..<160).map { i in talking ? G711.encodeMuLaw(Int16(6000 * sin(2 * Double.pi * 400 * Double(n * 160 + i) / 8000))) : 0xFF }
-                    try await outbound.write(.text(TwilioStreamEdgeTests.mediaMessage("MZlong", n, chunk)))
+                    try await outbound.write(.text(TwilioStreamEdgeTests.mediaMessage("MZlong", n, TwilioStreamEdgeTests.toneFrame(n, on: talking))))
                     try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
                 }
                 try await outbound.write(.text(#"{"event":"stop","streamSid":"MZlong"}"#))
