@@ -58,7 +58,7 @@ unit-test:
 # End-to-end suites: the real binary, real processes, real sockets on 127.0.0.1.
 e2e-test:
 	swift build --product voicebridge $(SWIFT_BUILD_FLAGS)
-	tests/e2e/run-all.sh .build/debug/voicebridge
+	Tests/e2e/run-all.sh .build/debug/voicebridge
 
 bench: deps
 	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
