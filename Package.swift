@@ -97,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "voicebridge-bench",
             dependencies: [
-                "Pipeline", "Bridge", "Realtime", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "Pipeline", "Bridge", "Realtime", "Calls", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

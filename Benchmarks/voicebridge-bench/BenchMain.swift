@@ -7,13 +7,16 @@ struct BenchMain {
     static func main() async throws {
         var output = "bench-results"
         var seconds = 5.0
-        var counts = [1, 100, 1000]
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "engines"]
+        var loopbackCounts = [100, 500, 1000]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "engines"]
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
-            let ports = args.firstIndex(of: "--ports").map { args[$0 + 1].split(separator: ",").compactMap { Int($0) } } ?? []
+            // "--ports -": one line of comma-separated ports on standard input (see RTPEchoBenchmark).
+            var portList = args.firstIndex(of: "--ports").map { args[$0 + 1] } ?? ""
+            if portList == "-" { portList = readLine() ?? "" }
+            let ports = portList.split(separator: ",").compactMap { Int($0) }
             let secs = args.firstIndex(of: "--seconds").flatMap { Double(args[$0 + 1]) } ?? 5
             try await RTPLoadGenerator.run(ports: ports, seconds: secs)
             return
@@ -23,19 +26,20 @@ struct BenchMain {
             switch argument {
             case "--output": output = arguments.next() ?? output
             case "--seconds": seconds = arguments.next().flatMap(Double.init) ?? seconds
-            case "--graphs": counts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--calls": rtpCounts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--streams": streamCounts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
+            case "--loopback-streams": loopbackCounts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--graphs 1,100,1000] [--calls 100,500,1000] [--streams 100,500,1000] [--only pipeline,sip-rtp,media-streams,engines]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines]\n".utf8))
                 exit(2)
             }
         }
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-        if suites.contains("pipeline") { try await pipeline(output: output, seconds: seconds, counts: counts) }
+        if suites.contains("pipeline") { try pipeline(output: output) }
         if suites.contains("sip-rtp") { try await sipRTP(output: output, seconds: seconds, counts: rtpCounts) }
         if suites.contains("media-streams") { try await mediaStreams(output: output, seconds: seconds, counts: streamCounts) }
+        if suites.contains("loopback-streams") { try await loopbackStreams(output: output, seconds: seconds, counts: loopbackCounts) }
         if suites.contains("engines") { try await engines(output: output) }
     }
 
@@ -60,10 +64,7 @@ struct BenchMain {
     }
 
     static func mediaStreams(output: String, seconds: Double, counts: [Int]) async throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicebridge").path
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            throw BenchError("media-streams needs the server binary next to the benchmark: \(binary) (make bench builds both)")
-        }
+        let binary = try serverBinary()
         print("== Twilio media streams: `voicebridge serve` in echo mode, load from this process, \(seconds) s measured after 2 s warm-up")
         var rows: [[String]] = []
         var streams: [[String: Any]] = []
@@ -85,6 +86,36 @@ struct BenchMain {
         print("wrote \(path)")
     }
 
+    static func loopbackStreams(output: String, seconds: Double, counts: [Int]) async throws {
+        let binary = try serverBinary()
+        print("== Twilio media streams: `voicebridge serve` in loopback mode (every frame back through decode, VAD, 8k→16k→8k, encode, pacing), \(seconds) s measured after 2 s warm-up")
+        var rows: [[String]] = []
+        var streams: [[String: Any]] = []
+        for n in counts {
+            let r = try await MediaStreamBenchmark.run(streams: n, seconds: seconds, serverBinary: binary, mode: "loopback")
+            let ratio = r.mediaSent == 0 ? 0 : Double(r.mediaReceived) / Double(r.mediaSent)
+            rows.append([String(n), String(r.connected), format(r.cpuPercentPerStream, digits: 3), String(r.lateFrames), String(r.audiblyLateFrames),
+                         format(r.maxLatenessMilliseconds), "\(r.mediaReceived)/\(r.mediaSent)", format(ratio, digits: 4), String(r.clientLateRounds), format(r.loadCPUPercent, digits: 0)])
+            streams.append(["n": n, "connected": r.connected, "cpu_pct_per_stream": r.cpuPercentPerStream, "late_frames": r.lateFrames,
+                            "audibly_late_frames": r.audiblyLateFrames, "max_tick_lateness_ms": r.maxLatenessMilliseconds,
+                            "media_received": r.mediaReceived, "media_sent": r.mediaSent, "out_in_ratio": ratio,
+                            "client_late_rounds": r.clientLateRounds, "load_cpu_pct": r.loadCPUPercent])
+        }
+        print(table(["streams", "connected", "CPU % per stream", "late frames (> 10 ms)", "of them > 40 ms", "max tick lateness ms", "frames back/sent", "out/in ratio", "client late rounds", "load CPU %"], rows))
+        let data = try JSONSerialization.data(withJSONObject: ["streams": streams, "target": "≤ 0.15 % of one core per loopback stream at N = 500; out/in ≥ 0.99"], options: [.prettyPrinted, .sortedKeys])
+        let path = (output as NSString).appendingPathComponent("loopback-streams.json")
+        try data.write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
+    }
+
+    static func serverBinary() throws -> String {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("voicebridge").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw BenchError("the media-stream suites need the server binary next to the benchmark: \(binary) (make bench builds both)")
+        }
+        return binary
+    }
+
     static func sipRTP(output: String, seconds: Double, counts: [Int]) async throws {
         print("== RTP echo calls: load generator in another process → jitter buffer → pacer (shared 20 ms tick) → back, \(seconds) s each")
         var rows: [[String]] = []
@@ -103,43 +134,29 @@ struct BenchMain {
         print("wrote \(path)")
     }
 
-    static func pipeline(output: String, seconds: Double, counts: [Int]) async throws {
-
-        print("== Pipeline per-frame cost (one core, 20 ms frames, \(FrameCostBenchmark.frames) frames)")
+    static func pipeline(output: String) throws {
+        print("== Pipeline per-frame cost through CallPipeline (what every call runs), one core, \(FrameCostBenchmark.frames) frames of 20 ms")
         let cost = try FrameCostBenchmark.run()
-        print(table(["path", "µs per frame", "target"], [
-            ["inbound: μ-law decode + 8k→16k + VAD", format(cost.inboundMicroseconds), "≤ 20"],
-            ["outbound: 24k→8k + μ-law encode", format(cost.outboundMicroseconds), "≤ 20"],
+        print(table(["side", "µs per frame", "target"], [
+            ["caller: decode → record → VAD → tones → barge-in → 8k→16k", format(cost.inboundMicroseconds), "≤ 20"],
+            ["agent: decode → 24k→8k → record → playback → encode → marks", format(cost.outboundMicroseconds), "≤ 20"],
+        ]))
+        print("Per stage (the pipeline's own meters, every \(StageMeter.timingInterval)th frame timed; a timed frame also pays two clock reads):")
+        print(table(["side", "stage", "frames in", "frames out", "µs per frame"], cost.stages.map {
+            [$0.side, $0.stage, String($0.framesIn), String($0.framesOut), format($0.microsecondsPerFrame, digits: 3)]
+        }))
+        print(table(["tone detector alone", "µs per 20 ms frame", "target"], [
+            ["speech-like audio", format(cost.toneMicroseconds.speech, digits: 3), "≤ 2"],
+            ["a DTMF key held down", format(cost.toneMicroseconds.tone, digits: 3), "≤ 2"],
         ]))
         print(table(["resampler, fed 20 ms chunks", "samples/s (input)"], cost.resamplerThroughput.map { [$0.name, format($0.samplesPerSecond, digits: 0)] }))
-
-        var graphs: [[String: Any]] = []
-        var engineTaskGraphs: [[String: Any]] = []
-        for engineTask in [false, true] {
-            print(engineTask
-                ? "== Echo graphs, engine in its own task (3 nodes: decode→8k→16k→VAD | echo | 16k→8k→encode), \(seconds) s each"
-                : "== Echo graphs in real time, one node (decode → 8k→16k → VAD → echo → 16k→8k → encode) + shared pacer, \(seconds) s each")
-            var rows: [[String]] = []
-            for n in counts {
-                let result = try await EchoGraphBenchmark.run(graphs: n, seconds: seconds, engineTask: engineTask)
-                rows.append([String(n), result.realTime ? "yes" : "NO", String(result.drops), String(result.lateTicks), String(result.generatorLateTicks),
-                             format(result.maxLatenessMilliseconds), format(result.cpuPercentPerGraph, digits: 3),
-                             String(result.framesSent), String(result.framesExpected)])
-                let entry: [String: Any] = ["n": n, "real_time": result.realTime, "drops": result.drops, "late_ticks": result.lateTicks, "generator_late_ticks": result.generatorLateTicks,
-                                            "max_lateness_ms": result.maxLatenessMilliseconds, "cpu_pct_per_graph": result.cpuPercentPerGraph,
-                                            "frames_sent": result.framesSent, "frames_expected": result.framesExpected]
-                if engineTask { engineTaskGraphs.append(entry) } else { graphs.append(entry) }
-            }
-            print(table(["graphs", "real time", "drops", "late ticks", "generator late", "max late ms", "CPU % per graph", "frames sent", "frames fed"], rows))
-        }
-
         let json: [String: Any] = [
             "inbound_us_per_frame": cost.inboundMicroseconds,
             "outbound_us_per_frame": cost.outboundMicroseconds,
+            "stages": cost.stages.map { ["side": $0.side, "stage": $0.stage, "frames_in": $0.framesIn, "frames_out": $0.framesOut, "us_per_frame": $0.microsecondsPerFrame] },
+            "tone_detector_us_per_frame": ["speech": cost.toneMicroseconds.speech, "dtmf": cost.toneMicroseconds.tone],
             "resampler_samples_per_s": cost.resamplerThroughput.first { $0.name == "8k→16k" }?.samplesPerSecond ?? 0,
             "resampler_samples_per_s_by_conversion": Dictionary(uniqueKeysWithValues: cost.resamplerThroughput.map { ($0.name, $0.samplesPerSecond) }),
-            "echo_graphs": graphs,
-            "echo_graphs_engine_task": engineTaskGraphs,
             "machine": ["cores": ProcessInfo.processInfo.activeProcessorCount],
         ]
         let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])

@@ -1,13 +1,19 @@
+import Calls
 import Foundation
 import Pipeline
 
-/// Per-frame cost of the two directions of a call's audio path, measured in one thread.
+/// Per-frame cost of the two sides of a call's media path, measured in one thread through the
+/// declaration every call runs (`CallPipeline`), with its meters giving the cost of each stage.
 enum FrameCostBenchmark {
     static let frames = 50_000   // 1000 s of audio
 
     struct Result {
         var inboundMicroseconds: Double
         var outboundMicroseconds: Double
+        /// Each stage's mean time per timed frame, from the pipeline's own meters.
+        var stages: [StageMeter.Snapshot]
+        /// The tone detector alone: speech-like audio, and a DTMF key held down.
+        var toneMicroseconds: (speech: Double, tone: Double)
         var resamplerThroughput: [(name: String, samplesPerSecond: Double)]
     }
 
@@ -24,27 +30,43 @@ enum FrameCostBenchmark {
         // Inputs prepared outside the timed loops.
         let ulawPackets = (0..<50).map { G711.encode(speechLike(rate: 8000, frame: $0), law: .muLaw) }
         let tts24k = (0..<50).map { speechLike(rate: 24000, frame: $0) }
+        let meters = PipelineMeters()
+        let playback = PlaybackTracker()
 
-        var decode = G711DecodeStage(law: .muLaw)
-        var upsample = try ResampleStage(from: 8000, to: 16000)
-        var vad = VADStage()
+        // Caller side as a 16 kHz engine (the local engine) gets it, no recorder.
+        var caller = try CallPipeline.callerSide(engineInput: .pcm16(sampleRate: 16000), bargeIn: true, recorder: nil, playback: playback, meters: meters)
         var sink = 0
         let inbound = clock.measure {
             for n in 0..<frames {
-                for frame in decode.process(ulawPackets[n % 50]) {
-                    for wide in upsample.process(frame) { sink &+= vad.process(wide).count }
-                }
+                caller.process(ulawPackets[n % 50]) { sink &+= $0.engineSamples.count }
             }
         }
-        var downsample = try ResampleStage(from: 24000, to: 8000)
-        let encode = G711EncodeStage(law: .muLaw)
+        // Agent side from a 24 kHz TTS: decode, resample, then per frame record, playback, encode, marks.
+        var agentAudio = try CallPipeline.agentAudio(engineOutput: .pcm16(sampleRate: 24000), meters: meters)
+        var agentFrames = CallPipeline.agentFrames(recorder: nil, playback: playback, generation: { 0 }, meters: meters)
+        var pending: [AudioFrame] = []
         let outbound = clock.measure {
             for n in 0..<frames {
-                for frame in downsample.process(AudioFrame(samples: tts24k[n % 50], sampleRate: 24000)) {
-                    sink &+= encode.process(frame)[0].count
+                agentAudio.process(.pcm(tts24k[n % 50])) { pending.append($0) }
+                for frame in pending {
+                    agentFrames.process(OutboundFrame(item: "tts", audio: frame)) { if case .media(let bytes) = $0 { sink &+= bytes.count } }
                 }
+                pending.removeAll(keepingCapacity: true)
             }
         }
+
+        // The tone detector on its own, on speech-like frames and on a held DTMF key.
+        let dtmf = (0..<50).map { f in (0..<160).map { i in
+            let t = Double(f * 160 + i) / 8000
+            return Int16(8000 * sin(2 * .pi * 770 * t) + 8000 * sin(2 * .pi * 1336 * t))
+        } }
+        let speech8k = (0..<50).map { speechLike(rate: 8000, frame: $0) }
+        func toneCost(_ input: [[Int16]]) -> Double {
+            var detector = ToneDetector()
+            let elapsed = clock.measure { for n in 0..<frames { detector.process(input[n % 50]) { _ in sink &+= 1 } } }
+            return elapsed.totalSeconds * 1e6 / Double(frames)
+        }
+        let tone = (speech: toneCost(speech8k), tone: toneCost(dtmf))
         precondition(sink > 0)
 
         var throughput: [(String, Double)] = []
@@ -57,6 +79,7 @@ enum FrameCostBenchmark {
         }
         return Result(inboundMicroseconds: inbound.totalSeconds * 1e6 / Double(frames),
                       outboundMicroseconds: outbound.totalSeconds * 1e6 / Double(frames),
-                      resamplerThroughput: throughput)
+                      stages: meters.snapshots.filter { $0.timedFrames > 0 },
+                      toneMicroseconds: tone, resamplerThroughput: throughput)
     }
 }

@@ -4,7 +4,7 @@ import NIOPosix
 import Synchronization
 
 /// N concurrent Twilio-protocol media streams against a real `voicebridge serve` process in echo
-/// mode. This process is only the load: it sends 20 ms μ-law `media` messages in real time (a
+/// or loopback mode. This process is only the load: it sends 20 ms μ-law `media` messages in real time (a
 /// 300 Hz tone, 1 s on and 1 s off, so VAD and barge-in do their work), counts the media that
 /// comes back and echoes marks. The server's CPU and memory are read from /proc; late frames
 /// come from the server's own media tick (`/healthz`), as the client's clock shares the machine.
@@ -27,8 +27,9 @@ enum MediaStreamBenchmark {
         var loadCPUPercent: Double
     }
 
-    static func run(streams n: Int, seconds: Double, serverBinary: String) async throws -> Result {
-        let server = try ServerProcess(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": "echo"])
+    /// `mode`: `echo` (each utterance repeated once it ends) or `loopback` (every frame straight back).
+    static func run(streams n: Int, seconds: Double, serverBinary: String, mode: String = "echo") async throws -> Result {
+        let server = try ServerProcess(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": mode])
         defer { server.stop() }
         try await server.waitUntilHealthy()
         let baselineRSS = server.residentKilobytes()

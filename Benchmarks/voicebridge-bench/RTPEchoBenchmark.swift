@@ -34,6 +34,17 @@ enum RTPEchoBenchmark {
     }
 
     static func run(calls n: Int, seconds: Double) async throws -> Result {
+        // The load generator is started before any socket is open and told the ports on its
+        // standard input: Foundation's `Process.run()` walks every open descriptor of this
+        // process in the child, which crashed with the ~2000 RTP/RTCP sockets of 1000 calls open.
+        let generator = Process()
+        generator.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        generator.arguments = ["rtp-generator", "--seconds", "\(seconds)", "--ports", "-"]
+        let output = Pipe(), input = Pipe()
+        generator.standardOutput = output
+        generator.standardInput = input
+        try generator.run()
+        defer { if generator.isRunning { generator.terminate() } }
         let pool = try RTPPortPool(range: 40000...(40000 + 4 * n + 100))
         // Every call's sockets on one event loop, and the media tick runs on it too.
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -65,17 +76,13 @@ enum RTPEchoBenchmark {
             await scheduler.run(on: mediaLoop)
         }
 
-        let generator = Process()
-        generator.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        generator.arguments = ["rtp-generator", "--seconds", "\(seconds)", "--ports", sessions.map { "\($0.localPort)" }.joined(separator: ",")]
-        let pipe = Pipe()
-        generator.standardOutput = pipe
         let cpuBefore = processCPUTime()
         let wallStart = ContinuousClock.now
-        try generator.run()
-        let output = await withCheckedContinuation { (c: CheckedContinuation<Data, Never>) in
+        input.fileHandleForWriting.write(Data((sessions.map { "\($0.localPort)" }.joined(separator: ",") + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let report = await withCheckedContinuation { (c: CheckedContinuation<Data, Never>) in
             DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                let data = output.fileHandleForReading.readDataToEndOfFile()
                 generator.waitUntilExit()
                 c.resume(returning: data)
             }
@@ -85,7 +92,7 @@ enum RTPEchoBenchmark {
         ticking.cancel()
         await ticking.value
         for session in sessions { await session.close() }
-        guard let report = try JSONSerialization.jsonObject(with: output) as? [String: Any],
+        guard let report = try JSONSerialization.jsonObject(with: report) as? [String: Any],
               let sent = report["sent"] as? Int, let received = report["received"] as? Int else {
             throw CocoaError(.coderReadCorrupt)
         }

@@ -6,6 +6,7 @@ import Prometheus
 /// (turn latency, engine errors, pipeline drops) plus gauges read at scrape time.
 struct MetricsRoute: Sendable {
     let registry: PrometheusCollectorRegistry
+    let stages: StageMetricsExporter
 
     /// The factory calls report through, with turn-latency buckets suited to speech (100 ms – 5 s).
     static func factory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
@@ -29,6 +30,7 @@ struct MetricsRoute: Sendable {
                 .set(Double(tick.lateFrames))
             registry.makeGauge(name: "voicebridge_media_audibly_late_frames", help: "Frames due in media ticks that ran more than 40 ms late (more than playout buffers hide), since start")
                 .set(Double(tick.audiblyLateFrames))
+            stages.export(calls.manager.pipelineStatistics.totals, into: registry)
         }
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)

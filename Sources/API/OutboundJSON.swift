@@ -224,3 +224,20 @@ struct CallResultView: ResponseEncodable {
         case recordingURL = "recording_url", createdAt = "created_at", answeredAt = "answered_at", completedAt = "completed_at"
     }
 }
+
+/// `GET /api/outbound/{id}/report`: what the call's media path did (empty before it connects).
+struct CallReportView: ResponseEncodable {
+    var outboundId: String
+    /// True while the call runs: the figures are still growing.
+    var live: Bool
+    var report: CallReport
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(outboundId, forKey: .outboundId)
+        try container.encode(live, forKey: .live)
+        try report.encode(to: encoder)
+    }
+
+    enum CodingKeys: String, CodingKey { case outboundId = "outbound_id", live }
+}

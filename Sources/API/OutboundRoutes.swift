@@ -77,6 +77,14 @@ extension VoiceBridgeServer {
                 recordingURL: hasRecording ? "/api/outbound/\(call.outboundId)/recording" : nil,
                 createdAt: call.createdAt, answeredAt: call.answeredAt, completedAt: call.completedAt)
         }
+        outbound.get(":id/report") { _, context -> CallReportView in
+            let call = try self.call(context)
+            if let live = await self.calls?.manager.liveReport(id: call.outboundId) {
+                return CallReportView(outboundId: call.outboundId, live: true, report: live)
+            }
+            let stored = try self.store.report(callID: call.outboundId) ?? CallReport(stages: [], tones: [], turnLatenciesMilliseconds: [])
+            return CallReportView(outboundId: call.outboundId, live: false, report: stored)
+        }
         outbound.get(":id/recording") { request, context -> Response in
             let call = try self.call(context)
             guard let path = try self.store.recordingPath(callID: call.outboundId), FileManager.default.fileExists(atPath: path) else {

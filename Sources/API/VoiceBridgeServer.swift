@@ -18,6 +18,7 @@ public struct VoiceBridgeServer: Sendable {
     public let metricsRegistry: PrometheusCollectorRegistry
     let access: APIAccess
     let limiter: CreationRateLimiter
+    let stageMetrics = StageMetricsExporter()
 
     public init(config: VoiceBridgeConfig, store: CallStore, status: RuntimeStatus = RuntimeStatus(), logger: Logger, calls: CallSystem? = nil,
                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -62,7 +63,7 @@ public struct VoiceBridgeServer: Sendable {
         }
         api.get("**") { request, _ -> Response in throw ProblemDetails(.notFound, detail: "no API route \(request.uri.path)") }
         router.group("metrics").add(middleware: BearerAuthMiddleware(access: access)).get { _, _ in
-            try await MetricsRoute(registry: metricsRegistry).render(store: store, calls: calls)
+            try await MetricsRoute(registry: metricsRegistry, stages: stageMetrics).render(store: store, calls: calls)
         }
         router.get("openapi.yaml") { _, _ -> Response in
             guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"), let data = FileManager.default.contents(atPath: url.path) else {

@@ -70,6 +70,8 @@ public final class CallSystem: Sendable {
             return { LocalEngine(context: $0, tts: tts, stt: stt) }
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
+        case .loopback:
+            return { _ in LoopbackEngine() }
         case .realtime:
             guard let key = config.openAI.apiKey, !key.isEmpty else {
                 throw StartupError(description: "engine.mode realtime needs engine.openai.api_key (or OPENAI_API_KEY)")

@@ -241,3 +241,11 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
         return .data(element)
     }
 }
+
+extension BoundedQueue {
+    /// Its counters as a pipeline meter shows a queue.
+    public var meterCounters: BoundedQueueCounters {
+        let c = counters
+        return (c.enqueued, c.dequeued, c.dropped, c.highWater)
+    }
+}

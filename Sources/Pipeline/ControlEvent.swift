@@ -4,7 +4,8 @@ public enum ControlEvent: Sendable, Equatable {
     case interrupt
     /// Drop queued audio without other meaning (e.g. a leg's `clear`).
     case flush
-    /// End of stream: stages finish their work and stop.
+    /// End of a stream (an agent utterance, or the call): stages emit what they still hold and
+    /// are ready for the next stream.
     case end
 
     /// Whether an edge drops its queued data when this event enters it.
@@ -16,7 +17,7 @@ public enum ControlEvent: Sendable, Equatable {
     }
 }
 
-/// What travels on an edge of the stage graph.
+/// What travels through a bounded queue: data, or a control event that overtakes it.
 public enum StageMessage<Payload: Sendable>: Sendable {
     case data(Payload)
     case control(ControlEvent)

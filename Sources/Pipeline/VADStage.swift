@@ -1,10 +1,4 @@
-/// A frame with the voice-activity decision made on it.
-public struct VoiceFrame: Sendable, Equatable {
-    public var frame: AudioFrame
-    public var decision: VoiceActivityDetector.Decision
-}
-
-/// Runs the voice-activity detector on each frame and passes the frame on with its decision.
+/// Runs the voice-activity detector on each caller frame (at 8 kHz, as the phone delivers it).
 public struct VADStage: PipelineStage {
     private var detector: VoiceActivityDetector
 
@@ -12,7 +6,9 @@ public struct VADStage: PipelineStage {
         detector = VoiceActivityDetector(configuration: configuration)
     }
 
-    public mutating func process(_ frame: AudioFrame) -> [VoiceFrame] {
-        [VoiceFrame(frame: frame, decision: detector.process(frame))]
+    public mutating func process(_ frame: InboundFrame, emit: (InboundFrame) -> Void) {
+        var frame = frame
+        frame.voice = detector.process(frame.audio)
+        emit(frame)
     }
 }

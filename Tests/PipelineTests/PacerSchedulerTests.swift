@@ -70,23 +70,3 @@ import Testing
         #expect(sent.all.isEmpty)
     }
 }
-
-@Suite struct ChainedStageTests {
-    @Test func aChainGivesWhatTheStagesGiveOneAfterAnother() throws {
-        let packets = (0..<40).map { n in G711.encode(ResamplerTests.sine(frequency: 300, rate: 8000, seconds: 0.02).map { $0 &+ Int16(n) }, law: .muLaw) }
-        var chain = G711DecodeStage(law: .muLaw).then(try ResampleStage(from: 8000, to: 16000)).then(VADStage())
-        var decode = G711DecodeStage(law: .muLaw)
-        var resample = try ResampleStage(from: 8000, to: 16000)
-        var vad = VADStage()
-        var chained: [VoiceFrame] = []
-        var separate: [VoiceFrame] = []
-        for p in packets {
-            chained += chain.process(p)
-            for f in decode.process(p) { for w in resample.process(f) { separate += vad.process(w) } }
-        }
-        chained += chain.handle(.end)
-        for w in resample.handle(.end) { separate += vad.process(w) }
-        #expect(chained == separate)
-        #expect(chained.count >= 39, "the resampler's tail came out through the VAD on end")
-    }
-}

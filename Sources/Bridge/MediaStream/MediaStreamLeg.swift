@@ -1,3 +1,5 @@
+import Pipeline
+
 /// Anything that carries one call's audio in the media-stream model: a SIP call through the
 /// bridge, or a Twilio stream over a WebSocket. The session behind it cannot tell which.
 public protocol MediaStreamLeg: Sendable {
@@ -18,11 +20,14 @@ public protocol MediaStreamLeg: Sendable {
     func setMediaHandler(_ handler: (@Sendable (MediaStreamMedia) -> Bool)?)
     /// The consumer of `events` has finished with one `media` event.
     func mediaEventConsumed()
+    /// The counters of the leg's outbound queue (agent audio waiting for the pacer), if it has one.
+    var outboundQueueCounters: BoundedQueueCounters? { get }
 }
 
 extension MediaStreamLeg {
     public func setMediaHandler(_ handler: (@Sendable (MediaStreamMedia) -> Bool)?) {}
     public func mediaEventConsumed() {}
+    public var outboundQueueCounters: BoundedQueueCounters? { nil }
 }
 
 extension SIPCallLeg: MediaStreamLeg {}

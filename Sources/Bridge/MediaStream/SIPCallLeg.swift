@@ -39,6 +39,8 @@ public final class SIPCallLeg: Sendable {
 
     public var playback: PlaybackTracker { pacer.playback }
 
+    public var outboundQueueCounters: BoundedQueueCounters? { pacer.input.meterCounters }
+
     /// Runs the leg until the call ends: emits `start`, wires RTP both ways, emits `stop`.
     public func run() async {
         let direction = call.direction == .outbound ? "outbound" : "inbound"

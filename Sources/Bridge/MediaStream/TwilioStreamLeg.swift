@@ -167,6 +167,8 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         state.withLock { $0.mediaHandler = handler }
     }
 
+    public var outboundQueueCounters: BoundedQueueCounters? { pacer.input.meterCounters }
+
     public func mediaEventConsumed() {
         state.withLock { $0.queuedMedia = max(0, $0.queuedMedia - 1) }
     }

@@ -40,7 +40,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     }
 
     public enum EngineMode: String, Sendable, CaseIterable {
-        case local, realtime, cascade, echo
+        case local, realtime, cascade, echo, loopback
     }
 
     public struct Engine: Sendable, Equatable {

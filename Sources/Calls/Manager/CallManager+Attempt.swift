@@ -72,7 +72,9 @@ extension CallManager {
                                   context: context(for: call), logger: logger, metrics: metrics)
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
+        pipelineStatistics.started(session.meters)
         let outcome = await session.run()
+        pipelineStatistics.ended(session.meters)
         switch outcome.ending {
         case .remoteHangup, .agentFinished, .maxDuration:
             // A callee hanging up early still completes the call, with task_completed = false; the

@@ -57,6 +57,8 @@ public actor CallManager {
     let engines: EngineFactory
     let logger: Logger
     let metrics: CallMetrics
+    /// Every call's pipeline meters, summed by stage for `/metrics`.
+    public nonisolated let pipelineStatistics = PipelineStatistics()
     var live: [String: LiveCall] = [:]
     public private(set) var mostLiveAtOnce = 0
 
@@ -72,6 +74,11 @@ public actor CallManager {
     }
 
     public var liveCount: Int { live.count }
+
+    /// The report of a call whose session is running now, its figures still growing.
+    public func liveReport(id: String) -> CallReport? {
+        live[id]?.session.withLock { $0 }?.report
+    }
 
     // MARK: Operator actions
 

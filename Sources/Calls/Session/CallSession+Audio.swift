@@ -5,19 +5,29 @@ import Realtime
 import Synchronization
 
 extension CallSession {
-    /// Caller audio: μ-law → PCM → VAD (at 8 kHz, as the phone delivers it) → the engine's
-    /// format; barge-in decisions on every frame; mark echoes become played time.
-    ///
-    /// A frame that needs nothing asynchronous (no barge-in action, an engine that can take it
-    /// without waiting) is handled where it arrives — on the socket's event loop, through the leg's
-    /// media handler — with no task switch; the rest come through `leg.events` to this task.
+    /// Caller audio through the caller side of `CallPipeline`, then to the engine; barge-in,
+    /// tones and turn timing acted on; mark echoes become played time.
     func pumpCallerAudio() async {
-        let upsampler: Resampler? = if case .pcm16(let rate) = engine.inputFormat, rate != 8000 { try? Resampler(from: 8000, to: rate) } else { nil }
-        let caller = Mutex(CallerAudio(upsampler: upsampler))
+        do {
+            let chain = try CallPipeline.callerSide(engineInput: engine.inputFormat, bargeIn: engine.allowsBargeIn, recorder: recorder,
+                                                    playback: playback, meters: meters)
+            await pumpCallerAudio(through: chain)
+        } catch {
+            finish(.engineFailure("the caller side of the pipeline could not be built: \(error)"))
+        }
+    }
+
+    /// A frame that needs nothing asynchronous (no barge-in action, no tone, an engine that takes
+    /// it without waiting) is handled where it arrives — on the socket's event loop, through the
+    /// leg's media handler — with no task switch; the rest come through `leg.events` to this task.
+    private func pumpCallerAudio<Chain: PipelineStage<[UInt8], InboundFrame>>(through chain: sending Chain) async {
+        let caller = Mutex(CallerSide(chain: chain))
+        let takesMuLaw = engine.inputFormat == .muLaw
         leg.setMediaHandler { [self] media in
-            let frame = caller.withLock { process(media, &$0) }
-            if frame.actions.isEmpty, case .pcm16 = engine.inputFormat,
-               engine.sendNow(speech: frame.activity, samples: { caller.withLock { $0.toEngineRate(frame.pcm) } }) {
+            let frame = caller.withLock { $0.run(media.payload) }
+            noteTurn(frame)
+            if frame.bargeIn.isEmpty, frame.tones.isEmpty, !takesMuLaw,
+               engine.sendNow(speech: frame.activity, samples: { frame.engineSamples }) {
                 return true
             }
             caller.withLock { $0.handled.append(frame) }   // the queued event stands for this frame
@@ -27,11 +37,16 @@ extension CallSession {
         for await event in leg.events {
             switch event {
             case .media(let media):
-                let frame = caller.withLock { c in c.handled.isEmpty ? process(media, &c) : c.handled.removeFirst() }
-                for action in frame.actions { await perform(action) }
-                switch engine.inputFormat {
-                case .muLaw: await engine.send(muLaw: media.payload, speech: frame.activity)
-                case .pcm16: await engine.send(samples: caller.withLock { $0.toEngineRate(frame.pcm) }, speech: frame.activity)
+                let (frame, fresh) = caller.withLock { c in
+                    c.handled.isEmpty ? (c.run(media.payload), true) : (c.handled.removeFirst(), false)
+                }
+                if fresh { noteTurn(frame) }
+                for action in frame.bargeIn { await perform(action) }
+                for tone in frame.tones { noteTone(tone) }
+                if takesMuLaw {
+                    await engine.send(muLaw: frame.payload, speech: frame.activity)
+                } else {
+                    await engine.send(samples: frame.engineSamples, speech: frame.activity)
                 }
                 leg.mediaEventConsumed()
             case .mark(let name):
@@ -40,44 +55,29 @@ extension CallSession {
                 if parts.count == 3, let ms = Int(parts[1]), Int(parts[2]) == state.withLock({ $0.clearGeneration }) {
                     playback.played(item: String(parts[0]), milliseconds: ms)
                 }
+            case .dtmf(_, let digit):
+                noteTone(.dtmf(digit: digit))
             case .stop:
                 finish(.remoteHangup)
-            case .start, .connected, .dtmf:
+            case .start, .connected:
                 break
             }
         }
         finish(.remoteHangup)
     }
 
-    /// The caller side's per-frame state, shared by the two ways a frame is handled.
-    struct CallerAudio: Sendable {
-        var vad = VoiceActivityDetector()
-        var bargeIn = BargeInController()
-        let upsampler: Resampler?
+    /// The caller side's chain and the frames the media handler ran but could not finish.
+    struct CallerSide<Chain: PipelineStage<[UInt8], InboundFrame>> {
+        var chain: Chain
         /// Frames the media handler processed but could not finish; each one's event is queued.
-        var handled: [CallerFrame] = []
+        var handled: [InboundFrame] = []
 
-        mutating func toEngineRate(_ pcm: [Int16]) -> [Int16] { upsampler?.process(pcm) ?? pcm }
-    }
-
-    struct CallerFrame: Sendable {
-        var pcm: [Int16]
-        var activity: SpeechActivity
-        var actions: [BargeInController.Action]
-    }
-
-    /// Decode, record, VAD, barge-in decision: everything about a frame that needs no waiting.
-    func process(_ media: MediaStreamMedia, _ c: inout CallerAudio) -> CallerFrame {
-        let pcm = G711.decode(media.payload, law: .muLaw)
-        recorder?.caller(pcm)
-        let decision = c.vad.process(AudioFrame(samples: pcm, sampleRate: 8000))
-        let activity: SpeechActivity = switch decision.event {
-        case .speechStarted?: .started
-        case .speechEnded?: .ended
-        case nil: decision.isSpeech ? .speech : .silence
+        /// Every caller-side stage is one frame in, one frame out.
+        mutating func run(_ payload: [UInt8]) -> InboundFrame {
+            var result: InboundFrame?
+            chain.process(payload) { result = $0 }
+            return result!
         }
-        if decision.event == .speechEnded { state.withLock { $0.speechEndedAt = .now } }
-        return CallerFrame(pcm: pcm, activity: activity, actions: c.bargeIn.process(decision, playback: playback.snapshot))
     }
 
     func perform(_ action: BargeInController.Action) async {
@@ -95,80 +95,69 @@ extension CallSession {
         }
     }
 
-    /// Agent events: audio → 8 kHz μ-law → the leg (which paces it), with a mark every 200 ms
-    /// for played-time accounting; transcript lines and answers to the store as they come.
+    /// Agent events through the agent side of `CallPipeline` to the leg (which paces them);
+    /// transcript lines and answers to the store as they come.
     func pumpEngineEvents() async {
-        let rate: Int? = if case .pcm16(let r) = engine.outputFormat { r } else { nil }
-        var downsampler = rate.flatMap { $0 == 8000 ? nil : try? Resampler(from: $0, to: 8000) }
-        var chunker = FrameChunker(sampleRate: 8000)
-        var unmarked: (item: String, ms: Int)?
-        var started: Set<String> = []
+        do {
+            let audio = try CallPipeline.agentAudio(engineOutput: engine.outputFormat, meters: meters)
+            let frames = CallPipeline.agentFrames(recorder: recorder, playback: playback,
+                                                  generation: { [self] in state.withLock { $0.clearGeneration } }, meters: meters)
+            await pumpEngineEvents(audio: audio, frames: frames)
+        } catch {
+            finish(.engineFailure("the agent side of the pipeline could not be built: \(error)"))
+        }
+    }
 
-        func sendFrames(_ frames: [AudioFrame], item: String) async {
-            // A piece of agent audio can be seconds long (an echoed utterance, a TTS sentence):
-            // a barge-in while it is being queued drops the rest of it, not only what was queued.
+    private func pumpEngineEvents<Audio: PipelineStage<EncodedAudio, AudioFrame>, Frames: PipelineStage<OutboundFrame, MediaStreamCommand>>(
+        audio: Audio, frames: Frames
+    ) async {
+        var audio = audio
+        var frames = frames
+        var started: Set<String> = []
+        var pending: [AudioFrame] = []
+        var commands: [MediaStreamCommand] = []
+
+        /// The cut: frames made from one piece of agent audio go to the leg one by one; a
+        /// barge-in while they are being queued drops the rest (a piece can be seconds long).
+        func play(_ item: String) async {
+            defer { pending.removeAll(keepingCapacity: true) }
             let generation = state.withLock { $0.clearGeneration }
-            for frame in frames {
+            for frame in pending {
                 guard state.withLock({ $0.clearGeneration }) == generation else {
-                    if unmarked?.item == item { unmarked = nil }
+                    frames.handle(.interrupt) { _ in }
                     return
                 }
-                recorder?.agent(frame.samples)
-                playback.queued(item: item, milliseconds: 20)
-                await leg.send(.media(G711.encode(frame.samples, law: .muLaw)))
-                unmarked = (item, (unmarked?.item == item ? unmarked!.ms : 0) + 20)
-                if unmarked!.ms >= 200 { await mark() }
+                commands.removeAll(keepingCapacity: true)
+                frames.process(OutboundFrame(item: item, audio: frame)) { commands.append($0) }
+                for command in commands { await leg.send(command) }
             }
         }
-        func mark() async {
-            guard let (item, ms) = unmarked else { return }
-            unmarked = nil
-            let generation = state.withLock { $0.clearGeneration }
-            await leg.send(.mark("\(item)#\(ms)#\(generation)"))
-        }
-        func firstAudio(_ item: String) {
-            guard started.insert(item).inserted else { return }
-            let (ended, row) = state.withLock { s -> (ContinuousClock.Instant?, Int64?) in
-                defer { s.speechEndedAt = nil }
-                return (s.speechEndedAt, s.agentLines[item])
-            }
-            guard let ended else { return }
-            let ms = Int(ended.duration(to: .now).totalMilliseconds)
-            state.withLock { $0.latencies.append(ms) }
-            metrics.turnLatency.recordMilliseconds(ms)
-            if let row { try? store.setLatency(transcriptID: row, milliseconds: ms) }
-        }
+        func isInterrupted(_ item: String) -> Bool { state.withLock { $0.interruptedItems.contains(item) } }
 
         while let event = await engine.nextEvent() {
             switch event {
             case .audio(let item, let samples):
-                guard !state.withLock({ $0.interruptedItems.contains(item) }) else { continue }
-                firstAudio(item)
-                let narrow = downsampler?.process(samples) ?? samples
-                await sendFrames(chunker.push(narrow), item: item)
+                guard !isInterrupted(item) else { continue }
+                firstAudio(item, &started)
+                audio.process(.pcm(samples)) { pending.append($0) }
+                await play(item)
             case .audioBytes(let item, let bytes):
-                guard !state.withLock({ $0.interruptedItems.contains(item) }) else { continue }
-                firstAudio(item)
-                await sendFrames(chunker.push(G711.decode(bytes, law: .muLaw)), item: item)
+                guard !isInterrupted(item) else { continue }
+                firstAudio(item, &started)
+                audio.process(.muLaw(bytes)) { pending.append($0) }
+                await play(item)
             case .audioDone(let item):
-                guard !state.withLock({ $0.interruptedItems.contains(item) }) else {
-                    _ = downsampler?.flush()
-                    chunker = FrameChunker(sampleRate: 8000)
+                guard !isInterrupted(item) else {
+                    audio.handle(.flush) { _ in }
                     continue
                 }
-                var tail = chunker.push(downsampler?.flush() ?? [])
-                if let last = chunker.flush() { tail.append(last) }
-                await sendFrames(tail, item: item)
-                await mark()
-                if let rate, rate != 8000 { downsampler = try? Resampler(from: rate, to: 8000) }
+                audio.handle(.end) { pending.append($0) }
+                await play(item)
+                commands.removeAll(keepingCapacity: true)
+                frames.handle(.end) { commands.append($0) }
+                for command in commands { await leg.send(command) }
             case .transcript(let speaker, let text, let item):
-                let seconds = state.withLock { $0.answeredAt.duration(to: .now).totalSeconds }
-                let entry = TranscriptEntry(timestamp: (seconds * 100).rounded() / 100, speaker: speaker, text: text)
-                let row = try? store.appendTranscript(callID: callID, seconds: entry.timestamp, speaker: speaker, text: text)
-                state.withLock { s in
-                    s.transcript.append(entry)
-                    if let item, let row, speaker == .ai { s.agentLines[item] = row }
-                }
+                appendTranscript(speaker: speaker, text: text, item: item)
             case .taskState(let tracker):
                 try? store.saveAnswers(callID: callID, answers: tracker.answers)
             case .speechStarted:
@@ -195,6 +184,17 @@ extension CallSession {
                 metrics.engineErrors.increment()
                 if fatal { finish(.engineFailure(message)); return }
             }
+        }
+    }
+}
+
+extension InboundFrame {
+    /// The voice decision as engines take it.
+    var activity: SpeechActivity {
+        switch voice.event {
+        case .speechStarted?: .started
+        case .speechEnded?: .ended
+        case nil: voice.isSpeech ? .speech : .silence
         }
     }
 }

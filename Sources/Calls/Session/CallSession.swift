@@ -33,6 +33,8 @@ public final class CallSession: Sendable {
     let logger: Logger
     let metrics: CallMetrics
     let playback = PlaybackTracker()
+    /// Every stage and queue of this call's `CallPipeline`, metered.
+    public let meters = PipelineMeters()
     let state = Mutex(State())
     private let endings: AsyncStream<Ending>
     private let endingInput: AsyncStream<Ending>.Continuation
@@ -46,6 +48,8 @@ public final class CallSession: Sendable {
         var clearGeneration = 0
         var closingReason: Ending?
         var latencies: [Int] = []
+        /// DTMF digits and beeps heard, in order.
+        var tones: [ToneEvent] = []
     }
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
@@ -59,7 +63,11 @@ public final class CallSession: Sendable {
         self.context = context
         self.logger = logger
         (endings, endingInput) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .bufferingOldest(8))
+        CallPipeline.meterQueues(engine: engine, leg: leg, meters: meters)
     }
+
+    /// Tones heard so far (DTMF digits from RFC 4733 events or the audio, beeps).
+    public var tones: [ToneEvent] { state.withLock { $0.tones } }
 
     /// Turn latencies measured so far (end of caller speech → first agent audio sent), ms.
     public var turnLatencies: [Int] { state.withLock { $0.latencies } }
@@ -113,6 +121,7 @@ public final class CallSession: Sendable {
         let duration = Int(answeredAt.duration(to: .now).totalSeconds.rounded())
         let result = ConversationResult(tracker: tracker, transcript: transcript, durationSeconds: duration, context: context)
         do { try store.saveResult(callID: callID, result: result) } catch { logger.error("could not store the result", metadata: ["call": "\(callID)", "error": "\(error)"]) }
+        do { try store.saveReport(callID: callID, report: report) } catch { logger.error("could not store the call's report", metadata: ["call": "\(callID)", "error": "\(error)"]) }
         if let recorder {
             let bytes = recorder.close()
             if recorder.droppedSeconds > 0 {

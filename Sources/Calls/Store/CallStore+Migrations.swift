@@ -97,6 +97,14 @@ extension CallStore {
             try db.create(index: "calls_call_id", on: "calls", columns: ["call_id"])
             try db.create(index: "calls_callee", on: "calls", columns: ["callee_number", "state"])
         }
+        // v4: what each call's media path did (stage meters, tones, turn latencies), as JSON.
+        migrator.registerMigration("v4-call-reports") { db in
+            try db.create(table: "call_reports") { t in
+                t.column("outbound_id", .text).primaryKey().references("calls", onDelete: .cascade)
+                t.column("report", .text).notNull()
+                t.column("created_at", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

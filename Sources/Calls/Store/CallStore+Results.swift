@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Pipeline
 import Realtime
 
 extension CallStore {
@@ -98,5 +99,17 @@ extension CallStore {
             var event = CallEvent(outboundId: callID, type: type, payload: Self.json(payload), createdAt: now)
             try event.insert(db)
         }
+    }
+
+    public func saveReport(callID: String, report: CallReport, now: Date = Date()) throws {
+        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        try pool.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO call_reports (outbound_id, report, created_at) VALUES (?, ?, ?)", arguments: [callID, json, now])
+        }
+    }
+
+    public func report(callID: String) throws -> CallReport? {
+        let json = try pool.read { db in try String.fetchOne(db, sql: "SELECT report FROM call_reports WHERE outbound_id = ?", arguments: [callID]) }
+        return try json.map { try JSONDecoder().decode(CallReport.self, from: Data($0.utf8)) }
     }
 }

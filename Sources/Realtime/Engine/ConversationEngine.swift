@@ -47,6 +47,9 @@ public protocol ConversationEngine: Sendable {
     /// event loop, with no task switch — and false, having done nothing (`samples` not called),
     /// when it cannot. Engines whose input is itself I/O keep the default: always false.
     func sendNow(speech: SpeechActivity, samples: () -> [Int16]) -> Bool
+    /// Whether the caller talking over the agent interrupts it (false for loopback, which plays
+    /// the caller back while they talk).
+    var allowsBargeIn: Bool { get }
     /// The caller barged in: `playedMilliseconds` of `item` were heard; drop the rest.
     func interrupt(item: String, playedMilliseconds: Int) async
     /// Wrap up now (call duration limit, operator cancel): a closing line if the engine has
@@ -68,6 +71,8 @@ extension ConversationEngine {
     public func send(muLaw: [UInt8], speech: SpeechActivity) async {}
 
     public func sendNow(speech: SpeechActivity, samples: () -> [Int16]) -> Bool { false }
+
+    public var allowsBargeIn: Bool { true }
 
     public func close(reason: String) async {
         events.sendUrgent(.endCall(reason: reason, afterItem: nil))

@@ -1,0 +1,99 @@
+import Bridge
+import Pipeline
+import Realtime
+
+/// A call's whole media path, declared in one place. Every call runs it — SIP legs and Twilio
+/// streams (both deliver 20 ms μ-law `media` events), every engine mode — and `make bench`
+/// measures it (frame cost through these same builders; media streams through a server).
+///
+/// ```
+/// caller side — where the frame arrives (the socket's event loop) when nothing needs waiting:
+///   leg media ─► decode(μ-law) ─► record(caller) ─► vad ─► tones ─► barge-in ─► resample(8k→engine) ─► engine
+///
+/// agent side — the call's engine task:
+///   engine events ═[queue: 64 events, suspends the engine]═► decode(engine format) ─► resample(engine→8k, 20 ms)
+///     ─► ✂ barge-in cuts here ─► record(agent) ─► playback ─► encode(μ-law) ─► marks(every 200 ms)
+///     ═[leg queue: 500 ms, suspends the pump]═► pacer (20 ms, shared media tick) ─► leg
+/// ```
+///
+/// Synchronous stages are fused with `then` (one specialised call chain, no queue, no task hop);
+/// queues stand only where a policy is needed, and their counters are shown with the stages'.
+/// Adding a step is one line here. Every stage is metered (`PipelineMeters`): frames in and out,
+/// drops, time per frame — per call in its report, summed by stage on `/metrics`.
+public enum CallPipeline {
+    /// The caller side: one `InboundFrame` out per 20 ms μ-law payload in, carrying what every
+    /// stage decided (voice activity, tones, barge-in actions, the audio at the engine's rate).
+    public static func callerSide(engineInput: EngineAudioFormat, bargeIn: Bool, recorder: CallRecorder?,
+                                  playback: PlaybackTracker, meters: PipelineMeters) throws -> some PipelineStage<[UInt8], InboundFrame> {
+        let side = "caller"
+        return meters.stage("decode", side: side, G711DecodeStage(law: .muLaw))
+            .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples) }))
+            .then(meters.stage("vad", side: side, VADStage()))
+            .then(meters.stage("tones", side: side, ToneDetectorStage()))
+            .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, enabled: bargeIn)))
+            .then(meters.stage("resample", side: side, try EngineRateStage(sampleRate: engineInput.sampleRate)))
+    }
+
+    /// The agent side up to the cut: engine audio of any length → 8 kHz 20 ms frames. `end`
+    /// (the utterance is complete) flushes the resampler's tail; `flush` drops it.
+    public static func agentAudio(engineOutput: EngineAudioFormat, meters: PipelineMeters) throws -> some PipelineStage<EncodedAudio, AudioFrame> {
+        let side = "agent"
+        return meters.stage("decode", side: side, PCMDecodeStage())
+            .then(meters.stage("resample", side: side, try ResampleStage(from: engineOutput.sampleRate ?? 8000, to: 8000)))
+    }
+
+    /// The agent side after the cut: one frame → its `media` command, and a `mark` after every
+    /// 200 ms of an item (`end`: after the item's last frame; `interrupt`: the unmarked rest was
+    /// not heard). `generation` is the session's clear count, carried in the mark.
+    public static func agentFrames(recorder: CallRecorder?, playback: PlaybackTracker, generation: @escaping @Sendable () -> Int,
+                                   meters: PipelineMeters) -> some PipelineStage<OutboundFrame, MediaStreamCommand> {
+        let side = "agent"
+        return meters.stage("record", side: side, TapStage<OutboundFrame> { recorder?.agent($0.audio.samples) })
+            .then(meters.stage("playback", side: side, TapStage<OutboundFrame> { playback.queued(item: $0.item, milliseconds: AudioFrame.durationMilliseconds) }))
+            .then(meters.stage("encode", side: side, G711EncodeStage(law: .muLaw)))
+            .then(meters.stage("marks", side: side, MarkStage(generation: generation)))
+    }
+
+    /// The queues of the path, shown with the stages.
+    public static func meterQueues(engine: any ConversationEngine, leg: any MediaStreamLeg, meters: PipelineMeters) {
+        meters.queue("engine-queue", side: "agent") { engine.events.meterCounters }
+        meters.queue("leg-queue", side: "agent") { leg.outboundQueueCounters ?? (0, 0, 0, 0) }
+    }
+}
+
+extension EngineAudioFormat {
+    /// The PCM rate, or nil for μ-law.
+    public var sampleRate: Int? {
+        if case .pcm16(let rate) = self { rate } else { nil }
+    }
+}
+
+/// Encoded agent frames → `media` commands, with a `mark` named `item#ms#generation` after every
+/// 200 ms of an item: the leg echoes it once played, and that echo is the played-time truth.
+public struct MarkStage: PipelineStage {
+    static let markEveryMilliseconds = 200
+    private let generation: @Sendable () -> Int
+    private var unmarked: (item: String, ms: Int)?
+
+    public init(generation: @escaping @Sendable () -> Int) { self.generation = generation }
+
+    public mutating func process(_ frame: OutboundFrame, emit: (MediaStreamCommand) -> Void) {
+        emit(.media(frame.payload))
+        let ms = (unmarked?.item == frame.item ? unmarked!.ms : 0) + AudioFrame.durationMilliseconds
+        unmarked = (frame.item, ms)
+        if ms >= Self.markEveryMilliseconds { mark(emit) }
+    }
+
+    public mutating func handle(_ control: ControlEvent, emit: (MediaStreamCommand) -> Void) {
+        switch control {
+        case .end: mark(emit)
+        case .interrupt, .flush: unmarked = nil
+        }
+    }
+
+    private mutating func mark(_ emit: (MediaStreamCommand) -> Void) {
+        guard let (item, ms) = unmarked else { return }
+        unmarked = nil
+        emit(.mark("\(item)#\(ms)#\(generation())"))
+    }
+}

@@ -1,0 +1,160 @@
+import Synchronization
+
+/// What one stage of one call did: frames in and out, frames it dropped, the high-water mark of
+/// the queue in front of it (queues only), and the time spent inside it.
+///
+/// Processing time is measured on one frame in `timingInterval` (a clock read costs about as much
+/// as a small stage): `timedFrames` says how many frames `processingNanoseconds` covers, so the
+/// mean per frame is their ratio. Atomics, so `/metrics` can read a live call's meters.
+public final class StageMeter: Sendable {
+    public struct Snapshot: Sendable, Equatable, Codable {
+        public var stage: String
+        public var side: String
+        public var framesIn = 0
+        public var framesOut = 0
+        public var drops = 0
+        public var queueHighWater = 0
+        public var timedFrames = 0
+        public var processingNanoseconds = 0
+
+        public init(stage: String, side: String) {
+            self.stage = stage
+            self.side = side
+        }
+
+        public var microsecondsPerFrame: Double {
+            timedFrames == 0 ? 0 : Double(processingNanoseconds) / Double(timedFrames) / 1000
+        }
+
+        /// Adds another call's figures for the same stage (high water: the larger).
+        public mutating func add(_ other: Snapshot) {
+            framesIn += other.framesIn
+            framesOut += other.framesOut
+            drops += other.drops
+            queueHighWater = max(queueHighWater, other.queueHighWater)
+            timedFrames += other.timedFrames
+            processingNanoseconds += other.processingNanoseconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case stage, side
+            case framesIn = "frames_in", framesOut = "frames_out", drops
+            case queueHighWater = "queue_high_water", timedFrames = "timed_frames"
+            case processingNanoseconds = "processing_ns"
+        }
+    }
+
+    public static let timingInterval = 16
+
+    public let stage: String
+    public let side: String
+    private let framesIn = Atomic<Int>(0)
+    private let framesOut = Atomic<Int>(0)
+    private let drops = Atomic<Int>(0)
+    private let timedFrames = Atomic<Int>(0)
+    private let nanoseconds = Atomic<Int>(0)
+    /// For a queue: its own counters, read when a snapshot is taken.
+    private let queue: (@Sendable () -> BoundedQueueCounters)?
+
+    public init(stage: String, side: String, queue: (@Sendable () -> BoundedQueueCounters)? = nil) {
+        self.stage = stage
+        self.side = side
+        self.queue = queue
+    }
+
+    /// Whether the next input (number `framesIn`) is one of the timed ones.
+    @inlinable
+    public func shouldTime(frame: Int) -> Bool { frame % Self.timingInterval == 0 }
+
+    public func recordIn() -> Int { framesIn.add(1, ordering: .relaxed).oldValue }
+    public func recordOut(_ count: Int) { if count > 0 { framesOut.add(count, ordering: .relaxed) } }
+    public func recordDrop(_ count: Int = 1) { drops.add(count, ordering: .relaxed) }
+    public func recordTime(nanoseconds elapsed: Int) {
+        timedFrames.add(1, ordering: .relaxed)
+        nanoseconds.add(elapsed, ordering: .relaxed)
+    }
+
+    public var snapshot: Snapshot {
+        var s = Snapshot(stage: stage, side: side)
+        if let queue {
+            let c = queue()
+            s.framesIn = c.enqueued
+            s.framesOut = c.dequeued
+            s.drops = c.dropped
+            s.queueHighWater = c.highWater
+            return s
+        }
+        s.framesIn = framesIn.load(ordering: .relaxed)
+        s.framesOut = framesOut.load(ordering: .relaxed)
+        s.drops = drops.load(ordering: .relaxed)
+        s.timedFrames = timedFrames.load(ordering: .relaxed)
+        s.processingNanoseconds = nanoseconds.load(ordering: .relaxed)
+        return s
+    }
+}
+
+public typealias BoundedQueueCounters = (enqueued: Int, dequeued: Int, dropped: Int, highWater: Int)
+
+/// A stage with a meter around it: `meters.stage("vad", VADStage())` in a declaration.
+///
+/// The time of a timed frame excludes what the stages after it spent inside `emit`, so each
+/// stage's figure is its own work.
+public struct MeteredStage<Inner: PipelineStage>: PipelineStage {
+    public var inner: Inner
+    public let meter: StageMeter
+
+    @inlinable
+    public init(inner: Inner, meter: StageMeter) {
+        self.inner = inner
+        self.meter = meter
+    }
+
+    @inlinable
+    public mutating func process(_ input: Inner.Input, emit: (Inner.Output) -> Void) {
+        let number = meter.recordIn()
+        var count = 0
+        guard meter.shouldTime(frame: number) else {
+            inner.process(input) { count += 1; emit($0) }
+            meter.recordOut(count)
+            return
+        }
+        var downstream: Int64 = 0
+        let start = MonotonicClock.nanoseconds()
+        inner.process(input) { output in
+            count += 1
+            let before = MonotonicClock.nanoseconds()
+            emit(output)
+            downstream += MonotonicClock.nanoseconds() - before
+        }
+        meter.recordTime(nanoseconds: Int(MonotonicClock.nanoseconds() - start - downstream))
+        meter.recordOut(count)
+    }
+
+    @inlinable
+    public mutating func handle(_ control: ControlEvent, emit: (Inner.Output) -> Void) {
+        var count = 0
+        inner.handle(control) { count += 1; emit($0) }
+        meter.recordOut(count)
+    }
+}
+
+/// The meters of one call's pipeline, in declaration order, caller side then agent side.
+public final class PipelineMeters: Sendable {
+    private let meters = Mutex<[StageMeter]>([])
+
+    public init() {}
+
+    /// Wraps `stage` in a meter named `name` on `side` ("caller" or "agent").
+    public func stage<S: PipelineStage>(_ name: String, side: String, _ stage: S) -> MeteredStage<S> {
+        let meter = StageMeter(stage: name, side: side)
+        meters.withLock { $0.append(meter) }
+        return MeteredStage(inner: stage, meter: meter)
+    }
+
+    /// A bounded queue of the path, shown with the stages: its in/out, drops and high water.
+    public func queue(_ name: String, side: String, counters: @escaping @Sendable () -> BoundedQueueCounters) {
+        meters.withLock { $0.append(StageMeter(stage: name, side: side, queue: counters)) }
+    }
+
+    public var snapshots: [StageMeter.Snapshot] { meters.withLock { $0.map(\.snapshot) } }
+}
