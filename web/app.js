@@ -157,7 +157,7 @@ function showNew() {
 async function showDetail(id) {
   const view = mount('detail-view');
   const load = async () => {
-    const [call, result] = await Promise.all([api(`/api/outbound/${id}`), api(`/api/outbound/${id}/result`)]);
+    const [call, result, report] = await Promise.all([api(`/api/outbound/${id}`), api(`/api/outbound/${id}/result`), api(`/api/outbound/${id}/report`)]);
     const field = (name, text) => { view.querySelector(`[data-field="${name}"]`).textContent = text; };
     field('outbound_id', call.outbound_id);
     field('caller', call.caller_display_name ? `${call.caller_number} (${call.caller_display_name})` : call.caller_number);
@@ -192,6 +192,7 @@ async function showDetail(id) {
       li.append(el('span', line.text, 'text'));
       return li;
     }));
+    renderReport(view, report);
     const audio = $('#recording', view);
     if (result.recording_url && ended) {
       const src = result.recording_url + (token() ? `?access_token=${encodeURIComponent(token())}` : '');

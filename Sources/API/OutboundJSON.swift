@@ -167,9 +167,34 @@ struct CallStats: ResponseEncodable {
     /// Completed calls whose every question got an answer, as a percentage of ended calls.
     var successRate: Double
     var averageDurationSeconds: Double
+    var reports: ReportTotals
+
+    /// Summed over the reports of every call that connected.
+    struct ReportTotals: Encodable {
+        var calls: Int
+        var estimatedCost: Double
+        var currency: String
+        var turns: Int
+        var bargeIns: Int
+        var meanFirstAudioMs: Double
+
+        init(_ totals: CallStore.Stats.ReportTotals) {
+            calls = totals.calls
+            estimatedCost = (totals.estimatedCost * 10_000).rounded() / 10_000
+            currency = totals.currency
+            turns = totals.turns
+            bargeIns = totals.bargeIns
+            meanFirstAudioMs = totals.meanFirstAudioMilliseconds.rounded()
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case calls, currency, turns
+            case estimatedCost = "estimated_cost", bargeIns = "barge_ins", meanFirstAudioMs = "mean_first_audio_ms"
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case total, completed, queued, busy, failed
+        case total, completed, queued, busy, failed, reports
         case inProgress = "in_progress", noAnswer = "no_answer", successRate = "success_rate", averageDurationSeconds = "average_duration_seconds"
     }
 }

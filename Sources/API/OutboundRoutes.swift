@@ -46,7 +46,8 @@ extension VoiceBridgeServer {
             return CallStats(total: count(CallState.allCases), completed: count([.completed]), inProgress: count([.dialing, .ringing, .connected]),
                              queued: count([.queued]), noAnswer: count([.noAnswer]), busy: count([.busy]), failed: count([.failed, .rejected]),
                              successRate: ended == 0 ? 0 : (Double(s.tasksCompleted) * 1000 / Double(ended)).rounded() / 10,
-                             averageDurationSeconds: (s.averageDurationSeconds * 10).rounded() / 10)
+                             averageDurationSeconds: (s.averageDurationSeconds * 10).rounded() / 10,
+                             reports: .init(s.reports))
         }
         outbound.get(":id") { _, context -> CallView in
             let call = try self.call(context)
@@ -82,7 +83,7 @@ extension VoiceBridgeServer {
             if let live = await self.calls?.manager.liveReport(id: call.outboundId) {
                 return CallReportView(outboundId: call.outboundId, live: true, report: live)
             }
-            let stored = try self.store.report(callID: call.outboundId) ?? CallReport(stages: [], tones: [], turnLatenciesMilliseconds: [])
+            let stored = try self.store.report(callID: call.outboundId) ?? CallReport()
             return CallReportView(outboundId: call.outboundId, live: false, report: stored)
         }
         outbound.get(":id/recording") { request, context -> Response in

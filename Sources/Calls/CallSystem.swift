@@ -153,6 +153,7 @@ public final class CallSystem: Sendable {
         settings.ai = config.outbound.ai
         settings.inbound = config.inbound
         settings.language = config.engine.language
+        settings.pricing = config.pricing
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {
             settings.recordingsFolder = ((config.database.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("recordings")

@@ -5,7 +5,9 @@ import Synchronization
 ///
 /// Processing time is measured on one frame in `timingInterval` (a clock read costs about as much
 /// as a small stage): `timedFrames` says how many frames `processingNanoseconds` covers, so the
-/// mean per frame is their ratio. Atomics, so `/metrics` can read a live call's meters.
+/// mean per frame is their ratio. A stage has one writer at a time (its call's side, which runs
+/// under that side's lock or in its one task), so counts are plain loads and stores of atomics
+/// — no locked read-modify-write on the media path — and `/metrics` can read them live.
 public final class StageMeter: Sendable {
     public struct Snapshot: Sendable, Equatable, Codable {
         public var stage: String
@@ -66,12 +68,20 @@ public final class StageMeter: Sendable {
     @inlinable
     public func shouldTime(frame: Int) -> Bool { frame % Self.timingInterval == 0 }
 
-    public func recordIn() -> Int { framesIn.add(1, ordering: .relaxed).oldValue }
-    public func recordOut(_ count: Int) { if count > 0 { framesOut.add(count, ordering: .relaxed) } }
-    public func recordDrop(_ count: Int = 1) { drops.add(count, ordering: .relaxed) }
+    public func recordIn() -> Int { Self.bump(framesIn, by: 1) }
+    public func recordOut(_ count: Int) { if count > 0 { Self.bump(framesOut, by: count) } }
+    public func recordDrop(_ count: Int = 1) { Self.bump(drops, by: count) }
     public func recordTime(nanoseconds elapsed: Int) {
-        timedFrames.add(1, ordering: .relaxed)
-        nanoseconds.add(elapsed, ordering: .relaxed)
+        Self.bump(timedFrames, by: 1)
+        Self.bump(nanoseconds, by: elapsed)
+    }
+
+    /// Single-writer increment; returns the value before.
+    @inline(__always) @discardableResult
+    private static func bump(_ counter: borrowing Atomic<Int>, by amount: Int) -> Int {
+        let before = counter.load(ordering: .relaxed)
+        counter.store(before &+ amount, ordering: .relaxed)
+        return before
     }
 
     public var snapshot: Snapshot {

@@ -65,6 +65,16 @@ import TestSupport
         let timeline = try await browser.execute("return [...document.querySelectorAll('#timeline .state')].map(s => s.dataset.state);") as? [String]
         #expect(timeline == ["queued", "dialing", "ringing", "connected", "completed"])
         try await browser.wait(for: "!document.querySelector('#recording').hidden")
+        // The report: one timeline row per agent turn, each with its four timed steps, and the cost.
+        try await browser.wait(for: "document.querySelectorAll('#turn-chart .turn').length >= 2")
+        let steps = try await browser.execute("return [...document.querySelectorAll('#turn-chart .turn')].map(g => g.querySelectorAll('rect.step').length);") as? [Int]
+        #expect(steps?.allSatisfy { $0 == 4 } == true, "transcript, reply, audio and wire in every turn: \(steps ?? [])")
+        let cost = try await browser.execute("return document.querySelector('#cost').textContent;") as? String ?? ""
+        #expect(cost.hasPrefix("Estimated cost: 0.0000 USD"), "offline calls cost nothing by default: \(cost)")
+        let stages = try await browser.execute("return document.querySelectorAll('#stages tr').length;") as? Int
+        #expect(stages == 14, "six caller stages, six agent stages, two queues: \(stages ?? 0)")
+        try await browser.execute("document.querySelector('#turns').scrollIntoView();")
+        try await browser.screenshot(to: "\(artifacts)/dashboard-call-turns.png")
         let buttons = try await browser.execute("return [...document.querySelectorAll('.actions button')].filter(b => b.offsetParent !== null).map(b => b.id);") as? [String]
         #expect(buttons == ["retry-call"], "an ended call offers retry, not cancel: \(buttons ?? [])")
         try await browser.screenshot(to: "\(artifacts)/dashboard-call-detail.png")

@@ -102,6 +102,8 @@ import TestSupport
         }
         let marks = try #require(report.stages.first { $0.side == "agent" && $0.stage == "marks" })
         #expect(marks.framesIn >= sent - 3, "every frame went out through the agent side: \(marks)")
+        let queued = try #require(report.stages.first { $0.stage == "engine-queue" })
+        #expect(queued.framesIn < sent / 10, "most frames went back where they arrived, not through the engine task: \(queued.framesIn) of \(sent) queued")
         #expect(report.stages.allSatisfy { $0.drops == 0 }, "nothing dropped: \(report.stages.filter { $0.drops > 0 })")
         #expect(report.tones == ["dtmf 1", "dtmf 2"], "the in-band keys were heard: \(report.tones)")
         let transcript = try store.transcript(callID: call.outboundId).map(\.entry.text)

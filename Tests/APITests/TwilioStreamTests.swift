@@ -160,7 +160,8 @@ import TestSupport
     @Test func speakingOverTheAgentClearsItsAudio() async throws {
         let speech = try WAVFile.read(Fixtures.audio("en_greeting.ulaw.wav")).data
         let log = BargeLog()
-        try await TwilioStreamTests.withLiveServer(TwilioStreamTests.config()) { port in
+        let config = TwilioStreamTests.config()
+        try await TwilioStreamTests.withLiveServer(config) { port in
             try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/twilio/stream", logger: Logger(label: "client")) { inbound, outbound, _ in
                 let sid = "MZ00000000000000000000000000000002"
                 try await outbound.write(.text(#"{"event":"start","sequenceNumber":"1","start":{"accountSid":"AC1","streamSid":"\#(sid)","callSid":"CA2","tracks":["inbound"],"customParameters":{},"mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000,"channels":1}},"streamSid":"\#(sid)"}"#))
@@ -197,6 +198,14 @@ import TestSupport
         // Barge-in needs 200 ms of speech (configurable), then the clear must follow within 100 ms.
         #expect(delay < .milliseconds(300), "clear came \(delay) after the caller started talking")
         #expect(log.mediaAfterClear.withLock { $0 } < 10, "the rest of the greeting was not sent")
+        // The call's report keeps the interruption: the greeting (no caller turn), about 2.2 s of it heard.
+        let store = try CallStore(path: config.database.path)
+        let call = try #require(try store.calls(inStates: CallState.allCases).first)
+        let interruptions = try #require(try store.report(callID: call.outboundId)).interruptions
+        #expect(interruptions.count == 1 && interruptions.first?.turn == nil, "\(interruptions)")
+        if let cut = interruptions.first {
+            #expect(cut.heardMs >= 1400 && cut.heardMs <= 2600 && cut.heardMs < cut.generatedMs, "heard \(cut.heardMs) of \(cut.generatedMs) ms")
+        }
     }
 
     /// Echo mode plays a 3 s utterance back as one piece of agent audio; the caller talks over it

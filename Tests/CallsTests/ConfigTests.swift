@@ -38,7 +38,7 @@ import Testing
           password: secret
           allowed_caller_ids: ["0701234", "+8210"]
         engine:
-          mode: echo
+          mode: loopback
           openai: {base_url: "http://127.0.0.1:9999/v1", vad_threshold: 0.7}
         outbound:
           max_concurrent_calls: 3
@@ -48,14 +48,16 @@ import Testing
           result: {save_recording: false}
         inbound:
           questions: ["Who is calling?"]
+        pricing: {currency: KRW, telephony_per_minute: 20, llm_per_million_output_tokens: 800}
         """
         let c = try VoiceBridgeConfig(source: ConfigSource(yaml: yaml))
+        #expect(c.pricing.currency == "KRW" && c.pricing.telephonyPerMinute == 20 && c.pricing.llmPerMillionOutputTokens == 800 && c.pricing.sttPerMinute == 0)
         #expect(c.http.port == 9090 && c.http.publicURL == "https://voice.example.com")
         #expect(c.database.path == "/tmp/x.sqlite")
         #expect(c.sip.bind == "127.0.0.2" && c.sip.port == 5070 && c.sip.rtpPortMin == 30000)
         #expect(c.sip.gateway == "sip:gw.example.com:5080" && c.sip.username == "alice")
         #expect(c.sip.allowedCallerIDs == ["0701234", "+8210"])
-        #expect(c.engine.mode == .echo && c.engine.openAI.vadThreshold == 0.7)
+        #expect(c.engine.mode == .loopback && c.engine.openAI.vadThreshold == 0.7)
         #expect(c.engine.cascade.llmBaseURL == "http://127.0.0.1:9999/v1", "cascade LLM follows the OpenAI base URL")
         #expect(c.outbound.maxConcurrentCalls == 3 && c.outbound.ringTimeoutSeconds == 5)
         #expect(c.outbound.retry.retryOn == [.busy] && c.outbound.retry.maxRetries == 1)
@@ -97,7 +99,8 @@ import Testing
     @Test(arguments: [
         ("http: {port: eighty}", "http.port", "whole number"),
         ("http: {port: 70000}", "http.port", "between 0 and 65535"),
-        ("engine: {mode: magic}", "engine.mode", "one of local, realtime, cascade, echo"),
+        ("engine: {mode: magic}", "engine.mode", "one of local, realtime, cascade, echo, loopback"),
+        ("pricing: {telephony_per_minute: -1}", "pricing.telephony_per_minute", "between"),
         ("outbound: {retry: {retry_on: [busy, sometimes]}}", "outbound.retry.retry_on", "'sometimes'"),
         ("outbound: {result: {save_recording: maybe}}", "outbound.result.save_recording", "true or false"),
         ("sip: {gateway: 'gw.example.com'}", "sip.gateway", "sip:host"),

@@ -9,7 +9,12 @@ import TestSupport
 /// Seed 000's scenario, offline: local engine, simulated callee, real SIP and RTP on 127.0.0.1.
 @Suite(.serialized) struct OutboundCallTests {
     @Test func seed000ScenarioCompletesWithBothAnswers() async throws {
-        try await CallHarness.run(rtpBase: 36000) { manager, store, ua in
+        let prices: (inout CallManager.Settings) -> Void = { s in
+            s.pricing.telephonyPerMinute = 0.6
+            s.pricing.sttPerMinute = 1.2
+            s.pricing.ttsPerMillionCharacters = 100
+        }
+        try await CallHarness.run(rtpBase: 36000, tweak: prices) { manager, store, ua in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the original location is fine."]))
             #expect(created.state == .queued && created.callerNumber == "07012345678" && created.calleeNumber == "01098765432")
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
@@ -31,7 +36,34 @@ import TestSupport
             try await Task.sleep(for: .milliseconds(300))
             let stillLive = await manager.liveCount
             #expect(ua.portPool.inUseCount == 0 && stillLive == 0, "nothing outlives the call")
+            try Self.checkReport(store, call)
         }
+    }
+
+    /// The call's report: a timeline per agent turn, the stages' meters, usage and cost.
+    static func checkReport(_ store: CallStore, _ call: CallRecord) throws {
+        let report = try #require(try store.report(callID: call.outboundId))
+        #expect(report.turns.count >= 2, "a reply to each answer: \(report.turns)")
+        for turn in report.turns {
+            let steps = [turn.transcriptMs, turn.replyStartedMs, turn.firstAudioMs, turn.firstFrameMs]
+            #expect(steps.allSatisfy { $0 != nil }, "every step of a local turn is timed: \(turn)")
+            let times = steps.compactMap { $0 }
+            #expect(times == times.sorted(), "speech end → transcript → reply → audio → wire, in that order: \(turn)")
+            #expect(turn.firstByteMs["stt"] != nil && turn.firstByteMs["tts"] != nil, "\(turn.firstByteMs)")
+            #expect(!turn.interrupted)
+        }
+        let latencies = try store.transcript(callID: call.outboundId).compactMap(\.latencyMilliseconds)
+        #expect(latencies == report.turns.compactMap(\.firstAudioMs), "the transcript's latencies are the turns' first audio")
+        #expect(report.usage.sttSeconds > 1 && report.usage.ttsCharacters > 100, "\(report.usage)")
+        #expect(abs(report.cost.stt - report.usage.sttSeconds / 60 * 1.2) < 1e-9)
+        #expect(abs(report.cost.tts - Double(report.usage.ttsCharacters) / 1e6 * 100) < 1e-9)
+        let seconds = Double(call.durationSeconds ?? 0)
+        #expect(abs(report.cost.telephony - seconds / 60 * 0.6) <= 0.6 / 60 * 1.5, "telephony by the second: \(report.cost.telephony) for \(seconds) s")
+        #expect(report.cost.total > 0 && report.cost.llm == 0 && report.cost.realtime == 0)
+        let caller = report.stages.filter { $0.side == "caller" }
+        #expect(caller.count == 6 && Set(caller.map(\.framesIn)).count == 1 && caller[0].framesIn > 100, "every caller frame through every stage: \(caller)")
+        let totals = try store.stats().reports
+        #expect(totals.calls == 1 && totals.turns == report.turns.count && abs(totals.estimatedCost - report.cost.total) < 1e-9, "\(totals)")
     }
 }
 

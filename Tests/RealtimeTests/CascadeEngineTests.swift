@@ -129,6 +129,7 @@ import TestSupport
     @Test func aConversationThroughDeepgramChatAndSpeech() async throws {
         let log = Log()
         let seen = Locked<[EngineEvent]>([])
+        let usage = Locked(EngineUsage())
         let tracker = Locked<TaskTracker?>(nil)
         try await Self.withFakeServers(log) { port in
             let engine = CascadeEngine(context: OpenAIRealtimeEngineTests.context, settings: Self.settings(port: port, deepgram: true))
@@ -147,6 +148,7 @@ import TestSupport
                 tracker.withLock { $0 = nil }
                 let final = await engine.stop()
                 tracker.withLock { $0 = final }
+                usage.withLock { $0 = engine.usage }
                 group.cancelAll()
             }
             // `stop()` returns once CloseStream is written; give the fake server time to read it
@@ -161,6 +163,13 @@ import TestSupport
         #expect(lines == ["ai: Hello, this is ABC Company calling about tomorrow's meeting. Can you attend?",
                           "customer: Yes, I can attend.", "ai: Thank you. Goodbye."], "\(lines)")
         #expect(events.contains(.speechStarted), "Deepgram's SpeechStarted is an early barge-in signal")
+        // The turn's steps for the call's timeline, and what the call used for its cost estimate.
+        let milestones = events.compactMap { if case .milestone(let m, _) = $0 { m } else { nil } }
+        #expect(milestones.contains(.transcribed) && milestones.contains(.replyStarted), "\(milestones)")
+        let providers = milestones.compactMap { if case .firstByte(let p, _) = $0 { p } else { nil } }
+        #expect(providers.contains("llm") && providers.contains("tts"), "\(providers)")
+        #expect(usage.value.sttSeconds > 0 && usage.value.ttsCharacters > 50 && usage.value.llmInputTokens > 0 && usage.value.llmOutputTokens > 0
+                && usage.value.llmTokensEstimated, "\(usage.value)")
         #expect(events.last == .endCall(reason: "done", afterItem: "cascade-3"))
         #expect(tracker.value?.answers.map { "\($0.questionID)=\($0.status.rawValue)" } == ["q1=answered", "q2=refused"])
         // Speech: raw PCM asked for, one request per sentence, the first before the model finished writing.

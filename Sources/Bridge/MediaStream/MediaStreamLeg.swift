@@ -22,12 +22,18 @@ public protocol MediaStreamLeg: Sendable {
     func mediaEventConsumed()
     /// The counters of the leg's outbound queue (agent audio waiting for the pacer), if it has one.
     var outboundQueueCounters: BoundedQueueCounters? { get }
+    /// Frames and marks the leg's queue takes now without waiting.
+    var outboundRoom: Int { get }
+    /// Queues 20 ms μ-law frames and marks without waiting, all or none (false: none queued).
+    func trySend(_ commands: [MediaStreamCommand]) -> Bool
 }
 
 extension MediaStreamLeg {
     public func setMediaHandler(_ handler: (@Sendable (MediaStreamMedia) -> Bool)?) {}
     public func mediaEventConsumed() {}
     public var outboundQueueCounters: BoundedQueueCounters? { nil }
+    public var outboundRoom: Int { 0 }
+    public func trySend(_ commands: [MediaStreamCommand]) -> Bool { false }
 }
 
 extension SIPCallLeg: MediaStreamLeg {}

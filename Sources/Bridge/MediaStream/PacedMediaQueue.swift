@@ -26,6 +26,31 @@ final class PacedMediaQueue: Sendable {
         pacer = Pacer(input: BoundedQueue(capacity: queuedFrames, policy: .suspendProducer, resumeProducersAt: queuedFrames * 2 / 5))
     }
 
+    /// Room left for frames and marks before a `send` would wait.
+    var room: Int { pacer.input.capacity - pacer.input.count }
+
+    /// Queues whole 20 ms frames and marks without waiting, all or none: false (nothing queued)
+    /// when a partial frame is pending or they do not all fit. One producer at a time.
+    func trySend(_ commands: [MediaStreamCommand]) -> Bool {
+        guard room >= commands.count, state.withLock({ $0.pending.isEmpty }),
+              commands.allSatisfy({ if case .media(let bytes) = $0 { bytes.count == 160 } else { true } }) else { return false }
+        for command in commands {
+            switch command {
+            case .media(let frame):
+                let item = state.withLock { "item-\($0.item)" }
+                pacer.playback.queued(item: item, milliseconds: 20)
+                pacer.input.trySend(.audio(frame, item: item))
+            case .mark(let name):
+                state.withLock { $0.item += 1 }
+                pacer.input.trySend(.mark(name))
+            case .clear:
+                state.withLock { s in s.pending.removeAll(); s.item += 1; s.generation += 1 }
+                pacer.input.sendControl(.flush)
+            }
+        }
+        return true
+    }
+
     func send(_ command: MediaStreamCommand) async {
         switch command {
         case .media(let bytes):

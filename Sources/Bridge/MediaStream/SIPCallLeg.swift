@@ -40,6 +40,8 @@ public final class SIPCallLeg: Sendable {
     public var playback: PlaybackTracker { pacer.playback }
 
     public var outboundQueueCounters: BoundedQueueCounters? { pacer.input.meterCounters }
+    public var outboundRoom: Int { outbound.room }
+    public func trySend(_ commands: [MediaStreamCommand]) -> Bool { outbound.trySend(commands) }
 
     /// Runs the leg until the call ends: emits `start`, wires RTP both ways, emits `stop`.
     public func run() async {

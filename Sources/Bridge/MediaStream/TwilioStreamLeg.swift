@@ -168,6 +168,8 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     }
 
     public var outboundQueueCounters: BoundedQueueCounters? { pacer.input.meterCounters }
+    public var outboundRoom: Int { outbound.room }
+    public func trySend(_ commands: [MediaStreamCommand]) -> Bool { outbound.trySend(commands) }
 
     public func mediaEventConsumed() {
         state.withLock { $0.queuedMedia = max(0, $0.queuedMedia - 1) }

@@ -57,6 +57,14 @@ extension VoiceBridgeConfig {
         c.inbound.purpose = try r.string("inbound.purpose", default: c.inbound.purpose)
         c.inbound.questions = try r.list("inbound.questions", default: c.inbound.questions)
 
+        c.pricing.currency = try r.string("pricing.currency", default: c.pricing.currency)
+        c.pricing.telephonyPerMinute = try r.double("pricing.telephony_per_minute", default: 0, in: 0...1000)
+        c.pricing.sttPerMinute = try r.double("pricing.stt_per_minute", default: 0, in: 0...1000)
+        c.pricing.ttsPerMillionCharacters = try r.double("pricing.tts_per_million_characters", default: 0, in: 0...100_000)
+        c.pricing.llmPerMillionInputTokens = try r.double("pricing.llm_per_million_input_tokens", default: 0, in: 0...100_000)
+        c.pricing.llmPerMillionOutputTokens = try r.double("pricing.llm_per_million_output_tokens", default: 0, in: 0...100_000)
+        c.pricing.realtimePerAudioMinute = try r.double("pricing.realtime_per_audio_minute", default: 0, in: 0...1000)
+
         if let unknown = r.unusedFileKeys().first {
             throw ConfigError(key: unknown, problem: "unknown key (see config/voicebridge.example.yaml)", origin: r.origin(of: unknown))
         }

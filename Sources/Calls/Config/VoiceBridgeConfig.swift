@@ -136,6 +136,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var twilio = Twilio()
     public var outbound = Outbound()
     public var inbound = Inbound()
+    public var pricing = Pricing()
 
     public init() {}
 }

@@ -24,6 +24,7 @@ public actor CallManager {
         public var ai = VoiceBridgeConfig.Outbound.AI()
         public var inbound = VoiceBridgeConfig.Inbound()
         public var language = "en"
+        public var pricing = Pricing()
         public var allowedCallerIDs: [String] = []
         /// Seed 000 §11 (spam): a second call to a number that already has one queued or live is refused.
         public var oneOpenCallPerCallee = true

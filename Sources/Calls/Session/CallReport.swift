@@ -1,5 +1,6 @@
 import Foundation
 import Pipeline
+import Realtime
 
 /// What a call's media path did, kept with the call: every stage's and queue's figures, the
 /// tones heard, and the turn latencies. `GET /api/outbound/{id}/report`.
@@ -7,18 +8,24 @@ public struct CallReport: Sendable, Codable, Equatable {
     public var stages: [StageMeter.Snapshot]
     /// "dtmf 5", "beep 1000 Hz 160 ms", in the order heard.
     public var tones: [String]
-    public var turnLatenciesMilliseconds: [Int]
+    /// Every agent turn's timeline (caller's speech end → transcript → reply → audio → wire).
+    public var turns: [TurnTiming]
+    /// Every barge-in, the greeting's too, with how much of the cut utterance was heard.
+    public var interruptions: [Interruption]
+    public var usage: EngineUsage
+    public var cost: CostEstimate
 
-    public init(stages: [StageMeter.Snapshot], tones: [ToneEvent], turnLatenciesMilliseconds: [Int]) {
+    public init(stages: [StageMeter.Snapshot] = [], tones: [ToneEvent] = [], turns: [TurnTiming] = [], interruptions: [Interruption] = [],
+                usage: EngineUsage = EngineUsage(), cost: CostEstimate = CostEstimate(currency: "USD")) {
         self.stages = stages
         self.tones = tones.map(\.reportLine)
-        self.turnLatenciesMilliseconds = turnLatenciesMilliseconds
+        self.turns = turns
+        self.interruptions = interruptions
+        self.usage = usage
+        self.cost = cost
     }
 
-    enum CodingKeys: String, CodingKey {
-        case stages, tones
-        case turnLatenciesMilliseconds = "turn_latencies_ms"
-    }
+    public var bargeIns: Int { interruptions.count }
 }
 
 extension ToneEvent {
@@ -33,6 +40,9 @@ extension ToneEvent {
 extension CallSession {
     /// The report as it stands (a live call's figures grow until it ends).
     public var report: CallReport {
-        CallReport(stages: meters.snapshots, tones: tones, turnLatenciesMilliseconds: turnLatencies)
+        let (timeline, seconds) = state.withLock { ($0.timeline, $0.answeredAt.duration(to: .now).totalSeconds) }
+        let usage = engine.usage
+        return CallReport(stages: meters.snapshots, tones: tones, turns: timeline.turns, interruptions: timeline.interruptions, usage: usage,
+                          cost: pricing.estimate(seconds: seconds, usage: usage))
     }
 }

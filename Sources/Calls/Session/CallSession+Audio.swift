@@ -83,8 +83,13 @@ extension CallSession {
     func perform(_ action: BargeInController.Action) async {
         switch action {
         case .flushOutbound:
+            let snapshot = playback.snapshot
             state.withLock { s in
-                if let item = playback.snapshot.currentItem { s.interruptedItems.insert(item) }
+                if let item = snapshot.currentItem {
+                    s.interruptedItems.insert(item)
+                    s.timeline.interrupted(item: item, heardMilliseconds: min(snapshot.currentItemPlayedMilliseconds, snapshot.currentItemGeneratedMilliseconds),
+                                           generatedMilliseconds: snapshot.currentItemGeneratedMilliseconds)
+                }
                 s.clearGeneration += 1
             }
             playback.flushed()
@@ -108,58 +113,106 @@ extension CallSession {
         }
     }
 
-    private func pumpEngineEvents<Audio: PipelineStage<EncodedAudio, AudioFrame>, Frames: PipelineStage<OutboundFrame, MediaStreamCommand>>(
-        audio: Audio, frames: Frames
-    ) async {
-        var audio = audio
-        var frames = frames
+    /// The agent side's chains and what they are working on. The engine task owns it; an engine
+    /// with immediate output (loopback) may run it where the caller's frame arrived, but only
+    /// when that task has nothing in hand, so agent audio keeps its order.
+    struct AgentSide<Audio: PipelineStage<EncodedAudio, AudioFrame>, Frames: PipelineStage<OutboundFrame, MediaStreamCommand>> {
+        var audio: Audio
+        var frames: Frames
+        /// Items whose first audio was seen (the turn's latency is taken there).
         var started: Set<String> = []
+        /// The item whose first frame went to the leg last.
+        var framedItem: String?
         var pending: [AudioFrame] = []
-        var commands: [MediaStreamCommand] = []
+        /// Engine events the engine task has finished with.
+        var processed = 0
+    }
+
+    private func pumpEngineEvents<Audio: PipelineStage<EncodedAudio, AudioFrame>, Frames: PipelineStage<OutboundFrame, MediaStreamCommand>>(
+        audio: sending Audio, frames: sending Frames
+    ) async {
+        let agent = Mutex(AgentSide(audio: audio, frames: frames))
+        let rate = engine.outputFormat.sampleRate ?? 8000
+        engine.setImmediateOutput { [self] event in
+            guard case .audio(let item, let samples) = event else { return false }
+            return agent.withLock { a -> Bool in
+                // Only when every queued event was played (order) and the leg has room for this
+                // piece's frames and marks (all or none).
+                let queue = engine.events.counters
+                guard queue.dequeued == a.processed, queue.enqueued == queue.dequeued + queue.dropped + queue.flushed,
+                      a.started.contains(item), leg.outboundRoom >= 2 * (samples.count * 8000 / rate / 160 + 2),
+                      !state.withLock({ $0.interruptedItems.contains(item) }) else { return false }
+                a.audio.process(.pcm(samples)) { a.pending.append($0) }
+                var commands: [MediaStreamCommand] = []
+                for frame in a.pending { a.frames.process(OutboundFrame(item: item, audio: frame)) { commands.append($0) } }
+                a.pending.removeAll(keepingCapacity: true)
+                if !leg.trySend(commands) {
+                    // Cannot happen while the room was checked and this is the only producer.
+                    logger.warning("the leg refused agent audio it had room for", metadata: ["call": "\(callID)"])
+                }
+                return true
+            }
+        }
+        defer { engine.setImmediateOutput(nil) }
 
         /// The cut: frames made from one piece of agent audio go to the leg one by one; a
         /// barge-in while they are being queued drops the rest (a piece can be seconds long).
         func play(_ item: String) async {
-            defer { pending.removeAll(keepingCapacity: true) }
             let generation = state.withLock { $0.clearGeneration }
-            for frame in pending {
-                guard state.withLock({ $0.clearGeneration }) == generation else {
-                    frames.handle(.interrupt) { _ in }
-                    return
+            var next = 0
+            while true {
+                let commands = agent.withLock { a -> [MediaStreamCommand]? in
+                    guard next < a.pending.count else { a.pending.removeAll(keepingCapacity: true); return nil }
+                    guard state.withLock({ $0.clearGeneration }) == generation else {
+                        a.frames.handle(.interrupt) { _ in }
+                        a.pending.removeAll(keepingCapacity: true)
+                        return nil
+                    }
+                    var commands: [MediaStreamCommand] = []
+                    a.frames.process(OutboundFrame(item: item, audio: a.pending[next])) { commands.append($0) }
+                    next += 1
+                    if a.framedItem != item {
+                        a.framedItem = item
+                        state.withLock { $0.timeline.firstFrame(item: item, at: .now) }
+                    }
+                    return commands
                 }
-                commands.removeAll(keepingCapacity: true)
-                frames.process(OutboundFrame(item: item, audio: frame)) { commands.append($0) }
+                guard let commands else { return }
                 for command in commands { await leg.send(command) }
             }
         }
         func isInterrupted(_ item: String) -> Bool { state.withLock { $0.interruptedItems.contains(item) } }
+        func take(_ piece: EncodedAudio, of item: String) {
+            if agent.withLock({ $0.started.insert(item).inserted }) { firstAudio(item) }
+            agent.withLock { a in a.audio.process(piece) { a.pending.append($0) } }
+        }
 
         while let event = await engine.nextEvent() {
+            defer { agent.withLock { $0.processed += 1 } }
             switch event {
             case .audio(let item, let samples):
                 guard !isInterrupted(item) else { continue }
-                firstAudio(item, &started)
-                audio.process(.pcm(samples)) { pending.append($0) }
+                take(.pcm(samples), of: item)
                 await play(item)
             case .audioBytes(let item, let bytes):
                 guard !isInterrupted(item) else { continue }
-                firstAudio(item, &started)
-                audio.process(.muLaw(bytes)) { pending.append($0) }
+                take(.muLaw(bytes), of: item)
                 await play(item)
             case .audioDone(let item):
                 guard !isInterrupted(item) else {
-                    audio.handle(.flush) { _ in }
+                    agent.withLock { $0.audio.handle(.flush) { _ in } }
                     continue
                 }
-                audio.handle(.end) { pending.append($0) }
+                agent.withLock { a in a.audio.handle(.end) { a.pending.append($0) } }
                 await play(item)
-                commands.removeAll(keepingCapacity: true)
-                frames.handle(.end) { commands.append($0) }
-                for command in commands { await leg.send(command) }
+                let marks = agent.withLock { a in a.frames.outputs(for: .end) }
+                for command in marks { await leg.send(command) }
             case .transcript(let speaker, let text, let item):
                 appendTranscript(speaker: speaker, text: text, item: item)
             case .taskState(let tracker):
                 try? store.saveAnswers(callID: callID, answers: tracker.answers)
+            case .milestone(let milestone, let at):
+                state.withLock { $0.timeline.milestone(milestone, at: at) }
             case .speechStarted:
                 // The engine heard the caller (server VAD): barge in at once if the agent is talking.
                 let snapshot = playback.snapshot

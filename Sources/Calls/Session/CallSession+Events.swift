@@ -3,9 +3,9 @@ import Pipeline
 import Realtime
 
 extension CallSession {
-    /// The end of the caller's speech starts the turn-latency clock.
+    /// The end of the caller's speech opens a turn (and starts its latency clock).
     func noteTurn(_ frame: InboundFrame) {
-        if frame.voice.event == .speechEnded { state.withLock { $0.speechEndedAt = .now } }
+        if frame.voice.event == .speechEnded { state.withLock { $0.timeline.speechEnded(at: .now) } }
     }
 
     /// A key press (RFC 4733 event or in-band tone) goes into the transcript as `[DTMF 1]`; a
@@ -22,7 +22,11 @@ extension CallSession {
 
     /// A transcript line, stored as it happens; agent lines are tied to their audio item for latency.
     func appendTranscript(speaker: Speaker, text: String, item: String?) {
-        let seconds = state.withLock { $0.answeredAt.duration(to: .now).totalSeconds }
+        let now = ContinuousClock.now
+        let seconds = state.withLock { s in
+            if speaker == .customer { s.timeline.transcript(at: now) }
+            return s.answeredAt.duration(to: now).totalSeconds
+        }
         let entry = TranscriptEntry(timestamp: (seconds * 100).rounded() / 100, speaker: speaker, text: text)
         let row = try? store.appendTranscript(callID: callID, seconds: entry.timestamp, speaker: speaker, text: text)
         state.withLock { s in
@@ -31,17 +35,11 @@ extension CallSession {
         }
     }
 
-    /// The first audio of an agent item ends the turn begun by the caller's last speech end.
-    func firstAudio(_ item: String, _ started: inout Set<String>) {
-        guard started.insert(item).inserted else { return }
-        let (ended, row) = state.withLock { s -> (ContinuousClock.Instant?, Int64?) in
-            defer { s.speechEndedAt = nil }
-            return (s.speechEndedAt, s.agentLines[item])
-        }
-        guard let ended else { return }
-        let ms = Int(ended.duration(to: .now).totalMilliseconds)
-        state.withLock { $0.latencies.append(ms) }
-        metrics.turnLatency.recordMilliseconds(ms)
-        if let row { try? store.setLatency(transcriptID: row, milliseconds: ms) }
+    /// The first audio of an agent item closes the turn begun by the caller's last speech end.
+    func firstAudio(_ item: String) {
+        let (latency, row) = state.withLock { s in (s.timeline.firstAudio(item: item, at: .now), s.agentLines[item]) }
+        guard let latency else { return }
+        metrics.turnLatency.recordMilliseconds(latency)
+        if let row { try? store.setLatency(transcriptID: row, milliseconds: latency) }
     }
 }

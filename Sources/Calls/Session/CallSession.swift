@@ -32,6 +32,7 @@ public final class CallSession: Sendable {
     let context: ConversationContext
     let logger: Logger
     let metrics: CallMetrics
+    let pricing: Pricing
     let playback = PlaybackTracker()
     /// Every stage and queue of this call's `CallPipeline`, metered.
     public let meters = PipelineMeters()
@@ -43,18 +44,18 @@ public final class CallSession: Sendable {
         var answeredAt = ContinuousClock.now
         var transcript: [TranscriptEntry] = []
         var agentLines: [String: Int64] = [:]        // engine item → transcript row, for latency
-        var speechEndedAt: ContinuousClock.Instant?
+        var timeline = TurnTimeline(answeredAt: .now)
         var interruptedItems: Set<String> = []
         var clearGeneration = 0
         var closingReason: Ending?
-        var latencies: [Int] = []
         /// DTMF digits and beeps heard, in order.
         var tones: [ToneEvent] = []
     }
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
-                context: ConversationContext, logger: Logger, metrics: CallMetrics = .none) {
+                context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing()) {
         self.metrics = metrics
+        self.pricing = pricing
         self.callID = callID
         self.leg = leg
         self.engine = engine
@@ -69,8 +70,8 @@ public final class CallSession: Sendable {
     /// Tones heard so far (DTMF digits from RFC 4733 events or the audio, beeps).
     public var tones: [ToneEvent] { state.withLock { $0.tones } }
 
-    /// Turn latencies measured so far (end of caller speech → first agent audio sent), ms.
-    public var turnLatencies: [Int] { state.withLock { $0.latencies } }
+    /// Turn latencies measured so far (end of caller speech → first agent audio), ms.
+    public var turnLatencies: [Int] { state.withLock { $0.timeline.turns.compactMap(\.firstAudioMs) } }
 
     /// Asks the agent to close (closing line, then hang up); `reason` is what the call ends as.
     public func requestEnd(_ reason: Ending) {
@@ -86,7 +87,10 @@ public final class CallSession: Sendable {
     func finish(_ ending: Ending) { endingInput.yield(ending) }
 
     public func run() async -> Outcome {
-        state.withLock { $0.answeredAt = .now }
+        state.withLock { s in
+            s.answeredAt = .now
+            s.timeline = TurnTimeline(answeredAt: s.answeredAt)
+        }
         var ending = Ending.remoteHangup
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.leg.run() }

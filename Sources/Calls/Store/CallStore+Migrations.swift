@@ -97,11 +97,17 @@ extension CallStore {
             try db.create(index: "calls_call_id", on: "calls", columns: ["call_id"])
             try db.create(index: "calls_callee", on: "calls", columns: ["callee_number", "state"])
         }
-        // v4: what each call's media path did (stage meters, tones, turn latencies), as JSON.
+        // v4: what each call's media path did (stage meters, tones, turns, usage, cost) as JSON,
+        // and the figures that totals sum as columns.
         migrator.registerMigration("v4-call-reports") { db in
             try db.create(table: "call_reports") { t in
                 t.column("outbound_id", .text).primaryKey().references("calls", onDelete: .cascade)
                 t.column("report", .text).notNull()
+                t.column("estimated_cost", .double).notNull()
+                t.column("currency", .text).notNull()
+                t.column("turns", .integer).notNull()
+                t.column("barge_ins", .integer).notNull()
+                t.column("first_audio_ms_total", .integer).notNull()
                 t.column("created_at", .datetime).notNull()
             }
         }

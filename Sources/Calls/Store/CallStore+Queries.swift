@@ -35,6 +35,20 @@ extension CallStore {
         /// Completed calls with every question answered.
         public var tasksCompleted = 0
         public var averageDurationSeconds = 0.0
+        /// Summed over every call report (calls that connected).
+        public var reports = ReportTotals()
+
+        public struct ReportTotals: Sendable, Equatable {
+            public var calls = 0
+            public var estimatedCost = 0.0
+            public var currency = "USD"
+            public var turns = 0
+            public var bargeIns = 0
+            public var firstAudioMillisecondsTotal = 0
+
+            /// Mean time from the caller's speech end to the agent's first audio, over every turn.
+            public var meanFirstAudioMilliseconds: Double { turns == 0 ? 0 : Double(firstAudioMillisecondsTotal) / Double(turns) }
+        }
     }
 
     public func stats() throws -> Stats {
@@ -45,6 +59,14 @@ extension CallStore {
             }
             stats.tasksCompleted = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls WHERE state = 'completed' AND task_completed = 1") ?? 0
             stats.averageDurationSeconds = try Double.fetchOne(db, sql: "SELECT AVG(duration_seconds) FROM calls WHERE duration_seconds IS NOT NULL") ?? 0
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS calls, COALESCE(SUM(estimated_cost), 0) AS cost, COALESCE(SUM(turns), 0) AS turns,
+                       COALESCE(SUM(barge_ins), 0) AS barge_ins, COALESCE(SUM(first_audio_ms_total), 0) AS first_audio, MAX(currency) AS currency
+                FROM call_reports
+                """) {
+                stats.reports = .init(calls: row["calls"], estimatedCost: row["cost"], currency: row["currency"] ?? "USD", turns: row["turns"],
+                                      bargeIns: row["barge_ins"], firstAudioMillisecondsTotal: row["first_audio"])
+            }
             return stats
         }
     }

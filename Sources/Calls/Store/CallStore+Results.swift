@@ -104,7 +104,11 @@ extension CallStore {
     public func saveReport(callID: String, report: CallReport, now: Date = Date()) throws {
         let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
         try pool.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO call_reports (outbound_id, report, created_at) VALUES (?, ?, ?)", arguments: [callID, json, now])
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO call_reports (outbound_id, report, estimated_cost, currency, turns, barge_ins, first_audio_ms_total, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [callID, json, report.cost.total, report.cost.currency, report.turns.count, report.bargeIns,
+                                 report.turns.reduce(0) { $0 + ($1.firstAudioMs ?? 0) }, now])
         }
     }
 

@@ -18,6 +18,7 @@ extension CascadeEngine {
         case .greet:
             appendMessage(["role": "user", "content": "[The callee has answered the phone. Begin the call now.]"])
         case .heard(let text):
+            await milestone(.transcribed)
             await events.emit(.transcript(speaker: .customer, text: text, item: nil))
             appendMessage(["role": "user", "content": text])
         case .close(let reason):
@@ -44,6 +45,11 @@ extension CascadeEngine {
         var pending = ""
         var scanner = TaskStateTag.Scanner()
         var calls: [ChatCompletionStream.ToolCall] = []
+        // The provider reports no usage on a plain stream: tokens are estimated from the text.
+        let promptCharacters = messages.reduce(0) { $0 + "\($1["content"] ?? "")".count }
+        meter.add { $0.llmInputTokens += (promptCharacters + 3) / 4; $0.llmTokensEstimated = true }
+        let requested = ContinuousClock.now
+        var firstToken = true
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // TTS runs beside the model: the first sentence is heard while the rest is written.
@@ -51,6 +57,12 @@ extension CascadeEngine {
                 try await chat.run(messages: messages, tools: Self.tools) { output in
                     switch output {
                     case .text(let text):
+                        if firstToken {
+                            firstToken = false
+                            await self.milestone(.firstByte(provider: "llm", milliseconds: Int(requested.duration(to: .now).totalMilliseconds)))
+                            await self.milestone(.replyStarted)
+                        }
+                        self.meter.add { $0.llmOutputTokens += EngineUsage.estimatedTokens(text) }
                         let (safe, reports) = scanner.feed(text)
                         for report in reports { await self.applyTaskState(arguments: report) }
                         pending += safe
@@ -121,15 +133,27 @@ extension CascadeEngine {
     }
 
     func speak(stream: AsyncStream<String>, item: String) async {
+        var first = true
         for await sentence in stream where !Task.isCancelled {
-            await speak(sentences: [sentence], item: item)
+            await speak(sentences: [sentence], item: item, timed: first)
+            first = false
         }
     }
 
-    func speak(sentences: [String], item: String) async {
-        for sentence in sentences where !Task.isCancelled {
+    /// `timed`: report the TTS provider's time to first audio (the first sentence of a reply).
+    func speak(sentences: [String], item: String, timed: Bool = true) async {
+        for (n, sentence) in sentences.enumerated() where !Task.isCancelled {
+            meter.add { $0.ttsCharacters += sentence.count }
+            let requested = ContinuousClock.now
+            var waiting = timed && n == 0
             do {
-                try await speech.synthesize(sentence) { samples in await self.events.emit(.audio(item: item, samples: samples)) }
+                try await speech.synthesize(sentence) { samples in
+                    if waiting {
+                        waiting = false
+                        await self.milestone(.firstByte(provider: "tts", milliseconds: Int(requested.duration(to: .now).totalMilliseconds)))
+                    }
+                    await self.events.emit(.audio(item: item, samples: samples))
+                }
             } catch {
                 if !Task.isCancelled { events.sendUrgent(.error(message: "tts: \(error)", fatal: false)) }
                 return

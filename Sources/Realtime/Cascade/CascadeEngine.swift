@@ -38,6 +38,8 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
     public let inputFormat = EngineAudioFormat.muLaw
     public let outputFormat = EngineAudioFormat.pcm16(sampleRate: OpenAISpeech.sampleRate)
     public let events = BoundedQueue<EngineEvent>(capacity: 256, policy: .suspendProducer)
+    let meter = UsageMeter()
+    public var usage: EngineUsage { meter.usage }
 
     let settings: Settings
     let context: ConversationContext
@@ -106,6 +108,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
 
     public func send(muLaw: [UInt8], speech activity: SpeechActivity) async {
         if let stt = deepgram.withLock({ $0 }) {
+            meter.add { $0.sttSeconds += Double(muLaw.count) / 8000 }   // streamed: every second is billed
             await stt.send(muLaw: muLaw)
             return
         }
@@ -128,9 +131,12 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
             return nil
         }
         guard let finished, case .openAI(let model) = settings.stt else { return }
+        meter.add { $0.sttSeconds += Double(finished.count) / 8000 }
+        let started = ContinuousClock.now
         let transcription = OpenAITranscription(baseURL: settings.audioBaseURL, apiKey: settings.audioAPIKey, model: model, language: context.language)
         do {
             let text = try await transcription.transcribe(muLaw: finished).trimmingCharacters(in: .whitespacesAndNewlines)
+            await milestone(.firstByte(provider: "stt", milliseconds: Int(started.duration(to: .now).totalMilliseconds)))
             if !text.isEmpty { inputSink.yield(.heard(text)) }
         } catch {
             events.sendUrgent(.error(message: "transcription: \(error)", fatal: false))

@@ -25,6 +25,8 @@ public enum EngineEvent: Sendable, Equatable {
     case endCall(reason: String, afterItem: String?)
     /// A problem; `fatal` ends the call with the partial result.
     case error(message: String, fatal: Bool)
+    /// A step of the current turn, for the call's per-turn timeline.
+    case milestone(EngineMilestone, at: ContinuousClock.Instant)
 }
 
 /// One conversation engine behind a call: audio in, events out.
@@ -50,6 +52,12 @@ public protocol ConversationEngine: Sendable {
     /// Whether the caller talking over the agent interrupts it (false for loopback, which plays
     /// the caller back while they talk).
     var allowsBargeIn: Bool { get }
+    /// What the engine has used so far on this call (for the cost estimate).
+    var usage: EngineUsage { get }
+    /// For engines whose reply to a caller frame is ready at once (loopback): the session's way
+    /// to play it where the frame arrived, with no task switch. The handler returns false when it
+    /// cannot take the event now; the engine then queues it to `events` as usual. Set nil when done.
+    func setImmediateOutput(_ handler: (@Sendable (EngineEvent) -> Bool)?)
     /// The caller barged in: `playedMilliseconds` of `item` were heard; drop the rest.
     func interrupt(item: String, playedMilliseconds: Int) async
     /// Wrap up now (call duration limit, operator cancel): a closing line if the engine has
@@ -73,6 +81,15 @@ extension ConversationEngine {
     public func sendNow(speech: SpeechActivity, samples: () -> [Int16]) -> Bool { false }
 
     public var allowsBargeIn: Bool { true }
+
+    public var usage: EngineUsage { EngineUsage() }
+
+    public func setImmediateOutput(_ handler: (@Sendable (EngineEvent) -> Bool)?) {}
+
+    /// Reports a step of the current turn, stamped now.
+    public func milestone(_ milestone: EngineMilestone) async {
+        await events.emit(.milestone(milestone, at: .now))
+    }
 
     public func close(reason: String) async {
         events.sendUrgent(.endCall(reason: reason, afterItem: nil))

@@ -13,6 +13,8 @@ public final class LocalEngine: ConversationEngine {
     public let inputFormat = EngineAudioFormat.pcm16(sampleRate: MoonshineTranscriber.sampleRate)
     public let outputFormat = EngineAudioFormat.pcm16(sampleRate: EspeakSynthesizer.sampleRate)
     public let events = BoundedQueue<EngineEvent>(capacity: 32, policy: .suspendProducer)
+    private let meter = UsageMeter()
+    public var usage: EngineUsage { meter.usage }
 
     private let tts: EspeakSynthesizer
     private let stt: MoonshineTranscriber
@@ -55,9 +57,14 @@ public final class LocalEngine: ConversationEngine {
         let milliseconds = samples.count * 1000 / MoonshineTranscriber.sampleRate
         let finished = state.withLock { take(samples, speech, milliseconds: milliseconds, &$0) }
         guard let finished else { return }
+        let started = ContinuousClock.now
         let text = await transcribe(finished)
+        meter.add { $0.sttSeconds += Double(finished.count) / Double(MoonshineTranscriber.sampleRate) }
+        await milestone(.firstByte(provider: "stt", milliseconds: Int(started.duration(to: .now).totalMilliseconds)))
+        await milestone(.transcribed)
         await events.emit(.transcript(speaker: .customer, text: text, item: nil))
         let (step, tracker) = state.withLock { s in (s.dialogue.caller(said: text), s.dialogue.tracker) }
+        await milestone(.replyStarted)
         await events.emit(.taskState(tracker))
         await say(step)
     }
@@ -140,7 +147,10 @@ public final class LocalEngine: ConversationEngine {
         let item = state.withLock { s -> String in s.itemCount += 1; return "local-\(s.itemCount)" }
         await events.emit(.transcript(speaker: .ai, text: text, item: item))
         do {
+            let started = ContinuousClock.now
             let samples = try tts.synthesize(text)
+            meter.add { $0.ttsCharacters += text.count }
+            await milestone(.firstByte(provider: "tts", milliseconds: Int(started.duration(to: .now).totalMilliseconds)))
             // 200 ms chunks: small enough for the bounded queue to pace a fast synthesizer.
             for start in stride(from: 0, to: samples.count, by: EspeakSynthesizer.sampleRate / 5) {
                 await events.emit(.audio(item: item, samples: Array(samples[start..<min(start + EspeakSynthesizer.sampleRate / 5, samples.count)])))

@@ -16,6 +16,7 @@ extension OpenAIRealtimeEngine {
                 s.lastAssistantItem = item
                 return s.interrupted.contains(item)
             }
+            meter.add { $0.realtimeAudioSeconds += Double(bytes.count) / 8000 }   // μ-law: 8000 bytes a second
             if !drop { await events.emit(.audioBytes(item: item, bytes: bytes)) }
         case .audioDone(let item):
             if !state.withLock({ $0.interrupted.contains(item) }) { await events.emit(.audioDone(item: item)) }

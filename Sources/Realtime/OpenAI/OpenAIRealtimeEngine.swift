@@ -49,6 +49,8 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
     /// Deltas come faster than real time; room for a long answer so the socket reader never
     /// waits behind playout (and so `speech_started` is read the moment it arrives).
     public let events = BoundedQueue<EngineEvent>(capacity: 2048, policy: .suspendProducer)
+    let meter = UsageMeter()
+    public var usage: EngineUsage { meter.usage }
 
     let settings: Settings
     let context: ConversationContext
@@ -140,6 +142,7 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
             state.withLock { $0.droppedAppends += 1 }   // between connections: the audio is lost, counted
             return
         }
+        meter.add { $0.realtimeAudioSeconds += Double(muLaw.count) / 8000 }
         try? await writer.write(.text(RealtimeClientEvent.append(muLaw)))
     }
 

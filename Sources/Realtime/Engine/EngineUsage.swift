@@ -1,0 +1,46 @@
+import Synchronization
+
+/// What an engine used on a call, for its cost estimate: the audio sent to speech recognition,
+/// the text synthesized, the LLM's tokens, a realtime model's audio both ways.
+public struct EngineUsage: Sendable, Codable, Equatable {
+    public var sttSeconds = 0.0
+    public var ttsCharacters = 0
+    public var llmInputTokens = 0
+    public var llmOutputTokens = 0
+    /// True when the token counts are estimated from text length (≈ 4 characters a token),
+    /// because the provider did not report them.
+    public var llmTokensEstimated = false
+    public var realtimeAudioSeconds = 0.0
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case sttSeconds = "stt_seconds", ttsCharacters = "tts_characters"
+        case llmInputTokens = "llm_input_tokens", llmOutputTokens = "llm_output_tokens"
+        case llmTokensEstimated = "llm_tokens_estimated", realtimeAudioSeconds = "realtime_audio_seconds"
+    }
+
+    /// Tokens of text by the usual rule of thumb, where a provider reports none.
+    public static func estimatedTokens(_ text: some StringProtocol) -> Int { (text.count + 3) / 4 }
+}
+
+/// An engine's usage, added to as the call goes (from any task).
+public final class UsageMeter: Sendable {
+    private let state = Mutex(EngineUsage())
+
+    public init() {}
+
+    public func add(_ change: (inout EngineUsage) -> Void) { state.withLock { change(&$0) } }
+
+    public var usage: EngineUsage { state.withLock { $0 } }
+}
+
+/// A step of an agent turn that the session cannot see from the audio alone.
+public enum EngineMilestone: Sendable, Equatable {
+    /// The caller's words are text (stamped by the engine, ahead of its transcript event).
+    case transcribed
+    /// The reply began: the LLM's first token (cascade), the scripted reply chosen (local).
+    case replyStarted
+    /// A provider's time to first byte in this turn: `stt`, `llm`, `tts`.
+    case firstByte(provider: String, milliseconds: Int)
+}
