@@ -16,7 +16,7 @@ import Testing
 
     @Test func migratesAnEmptyFileInWALMode() throws {
         let store = try CallStore(path: Self.temporaryPath())
-        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups"])
+        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports"])
         #expect(try store.journalMode() == "wal")
         #expect(store.isHealthy())
     }
@@ -36,7 +36,7 @@ import Testing
             #expect(try old.read { try db_columns($0) }.contains("summary") == false)
         }
         let store = try CallStore(path: path)
-        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups"])
+        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports"])
         let call = try #require(try store.call(id: "ob-0000abcd"))
         #expect(call.purpose == "old call" && call.questions == ["q"] && call.state == .queued)
         #expect(call.summary == nil)
