@@ -47,7 +47,7 @@ extension CascadeEngine {
         var calls: [ChatCompletionStream.ToolCall] = []
         // The provider reports no usage on a plain stream: tokens are estimated from the text.
         let promptCharacters = messages.reduce(0) { $0 + "\($1["content"] ?? "")".count }
-        meter.add { $0.llmInputTokens += (promptCharacters + 3) / 4; $0.llmTokensEstimated = true }
+        meter.add { $0.llmInputTokens += EngineUsage.estimatedTokens(characters: promptCharacters); $0.llmTokensEstimated = true }
         let requested = ContinuousClock.now
         var firstToken = true
         do {
@@ -59,10 +59,10 @@ extension CascadeEngine {
                     case .text(let text):
                         if firstToken {
                             firstToken = false
-                            await self.milestone(.firstByte(provider: "llm", milliseconds: Int(requested.duration(to: .now).totalMilliseconds)))
+                            await self.firstByte("llm", since: requested)
                             await self.milestone(.replyStarted)
                         }
-                        self.meter.add { $0.llmOutputTokens += EngineUsage.estimatedTokens(text) }
+                        self.meter.add { $0.llmOutputTokens += EngineUsage.estimatedTokens(characters: text.count) }
                         let (safe, reports) = scanner.feed(text)
                         for report in reports { await self.applyTaskState(arguments: report) }
                         pending += safe
@@ -150,7 +150,7 @@ extension CascadeEngine {
                 try await speech.synthesize(sentence) { samples in
                     if waiting {
                         waiting = false
-                        await self.milestone(.firstByte(provider: "tts", milliseconds: Int(requested.duration(to: .now).totalMilliseconds)))
+                        await self.firstByte("tts", since: requested)
                     }
                     await self.events.emit(.audio(item: item, samples: samples))
                 }

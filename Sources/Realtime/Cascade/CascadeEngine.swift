@@ -136,7 +136,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         let transcription = OpenAITranscription(baseURL: settings.audioBaseURL, apiKey: settings.audioAPIKey, model: model, language: context.language)
         do {
             let text = try await transcription.transcribe(muLaw: finished).trimmingCharacters(in: .whitespacesAndNewlines)
-            await milestone(.firstByte(provider: "stt", milliseconds: Int(started.duration(to: .now).totalMilliseconds)))
+            await firstByte("stt", since: started)
             if !text.isEmpty { inputSink.yield(.heard(text)) }
         } catch {
             events.sendUrgent(.error(message: "transcription: \(error)", fatal: false))

@@ -91,6 +91,11 @@ extension ConversationEngine {
         await events.emit(.milestone(milestone, at: .now))
     }
 
+    /// Reports a provider's time to first byte: its request went out at `start`, the first byte is here now.
+    public func firstByte(_ provider: String, since start: ContinuousClock.Instant) async {
+        await milestone(.firstByte(provider: provider, milliseconds: Int(start.duration(to: .now).totalMilliseconds)))
+    }
+
     public func close(reason: String) async {
         events.sendUrgent(.endCall(reason: reason, afterItem: nil))
     }

@@ -20,8 +20,9 @@ public struct EngineUsage: Sendable, Codable, Equatable {
         case llmTokensEstimated = "llm_tokens_estimated", realtimeAudioSeconds = "realtime_audio_seconds"
     }
 
-    /// Tokens of text by the usual rule of thumb, where a provider reports none.
-    public static func estimatedTokens(_ text: some StringProtocol) -> Int { (text.count + 3) / 4 }
+    /// Tokens of text by the usual rule of thumb (≈ 4 characters a token), where a provider
+    /// reports none.
+    public static func estimatedTokens(characters: Int) -> Int { (characters + 3) / 4 }
 }
 
 /// An engine's usage, added to as the call goes (from any task).

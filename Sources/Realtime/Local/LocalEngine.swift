@@ -60,7 +60,7 @@ public final class LocalEngine: ConversationEngine {
         let started = ContinuousClock.now
         let text = await transcribe(finished)
         meter.add { $0.sttSeconds += Double(finished.count) / Double(MoonshineTranscriber.sampleRate) }
-        await milestone(.firstByte(provider: "stt", milliseconds: Int(started.duration(to: .now).totalMilliseconds)))
+        await firstByte("stt", since: started)
         await milestone(.transcribed)
         await events.emit(.transcript(speaker: .customer, text: text, item: nil))
         let (step, tracker) = state.withLock { s in (s.dialogue.caller(said: text), s.dialogue.tracker) }
@@ -150,7 +150,7 @@ public final class LocalEngine: ConversationEngine {
             let started = ContinuousClock.now
             let samples = try tts.synthesize(text)
             meter.add { $0.ttsCharacters += text.count }
-            await milestone(.firstByte(provider: "tts", milliseconds: Int(started.duration(to: .now).totalMilliseconds)))
+            await firstByte("tts", since: started)
             // 200 ms chunks: small enough for the bounded queue to pace a fast synthesizer.
             for start in stride(from: 0, to: samples.count, by: EspeakSynthesizer.sampleRate / 5) {
                 await events.emit(.audio(item: item, samples: Array(samples[start..<min(start + EspeakSynthesizer.sampleRate / 5, samples.count)])))
