@@ -44,11 +44,16 @@ final class PacedMediaQueue: Sendable {
                 state.withLock { $0.item += 1 }
                 pacer.input.trySend(.mark(name))
             case .clear:
-                state.withLock { s in s.pending.removeAll(); s.item += 1; s.generation += 1 }
-                pacer.input.sendControl(.flush)
+                clear()
             }
         }
         return true
+    }
+
+    /// Drops everything queued, and what a blocked `send` still holds.
+    private func clear() {
+        state.withLock { s in s.pending.removeAll(); s.item += 1; s.generation += 1 }
+        pacer.input.sendControl(.flush)
     }
 
     func send(_ command: MediaStreamCommand) async {
@@ -81,8 +86,7 @@ final class PacedMediaQueue: Sendable {
             }
             await pacer.input.send(.mark(name))
         case .clear:
-            state.withLock { s in s.pending.removeAll(); s.item += 1; s.generation += 1 }
-            pacer.input.sendControl(.flush)
+            clear()
         }
     }
 }

@@ -25,7 +25,7 @@ public final class PipelineStatistics: Sendable {
         }
     }
 
-    /// Per side and stage, in a stable order (side, then first appearance).
+    /// Per side and stage, sorted by side, then stage name.
     public var totals: [StageMeter.Snapshot] {
         let (live, finished) = state.withLock { s in (Array(s.live.values), s.finished) }
         var sums = finished
