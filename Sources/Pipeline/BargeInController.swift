@@ -27,10 +27,15 @@ public struct BargeInController: Sendable {
             return []
         }
         firedThisSegment = true
+        return Self.actions(interrupting: playback)
+    }
+
+    /// What stopping the agent takes: flush, clear the leg, and — when some of the current item
+    /// was played — tell the engine how much was heard.
+    public static func actions(interrupting playback: PlaybackTracker.Snapshot) -> [Action] {
         var actions: [Action] = [.flushOutbound, .clearLeg]
         if let item = playback.currentItem, playback.currentItemPlayedMilliseconds > 0 {
-            let heard = min(playback.currentItemPlayedMilliseconds, playback.currentItemGeneratedMilliseconds)
-            actions.append(.interruptEngine(item: item, playedMilliseconds: heard))
+            actions.append(.interruptEngine(item: item, playedMilliseconds: playback.currentItemHeardMilliseconds))
         }
         return actions
     }

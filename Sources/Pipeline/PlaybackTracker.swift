@@ -15,6 +15,9 @@ public final class PlaybackTracker: Sendable {
         public var pendingMilliseconds: Int
 
         public var isPlaying: Bool { pendingMilliseconds > 0 }
+        /// How much of the current item the caller heard: what was played, never more than was
+        /// generated (a mark can report a padded last frame).
+        public var currentItemHeardMilliseconds: Int { min(currentItemPlayedMilliseconds, currentItemGeneratedMilliseconds) }
     }
 
     /// The current item's counts live in plain fields (they change on every frame); an item's

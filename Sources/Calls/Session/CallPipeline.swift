@@ -96,4 +96,11 @@ public struct MarkStage: PipelineStage {
         unmarked = nil
         emit(.mark("\(item)#\(ms)#\(generation())"))
     }
+
+    /// A mark echoed by the leg, read back: nil for a name this stage did not make.
+    public static func parse(_ name: String) -> (item: String, milliseconds: Int, generation: Int)? {
+        let parts = name.split(separator: "#")
+        guard parts.count == 3, let ms = Int(parts[1]), let generation = Int(parts[2]) else { return nil }
+        return (String(parts[0]), ms, generation)
+    }
 }

@@ -50,10 +50,9 @@ extension CallSession {
                 }
                 leg.mediaEventConsumed()
             case .mark(let name):
-                // "item#ms#generation": marks flushed by a clear (older generation) were not heard.
-                let parts = name.split(separator: "#")
-                if parts.count == 3, let ms = Int(parts[1]), Int(parts[2]) == state.withLock({ $0.clearGeneration }) {
-                    playback.played(item: String(parts[0]), milliseconds: ms)
+                // Marks flushed by a clear (an older generation) were not heard.
+                if let mark = MarkStage.parse(name), mark.generation == state.withLock({ $0.clearGeneration }) {
+                    playback.played(item: mark.item, milliseconds: mark.milliseconds)
                 }
             case .dtmf(_, let digit):
                 noteTone(.dtmf(digit: digit))
@@ -87,7 +86,7 @@ extension CallSession {
             state.withLock { s in
                 if let item = snapshot.currentItem {
                     s.interruptedItems.insert(item)
-                    s.timeline.interrupted(item: item, heardMilliseconds: min(snapshot.currentItemPlayedMilliseconds, snapshot.currentItemGeneratedMilliseconds),
+                    s.timeline.interrupted(item: item, heardMilliseconds: snapshot.currentItemHeardMilliseconds,
                                            generatedMilliseconds: snapshot.currentItemGeneratedMilliseconds)
                 }
                 s.clearGeneration += 1
@@ -217,11 +216,7 @@ extension CallSession {
                 // The engine heard the caller (server VAD): barge in at once if the agent is talking.
                 let snapshot = playback.snapshot
                 if snapshot.isPlaying {
-                    await perform(.flushOutbound)
-                    await perform(.clearLeg)
-                    if let item = snapshot.currentItem, snapshot.currentItemPlayedMilliseconds > 0 {
-                        await perform(.interruptEngine(item: item, playedMilliseconds: min(snapshot.currentItemPlayedMilliseconds, snapshot.currentItemGeneratedMilliseconds)))
-                    }
+                    for action in BargeInController.actions(interrupting: snapshot) { await perform(action) }
                 }
             case .endCall(let reason, _):
                 // Let the goodbye play out (bounded), then hang up.
