@@ -17,7 +17,7 @@ import TestSupport
 
     @Test func rtpBecomesMediaStreamEventsAndCommandsBecomePacedRTP() async throws {
         let fixture = try WAVFile.read(Fixtures.audio("en_yes_attend.ulaw.wav")).data   // μ-law, 1.87 s
-        let sipPort = freeUDPPort(), mediaPort = freeUDPPort()
+        let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
         try await Task.sleep(for: .milliseconds(300))
         let recorder = Recorder()

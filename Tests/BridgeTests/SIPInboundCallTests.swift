@@ -28,7 +28,7 @@ import TestSupport
     @Test func aCallerIsAnsweredAndHangsUp() async throws {
         let events = try await Self.withUserAgent(rtpBase: 32400) { ua, port in
             let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1",
-                                            "-p", "\(freeUDPPort())", "-mp", "\(freeUDPPort())", "-d", "1000"])
+                                            "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "1000"])
             var iterator = ua.incomingCalls.makeAsyncIterator()
             guard let call = await iterator.next() else { return [SIPCallEvent]() }
             #expect(call.direction == .inbound && call.localNumber == "0212345678")

@@ -37,7 +37,7 @@ import TestSupport
     }
 
     @Test func answeredCallEchoesAtLeast95PercentOfFramesThenWeHangUp() async throws {
-        let sipPort = freeUDPPort(), mediaPort = freeUDPPort()
+        let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
         try await Task.sleep(for: .milliseconds(300))
         let received = Mutex<[[UInt8]]>([])
@@ -120,7 +120,7 @@ import TestSupport
 
     @Test(arguments: [false, true])
     func digestChallengeIsAnsweredOnceWithTheConfiguredCredentials(proxy: Bool) async throws {
-        let sipPort = freeUDPPort(), mediaPort = freeUDPPort()
+        let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: proxy, username: "alice", password: "s3cret"),
                             arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)"])
         try await Task.sleep(for: .milliseconds(300))

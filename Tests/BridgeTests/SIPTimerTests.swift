@@ -89,7 +89,7 @@ import TestSupport
     /// sipp answers but never sends RTP: after the media timeout we hang up with that reason.
     @Test func silenceOnTheWireEndsTheCallWithMediaTimeout() async throws {
         let sipPort = freeUDPPort()
-        let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(freeUDPPort())"])
+        let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(freeSippMediaPort())"])
         try await Task.sleep(for: .milliseconds(300))
         var configuration = SIPUserAgent.Configuration()
         configuration.port = 0

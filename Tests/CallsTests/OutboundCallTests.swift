@@ -188,7 +188,7 @@ import TestSupport
         try await CallHarness.run(rtpBase: 39600) { _, store, ua in
             let port = await ua.localPort
             let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1",
-                                            "-p", "\(freeUDPPort())", "-mp", "\(freeUDPPort())", "-d", "7000"])
+                                            "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "7000"])
             let result = await sipp.wait()
             #expect(result.status == 0, "\(result.output.suffix(1200))")
             try await Task.sleep(for: .milliseconds(500))

@@ -52,6 +52,19 @@ public func freeUDPPort() -> Int {
     freeLoopbackPort(type: Int32(SOCK_DGRAM.rawValue)) ?? 0
 }
 
+/// A base port for sipp's `-mp`: sipp binds four UDP ports from it (audio RTP and RTCP, video RTP and RTCP), so one free
+/// ephemeral port is not enough — the kernel may hand base + 2 to somebody else (CI saw "Unable to bind video RTP socket").
+/// Picks an even base below the kernel's ephemeral range (32768 and up) where all four bind right now.
+public func freeSippMediaPort() -> Int {
+    for _ in 0..<200 {
+        let base = Int.random(in: 11_000...14_998) * 2
+        let sockets = (base..<(base + 4)).map { boundLoopbackSocket(type: Int32(SOCK_DGRAM.rawValue), port: $0) }
+        defer { sockets.forEach { if let fd = $0.fd { close(fd) } } }
+        if sockets.allSatisfy({ $0.port != nil }) { return base }
+    }
+    return freeUDPPort()
+}
+
 /// A TCP port nothing listens on right now on 127.0.0.1.
 public func freeTCPPort() throws -> Int {
     guard let port = freeLoopbackPort(type: Int32(SOCK_STREAM.rawValue)) else { throw WebDriver.Failure(description: "no free port") }
@@ -60,15 +73,23 @@ public func freeTCPPort() throws -> Int {
 
 /// Binds port 0 on 127.0.0.1 with a socket of `type`, reads back the port the kernel chose, and releases it.
 private func freeLoopbackPort(type: Int32) -> Int? {
+    let socket = boundLoopbackSocket(type: type, port: 0)
+    if let fd = socket.fd { close(fd) }
+    return socket.port
+}
+
+/// A socket of `type` bound to `port` on 127.0.0.1 (0: the kernel chooses); `port` is nil when the bind failed.
+/// The caller closes `fd`.
+private func boundLoopbackSocket(type: Int32, port: Int) -> (fd: Int32?, port: Int?) {
     let fd = socket(AF_INET, type, 0)
-    defer { close(fd) }
+    guard fd >= 0 else { return (nil, nil) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
+    address.sin_port = UInt16(port).bigEndian
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
     }
-    return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    return (fd, bound ? Int(UInt16(bigEndian: address.sin_port)) : nil)
 }

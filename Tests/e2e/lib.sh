@@ -15,6 +15,25 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
+# free_media_port: an even base for sipp's -mp, below the ephemeral range, with all four ports sipp binds from it
+# (audio and video RTP/RTCP) free right now — one free ephemeral port is not enough.
+free_media_port() {
+  python3 -c '
+import random, socket
+for _ in range(200):
+    base = random.randrange(22000, 29998, 2)
+    socks = []
+    try:
+        for p in range(base, base + 4):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); socks.append(s); s.bind(("127.0.0.1", p))
+        print(base); break
+    except OSError:
+        pass
+    finally:
+        for s in socks: s.close()
+'
+}
+
 # vb_start_server LOG [env assignments…]: starts the binary in the background on a free port.
 vb_start_server() {
   local log=$1; shift

@@ -16,7 +16,7 @@ ok "server starts with the local engine (Moonshine and espeak-ng loaded)"
 check "/healthz says SIP is listening" grep -q '"sip_listening":true' <<<"$(curl -fs "http://127.0.0.1:$VB_PORT/healthz")"
 
 # 1. A caller dials in, listens 8 s, hangs up.
-timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_port)" \
+timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 1 -d 8000 -nostdin -timeout 30s -timeout_error >"$VB_TMP/sipp1.log" 2>&1
 check "the caller's call completed from sipp's side" test $? -eq 0
 sleep 1
@@ -27,7 +27,7 @@ check "the agent greeted the caller (transcript)" grep -q "Hello, you have reach
 check "a stereo recording was written" bash -c "ls $VB_TMP/data/recordings/*.wav >/dev/null 2>&1"
 
 # 2. SIGTERM while a call is live: BYE goes out, the row is closed, exit 0.
-timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -s 0298765432 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_port)" \
+timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -s 0298765432 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 1 -d 30000 -nostdin -timeout 50s -trace_msg -message_file "$VB_TMP/sipp2-messages.log" >"$VB_TMP/sipp2.log" 2>&1 &
 sipp_pid=$!
 for _ in $(seq 1 50); do
@@ -46,7 +46,7 @@ callee_port=$(free_port)
 "$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 41400-41499 >"$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
 sleep 1
-timeout 30 sipp -sn uac "127.0.0.1:$callee_port" -s 0101234 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_port)" \
+timeout 30 sipp -sn uac "127.0.0.1:$callee_port" -s 0101234 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 1 -d 1000 -nostdin -timeout 20s -timeout_error >"$VB_TMP/sipp3.log" 2>&1
 check "voicebridge simulate-callee rings, answers and hangs up with a SIP caller" test $? -eq 0
 kill -TERM "$callee_pid" 2>/dev/null; wait "$callee_pid"
