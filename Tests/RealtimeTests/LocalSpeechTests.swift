@@ -33,16 +33,18 @@ import TestSupport
     }
 
     /// What matters for the scripted dialogue: from the callee's recorded answers, through
-    /// Moonshine, the classifier reaches the right conclusion.
+    /// Moonshine, the dialogue reaches the right conclusion.
     @Test(arguments: [("en_yes_attend.wav", TaskTracker.Status.answered, "yes"), ("en_no_change.wav", .answered, "no"),
                       ("en_unclear.wav", .unclear, nil), ("en_refuse.wav", .refused, nil)] as [(String, TaskTracker.Status, String?)])
     func calleeAnswersAreHeardAndClassified(name: String, status: TaskTracker.Status, summary: String?) throws {
         let stt = try MoonshineTranscriber(directory: Fixtures.moonshine)
         let resampler = try Resampler(from: 8000, to: 16000)
         let text = try stt.transcribe(pcm16k: resampler.process(try WAVFile.read(Fixtures.audio(name)).samples) + resampler.flush())
-        let result = AnswerClassifier.classify(text)
-        #expect(result.status == status, "heard: \(text)")
-        #expect(result.summary == summary, "heard: \(text)")
+        var dialogue = ScriptedDialogue(context: ConversationContext(purpose: "the meeting", questions: ["Can you attend?"]))
+        _ = dialogue.start()
+        _ = dialogue.caller(said: text)
+        #expect(dialogue.tracker.answers[0].status == status, "heard: \(text)")
+        #expect(dialogue.tracker.answers[0].answerSummary == summary, "heard: \(text)")
     }
 
     @Test func whatEspeakSaysMoonshineUnderstands() throws {

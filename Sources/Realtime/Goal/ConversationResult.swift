@@ -35,19 +35,21 @@ public struct ConversationResult: Sendable, Equatable {
         self.durationSeconds = durationSeconds
         aiTurns = transcript.filter { $0.speaker == .ai }.count
         customerTurns = transcript.filter { $0.speaker == .customer }.count
-        summary = Self.summarize(answers: answers, context: context)
+        summary = Self.summarize(answers: answers, callbackRequested: tracker.callbackRequested, context: context)
     }
 
     /// A plain summary built from the answers (an LLM summary can replace it when configured).
-    static func summarize(answers: [TaskTracker.Answer], context: ConversationContext) -> String {
+    static func summarize(answers: [TaskTracker.Answer], callbackRequested: Bool = false, context: ConversationContext) -> String {
         let lines = answers.map { a -> String in
             switch a.status {
             case .answered: "\(a.question) → \(a.answerSummary ?? a.answerText ?? "answered")"
             case .refused: "\(a.question) → refused"
             case .unclear: "\(a.question) → unclear" + (a.answerText.map { " (\"\($0)\")" } ?? "")
-            case .notAsked, .pending: "\(a.question) → not asked"
+            case .pending: "\(a.question) → asked, no answer"
+            case .notAsked: "\(a.question) → not asked"
             }
         }
-        return "Call about \(context.purpose). " + lines.joined(separator: "; ") + "."
+        let callback = callbackRequested ? " The callee asked to be called back another time." : ""
+        return "Call about \(context.purpose). " + lines.joined(separator: "; ") + "." + callback
     }
 }

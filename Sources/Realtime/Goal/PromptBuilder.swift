@@ -17,7 +17,8 @@ public enum PromptBuilder {
         2. Ask the questions one at a time, naturally, in order.
         3. If an answer is unclear, politely ask once more.
         4. When every question has an answer, thank the person, say "\(context.closing)" and end the call.
-        5. If the person refuses or gets angry, apologise, thank them and end the call politely.
+        5. If the person declines to answer a question, report it as refused and go on to the next one. If they ask
+           to be called back later, or get angry, apologise, thank them and end the call politely.
         6. Speak only \(language).
         7. Use a polite, respectful register.
         8. Keep every turn short: this is a phone call.

@@ -1,7 +1,9 @@
 import Foundation
 
 /// The local engine's conversation: greeting, one question at a time, an unclear answer asked
-/// once more, thanks and goodbye — the goal-oriented rules of seed 000 without a language model.
+/// once more, a refusal recorded and the next question asked, thanks and goodbye — the
+/// goal-oriented rules of seed 000 without a language model. `ReplyInterpreter` says what each
+/// reply means; this type decides what to say next.
 public struct ScriptedDialogue: Sendable {
     public enum Step: Sendable, Equatable {
         /// Say this and wait for the caller.
@@ -12,12 +14,14 @@ public struct ScriptedDialogue: Sendable {
 
     public private(set) var tracker: TaskTracker
     public let context: ConversationContext
+    let interpreter: ReplyInterpreter
     private(set) var current: Int?
     private(set) var turns = 0
 
-    public init(context: ConversationContext) {
+    public init(context: ConversationContext, now: Date = Date()) {
         self.context = context
         self.tracker = TaskTracker(questions: context.questions)
+        self.interpreter = ReplyInterpreter(questions: context.questions, language: context.language, now: now)
     }
 
     /// The opening: greeting and the first question.
@@ -29,26 +33,60 @@ public struct ScriptedDialogue: Sendable {
     public mutating func caller(said reply: String) -> Step {
         turns += 1
         guard let index = current else { return .close(text: context.closing) }
-        let result = AnswerClassifier.classify(reply)
-        tracker.update(questionID: tracker.answers[index].questionID, status: result.status,
-                       answerText: reply.isEmpty ? nil : reply, summary: result.summary, confidence: result.confidence)
-        if result.status == .refused {
-            // Seed 000: when the callee refuses, apologise and end politely.
-            current = nil
-            return .close(text: "I understand, I'm sorry to have bothered you. " + context.closing)
+        let question = tracker.answers[index].question
+        if turns >= context.maxTurns { return close(context.closing) }
+        let open = Set(tracker.answers.indices.filter { tracker.answers[$0].status == .pending || tracker.answers[$0].status == .unclear })
+        switch interpreter.interpret(reply, asked: index, open: open) {
+        case .nothing:
+            return reask(index, prefix: "Sorry, I didn't catch that.")
+        case .whoIsCalling:
+            return .ask(text: "This is the AI assistant of \(context.displayName), calling about \(context.purpose). " + question, questionIndex: index)
+        case .callBackLater:
+            tracker.callbackRequested = true
+            return close("Of course, we will call you back another time. " + context.closing)
+        case .refused:
+            tracker.update(questionID: tracker.answers[index].questionID, status: .refused, answerText: reply, summary: nil, confidence: 0.8)
+            return next(prefix: "That's all right.")
+        case .unclear:
+            tracker.update(questionID: tracker.answers[index].questionID, status: .unclear, answerText: reply, summary: nil, confidence: 0.3)
+            return reask(index, prefix: "Sorry, I didn't quite get that.")
+        case .answers(let found):
+            for (answered, extracted) in found {
+                tracker.update(questionID: tracker.answers[answered].questionID, status: .answered, answerText: reply,
+                               summary: extracted.summary, confidence: extracted.confidence)
+            }
+            // An answer to another question than the one asked: noted, and the question asked again.
+            if found[index] == nil { return reask(index, prefix: "Thank you, noted.") }
+            return next(prefix: "Thank you.")
         }
-        if turns >= context.maxTurns { current = nil; return .close(text: context.closing) }
-        if result.status == .unclear, tracker.answers[index].timesAsked < 2 {
+    }
+
+    /// The caller said nothing for a long while after the question: ask once more, then give up
+    /// politely — the question stays `pending` (asked, never answered).
+    public mutating func noReply() -> Step {
+        guard let index = current else { return .close(text: context.closing) }
+        if tracker.answers[index].timesAsked < 2 {
             tracker.asked(index)
-            return .ask(text: "Sorry, I didn't quite get that. " + tracker.answers[index].question, questionIndex: index)
+            return .ask(text: "Hello, are you still there? " + tracker.answers[index].question, questionIndex: index)
         }
-        return next(prefix: result.status == .answered ? "Thank you." : "")
+        return close("It seems this is not a good time. " + context.closing)
+    }
+
+    /// The same question once more; after its second asking the dialogue moves on.
+    private mutating func reask(_ index: Int, prefix: String) -> Step {
+        guard tracker.answers[index].timesAsked < 2 else { return next(prefix: "") }
+        tracker.asked(index)
+        return .ask(text: prefix + " " + tracker.answers[index].question, questionIndex: index)
+    }
+
+    private mutating func close(_ text: String) -> Step {
+        current = nil
+        return .close(text: text)
     }
 
     private mutating func next(prefix: String) -> Step {
-        guard let index = tracker.nextQuestionIndex else {
-            current = nil
-            return .close(text: [prefix, context.closing].filter { !$0.isEmpty }.joined(separator: " "))
+        guard let index = tracker.nextQuestionIndex(after: current) else {
+            return close([prefix, context.closing].filter { !$0.isEmpty }.joined(separator: " "))
         }
         current = index
         tracker.asked(index)

@@ -28,6 +28,8 @@ public struct TaskTracker: Sendable, Equatable {
     }
 
     public private(set) var answers: [Answer]
+    /// The callee asked to be called another time (the local dialogue ends the call then).
+    public var callbackRequested = false
 
     public init(questions: [String]) {
         answers = questions.enumerated().map { i, q in
@@ -37,12 +39,9 @@ public struct TaskTracker: Sendable, Equatable {
 
     /// All questions answered (refusals end a call politely but do not complete its task).
     public var isComplete: Bool { answers.allSatisfy { $0.status == .answered } }
-    /// Nothing left to ask: every question answered or refused, or unclear after its re-ask.
-    public var isFinished: Bool { nextQuestionIndex == nil }
-
-    /// The next question to ask: pending, or unclear and asked only once.
-    public var nextQuestionIndex: Int? {
-        answers.firstIndex { $0.status == .pending || ($0.status == .unclear && $0.timesAsked < 2) }
+    /// The next question never asked, other than `current` (re-asking is the dialogue's own step).
+    public func nextQuestionIndex(after current: Int?) -> Int? {
+        answers.indices.first { $0 != current && answers[$0].status == .pending && answers[$0].timesAsked == 0 }
     }
 
     public mutating func asked(_ index: Int) {
@@ -59,11 +58,12 @@ public struct TaskTracker: Sendable, Equatable {
         answers[index].confidence = min(1, max(0, confidence))
     }
 
-    /// The answers as they go into the result: questions never reached are `not_asked`.
+    /// The answers as they go into the result: questions never reached are `not_asked`; a
+    /// question asked but never answered (hang-up, silence) stays `pending`.
     public var finalAnswers: [Answer] {
         answers.map { a in
             var a = a
-            if a.status == .pending { a.status = a.timesAsked == 0 ? .notAsked : .unclear }
+            if a.status == .pending, a.timesAsked == 0 { a.status = .notAsked }
             return a
         }
     }

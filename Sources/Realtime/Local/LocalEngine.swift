@@ -29,6 +29,9 @@ public final class LocalEngine: ConversationEngine {
     /// Silence after the VAD's speech end before the caller's turn counts as over: people pause
     /// inside an answer ("Yes, I can attend … the meeting").
     public let endOfTurnMilliseconds: Int
+    /// How long the caller may stay silent after a question (counted from the moment it was
+    /// synthesized, so its own duration is added) before it is asked again, then the call ends.
+    public let replyTimeoutMilliseconds: Int
 
     private struct State {
         var dialogue: ScriptedDialogue
@@ -39,12 +42,24 @@ public final class LocalEngine: ConversationEngine {
         var trailingSilence: Int?
         var itemCount = 0
         var ended = false
+        /// A question was asked and the caller has not started to answer.
+        var awaitingReply = false
+        var waitedMilliseconds = 0
+        var replyDeadlineMilliseconds = 0
     }
 
-    public init(context: ConversationContext, tts: EspeakSynthesizer, stt: MoonshineTranscriber, endOfTurnMilliseconds: Int = 500) {
+    /// What a caller frame finished.
+    private enum TurnOutcome {
+        case utterance([Int16])
+        case noReply
+    }
+
+    public init(context: ConversationContext, tts: EspeakSynthesizer, stt: MoonshineTranscriber, endOfTurnMilliseconds: Int = 500,
+                replyTimeoutMilliseconds: Int = 8000) {
         self.tts = tts
         self.stt = stt
         self.endOfTurnMilliseconds = endOfTurnMilliseconds
+        self.replyTimeoutMilliseconds = replyTimeoutMilliseconds
         self.state = Mutex(State(dialogue: ScriptedDialogue(context: context)))
     }
 
@@ -55,8 +70,14 @@ public final class LocalEngine: ConversationEngine {
 
     public func send(samples: [Int16], speech: SpeechActivity) async {
         let milliseconds = samples.count * 1000 / MoonshineTranscriber.sampleRate
-        let finished = state.withLock { take(samples, speech, milliseconds: milliseconds, &$0) }
-        guard let finished else { return }
+        switch state.withLock({ take(samples, speech, milliseconds: milliseconds, &$0) }) {
+        case .utterance(let finished): await answer(finished)
+        case .noReply: await say(state.withLock { $0.dialogue.noReply() })
+        case nil: break
+        }
+    }
+
+    private func answer(_ finished: [Int16]) async {
         let started = ContinuousClock.now
         let text = await transcribe(finished)
         meter.add { $0.sttSeconds += Double(finished.count) / Double(MoonshineTranscriber.sampleRate) }
@@ -73,15 +94,22 @@ public final class LocalEngine: ConversationEngine {
     public func sendNow(speech: SpeechActivity, samples: () -> [Int16]) -> Bool {
         state.withLock { s in
             let milliseconds = 20   // the session's frames
-            guard !Self.turn(after: speech, milliseconds: milliseconds, s, endOfTurn: endOfTurnMilliseconds).ends else { return false }
-            _ = take(samples(), speech, milliseconds: milliseconds, &s)   // cannot end the turn: checked above
+            let next = Self.turn(after: speech, milliseconds: milliseconds, s, endOfTurn: endOfTurnMilliseconds)
+            guard !next.ends, !Self.timesOut(after: speech, milliseconds: milliseconds, s) else { return false }
+            _ = take(samples(), speech, milliseconds: milliseconds, &s)   // finishes nothing: checked above
             return true
         }
     }
 
-    /// Adds a frame to the turn; returns the caller's utterance when this frame ended the turn.
-    private func take(_ samples: [Int16], _ speech: SpeechActivity, milliseconds: Int, _ s: inout State) -> [Int16]? {
+    /// Adds a frame to the turn; says what it finished: the caller's utterance, or the wait for one.
+    private func take(_ samples: [Int16], _ speech: SpeechActivity, milliseconds: Int, _ s: inout State) -> TurnOutcome? {
         guard !s.ended else { return nil }
+        if Self.timesOut(after: speech, milliseconds: milliseconds, s) {
+            s.awaitingReply = false
+            return .noReply
+        }
+        if speech == .started { s.awaitingReply = false }
+        if s.awaitingReply { s.waitedMilliseconds += milliseconds }
         defer {
             s.recent += samples
             if s.recent.count > Self.preRollSamples { s.recent.removeFirst(s.recent.count - Self.preRollSamples) }
@@ -94,7 +122,12 @@ public final class LocalEngine: ConversationEngine {
         if s.utterance.count < Self.maxUtteranceSamples { s.utterance += samples }
         guard next.ends else { return nil }
         defer { s.utterance = [] }
-        return s.utterance
+        return .utterance(s.utterance)
+    }
+
+    /// Whether this frame, silent, ends the wait for the caller's reply.
+    private static func timesOut(after speech: SpeechActivity, milliseconds: Int, _ s: State) -> Bool {
+        !s.ended && s.awaitingReply && !s.listening && speech != .started && s.waitedMilliseconds + milliseconds >= s.replyDeadlineMilliseconds
     }
 
     /// Where the caller's turn stands after a frame: still listening, silence since speech ended,
@@ -152,6 +185,13 @@ public final class LocalEngine: ConversationEngine {
             meter.add { $0.ttsCharacters += text.count }
             await firstByte("tts", since: started)
             // 200 ms chunks: small enough for the bounded queue to pace a fast synthesizer.
+            if !closing {
+                state.withLock { s in
+                    s.awaitingReply = true
+                    s.waitedMilliseconds = 0
+                    s.replyDeadlineMilliseconds = samples.count * 1000 / EspeakSynthesizer.sampleRate + replyTimeoutMilliseconds
+                }
+            }
             for start in stride(from: 0, to: samples.count, by: EspeakSynthesizer.sampleRate / 5) {
                 await events.emit(.audio(item: item, samples: Array(samples[start..<min(start + EspeakSynthesizer.sampleRate / 5, samples.count)])))
             }

@@ -1,0 +1,41 @@
+/// What a question asks for, read from its wording: the local dialogue extracts that kind of
+/// answer, normalised, into `answer_summary`.
+public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
+    /// "Can you attend?" → `yes` / `no`.
+    case yesNo = "yes_no"
+    /// "May I have your name?" → `Jane Smith`.
+    case name
+    /// "What number can we reach you on?" → E.164, `+821012345678`.
+    case phoneNumber = "phone_number"
+    /// "When would suit you?" → ISO 8601, `2026-11-23T14:00`.
+    case dateTime = "date_time"
+    /// "How many people are coming?" → `3`; amounts keep their currency, `50 USD`.
+    case number
+    /// Anything else: the reply itself.
+    case freeText = "free_text"
+
+    /// English wording rules, most specific first ("What is your phone number?" asks for a number
+    /// to dial, not a count; "When can you come — is Monday fine?" is still a date).
+    public init(question: String) {
+        let text = " " + question.lowercased().split { !$0.isLetter && $0 != "'" }.joined(separator: " ") + " "
+        func has(_ phrases: String...) -> Bool { phrases.contains { text.contains(" \($0) ") } }
+        if has("phone", "phone number", "mobile", "contact number", "callback number", "reach you", "number to call") {
+            self = .phoneNumber
+        } else if has("name", "who am i speaking", "who am i talking") {
+            self = .name
+        } else if has("when", "what time", "which time", "what day", "which day", "what date", "which date", "date") {
+            self = .dateTime
+        } else if has("how many", "how much", "how old", "how long", "amount", "budget", "price", "cost", "number of") {
+            self = .number
+        } else if let first = text.split(separator: " ").first, Self.yesNoOpeners.contains(String(first)) {
+            self = .yesNo
+        } else {
+            self = .freeText
+        }
+    }
+
+    static let yesNoOpeners: Set<String> = [
+        "can", "could", "will", "would", "do", "does", "did", "is", "are", "was", "were", "have", "has", "had",
+        "should", "shall", "may", "might", "must", "am", "isn't", "aren't", "don't", "doesn't", "won't", "wouldn't", "can't",
+    ]
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// What a caller's reply means to the local dialogue (seed 000 §4.4, without a language model):
+/// an answer to the question asked (and perhaps to others), a refusal, a question back, a
+/// request to call later — or words that answer nothing. English rules; see `AnswerKind` for
+/// what each question is taken to ask.
+public struct ReplyInterpreter: Sendable {
+    public enum Meaning: Sendable, Equatable {
+        /// Nothing intelligible came through (noise the recognizer made nothing of).
+        case nothing
+        /// "Who is this?" / "What is this about?": introduce the call again.
+        case whoIsCalling
+        /// "Call me back later": end politely, the questions stay open.
+        case callBackLater
+        case refused
+        /// Words that answer nothing ("hmm, I'm not sure"); re-asked once.
+        case unclear
+        /// Question index → what it answered. May hold the question asked, others, or both.
+        case answers([Int: Extracted])
+    }
+
+    public struct Extracted: Sendable, Equatable {
+        public var summary: String
+        public var confidence: Double
+    }
+
+    public let kinds: [AnswerKind]
+    let dates: SpokenDate
+    /// Digits a national number is prefixed with for E.164 ("1" for English, "82" for Korean).
+    let countryCode: String
+
+    public init(questions: [String], language: String = "en", now: Date = Date(), calendar: Calendar = .current) {
+        kinds = questions.map(AnswerKind.init(question:))
+        dates = SpokenDate(now: now, calendar: calendar)
+        countryCode = language.lowercased().hasPrefix("ko") ? "82" : "1"
+    }
+
+    static let fillers: Set<String> = ["hmm", "hm", "uh", "um", "er", "ah", "mm", "erm", "well", "so", "oh"]
+    static let whoIsCalling = ["who is this", "who's this", "who is calling", "who's calling", "who are you", "what is this about",
+                               "what's this about", "what is this regarding", "what's this regarding", "who is speaking", "what company"]
+    static let callBack = ["call me back", "call back later", "call me later", "call later", "call again later", "not a good time",
+                           "bad time", "busy right now", "i'm busy", "i am busy", "i'm driving", "i am driving", "in a meeting",
+                           "another time", "try again later", "call tomorrow", "call me tomorrow"]
+    static let refusals = ["rather not", "prefer not", "don't want to", "do not want to", "won't answer", "will not answer",
+                           "not going to answer", "no comment", "none of your business", "not tell", "decline to", "not comfortable",
+                           "that's private", "that is private", "not willing to"]
+    static let plainYesNo: Set<String> = ["yes", "yeah", "yep", "yup", "no", "nope", "nah"]
+    static let hedges = ["not sure", "don't know", "do not know", "no idea", "maybe", "can't say", "cannot say", "unsure", "i'll see",
+                         "we'll see", "depends", "hard to say"]
+
+    /// Lower-cased words; ":" and "+" stay inside tokens ("2:30", "+44").
+    static func words(_ text: String) -> [String] {
+        tokens(text).map { $0.lowercased() }
+    }
+
+    /// The words as said, case kept.
+    static func tokens(_ text: String) -> [String] {
+        text.replacingOccurrences(of: "’", with: "'")
+            .split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == ":" || $0 == "+") }.map(String.init)
+    }
+
+    /// What `reply` means when question `asked` was put; `open` are the questions still waiting for an answer.
+    public func interpret(_ reply: String, asked: Int, open: Set<Int>) -> Meaning {
+        let words = Self.words(reply)
+        let text = " " + words.joined(separator: " ") + " "
+        func says(_ phrases: [String]) -> Bool { phrases.contains { text.contains(" \($0) ") } }
+        guard words.contains(where: { !Self.fillers.contains($0) }) else { return words.isEmpty ? .nothing : .unclear }
+        if says(Self.whoIsCalling) { return .whoIsCalling }
+        if says(Self.callBack) { return .callBackLater }
+        if says(Self.refusals) { return .refused }
+        let kind = kinds.indices.contains(asked) ? kinds[asked] : .freeText
+        // A hedge makes a reply unclear, unless it opens with a plain yes or no ("No, it can't, say…").
+        let opensPlainly = words.first { !Self.fillers.contains($0) }.map(Self.plainYesNo.contains) ?? false
+        let hedged = says(Self.hedges) && !opensPlainly
+        var found: [Int: Extracted] = [:]
+        if !(hedged && (kind == .yesNo || kind == .freeText)), let answer = extract(kind, from: words, reply: reply, strict: false) {
+            found[asked] = Extracted(summary: answer, confidence: hedged ? 0.5 : 0.9)
+        }
+        // Answers to other open questions, said unprompted ("Yes — and tomorrow at two suits me"):
+        // only kinds with unmistakable forms, and only a kind the asked question does not share.
+        for other in open.sorted() where other != asked && kinds[other] != kind && [.name, .phoneNumber, .dateTime].contains(kinds[other]) {
+            if let answer = extract(kinds[other], from: words, reply: reply, strict: true) {
+                found[other] = Extracted(summary: answer, confidence: 0.8)
+            }
+        }
+        return found.isEmpty ? .unclear : .answers(found)
+    }
+
+    /// The normalised answer of `kind` in the reply; `strict` asks for forms that cannot be something else.
+    func extract(_ kind: AnswerKind, from words: [String], reply: String, strict: Bool) -> String? {
+        switch kind {
+        case .yesNo: YesNo.polarity(of: words).map { $0 ? "yes" : "no" }
+        case .name: SpokenName.name(in: words, original: reply, strict: strict)
+        case .phoneNumber: phoneNumber(in: words)
+        case .dateTime: strict ? dates.day(in: words).flatMap { _ in dates.iso(in: words) } : dates.iso(in: words)
+        case .number: number(in: words)
+        case .freeText: reply.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters))
+        }
+    }
+
+    /// A number of seven digits or more, in E.164.
+    func phoneNumber(in words: [String]) -> String? {
+        let (digits, plus) = SpokenNumber.digitRun(in: words)
+        guard digits.count >= 7, digits.count <= 15 else { return nil }
+        if plus { return "+" + digits }
+        if digits.hasPrefix("00") { return "+" + digits.dropFirst(2) }
+        if countryCode == "1" {
+            if digits.count == 10 { return "+1" + digits }
+            if digits.count == 11, digits.hasPrefix("1") { return "+" + digits }
+        }
+        return "+" + countryCode + (digits.hasPrefix("0") ? digits.dropFirst() : Substring(digits))
+    }
+
+    static let currencies = ["dollars": "USD", "dollar": "USD", "bucks": "USD", "euros": "EUR", "euro": "EUR", "pounds": "GBP",
+                             "won": "KRW", "yen": "JPY"]
+
+    /// A count or an amount: "3", "twenty five", "fifty dollars" → "50 USD", "nobody" → "0".
+    func number(in words: [String]) -> String? {
+        guard let (value, end, _) = SpokenNumber.firstInteger(in: words) else {
+            return words.contains("none") || words.contains("nobody") || words.contains("nothing") ? "0" : nil
+        }
+        if end < words.count, let currency = Self.currencies[words[end]] { return "\(value) \(currency)" }
+        return String(value)
+    }
+}

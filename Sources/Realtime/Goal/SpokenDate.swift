@@ -1,0 +1,166 @@
+import Foundation
+
+/// Days and times as people say them ("tomorrow at two", "next Monday", "March fifth at 3:30 pm",
+/// "half past ten in the morning"), resolved against the call's own date into ISO 8601:
+/// `2026-11-23T14:00`, `2026-11-30` (a day alone) or `14:00` (a time alone).
+struct SpokenDate {
+    let now: Date
+    let calendar: Calendar
+
+    static let weekdays = ["sunday": 1, "monday": 2, "tuesday": 3, "wednesday": 4, "thursday": 5, "friday": 6, "saturday": 7]
+    static let months = ["january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
+                         "september": 9, "october": 10, "november": 11, "december": 12]
+
+    /// The date and/or time in `words`; nil when they name neither.
+    func iso(in words: [String]) -> String? {
+        let day = self.day(in: words)
+        let time = self.time(in: words)
+        switch (day, time) {
+        case (let day?, let time?): return String(format: "%@T%02d:%02d", day, time.hour, time.minute)
+        case (let day?, nil): return day
+        case (nil, let time?): return String(format: "%02d:%02d", time.hour, time.minute)
+        case (nil, nil): return nil
+        }
+    }
+
+    // MARK: The day
+
+    func day(in words: [String]) -> String? {
+        let today = calendar.startOfDay(for: now)
+        func format(_ date: Date) -> String {
+            let c = calendar.dateComponents([.year, .month, .day], from: date)
+            return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+        }
+        func plus(_ days: Int) -> String { format(calendar.date(byAdding: .day, value: days, to: today)!) }
+        let text = " " + words.joined(separator: " ") + " "
+        if text.contains(" day after tomorrow ") { return plus(2) }
+        if text.contains(" tomorrow ") { return plus(1) }
+        if text.contains(" today ") || text.contains(" tonight ") || text.contains(" this afternoon ") || text.contains(" this evening ") { return plus(0) }
+        for (i, word) in words.enumerated() {
+            if let weekday = Self.weekdays[word] {
+                let current = calendar.component(.weekday, from: today)
+                var ahead = (weekday - current + 7) % 7
+                let qualifier = i > 0 ? words[i - 1] : ""
+                if ahead == 0, qualifier != "this" { ahead = 7 }
+                // "next Monday" said on a Saturday is the coming one; said on a Monday it is a week away.
+                return plus(ahead)
+            }
+            if let month = Self.months[word], word != "may" || i + 1 < words.count && dayOfMonth(words, at: i + 1) != nil {
+                let dayNumber = (i + 1 < words.count ? dayOfMonth(words, at: i + 1) : nil)
+                    ?? (i >= 2 && words[i - 1] == "of" ? dayOfMonth(words, at: i - 2) : nil)
+                guard let dayNumber else { continue }
+                var components = calendar.dateComponents([.year], from: today)
+                components.month = month
+                components.day = dayNumber
+                guard var date = calendar.date(from: components) else { continue }
+                if date < today { date = calendar.date(byAdding: .year, value: 1, to: date)! }
+                return format(date)
+            }
+        }
+        return nil
+    }
+
+    /// "fifth", "5th", "5", "twenty first" at `index`.
+    private func dayOfMonth(_ words: [String], at index: Int) -> Int? {
+        guard index >= 0, index < words.count else { return nil }
+        var word = words[index]
+        if word == "the", index + 1 < words.count { word = words[index + 1] }
+        if let ordinal = SpokenNumber.ordinals[word] { return ordinal }
+        if ["twenty", "thirty"].contains(word), index + 1 < words.count, let unit = SpokenNumber.ordinals[words[index + 1]], unit < 10 {
+            return (word == "twenty" ? 20 : 30) + unit
+        }
+        let digits = word.prefix { $0.isNumber }
+        guard let value = Int(digits), (1...31).contains(value) else { return nil }
+        return value
+    }
+
+    // MARK: The time
+
+    func time(in words: [String]) -> (hour: Int, minute: Int)? {
+        let text = " " + words.joined(separator: " ") + " "
+        if text.contains(" noon ") || text.contains(" midday ") { return (12, 0) }
+        if text.contains(" midnight ") { return (0, 0) }
+        var found: (hour: Int, minute: Int, index: Int)?
+        for (i, word) in words.enumerated() where found == nil {
+            if word.contains(":"), let clock = clockTime(word) {
+                found = (clock.hour, clock.minute, i + 1)
+            } else if word == "half", i + 2 < words.count, words[i + 1] == "past", let hour = hourWord(words[i + 2]) {
+                found = (hour, 30, i + 3)
+            } else if word == "quarter", i + 2 < words.count, let hour = hourWord(words[i + 2]), ["past", "to"].contains(words[i + 1]) {
+                found = words[i + 1] == "past" ? (hour, 15, i + 3) : ((hour + 10) % 12 + 1, 45, i + 3)
+            } else if let spoken = spokenTime(words, at: i) {
+                found = spoken
+            } else if let glued = gluedMeridiem(word) {
+                return (glued.hour % 12 + (glued.pm ? 12 : 0), 0)
+            }
+        }
+        guard let found else { return nil }
+        var hour = found.hour, end = found.index
+        let minute = found.minute
+        if end < words.count, words[end] == "o'clock" || words[end] == "oclock" { end += 1 }
+        switch Self.meridiem(words, end) ?? partOfDay(text) {
+        case true?: if hour < 12 { hour += 12 }
+        case false?: if hour == 12 { hour = 0 }
+        case nil: if (1...7).contains(hour) { hour += 12 }   // "at two" on a business call is the afternoon
+        }
+        return (hour, minute)
+    }
+
+    static let prepositions: Set<String> = ["at", "around", "about", "by", "until"]
+
+    /// "at two", "at two thirty", "two thirty pm", "3 pm" starting at `index`: the hour, the minute and the index after them.
+    /// A bare number needs a preposition before it or am/pm after it ("two people" is not a time).
+    private func spokenTime(_ words: [String], at index: Int) -> (hour: Int, minute: Int, index: Int)? {
+        let afterPreposition = Self.prepositions.contains(words[index])
+        let hourIndex = afterPreposition ? index + 1 : index
+        if afterPreposition, hourIndex < words.count, let clock = clockTime(words[hourIndex]) { return (clock.hour, clock.minute, hourIndex + 1) }
+        guard hourIndex < words.count, let hour = hourWord(words[hourIndex]) else { return nil }
+        var minute = 0, end = hourIndex + 1
+        if end < words.count, let m = minuteWords(words, at: end) { minute = m.minute; end = m.end }
+        guard afterPreposition || Self.meridiem(words, end) != nil else { return nil }
+        return (hour, minute, end)
+    }
+
+    /// true for pm, false for am, nil when `words[index]` says neither.
+    static func meridiem(_ words: [String], _ index: Int) -> Bool? {
+        guard index < words.count else { return nil }
+        switch words[index] {
+        case "pm", "p.m.", "p.m": return true
+        case "am", "a.m.", "a.m": return false
+        case "p" where index + 1 < words.count && words[index + 1] == "m": return true
+        case "a" where index + 1 < words.count && words[index + 1] == "m": return false
+        default: return nil
+        }
+    }
+
+    private func partOfDay(_ text: String) -> Bool? {
+        if text.contains(" morning ") { return false }
+        if text.contains(" afternoon ") || text.contains(" evening ") || text.contains(" tonight ") { return true }
+        return nil
+    }
+
+    private func hourWord(_ word: String) -> Int? {
+        if let value = SpokenNumber.small[word], (1...12).contains(value) { return value }
+        if let value = Int(word), (0...23).contains(value) { return value }
+        return clockTime(word)?.hour
+    }
+
+    private func minuteWords(_ words: [String], at index: Int) -> (minute: Int, end: Int)? {
+        if let value = Int(words[index]), (0...59).contains(value), words[index].count == 2 { return (value, index + 1) }
+        guard let parsed = SpokenNumber.integer(startingAt: index, in: words), (1...59).contains(parsed.value), parsed.value >= 10 ||
+                words[index] == "oh" else { return nil }
+        return (parsed.value, parsed.end)
+    }
+
+    private func clockTime(_ word: String) -> (hour: Int, minute: Int)? {
+        let parts = word.split(separator: ":")
+        guard parts.count == 2, let hour = Int(parts[0]), let minute = Int(parts[1].prefix(2)), (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        return (hour, minute)
+    }
+
+    /// "2pm", "10am".
+    private func gluedMeridiem(_ word: String) -> (hour: Int, pm: Bool)? {
+        guard word.hasSuffix("pm") || word.hasSuffix("am"), let hour = Int(word.dropLast(2)), (1...12).contains(hour) else { return nil }
+        return (hour, word.hasSuffix("pm"))
+    }
+}

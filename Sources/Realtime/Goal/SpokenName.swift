@@ -1,0 +1,41 @@
+/// A person's name in a reply: "My name is Jane Smith", "It's Jane", "Jane Smith speaking", or
+/// the reply alone when it is just one to three words that could be a name. "Yes, I can attend"
+/// is not a name.
+enum SpokenName {
+    static let introductions: [[String]] = [["my", "name", "is"], ["my", "name's"], ["name", "is"], ["name's"], ["this", "is"],
+                                           ["i", "am"], ["i'm"], ["it's"], ["it", "is"], ["call", "me"], ["you", "can", "call", "me"]]
+    /// Words that end a name or cannot be one.
+    static let stops: Set<String> = [
+        "and", "but", "i", "i'm", "from", "calling", "here", "speaking", "the", "a", "an", "yes", "yeah", "no", "not", "sure", "okay",
+        "ok", "fine", "well", "please", "thank", "thanks", "you", "is", "it", "it's", "my", "me", "busy", "sorry", "can", "will",
+        "attend", "hello", "hi", "good", "morning", "afternoon", "evening", "of", "course", "right", "correct", "that", "this", "so",
+        "just", "really", "very", "glad", "happy", "going", "coming", "also", "too", "at", "in", "on", "by", "for", "to", "with",
+    ]
+
+    static func name(in words: [String], original: String, strict: Bool) -> String? {
+        let originals = ReplyInterpreter.tokens(original)
+        guard originals.count == words.count else { return nil }
+        for intro in introductions {
+            for start in words.indices where start + intro.count <= words.count && Array(words[start..<(start + intro.count)]) == intro {
+                if let name = nameWords(from: start + intro.count, words, originals) { return name }
+            }
+        }
+        if let speaking = words.firstIndex(of: "speaking"), speaking > 0, speaking <= 3,
+           let name = nameWords(from: 0, Array(words[..<speaking]), Array(originals[..<speaking])) {
+            return name
+        }
+        guard !strict, (1...3).contains(words.count) else { return nil }
+        return nameWords(from: 0, words, originals).flatMap { $0.split(separator: " ").count == words.count ? $0 : nil }
+    }
+
+    /// Up to three name-like words from `start`, title-cased.
+    private static func nameWords(from start: Int, _ words: [String], _ originals: [String]) -> String? {
+        var picked: [String] = []
+        var i = start
+        while i < words.count, picked.count < 3, !stops.contains(words[i]), words[i].allSatisfy({ $0.isLetter || $0 == "'" }) {
+            picked.append(originals[i].prefix(1).uppercased() + originals[i].dropFirst().lowercased())
+            i += 1
+        }
+        return picked.isEmpty ? nil : picked.joined(separator: " ")
+    }
+}

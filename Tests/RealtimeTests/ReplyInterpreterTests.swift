@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import Realtime
+
+/// What the offline dialogue understands: yes/no with its variants, names, phone numbers (E.164),
+/// days and times (ISO 8601, against a fixed Sunday 2026-11-22), counts and amounts, and replies
+/// that answer another question than the one asked.
+@Suite struct ReplyInterpreterTests {
+    static let calendar: Calendar = {
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = TimeZone(identifier: "UTC")!
+        return c
+    }()
+    static let sunday = calendar.date(from: DateComponents(year: 2026, month: 11, day: 22, hour: 12))!
+
+    static func answer(_ reply: String, to question: String, language: String = "en") -> String? {
+        let interpreter = ReplyInterpreter(questions: [question], language: language, now: sunday, calendar: calendar)
+        guard case .answers(let found) = interpreter.interpret(reply, asked: 0, open: [0]) else { return nil }
+        return found[0]?.summary
+    }
+
+    @Test func questionsAreReadForWhatTheyAsk() {
+        let kinds = ["Can you attend?", "May I have your name?", "What number can we reach you on?", "What is your phone number?",
+                     "When would suit you?", "What time works?", "How many people are coming?", "What is your budget?",
+                     "Which colour do you prefer?"].map(AnswerKind.init(question:))
+        #expect(kinds == [.yesNo, .name, .phoneNumber, .phoneNumber, .dateTime, .dateTime, .number, .number, .freeText])
+    }
+
+    @Test(arguments: [
+        ("Yes, I can attend the meeting.", "yes"), ("Yeah sure", "yes"), ("Sure, why not.", "yes"), ("Of course.", "yes"),
+        ("Absolutely!", "yes"), ("That works for me.", "yes"), ("I think I can.", "yes"), ("Okay.", "yes"),
+        ("No, the original location is fine.", "no"), ("Nope.", "no"), ("Not really.", "no"), ("I don't think so.", "no"),
+        ("Of course not.", "no"), ("I'm afraid not.", "no"), ("I can't make it.", "no"), ("Unfortunately not, sorry.", "no"),
+        ("No, it can't say.", "no"), ("Yes, I don't know the room yet but yes.", "yes"),
+    ])
+    func yesAndNoWithTheirVariants(reply: String, expected: String) {
+        #expect(Self.answer(reply, to: "Can you attend?") == expected, "\(reply)")
+    }
+
+    @Test func refusalsHedgesQuestionsBackAndCallbacksAreNotAnswers() {
+        let interpreter = ReplyInterpreter(questions: ["Can you attend?"])
+        #expect(interpreter.interpret("I would rather not answer that.", asked: 0, open: [0]) == .refused)
+        #expect(interpreter.interpret("No comment.", asked: 0, open: [0]) == .refused)
+        #expect(interpreter.interpret("Hmm, I am not sure yet.", asked: 0, open: [0]) == .unclear)
+        #expect(interpreter.interpret("uh um", asked: 0, open: [0]) == .unclear)
+        #expect(interpreter.interpret("", asked: 0, open: [0]) == .nothing)
+        #expect(interpreter.interpret("Who is this?", asked: 0, open: [0]) == .whoIsCalling)
+        #expect(interpreter.interpret("I'm driving, call me back later.", asked: 0, open: [0]) == .callBackLater)
+        #expect(interpreter.interpret("The conference room on the third floor", asked: 0, open: [0]) == .unclear,
+                "a yes/no question needs a yes or a no")
+    }
+
+    @Test(arguments: [
+        ("My name is Jane Smith.", "Jane Smith"), ("It's jane.", "Jane"), ("This is Tom, calling about the invoice.", "Tom"),
+        ("John Park speaking.", "John Park"), ("Maria Lopez", "Maria Lopez"), ("You can call me Bob.", "Bob"),
+    ])
+    func names(reply: String, expected: String) {
+        #expect(Self.answer(reply, to: "May I have your name?") == expected)
+    }
+
+    @Test func yesToTheNameQuestionIsNotAName() {
+        #expect(Self.answer("Yes, I can attend.", to: "May I have your name?") == nil)
+        #expect(Self.answer("Yes.", to: "May I have your name?") == nil)
+    }
+
+    @Test(arguments: [
+        ("Five five five, one two three, four five six seven.", "en", "+15551234567"),
+        ("555-123-4567", "en", "+15551234567"),
+        ("It's two zero two, double five five, zero one nine eight.", "en", "+12025550198"),
+        ("Plus four four, two zero seven, nine four six, zero nine five eight.", "en", "+442079460958"),
+        ("+44 207 946 0958", "en", "+442079460958"),
+        ("zero one zero, one two three four, five six seven eight", "ko", "+821012345678"),
+        ("oh one oh, one two three four, five six seven eight", "ko", "+821012345678"),
+    ])
+    func phoneNumbersInE164(reply: String, language: String, expected: String) {
+        #expect(Self.answer(reply, to: "What number can we reach you on?", language: language) == expected)
+    }
+
+    @Test func tooFewDigitsIsNoPhoneNumber() {
+        #expect(Self.answer("one two three", to: "What is your phone number?") == nil)
+    }
+
+    @Test(arguments: [
+        ("Tomorrow at two.", "2026-11-23T14:00"), ("tomorrow at 2 pm", "2026-11-23T14:00"), ("Next Monday.", "2026-11-23"),
+        ("Friday at half past ten in the morning.", "2026-11-27T10:30"), ("The day after tomorrow at noon", "2026-11-24T12:00"),
+        ("March fifth at 3 pm.", "2027-03-05T15:00"), ("the 5th of December", "2026-12-05"), ("Sunday", "2026-11-29"),
+        ("this Sunday at 9:15", "2026-11-22T09:15"), ("At two thirty", "14:30"), ("around 11 am", "11:00"), ("10am", "10:00"),
+        ("today at quarter to five", "2026-11-22T16:45"), ("Tuesday at eight in the evening", "2026-11-24T20:00"),
+    ])
+    func daysAndTimesInISO8601(reply: String, expected: String) {
+        #expect(Self.answer(reply, to: "When would suit you?") == expected)
+    }
+
+    @Test(arguments: [
+        ("Three of us.", "3"), ("Twenty five people.", "25"), ("a hundred and fifty", "150"), ("Just 12.", "12"),
+        ("About two hundred and fifty dollars.", "250 USD"), ("forty euros", "40 EUR"), ("Nobody, actually.", "0"),
+    ])
+    func countsAndAmounts(reply: String, expected: String) {
+        #expect(Self.answer(reply, to: "How many people are coming?") == expected)
+    }
+
+    @Test func aReplyThatAnswersAnotherQuestionIsRecognised() {
+        let interpreter = ReplyInterpreter(questions: ["Can you attend?", "What time suits you?"], now: Self.sunday, calendar: Self.calendar)
+        #expect(interpreter.interpret("Tomorrow at ten in the morning.", asked: 0, open: [0, 1])
+            == .answers([1: .init(summary: "2026-11-23T10:00", confidence: 0.8)]))
+        #expect(interpreter.interpret("Yes, and tomorrow at three works best.", asked: 0, open: [0, 1])
+            == .answers([0: .init(summary: "yes", confidence: 0.9), 1: .init(summary: "2026-11-23T15:00", confidence: 0.8)]))
+        let inbound = ReplyInterpreter(questions: ["May I have your name?", "Can you attend?"])
+        #expect(inbound.interpret("Yes, I can attend.", asked: 0, open: [0, 1]) == .unclear,
+                "a yes/no answer is not taken for another yes/no question unprompted")
+    }
+}
