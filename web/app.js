@@ -96,6 +96,8 @@ function row(call) {
   link.href = `#/calls/${call.outbound_id}`;
   const stateCell = el('td');
   stateCell.append(stateBadge(call.state));
+  // A call waiting for its retry says what the last attempt ended in.
+  if (call.state === 'queued' && call.last_outcome) stateCell.append(el('span', ` ${t('list.after')} ${t('state.' + call.last_outcome)}`, 'muted last-outcome'));
   const resultCell = el('td');
   resultCell.append(link);
   tr.append(el('td', time(call.created_at)), el('td', call.callee_number), el('td', call.purpose, 'purpose'), stateCell,
@@ -165,6 +167,13 @@ async function showDetail(id) {
     field('purpose', call.purpose);
     field('duration', duration(call.duration_seconds));
     field('attempt_count', call.attempt_count);
+    $('#attempts', view).replaceChildren(...(call.attempts || []).map((a) => {
+      const li = el('li', `#${a.number} ${time(a.started_at)} `);
+      li.dataset.outcome = a.outcome || '';
+      li.append(a.outcome ? stateBadge(a.outcome) : el('span', '…'));
+      if (a.reason) li.append(el('span', ` — ${a.reason}`, 'muted'));
+      return li;
+    }));
     $('#state', view).replaceWith(Object.assign(stateBadge(call.state), { id: 'state' }));
     const ended = ['completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled'].includes(call.state);
     $('#cancel-call', view).hidden = ended;

@@ -111,8 +111,29 @@ struct CallView: ResponseEncodable {
     var answeredAt: Date?
     var completedAt: Date?
     var nextAttemptAt: Date?
+    /// What the latest attempt ended in (shown while a retry waits in the queue).
+    var lastOutcome: String?
     /// Detail only: the state timeline.
     var timeline: [TimelineEntry]?
+    /// Detail only: every attempt with its outcome and times.
+    var attempts: [Attempt]?
+
+    struct Attempt: Codable {
+        var number: Int
+        var startedAt: Date
+        var endedAt: Date?
+        var outcome: String?
+        var reason: String?
+
+        init(_ a: CallAttempt) {
+            number = a.attemptNumber; startedAt = a.startedAt; endedAt = a.endedAt; outcome = a.outcome; reason = a.failureReason
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case number, outcome, reason
+            case startedAt = "started_at", endedAt = "ended_at"
+        }
+    }
 
     struct TimelineEntry: Codable {
         var state: String
@@ -121,16 +142,16 @@ struct CallView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case direction, state, purpose, questions, priority, summary, timeline
+        case direction, state, purpose, questions, priority, summary, timeline, attempts
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
         case maxRetries = "max_retries", retryOnNoAnswer = "retry_on_no_answer", failureReason = "failure_reason"
         case taskCompleted = "task_completed", durationSeconds = "duration_seconds", createdAt = "created_at"
         case scheduledAt = "scheduled_at", startedAt = "started_at", answeredAt = "answered_at", completedAt = "completed_at"
-        case nextAttemptAt = "next_attempt_at"
+        case nextAttemptAt = "next_attempt_at", lastOutcome = "last_outcome"
     }
 
-    init(_ c: CallRecord, masked: Bool, timeline: [TimelineEntry]? = nil) {
+    init(_ c: CallRecord, masked: Bool, timeline: [TimelineEntry]? = nil, attempts: [Attempt]? = nil) {
         outboundId = c.outboundId; direction = c.direction.rawValue; state = c.state.rawValue
         callerNumber = c.callerNumber; calleeNumber = masked ? Self.mask(c.calleeNumber) : c.calleeNumber
         callerDisplayName = c.callerDisplayName; purpose = c.purpose; questions = c.questions
@@ -138,7 +159,9 @@ struct CallView: ResponseEncodable {
         retryOnNoAnswer = c.retryOnNoAnswer; failureReason = c.failureReason; taskCompleted = c.taskCompleted
         durationSeconds = c.durationSeconds; summary = c.summary; createdAt = c.createdAt; scheduledAt = c.scheduledAt
         startedAt = c.startedAt; answeredAt = c.answeredAt; completedAt = c.completedAt; nextAttemptAt = c.nextAttemptAt
+        lastOutcome = c.lastOutcome
         self.timeline = timeline
+        self.attempts = attempts
     }
 
     /// Seed 000 §11: numbers are masked in list views — the first three and last two digits stay.

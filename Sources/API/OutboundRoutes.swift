@@ -56,7 +56,8 @@ extension VoiceBridgeServer {
                 let payload = (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8))) as? [String: String]
                 return .init(state: state.rawValue, at: event.createdAt, reason: payload?["reason"])
             }
-            return CallView(call, masked: false, timeline: timeline)
+            let attempts = try self.store.attempts(callID: call.outboundId).map(CallView.Attempt.init)
+            return CallView(call, masked: false, timeline: timeline, attempts: attempts)
         }
         outbound.get(":id/result") { _, context -> CallResultView in
             let call = try self.call(context)

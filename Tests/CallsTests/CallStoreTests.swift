@@ -16,7 +16,7 @@ import Testing
 
     @Test func migratesAnEmptyFileInWALMode() throws {
         let store = try CallStore(path: Self.temporaryPath())
-        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports"])
+        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome"])
         #expect(try store.journalMode() == "wal")
         #expect(store.isHealthy())
     }
@@ -30,16 +30,18 @@ import Testing
             try old.write { db in
                 try db.execute(sql: """
                     INSERT INTO calls (outbound_id, caller_number, callee_number, purpose, questions, max_duration, state, created_at)
-                    VALUES ('ob-0000abcd', '0701', '0109', 'old call', '["q"]', 180, 'queued', '2026-11-01 10:00:00.000')
+                    VALUES ('ob-0000abcd', '0701', '0109', 'old call', '["q"]', 180, 'queued', '2026-11-01 10:00:00.000'),
+                           ('ob-0000beef', '0701', '0108', 'old busy call', '["q"]', 180, 'busy', '2026-11-01 10:00:00.000')
                     """)
             }
             #expect(try old.read { try db_columns($0) }.contains("summary") == false)
         }
         let store = try CallStore(path: path)
-        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports"])
+        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome"])
         let call = try #require(try store.call(id: "ob-0000abcd"))
         #expect(call.purpose == "old call" && call.questions == ["q"] && call.state == .queued)
-        #expect(call.summary == nil)
+        #expect(call.summary == nil && call.lastOutcome == nil)
+        #expect(try store.call(id: "ob-0000beef")?.lastOutcome == "busy", "v5 fills the last outcome of ended calls")
     }
 
     @Test func storesAndReadsBackEveryField() throws {

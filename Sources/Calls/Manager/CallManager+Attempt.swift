@@ -105,8 +105,10 @@ extension CallManager {
         case .failed: .failed
         default: nil
         }
-        guard let key, settings.retry.retryOn.contains(key), current.attemptCount <= current.maxRetries,
-              key != .noAnswer || current.retryOnNoAnswer else { return }
+        // `retry_on_no_answer: false` turns automatic retries of this call off whatever the outcome:
+        // the operator asked not to be called back by the system (seed 000 names only no-answer,
+        // but a busy line retried five minutes later surprised its users just the same).
+        guard let key, current.retryOnNoAnswer, settings.retry.retryOn.contains(key), current.attemptCount <= current.maxRetries else { return }
         let at = Date().addingTimeInterval(TimeInterval(current.retryInterval))
         do { try store.scheduleRetry(callID: call.outboundId, at: at, reason: reason) } catch {
             logger.warning("could not queue a retry", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])

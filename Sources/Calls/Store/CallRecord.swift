@@ -38,6 +38,9 @@ public struct CallRecord: Sendable, Equatable, Codable, FetchableRecord, Persist
     public var durationSeconds: Int?
     public var aiTurns: Int?
     public var customerTurns: Int?
+    /// The state the latest attempt ended in, kept while the call waits in the queue for its next
+    /// one (schema v5): a retried call reads `queued` with `last_outcome` `busy`.
+    public var lastOutcome: String?
 
     public init(
         outboundId: String, direction: CallDirection = .outbound, callerNumber: String, calleeNumber: String,

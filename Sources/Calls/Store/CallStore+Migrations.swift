@@ -111,6 +111,11 @@ extension CallStore {
                 t.column("created_at", .datetime).notNull()
             }
         }
+        // v5: the outcome of a call's latest attempt, which a retry's `queued` state would hide.
+        migrator.registerMigration("v5-last-outcome") { db in
+            try db.alter(table: "calls") { t in t.add(column: "last_outcome", .text) }
+            try db.execute(sql: "UPDATE calls SET last_outcome = state WHERE state IN ('completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled')")
+        }
         return migrator
     }
 }

@@ -23,6 +23,11 @@ extension CallStore {
         try pool.write { try $0.execute(sql: "UPDATE transcript_entries SET latency_ms = ? WHERE id = ?", arguments: [milliseconds, transcriptID]) }
     }
 
+    /// When an agent line began to be heard (seconds since answer), known only once its first frame is sent.
+    public func setHeardAt(transcriptID: Int64, seconds: Double) throws {
+        try pool.write { try $0.execute(sql: "UPDATE transcript_entries SET seconds = ? WHERE id = ?", arguments: [seconds, transcriptID]) }
+    }
+
     public func transcript(callID: String) throws -> [(entry: TranscriptEntry, latencyMilliseconds: Int?)] {
         try pool.read { db in
             try Row.fetchAll(db, sql: "SELECT seconds, speaker, text, latency_ms FROM transcript_entries WHERE outbound_id = ? ORDER BY id", arguments: [callID]).map {
@@ -80,7 +85,10 @@ extension CallStore {
 
     /// Sets the SIP Call-ID of the current attempt.
     public func setSIPCallID(callID: String, sipCallID: String) throws {
-        try pool.write { try $0.execute(sql: "UPDATE calls SET call_id = ? WHERE outbound_id = ?", arguments: [sipCallID, callID]) }
+        try pool.write { db in
+            try db.execute(sql: "UPDATE calls SET call_id = ? WHERE outbound_id = ?", arguments: [sipCallID, callID])
+            try db.execute(sql: "UPDATE attempts SET sip_call_id = ? WHERE outbound_id = ? AND ended_at IS NULL", arguments: [sipCallID, callID])
+        }
     }
 
     /// Puts an ended call back in the queue for a retry at `at`.
@@ -88,7 +96,7 @@ extension CallStore {
         try pool.write { db in
             try db.execute(sql: "UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", arguments: [date, callID])
         }
-        try transition(id: callID, to: .queued, reason: "retry after \(reason)")
+        try transition(id: callID, to: .queued, reason: "retry after \(reason)")   // last_outcome keeps what this attempt ended in
     }
 }
 

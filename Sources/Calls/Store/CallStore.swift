@@ -62,7 +62,9 @@ public final class CallStore: Sendable {
                 call.state = .failed
                 call.failureReason = "interrupted_by_restart"
                 call.completedAt = now
+                call.lastOutcome = CallState.failed.rawValue
                 try call.update(db)
+                try Self.closeAttempt(callID: call.outboundId, outcome: .failed, reason: "interrupted_by_restart", at: now, in: db)
                 var event = CallEvent(outboundId: call.outboundId, type: "outbound_failed",
                                       payload: Self.json(["state": "failed", "previous_state": from.rawValue, "reason": "interrupted_by_restart"]),
                                       createdAt: now)
@@ -84,6 +86,7 @@ public final class CallStore: Sendable {
                 }
             }
             try call.insert(db)
+            if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: db) }   // inbound: answered already
             var event = CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
                                   payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt)
             try event.insert(db)
@@ -122,10 +125,13 @@ public final class CallStore: Sendable {
             case .queued: call.completedAt = nil; call.failureReason = nil
             case .dialing: call.startedAt = now; call.attemptCount += 1
             case .connected: call.answeredAt = now
-            case _ where state.isTerminal: call.completedAt = now; call.failureReason = reason
+            case _ where state.isTerminal:
+                call.completedAt = now; call.failureReason = reason; call.lastOutcome = state.rawValue
+                try Self.closeAttempt(callID: id, outcome: state, reason: reason, at: now, in: db)
             default: break
             }
             try call.update(db)
+            if state == .dialing { try Self.openAttempt(call, at: now, in: db) }
             var payload = ["state": state.rawValue, "attempt_count": String(call.attemptCount)]
             if let reason { payload["reason"] = reason }
             var event = CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
