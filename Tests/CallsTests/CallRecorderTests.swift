@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import Calls
@@ -20,34 +21,42 @@ import TestSupport
         return wav
     }
 
+    /// A clock the test moves: frames fed so far stand for the time that passed.
+    final class FeedClock: Sendable {
+        let frames = Atomic<Int>(0)
+        func advance(_ n: Int) { frames.add(n, ordering: .relaxed) }
+        var read: @Sendable () -> Int { { self.frames.load(ordering: .relaxed) } }
+    }
+
     @Test func blocksAreWrittenByItsOwnTaskWhileTheCallRuns() async throws {
         let path = Self.path()
-        let recorder = try CallRecorder(path: path)
+        let clock = FeedClock()
+        let recorder = try CallRecorder(path: path, frameClock: clock.read)
         let writer = Task { await recorder.run() }
-        for n in 0..<150 { recorder.caller(Self.frame(n)) }   // 3 s
+        for n in 0..<150 { clock.advance(160); recorder.caller(Self.frame(n)) }   // 3 s
         recorder.agent([Int16](repeating: 7, count: 800))
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))
-        while recorder.frames < 16_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while recorder.frames < 24_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
-        #expect(size == 44 + 2 * 32_000, "two whole seconds on disk before the call ends: \(size ?? -1) bytes")
+        #expect(size == 44 + 3 * 32_000, "three whole seconds on disk before the call ends: \(size ?? -1) bytes")
         writer.cancel()
         await writer.value
 
         let bytes = recorder.close()
         let wav = try Self.recording(path)
-        #expect(bytes == 44 + 3 * 32_000 && wav.data.count == 3 * 32_000)
-        #expect(wav.channel(0) == (0..<150).flatMap(Self.frame), "the caller channel is every sample, in order")
-        // The agent was quiet for the first 2.8 s (padded while trailing the caller by 200 ms).
-        let agentStart = 3 * 8000 - CallRecorder.agentLagSamples
-        #expect(wav.channel(1) == [Int16](repeating: 0, count: agentStart) + [Int16](repeating: 7, count: 800) + [Int16](repeating: 0, count: 800),
-                "silence, the agent's audio where it came, silence to the end")
+        #expect(bytes == 44 + (3 * 8000 + 800) * 4 && wav.data.count == (3 * 8000 + 800) * 4)
+        #expect(wav.channel(0) == (0..<150).flatMap(Self.frame) + [Int16](repeating: 0, count: 800), "the caller channel is every sample, in order")
+        // The agent was quiet for the first 3 s and spoke at 3 s, when its audio was sent.
+        #expect(wav.channel(1) == [Int16](repeating: 0, count: 3 * 8000) + [Int16](repeating: 7, count: 800),
+                "silence, then the agent's audio where it came")
         #expect(recorder.droppedSeconds == 0)
     }
 
     @Test func withoutAWriterAtMostEightSecondsWaitAndTheLossIsCounted() throws {
         let path = Self.path()
-        let recorder = try CallRecorder(path: path)
-        for n in 0..<600 { recorder.caller(Self.frame(n)) }   // 12 s; nothing writes them
+        let clock = FeedClock()
+        let recorder = try CallRecorder(path: path, frameClock: clock.read)
+        for n in 0..<600 { clock.advance(160); recorder.caller(Self.frame(n)) }   // 12 s; nothing writes them
         #expect(recorder.frames == 0, "the caller's side never writes")
         // 11 blocks were cut (the agent side trails by 200 ms of padding): 8 kept, the 3 oldest dropped.
         #expect(recorder.droppedSeconds == 3)
@@ -56,5 +65,25 @@ import TestSupport
         #expect(left.count == 9 * 8000, "8 kept blocks and the last second")
         #expect(Array(left.prefix(160)) == Self.frame(150), "the recording resumes after the lost seconds")
         #expect(Array(left.suffix(160)) == Self.frame(599))
+    }
+
+    /// A peer with silence suppression sends nothing while quiet: the pause keeps its length in
+    /// the file (it was squeezed out before, and the transcript's times drifted off the audio).
+    @Test func pausesWithoutPacketsKeepTheirLength() throws {
+        let path = Self.path()
+        let clock = FeedClock()
+        let recorder = try CallRecorder(path: path, frameClock: clock.read)
+        for n in 0..<10 { clock.advance(160); recorder.caller(Self.frame(n)) }   // 200 ms
+        clock.advance(6400 - 1600)
+        recorder.agent([Int16](repeating: 7, count: 800))   // at 0.8 s, after a pause: heard from now
+        clock.advance(12_000 - 6400)
+        recorder.caller(Self.frame(10))                    // at 1.5 s, after 1.3 s without a packet
+        recorder.close()
+        let wav = try Self.recording(path)
+        let caller = wav.channel(0), agent = wav.channel(1)
+        #expect(Array(caller.prefix(1600)) == (0..<10).flatMap(Self.frame))
+        #expect(Array(caller[1600..<(12_000 - 160)]).allSatisfy { $0 == 0 } && Array(caller[(12_000 - 160)...]) == Self.frame(10),
+                "the caller resumes where it was heard, 1.48 s in")
+        #expect(agent.firstIndex(of: 7) == 6400, "the agent is placed when it was sent after a pause")
     }
 }

@@ -3,7 +3,11 @@ import Synchronization
 
 /// Writes a call as a stereo 8 kHz 16-bit WAV while it runs: left the caller, right the agent.
 ///
-/// Caller audio arrives in real time; agent audio as it is sent (a little ahead of playout).
+/// Time is the wall clock since the recorder started, so the file lines up with the call (and
+/// its transcript) even when a side sends nothing: a peer with silence suppression stops sending
+/// RTP while it is quiet, and counting its frames would squeeze those pauses out. Caller audio is
+/// placed where it arrives (a packet up to 120 ms late still joins the one before it); agent audio
+/// as it is sent, right after what is already queued for playout or, after a pause, now.
 /// Samples are interleaved as both sides have them, the agent padded with silence when it is
 /// quiet (it trails the caller by at most 200 ms), in one-second blocks, so memory stays flat
 /// however long the call is. The blocks are written by `run()`, a task of the call's own, never
@@ -19,6 +23,8 @@ public final class CallRecorder: Sendable {
     private let writtenFrames = Atomic<Int>(0)
     private let blockReady: AsyncStream<Void>
     private let ringBlockReady: AsyncStream<Void>.Continuation
+    /// Frames (8 kHz) since the recorder started: the wall clock, or a test's own.
+    private let frameClock: @Sendable () -> Int
 
     /// Samples go straight to their place in zero-filled interleaved blocks (no per-side arrays
     /// to append to and shift): a side that is quiet is silence without writing anything.
@@ -36,12 +42,15 @@ public final class CallRecorder: Sendable {
 
     /// Agent silence is padded in once the caller side is this far ahead (200 ms).
     static let agentLagSamples = 1600
+    /// Caller audio later than this (120 ms) is placed at its arrival time, leaving a gap.
+    static let jitterFrames = 960
     /// Frames per block: 1 s (32 KB).
     static let blockFrames = 8000
     /// Blocks waiting to be written before the oldest is dropped: 8 s.
     static let maximumPendingBlocks = 8
 
-    public init(path: String) throws {
+    /// `frameClock` says how many 8 kHz frames have passed since the start (the wall clock by default).
+    public init(path: String, frameClock: (@Sendable () -> Int)? = nil) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         guard FileManager.default.createFile(atPath: path, contents: Self.header(dataBytes: 0)) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
@@ -49,29 +58,44 @@ public final class CallRecorder: Sendable {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seekToEnd()
         self.path = path
+        let started = ContinuousClock.now
+        self.frameClock = frameClock ?? {
+            let elapsed = started.duration(to: .now).components
+            return Int(elapsed.seconds) * 8000 + Int(elapsed.attoseconds / 125_000_000_000_000)
+        }
         self.state = Mutex(State())
         self.file = Mutex(handle)
         (blockReady, ringBlockReady) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     public func caller(_ samples: [Int16]) {
+        let now = nowFrame
         let ready = state.withLock { s in
-            Self.place(samples, channel: 0, at: s.callerFrames, &s)
-            s.callerFrames += samples.count
-            s.agentFrames = max(s.agentFrames, s.callerFrames - Self.agentLagSamples)
+            // Contiguous unless it arrived after a pause (more than the jitter allowance late):
+            // then where it arrived. Audio read faster than real time (a backlog) stays contiguous,
+            // nothing overwritten.
+            let arrival = now - samples.count
+            let at = s.callerFrames < arrival - Self.jitterFrames ? arrival : s.callerFrames
+            Self.place(samples, channel: 0, at: at, &s)
+            s.callerFrames = at + samples.count
+            s.agentFrames = max(s.agentFrames, min(s.callerFrames, now) - Self.agentLagSamples)
             return Self.cutBlocks(&s)
         }
         if ready { ringBlockReady.yield() }
     }
 
     public func agent(_ samples: [Int16]) {
+        let now = nowFrame
         let ready = state.withLock { s in
-            Self.place(samples, channel: 1, at: s.agentFrames, &s)
-            s.agentFrames += samples.count
+            let at = max(s.agentFrames, now)
+            Self.place(samples, channel: 1, at: at, &s)
+            s.agentFrames = at + samples.count
             return Self.cutBlocks(&s)
         }
         if ready { ringBlockReady.yield() }
     }
+
+    private var nowFrame: Int { frameClock() }
 
     /// Writes blocks as they are cut, until `close()` (or cancellation: `close()` writes the rest).
     public func run() async {

@@ -160,6 +160,7 @@ extension CallSession {
             let generation = state.withLock { $0.clearGeneration }
             var next = 0
             while true {
+                var firstFrameOfItem = false
                 let commands = agent.withLock { a -> [MediaStreamCommand]? in
                     guard next < a.pending.count else { a.pending.removeAll(keepingCapacity: true); return nil }
                     guard state.withLock({ $0.clearGeneration }) == generation else {
@@ -172,10 +173,11 @@ extension CallSession {
                     next += 1
                     if a.framedItem != item {
                         a.framedItem = item
-                        state.withLock { $0.timeline.firstFrame(item: item, at: .now) }
+                        firstFrameOfItem = true
                     }
                     return commands
                 }
+                if firstFrameOfItem { startedToBeHeard(item) }
                 guard let commands else { return }
                 for command in commands { await leg.send(command) }
             }

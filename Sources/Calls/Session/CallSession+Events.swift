@@ -3,9 +3,14 @@ import Pipeline
 import Realtime
 
 extension CallSession {
-    /// The end of the caller's speech opens a turn (and starts its latency clock).
+    /// The end of the caller's speech opens a turn (and starts its latency clock); the first
+    /// speech start since the caller's last transcript line is when that line began to be heard.
     func noteTurn(_ frame: InboundFrame) {
-        if frame.voice.event == .speechEnded { state.withLock { $0.timeline.speechEnded(at: .now) } }
+        switch frame.voice.event {
+        case .speechEnded: state.withLock { $0.timeline.speechEnded(at: .now) }
+        case .speechStarted: state.withLock { s in if s.callerSpeechStarted == nil { s.callerSpeechStarted = .now } }
+        default: break
+        }
     }
 
     /// A key press (RFC 4733 event or in-band tone) goes into the transcript as `[DTMF 1]`; a
@@ -14,32 +19,58 @@ extension CallSession {
         state.withLock { $0.tones.append(tone) }
         switch tone {
         case .dtmf(let digit):
-            appendTranscript(speaker: .customer, text: "[DTMF \(digit)]", item: nil)
+            appendTranscript(speaker: .customer, text: "[DTMF \(digit)]", item: nil, spoken: false)
         case .beep(let frequency, let milliseconds):
             logger.info("beep heard", metadata: ["call": "\(callID)", "hz": "\(frequency)", "ms": "\(milliseconds)"])
         }
     }
 
-    /// A transcript line, stored as it happens; agent lines are tied to their audio item for latency.
-    func appendTranscript(speaker: Speaker, text: String, item: String?) {
+    /// A transcript line, stored as it happens, timed by when it began to be heard (seconds since
+    /// answer, so the transcript lines up with the recording): a caller's words from their first
+    /// speech start, an agent line for now from when the engine wrote it, moved to its first frame
+    /// on the wire by `startedToBeHeard` — a reply is written ~1–2 s before it is heard.
+    func appendTranscript(speaker: Speaker, text: String, item: String?, spoken: Bool = true) {
         let now = ContinuousClock.now
         let seconds = state.withLock { s in
-            if speaker == .customer { s.timeline.transcript(at: now) }
-            return s.answeredAt.duration(to: now).totalSeconds
+            var heard = now
+            if speaker == .customer, spoken {
+                s.timeline.transcript(at: now)
+                heard = s.callerSpeechStarted ?? now
+                s.callerSpeechStarted = nil
+            }
+            return Self.seconds(s.answeredAt, heard)
         }
-        let entry = TranscriptEntry(timestamp: (seconds * 100).rounded() / 100, speaker: speaker, text: text)
+        let entry = TranscriptEntry(timestamp: seconds, speaker: speaker, text: text)
         let row = try? store.appendTranscript(callID: callID, seconds: entry.timestamp, speaker: speaker, text: text)
         state.withLock { s in
             s.transcript.append(entry)
-            if let item, let row, speaker == .ai { s.agentLines[item] = row }
+            if let item, speaker == .ai { s.agentLines[item] = .init(row: row, index: s.transcript.count - 1) }
         }
     }
 
     /// The first audio of an agent item closes the turn begun by the caller's last speech end.
     func firstAudio(_ item: String) {
-        let (latency, row) = state.withLock { s in (s.timeline.firstAudio(item: item, at: .now), s.agentLines[item]) }
+        let (latency, line) = state.withLock { s in (s.timeline.firstAudio(item: item, at: .now), s.agentLines[item]) }
         guard let latency else { return }
         metrics.turnLatency.recordMilliseconds(latency)
-        if let row { try? store.setLatency(transcriptID: row, milliseconds: latency) }
+        if let row = line?.row { try? store.setLatency(transcriptID: row, milliseconds: latency) }
+    }
+
+    /// An agent item's first frame went to the leg: its transcript line is timed from now.
+    func startedToBeHeard(_ item: String) {
+        let now = ContinuousClock.now
+        let (line, seconds) = state.withLock { s -> (AgentLine?, Double) in
+            s.timeline.firstFrame(item: item, at: now)
+            let seconds = Self.seconds(s.answeredAt, now)
+            guard let line = s.agentLines[item], s.transcript.indices.contains(line.index) else { return (nil, seconds) }
+            s.transcript[line.index].timestamp = seconds
+            return (line, seconds)
+        }
+        if let row = line?.row { try? store.setHeardAt(transcriptID: row, seconds: seconds) }
+    }
+
+    /// Seconds from `start` to `end`, to the hundredth (the transcript's resolution).
+    static func seconds(_ start: ContinuousClock.Instant, _ end: ContinuousClock.Instant) -> Double {
+        (start.duration(to: end).totalSeconds * 100).rounded() / 100
     }
 }

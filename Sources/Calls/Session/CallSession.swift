@@ -40,10 +40,18 @@ public final class CallSession: Sendable {
     private let endings: AsyncStream<Ending>
     private let endingInput: AsyncStream<Ending>.Continuation
 
+    /// Where an agent utterance's transcript line is: its stored row and its place in `State.transcript`.
+    struct AgentLine {
+        var row: Int64?
+        var index: Int
+    }
+
     struct State {
         var answeredAt = ContinuousClock.now
         var transcript: [TranscriptEntry] = []
-        var agentLines: [String: Int64] = [:]        // engine item → transcript row, for latency
+        var agentLines: [String: AgentLine] = [:]     // engine item → its transcript line, for latency and timing
+        /// The caller's first speech start since their last transcript line.
+        var callerSpeechStarted: ContinuousClock.Instant?
         var timeline = TurnTimeline(answeredAt: .now)
         var interruptedItems: Set<String> = []
         var clearGeneration = 0
