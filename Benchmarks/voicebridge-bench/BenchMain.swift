@@ -1,3 +1,4 @@
+import Calls
 import Foundation
 import Pipeline
 
@@ -10,7 +11,8 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "engines"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "engines", "personas"]
+        var personaConcurrency = 3
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
             // "--ports -": one line of comma-separated ports on standard input (see RTPEchoBenchmark).
@@ -30,8 +32,9 @@ struct BenchMain {
             case "--streams": streamCounts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--loopback-streams": loopbackCounts = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
+            case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 3] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines,personas]\n".utf8))
                 exit(2)
             }
         }
@@ -41,6 +44,36 @@ struct BenchMain {
         if suites.contains("media-streams") { try await mediaStreams(output: output, seconds: seconds, counts: streamCounts) }
         if suites.contains("loopback-streams") { try await loopbackStreams(output: output, seconds: seconds, counts: loopbackCounts) }
         if suites.contains("engines") { try await engines(output: output) }
+        if suites.contains("personas") { try await personas(output: output, concurrency: personaConcurrency) }
+    }
+
+    static func personas(output: String, concurrency: Int) async throws {
+        print("== Simulated-callee personas: \(CalleePersona.catalogue.count) real calls through `voicebridge serve` (local engine; espeak-ng → SIP/RTP → Moonshine), \(concurrency) at a time")
+        let outcomes = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency)
+        let statuses = outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) }
+        let summaries = outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) }
+        let states = outcomes.filter(\.stateMatches).count
+        let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
+        print(table(["measure", "matched", "share %", "goal"], [
+            ["stored question statuses", "\(statuses.0)/\(statuses.1)", format(share(statuses.0, statuses.1), digits: 1), "≥ 97"],
+            ["normalised answers (answer_summary)", "\(summaries.0)/\(summaries.1)", format(share(summaries.0, summaries.1), digits: 1), "—"],
+            ["call end states", "\(states)/\(outcomes.count)", format(share(states, outcomes.count), digits: 1), "—"],
+            ["personas entirely right", "\(outcomes.filter { $0.mismatches.isEmpty }.count)/\(outcomes.count)", "", ""],
+        ]))
+        let wrong = outcomes.filter { !$0.mismatches.isEmpty }
+        if !wrong.isEmpty {
+            print(table(["persona", "what differed"], wrong.map { [$0.persona, $0.mismatches.joined(separator: "; ")] }))
+        }
+        let json: [String: Any] = [
+            "personas": outcomes.count, "concurrency": concurrency,
+            "statuses_matched": statuses.0, "statuses_total": statuses.1, "status_share_pct": share(statuses.0, statuses.1),
+            "summaries_matched": summaries.0, "summaries_total": summaries.1, "summary_share_pct": share(summaries.0, summaries.1),
+            "states_matched": states, "mismatches": Dictionary(uniqueKeysWithValues: wrong.map { ($0.persona, $0.mismatches) }),
+            "goal": "≥ 97 % of stored statuses",
+        ]
+        let path = (output as NSString).appendingPathComponent("personas.json")
+        try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
     }
 
     static func engines(output: String) async throws {

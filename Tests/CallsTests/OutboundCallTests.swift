@@ -33,10 +33,33 @@ import TestSupport
             let recording = try #require(try store.recordingPath(callID: call.outboundId))
             let wav = try WAVFile.read(URL(fileURLWithPath: recording))
             #expect(wav.channels == 2 && wav.sampleRate == 8000 && wav.data.count > 8000 * 4 * 5, "a stereo recording of the call")
+            Self.checkTranscriptLinesUpWithTheRecording(transcript.map(\.entry), wav)
             try await Task.sleep(for: .milliseconds(300))
             let stillLive = await manager.liveCount
             #expect(ua.portPool.inUseCount == 0 && stillLive == 0, "nothing outlives the call")
             try Self.checkReport(store, call)
+        }
+    }
+
+    /// Each transcript line is timed from when it began to be heard: in the recording (left the
+    /// caller, right the agent) that side's sound starts within 300 ms of the line's time — not
+    /// at the moment the line was written (an agent reply is written ~1–2 s before it is heard).
+    static func checkTranscriptLinesUpWithTheRecording(_ lines: [TranscriptEntry], _ wav: WAVFile) {
+        func onsets(_ samples: [Int16]) -> [Double] {   // 20 ms frames; a sound after ≥ 200 ms of quiet
+            var result: [Double] = [], quiet = 10
+            for start in stride(from: 0, to: samples.count - 160, by: 160) {
+                let loud = samples[start..<(start + 160)].map { abs(Int($0)) }.max() ?? 0 > 800
+                if loud, quiet >= 10 { result.append(Double(start) / 8000) }
+                quiet = loud ? 0 : quiet + 1
+            }
+            return result
+        }
+        let caller = onsets(wav.channel(0)), agent = onsets(wav.channel(1))
+        #expect(lines.count >= 5)
+        for line in lines {
+            let heard = line.speaker == .ai ? agent : caller
+            let nearest = heard.min { abs($0 - line.timestamp) < abs($1 - line.timestamp) } ?? -1
+            #expect(abs(nearest - line.timestamp) <= 0.3, "\(line.speaker) line at \(line.timestamp) s, sound starts at \(nearest) s: \(line.text)")
         }
     }
 
@@ -77,6 +100,27 @@ import TestSupport
             #expect(final.state == .busy && final.attemptCount == 1 + 2, "attempt_count \(final.attemptCount)")
             let types = try store.events().filter { $0.outboundId == call.outboundId }.map(\.type)
             #expect(types.filter { $0 == "outbound_busy" }.count == 3 && types.filter { $0 == "outbound_queued" }.count == 3)
+            let attempts = try store.attempts(callID: call.outboundId)
+            #expect(attempts.map(\.attemptNumber) == [1, 2, 3] && attempts.allSatisfy { $0.outcome == "busy" && $0.endedAt != nil && $0.sipCallId != nil },
+                    "every attempt kept with its outcome: \(attempts)")
+        }
+    }
+
+    /// A retry waiting in the queue shows what the last attempt ended in; `retry_on_no_answer:
+    /// false` means no automatic retry at all, busy included.
+    @Test func aWaitingRetryShowsTheLastOutcomeAndRetryOffMeansNoRetry() async throws {
+        try await CallHarness.run(rtpBase: 43600, tweak: { $0.retry.retryIntervalSeconds = 600 }) { manager, store, _ in
+            let retried = try await manager.create(CallHarness.seedRequest(answers: ["<busy>"], maxRetries: 2))
+            var noRetry = CallHarness.seedRequest(answers: ["<busy>"], maxRetries: 2, callee: "010 5555 0000")
+            noRetry.retryOnNoAnswer = false
+            let single = try await manager.create(noRetry)
+            let waiting = try await CallHarness.waitFor(store, retried.outboundId) { $0.state == .queued && $0.attemptCount == 1 }
+            #expect(waiting.lastOutcome == "busy" && waiting.nextAttemptAt.map { $0.timeIntervalSinceNow > 500 } == true)
+            #expect(try store.attempts(callID: retried.outboundId).map(\.outcome) == ["busy"])
+            let final = try await CallHarness.waitFor(store, single.outboundId) { $0.state.isTerminal }
+            try await Task.sleep(for: .milliseconds(500))
+            let after = try #require(try store.call(id: single.outboundId))
+            #expect(final.state == .busy && after.state == .busy && after.attemptCount == 1 && after.nextAttemptAt == nil, "\(after)")
         }
     }
 
@@ -104,10 +148,11 @@ import TestSupport
         try await CallHarness.run(rtpBase: 37600) { manager, store, _ in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "<hangup>"]))
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
-            #expect(call.state == .completed && call.taskCompleted == false)
+            #expect(call.state == .completed && call.taskCompleted == false && call.failureReason == "remote_hangup")
             let answers = try store.answers(callID: call.outboundId)
-            #expect(answers.map(\.status) == [.answered, .unclear] || answers.map(\.status) == [.answered, .notAsked], "\(answers.map(\.status))")
+            #expect(answers.map(\.status) == [.answered, .pending], "asked and never answered stays pending: \(answers.map(\.status))")
             #expect(answers.first?.answerSummary == "yes")
+            #expect(try store.attempts(callID: call.outboundId).map(\.outcome) == ["completed"])
         }
     }
 

@@ -9,8 +9,8 @@ import Realtime
 ///
 /// It rings about a second, answers, and after each agent utterance ends speaks its next answer
 /// with espeak-ng. Answers come in the INVITE's `X-Simulated-Answers` header (base64 JSON list of
-/// strings); `<busy>`, `<no_answer>` and `<reject>` as the first entry select those outcomes, and
-/// `<hangup>` hangs up at that point. Without a list it is a cooperative default persona.
+/// strings); `<busy>`, `<no_answer>` and `<reject>` as the first entry select those outcomes,
+/// `<hangup>` hangs up at that point and `<silence>` lets that turn pass without a word. Without a list it is a cooperative default persona.
 public final class SimulatedCallee: Sendable {
     public static let answersHeader = "X-Simulated-Answers"
     public static let defaultAnswers = ["Yes, that works for me.", "No, everything can stay as it is.", "Sure, thank you."]
@@ -91,6 +91,7 @@ public final class SimulatedCallee: Sendable {
                 let answer = script[next]
                 next += 1
                 if answer == "<hangup>" { await leg.hangUp(); break }
+                if answer == "<silence>" { continue }
                 guard let speech = try? tts.synthesize(answer), let downsampler else { continue }
                 let narrow = downsampler.process(speech) + downsampler.flush()
                 try? await Task.sleep(for: .milliseconds(300))   // a human beat before answering

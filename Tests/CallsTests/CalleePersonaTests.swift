@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+@testable import Calls
+@testable import Realtime
+
+/// Every persona of the catalogue through the local dialogue, its script read as the simulated
+/// callee would say it: every status and normalised answer must be the expected one. (The same
+/// catalogue over real calls, with speech synthesis and recognition in between, is `make bench`'s
+/// persona figure; the SIP outcomes — busy, rejected, no answer — are in `PersonaCallTests`.)
+@Suite struct CalleePersonaTests {
+    static let now = Date()
+
+    @Test func theCatalogueCoversWhatTheIssueAsksFor() {
+        #expect(CalleePersona.catalogue.count >= 30)
+        #expect(Set(CalleePersona.catalogue.map(\.name)).count == CalleePersona.catalogue.count, "names are unique")
+        for persona in CalleePersona.catalogue { #expect(persona.expected.count == persona.questions.count, "\(persona.name)") }
+    }
+
+    @Test(arguments: CalleePersona.catalogue.filter { $0.state == .completed }.map(\.name))
+    func personaGetsTheRightResult(name: String) throws {
+        let persona = try #require(CalleePersona.catalogue.first { $0.name == name })
+        let answers = Self.converse(persona)
+        let summaries = persona.expectedSummaries(now: Self.now)
+        for (i, expected) in persona.expected.enumerated() {
+            #expect(answers[i].status == expected.status, "\(name): \(persona.questions[i]) → \(answers[i])")
+            if let summary = summaries[i] { #expect(answers[i].answerSummary == summary, "\(name): \(persona.questions[i])") }
+        }
+    }
+
+    /// The dialogue against the persona's script: a line per question asked, `<silence>` (or an
+    /// exhausted script) is a reply that never comes, `<hangup>` ends the call there.
+    static func converse(_ persona: CalleePersona) -> [TaskTracker.Answer] {
+        var dialogue = ScriptedDialogue(context: ConversationContext(purpose: "a test", questions: persona.questions, displayName: "ABC"), now: now)
+        var step = dialogue.start()
+        var script = persona.script[...]
+        while case .ask = step {
+            switch script.popFirst() {
+            case "<hangup>": return dialogue.tracker.finalAnswers
+            case "<silence>", nil: step = dialogue.noReply()
+            case let line?: step = dialogue.caller(said: line)
+            }
+        }
+        return dialogue.tracker.finalAnswers
+    }
+}
