@@ -107,7 +107,10 @@ let package = Package(
             path: "Benchmarks/voicebridge-bench"
         ),
 
-        .target(name: "TestSupport", dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client")], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        ], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
         .testTarget(name: "BridgeTests", dependencies: [
             "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),

@@ -25,6 +25,7 @@ enum PersonaBenchmark {
             "VOICEBRIDGE_OUTBOUND_RING_TIMEOUT": "4",
             "VOICEBRIDGE_OUTBOUND_RETRY_ENABLED": "false",
             "VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION": "120",
+            "VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE": "1000",
         ])
         defer { server.stop() }
         try await server.waitUntilHealthy()

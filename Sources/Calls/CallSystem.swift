@@ -154,6 +154,7 @@ public final class CallSystem: Sendable {
         settings.inbound = config.inbound
         settings.language = config.engine.language
         settings.pricing = config.pricing
+        settings.localVoice = (try? EspeakSynthesizer(voice: config.engine.local.voice)).map(LocalVoice.init(tts:))
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {
             settings.recordingsFolder = ((config.database.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("recordings")

@@ -17,6 +17,7 @@ enum CallHarness {
     }()
 
     static func run<T: Sendable>(rtpBase: Int, store: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in },
+                                 engines: EngineFactory? = nil,
                                  _ body: @Sendable (CallManager, CallStore, SIPUserAgent) async throws -> T) async throws -> T {
         guard let (tts, stt) = speech else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "espeak-ng or Moonshine missing (make deps)"]) }
         let store = try store ?? CallStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("vb-calls-\(UUID().uuidString)/db.sqlite").path)
@@ -32,10 +33,11 @@ enum CallHarness {
         settings.ringTimeout = .seconds(4)
         settings.retry.retryIntervalSeconds = 0
         settings.recordingsFolder = (store.path as NSString).deletingLastPathComponent + "/recordings"
+        settings.localVoice = LocalVoice(tts: tts)
         tweak(&settings)
         let scheduler = PacerScheduler<[UInt8]>()
         let manager = CallManager(settings: settings, store: store, userAgent: ua, scheduler: scheduler,
-                                  engines: { LocalEngine(context: $0, tts: tts, stt: stt) }, logger: Logger(label: "test-calls"))
+                                  engines: engines ?? { LocalEngine(context: $0, tts: tts, stt: stt) }, logger: Logger(label: "test-calls"))
         let services = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await ua.run() }

@@ -240,4 +240,62 @@ import TestSupport
         #expect(heard.value == ["Yes, I can attend."])
         #expect(log.all("transcription") == ["transcription wav=true model=true"])
     }
+
+    /// `max_turns` reached (here at the greeting, with a caller who says nothing): the closing
+    /// line is synthesized and the call ends, without another round to the model.
+    @Test func maxTurnsEndsTheCallWithTheClosingLine() async throws {
+        let log = Log()
+        let seen = Locked<[EngineEvent]>([])
+        try await Self.withFakeServers(log) { port in
+            var context = OpenAIRealtimeEngineTests.context
+            context.maxTurns = 1
+            let engine = CascadeEngine(context: context, settings: Self.settings(port: port, deepgram: false))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                group.addTask {
+                    for _ in 0..<150 {
+                        await engine.send(muLaw: [UInt8](repeating: 0xFF, count: 160), speech: .silence)
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                }
+                try await withTimeout(.seconds(20)) {
+                    while let event = await engine.nextEvent() {
+                        seen.withLock { $0.append(event) }
+                        if case .endCall = event { break }
+                    }
+                }
+                _ = await engine.stop()
+                group.cancelAll()
+            }
+        }
+        let events = seen.value
+        guard case .endCall(let reason, _)? = events.last else { Issue.record("no end: \(events.suffix(3))"); return }
+        #expect(reason == "max_turns")
+        let lines = events.compactMap { if case .transcript(let s, let t, _) = $0 { "\(s.rawValue): \(t)" } else { nil } }
+        #expect(lines.last == "ai: Thank you for your time. Have a nice day.", "\(lines)")
+        #expect(log.all("speech").last == "speech pcm|Thank you for your time. Have a nice day.", "the closing is spoken: \(log.all("speech"))")
+        #expect(log.all("chat").filter { $0.hasSuffix("start") }.count == 1, "no model round after the limit: \(log.all("chat"))")
+    }
+
+    /// Deepgram closes a stream that gets no audio for 10 s: while none flows (a peer with
+    /// silence suppression sends no RTP), KeepAlive messages keep it open.
+    @Test func deepgramGetsKeepAliveWhileNoAudioFlows() async throws {
+        let log = Log()
+        try await Self.withFakeServers(log) { port in
+            let engine = CascadeEngine(context: OpenAIRealtimeEngineTests.context, settings: Self.settings(port: port, deepgram: true))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                group.addTask { while await engine.nextEvent() != nil {} }
+                for _ in 0..<10 {   // 200 ms of audio, then 9 s with none
+                    await engine.send(muLaw: [UInt8](repeating: 0xFF, count: 160), speech: .silence)
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                try await Task.sleep(for: .seconds(9))
+                let keepAlives = log.all("deepgram text").filter { $0.contains("KeepAlive") }.count
+                #expect(keepAlives >= 2, "a KeepAlive every few seconds of silence: \(keepAlives)")
+                _ = await engine.stop()
+                group.cancelAll()
+            }
+        }
+    }
 }

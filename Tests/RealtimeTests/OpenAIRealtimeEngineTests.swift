@@ -174,4 +174,45 @@ import TestSupport
         }
         #expect(server.upgrades.value.count == 3, "two tries with the key, one without: \(server.upgrades.value)")
     }
+
+    /// `max_turns` reached: the model is asked to say the closing words, and the call ends politely.
+    @Test func maxTurnsEndsTheCallWithTheClosingLine() async throws {
+        let server = FakeRealtimeServer(key: "test-key", model: "gpt-realtime")
+        let closingRequest = Locked<String?>(nil)
+        try await server.run(script: { c in
+            _ = try await c.next("session.update")
+            try await c.send(["type": "session.created", "session": ["id": "sess_1"]])
+            _ = try await c.next("response.create")
+            try await c.send(["type": "response.output_audio_transcript.done", "item_id": "item_a1", "transcript": "Hello. Can you attend?"])
+            try await c.send(["type": "response.done", "response": ["id": "resp_1", "status": "completed", "output": [] as [Any]]])
+            try await c.send(["type": "conversation.item.input_audio_transcription.completed", "item_id": "item_u1", "transcript": "Yes."])
+            try await c.send(["type": "response.output_audio_transcript.done", "item_id": "item_a2", "transcript": "Thank you. Does the place need to change?"])
+            // The second agent turn reaches max_turns = 2: the engine asks for the closing line.
+            let close = try await c.next("response.create")
+            closingRequest.withLock { $0 = (close["response"] as? [String: Any])?["instructions"] as? String }
+            try await c.send(["type": "response.output_audio.delta", "item_id": "item_a3", "response_id": "resp_3",
+                              "delta": Data(repeating: 0x20, count: 160).base64EncodedString()])
+            try await c.send(["type": "response.output_audio_transcript.done", "item_id": "item_a3", "transcript": "Thank you for your time. Have a nice day."])
+            try await c.send(["type": "response.done", "response": ["id": "resp_3", "status": "completed", "output": [] as [Any]]])
+            try await Task.sleep(for: .milliseconds(500))
+        }) { port in
+            var context = Self.context
+            context.maxTurns = 2
+            var settings = OpenAIRealtimeEngine.Settings(apiKey: "test-key")
+            settings.baseURL = "http://127.0.0.1:\(port)/v1"
+            settings.model = "gpt-realtime"
+            let engine = OpenAIRealtimeEngine(context: context, settings: settings)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                let end = try await withTimeout(.seconds(10)) { () -> EngineEvent? in
+                    while let event = await engine.nextEvent() { if case .endCall = event { return event } }
+                    return nil
+                }
+                #expect(end == .endCall(reason: "max_turns", afterItem: "item_a3"))
+                _ = await engine.stop()
+                group.cancelAll()
+            }
+        }
+        #expect(closingRequest.value?.contains("Thank you for your time. Have a nice day.") == true, "\(closingRequest.value ?? "no closing request")")
+    }
 }

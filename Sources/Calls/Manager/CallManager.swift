@@ -28,6 +28,8 @@ public actor CallManager {
         public var allowedCallerIDs: [String] = []
         /// Seed 000 §11 (spam): a second call to a number that already has one queued or live is refused.
         public var oneOpenCallPerCallee = true
+        /// Says goodbye when a call's engine is lost (espeak-ng; nil when it cannot load).
+        public var localVoice: LocalVoice?
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }

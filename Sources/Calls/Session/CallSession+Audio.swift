@@ -188,6 +188,25 @@ extension CallSession {
             agent.withLock { a in a.audio.process(piece) { a.pending.append($0) } }
         }
 
+        /// The engine is lost: the apology and closing line, synthesized here, through the same
+        /// frames chain (recorded, paced, marked), and the time to hear them (bounded).
+        func sayGoodbyeLocally() async {
+            let text = LocalVoice.apology + " " + context.closing
+            guard let voice = localVoice, let frames = try? voice.frames(saying: text) else { return }
+            let item = "local-goodbye"
+            appendTranscript(speaker: .ai, text: text, item: item)
+            agent.withLock { a in
+                a.frames.handle(.interrupt) { _ in }   // whatever the engine left half-said
+                a.pending = frames
+            }
+            await play(item)
+            for command in agent.withLock({ a in a.frames.outputs(for: .end) }) { await leg.send(command) }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(15))
+            while playback.snapshot.isPlaying, ContinuousClock.now < deadline, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+
         while let event = await engine.nextEvent() {
             defer { agent.withLock { $0.processed += 1 } }
             switch event {
@@ -232,7 +251,11 @@ extension CallSession {
             case .error(let message, let fatal):
                 logger.warning("engine error", metadata: ["call": "\(callID)", "error": "\(message)", "fatal": "\(fatal)"])
                 metrics.engineErrors.increment()
-                if fatal { finish(.engineFailure(message)); return }
+                if fatal {
+                    await sayGoodbyeLocally()
+                    finish(.engineFailure(message))
+                    return
+                }
             }
         }
     }

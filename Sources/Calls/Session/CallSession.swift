@@ -29,6 +29,8 @@ public final class CallSession: Sendable {
     let engine: any ConversationEngine
     let store: CallStore
     let recorder: CallRecorder?
+    /// Says goodbye when the engine is lost (nil: the call just ends).
+    let localVoice: LocalVoice?
     let context: ConversationContext
     let logger: Logger
     let metrics: CallMetrics
@@ -61,7 +63,7 @@ public final class CallSession: Sendable {
     }
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
-                context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing()) {
+                context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil) {
         self.metrics = metrics
         self.pricing = pricing
         self.callID = callID
@@ -69,6 +71,7 @@ public final class CallSession: Sendable {
         self.engine = engine
         self.store = store
         self.recorder = recorder
+        self.localVoice = localVoice
         self.context = context
         self.logger = logger
         (endings, endingInput) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .bufferingOldest(8))

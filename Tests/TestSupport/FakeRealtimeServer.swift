@@ -7,14 +7,14 @@ import TestSupport
 /// A stand-in for the OpenAI Realtime endpoint, written in the tests from the documented wire
 /// format (PROTOCOLS.md §3): it checks the upgrade's bearer token and model, then hands each
 /// connection to a script that reads the client's JSON events and writes server events.
-struct FakeRealtimeServer {
+public struct FakeRealtimeServer {
     /// One client event as the server received it.
-    typealias Received = [String: any Sendable]
+    public typealias Received = [String: any Sendable]
 
-    final class Connection: Sendable {
-        let index: Int
-        let outbound: WebSocketOutboundWriter
-        let messages: Locked<[String]> = Locked([])
+    public final class Connection: Sendable {
+        public let index: Int
+        public let outbound: WebSocketOutboundWriter
+        public let messages: Locked<[String]> = Locked([])
         private let arrivals: AsyncStream<String>.Continuation
         let stream: AsyncStream<String>
 
@@ -27,13 +27,13 @@ struct FakeRealtimeServer {
         func received(_ text: String) { messages.withLock { $0.append(text) }; arrivals.yield(text) }
         func finished() { arrivals.finish() }
 
-        func send(_ object: [String: Any]) async throws {
+        public func send(_ object: [String: Any]) async throws {
             let data = try JSONSerialization.data(withJSONObject: object)
             try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
         }
 
         /// The next client event of `type` (skipping others, e.g. audio appends), as a dictionary.
-        func next(_ type: String, timeout: Duration = .seconds(5)) async throws -> [String: Any] {
+        public func next(_ type: String, timeout: Duration = .seconds(5)) async throws -> [String: Any] {
             let found = try await withThrowingTaskGroup(of: String?.self) { group in
                 group.addTask {
                     for await text in self.stream where text.contains("\"type\":\"\(type)\"") { return text }
@@ -49,20 +49,25 @@ struct FakeRealtimeServer {
             return object
         }
 
-        func count(_ type: String) -> Int { messages.value.filter { $0.contains("\"type\":\"\(type)\"") }.count }
+        public func count(_ type: String) -> Int { messages.value.filter { $0.contains("\"type\":\"\(type)\"") }.count }
     }
 
-    struct FakeServerError: Error, CustomStringConvertible {
-        let description: String
+    public struct FakeServerError: Error, CustomStringConvertible {
+        public let description: String
         init(_ description: String) { self.description = description }
     }
 
-    let key: String
-    let model: String
-    let upgrades = Locked<[String]>([])
+    public let key: String
+    public let model: String
+    public let upgrades = Locked<[String]>([])
+
+    public init(key: String, model: String) {
+        self.key = key
+        self.model = model
+    }
 
     /// Runs the server for `body(port)`; `script` plays each connection (0, 1, …).
-    func run(script: @escaping @Sendable (Connection) async throws -> Void, _ body: @Sendable (Int) async throws -> Void) async throws {
+    public func run(script: @escaping @Sendable (Connection) async throws -> Void, _ body: @Sendable (Int) async throws -> Void) async throws {
         let router = Router(context: BasicWebSocketRequestContext.self)
         let counter = Locked(0)
         let key = key, model = model, upgrades = upgrades
@@ -90,7 +95,7 @@ struct FakeRealtimeServer {
 }
 
 /// Serves `router` and `webSocketRouter` on a free loopback port for the length of `body(port)`.
-func withLoopbackServer(router: Router<BasicRequestContext>, webSocketRouter: Router<BasicWebSocketRequestContext>,
+public func withLoopbackServer(router: Router<BasicRequestContext>, webSocketRouter: Router<BasicWebSocketRequestContext>,
                         _ body: @Sendable (Int) async throws -> Void) async throws {
     let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
     let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),

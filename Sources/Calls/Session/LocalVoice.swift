@@ -1,0 +1,26 @@
+import Foundation
+import Pipeline
+import Realtime
+
+/// Speech the call can make without its engine: when a provider is lost for good (a realtime
+/// socket dropped twice, a cascade provider failing) the caller still hears a goodbye, spoken by
+/// espeak-ng on this machine, instead of silence and a hang-up.
+public struct LocalVoice: Sendable {
+    private let tts: EspeakSynthesizer
+
+    /// What the caller hears before the configured closing line.
+    public static let apology = "I'm sorry, we have a technical problem and have to end this call."
+
+    public init(tts: EspeakSynthesizer) { self.tts = tts }
+
+    /// `text` as 8 kHz 20 ms frames, ready for the agent side's frames chain.
+    func frames(saying text: String) throws -> [AudioFrame] {
+        let resampler = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
+        let samples = resampler.process(try tts.synthesize(text)) + resampler.flush()
+        return stride(from: 0, to: samples.count, by: 160).map { start in
+            var chunk = Array(samples[start..<min(start + 160, samples.count)])
+            if chunk.count < 160 { chunk += [Int16](repeating: 0, count: 160 - chunk.count) }
+            return AudioFrame(samples: chunk, sampleRate: 8000)
+        }
+    }
+}
