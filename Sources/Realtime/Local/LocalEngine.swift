@@ -37,6 +37,9 @@ public final class LocalEngine: ConversationEngine {
         var dialogue: ScriptedDialogue
         var recent: [Int16] = []
         var utterance: [Int16] = []
+        /// Silence after the VAD's speech end, kept aside: it joins the utterance only if the
+        /// caller goes on (Moonshine turns a short word followed by long silence into nothing).
+        var pause: [Int16] = []
         var listening = false
         /// Silence since the VAD said speech ended, while the turn may still continue.
         var trailingSilence: Int?
@@ -114,14 +117,17 @@ public final class LocalEngine: ConversationEngine {
             s.recent += samples
             if s.recent.count > Self.preRollSamples { s.recent.removeFirst(s.recent.count - Self.preRollSamples) }
         }
-        if speech == .started, !s.listening { s.utterance = s.recent }   // a pause inside the turn keeps what was said
+        if speech == .started, !s.listening { s.utterance = s.recent; s.pause = [] }
+        if speech == .started, s.listening { s.utterance += s.pause; s.pause = [] }   // a pause inside the turn keeps what was said
         let next = Self.turn(after: speech, milliseconds: milliseconds, s, endOfTurn: endOfTurnMilliseconds)
         s.listening = next.listening
         s.trailingSilence = next.trailingSilence
         guard s.listening || next.ends else { return nil }
-        if s.utterance.count < Self.maxUtteranceSamples { s.utterance += samples }
+        if s.utterance.count + s.pause.count < Self.maxUtteranceSamples {
+            if next.trailingSilence == nil, !next.ends { s.utterance += samples } else { s.pause += samples }
+        }
         guard next.ends else { return nil }
-        defer { s.utterance = [] }
+        defer { s.utterance = []; s.pause = [] }
         return .utterance(s.utterance)
     }
 
