@@ -97,7 +97,8 @@ let package = Package(
         .executableTarget(
             name: "voicebridge-bench",
             dependencies: [
-                "Pipeline", "Bridge", "Realtime", "Calls", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "Pipeline", "Bridge", "Realtime", "Calls", "TestSupport",   // TestSupport: the fixtures and the labelled VAD set
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

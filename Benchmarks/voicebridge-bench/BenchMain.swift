@@ -1,6 +1,7 @@
 import Calls
 import Foundation
 import Pipeline
+import TestSupport
 
 /// `make bench`: prints tables and writes the same figures as JSON into the output folder.
 @main
@@ -11,7 +12,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "engines", "personas"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "engines", "vad", "personas"]
         var personaConcurrency = 3
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -34,7 +35,7 @@ struct BenchMain {
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 3] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines,personas]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 3] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines,vad,personas]\n".utf8))
                 exit(2)
             }
         }
@@ -44,7 +45,30 @@ struct BenchMain {
         if suites.contains("media-streams") { try await mediaStreams(output: output, seconds: seconds, counts: streamCounts) }
         if suites.contains("loopback-streams") { try await loopbackStreams(output: output, seconds: seconds, counts: loopbackCounts) }
         if suites.contains("engines") { try await engines(output: output) }
+        if suites.contains("vad") { try vad(output: output) }
         if suites.contains("personas") { try await personas(output: output, concurrency: personaConcurrency) }
+    }
+
+    static func vad(output: String) throws {
+        print("== Voice activity detection on the hard labelled set (speech fixtures over 7 line noises at 0/10/20 dB SNR, 20 s of each noise alone, soft speech)")
+        let (rows, total, cost) = try VADBenchmark.run()
+        func cells(_ name: String, _ s: VADTestSet.Score) -> [String] {
+            [name, format(s.accuracy * 100, digits: 1), format(s.falseOnsetsPerMinute, digits: 1), format(s.medianOnsetDelayMilliseconds, digits: 0), "\(s.missedSegments)/\(s.segments)"]
+        }
+        print(table(["noise", "frame accuracy %", "false onsets per min", "median onset delay ms", "segments missed"],
+                    rows.map { cells($0.noise, $0.score) } + [cells("all", total)]))
+        print(table(["detector", "µs per 20 ms frame", "goal"], [["energy + lag-1 autocorrelation", format(cost, digits: 3), "accuracy ≥ 95 %, < 1 false onset/min"]]))
+        let json: [String: Any] = [
+            "detector": "energy",
+            "by_noise": Dictionary(uniqueKeysWithValues: rows.map { ($0.noise, ["accuracy": $0.score.accuracy, "false_onsets_per_min": $0.score.falseOnsetsPerMinute,
+                                                                                 "median_onset_delay_ms": $0.score.medianOnsetDelayMilliseconds,
+                                                                                 "missed": $0.score.missedSegments, "segments": $0.score.segments] as [String: Any]) }),
+            "accuracy": total.accuracy, "false_onsets_per_min": total.falseOnsetsPerMinute, "median_onset_delay_ms": total.medianOnsetDelayMilliseconds,
+            "us_per_frame": cost, "goal": "accuracy ≥ 95 %, < 1 false onset per minute of noise",
+        ]
+        let path = (output as NSString).appendingPathComponent("vad.json")
+        try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
     }
 
     static func personas(output: String, concurrency: Int) async throws {

@@ -1,0 +1,238 @@
+import Foundation
+
+/// A labelled set of 8 kHz telephone audio that is harder than `vad-mix`: the English speech
+/// fixtures over the noises of real lines — mains hum and its harmonics (50 and 60 Hz), music on
+/// hold, babble, street noise, DTMF tones, pink noise — at 0, 10 and 20 dB SNR, the noises
+/// alone (for false onsets), and soft speech over comfort noise (which must not be missed).
+/// Everything is synthesized from a fixed seed, so every run scores the same audio.
+public struct VADTestSet: Sendable {
+    public struct Clip: Sendable {
+        public var name: String
+        public var noise: String
+        /// nil for noise alone and for soft speech.
+        public var snrDB: Double?
+        public var samples: [Int16]
+        /// The speech alone (silence elsewhere): what `samples` is before the noise.
+        public var clean: [Int16]
+        /// Where speech is, in samples: from a fixture's first voiced frame to its last.
+        public var speech: [Range<Int>]
+    }
+
+    public static let sampleRate = 8000
+    public static let noises = ["hum-50Hz", "hum-60Hz", "music-on-hold", "babble", "street", "dtmf", "pink"]
+    public static let snrs: [Double] = [0, 10, 20]
+
+    public var mixed: [Clip] = []
+    public var noiseOnly: [Clip] = []
+    public var soft: [Clip] = []
+
+    /// `speech` are the clean fixtures (8 kHz); the first two of each clip are placed 2 s and
+    /// 1.5 s apart in the noise.
+    public init(speech: [[Int16]]) {
+        precondition(speech.count >= 2, "needs at least two speech fixtures")
+        var random = SeededRandom(seed: 20_261_122)
+        for (n, noise) in Self.noises.enumerated() {
+            for (s, snr) in Self.snrs.enumerated() {
+                let first = speech[(n + s) % speech.count], second = speech[(n + s + 1) % speech.count]
+                let gap = [Int16](repeating: 0, count: Self.sampleRate * 3 / 2), lead = [Int16](repeating: 0, count: Self.sampleRate * 2)
+                let clean = lead + first + gap + second + lead
+                let speechLabels = [Self.voiced(first, offset: lead.count), Self.voiced(second, offset: lead.count + first.count + gap.count)].compactMap { $0 }
+                let noiseSamples = Self.noise(noise, count: clean.count, others: speech, random: &random)
+                let speechPower = Self.power(clean, in: speechLabels)
+                let gain = (speechPower / max(1e-9, Self.power(noiseSamples, in: [0..<noiseSamples.count])) / pow(10, snr / 10)).squareRoot()
+                let samples = zip(clean, noiseSamples).map { Int16(clamping: Int((Double($0) + Double($1) * gain).rounded())) }
+                mixed.append(Clip(name: "\(noise) \(Int(snr)) dB", noise: noise, snrDB: snr, samples: samples, clean: clean, speech: speechLabels))
+            }
+            // 20 s of the noise alone, as loud as in the 10 dB mixture of average speech (-20 dBFS).
+            let alone = Self.noise(noise, count: Self.sampleRate * 20, others: speech, random: &random)
+            noiseOnly.append(Clip(name: "\(noise) alone", noise: noise, snrDB: nil, samples: Self.scaled(alone, toDBFS: -30), clean: [], speech: []))
+        }
+        // Soft or breathy speech: -38 dBFS over comfort noise at -65 dBFS.
+        for (i, fixture) in speech.enumerated() {
+            let lead = [Int16](repeating: 0, count: Self.sampleRate)
+            let quiet = Self.scaled(lead + fixture + lead, toDBFS: -38, measuredIn: Self.voiced(fixture, offset: lead.count).map { [$0] } ?? [])
+            let comfort = Self.scaled(Self.noise("white", count: quiet.count, others: [], random: &random), toDBFS: -65)
+            soft.append(Clip(name: "soft speech \(i + 1)", noise: "comfort", snrDB: nil, samples: zip(quiet, comfort).map { Int16(clamping: Int($0) + Int($1)) },
+                             clean: quiet, speech: [Self.voiced(fixture, offset: lead.count)].compactMap { $0 }))
+        }
+    }
+
+    // MARK: Labels and levels
+
+    /// From the first to the last 20 ms frame louder than -40 dBFS.
+    static func voiced(_ samples: [Int16], offset: Int) -> Range<Int>? {
+        let frames = stride(from: 0, to: samples.count - 159, by: 160).filter { power(samples, in: [$0..<($0 + 160)]) > pow(10, -40 / 10) * 32768 * 32768 }
+        guard let first = frames.first, let last = frames.last else { return nil }
+        return (offset + first)..<(offset + last + 160)
+    }
+
+    /// Mean square over `ranges`.
+    static func power(_ samples: [Int16], in ranges: [Range<Int>]) -> Double {
+        var sum = 0.0, count = 0
+        for range in ranges { for i in range where i < samples.count { sum += Double(samples[i]) * Double(samples[i]); count += 1 } }
+        return count == 0 ? 0 : sum / Double(count)
+    }
+
+    /// The SNR of a mixture, measured back from its parts (for the set's own test).
+    public static func measuredSNR(clean: [Int16], mixture: [Int16], speech: [Range<Int>]) -> Double {
+        let noise = zip(mixture, clean).map { Int16(clamping: Int($0) - Int($1)) }
+        return 10 * log10(power(clean, in: speech) / power(noise, in: [0..<noise.count]))
+    }
+
+    static func scaled(_ samples: [Int16], toDBFS level: Double, measuredIn ranges: [Range<Int>]? = nil) -> [Int16] {
+        let current = power(samples, in: ranges ?? [0..<samples.count])
+        let gain = (32768 * 32768 * pow(10, level / 10) / max(1e-9, current)).squareRoot()
+        return samples.map { Int16(clamping: Int((Double($0) * gain).rounded())) }
+    }
+
+    // MARK: Noises
+
+    static func noise(_ kind: String, count: Int, others: [[Int16]], random: inout SeededRandom) -> [Int16] {
+        let rate = Double(sampleRate)
+        var out = [Double](repeating: 0, count: count)
+        switch kind {
+        case "hum-50Hz", "hum-60Hz":
+            // The mains frequency and its harmonics, the odd ones strongest (a rectifier's buzz).
+            let base = kind == "hum-50Hz" ? 50.0 : 60.0
+            for k in 1...9 {
+                let amplitude = (k % 2 == 1 ? 1.0 : 0.4) / Double(k), phase = random.unit() * 2 * .pi
+                for i in 0..<count { out[i] += amplitude * sin(2 * .pi * base * Double(k) * Double(i) / rate + phase) }
+            }
+        case "music-on-hold":
+            // Three-note chords with harmonics, a new one every 400 ms, struck and decaying.
+            let scale = [261.6, 293.7, 329.6, 349.2, 392.0, 440.0, 493.9, 523.3]
+            let noteLength = Int(rate * 0.4)
+            for start in stride(from: 0, to: count, by: noteLength) {
+                let root = Int(random.unit() * 5)
+                for note in [scale[root], scale[root + 2], scale[(root + 4) % scale.count]] {
+                    for harmonic in 1...3 {
+                        for i in start..<min(count, start + noteLength) {
+                            let t = Double(i - start) / rate
+                            out[i] += exp(-3 * t) * min(1, t * 200) / Double(harmonic) * sin(2 * .pi * note * Double(harmonic) * t)
+                        }
+                    }
+                }
+            }
+        case "babble":
+            // Six talkers at once: the speech fixtures, each looped from its own offset.
+            for talker in 0..<6 where !others.isEmpty {
+                let voice = others[talker % others.count]
+                let shift = Int(random.unit() * Double(voice.count))
+                for i in 0..<count { out[i] += Double(voice[(i + shift) % voice.count]) / 32768 }
+            }
+        case "street":
+            // Brown rumble with cars passing (slow swells) and a little hiss.
+            var brown = 0.0
+            let period = rate * 4
+            for i in 0..<count {
+                brown = 0.995 * brown + random.gaussian() * 0.1
+                let swell = 0.5 + 0.5 * sin(2 * .pi * Double(i) / period)
+                out[i] = brown * (0.3 + swell) + random.gaussian() * 0.02
+            }
+        case "dtmf":
+            // Keys pressed 80 ms on, 80 ms off.
+            let low = [697.0, 770, 852, 941], high = [1209.0, 1336, 1477, 1633]
+            let press = Int(rate * 0.08)
+            for start in stride(from: 0, to: count, by: 2 * press) {
+                let f1 = low[Int(random.unit() * 4) % 4], f2 = high[Int(random.unit() * 4) % 4]
+                for i in start..<min(count, start + press) {
+                    let t = Double(i) / rate
+                    out[i] = sin(2 * .pi * f1 * t) + sin(2 * .pi * f2 * t)
+                }
+            }
+        case "pink":
+            // Paul Kellet's economy filter over white noise.
+            var b0 = 0.0, b1 = 0.0, b2 = 0.0
+            for i in 0..<count {
+                let white = random.gaussian()
+                b0 = 0.99765 * b0 + white * 0.0990460
+                b1 = 0.96300 * b1 + white * 0.2965164
+                b2 = 0.57000 * b2 + white * 1.0526913
+                out[i] = b0 + b1 + b2 + white * 0.1848
+            }
+        default:   // white
+            for i in 0..<count { out[i] = random.gaussian() }
+        }
+        let peak = out.map(abs).max() ?? 1
+        return out.map { Int16(clamping: Int(($0 / max(peak, 1e-9) * 16_000).rounded())) }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so the set is the same on every machine.
+public struct SeededRandom: Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    /// Standard normal (Box–Muller).
+    public mutating func gaussian() -> Double {
+        let u = max(unit(), 1e-12), v = unit()
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+}
+
+extension VADTestSet {
+    /// How a voice detector did on clips: frame accuracy (a short grace after each label start
+    /// and end is not counted — the onset needs a few frames, the offset a hangover), false onsets
+    /// per minute of non-speech, onset delay, and segments never detected.
+    public struct Score: Sendable {
+        public var frames = 0
+        public var correctFrames = 0
+        public var nonSpeechSeconds = 0.0
+        public var falseOnsets = 0
+        public var segments = 0
+        public var missedSegments = 0
+        public var onsetDelaysMilliseconds: [Double] = []
+
+        public var accuracy: Double { frames == 0 ? 0 : Double(correctFrames) / Double(frames) }
+        public var falseOnsetsPerMinute: Double { nonSpeechSeconds == 0 ? 0 : Double(falseOnsets) / (nonSpeechSeconds / 60) }
+        public var medianOnsetDelayMilliseconds: Double {
+            let sorted = onsetDelaysMilliseconds.sorted()
+            return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+    }
+
+    /// One detector per clip from `makeDetector` (given the clip, so a test can build an oracle); it takes 20 ms frames (160 samples) and says
+    /// whether it is in speech now and whether speech started with this frame.
+    public static func score(_ clips: [Clip], graceMilliseconds: (onset: Int, offset: Int) = (100, 300),
+                             makeDetector: (Clip) -> ([Int16]) -> (isSpeech: Bool, started: Bool)) -> Score {
+        var score = Score()
+        let frame = 160, onsetGrace = graceMilliseconds.onset * 8, offsetGrace = graceMilliseconds.offset * 8
+        for clip in clips {
+            let detect = makeDetector(clip)
+            var segmentDetected = Array(repeating: false, count: clip.speech.count)
+            for start in stride(from: 0, to: clip.samples.count - frame + 1, by: frame) {
+                let (isSpeech, started) = detect(Array(clip.samples[start..<(start + frame)]))
+                let middle = start + frame / 2
+                let inside = clip.speech.firstIndex { $0.contains(middle) }
+                let graced = clip.speech.contains { (($0.lowerBound - onsetGrace)..<($0.lowerBound + onsetGrace)).contains(middle)
+                    || ($0.upperBound..<($0.upperBound + offsetGrace)).contains(middle) }
+                if !graced {
+                    score.frames += 1
+                    if isSpeech == (inside != nil) { score.correctFrames += 1 }
+                }
+                if inside == nil, !graced { score.nonSpeechSeconds += Double(frame) / Double(sampleRate) }
+                // A start (or being in speech already) near a segment's start detects it.
+                if let index = clip.speech.firstIndex(where: { ($0.lowerBound - onsetGrace)..<$0.upperBound ~= middle }), !segmentDetected[index], isSpeech {
+                    segmentDetected[index] = true
+                    score.onsetDelaysMilliseconds.append(Double(max(0, start + frame - clip.speech[index].lowerBound)) / 8)
+                } else if started, inside == nil, !graced {
+                    score.falseOnsets += 1
+                }
+            }
+            score.segments += clip.speech.count
+            score.missedSegments += segmentDetected.filter { !$0 }.count
+        }
+        return score
+    }
+}
