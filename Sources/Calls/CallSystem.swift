@@ -109,6 +109,26 @@ public final class CallSystem: Sendable {
         }
     }
 
+    /// Silero for the caller side's VAD, as `engine.vad` asks: next to Moonshine in `make deps`'s
+    /// folder. Asked for by name and missing, the server does not start; under `auto` it falls
+    /// back to the energy detector with a warning.
+    static func neuralVAD(for engine: VoiceBridgeConfig.Engine, logger: Logger) throws -> SileroModel? {
+        let wanted = switch engine.vad {
+        case .neural: true
+        case .energy: false
+        case .auto: engine.mode == .local || engine.mode == .cascade
+        }
+        guard wanted else { return nil }
+        let deps = (engine.local.moonshinePath as NSString).deletingLastPathComponent
+        do {
+            return try SileroModel.installed(in: deps.isEmpty ? "." : deps)
+        } catch {
+            guard engine.vad == .auto else { throw StartupError(description: "engine.vad neural: \(error)") }
+            logger.warning("the neural VAD is not installed (make deps); the energy detector decides", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
     /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
     public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
         let engines = try engines(for: config.engine)
@@ -155,6 +175,7 @@ public final class CallSystem: Sendable {
         settings.language = config.engine.language
         settings.pricing = config.pricing
         settings.localVoice = (try? EspeakSynthesizer(voice: config.engine.local.voice)).map(LocalVoice.init(tts:))
+        settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {
             settings.recordingsFolder = ((config.database.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("recordings")

@@ -2,8 +2,9 @@
 public struct VADStage: PipelineStage {
     private var detector: VoiceActivityDetector
 
-    public init(configuration: VoiceActivityDetector.Configuration = .init()) {
-        detector = VoiceActivityDetector(configuration: configuration)
+    /// `neural`: decide with Silero instead of the energy detector (`vad: neural`).
+    public init(configuration: VoiceActivityDetector.Configuration = .init(), neural: SileroModel? = nil) {
+        detector = VoiceActivityDetector(configuration: configuration, neural: neural)
     }
 
     public mutating func process(_ frame: InboundFrame, emit: (InboundFrame) -> Void) {

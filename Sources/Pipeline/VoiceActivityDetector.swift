@@ -8,6 +8,10 @@ import Foundation
 /// two multiply-adds per sample and rejects the white noise that energy-only detectors (and
 /// webrtcvad) mistake for speech. Hysteresis turns frame decisions into speech segments: onset
 /// after `onsetMilliseconds` of speech-like frames, offset after `offsetMilliseconds` without.
+///
+/// With a Silero model (`vad: neural`) a loud frame is speech-like when the network's speech
+/// probability is at least 0.5 (0.35 once in speech, as Silero's own post-processing does):
+/// tonal and musical sounds correlate like voiced speech, and only a learned detector tells them apart.
 public struct VoiceActivityDetector: Sendable {
     public struct Configuration: Sendable, Equatable {
         public var onsetMilliseconds = 40
@@ -45,16 +49,27 @@ public struct VoiceActivityDetector: Sendable {
     private var speechLikeRun = 0
     private var quietRun = 0
     private var segmentMilliseconds = 0
+    private var neural: SileroVoiceClassifier?
 
-    public init(configuration: Configuration = Configuration()) {
+    public init(configuration: Configuration = Configuration(), neural: SileroModel? = nil) {
         self.configuration = configuration
         self.meanSquareThreshold = 32768.0 * 32768.0 * pow(10, configuration.energyThresholdDBFS / 10)
+        self.neural = neural.map(SileroVoiceClassifier.init(model:))
     }
+
+    /// Which detector decides: `energy` (the default, ~1 µs a frame) or `neural` (Silero).
+    public var kind: String { neural == nil ? "energy" : "neural" }
 
     public var isSpeech: Bool { inSpeech }
 
     public mutating func process(_ frame: AudioFrame) -> Decision {
-        let speechLike = Self.isSpeechLike(frame.samples, meanSquareThreshold: meanSquareThreshold, correlationThreshold: configuration.correlationThreshold)
+        let speechLike: Bool
+        if neural != nil {
+            let probability = neural!.process(frame.samples)
+            speechLike = Self.meanSquare(frame.samples) > meanSquareThreshold && probability >= (inSpeech ? 0.35 : 0.5)
+        } else {
+            speechLike = Self.isSpeechLike(frame.samples, meanSquareThreshold: meanSquareThreshold, correlationThreshold: configuration.correlationThreshold)
+        }
         let milliseconds = max(1, Int(frame.durationMilliseconds.rounded()))
         var event: Event?
         if speechLike {
@@ -83,6 +98,10 @@ public struct VoiceActivityDetector: Sendable {
         speechLikeRun = 0
         quietRun = 0
         segmentMilliseconds = 0
+    }
+
+    static func meanSquare(_ samples: [Int16]) -> Double {
+        samples.isEmpty ? 0 : samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)
     }
 
     static func isSpeechLike(_ samples: [Int16], meanSquareThreshold: Double, correlationThreshold: Double) -> Bool {

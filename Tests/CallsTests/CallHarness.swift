@@ -16,6 +16,8 @@ enum CallHarness {
         return (tts, stt)
     }()
 
+    static let neuralVAD = try? SileroModel.installed(in: Fixtures.repository.appendingPathComponent(".deps").path)
+
     static func run<T: Sendable>(rtpBase: Int, store: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in },
                                  engines: EngineFactory? = nil,
                                  _ body: @Sendable (CallManager, CallStore, SIPUserAgent) async throws -> T) async throws -> T {
@@ -34,6 +36,7 @@ enum CallHarness {
         settings.retry.retryIntervalSeconds = 0
         settings.recordingsFolder = (store.path as NSString).deletingLastPathComponent + "/recordings"
         settings.localVoice = LocalVoice(tts: tts)
+        settings.neuralVAD = neuralVAD   // what `engine.vad: auto` gives the local engine
         tweak(&settings)
         let scheduler = PacerScheduler<[UInt8]>()
         let manager = CallManager(settings: settings, store: store, userAgent: ua, scheduler: scheduler,

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import TestSupport
 import Testing
 @testable import Calls
 
@@ -8,7 +10,7 @@ import Testing
         #expect(c.http.host == "127.0.0.1" && c.http.port == 8080)
         #expect(c.database.path == "./data/voicebridge.sqlite")
         #expect(c.sip.port == 5060 && c.sip.gateway == nil)
-        #expect(c.engine.mode == .local)
+        #expect(c.engine.mode == .local && c.engine.vad == .auto)
         #expect(c.outbound.maxConcurrentCalls == 5)
         #expect(c.outbound.ringTimeoutSeconds == 30)
         #expect(c.outbound.maxCallDurationSeconds == 300)
@@ -100,6 +102,7 @@ import Testing
         ("http: {port: eighty}", "http.port", "whole number"),
         ("http: {port: 70000}", "http.port", "between 0 and 65535"),
         ("engine: {mode: magic}", "engine.mode", "one of local, realtime, cascade, echo, loopback"),
+        ("engine: {vad: webrtc}", "engine.vad", "one of auto, energy, neural"),
         ("pricing: {telephony_per_minute: -1}", "pricing.telephony_per_minute", "between"),
         ("outbound: {retry: {retry_on: [busy, sometimes]}}", "outbound.retry.retry_on", "'sometimes'"),
         ("outbound: {result: {save_recording: maybe}}", "outbound.result.save_recording", "true or false"),
@@ -142,5 +145,32 @@ import Testing
 
     @Test func aMissingFileIsAClearError() {
         #expect(throws: ConfigError.self) { try VoiceBridgeConfig.load(path: "/nonexistent/vb.yaml", environment: [:]) }
+    }
+}
+
+/// `engine.vad`: which detector the caller side runs, and what happens when Silero is missing.
+@Suite struct NeuralVADChoiceTests {
+    static func engine(_ mode: VoiceBridgeConfig.EngineMode, _ vad: VoiceBridgeConfig.VADKind, deps: String = ".deps") -> VoiceBridgeConfig.Engine {
+        var engine = VoiceBridgeConfig.Engine()
+        engine.mode = mode
+        engine.vad = vad
+        engine.local.moonshinePath = Fixtures.repository.appendingPathComponent(deps).appendingPathComponent("moonshine").path
+        return engine
+    }
+
+    @Test func autoIsNeuralForTheEnginesThatTakeTurnsByOurVAD() throws {
+        let logger = Logger(label: "test")
+        #expect(try CallSystem.neuralVAD(for: Self.engine(.local, .auto), logger: logger) != nil)
+        #expect(try CallSystem.neuralVAD(for: Self.engine(.cascade, .auto), logger: logger) != nil)
+        #expect(try CallSystem.neuralVAD(for: Self.engine(.loopback, .auto), logger: logger) == nil)
+        #expect(try CallSystem.neuralVAD(for: Self.engine(.echo, .auto), logger: logger) == nil)
+        #expect(try CallSystem.neuralVAD(for: Self.engine(.local, .energy), logger: logger) == nil)
+        #expect(try CallSystem.neuralVAD(for: Self.engine(.echo, .neural), logger: logger) != nil)
+    }
+
+    @Test func missingSileroStopsAnExplicitChoiceAndOnlyWarnsUnderAuto() throws {
+        let logger = Logger(label: "test")
+        #expect(try CallSystem.neuralVAD(for: Self.engine(.local, .auto, deps: "nowhere"), logger: logger) == nil)
+        #expect(throws: (any Error).self) { try CallSystem.neuralVAD(for: Self.engine(.local, .neural, deps: "nowhere"), logger: logger) }
     }
 }

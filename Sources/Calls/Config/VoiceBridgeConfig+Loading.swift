@@ -78,6 +78,7 @@ extension VoiceBridgeConfig {
     private static func readEngine(_ e: inout Engine, _ r: inout ConfigReader) throws {
         e.mode = try r.choice("engine.mode", default: e.mode)
         e.language = try r.string("engine.language", default: e.language)
+        e.vad = try r.choice("engine.vad", default: e.vad)
         e.local.voice = try r.string("engine.local.voice", default: e.local.voice)
         e.local.moonshinePath = try r.string("engine.local.moonshine_path", default: e.local.moonshinePath)
         e.openAI.apiKey = try r.optionalString("engine.openai.api_key", aliases: ["OPENAI_API_KEY"])

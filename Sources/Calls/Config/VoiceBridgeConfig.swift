@@ -43,9 +43,21 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         case local, realtime, cascade, echo, loopback
     }
 
+    /// Who decides where the caller's speech starts and ends on the caller side of every call.
+    public enum VADKind: String, Sendable, CaseIterable {
+        /// `neural` for the engines that take turns by our VAD (local, cascade) when `make deps`
+        /// installed Silero, `energy` for the rest (realtime has its own; echo and loopback are line checks).
+        case auto
+        /// Energy and lag-1 autocorrelation: ~1 µs a frame; fooled by hum, music and tones.
+        case energy
+        /// Silero VAD (MIT) through onnxruntime, installed by `make deps`: ~100× the cost, much harder to fool.
+        case neural
+    }
+
     public struct Engine: Sendable, Equatable {
         public var mode: EngineMode = .local
         public var language = "en"
+        public var vad: VADKind = .auto
         public var local = Local()
         public var openAI = OpenAI()
         public var cascade = Cascade()

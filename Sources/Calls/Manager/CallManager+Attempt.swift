@@ -70,7 +70,7 @@ extension CallManager {
     private func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, handle: LiveCall) async {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context(for: call), logger: logger, metrics: metrics, pricing: settings.pricing,
-                                  localVoice: settings.localVoice)
+                                  localVoice: settings.localVoice, neuralVAD: settings.neuralVAD)
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
         pipelineStatistics.started(session.meters)

@@ -30,6 +30,8 @@ public actor CallManager {
         public var oneOpenCallPerCallee = true
         /// Says goodbye when a call's engine is lost (espeak-ng; nil when it cannot load).
         public var localVoice: LocalVoice?
+        /// Silero for every call's VAD (`engine.vad: neural`); nil: the energy detector.
+        public var neuralVAD: SileroModel?
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }

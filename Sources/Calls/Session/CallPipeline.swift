@@ -24,11 +24,11 @@ public enum CallPipeline {
     /// The caller side: one `InboundFrame` out per 20 ms μ-law payload in, carrying what every
     /// stage decided (voice activity, tones, barge-in actions, the audio at the engine's rate).
     public static func callerSide(engineInput: EngineAudioFormat, bargeIn: Bool, recorder: CallRecorder?,
-                                  playback: PlaybackTracker, meters: PipelineMeters) throws -> some PipelineStage<[UInt8], InboundFrame> {
+                                  playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil) throws -> some PipelineStage<[UInt8], InboundFrame> {
         let side = "caller"
         return meters.stage("decode", side: side, G711DecodeStage(law: .muLaw))
             .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples) }))
-            .then(meters.stage("vad", side: side, VADStage()))
+            .then(meters.stage("vad", side: side, VADStage(neural: neuralVAD)))
             .then(meters.stage("tones", side: side, ToneDetectorStage()))
             .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, enabled: bargeIn)))
             .then(meters.stage("resample", side: side, try EngineRateStage(sampleRate: engineInput.sampleRate)))

@@ -10,7 +10,7 @@ extension CallSession {
     func pumpCallerAudio() async {
         do {
             let chain = try CallPipeline.callerSide(engineInput: engine.inputFormat, bargeIn: engine.allowsBargeIn, recorder: recorder,
-                                                    playback: playback, meters: meters)
+                                                    playback: playback, meters: meters, neuralVAD: neuralVAD)
             await pumpCallerAudio(through: chain)
         } catch {
             finish(.engineFailure("the caller side of the pipeline could not be built: \(error)"))

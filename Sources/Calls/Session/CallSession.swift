@@ -31,6 +31,8 @@ public final class CallSession: Sendable {
     let recorder: CallRecorder?
     /// Says goodbye when the engine is lost (nil: the call just ends).
     let localVoice: LocalVoice?
+    /// The caller side's VAD decides with Silero (`engine.vad: neural`); nil: the energy detector.
+    let neuralVAD: SileroModel?
     let context: ConversationContext
     let logger: Logger
     let metrics: CallMetrics
@@ -63,7 +65,8 @@ public final class CallSession: Sendable {
     }
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
-                context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil) {
+                context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
+                neuralVAD: SileroModel? = nil) {
         self.metrics = metrics
         self.pricing = pricing
         self.callID = callID
@@ -72,6 +75,7 @@ public final class CallSession: Sendable {
         self.store = store
         self.recorder = recorder
         self.localVoice = localVoice
+        self.neuralVAD = neuralVAD
         self.context = context
         self.logger = logger
         (endings, endingInput) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .bufferingOldest(8))
