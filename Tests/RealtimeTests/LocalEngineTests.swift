@@ -71,18 +71,55 @@ import TestSupport
         #expect(audio > EspeakSynthesizer.sampleRate * 5, "the agent actually spoke")
     }
 
-    /// `sendNow` takes every frame of a turn but the one whose silence ends it (that one starts a
-    /// transcription, which needs waiting) — and declining changes nothing.
-    @Test func sendNowDeclinesOnlyTheFrameThatEndsTheTurn() throws {
+    /// `sendNow` takes every frame of a turn but the speech end (that one starts a transcription
+    /// of what was said so far) and the one whose silence ends the turn — declining changes nothing.
+    @Test func sendNowDeclinesTheSpeechEndAndTheFrameThatEndsTheTurn() async throws {
         let engine = LocalEngine(context: ConversationContext(purpose: "p", questions: ["q?"]), tts: try EspeakSynthesizer(),
                                  stt: try MoonshineTranscriber(directory: Fixtures.moonshine))
         let frame = [Int16](repeating: 0, count: 320)
         var taken: [Bool] = [engine.sendNow(speech: .started, samples: { frame })]
         for _ in 0..<10 { taken.append(engine.sendNow(speech: .speech, samples: { frame })) }
         taken.append(engine.sendNow(speech: .ended, samples: { frame }))
+        await engine.send(samples: frame, speech: .ended)   // silence transcribes to no answer: the window runs on
         for _ in 0..<30 { taken.append(engine.sendNow(speech: .silence, samples: { frame })) }
         // 500 ms of silence after the end of speech: the 25th silent frame, index 11 + 25.
-        #expect(taken[..<36].allSatisfy { $0 } && taken[36...].allSatisfy { !$0 }, "\(taken)")
+        #expect(taken[..<11].allSatisfy { $0 } && !taken[11] && taken[12..<36].allSatisfy { $0 } && taken[36...].allSatisfy { !$0 }, "\(taken)")
+    }
+
+    /// The turn ends 300 ms after the VAD's speech end, on the words transcribed there, when they
+    /// already answer the question, and only after the 500 ms window when they do not.
+    @Test func aCompleteAnswerEndsTheTurnSooner() async throws {
+        for (fixture, early) in [("en_yes_attend.wav", true), ("en_unclear.wav", false)] {
+            let engine = LocalEngine(context: ConversationContext(purpose: "p", questions: ["Can you attend?", "Is the place fine?"]),
+                                     tts: try EspeakSynthesizer(), stt: try MoonshineTranscriber(directory: Fixtures.moonshine))
+            let log = Log()
+            let reader = Task { while let event = await engine.nextEvent() { log.events.withLock { $0.append(event) } } }
+            try await engine.start()
+            try await Self.waitFor(log) { $0.count { $0 == .audioDone(item: "local-1") } == 1 }
+            let narrow = try WAVFile.read(Fixtures.audio(fixture)).samples
+            let resampler = try Resampler(from: 8000, to: 16000)
+            var chunker = FrameChunker(sampleRate: 16000)
+            var vad = VoiceActivityDetector()
+            var silentFramesAfterEnd: Int?
+            for frame in chunker.push(resampler.process(narrow) + resampler.flush() + [Int16](repeating: 0, count: 24_000)) {
+                let decision = vad.process(frame)
+                let activity: SpeechActivity = decision.event == .speechStarted ? .started : decision.event == .speechEnded ? .ended
+                    : decision.isSpeech ? .speech : .silence
+                await engine.send(samples: frame.samples, speech: activity)
+                if activity == .ended { silentFramesAfterEnd = 0 } else if let n = silentFramesAfterEnd { silentFramesAfterEnd = n + 1 }
+                // Let the reader take what this frame produced before looking.
+                while engine.events.counters.dequeued < engine.events.counters.enqueued { try await Task.sleep(for: .milliseconds(1)) }
+                if log.texts.contains(where: { $0.0 == .customer }) { break }
+            }
+            let heardAfter = try #require(silentFramesAfterEnd, "\(fixture): the VAD found the speech end")
+            if early {
+                #expect(heardAfter == 15, "\(fixture): the turn ended 300 ms after the speech end (\(heardAfter) frames)")
+            } else {
+                #expect(heardAfter == 25, "\(fixture): the turn waited out the 500 ms window (\(heardAfter) frames)")
+            }
+            _ = await engine.stop()
+            await reader.value
+        }
     }
 
     @Test(arguments: [false, true]) func echoEngineRepeatsEachUtteranceWhenItEnds(immediate: Bool) async throws {

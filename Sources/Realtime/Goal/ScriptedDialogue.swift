@@ -61,6 +61,20 @@ public struct ScriptedDialogue: Sendable {
         }
     }
 
+    /// Whether `reply` already settles the question being asked — an answer, a refusal, a
+    /// question back — and does not trail off ("Yes, and …"), so the caller's turn can end now.
+    public func completesAnAnswer(_ reply: String) -> Bool {
+        guard let index = current else { return false }
+        let words = ReplyInterpreter.words(reply)
+        guard let last = words.last, !Self.continuations.contains(last) else { return false }
+        switch interpreter.interpret(reply, asked: index, open: [index]) {
+        case .nothing, .unclear: return false
+        case .answers, .refused, .whoIsCalling, .callBackLater: return true
+        }
+    }
+
+    static let continuations: Set<String> = ["and", "but", "or", "so", "because", "um", "uh", "er", "the", "a", "my", "is", "at", "to", "if", "then", "well"]
+
     /// The caller said nothing for a long while after the question: ask once more, then give up
     /// politely — the question stays `pending` (asked, never answered).
     public mutating func noReply() -> Step {

@@ -9,6 +9,13 @@ import Synchronization
 /// Caller audio arrives at 16 kHz with the pipeline's VAD decisions; an utterance is buffered
 /// from speech start (with a short pre-roll) to speech end, then transcribed on a dedicated
 /// thread so a 0.5 s transcription never blocks the cooperative pool that paces calls.
+///
+/// The end of the caller's turn is decided by the pause *and* the words: at the VAD's speech end
+/// the utterance is transcribed at once, while the caller may still go on; if the words already
+/// answer the question ("Yes, I can attend.") the turn ends after a short pause
+/// (`answeredTurnMilliseconds`) with that transcript, else ("Yes, and …") after the whole
+/// end-of-turn window with a new one. Replies are synthesized a sentence at a time, so the
+/// first is heard while the rest is made.
 public final class LocalEngine: ConversationEngine {
     public let inputFormat = EngineAudioFormat.pcm16(sampleRate: MoonshineTranscriber.sampleRate)
     public let outputFormat = EngineAudioFormat.pcm16(sampleRate: EspeakSynthesizer.sampleRate)
@@ -29,6 +36,9 @@ public final class LocalEngine: ConversationEngine {
     /// Silence after the VAD's speech end before the caller's turn counts as over: people pause
     /// inside an answer ("Yes, I can attend … the meeting").
     public let endOfTurnMilliseconds: Int
+    /// The shorter window when the words so far already answer the question (people still pause
+    /// inside an answer: "Yes, … I can attend").
+    public let answeredTurnMilliseconds: Int
     /// How long the caller may stay silent after a question (counted from the moment it was
     /// synthesized, so its own duration is added) before it is asked again, then the call ends.
     public let replyTimeoutMilliseconds: Int
@@ -45,6 +55,11 @@ public final class LocalEngine: ConversationEngine {
         var trailingSilence: Int?
         var itemCount = 0
         var ended = false
+        /// Counts the caller's speech starts: a transcription made at a speech end is stale once it moved.
+        var speechStarts = 0
+        /// What the caller said up to the last speech end, when it already answers the question
+        /// (valid while `speechStarts` has not moved).
+        var answered: (text: String, speechStarts: Int)?
         /// A question was asked and the caller has not started to answer.
         var awaitingReply = false
         var waitedMilliseconds = 0
@@ -54,11 +69,16 @@ public final class LocalEngine: ConversationEngine {
     /// What a caller frame finished.
     private enum TurnOutcome {
         case utterance([Int16])
+        /// The turn ended on words already transcribed.
+        case transcribed(String)
+        /// The VAD heard speech end: what was said so far, to transcribe before the window is out.
+        case speechEnded([Int16], speechStarts: Int)
         case noReply
     }
 
     public init(context: ConversationContext, tts: EspeakSynthesizer, stt: MoonshineTranscriber, endOfTurnMilliseconds: Int = 500,
-                replyTimeoutMilliseconds: Int = 8000) {
+                answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000) {
+        self.answeredTurnMilliseconds = answeredTurnMilliseconds
         self.tts = tts
         self.stt = stt
         self.endOfTurnMilliseconds = endOfTurnMilliseconds
@@ -74,16 +94,33 @@ public final class LocalEngine: ConversationEngine {
     public func send(samples: [Int16], speech: SpeechActivity) async {
         let milliseconds = samples.count * 1000 / MoonshineTranscriber.sampleRate
         switch state.withLock({ take(samples, speech, milliseconds: milliseconds, &$0) }) {
-        case .utterance(let finished): await answer(finished)
+        case .utterance(let finished):
+            let started = ContinuousClock.now
+            await answer(await transcribe(finished), since: started)
+        case .transcribed(let text):
+            await answer(text, since: .now)
+        case .speechEnded(let sofar, let starts):
+            let started = ContinuousClock.now
+            let text = await transcribe(sofar)
+            // Frames went on meanwhile (the event loop takes them): the words count only if the
+            // caller has not spoken again; the turn ends now if the short window is already out.
+            let endsNow = state.withLock { s -> Bool in
+                guard !s.ended, s.listening, let silence = s.trailingSilence, s.speechStarts == starts,
+                      s.dialogue.completesAnAnswer(text) else { return false }
+                guard silence >= answeredTurnMilliseconds else { s.answered = (text, starts); return false }
+                s.listening = false
+                s.trailingSilence = nil
+                s.utterance = []
+                s.pause = []
+                return true
+            }
+            if endsNow { await answer(text, since: started) }
         case .noReply: await say(state.withLock { $0.dialogue.noReply() })
         case nil: break
         }
     }
 
-    private func answer(_ finished: [Int16]) async {
-        let started = ContinuousClock.now
-        let text = await transcribe(finished)
-        meter.add { $0.sttSeconds += Double(finished.count) / Double(MoonshineTranscriber.sampleRate) }
+    private func answer(_ text: String, since started: ContinuousClock.Instant) async {
         await firstByte("stt", since: started)
         await milestone(.transcribed)
         await events.emit(.transcript(speaker: .customer, text: text, item: nil))
@@ -97,8 +134,8 @@ public final class LocalEngine: ConversationEngine {
     public func sendNow(speech: SpeechActivity, samples: () -> [Int16]) -> Bool {
         state.withLock { s in
             let milliseconds = 20   // the session's frames
-            let next = Self.turn(after: speech, milliseconds: milliseconds, s, endOfTurn: endOfTurnMilliseconds)
-            guard !next.ends, !Self.timesOut(after: speech, milliseconds: milliseconds, s) else { return false }
+            let next = Self.turn(after: speech, milliseconds: milliseconds, s, endOfTurn: window(s))
+            guard !next.ends, !(speech == .ended && s.listening), !Self.timesOut(after: speech, milliseconds: milliseconds, s) else { return false }
             _ = take(samples(), speech, milliseconds: milliseconds, &s)   // finishes nothing: checked above
             return true
         }
@@ -111,7 +148,7 @@ public final class LocalEngine: ConversationEngine {
             s.awaitingReply = false
             return .noReply
         }
-        if speech == .started { s.awaitingReply = false }
+        if speech == .started { s.awaitingReply = false; s.speechStarts += 1 }
         if s.awaitingReply { s.waitedMilliseconds += milliseconds }
         defer {
             s.recent += samples
@@ -119,16 +156,24 @@ public final class LocalEngine: ConversationEngine {
         }
         if speech == .started, !s.listening { s.utterance = s.recent; s.pause = [] }
         if speech == .started, s.listening { s.utterance += s.pause; s.pause = [] }   // a pause inside the turn keeps what was said
-        let next = Self.turn(after: speech, milliseconds: milliseconds, s, endOfTurn: endOfTurnMilliseconds)
+        let next = Self.turn(after: speech, milliseconds: milliseconds, s, endOfTurn: window(s))
         s.listening = next.listening
         s.trailingSilence = next.trailingSilence
         guard s.listening || next.ends else { return nil }
         if s.utterance.count + s.pause.count < Self.maxUtteranceSamples {
             if next.trailingSilence == nil, !next.ends { s.utterance += samples } else { s.pause += samples }
         }
+        if speech == .ended, s.listening, !next.ends { return .speechEnded(s.utterance, speechStarts: s.speechStarts) }
         guard next.ends else { return nil }
-        defer { s.utterance = []; s.pause = [] }
+        defer { s.utterance = []; s.pause = []; s.answered = nil }
+        if let answered = s.answered, answered.speechStarts == s.speechStarts { return .transcribed(answered.text) }
         return .utterance(s.utterance)
+    }
+
+    /// The end-of-turn window now: short when the words up to the last speech end answer the question.
+    private func window(_ s: State) -> Int {
+        if let answered = s.answered, answered.speechStarts == s.speechStarts { return answeredTurnMilliseconds }
+        return endOfTurnMilliseconds
     }
 
     /// Whether this frame, silent, ends the wait for the caller's reply.
@@ -187,19 +232,23 @@ public final class LocalEngine: ConversationEngine {
         await events.emit(.transcript(speaker: .ai, text: text, item: item))
         do {
             let started = ContinuousClock.now
-            let samples = try tts.synthesize(text)
-            meter.add { $0.ttsCharacters += text.count }
-            await firstByte("tts", since: started)
-            // 200 ms chunks: small enough for the bounded queue to pace a fast synthesizer.
-            if !closing {
-                state.withLock { s in
-                    s.awaitingReply = true
-                    s.waitedMilliseconds = 0
-                    s.replyDeadlineMilliseconds = samples.count * 1000 / EspeakSynthesizer.sampleRate + replyTimeoutMilliseconds
+            var spoken = 0
+            for (n, sentence) in Self.sentences(text).enumerated() {
+                let samples = try tts.synthesize(sentence)
+                meter.add { $0.ttsCharacters += sentence.count }
+                if n == 0 { await firstByte("tts", since: started) }
+                spoken += samples.count
+                if !closing {
+                    state.withLock { s in   // the wait for a reply starts counting now, plus what is still to play
+                        s.awaitingReply = true
+                        s.waitedMilliseconds = 0
+                        s.replyDeadlineMilliseconds = spoken * 1000 / EspeakSynthesizer.sampleRate + replyTimeoutMilliseconds
+                    }
                 }
-            }
-            for start in stride(from: 0, to: samples.count, by: EspeakSynthesizer.sampleRate / 5) {
-                await events.emit(.audio(item: item, samples: Array(samples[start..<min(start + EspeakSynthesizer.sampleRate / 5, samples.count)])))
+                // 200 ms chunks: small enough for the bounded queue to pace a fast synthesizer.
+                for start in stride(from: 0, to: samples.count, by: EspeakSynthesizer.sampleRate / 5) {
+                    await events.emit(.audio(item: item, samples: Array(samples[start..<min(start + EspeakSynthesizer.sampleRate / 5, samples.count)])))
+                }
             }
         } catch {
             await events.emit(.error(message: "\(error)", fatal: false))
@@ -211,8 +260,26 @@ public final class LocalEngine: ConversationEngine {
         }
     }
 
+    /// A reply cut after each sentence's end mark (". ", "? ", "! "), marks kept.
+    static func sentences(_ text: String) -> [String] {
+        var sentences: [String] = [], current = ""
+        for character in text {
+            current.append(character)
+            if ".?!".contains(character) {
+                let trimmed = current.trimmingCharacters(in: .whitespaces)
+                if !trimmed.isEmpty { sentences.append(trimmed) }
+                current = ""
+            }
+        }
+        let rest = current.trimmingCharacters(in: .whitespaces)
+        if !rest.isEmpty { sentences.append(rest) }
+        return sentences
+    }
+
+    /// On the recognizer's own thread; every transcription is metered (the speculative ones too).
     private func transcribe(_ samples: [Int16]) async -> String {
-        await withCheckedContinuation { continuation in
+        meter.add { $0.sttSeconds += Double(samples.count) / Double(MoonshineTranscriber.sampleRate) }
+        return await withCheckedContinuation { continuation in
             Self.transcriptionQueue.async { [stt] in
                 continuation.resume(returning: (try? stt.transcribe(pcm16k: samples)) ?? "")
             }
