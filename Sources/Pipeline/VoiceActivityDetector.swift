@@ -64,7 +64,7 @@ public struct VoiceActivityDetector: Sendable {
 
     public mutating func process(_ frame: AudioFrame) -> Decision {
         let speechLike: Bool
-        if neural != nil {
+        if neural != nil, frame.sampleRate == 8000 {   // Silero is run at the phone's 8 kHz
             let probability = neural!.process(frame.samples)
             speechLike = Self.meanSquare(frame.samples) > meanSquareThreshold && probability >= (inSpeech ? 0.35 : 0.5)
         } else {
