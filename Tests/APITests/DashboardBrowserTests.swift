@@ -64,6 +64,8 @@ import TestSupport
         #expect(lines.contains { $0.hasPrefix("👤") }, "callee lines carry the speaker icon: \(lines)")
         let timeline = try await browser.execute("return [...document.querySelectorAll('#timeline .state')].map(s => s.dataset.state);") as? [String]
         #expect(timeline == ["queued", "dialing", "ringing", "connected", "completed"])
+        let attempts = try await browser.execute("return [...document.querySelectorAll('#attempts li')].map(li => li.dataset.outcome);") as? [String]
+        #expect(attempts == ["completed"], "the call's one attempt and its outcome: \(attempts ?? [])")
         try await browser.wait(for: "!document.querySelector('#recording').hidden")
         // The report: one timeline row per agent turn, each with its four timed steps, and the cost.
         try await browser.wait(for: "document.querySelectorAll('#turn-chart .turn').length >= 2")

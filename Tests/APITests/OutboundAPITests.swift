@@ -92,6 +92,37 @@ import TestSupport
         }
     }
 
+    /// Every attempt is listed with its outcome and times, and a call waiting for its retry says
+    /// what the last attempt ended in (the store moves the call as the call manager would).
+    @Test func attemptsAndTheLastOutcomeAreShown() async throws {
+        let h = try await Self.harness()
+        try await h.app.test(.router) { client in
+            var id = ""
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.seedBody)) { response in
+                id = Self.json(response.body)["outbound_id"] as? String ?? ""
+            }
+            try h.store.transition(id: id, to: .dialing)
+            try h.store.setSIPCallID(callID: id, sipCallID: "first-attempt@127.0.0.1")
+            try h.store.transition(id: id, to: .busy, reason: "busy")
+            try h.store.scheduleRetry(callID: id, at: Date().addingTimeInterval(300), reason: "busy")
+            try await client.execute(uri: "/api/outbound/", method: .get) { response in
+                let item = (Self.json(response.body)["items"] as? [[String: Any]])?.first
+                #expect(item?["state"] as? String == "queued" && item?["last_outcome"] as? String == "busy", "\(item ?? [:])")
+            }
+            try h.store.transition(id: id, to: .dialing)
+            try h.store.transition(id: id, to: .connected)
+            try h.store.transition(id: id, to: .completed)
+            try await client.execute(uri: "/api/outbound/\(id)", method: .get) { response in
+                let body = Self.json(response.body)
+                let attempts = body["attempts"] as? [[String: Any]] ?? []
+                #expect(attempts.map { $0["number"] as? Int } == [1, 2])
+                #expect(attempts.map { $0["outcome"] as? String } == ["busy", "completed"])
+                #expect(attempts.first?["reason"] as? String == "busy" && attempts.allSatisfy { $0["started_at"] is String && $0["ended_at"] is String })
+                #expect(body["attempt_count"] as? Int == 2 && body["last_outcome"] as? String == "completed")
+            }
+        }
+    }
+
     @Test func invalidInputGetsOneMessagePerField() async throws {
         let h = try await Self.harness()
         try await h.app.test(.router) { client in
