@@ -73,6 +73,7 @@ import TestSupport
             let times = steps.compactMap { $0 }
             #expect(times == times.sorted(), "speech end → transcript → reply → audio → wire, in that order: \(turn)")
             #expect(turn.firstByteMs["stt"] != nil && turn.firstByteMs["tts"] != nil, "\(turn.firstByteMs)")
+            #expect(turn.firstByteMs["stt"] ?? 0 >= 30, "the recognizer's time is its own, even when the turn ended on a transcript made earlier: \(turn.firstByteMs)")
             #expect(!turn.interrupted)
         }
         let latencies = try store.transcript(callID: call.outboundId).compactMap(\.latencyMilliseconds)

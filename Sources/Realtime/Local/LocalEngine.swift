@@ -59,7 +59,7 @@ public final class LocalEngine: ConversationEngine {
         var speechStarts = 0
         /// What the caller said up to the last speech end, when it already answers the question
         /// (valid while `speechStarts` has not moved).
-        var answered: (text: String, speechStarts: Int)?
+        var answered: (text: String, speechStarts: Int, transcribing: Duration)?
         /// A question was asked and the caller has not started to answer.
         var awaitingReply = false
         var waitedMilliseconds = 0
@@ -69,8 +69,8 @@ public final class LocalEngine: ConversationEngine {
     /// What a caller frame finished.
     private enum TurnOutcome {
         case utterance([Int16])
-        /// The turn ended on words already transcribed.
-        case transcribed(String)
+        /// The turn ended on words already transcribed (in `transcribing`, for the report).
+        case transcribed(String, transcribing: Duration)
         /// The VAD heard speech end: what was said so far, to transcribe before the window is out.
         case speechEnded([Int16], speechStarts: Int)
         case noReply
@@ -97,8 +97,8 @@ public final class LocalEngine: ConversationEngine {
         case .utterance(let finished):
             let started = ContinuousClock.now
             await answer(await transcribe(finished), since: started)
-        case .transcribed(let text):
-            await answer(text, since: .now)
+        case .transcribed(let text, let transcribing):
+            await answer(text, since: ContinuousClock.now - transcribing)
         case .speechEnded(let sofar, let starts):
             let started = ContinuousClock.now
             let text = await transcribe(sofar)
@@ -107,7 +107,7 @@ public final class LocalEngine: ConversationEngine {
             let endsNow = state.withLock { s -> Bool in
                 guard !s.ended, s.listening, let silence = s.trailingSilence, s.speechStarts == starts,
                       s.dialogue.completesAnAnswer(text) else { return false }
-                guard silence >= answeredTurnMilliseconds else { s.answered = (text, starts); return false }
+                guard silence >= answeredTurnMilliseconds else { s.answered = (text, starts, started.duration(to: .now)); return false }
                 s.listening = false
                 s.trailingSilence = nil
                 s.utterance = []
@@ -166,7 +166,7 @@ public final class LocalEngine: ConversationEngine {
         if speech == .ended, s.listening, !next.ends { return .speechEnded(s.utterance, speechStarts: s.speechStarts) }
         guard next.ends else { return nil }
         defer { s.utterance = []; s.pause = []; s.answered = nil }
-        if let answered = s.answered, answered.speechStarts == s.speechStarts { return .transcribed(answered.text) }
+        if let answered = s.answered, answered.speechStarts == s.speechStarts { return .transcribed(answered.text, transcribing: answered.transcribing) }
         return .utterance(s.utterance)
     }
 
