@@ -11,4 +11,7 @@ extension Duration {
     }
 
     public var totalMilliseconds: Double { totalSeconds * 1000 }
+
+    /// Seconds rounded to the hundredth: the resolution of transcript and timeline times.
+    public var hundredthsOfSeconds: Double { (totalSeconds * 100).rounded() / 100 }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Synchronization
 
 /// Writes a call as a stereo 8 kHz 16-bit WAV while it runs: left the caller, right the agent.
@@ -59,10 +60,7 @@ public final class CallRecorder: Sendable {
         try handle.seekToEnd()
         self.path = path
         let started = ContinuousClock.now
-        self.frameClock = frameClock ?? {
-            let elapsed = started.duration(to: .now).components
-            return Int(elapsed.seconds) * 8000 + Int(elapsed.attoseconds / 125_000_000_000_000)
-        }
+        self.frameClock = frameClock ?? { started.duration(to: .now).totalNanoseconds / 125_000 }   // 8 kHz: a frame is 125 µs
         self.state = Mutex(State())
         self.file = Mutex(handle)
         (blockReady, ringBlockReady) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))

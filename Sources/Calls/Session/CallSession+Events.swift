@@ -38,7 +38,7 @@ extension CallSession {
                 heard = s.callerSpeechStarted ?? now
                 s.callerSpeechStarted = nil
             }
-            return Self.seconds(s.answeredAt, heard)
+            return s.answeredAt.duration(to: heard).hundredthsOfSeconds
         }
         let entry = TranscriptEntry(timestamp: seconds, speaker: speaker, text: text)
         let row = try? store.appendTranscript(callID: callID, seconds: entry.timestamp, speaker: speaker, text: text)
@@ -61,16 +61,11 @@ extension CallSession {
         let now = ContinuousClock.now
         let (line, seconds) = state.withLock { s -> (AgentLine?, Double) in
             s.timeline.firstFrame(item: item, at: now)
-            let seconds = Self.seconds(s.answeredAt, now)
+            let seconds = s.answeredAt.duration(to: now).hundredthsOfSeconds
             guard let line = s.agentLines[item], s.transcript.indices.contains(line.index) else { return (nil, seconds) }
             s.transcript[line.index].timestamp = seconds
             return (line, seconds)
         }
         if let row = line?.row { try? store.setHeardAt(transcriptID: row, seconds: seconds) }
-    }
-
-    /// Seconds from `start` to `end`, to the hundredth (the transcript's resolution).
-    static func seconds(_ start: ContinuousClock.Instant, _ end: ContinuousClock.Instant) -> Double {
-        (start.duration(to: end).totalSeconds * 100).rounded() / 100
     }
 }

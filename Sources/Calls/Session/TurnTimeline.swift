@@ -57,7 +57,7 @@ struct TurnTimeline {
 
     /// A new speech end replaces a turn that got no reply yet: the caller went on talking.
     mutating func speechEnded(at now: ContinuousClock.Instant) {
-        let timing = TurnTiming(turn: turns.count + 1, speechEndedAt: (answeredAt.duration(to: now).totalSeconds * 100).rounded() / 100)
+        let timing = TurnTiming(turn: turns.count + 1, speechEndedAt: answeredAt.duration(to: now).hundredthsOfSeconds)
         open = (timing, now)
     }
 
@@ -97,7 +97,7 @@ struct TurnTimeline {
 
     mutating func interrupted(item: String, heardMilliseconds: Int, generatedMilliseconds: Int, at now: ContinuousClock.Instant = .now) {
         let reply = replies[item]
-        interruptions.append(Interruption(item: item, at: (answeredAt.duration(to: now).totalSeconds * 100).rounded() / 100,
+        interruptions.append(Interruption(item: item, at: answeredAt.duration(to: now).hundredthsOfSeconds,
                                           heardMs: heardMilliseconds, generatedMs: generatedMilliseconds, turn: reply.map { turns[$0.index].turn }))
         guard let (index, _) = reply else { return }
         turns[index].interrupted = true
