@@ -16,11 +16,7 @@ public struct LocalVoice: Sendable {
     /// `text` as 8 kHz 20 ms frames, ready for the agent side's frames chain.
     func frames(saying text: String) throws -> [AudioFrame] {
         let resampler = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
-        let samples = resampler.process(try tts.synthesize(text)) + resampler.flush()
-        return stride(from: 0, to: samples.count, by: 160).map { start in
-            var chunk = Array(samples[start..<min(start + 160, samples.count)])
-            if chunk.count < 160 { chunk += [Int16](repeating: 0, count: 160 - chunk.count) }
-            return AudioFrame(samples: chunk, sampleRate: 8000)
-        }
+        var chunker = FrameChunker(sampleRate: 8000)
+        return chunker.push(resampler.process(try tts.synthesize(text)) + resampler.flush()) + [chunker.flush()].compactMap { $0 }
     }
 }
