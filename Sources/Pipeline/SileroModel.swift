@@ -32,6 +32,13 @@ public final class SileroModel: @unchecked Sendable {
     private struct API {
         let errorMessage: GetErrorMessage, run: Run, createTensor: CreateTensor, tensorData: GetTensorData
         let releaseStatus: Release, releaseValue: Release
+
+        /// Throws the message of a failed call's status (nil is success), releasing the status.
+        func check(_ status: OpaquePointer?, _ what: String) throws {
+            guard let status else { return }
+            defer { releaseStatus(status) }
+            throw Failure(description: "\(what): \(errorMessage(status).map { String(cString: $0) } ?? "unknown error")")
+        }
     }
 
     private let api: API
@@ -59,11 +66,7 @@ public final class SileroModel: @unchecked Sendable {
         api = API(errorMessage: entry(2, as: GetErrorMessage.self), run: entry(9, as: Run.self), createTensor: entry(49, as: CreateTensor.self),
                   tensorData: entry(51, as: GetTensorData.self), releaseStatus: entry(93, as: Release.self), releaseValue: entry(96, as: Release.self))
         let api = self.api
-        func check(_ status: OpaquePointer?, _ what: String) throws {
-            guard let status else { return }
-            defer { api.releaseStatus(status) }
-            throw Failure(description: "\(what): \(api.errorMessage(status).map { String(cString: $0) } ?? "unknown error")")
-        }
+        func check(_ status: OpaquePointer?, _ what: String) throws { try api.check(status, what) }
         var env: OpaquePointer?, options: OpaquePointer?, session: OpaquePointer?, memory: OpaquePointer?
         try check(entry(3, as: CreateEnv.self)(3, "voicebridge-vad", &env), "CreateEnv")
         try check(entry(10, as: CreateSessionOptions.self)(&options), "CreateSessionOptions")
@@ -79,8 +82,14 @@ public final class SileroModel: @unchecked Sendable {
 
     /// The files `make deps` installs, under `deps` (`.deps`).
     public static func installed(in deps: String) throws -> SileroModel {
-        let runtime = (try? FileManager.default.contentsOfDirectory(atPath: "\(deps)/moonshine"))?.first { $0.hasPrefix("libonnxruntime.so") }
-        return try SileroModel(modelPath: "\(deps)/silero_vad/data/silero_vad.onnx", onnxRuntimePath: "\(deps)/moonshine/\(runtime ?? "libonnxruntime.so")")
+        let runtime = onnxRuntimeLibrary(in: "\(deps)/moonshine") ?? "\(deps)/moonshine/libonnxruntime.so"
+        return try SileroModel(modelPath: "\(deps)/silero_vad/data/silero_vad.onnx", onnxRuntimePath: runtime)
+    }
+
+    /// The `libonnxruntime.so.<version>` in `directory` (moonshine-cpp ships one), or nil.
+    public static func onnxRuntimeLibrary(in directory: String) -> String? {
+        (try? FileManager.default.contentsOfDirectory(atPath: directory))?.first { $0.hasPrefix("libonnxruntime.so") }
+            .map { (directory as NSString).appendingPathComponent($0) }
     }
 
     /// Speech probability of `input` (context + window, floats in −1…1), updating `state`.
@@ -89,11 +98,7 @@ public final class SileroModel: @unchecked Sendable {
         var inputShape: [Int64] = [1, Int64(input.count)], stateShape: [Int64] = [2, 1, 128]
         var values: [OpaquePointer?] = [nil, nil, nil]
         defer { for value in values where value != nil { api.releaseValue(value) } }
-        func check(_ status: OpaquePointer?) throws {
-            guard let status else { return }
-            defer { api.releaseStatus(status) }
-            throw Failure(description: "silero: \(api.errorMessage(status).map { String(cString: $0) } ?? "unknown error")")
-        }
+        func check(_ status: OpaquePointer?) throws { try api.check(status, "silero") }
         // The tensors borrow the arrays' storage (no copy), so everything happens inside the pins.
         return try input.withUnsafeMutableBytes { inputBytes in
             try state.withUnsafeMutableBytes { stateBytes in

@@ -57,9 +57,6 @@ public struct VoiceActivityDetector: Sendable {
         self.neural = neural.map(SileroVoiceClassifier.init(model:))
     }
 
-    /// Which detector decides: `energy` (the default, ~1 µs a frame) or `neural` (Silero).
-    public var kind: String { neural == nil ? "energy" : "neural" }
-
     public var isSpeech: Bool { inSpeech }
 
     public mutating func process(_ frame: AudioFrame) -> Decision {

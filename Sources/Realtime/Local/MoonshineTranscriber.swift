@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Synchronization
 
 /// Speech-to-text with Moonshine base-en through the native library shipped in the `moonshine-cpp`
@@ -31,8 +32,7 @@ public final class MoonshineTranscriber: Sendable {
             throw Failure(description: "Moonshine is not installed: \(path) is missing. Run `make deps` (it installs moonshine-cpp into .deps/).")
         }
         // libmoonshine needs onnxruntime but carries no RUNPATH: load the bundled copy first, globally.
-        let runtime = (try? FileManager.default.contentsOfDirectory(atPath: directory))?.first { $0.hasPrefix("libonnxruntime.so") }
-        if let runtime, dlopen(root.appendingPathComponent(runtime).path, RTLD_NOW | RTLD_GLOBAL) == nil {
+        if let runtime = SileroModel.onnxRuntimeLibrary(in: directory), dlopen(runtime, RTLD_NOW | RTLD_GLOBAL) == nil {
             throw Failure(description: "cannot load \(runtime): \(String(cString: dlerror()))")
         }
         guard let lib = dlopen(library, RTLD_NOW) else { throw Failure(description: "cannot load \(library): \(String(cString: dlerror()))") }
