@@ -17,7 +17,7 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
     /// English wording rules, most specific first ("What is your phone number?" asks for a number
     /// to dial, not a count; "When can you come — is Monday fine?" is still a date).
     public init(question: String) {
-        let text = " " + question.lowercased().split { !$0.isLetter && $0 != "'" }.joined(separator: " ") + " "
+        let text = " " + ReplyInterpreter.words(question).joined(separator: " ") + " "
         func has(_ phrases: String...) -> Bool { phrases.contains { text.contains(" \($0) ") } }
         if has("phone", "phone number", "mobile", "contact number", "callback number", "reach you", "number to call") {
             self = .phoneNumber
