@@ -72,9 +72,7 @@ struct BenchMain {
                 "median_onset_delay_ms": result.total.medianOnsetDelayMilliseconds, "us_per_frame": result.microsecondsPerFrame,
             ] as [String: Any])
         })
-        let path = (output as NSString).appendingPathComponent("vad.json")
-        try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: path))
-        print("wrote \(path)")
+        try write(json, to: output, as: "vad.json")
     }
 
     static func personas(output: String, concurrency: Int) async throws {
@@ -101,9 +99,7 @@ struct BenchMain {
             "states_matched": states, "mismatches": Dictionary(uniqueKeysWithValues: wrong.map { ($0.persona, $0.mismatches) }),
             "goal": "≥ 97 % of stored statuses",
         ]
-        let path = (output as NSString).appendingPathComponent("personas.json")
-        try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: path))
-        print("wrote \(path)")
+        try write(json, to: output, as: "personas.json")
     }
 
     static func engines(output: String) async throws {
@@ -121,9 +117,7 @@ struct BenchMain {
             "local_turn_latency_ms": ["p50": local.p50, "p99": local.p99, "samples": local.samples],
             "realtime_overhead_ms": ["p50": realtime.p50, "p99": realtime.p99, "samples": realtime.samples],
         ]
-        let path = (output as NSString).appendingPathComponent("engines.json")
-        try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: path))
-        print("wrote \(path)")
+        try write(json, to: output, as: "engines.json")
     }
 
     static func mediaStreams(output: String, seconds: Double, counts: [Int]) async throws {
@@ -143,10 +137,7 @@ struct BenchMain {
                             "load_cpu_pct": r.loadCPUPercent, "server_cpu_pct": r.cpuPercentPerStream * Double(max(1, r.connected))])
         }
         print(table(["streams", "connected", "CPU % per stream", "late frames (> 10 ms)", "of them > 40 ms", "max tick lateness ms", "RSS KB per stream", "media back/expected (half)", "client late rounds", "load CPU %"], rows))
-        let data = try JSONSerialization.data(withJSONObject: ["streams": streams, "target": "≤ 0.1 % of one core per stream at N = 1000"], options: [.prettyPrinted, .sortedKeys])
-        let path = (output as NSString).appendingPathComponent("media-streams.json")
-        try data.write(to: URL(fileURLWithPath: path))
-        print("wrote \(path)")
+        try write(["streams": streams, "target": "≤ 0.1 % of one core per stream at N = 1000"], to: output, as: "media-streams.json")
     }
 
     static func loopbackStreams(output: String, seconds: Double, counts: [Int]) async throws {
@@ -165,10 +156,7 @@ struct BenchMain {
                             "client_late_rounds": r.clientLateRounds, "load_cpu_pct": r.loadCPUPercent])
         }
         print(table(["streams", "connected", "CPU % per stream", "late frames (> 10 ms)", "of them > 40 ms", "max tick lateness ms", "frames back/sent", "out/in ratio", "client late rounds", "load CPU %"], rows))
-        let data = try JSONSerialization.data(withJSONObject: ["streams": streams, "target": "≤ 0.15 % of one core per loopback stream at N = 500; out/in ≥ 0.99"], options: [.prettyPrinted, .sortedKeys])
-        let path = (output as NSString).appendingPathComponent("loopback-streams.json")
-        try data.write(to: URL(fileURLWithPath: path))
-        print("wrote \(path)")
+        try write(["streams": streams, "target": "≤ 0.15 % of one core per loopback stream at N = 500; out/in ≥ 0.99"], to: output, as: "loopback-streams.json")
     }
 
     static func serverBinary() throws -> String {
@@ -191,10 +179,7 @@ struct BenchMain {
                           "max_jitter_ms": r.maxJitterMilliseconds, "packets_sent": r.sent, "packets_echoed": r.received])
         }
         print(table(["calls", "CPU % per call", "loss %", "p99 send jitter ms", "max send jitter ms", "packets sent", "echoed"], rows))
-        let data = try JSONSerialization.data(withJSONObject: ["calls": calls, "target": "1000 calls, zero loss, p99 jitter < 2 ms"], options: [.prettyPrinted, .sortedKeys])
-        let path = (output as NSString).appendingPathComponent("sip-rtp.json")
-        try data.write(to: URL(fileURLWithPath: path))
-        print("wrote \(path)")
+        try write(["calls": calls, "target": "1000 calls, zero loss, p99 jitter < 2 ms"], to: output, as: "sip-rtp.json")
     }
 
     static func pipeline(output: String) throws {
@@ -222,9 +207,13 @@ struct BenchMain {
             "resampler_samples_per_s_by_conversion": Dictionary(uniqueKeysWithValues: cost.resamplerThroughput.map { ($0.name, $0.samplesPerSecond) }),
             "machine": ["cores": ProcessInfo.processInfo.activeProcessorCount],
         ]
-        let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
-        let path = (output as NSString).appendingPathComponent("pipeline.json")
-        try data.write(to: URL(fileURLWithPath: path))
+        try write(json, to: output, as: "pipeline.json")
+    }
+
+    /// The suite's figures as pretty JSON in the output folder.
+    static func write(_ json: Any, to output: String, as name: String) throws {
+        let path = (output as NSString).appendingPathComponent(name)
+        try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: path))
         print("wrote \(path)")
     }
 
