@@ -109,7 +109,7 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", dependencies: [
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "Pipeline", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),

@@ -19,10 +19,8 @@ enum VADBenchmark {
         var microsecondsPerFrame: Double
     }
 
-    static let fixtures = ["en_greeting.wav", "en_yes_attend.wav", "en_no_change.wav", "en_refuse.wav", "en_unclear.wav", "en_thanks.wav"]
-
     static func run(deps: String) throws -> [Result] {
-        let set = VADTestSet(speech: try fixtures.map { try WAVFile.read(Fixtures.audio($0)).samples })
+        let set = try VADTestSet.fromFixtures()
         var results = [try run(set, name: "energy", neural: nil)]
         do {
             results.append(try run(set, name: "neural (Silero)", neural: try SileroModel.installed(in: deps)))
@@ -33,13 +31,7 @@ enum VADBenchmark {
     }
 
     static func run(_ set: VADTestSet, name: String, neural: SileroModel?) throws -> Result {
-        func detector() -> ([Int16]) -> (isSpeech: Bool, started: Bool) {
-            var vad = VoiceActivityDetector(neural: neural)
-            return { samples in
-                let decision = vad.process(AudioFrame(samples: samples, sampleRate: 8000))
-                return (decision.isSpeech, decision.event == .speechStarted)
-            }
-        }
+        func detector() -> ([Int16]) -> (isSpeech: Bool, started: Bool) { VADTestSet.detector(neural: neural) }
         var rows: [Row] = []
         for noise in VADTestSet.noises {
             let clips = set.mixed.filter { $0.noise == noise } + set.noiseOnly.filter { $0.noise == noise }

@@ -34,16 +34,10 @@ import TestSupport
     /// Silero too (README, "What to expect offline"); it is held to hearing the foreground speaker.
     @Test func theNeuralDetectorMeetsTheGoalOnEveryNoiseButBabble() throws {
         let model = try #require(Self.model)
-        let set = VADTestSet(speech: try VADTestSetTests.fixtures.map { try WAVFile.read(Fixtures.audio($0)).samples })
+        let set = try VADTestSet.fromFixtures()
         for noise in VADTestSet.noises + ["comfort"] {
             let clips = (set.mixed + set.noiseOnly + set.soft).filter { $0.noise == noise }
-            let score = VADTestSet.score(clips) { _ in
-                var vad = VoiceActivityDetector(neural: model)
-                return { samples in
-                    let decision = vad.process(AudioFrame(samples: samples, sampleRate: 8000))
-                    return (decision.isSpeech, decision.event == .speechStarted)
-                }
-            }
+            let score = VADTestSet.score(clips) { _ in VADTestSet.detector(neural: model) }
             #expect(score.missedSegments == 0, "\(noise): missed \(score.missedSegments) of \(score.segments)")
             guard noise != "babble" else { continue }
             #expect(score.accuracy >= 0.95, "\(noise): accuracy \(score.accuracy)")

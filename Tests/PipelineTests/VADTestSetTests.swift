@@ -7,12 +7,11 @@ import TestSupport
 /// SNR they claim, labels where the speech is), scored right (an oracle is perfect, an always-on
 /// detector is punished), and what the energy detector must manage on it.
 @Suite struct VADTestSetTests {
-    static let fixtures = ["en_greeting.wav", "en_yes_attend.wav", "en_no_change.wav", "en_refuse.wav", "en_unclear.wav", "en_thanks.wav"]
-    static let speech: [[Int16]] = fixtures.compactMap { try? WAVFile.read(Fixtures.audio($0)).samples }
+    static let speech: [[Int16]] = VADTestSet.speechFixtures.compactMap { try? WAVFile.read(Fixtures.audio($0)).samples }
     static let set = VADTestSet(speech: speech)
 
     @Test func mixturesHaveTheSNRTheyClaimAndLabelsWhereTheSpeechIs() {
-        #expect(Self.speech.count == Self.fixtures.count)
+        #expect(Self.speech.count == VADTestSet.speechFixtures.count)
         #expect(Self.set.mixed.count == VADTestSet.noises.count * VADTestSet.snrs.count && Self.set.noiseOnly.count == VADTestSet.noises.count)
         for clip in Self.set.mixed {
             #expect(clip.speech.count == 2, "\(clip.name)")
@@ -51,15 +50,7 @@ import TestSupport
     /// What the energy detector must manage even before a neural one: soft and breathy speech is
     /// heard, and comfort noise alone is not speech.
     @Test func theEnergyDetectorHearsSoftSpeech() {
-        let score = VADTestSet.score(Self.set.soft) { _ in Self.energyDetector() }
+        let score = VADTestSet.score(Self.set.soft) { _ in VADTestSet.detector() }
         #expect(score.missedSegments == 0 && score.falseOnsets == 0, "missed \(score.missedSegments), false onsets \(score.falseOnsets)")
-    }
-
-    static func energyDetector() -> ([Int16]) -> (isSpeech: Bool, started: Bool) {
-        var vad = VoiceActivityDetector()
-        return { samples in
-            let decision = vad.process(AudioFrame(samples: samples, sampleRate: 8000))
-            return (decision.isSpeech, decision.event == .speechStarted)
-        }
     }
 }

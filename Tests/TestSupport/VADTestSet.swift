@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 
 /// A labelled set of 8 kHz telephone audio that is harder than `vad-mix`: the English speech
 /// fixtures over the noises of real lines — mains hum and its harmonics (50 and 60 Hz), music on
@@ -19,12 +20,19 @@ public struct VADTestSet: Sendable {
     }
 
     public static let sampleRate = 8000
+    /// The English speech fixtures the set is built from.
+    public static let speechFixtures = ["en_greeting.wav", "en_yes_attend.wav", "en_no_change.wav", "en_refuse.wav", "en_unclear.wav", "en_thanks.wav"]
     public static let noises = ["hum-50Hz", "hum-60Hz", "music-on-hold", "babble", "street", "dtmf", "pink"]
     public static let snrs: [Double] = [0, 10, 20]
 
     public var mixed: [Clip] = []
     public var noiseOnly: [Clip] = []
     public var soft: [Clip] = []
+
+    /// The set built from `speechFixtures`.
+    public static func fromFixtures() throws -> VADTestSet {
+        VADTestSet(speech: try speechFixtures.map { try WAVFile.read(Fixtures.audio($0)).samples })
+    }
 
     /// `speech` are the clean fixtures (8 kHz); the first two of each clip are placed 2 s and
     /// 1.5 s apart in the noise.
@@ -199,6 +207,15 @@ extension VADTestSet {
         public var medianOnsetDelayMilliseconds: Double {
             let sorted = onsetDelaysMilliseconds.sorted()
             return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+        }
+    }
+
+    /// A fresh caller-side detector (energy, or Silero with `neural`) as `score` takes it.
+    public static func detector(neural: SileroModel? = nil) -> ([Int16]) -> (isSpeech: Bool, started: Bool) {
+        var vad = VoiceActivityDetector(neural: neural)
+        return { samples in
+            let decision = vad.process(AudioFrame(samples: samples, sampleRate: sampleRate))
+            return (decision.isSpeech, decision.event == .speechStarted)
         }
     }
 
