@@ -10,13 +10,7 @@ import Realtime
 /// from `/api/outbound/{id}/result`. The share of statuses (and of normalised answers) that match
 /// is the figure: recognition, dialogue, extraction and storage together.
 enum PersonaBenchmark {
-    struct Outcome {
-        var persona: String
-        var stateMatches: Bool
-        var statuses: (matched: Int, total: Int)
-        var summaries: (matched: Int, total: Int)
-        var mismatches: [String]
-    }
+    typealias Outcome = CalleePersona.Comparison
 
     static func run(serverBinary: String, concurrency: Int) async throws -> [Outcome] {
         let server = try ServerProcess(binary: serverBinary, environment: [
@@ -52,24 +46,11 @@ enum PersonaBenchmark {
                 try await Task.sleep(for: .milliseconds(250))
             }
             let result = try await json(get: "\(base)/\(id)/result")
-            let answers = result["answers"] as? [[String: Any]] ?? []
-            let expectedSummaries = persona.expectedSummaries(now: started)
-            var outcome = Outcome(persona: persona.name, stateMatches: state == persona.state.rawValue, statuses: (0, 0), summaries: (0, 0), mismatches: [])
-            if !outcome.stateMatches { outcome.mismatches.append("state \(state), expected \(persona.state.rawValue)") }
-            for (i, expected) in persona.expected.enumerated() {
-                let answer = i < answers.count ? answers[i] : [:]
-                let status = answer["status"] as? String ?? "missing"
-                outcome.statuses.total += 1
-                if status == expected.status.rawValue { outcome.statuses.matched += 1 } else {
-                    outcome.mismatches.append("q\(i + 1) \(status) (expected \(expected.status.rawValue)), heard \"\(answer["answer_text"] as? String ?? "")\"")
-                }
-                guard let summary = expectedSummaries[i] else { continue }
-                outcome.summaries.total += 1
-                let got = answer["answer_summary"] as? String
-                if got == summary { outcome.summaries.matched += 1 } else {
-                    outcome.mismatches.append("q\(i + 1) answer \(got ?? "none") (expected \(summary)), heard \"\(answer["answer_text"] as? String ?? "")\"")
-                }
+            let answers = (result["answers"] as? [[String: Any]] ?? []).enumerated().map { i, a in
+                TaskTracker.Answer(questionID: "q\(i + 1)", question: "", status: TaskTracker.Status(rawValue: a["status"] as? String ?? "") ?? .pending,
+                                   answerText: a["answer_text"] as? String, answerSummary: a["answer_summary"] as? String, confidence: 0, timesAsked: 0)
             }
+            let outcome = persona.compare(state: CallState(rawValue: state), answers: answers, now: started)
             outcomes.append(outcome)
             FileHandle.standardError.write(Data("personas: \(outcomes.count)/\(ids.count) \(persona.name)\n".utf8))
         }

@@ -23,13 +23,9 @@ import TestSupport
             let now = Date()
             for (id, persona) in zip(ids, personas) {
                 let call = try await CallHarness.waitFor(store, id, timeout: .seconds(120)) { $0.state.isTerminal }
-                #expect(call.state == persona.state, "\(persona.name): \(call.state)")
-                let stored = try store.answers(callID: id)
-                let statuses = stored.isEmpty ? persona.questions.map { _ in TaskTracker.Status.notAsked } : stored.map(\.status)
-                #expect(statuses == persona.expected.map(\.status), "\(persona.name): \(stored)")
-                for (answer, summary) in zip(stored, persona.expectedSummaries(now: now)) where summary != nil {
-                    #expect(answer.answerSummary == summary, "\(persona.name): \(answer.question) heard \(answer.answerText ?? "nothing")")
-                }
+                let comparison = persona.compare(state: call.state, answers: try store.answers(callID: id), now: now)
+                #expect(comparison.mismatches.isEmpty, "\(persona.name): \(comparison.mismatches)")
+                #expect(comparison.statuses.total == persona.questions.count)
             }
         }
     }

@@ -15,6 +15,42 @@ public struct CalleePersona: Sendable {
     /// Summaries may name days relative to the call: `{today+1}`, `{next friday}`, `{03-05}`.
     public var expected: [(status: TaskTracker.Status, summary: String?)]
 
+    /// How a call's result compares with what this persona must produce.
+    public struct Comparison: Sendable {
+        public var persona: String
+        public var stateMatches = true
+        public var statuses = (matched: 0, total: 0)
+        public var summaries = (matched: 0, total: 0)
+        /// What differed, in words ("q2 unclear (expected answered), heard …").
+        public var mismatches: [String] = []
+    }
+
+    /// Compares a call's end state (nil: not checked) and answers with the expectation; a call
+    /// that never connected has no stored answers and counts as every question `not_asked`.
+    public func compare(state: CallState?, answers: [TaskTracker.Answer], now: Date) -> Comparison {
+        var result = Comparison(persona: name)
+        if let state, state != self.state {
+            result.stateMatches = false
+            result.mismatches.append("state \(state.rawValue), expected \(self.state.rawValue)")
+        }
+        let summaries = expectedSummaries(now: now)
+        for (i, expected) in self.expected.enumerated() {
+            let answer = answers.indices.contains(i) ? answers[i] : nil
+            let status = answer?.status ?? (answers.isEmpty ? .notAsked : nil)
+            let heard = "heard \"\(answer?.answerText ?? "")\""
+            result.statuses.total += 1
+            if status == expected.status { result.statuses.matched += 1 } else {
+                result.mismatches.append("q\(i + 1) \(status?.rawValue ?? "missing") (expected \(expected.status.rawValue)), \(heard)")
+            }
+            guard let summary = summaries[i] else { continue }
+            result.summaries.total += 1
+            if answer?.answerSummary == summary { result.summaries.matched += 1 } else {
+                result.mismatches.append("q\(i + 1) answer \(answer?.answerSummary ?? "none") (expected \(summary)), \(heard)")
+            }
+        }
+        return result
+    }
+
     /// The expected summaries with their relative days resolved against `now`.
     public func expectedSummaries(now: Date, calendar: Calendar = .current) -> [String?] {
         expected.map { $0.summary.map { Self.resolve($0, now: now, calendar: calendar) } }
