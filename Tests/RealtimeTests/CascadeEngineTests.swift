@@ -120,6 +120,14 @@ import TestSupport
         try await withLoopbackServer(router: router, webSocketRouter: ws, body)
     }
 
+    /// The caller side as the session feeds it: silent 20 ms μ-law frames, in real time.
+    static func sendSilence(to engine: CascadeEngine, frames: Int) async throws {
+        for _ in 0..<frames {
+            await engine.send(muLaw: [UInt8](repeating: 0xFF, count: 160), speech: .silence)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     static func settings(port: Int, deepgram: Bool) -> CascadeEngine.Settings {
         CascadeEngine.Settings(stt: deepgram ? .deepgram(baseURL: "ws://127.0.0.1:\(port)/v1", apiKey: "dg-key", model: "nova-3") : .openAI(model: "gpt-4o-transcribe"),
                                llmBaseURL: "http://127.0.0.1:\(port)/v1", llmAPIKey: "llm-key", llmModel: "test-model",
@@ -135,12 +143,7 @@ import TestSupport
             let engine = CascadeEngine(context: OpenAIRealtimeEngineTests.context, settings: Self.settings(port: port, deepgram: true))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.start() }
-                group.addTask {
-                    for _ in 0..<150 {
-                        await engine.send(muLaw: [UInt8](repeating: 0xFF, count: 160), speech: .silence)
-                        try await Task.sleep(for: .milliseconds(20))
-                    }
-                }
+                group.addTask { try await Self.sendSilence(to: engine, frames: 150) }
                 try await withTimeout(.seconds(20)) { while let event = await engine.nextEvent() {
                     if case .audio(_, let samples) = event { seen.withLock { $0.append(.audio(item: "n", samples: [Int16(clamping: samples.count)])) } } else { seen.withLock { $0.append(event) } }
                     if case .endCall = event { break }
@@ -252,12 +255,7 @@ import TestSupport
             let engine = CascadeEngine(context: context, settings: Self.settings(port: port, deepgram: false))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.start() }
-                group.addTask {
-                    for _ in 0..<150 {
-                        await engine.send(muLaw: [UInt8](repeating: 0xFF, count: 160), speech: .silence)
-                        try await Task.sleep(for: .milliseconds(20))
-                    }
-                }
+                group.addTask { try await Self.sendSilence(to: engine, frames: 150) }
                 try await withTimeout(.seconds(20)) {
                     while let event = await engine.nextEvent() {
                         seen.withLock { $0.append(event) }
@@ -286,10 +284,7 @@ import TestSupport
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.start() }
                 group.addTask { while await engine.nextEvent() != nil {} }
-                for _ in 0..<10 {   // 200 ms of audio, then 9 s with none
-                    await engine.send(muLaw: [UInt8](repeating: 0xFF, count: 160), speech: .silence)
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                try await Self.sendSilence(to: engine, frames: 10)   // 200 ms of audio, then 9 s with none
                 try await Task.sleep(for: .seconds(9))
                 let keepAlives = log.all("deepgram text").filter { $0.contains("KeepAlive") }.count
                 #expect(keepAlives >= 2, "a KeepAlive every few seconds of silence: \(keepAlives)")
