@@ -108,7 +108,7 @@ struct BenchMain {
         FileHandle.standardError.write(Data("engines: realtime overhead measured; local turns take about a minute in real time\n".utf8))
         let local = try await EngineBenchmark.localTurnLatency(turns: 8, moonshinePath: ".deps/moonshine")
         print(table(["measure", "p50 ms", "p99 ms", "samples", "target"], [
-            ["local turn latency (caller speech end → first agent audio, incl. 500 ms end-of-turn window)",
+            ["local turn latency (caller speech end → first agent audio; the turn ends 300 ms after it when the words answer, else 500 ms)",
              format(local.p50), format(local.p99), String(local.samples), "p50 ≤ 1000"],
             ["realtime overhead (delta sent on loopback → 20 ms frame queued for the pacer)",
              format(realtime.p50, digits: 3), format(realtime.p99, digits: 3), String(realtime.samples), "p99 ≤ 2"],
