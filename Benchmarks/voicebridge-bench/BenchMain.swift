@@ -13,7 +13,7 @@ struct BenchMain {
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
         var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "engines", "vad", "personas"]
-        var personaConcurrency = 3
+        var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
             // "--ports -": one line of comma-separated ports on standard input (see RTPEchoBenchmark).
@@ -35,7 +35,7 @@ struct BenchMain {
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 3] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines,vad,personas]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines,vad,personas]\n".utf8))
                 exit(2)
             }
         }
@@ -77,7 +77,11 @@ struct BenchMain {
 
     static func personas(output: String, concurrency: Int) async throws {
         print("== Simulated-callee personas: \(CalleePersona.catalogue.count) real calls through `voicebridge serve` (local engine; espeak-ng → SIP/RTP → Moonshine), \(concurrency) at a time")
-        let outcomes = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency)
+        let run = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency)
+        let outcomes = run.outcomes
+        let turns = EngineBenchmark.percentiles(run.turnLatencies)
+        let heard = EngineBenchmark.percentiles(run.transcriptLatencies)
+        let recognition = EngineBenchmark.percentiles(run.recognitionTimes)
         let statuses = outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) }
         let summaries = outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) }
         let states = outcomes.filter(\.stateMatches).count
@@ -87,6 +91,11 @@ struct BenchMain {
             ["normalised answers (answer_summary)", "\(summaries.0)/\(summaries.1)", format(share(summaries.0, summaries.1), digits: 1), "—"],
             ["call end states", "\(states)/\(outcomes.count)", format(share(states, outcomes.count), digits: 1), "—"],
             ["personas entirely right", "\(outcomes.filter { $0.mismatches.isEmpty }.count)/\(outcomes.count)", "", ""],
+        ]))
+        print(table(["turn latency, \(concurrency) local calls at once", "p50 ms", "p99 ms", "turns", "goal"], [
+            ["caller's speech end → reply's first frame", format(turns.p50, digits: 0), format(turns.p99, digits: 0), "\(turns.samples)", "p50 ≤ 1000, p99 ≤ 2000"],
+            ["… of which until the words were text", format(heard.p50, digits: 0), format(heard.p99, digits: 0), "\(heard.samples)", ""],
+            ["… of which transcribing (Moonshine, queue included)", format(recognition.p50, digits: 0), format(recognition.p99, digits: 0), "\(recognition.samples)", ""],
         ]))
         let wrong = outcomes.filter { !$0.mismatches.isEmpty }
         if !wrong.isEmpty {
@@ -98,6 +107,9 @@ struct BenchMain {
             "summaries_matched": summaries.0, "summaries_total": summaries.1, "summary_share_pct": share(summaries.0, summaries.1),
             "states_matched": states, "mismatches": Dictionary(uniqueKeysWithValues: wrong.map { ($0.persona, $0.mismatches) }),
             "goal": "≥ 97 % of stored statuses",
+            "turn_latency_ms": ["p50": turns.p50, "p99": turns.p99, "turns": turns.samples, "goal": "p50 ≤ 1000, p99 ≤ 2000"],
+            "transcript_latency_ms": ["p50": heard.p50, "p99": heard.p99, "turns": heard.samples],
+            "recognition_ms": ["p50": recognition.p50, "p99": recognition.p99, "turns": recognition.samples],
         ]
         try write(json, to: output, as: "personas.json")
     }

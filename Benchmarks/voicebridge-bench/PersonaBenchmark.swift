@@ -8,11 +8,23 @@ import Realtime
 /// `voicebridge serve`'s REST API — local engine, built-in simulated callee speaking its script
 /// with espeak-ng over SIP/RTP on 127.0.0.1, Moonshine listening — and the stored result read back
 /// from `/api/outbound/{id}/result`. The share of statuses (and of normalised answers) that match
-/// is the figure: recognition, dialogue, extraction and storage together.
+/// is the figure: recognition, dialogue, extraction and storage together. Each call's stored report
+/// gives its turn latencies (caller's speech end → the reply's first frame to the leg), so the same
+/// run measures turns with `concurrency` local-engine calls sharing the machine.
 enum PersonaBenchmark {
     typealias Outcome = CalleePersona.Comparison
 
-    static func run(serverBinary: String, concurrency: Int) async throws -> [Outcome] {
+    struct Run {
+        var outcomes: [Outcome]
+        /// Milliseconds from the caller's speech end to the reply's first frame, every turn of every call.
+        var turnLatencies: [Double]
+        /// … and to the caller's words as text (end-of-turn window included).
+        var transcriptLatencies: [Double]
+        /// How long each turn's transcription took (from its start: the recognizer's own share).
+        var recognitionTimes: [Double]
+    }
+
+    static func run(serverBinary: String, concurrency: Int) async throws -> Run {
         let server = try ServerProcess(binary: serverBinary, environment: [
             "VOICEBRIDGE_ENGINE_MODE": "local",
             "VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS": "\(concurrency)",
@@ -37,6 +49,7 @@ enum PersonaBenchmark {
             ids.append(id)
         }
         var outcomes: [Outcome] = []
+        var latencies: [Double] = [], transcripts: [Double] = [], recognitions: [Double] = []
         for (id, persona) in zip(ids, CalleePersona.catalogue) {
             var state = ""
             let deadline = ContinuousClock.now.advanced(by: .seconds(600))
@@ -52,9 +65,13 @@ enum PersonaBenchmark {
             }
             let outcome = persona.compare(state: CallState(rawValue: state), answers: answers, now: started)
             outcomes.append(outcome)
+            let turns = (try await json(get: "\(base)/\(id)/report")["turns"] as? [[String: Any]]) ?? []
+            latencies += turns.compactMap { ($0["first_frame_ms"] as? NSNumber)?.doubleValue }
+            transcripts += turns.compactMap { ($0["transcript_ms"] as? NSNumber)?.doubleValue }
+            recognitions += turns.compactMap { (($0["first_byte_ms"] as? [String: Any])?["stt"] as? NSNumber)?.doubleValue }
             FileHandle.standardError.write(Data("personas: \(outcomes.count)/\(ids.count) \(persona.name)\n".utf8))
         }
-        return outcomes
+        return Run(outcomes: outcomes, turnLatencies: latencies, transcriptLatencies: transcripts, recognitionTimes: recognitions)
     }
 
     static func json(get url: String) async throws -> [String: Any] {

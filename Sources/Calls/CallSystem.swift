@@ -63,7 +63,8 @@ public final class CallSystem: Sendable {
             let stt: MoonshineTranscriber
             do {
                 tts = try EspeakSynthesizer(voice: config.local.voice)
-                stt = try MoonshineTranscriber(directory: config.local.moonshinePath)
+                stt = try MoonshineTranscriber(directory: config.local.moonshinePath,
+                                               lanes: config.local.recognizerLanes > 0 ? config.local.recognizerLanes : ProcessInfo.processInfo.activeProcessorCount)
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
@@ -173,6 +174,7 @@ public final class CallSystem: Sendable {
         settings.ai = config.outbound.ai
         settings.inbound = config.inbound
         settings.language = config.engine.language
+        if config.engine.mode == .local { settings.engineCallLimit = config.engine.local.callLimit() }
         settings.pricing = config.pricing
         settings.localVoice = (try? EspeakSynthesizer(voice: config.engine.local.voice)).map(LocalVoice.init(tts:))
         settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)

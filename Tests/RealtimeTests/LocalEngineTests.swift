@@ -101,10 +101,12 @@ import TestSupport
             var chunker = FrameChunker(sampleRate: 16000)
             var vad = VoiceActivityDetector()
             var silentFramesAfterEnd: Int?
+            var speculated = Speculated()
             for frame in chunker.push(resampler.process(narrow) + resampler.flush() + [Int16](repeating: 0, count: 24_000)) {
                 let decision = vad.process(frame)
                 let activity: SpeechActivity = decision.event == .speechStarted ? .started : decision.event == .speechEnded ? .ended
                     : decision.isSpeech ? .speech : .silence
+                speculated.add(activity, frame.samples.count)
                 await engine.send(samples: frame.samples, speech: activity)
                 if activity == .ended { silentFramesAfterEnd = 0 } else if let n = silentFramesAfterEnd { silentFramesAfterEnd = n + 1 }
                 // Let the reader take what this frame produced before looking.
@@ -112,6 +114,8 @@ import TestSupport
                 if log.texts.contains(where: { $0.0 == .customer }) { break }
             }
             let heardAfter = try #require(silentFramesAfterEnd, "\(fixture): the VAD found the speech end")
+            #expect(abs(engine.usage.sttSeconds - speculated.seconds) < 0.05,
+                    "\(fixture): only what was said up to each speech end is transcribed, nothing again at the turn's end (\(engine.usage.sttSeconds) s, \(speculated.seconds) s)")
             if early {
                 #expect(heardAfter == 15, "\(fixture): the turn ended 300 ms after the speech end (\(heardAfter) frames)")
             } else {
@@ -120,6 +124,56 @@ import TestSupport
             _ = await engine.stop()
             await reader.value
         }
+    }
+
+    /// What the engine transcribes at each of the VAD's speech ends: its pre-roll and everything
+    /// from the speech start to that frame — the sum if nothing is transcribed a second time.
+    struct Speculated {
+        var before = 0, sinceStart: Int?, total = 0
+        var seconds: Double { Double(total) / 16000 }
+
+        mutating func add(_ activity: SpeechActivity, _ count: Int) {
+            if activity == .started, sinceStart == nil { sinceStart = min(before, LocalEngine.preRollSamples) }
+            if activity == .ended, let n = sinceStart { total += n }
+            if let n = sinceStart { sinceStart = n + count } else { before += count }
+        }
+    }
+
+    /// Under load the end-of-turn window can run out before the transcription started at the
+    /// speech end comes back: the turn then ends on that transcription, not on a second one.
+    @Test func aTurnWhoseWindowRunsOutWhileItsWordsAreTranscribedEndsOnThem() async throws {
+        let engine = LocalEngine(context: ConversationContext(purpose: "p", questions: ["Is there anything else?", "Is the place fine?"]),
+                                 tts: try EspeakSynthesizer(), stt: try MoonshineTranscriber(directory: Fixtures.moonshine))
+        let log = Log()
+        let reader = Task { while let event = await engine.nextEvent() { log.events.withLock { $0.append(event) } } }
+        try await engine.start()
+        try await Self.waitFor(log) { $0.count { $0 == .audioDone(item: "local-1") } == 1 }
+        let narrow = try WAVFile.read(Fixtures.audio("en_unclear.wav")).samples
+        let resampler = try Resampler(from: 8000, to: 16000)
+        var chunker = FrameChunker(sampleRate: 16000)
+        var vad = VoiceActivityDetector()
+        var speculations: [Task<Void, Never>] = []
+        var speculated = Speculated()
+        for frame in chunker.push(resampler.process(narrow) + resampler.flush() + [Int16](repeating: 0, count: 24_000)) {
+            let decision = vad.process(frame)
+            let activity: SpeechActivity = decision.event == .speechStarted ? .started : decision.event == .speechEnded ? .ended
+                : decision.isSpeech ? .speech : .silence
+            speculated.add(activity, frame.samples.count)
+            if engine.sendNow(speech: activity, samples: { frame.samples }) { continue }
+            guard activity == .ended else { await engine.send(samples: frame.samples, speech: activity); continue }
+            // The speech end's transcription runs on while the frames after it arrive at once
+            // (once the engine has taken this frame: the meter counts the transcription's start).
+            let before = engine.usage.sttSeconds
+            speculations.append(Task { await engine.send(samples: frame.samples, speech: activity) })
+            while engine.usage.sttSeconds == before { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        #expect(!log.texts.contains { $0.0 == .customer }, "the window ran out before the words were text")
+        for speculation in speculations { await speculation.value }
+        try await Self.waitFor(log) { $0.texts.contains { $0.0 == .customer } }
+        #expect(log.texts.filter { $0.0 == .customer }.count == 1, "\(log.texts)")
+        #expect(abs(engine.usage.sttSeconds - speculated.seconds) < 0.05, "nothing transcribed twice: \(engine.usage.sttSeconds) s, \(speculated.seconds) s")
+        _ = await engine.stop()
+        await reader.value
     }
 
     @Test(arguments: [false, true]) func echoEngineRepeatsEachUtteranceWhenItEnds(immediate: Bool) async throws {

@@ -22,12 +22,12 @@ import TestSupport
     /// through the library's own WAV entry point with sox resampling too, so it is the model, not
     /// our audio path. The test holds it to what it does: "yes" heard, at most one word of six wrong.
     @Test(arguments: ["en_yes_attend.wav", "en_yes_attend.ulaw.wav"])
-    func moonshineTranscribesTheFixture(name: String) throws {
+    func moonshineTranscribesTheFixture(name: String) async throws {
         let stt = try MoonshineTranscriber(directory: Fixtures.moonshine)
         let wav = try WAVFile.read(Fixtures.audio(name))
         let narrow = wav.format == 7 ? G711.decode(wav.data, law: .muLaw) : wav.samples
         let resampler = try Resampler(from: 8000, to: 16000, quality: .voice)
-        let text = try stt.transcribe(pcm16k: resampler.process(narrow) + resampler.flush())
+        let text = try await stt.transcribe(pcm16k: resampler.process(narrow) + resampler.flush())
         #expect(text.lowercased().contains("yes"), "heard: \(text)")
         #expect(wordErrors(reference: "Yes, I can attend the meeting.", hypothesis: text) <= 1, "heard: \(text)")
     }
@@ -36,10 +36,10 @@ import TestSupport
     /// Moonshine, the dialogue reaches the right conclusion.
     @Test(arguments: [("en_yes_attend.wav", TaskTracker.Status.answered, "yes"), ("en_no_change.wav", .answered, "no"),
                       ("en_unclear.wav", .unclear, nil), ("en_refuse.wav", .refused, nil)] as [(String, TaskTracker.Status, String?)])
-    func calleeAnswersAreHeardAndClassified(name: String, status: TaskTracker.Status, summary: String?) throws {
+    func calleeAnswersAreHeardAndClassified(name: String, status: TaskTracker.Status, summary: String?) async throws {
         let stt = try MoonshineTranscriber(directory: Fixtures.moonshine)
         let resampler = try Resampler(from: 8000, to: 16000)
-        let text = try stt.transcribe(pcm16k: resampler.process(try WAVFile.read(Fixtures.audio(name)).samples) + resampler.flush())
+        let text = try await stt.transcribe(pcm16k: resampler.process(try WAVFile.read(Fixtures.audio(name)).samples) + resampler.flush())
         var dialogue = ScriptedDialogue(context: ConversationContext(purpose: "the meeting", questions: ["Can you attend?"]))
         _ = dialogue.start()
         _ = dialogue.caller(said: text)
@@ -47,12 +47,53 @@ import TestSupport
         #expect(dialogue.tracker.answers[0].answerSummary == summary, "heard: \(text)")
     }
 
-    @Test func whatEspeakSaysMoonshineUnderstands() throws {
+    @Test func whatEspeakSaysMoonshineUnderstands() async throws {
         let tts = try EspeakSynthesizer(voice: "en-us")
         let speech = try tts.synthesize("Does the place need to change?")
         let resampler = try Resampler(from: EspeakSynthesizer.sampleRate, to: 16000)
-        let text = try MoonshineTranscriber(directory: Fixtures.moonshine).transcribe(pcm16k: resampler.process(speech) + resampler.flush()).lowercased()
+        let text = try await MoonshineTranscriber(directory: Fixtures.moonshine).transcribe(pcm16k: resampler.process(speech) + resampler.flush()).lowercased()
         #expect(text.contains("place") && text.contains("change"), "heard: \(text)")
+    }
+
+    /// One loaded model serves every call: transcriptions running side by side on its lanes give
+    /// what each gives alone (onnxruntime sessions take concurrent runs), and take less time
+    /// together than one after another.
+    @Test func transcriptionsRunSideBySideOnOneModel() async throws {
+        let tts = try EspeakSynthesizer(voice: "en-us")
+        let stt = try MoonshineTranscriber(directory: Fixtures.moonshine, lanes: 2)
+        let sentences = ["Yes, I can attend the meeting.", "No, the place does not need to change.", "My name is Jane Smith.",
+                         "Please call me back tomorrow.", "I would rather not answer that.", "The meeting is on Monday."]
+        var clips: [[Int16]] = []
+        for sentence in sentences {
+            let resampler = try Resampler(from: EspeakSynthesizer.sampleRate, to: 16000)
+            clips.append(resampler.process(try tts.synthesize(sentence)) + resampler.flush())
+        }
+        let clock = ContinuousClock()
+        var alone: [String] = []
+        let serial = try await clock.measure { for clip in clips { alone.append(try await stt.transcribe(pcm16k: clip)) } }
+        var together = Array(repeating: "", count: clips.count)
+        let parallel = try await clock.measure {
+            try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for (i, clip) in clips.enumerated() { group.addTask { (i, try await stt.transcribe(pcm16k: clip)) } }
+                for try await (i, text) in group { together[i] = text }
+            }
+        }
+        #expect(together == alone)
+        #expect(alone.filter { !$0.isEmpty }.count == clips.count, "heard: \(alone)")
+        #expect(parallel < serial, "side by side \(parallel), one after another \(serial)")
+    }
+
+    @Test func aFullPoolRefusesAtOnce() async throws {
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2)
+        let gate = DispatchSemaphore(value: 0)
+        async let first: Void = pool.run { gate.wait() }
+        async let second: Void = pool.run { gate.wait() }
+        while pool.pending < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        await #expect(throws: BlockingWorkPool.Overloaded.self) { try await pool.run { 1 } }
+        gate.signal(); gate.signal()
+        _ = try await (first, second)
+        #expect(pool.pending == 0)
+        #expect(try await pool.run { 42 } == 42)
     }
 
     @Test func aMissingModelNamesMakeDeps() {

@@ -45,6 +45,11 @@ public struct Sipp: @unchecked Sendable {
     }
 
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sipp") }
+
+    /// The opening of a scenario file (`-sf`); the scenario closes it with `</scenario>`.
+    public static func scenarioHeader(_ name: String) -> String {
+        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n<scenario name=\"\(name)\">\n"
+    }
 }
 
 /// A UDP port nobody is using right now on 127.0.0.1.

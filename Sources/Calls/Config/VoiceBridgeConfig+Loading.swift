@@ -81,6 +81,8 @@ extension VoiceBridgeConfig {
         e.vad = try r.choice("engine.vad", default: e.vad)
         e.local.voice = try r.string("engine.local.voice", default: e.local.voice)
         e.local.moonshinePath = try r.string("engine.local.moonshine_path", default: e.local.moonshinePath)
+        e.local.maxCalls = try r.int("engine.local.max_calls", default: e.local.maxCalls, in: 0...10_000)
+        e.local.recognizerLanes = try r.int("engine.local.recognizer_lanes", default: e.local.recognizerLanes, in: 0...64)
         e.openAI.apiKey = try r.optionalString("engine.openai.api_key", aliases: ["OPENAI_API_KEY"])
         e.openAI.baseURL = try r.string("engine.openai.base_url", default: e.openAI.baseURL, aliases: ["OPENAI_BASE_URL"])
         e.openAI.realtimeModel = try r.string("engine.openai.realtime_model", default: e.openAI.realtimeModel)

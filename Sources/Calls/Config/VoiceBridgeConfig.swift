@@ -1,3 +1,5 @@
+import Foundation
+
 /// The whole server configuration, with the defaults `make run` uses.
 ///
 /// Read with `VoiceBridgeConfig.load(path:environment:)`; `config/voicebridge.example.yaml` documents
@@ -67,6 +69,19 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
             public var voice = "en-us"
             /// Folder holding Moonshine's `libmoonshine.so` and `models/base-en/` (put there by `make deps`).
             public var moonshinePath = ".deps/moonshine"
+            /// Local-engine calls at once (0: `callsPerCore` per core): beyond it outbound calls wait
+            /// in the queue and inbound INVITEs get 503, rather than every call going silent for
+            /// seconds while the recognizer catches up.
+            public var maxCalls = 0
+            /// Transcriptions run side by side on the one loaded model (0: one per core).
+            public var recognizerLanes = 0
+            /// What `make bench`'s personas suite shows one core serving within the turn-latency goal.
+            public static let callsPerCore = 2.5
+
+            /// `maxCalls`, or what `cores` serve.
+            public func callLimit(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
+                maxCalls > 0 ? maxCalls : max(1, Int(Double(cores) * Self.callsPerCore))
+            }
         }
 
         public struct OpenAI: Sendable, Equatable {

@@ -32,6 +32,10 @@ public actor CallManager {
         public var localVoice: LocalVoice?
         /// Silero for every call's VAD (`engine.vad: neural`); nil: the energy detector.
         public var neuralVAD: SileroModel?
+        /// Calls the engine can serve at once in time (the local engine shares the machine's cores;
+        /// `engine.local.max_calls`); nil: only `maxConcurrentCalls` limits. Outbound calls beyond it
+        /// stay queued; an inbound INVITE beyond it gets 503.
+        public var engineCallLimit: Int?
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }
@@ -64,7 +68,11 @@ public actor CallManager {
     let metrics: CallMetrics
     /// Every call's pipeline meters, summed by stage for `/metrics`.
     public nonisolated let pipelineStatistics = PipelineStatistics()
-    var live: [String: LiveCall] = [:]
+    var live: [String: LiveCall] = [:] {
+        didSet { liveCalls.store(live.count, ordering: .relaxed) }
+    }
+    /// `live.count`, for the SIP admission decision (made outside this actor).
+    nonisolated let liveCalls = Atomic<Int>(0)
     public private(set) var mostLiveAtOnce = 0
 
     public init(settings: Settings, store: CallStore, userAgent: SIPUserAgent, scheduler: PacerScheduler<[UInt8]>,
@@ -134,6 +142,9 @@ public actor CallManager {
 
     /// Dispatches queued calls and answers inbound ones until cancelled.
     public func run() async {
+        if let limit = settings.engineCallLimit {
+            await userAgent.setAdmission { [weak self] _ in (self?.liveCalls.load(ordering: .relaxed) ?? 0) < limit ? .accept : .unavailable }
+        }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.answerInboundCalls() }
             while !Task.isCancelled {
@@ -147,9 +158,9 @@ public actor CallManager {
         }
     }
 
-    /// Queued calls that are due, best first, as many as the concurrency limit allows.
+    /// Queued calls that are due, best first, as many as the concurrency limits allow.
     func dueCalls() -> [CallRecord] {
-        let room = settings.maxConcurrentCalls - live.count
+        let room = min(settings.maxConcurrentCalls, settings.engineCallLimit ?? .max) - live.count
         guard room > 0, let queued = try? store.calls(inStates: [.queued]) else { return [] }
         let now = Date()
         return Array(queued.filter { live[$0.outboundId] == nil && ($0.scheduledAt ?? now) <= now && ($0.nextAttemptAt ?? now) <= now }.prefix(room))

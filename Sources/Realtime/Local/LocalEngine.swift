@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Pipeline
 import Synchronization
@@ -7,15 +6,16 @@ import Synchronization
 /// speaks. English.
 ///
 /// Caller audio arrives at 16 kHz with the pipeline's VAD decisions; an utterance is buffered
-/// from speech start (with a short pre-roll) to speech end, then transcribed on a dedicated
-/// thread so a 0.5 s transcription never blocks the cooperative pool that paces calls.
+/// from speech start (with a short pre-roll) to speech end, then transcribed on the recognizer's
+/// worker lanes so a 0.5 s transcription never blocks the cooperative pool that paces calls.
 ///
 /// The end of the caller's turn is decided by the pause *and* the words: at the VAD's speech end
 /// the utterance is transcribed at once, while the caller may still go on; if the words already
 /// answer the question ("Yes, I can attend.") the turn ends after a short pause
-/// (`answeredTurnMilliseconds`) with that transcript, else ("Yes, and …") after the whole
-/// end-of-turn window with a new one. Replies are synthesized a sentence at a time, so the
-/// first is heard while the rest is made.
+/// (`answeredTurnMilliseconds`), else ("Yes, and …") after the whole end-of-turn window. Either
+/// way that one transcription is the turn's, unless the caller spoke again: the same audio is
+/// never transcribed twice (under load a second pass doubled the recognizer's work). Replies are
+/// synthesized a sentence at a time, so the first is heard while the rest is made.
 public final class LocalEngine: ConversationEngine {
     public let inputFormat = EngineAudioFormat.pcm16(sampleRate: MoonshineTranscriber.sampleRate)
     public let outputFormat = EngineAudioFormat.pcm16(sampleRate: EspeakSynthesizer.sampleRate)
@@ -26,7 +26,6 @@ public final class LocalEngine: ConversationEngine {
     private let tts: EspeakSynthesizer
     private let stt: MoonshineTranscriber
     private let state: Mutex<State>
-    private static let transcriptionQueue = DispatchQueue(label: "voicebridge.moonshine", qos: .userInitiated)
 
     /// Pre-roll kept before the VAD's onset decision (it fires after 40 ms of speech).
     static let preRollSamples = MoonshineTranscriber.sampleRate * 3 / 10
@@ -57,13 +56,23 @@ public final class LocalEngine: ConversationEngine {
         var ended = false
         /// Counts the caller's speech starts: a transcription made at a speech end is stale once it moved.
         var speechStarts = 0
-        /// What the caller said up to the last speech end, when it already answers the question
-        /// (valid while `speechStarts` has not moved).
-        var answered: (text: String, speechStarts: Int, transcribing: Duration)?
+        /// The transcription started at the last speech end (valid while `speechStarts` has not
+        /// moved): its text once done, and whether that already answers the question.
+        var speculation: Speculation?
+        /// The turn (by `speechStarts`) whose end-of-turn window ran out while its speculation was
+        /// still being transcribed: that result ends it.
+        var awaitedTurn: Int?
         /// A question was asked and the caller has not started to answer.
         var awaitingReply = false
         var waitedMilliseconds = 0
         var replyDeadlineMilliseconds = 0
+    }
+
+    struct Speculation {
+        var speechStarts: Int
+        var text: String?
+        var answers = false
+        var transcribing: Duration = .zero
     }
 
     /// What a caller frame finished.
@@ -103,15 +112,22 @@ public final class LocalEngine: ConversationEngine {
             let started = ContinuousClock.now
             let text = await transcribe(sofar)
             // Frames went on meanwhile (the event loop takes them): the words count only if the
-            // caller has not spoken again; the turn ends now if the short window is already out.
+            // caller has not spoken again; the turn ends now if its window is already out.
             let endsNow = state.withLock { s -> Bool in
-                guard !s.ended, s.listening, let silence = s.trailingSilence, s.speechStarts == starts,
-                      s.dialogue.completesAnAnswer(text) else { return false }
-                guard silence >= answeredTurnMilliseconds else { s.answered = (text, starts, started.duration(to: .now)); return false }
+                guard !s.ended else { return false }
+                if s.awaitedTurn == starts {
+                    s.awaitedTurn = nil
+                    return true
+                }
+                guard s.speculation?.speechStarts == starts, s.speechStarts == starts else { return false }
+                let answers = s.dialogue.completesAnAnswer(text)
+                s.speculation = Speculation(speechStarts: starts, text: text, answers: answers, transcribing: started.duration(to: .now))
+                guard s.listening, let silence = s.trailingSilence, answers, silence >= answeredTurnMilliseconds else { return false }
                 s.listening = false
                 s.trailingSilence = nil
                 s.utterance = []
                 s.pause = []
+                s.speculation = nil
                 return true
             }
             if endsNow { await answer(text, since: started) }
@@ -163,16 +179,25 @@ public final class LocalEngine: ConversationEngine {
         if s.utterance.count + s.pause.count < Self.maxUtteranceSamples {
             if next.trailingSilence == nil, !next.ends { s.utterance += samples } else { s.pause += samples }
         }
-        if speech == .ended, s.listening, !next.ends { return .speechEnded(s.utterance, speechStarts: s.speechStarts) }
+        if speech == .ended, s.listening, !next.ends {
+            s.speculation = Speculation(speechStarts: s.speechStarts)
+            return .speechEnded(s.utterance, speechStarts: s.speechStarts)
+        }
         guard next.ends else { return nil }
-        defer { s.utterance = []; s.pause = []; s.answered = nil }
-        if let answered = s.answered, answered.speechStarts == s.speechStarts { return .transcribed(answered.text, transcribing: answered.transcribing) }
+        defer { s.utterance = []; s.pause = []; s.speculation = nil }
+        if let speculation = s.speculation, speculation.speechStarts == s.speechStarts {
+            guard let text = speculation.text else {   // still transcribing what was said: that result ends the turn
+                s.awaitedTurn = speculation.speechStarts
+                return nil
+            }
+            return .transcribed(text, transcribing: speculation.transcribing)
+        }
         return .utterance(s.utterance)
     }
 
     /// The end-of-turn window now: short when the words up to the last speech end answer the question.
     private func window(_ s: State) -> Int {
-        if let answered = s.answered, answered.speechStarts == s.speechStarts { return answeredTurnMilliseconds }
+        if let speculation = s.speculation, speculation.speechStarts == s.speechStarts, speculation.answers { return answeredTurnMilliseconds }
         return endOfTurnMilliseconds
     }
 
@@ -276,13 +301,15 @@ public final class LocalEngine: ConversationEngine {
         return sentences
     }
 
-    /// On the recognizer's own thread; every transcription is metered (the speculative ones too).
+    /// On the recognizer's worker lanes; every transcription is metered (the speculative ones too).
+    /// A failure is reported and heard as silence: the dialogue asks again.
     private func transcribe(_ samples: [Int16]) async -> String {
         meter.add { $0.sttSeconds += Double(samples.count) / Double(MoonshineTranscriber.sampleRate) }
-        return await withCheckedContinuation { continuation in
-            Self.transcriptionQueue.async { [stt] in
-                continuation.resume(returning: (try? stt.transcribe(pcm16k: samples)) ?? "")
-            }
+        do {
+            return try await stt.transcribe(pcm16k: samples)
+        } catch {
+            await events.emit(.error(message: "speech recognition: \(error)", fatal: false))
+            return ""
         }
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 import Pipeline
-import Synchronization
 
 /// Speech-to-text with Moonshine base-en through the native library shipped in the `moonshine-cpp`
 /// wheel (`make deps` puts it in `.deps/moonshine`). Loaded at run time: no build-time dependency,
 /// and a clear error naming `make deps` when the files are missing.
+///
+/// One loaded model serves every call: onnxruntime sessions take concurrent runs, so
+/// transcriptions run side by side on `workers`, one lane per core, off the cooperative pool.
 public final class MoonshineTranscriber: Sendable {
     public static let sampleRate = 16_000
 
@@ -19,11 +21,12 @@ public final class MoonshineTranscriber: Sendable {
     private let handle: Int32
     private let transcribeFunction: Transcribe
     private let freeText: FreeText
-    /// One transcription at a time per model.
-    private let busy = Mutex(())
+    /// Where transcriptions run: one lane per core.
+    public let workers: BlockingWorkPool
 
     /// `directory` holds `libmoonshine.so`, the onnxruntime library and `models/base-en/`.
-    public init(directory: String) throws {
+    public init(directory: String, lanes: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
+        workers = BlockingWorkPool(label: "voicebridge.moonshine", width: max(1, lanes), capacity: max(1, lanes) * 16)
         let root = URL(fileURLWithPath: directory)
         let model = root.appendingPathComponent("models/base-en")
         let files = ["encoder_model.ort", "decoder_model_merged.ort", "tokenizer.bin"].map { model.appendingPathComponent($0).path }
@@ -48,20 +51,19 @@ public final class MoonshineTranscriber: Sendable {
         self.freeText = unsafeBitCast(free, to: FreeText.self)
     }
 
-    /// Transcribes 16 kHz float samples in [-1, 1].
-    public func transcribe(_ samples: [Float]) throws -> String {
-        guard !samples.isEmpty else { return "" }
-        return try busy.withLock { _ in
-            var text: UnsafeMutablePointer<CChar>?
-            let status = samples.withUnsafeBufferPointer { transcribeFunction(handle, $0.baseAddress!, $0.count, &text) }
-            guard status == 0 else { throw Failure(description: "moonshine_transcribe failed (\(status))") }
-            defer { freeText(text) }
-            return text.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        }
+    /// Transcribes 16-bit samples at 16 kHz on a worker lane; throws `BlockingWorkPool.Overloaded`
+    /// when more transcriptions are waiting than the pool takes.
+    public func transcribe(pcm16k samples: [Int16]) async throws -> String {
+        try await workers.run { [self] in try transcribeNow(samples.map { Float($0) / 32768 }) }
     }
 
-    /// Transcribes 16-bit samples at 16 kHz.
-    public func transcribe(pcm16k samples: [Int16]) throws -> String {
-        try transcribe(samples.map { Float($0) / 32768 })
+    /// Transcribes 16 kHz float samples in [-1, 1] on the calling thread.
+    private func transcribeNow(_ samples: [Float]) throws -> String {
+        guard !samples.isEmpty else { return "" }
+        var text: UnsafeMutablePointer<CChar>?
+        let status = samples.withUnsafeBufferPointer { transcribeFunction(handle, $0.baseAddress!, $0.count, &text) }
+        guard status == 0 else { throw Failure(description: "moonshine_transcribe failed (\(status))") }
+        defer { freeText(text) }
+        return text.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
     }
 }

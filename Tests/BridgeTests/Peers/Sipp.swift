@@ -3,7 +3,6 @@ import TestSupport
 
 /// UAS scenarios, one per behaviour (sipp wants literal status codes).
 enum SippScenario {
-    static func header(_ name: String) -> String { "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n<scenario name=\"\(name)\">\n" }
 
     static let echoes = """
         [last_Via:]
@@ -15,7 +14,7 @@ enum SippScenario {
 
     /// Answers INVITE with `status` (486, 603, …), then takes the ACK.
     static func reject(_ status: String) -> String {
-        header("reject \(status)") + """
+        Sipp.scenarioHeader("reject \(status)") + """
           <recv request="INVITE"/>
           <send><![CDATA[
         SIP/2.0 \(status)
@@ -29,7 +28,7 @@ enum SippScenario {
     }
 
     /// Rings forever; on CANCEL answers 200 and ends the INVITE with 487.
-    static let ringForever = header("ring forever") + """
+    static let ringForever = Sipp.scenarioHeader("ring forever") + """
           <recv request="INVITE"/>
           <send><![CDATA[
         SIP/2.0 100 Trying
@@ -80,7 +79,7 @@ enum SippScenario {
             : """
               <verifyauth assign_to="authvalid" username="\(username)" password="\(password)"/>
             """
-        return header("digest auth") + """
+        return Sipp.scenarioHeader("digest auth") + """
           <recv request="INVITE"/>
           <send><![CDATA[
         SIP/2.0 \(proxy ? "407 Proxy Authentication Required" : "401 Unauthorized")
@@ -132,63 +131,4 @@ enum SippScenario {
         </scenario>
         """
     }
-}
-
-/// UAC scenarios: sipp calls VoiceBridge.
-enum SippCaller {
-    /// Sends an INVITE whose SDP offers `formats` and expects the final `status`, then ACKs it.
-    static func invite(expecting status: Int, sdpFormats: String = "0 8 101") -> String {
-        SippScenario.header("invite expecting \(status)") + """
-          <send retrans="500"><![CDATA[
-        INVITE sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-        Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-        From: sipp <sip:0701234@[local_ip]:[local_port]>;tag=[pid]SIPpTag00[call_number]
-        To: <sip:[service]@[remote_ip]:[remote_port]>
-        Call-ID: [call_id]
-        CSeq: 1 INVITE
-        Contact: sip:sipp@[local_ip]:[local_port]
-        Max-Forwards: 70
-        Content-Type: application/sdp
-        Content-Length: [len]
-
-        v=0
-        o=user1 53655765 2353687637 IN IP4 [local_ip]
-        s=-
-        c=IN IP4 [media_ip]
-        t=0 0
-        m=audio [media_port] RTP/AVP \(sdpFormats)
-        a=rtpmap:18 G729/8000
-
-        ]]></send>
-          <recv response="100" optional="true"/>
-          <recv response="\(status)"/>
-          <send><![CDATA[
-        ACK sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-        Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-        From: sipp <sip:0701234@[local_ip]:[local_port]>;tag=[pid]SIPpTag00[call_number]
-        To: <sip:[service]@[remote_ip]:[remote_port]>[peer_tag_param]
-        Call-ID: [call_id]
-        CSeq: 1 ACK
-        Content-Length: 0
-
-        ]]></send>
-        </scenario>
-        """
-    }
-
-    static let options = SippScenario.header("options") + """
-          <send retrans="500"><![CDATA[
-        OPTIONS sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-        Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-        From: sipp <sip:sipp@[local_ip]:[local_port]>;tag=[pid]SIPpTag00[call_number]
-        To: <sip:[service]@[remote_ip]:[remote_port]>
-        Call-ID: [call_id]
-        CSeq: 1 OPTIONS
-        Max-Forwards: 70
-        Content-Length: 0
-
-        ]]></send>
-          <recv response="200"/>
-        </scenario>
-        """
 }

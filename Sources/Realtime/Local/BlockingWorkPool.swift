@@ -1,0 +1,49 @@
+import Dispatch
+import Synchronization
+
+/// Runs blocking native calls (a Moonshine transcription, 0.2–1 s of both cores) off Swift's
+/// cooperative pool, which has one thread per core and paces every call's audio: a blocked
+/// cooperative thread would stall all calls at once.
+///
+/// `width` lanes run side by side, each job on the least busy lane; at most `capacity` jobs are
+/// waiting or running, beyond that `run` throws `Overloaded` at once instead of queueing work
+/// whose result would come too late to matter.
+public final class BlockingWorkPool: Sendable {
+    public struct Overloaded: Error, CustomStringConvertible {
+        public let capacity: Int
+        public var description: String { "\(capacity) blocking jobs are already waiting" }
+    }
+
+    public let width: Int
+    public let capacity: Int
+    private let lanes: [DispatchQueue]
+    /// Jobs waiting or running, per lane.
+    private let load: Mutex<[Int]>
+
+    public init(label: String, width: Int, capacity: Int) {
+        precondition(width > 0 && capacity >= width)
+        self.width = width
+        self.capacity = capacity
+        lanes = (0..<width).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
+        load = Mutex(Array(repeating: 0, count: width))
+    }
+
+    /// Jobs waiting or running now.
+    public var pending: Int { load.withLock { $0.reduce(0, +) } }
+
+    public func run<T: Sendable>(_ job: @escaping @Sendable () throws -> T) async throws -> T {
+        let lane = try load.withLock { load -> Int in
+            guard load.reduce(0, +) < capacity else { throw Overloaded(capacity: capacity) }
+            let lane = load.indices.min { load[$0] < load[$1] }!
+            load[lane] += 1
+            return lane
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            lanes[lane].async { [self] in
+                let result = Result { try job() }
+                self.load.withLock { $0[lane] -= 1 }
+                continuation.resume(with: result)
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Bridge
+import Foundation
+import Testing
+import TestSupport
+@testable import Calls
+
+/// The local engine shares the machine's cores: beyond `engine.local.max_calls` outbound calls
+/// wait in the queue and an inbound INVITE gets 503, rather than every call going silent.
+@Suite(.serialized) struct EngineCallLimitTests {
+    @Test func outboundCallsBeyondTheEngineLimitWaitInTheQueue() async throws {
+        try await CallHarness.run(rtpBase: 45200, tweak: { $0.maxConcurrentCalls = 5; $0.engineCallLimit = 1 }) { manager, store, _ in
+            var ids: [String] = []
+            for n in 0..<3 {
+                ids.append(try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"], questions: ["Can you attend?"], callee: "0109876541\(n)")).outboundId)
+            }
+            for id in ids { _ = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal } }
+            #expect(try ids.compactMap { try store.call(id: $0)?.state } == [.completed, .completed, .completed])
+            #expect(await manager.mostLiveAtOnce == 1, "one call at a time although max_concurrent_calls is 5")
+        }
+    }
+
+    @Test(.enabled(if: Sipp.isInstalled)) func anInboundCallBeyondTheEngineLimitGets503() async throws {
+        try await CallHarness.run(rtpBase: 45600, tweak: { $0.engineCallLimit = 1 }) { manager, store, ua in
+            let port = await ua.localPort
+            // One call the agent is busy with (the callee stays silent until asked again, then hangs up) …
+            let busy = try await manager.create(CallHarness.seedRequest(answers: ["<silence>", "<hangup>"], questions: ["Can you attend?"])).outboundId
+            _ = try await CallHarness.waitFor(store, busy) { $0.state == .connected }
+            // … so a caller is refused at once with 503, nothing answered, nothing stored.
+            let refused = try Sipp(scenario: SippCaller.invite(expecting: 503),
+                                   arguments: ["127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1", "-p", "\(freeUDPPort())"])
+            let result = await refused.wait()
+            #expect(result.status == 0, "expected 503: \(result.output.suffix(1500))")
+            #expect(try store.calls(inStates: CallState.allCases).filter { $0.direction == .inbound }.isEmpty)
+            _ = try await CallHarness.waitFor(store, busy) { $0.state.isTerminal }
+            while await manager.liveCount > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            // The agent is free again: the next caller is answered (sipp's own caller: INVITE, talk 1 s, BYE).
+            let answered = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1",
+                                                "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "1000"])
+            let result2 = await answered.wait()
+            #expect(result2.status == 0, "\(result2.output.suffix(1500))")
+        }
+    }
+
+    @Test func theLimitIsTwoAndAHalfCallsPerCoreUnlessSet() {
+        var local = VoiceBridgeConfig.Engine.Local()
+        #expect(local.callLimit(cores: 2) == 5 && local.callLimit(cores: 1) == 2 && local.callLimit(cores: 8) == 20)
+        local.maxCalls = 3
+        #expect(local.callLimit(cores: 8) == 3)
+    }
+}
