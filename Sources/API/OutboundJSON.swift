@@ -17,17 +17,28 @@ struct CreateCallBody: Decodable {
     var retryOnNoAnswer: Bool?
     var maxRetries: Int?
     var metadata: JSONObjectText?
+    var template: String?
+    var variables: [String: String]?
+    var greeting: String?
+    var closing: String?
+    var voice: String?
 
     enum CodingKeys: String, CodingKey {
-        case purpose, questions, priority, metadata
+        case purpose, questions, priority, metadata, template, variables, greeting, closing, voice
         case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
         case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
     }
 
     var request: OutboundCallRequest {
-        OutboundCallRequest(callerNumber: callerNumber ?? "", calleeNumber: calleeNumber ?? "", purpose: purpose ?? "", questions: questions ?? [],
-                            callerDisplayName: callerDisplayName, maxDuration: maxDuration, priority: priority, scheduledAt: scheduledAt,
-                            retryOnNoAnswer: retryOnNoAnswer, maxRetries: maxRetries, metadata: metadata?.text)
+        var request = OutboundCallRequest(callerNumber: callerNumber ?? "", calleeNumber: calleeNumber ?? "", purpose: purpose ?? "", questions: questions ?? [],
+                                          callerDisplayName: callerDisplayName, maxDuration: maxDuration, priority: priority, scheduledAt: scheduledAt,
+                                          retryOnNoAnswer: retryOnNoAnswer, maxRetries: maxRetries, metadata: metadata?.text)
+        request.template = template
+        request.variables = variables ?? [:]
+        request.greeting = greeting
+        request.closing = closing
+        request.voice = voice
+        return request
     }
 }
 
@@ -113,6 +124,12 @@ struct CallView: ResponseEncodable {
     var nextAttemptAt: Date?
     /// What the latest attempt ended in (shown while a retry waits in the queue).
     var lastOutcome: String?
+    /// The template and version the call was made from.
+    var templateId: String?
+    var templateVersion: Int?
+    var greeting: String?
+    var closing: String?
+    var voice: String?
     /// Detail only: the state timeline.
     var timeline: [TimelineEntry]?
     /// Detail only: every attempt with its outcome and times.
@@ -142,7 +159,8 @@ struct CallView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case direction, state, purpose, questions, priority, summary, timeline, attempts
+        case direction, state, purpose, questions, priority, summary, timeline, attempts, greeting, closing, voice
+        case templateId = "template_id", templateVersion = "template_version"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
         case maxRetries = "max_retries", retryOnNoAnswer = "retry_on_no_answer", failureReason = "failure_reason"
@@ -160,6 +178,7 @@ struct CallView: ResponseEncodable {
         durationSeconds = c.durationSeconds; summary = c.summary; createdAt = c.createdAt; scheduledAt = c.scheduledAt
         startedAt = c.startedAt; answeredAt = c.answeredAt; completedAt = c.completedAt; nextAttemptAt = c.nextAttemptAt
         lastOutcome = c.lastOutcome
+        templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice
         self.timeline = timeline
         self.attempts = attempts
     }

@@ -10,7 +10,7 @@ extension VoiceBridgeServer {
         outbound.post { request, context -> EditedResponse<CreatedCall> in
             let manager = try self.manager()
             try limiter.admit(try access.identity(of: request))
-            let body = try await Self.decodeCreateBody(request)
+            let body = try await Self.decodeJSONBody(request, as: CreateCallBody.self)
             let call = try await manager.create(body.request, requestedBy: "api")
             return EditedResponse(status: .accepted, headers: [.location: "/api/outbound/\(call.outboundId)"],
                                   response: CreatedCall(outboundId: call.outboundId, state: call.state.rawValue, createdAt: call.createdAt,
@@ -27,10 +27,7 @@ extension VoiceBridgeServer {
                 }
                 states = parsed.compactMap { $0 }
             }
-            let limit = query.get("limit").map { Int($0) ?? -1 } ?? 50
-            let offset = query.get("offset").map { Int($0) ?? -1 } ?? 0
-            if !(1...200).contains(limit) { problems.append(.init(field: "limit", message: "must be a whole number from 1 to 200")) }
-            if offset < 0 { problems.append(.init(field: "offset", message: "must be a whole number, 0 or more")) }
+            let (limit, offset) = Self.pageParameters(query, problems: &problems)
             guard problems.isEmpty else { throw ProblemDetails(.unprocessableContent, detail: "invalid query parameters", errors: problems) }
             let page = try self.store.page(states: states, search: query.get("q"), limit: limit, offset: offset)
             return CallPage(items: page.calls.map { CallView($0, masked: true) }, total: page.total, limit: limit, offset: offset)
@@ -119,6 +116,15 @@ extension VoiceBridgeServer {
         return call
     }
 
+    /// `limit` (1–200, default 50) and `offset` (0 or more) of a list request; bad values join `problems`.
+    static func pageParameters(_ query: Parameters, problems: inout [ProblemDetails.InvalidField]) -> (limit: Int, offset: Int) {
+        let limit = query.get("limit").map { Int($0) ?? -1 } ?? 50
+        let offset = query.get("offset").map { Int($0) ?? -1 } ?? 0
+        if !(1...200).contains(limit) { problems.append(.init(field: "limit", message: "must be a whole number from 1 to 200")) }
+        if offset < 0 { problems.append(.init(field: "offset", message: "must be a whole number, 0 or more")) }
+        return (limit, offset)
+    }
+
     /// The state an event type announces (`outbound_ringing` → ringing), if it is a state change.
     static func state(ofEventType type: String) -> CallState? {
         for prefix in ["outbound_", "inbound_"] where type.hasPrefix(prefix) {
@@ -129,12 +135,12 @@ extension VoiceBridgeServer {
 
     /// Bad JSON and wrong types become problem+json naming the field; missing and invalid values
     /// are left to the request's own validation, which reports all of them at once.
-    static func decodeCreateBody(_ request: Request) async throws -> CreateCallBody {
+    static func decodeJSONBody<Body: Decodable>(_ request: Request, as: Body.Type) async throws -> Body {
         let buffer = try await request.body.collect(upTo: 64 * 1024)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
-            return try decoder.decode(CreateCallBody.self, from: Data(buffer.readableBytesView))
+            return try decoder.decode(Body.self, from: Data(buffer.readableBytesView))
         } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
             let field = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
             throw ProblemDetails(.unprocessableContent, detail: "a field has the wrong type",

@@ -45,6 +45,8 @@ struct ProblemDetails: Error, Codable, Equatable {
             return ProblemDetails(.notFound, detail: "no call with id \(id)")
         case CallManager.Failure.conflict(let message):
             return ProblemDetails(.conflict, detail: message)
+        case CallManager.Failure.doNotCall(let number):
+            return ProblemDetails(.forbidden, detail: CallManager.Failure.doNotCall(number).description)
         case is NIOTooManyBytesError:
             return ProblemDetails(.contentTooLarge, detail: "the request body is too large")
         case let http as HTTPError:

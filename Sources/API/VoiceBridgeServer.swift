@@ -55,6 +55,8 @@ public struct VoiceBridgeServer: Sendable {
         addTwilioRoutes(to: router)
         let api = router.group("api").add(middleware: ProblemMiddleware()).add(middleware: BearerAuthMiddleware(access: access))
         addOutboundRoutes(to: api, limiter: limiter, access: access)
+        addDoNotCallRoutes(to: api)
+        addTemplateRoutes(to: api)
         // WebSocket routes answer a plain GET with what it takes to use them.
         for path in ["api/events", "twilio/stream"] {
             router.get(RouterPath(path)) { _, _ -> Response in

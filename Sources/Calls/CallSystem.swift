@@ -54,6 +54,14 @@ public final class CallSystem: Sendable {
         }
     }
 
+    /// Local engines sharing one recognizer; a call's own voice gets its own synthesizer.
+    public static func localEngines(tts: EspeakSynthesizer, stt: MoonshineTranscriber) -> EngineFactory {
+        { context in
+            let voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: tts.wordsPerMinute) } ?? tts
+            return LocalEngine(context: context, tts: voice, stt: stt)
+        }
+    }
+
     /// The engine factory for `engine.mode`. Local speech is loaded once, here, so a missing
     /// model stops the server at startup with a message that names `make deps`.
     public static func engines(for config: VoiceBridgeConfig.Engine) throws -> EngineFactory {
@@ -68,7 +76,7 @@ public final class CallSystem: Sendable {
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
-            return { LocalEngine(context: $0, tts: tts, stt: stt) }
+            return localEngines(tts: tts, stt: stt)
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
         case .loopback:
@@ -84,7 +92,11 @@ public final class CallSystem: Sendable {
             settings.vad = .init(threshold: config.openAI.vadThreshold, prefixPaddingMs: config.openAI.prefixPaddingMs,
                                  silenceDurationMs: config.openAI.silenceDurationMs)
             let fixed = settings
-            return { OpenAIRealtimeEngine(context: $0, settings: fixed) }
+            return { context in
+                var settings = fixed
+                settings.voice = context.voice ?? fixed.voice
+                return OpenAIRealtimeEngine(context: context, settings: settings)
+            }
         case .cascade:
             let c = config.cascade
             let llmKey = c.llmAPIKey ?? config.openAI.apiKey
@@ -106,7 +118,11 @@ public final class CallSystem: Sendable {
             settings.ttsModel = c.ttsModel
             settings.ttsVoice = c.ttsVoice
             let fixed = settings
-            return { CascadeEngine(context: $0, settings: fixed) }
+            return { context in
+                var settings = fixed
+                settings.ttsVoice = context.voice ?? fixed.ttsVoice
+                return CascadeEngine(context: context, settings: settings)
+            }
         }
     }
 
@@ -175,6 +191,7 @@ public final class CallSystem: Sendable {
         settings.inbound = config.inbound
         settings.language = config.engine.language
         if config.engine.mode == .local { settings.engineCallLimit = config.engine.local.callLimit() }
+        settings.engineMode = config.engine.mode.rawValue
         settings.pricing = config.pricing
         settings.localVoice = (try? EspeakSynthesizer(voice: config.engine.local.voice)).map(LocalVoice.init(tts:))
         settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)

@@ -142,7 +142,8 @@ import Yams
         #expect(checkedValue.count >= 16, "\(checkedValue)")
         // And the other way round: the API's routes are all documented.
         for route in ["/api/outbound/", "/api/outbound/active", "/api/outbound/stats", "/api/outbound/{outbound_id}", "/api/outbound/{outbound_id}/result",
-                      "/api/outbound/{outbound_id}/recording", "/api/outbound/{outbound_id}/cancel", "/api/outbound/{outbound_id}/retry", "/api/events", "/metrics"] {
+                      "/api/outbound/{outbound_id}/recording", "/api/outbound/{outbound_id}/cancel", "/api/outbound/{outbound_id}/retry", "/api/events", "/metrics",
+                      "/api/dnc", "/api/dnc/import", "/api/dnc/{number}", "/api/templates", "/api/templates/{template_id}", "/api/templates/{template_id}/versions"] {
             #expect(paths[route] != nil, "\(route) is documented")
         }
     }

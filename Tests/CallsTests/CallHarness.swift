@@ -40,7 +40,7 @@ enum CallHarness {
         tweak(&settings)
         let scheduler = PacerScheduler<[UInt8]>()
         let manager = CallManager(settings: settings, store: store, userAgent: ua, scheduler: scheduler,
-                                  engines: engines ?? { LocalEngine(context: $0, tts: tts, stt: stt) }, logger: Logger(label: "test-calls"))
+                                  engines: engines ?? CallSystem.localEngines(tts: tts, stt: stt), logger: Logger(label: "test-calls"))
         let services = Task {
             await withDiscardingTaskGroup { group in
                 group.addTask { await ua.run() }

@@ -10,6 +10,11 @@ extension CallManager {
         guard let handle = live[id] else { return }
         let call: CallRecord
         do {
+            // Listed after it was queued: never dialed.
+            if let queued = try store.call(id: id), try store.isOnDoNotCallList(queued.calleeNumber) {
+                try store.transition(id: id, to: .cancelled, reason: "do_not_call")
+                return
+            }
             (call, _) = try store.transition(id: id, to: .dialing)
         } catch {
             logger.warning("could not start a call", metadata: ["call": "\(id)", "error": "\(error)"])

@@ -36,6 +36,8 @@ public actor CallManager {
         /// `engine.local.max_calls`); nil: only `maxConcurrentCalls` limits. Outbound calls beyond it
         /// stay queued; an inbound INVITE beyond it gets 503.
         public var engineCallLimit: Int?
+        /// `engine.mode`: a template written for another engine is refused, not run on this one.
+        public var engineMode = "local"
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }
@@ -50,11 +52,14 @@ public actor CallManager {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case notFound(String)
         case conflict(String)
+        /// The callee is on the do-not-call list.
+        case doNotCall(String)
 
         public var description: String {
             switch self {
             case .notFound(let id): "no call with id \(id)"
             case .conflict(let message): message
+            case .doNotCall(let number): "\(number) is on the do-not-call list; remove it there to call it"
             }
         }
     }
@@ -97,7 +102,9 @@ public actor CallManager {
 
     /// Validates and queues a call; the returned record is already stored (state `queued`).
     public func create(_ request: OutboundCallRequest, requestedBy: String = "operator") throws -> CallRecord {
-        let valid = try request.validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs)
+        let template = try request.template.map(runnableTemplate)
+        let valid = try request.applying(template).validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs)
+        if let voice = valid.voice, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
         var record = CallRecord(outboundId: CallRecord.newID(), callerNumber: valid.callerNumber, calleeNumber: valid.calleeNumber,
                                 callerDisplayName: valid.callerDisplayName ?? "", purpose: valid.purpose, questions: valid.questions,
                                 maxDuration: valid.maxDuration ?? min(180, settings.maxCallDurationSeconds), priority: valid.priority ?? 5,
@@ -105,10 +112,17 @@ public actor CallManager {
                                 maxRetries: valid.maxRetries ?? settings.retry.maxRetries, retryInterval: settings.retry.retryIntervalSeconds,
                                 metadata: valid.metadata, requestedBy: requestedBy)
         record.state = .queued
+        record.templateId = template?.id
+        record.templateVersion = template?.version
+        record.greeting = valid.greeting
+        record.closing = valid.closing
+        record.voice = valid.voice
         do {
             try store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee)
         } catch CallStore.Failure.calleeBusy(let number, let existing) {
             throw Failure.conflict("a call to \(number) is already queued or live (\(existing)); one open call per number")
+        } catch CallStore.Failure.doNotCall(let number) {
+            throw Failure.doNotCall(number)
         }
         return record
     }
@@ -172,8 +186,9 @@ public actor CallManager {
         ConversationContext(purpose: call.purpose, questions: call.questions,
                             displayName: call.callerDisplayName.isEmpty ? settings.inbound.displayName : call.callerDisplayName,
                             language: settings.language,
-                            greetingTemplate: inbound ? settings.inbound.greeting : settings.ai.greetingTemplate,
-                            closingTemplate: settings.ai.closingTemplate, maxTurns: settings.ai.maxTurns, maxDurationSeconds: call.maxDuration)
+                            greetingTemplate: call.greeting ?? (inbound ? settings.inbound.greeting : settings.ai.greetingTemplate),
+                            closingTemplate: call.closing ?? settings.ai.closingTemplate, maxTurns: settings.ai.maxTurns,
+                            maxDurationSeconds: call.maxDuration, voice: call.voice)
     }
 
     func recorder(for call: CallRecord) -> CallRecorder? {

@@ -14,6 +14,13 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var maxRetries: Int?
     /// The request's `metadata` object as JSON text (`simulated_answers` is read from it).
     public var metadata: String?
+    /// A template's id or name: its fields fill whatever this request leaves out.
+    public var template: String?
+    /// Values for `{placeholders}` in the purpose, questions, greeting and closing.
+    public var variables: [String: String] = [:]
+    public var greeting: String?
+    public var closing: String?
+    public var voice: String?
 
     public init(callerNumber: String, calleeNumber: String, purpose: String, questions: [String], callerDisplayName: String? = nil,
                 maxDuration: Int? = nil, priority: Int? = nil, scheduledAt: Date? = nil, retryOnNoAnswer: Bool? = nil,
@@ -88,6 +95,42 @@ extension OutboundCallRequest {
         }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return request
+    }
+
+    /// The request with what it leaves out taken from `template`, and every `{placeholder}` filled
+    /// from `variables` (over the template's defaults). A placeholder with no value is an error
+    /// naming it — the agent never says "{name}" aloud. The greeting and closing keep
+    /// `{display_name}` and `{purpose}`, which the conversation fills.
+    public func applying(_ template: CallTemplate?) throws(ValidationError) -> OutboundCallRequest {
+        var r = self
+        if let template {
+            if r.purpose.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { r.purpose = template.purpose }
+            if r.questions.isEmpty { r.questions = template.questions }
+            r.greeting = greeting ?? template.greeting
+            r.closing = closing ?? template.closing
+            r.voice = voice ?? template.voice
+            r.maxDuration = maxDuration ?? template.maxDuration
+            r.retryOnNoAnswer = retryOnNoAnswer ?? template.retryOnNoAnswer
+            r.maxRetries = maxRetries ?? template.maxRetries
+            r.variables = template.variables.merging(variables) { _, given in given }
+        }
+        var values = r.variables
+        r.purpose = Placeholders.fill(r.purpose, with: values)
+        r.questions = r.questions.map { Placeholders.fill($0, with: values) }
+        for name in CallTemplate.builtInPlaceholders { values[name] = "{\(name)}" }   // left for the conversation
+        r.greeting = r.greeting.map { Placeholders.fill($0, with: values) }
+        r.closing = r.closing.map { Placeholders.fill($0, with: values) }
+        var problems: [ValidationError.Field] = []
+        let texts = [("purpose", r.purpose), ("greeting", r.greeting ?? ""), ("closing", r.closing ?? "")]
+            + r.questions.enumerated().map { ("questions.\($0.offset)", $0.element) }
+        for (field, text) in texts {
+            let unknown = Placeholders.names(in: text).filter { !(field == "greeting" || field == "closing") || !CallTemplate.builtInPlaceholders.contains($0) }
+            if !unknown.isEmpty {
+                problems.append(.init(name: field, message: "has no value for \(unknown.map { "{\($0)}" }.joined(separator: ", ")): give it in `variables`"))
+            }
+        }
+        guard problems.isEmpty else { throw ValidationError(fields: problems) }
+        return r
     }
 
     /// `metadata.simulated_answers`, if any.

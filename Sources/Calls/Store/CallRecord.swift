@@ -41,6 +41,15 @@ public struct CallRecord: Sendable, Equatable, Codable, FetchableRecord, Persist
     /// The state the latest attempt ended in, kept while the call waits in the queue for its next
     /// one (schema v5): a retried call reads `queued` with `last_outcome` `busy`.
     public var lastOutcome: String?
+    /// The template (and its version) the call was made from (schema v7).
+    public var templateId: String?
+    public var templateVersion: Int?
+    /// What the agent says first and last, placeholders but `{display_name}` and `{purpose}`
+    /// filled; nil: the server's configured lines.
+    public var greeting: String?
+    public var closing: String?
+    /// The engine's voice for this call; nil: the configured one.
+    public var voice: String?
 
     public init(
         outboundId: String, direction: CallDirection = .outbound, callerNumber: String, calleeNumber: String,

@@ -116,6 +116,41 @@ extension CallStore {
             try db.alter(table: "calls") { t in t.add(column: "last_outcome", .text) }
             try db.execute(sql: "UPDATE calls SET last_outcome = state WHERE state IN ('completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled')")
         }
+        // v6: the do-not-call list (seed 000 §11), numbers normalized as calls store them.
+        migrator.registerMigration("v6-do-not-call") { db in
+            try db.create(table: "do_not_call") { t in
+                t.primaryKey("number", .text)
+                t.column("reason", .text).notNull().defaults(to: "")
+                t.column("added_by", .text).notNull().defaults(to: "operator")
+                t.column("added_at", .datetime).notNull()
+            }
+        }
+        // v7: call templates, every version kept; each call names the template version it ran
+        // with and keeps what it said first and last.
+        migrator.registerMigration("v7-templates") { db in
+            try db.create(table: "templates") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("version", .integer).notNull()
+                t.column("updated_at", .datetime).notNull()
+                t.column("deleted_at", .datetime)
+            }
+            try db.execute(sql: "CREATE UNIQUE INDEX templates_live_name ON templates(name) WHERE deleted_at IS NULL")
+            try db.create(table: "template_versions") { t in
+                t.column("template_id", .text).notNull().references("templates", onDelete: .cascade)
+                t.column("version", .integer).notNull()
+                t.column("body", .text).notNull()
+                t.column("created_at", .datetime).notNull()
+                t.primaryKey(["template_id", "version"])
+            }
+            try db.alter(table: "calls") { t in
+                t.add(column: "template_id", .text)
+                t.add(column: "template_version", .integer)
+                t.add(column: "greeting", .text)
+                t.add(column: "closing", .text)
+                t.add(column: "voice", .text)
+            }
+        }
         return migrator
     }
 }

@@ -11,10 +11,13 @@ public final class CallStore: Sendable {
         case invalidTransition(id: String, from: CallState, to: CallState)
         /// Another call to the same number is queued or live (`insert(_:onlyIfCalleeFree:)`).
         case calleeBusy(number: String, existing: String)
+        /// The number is on the do-not-call list (`insert(_:onlyIfCalleeFree:)` checks outbound calls).
+        case doNotCall(number: String)
 
         public var description: String {
             switch self {
             case .calleeBusy(let number, let existing): "a call to \(number) is already open (\(existing))"
+            case .doNotCall(let number): "\(number) is on the do-not-call list"
             case .notFound(let id): "no call with id \(id)"
             case .invalidTransition(let id, let from, let to): "call \(id) cannot go from \(from.rawValue) to \(to.rawValue)"
             }
@@ -74,11 +77,15 @@ public final class CallStore: Sendable {
         }
     }
 
-    /// Stores a new call with its `outbound_queued` (or `inbound_…`) event; returns the event. With `onlyIfCalleeFree`, refuses (atomically, so two
-    /// racing requests cannot both pass) when an outbound call to the same number is still open.
+    /// Stores a new call with its `outbound_queued` (or `inbound_…`) event; returns the event. An
+    /// outbound call to a number on the do-not-call list is refused. With `onlyIfCalleeFree`, refuses
+    /// (atomically, so two racing requests cannot both pass) when an outbound call to the same number is still open.
     @discardableResult
     public func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false) throws -> CallEvent {
         try pool.write { db in
+            if call.direction == .outbound, try DoNotCallEntry.exists(db, key: call.calleeNumber) {
+                throw Failure.doNotCall(number: call.calleeNumber)
+            }
             if onlyIfCalleeFree {
                 let open = [CallState.queued, .dialing, .ringing, .connected].map(\.rawValue)
                 if let existing = try CallRecord.filter(Column("callee_number") == call.calleeNumber && open.contains(Column("state")) && Column("direction") == "outbound").fetchOne(db) {

@@ -12,10 +12,13 @@ public struct ConversationContext: Sendable, Equatable {
     public var closingTemplate: String
     public var maxTurns: Int
     public var maxDurationSeconds: Int
+    /// The engine's voice for this call; nil: the engine's configured one.
+    public var voice: String?
 
     public init(purpose: String, questions: [String], displayName: String = "VoiceBridge", language: String = "en",
                 greetingTemplate: String = "Hello, this is the AI assistant of {display_name}, calling about {purpose}.",
-                closingTemplate: String = "Thank you for your time. Have a nice day.", maxTurns: Int = 20, maxDurationSeconds: Int = 300) {
+                closingTemplate: String = "Thank you for your time. Have a nice day.", maxTurns: Int = 20, maxDurationSeconds: Int = 300,
+                voice: String? = nil) {
         self.purpose = purpose
         self.questions = questions
         self.displayName = displayName
@@ -24,6 +27,7 @@ public struct ConversationContext: Sendable, Equatable {
         self.closingTemplate = closingTemplate
         self.maxTurns = maxTurns
         self.maxDurationSeconds = maxDurationSeconds
+        self.voice = voice
     }
 
     /// The greeting with `{display_name}` and `{purpose}` filled in.

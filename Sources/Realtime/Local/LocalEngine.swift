@@ -23,7 +23,7 @@ public final class LocalEngine: ConversationEngine {
     private let meter = UsageMeter()
     public var usage: EngineUsage { meter.usage }
 
-    private let tts: EspeakSynthesizer
+    let tts: EspeakSynthesizer
     private let stt: MoonshineTranscriber
     private let state: Mutex<State>
 

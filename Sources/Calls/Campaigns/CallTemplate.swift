@@ -1,0 +1,97 @@
+import Foundation
+
+/// A reusable call (seed 000 §12; seed 004's "skillbases"): purpose, questions and what the agent
+/// says, with `{variables}` filled per call. Editing makes a new version; a call records the id
+/// and version it ran with, so an old result stays explainable after the template changed.
+public struct CallTemplate: Codable, Sendable, Equatable {
+    public var id: String
+    public var version: Int
+    public var name: String
+    public var purpose: String
+    public var questions: [String]
+    /// Said first; `{display_name}`, `{purpose}` and any variable may appear. Nil: the server's greeting.
+    public var greeting: String?
+    /// Said last. Nil: the server's closing.
+    public var closing: String?
+    /// Must match what the server's engine speaks (`engine.language`) when set.
+    public var language: String?
+    /// The engine's voice for these calls (espeak-ng voice for the local engine, the provider's otherwise).
+    public var voice: String?
+    /// Must match the server's `engine.mode` when set: a template written for one engine is not
+    /// silently run on another.
+    public var engineMode: String?
+    public var maxDuration: Int?
+    public var retryOnNoAnswer: Bool?
+    public var maxRetries: Int?
+    /// Defaults for variables a call does not give.
+    public var variables: [String: String]
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, version, name, purpose, questions, greeting, closing, language, voice, variables
+        case engineMode = "engine_mode", maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
+        case createdAt = "created_at"
+    }
+
+    public init(id: String = Self.newID(), version: Int = 1, name: String, purpose: String, questions: [String], greeting: String? = nil,
+                closing: String? = nil, language: String? = nil, voice: String? = nil, engineMode: String? = nil, maxDuration: Int? = nil,
+                retryOnNoAnswer: Bool? = nil, maxRetries: Int? = nil, variables: [String: String] = [:], createdAt: Date = Date()) {
+        self.id = id
+        self.version = version
+        self.name = name
+        self.purpose = purpose
+        self.questions = questions
+        self.greeting = greeting
+        self.closing = closing
+        self.language = language
+        self.voice = voice
+        self.engineMode = engineMode
+        self.maxDuration = maxDuration
+        self.retryOnNoAnswer = retryOnNoAnswer
+        self.maxRetries = maxRetries
+        self.variables = variables
+        self.createdAt = createdAt
+    }
+
+    public static func newID() -> String { "tp-" + String(format: "%08x", UInt32.random(in: .min ... .max)) }
+
+    /// Placeholders the server fills itself in the greeting and closing.
+    public static let builtInPlaceholders: Set<String> = ["display_name", "purpose"]
+
+    /// Every problem at once: empty fields, too many questions, unknown engine mode.
+    public func validated(engineModes: [String]) throws(ValidationError) -> CallTemplate {
+        var t = self
+        var problems: [ValidationError.Field] = []
+        t.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        t.purpose = purpose.trimmingCharacters(in: .whitespacesAndNewlines)
+        t.questions = questions.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if t.name.isEmpty || t.name.count > 100 { problems.append(.init(name: "name", message: "must be 1 to 100 characters")) }
+        if t.purpose.isEmpty || t.purpose.count > 1000 { problems.append(.init(name: "purpose", message: "must be 1 to 1000 characters")) }
+        if !(1...20).contains(t.questions.count) || t.questions.contains(where: \.isEmpty) {
+            problems.append(.init(name: "questions", message: "must hold 1 to 20 questions, none empty"))
+        }
+        if let mode = engineMode, !engineModes.contains(mode) {
+            problems.append(.init(name: "engine_mode", message: "must be one of \(engineModes.joined(separator: ", "))"))
+        }
+        if let d = maxDuration, !(10...3600).contains(d) { problems.append(.init(name: "max_duration", message: "must be between 10 and 3600 seconds")) }
+        if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
+        guard problems.isEmpty else { throw ValidationError(fields: problems) }
+        return t
+    }
+}
+
+/// `{name}` placeholders: any text between braces without braces or line breaks, so CSV headers
+/// such as `{고객명}` or `{due date}` work as written.
+public enum Placeholders {
+    /// The placeholder names in `text`, in order of first appearance.
+    public static func names(in text: String) -> [String] {
+        var names: [String] = []
+        for match in text.matches(of: /\{([^{}\n]+)\}/) where !names.contains(String(match.1)) { names.append(String(match.1)) }
+        return names
+    }
+
+    /// `text` with each known placeholder replaced; unknown ones are left for `names(in:)` to report.
+    public static func fill(_ text: String, with values: [String: String]) -> String {
+        text.replacing(/\{([^{}\n]+)\}/) { match in values[String(match.1)] ?? String(match.0) }
+    }
+}

@@ -1,0 +1,37 @@
+import Realtime
+
+extension CallManager {
+    /// A template checked against this server: stored it must be valid, and what it asks of the
+    /// engine (mode, language, voice) must be what this server runs — a template written for one
+    /// engine is refused rather than run on another.
+    public func acceptable(_ template: CallTemplate) throws(ValidationError) -> CallTemplate {
+        let t = try template.validated(engineModes: VoiceBridgeConfig.EngineMode.allCases.map(\.rawValue))
+        var problems: [ValidationError.Field] = []
+        if let mode = t.engineMode, mode != settings.engineMode {
+            problems.append(.init(name: "engine_mode", message: "is \(mode), but this server runs engine.mode \(settings.engineMode)"))
+        }
+        if let language = t.language, language != settings.language {
+            problems.append(.init(name: "language", message: "is \(language), but this server's engine speaks \(settings.language) (engine.language)"))
+        }
+        if let voice = t.voice, let problem = voiceProblem(voice) { problems.append(.init(name: "voice", message: problem)) }
+        guard problems.isEmpty else { throw ValidationError(fields: problems) }
+        return t
+    }
+
+    /// The stored template a call names (id or name), checked against this server.
+    func runnableTemplate(_ key: String) throws -> CallTemplate {
+        guard let template = try store.template(key) else { throw ValidationError(fields: [.init(name: "template", message: "no template '\(key)'")]) }
+        do {
+            return try acceptable(template)
+        } catch {
+            throw ValidationError(fields: error.fields.map { .init(name: "template.\($0.name)", message: $0.message) })
+        }
+    }
+
+    /// Why `voice` cannot speak on this server's engine, if it cannot (only the local engine's
+    /// voices are known here; a provider's are its own to refuse).
+    func voiceProblem(_ voice: String) -> String? {
+        guard settings.engineMode == VoiceBridgeConfig.EngineMode.local.rawValue else { return nil }
+        return (try? EspeakSynthesizer(voice: voice)) == nil ? "espeak-ng has no voice '\(voice)'" : nil
+    }
+}

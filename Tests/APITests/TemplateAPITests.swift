@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import API
+@testable import Calls
+
+/// `/api/templates` and calls made from them, through the in-process client on a real store.
+@Suite(.serialized) struct TemplateAPITests {
+    static func json(_ buffer: ByteBuffer) -> [String: Any] { OutboundAPITests.json(buffer) }
+
+    static let reminder = #"""
+        {"name":"meeting reminder","purpose":"{name}'s meeting on {date}","questions":["Can you attend on {date}?","Do you need parking, {name}?"],
+         "greeting":"Hello {name}, this is {display_name} about {purpose}.","max_duration":90,"max_retries":1,"variables":{"date":"Monday"}}
+        """#
+
+    @Test func editingMakesVersionsAndEveryCallNamesTheOneItRan() async throws {
+        let h = try await OutboundAPITests.harness()
+        try await h.app.test(.router) { client in
+            var id = ""
+            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: Self.reminder)) { response in
+                #expect(response.status == .created)
+                let body = Self.json(response.body)
+                id = body["id"] as? String ?? ""
+                #expect(id.hasPrefix("tp-") && body["version"] as? Int == 1 && response.headers[.location] == "/api/templates/\(id)")
+            }
+            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: Self.reminder)) { response in
+                #expect(response.status == .conflict, "names are unique")
+            }
+            // A call from the template: variables filled (the call's own over the template's defaults).
+            var first = ""
+            let call = #"{"template":"meeting reminder","caller_number":"070-1234-5678","callee_number":"010-2222-3333","variables":{"name":"Minsu"}}"#
+            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: call)) { response in
+                #expect(response.status == .accepted, "\(String(buffer: response.body))")
+                first = Self.json(response.body)["outbound_id"] as? String ?? ""
+            }
+            try await client.execute(uri: "/api/outbound/\(first)", method: .get) { response in
+                let body = Self.json(response.body)
+                #expect(body["purpose"] as? String == "Minsu's meeting on Monday")
+                #expect(body["questions"] as? [String] == ["Can you attend on Monday?", "Do you need parking, Minsu?"])
+                #expect(body["greeting"] as? String == "Hello Minsu, this is {display_name} about {purpose}.", "the conversation fills those two")
+                #expect(body["max_duration"] as? Int == 90 && body["max_retries"] as? Int == 1)
+                #expect(body["template_id"] as? String == id && body["template_version"] as? Int == 1)
+            }
+            // Edit: version 2; the first call still names version 1, which stays readable.
+            let edited = Self.reminder.replacingOccurrences(of: "Do you need parking, {name}?", with: "Will you bring a guest?")
+            try await client.execute(uri: "/api/templates/\(id)", method: .put, body: ByteBuffer(string: edited)) { response in
+                #expect(response.status == .ok && Self.json(response.body)["version"] as? Int == 2)
+            }
+            try await client.execute(uri: "/api/templates/\(id)?version=1", method: .get) { response in
+                #expect((Self.json(response.body)["questions"] as? [String])?.last == "Do you need parking, {name}?")
+            }
+            try await client.execute(uri: "/api/templates/\(id)/versions", method: .get) { response in
+                #expect((Self.json(response.body)["items"] as? [[String: Any]])?.map { $0["version"] as? Int } == [1, 2])
+            }
+            let second = call.replacingOccurrences(of: "010-2222-3333", with: "010-2222-4444").replacingOccurrences(of: #""name":"Minsu""#, with: #""name":"Jisu","date":"Friday""#)
+            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: second)) { response in
+                let created = Self.json(response.body)["outbound_id"] as? String ?? ""
+                let stored = try #require(try h.store.call(id: created))
+                #expect(stored.templateVersion == 2 && stored.questions == ["Can you attend on Friday?", "Will you bring a guest?"])
+            }
+            #expect(try h.store.call(id: first)?.templateVersion == 1)
+            // Deleted: gone from lists and new calls; its versions stay for the calls that ran them.
+            try await client.execute(uri: "/api/templates/\(id)", method: .delete) { response in #expect(response.status == .noContent) }
+            try await client.execute(uri: "/api/templates", method: .get) { response in
+                #expect((Self.json(response.body)["items"] as? [Any])?.isEmpty == true)
+            }
+            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: call.replacingOccurrences(of: "3333", with: "5555"))) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect((Self.json(response.body)["errors"] as? [[String: Any]])?.first?["message"] as? String == "no template 'meeting reminder'")
+            }
+            try await client.execute(uri: "/api/templates/\(id)/versions", method: .get) { response in #expect(response.status == .ok) }
+        }
+    }
+
+    @Test func aPlaceholderWithoutAValueIsA422NamingIt() async throws {
+        let h = try await OutboundAPITests.harness()
+        try await h.app.test(.router) { client in
+            let template = Self.reminder.replacingOccurrences(of: #""variables":{"date":"Monday"}"#, with: #""variables":{}"#)
+            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: template)) { response in #expect(response.status == .created) }
+            let call = #"{"template":"meeting reminder","caller_number":"070-1234-5678","callee_number":"010-2222-3333","variables":{"name":"Minsu"}}"#
+            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: call)) { response in
+                #expect(response.status == .unprocessableContent)
+                let errors = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).map { "\($0["field"] ?? ""): \($0["message"] ?? "")" }
+                #expect(errors == ["purpose: has no value for {date}: give it in `variables`",
+                                   "questions.0: has no value for {date}: give it in `variables`"], "\(errors)")
+            }
+            // Without a template too: a plain call never says "{name}" aloud.
+            try await client.execute(uri: "/api/outbound/", method: .post,
+                                     body: ByteBuffer(string: #"{"caller_number":"0701234","callee_number":"0109999","purpose":"hello {고객명}","questions":["ok?"]}"#)) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect(String(buffer: response.body).contains("has no value for {고객명}"))
+            }
+            #expect(try h.store.page().total == 0)
+        }
+    }
+
+    @Test func aTemplateForAnotherEngineOrLanguageIsRefused() async throws {
+        let h = try await OutboundAPITests.harness()   // engine.mode echo, language en
+        try await h.app.test(.router) { client in
+            let body = #"{"name":"x","purpose":"p","questions":["q?"],"engine_mode":"realtime","language":"ko"}"#
+            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: body)) { response in
+                #expect(response.status == .unprocessableContent)
+                let fields = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
+                #expect(fields == ["engine_mode", "language"])
+            }
+            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: #"{"name":" ","questions":[]}"#)) { response in
+                let fields = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
+                #expect(fields == ["name", "purpose", "questions"], "every problem at once")
+            }
+            try await client.execute(uri: "/api/templates/tp-00000000", method: .get) { response in #expect(response.status == .notFound) }
+        }
+    }
+}
