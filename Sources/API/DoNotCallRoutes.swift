@@ -77,12 +77,7 @@ struct DoNotCallBody: Decodable {
     var reason: String?
 }
 
-struct DoNotCallPage: ResponseEncodable {
-    var items: [CallStore.DoNotCallEntry]
-    var total: Int
-    var limit: Int
-    var offset: Int
-}
+typealias DoNotCallPage = ListPage<CallStore.DoNotCallEntry>
 
 struct DoNotCallAdded: ResponseEncodable {
     var added: Int

@@ -191,12 +191,15 @@ struct CallView: ResponseEncodable {
     }
 }
 
-struct CallPage: ResponseEncodable {
-    var items: [CallView]
+/// One page of a list: its items, how many there are in all, and where the page is.
+struct ListPage<Item: Encodable & Sendable>: ResponseEncodable {
+    var items: [Item]
     var total: Int
     var limit: Int
     var offset: Int
 }
+
+typealias CallPage = ListPage<CallView>
 
 struct CallStats: ResponseEncodable {
     var total: Int

@@ -45,6 +45,11 @@ struct ProblemDetails: Error, Codable, Equatable {
             return ProblemDetails(.notFound, detail: "no call with id \(id)")
         case CallManager.Failure.conflict(let message):
             return ProblemDetails(.conflict, detail: message)
+        case let failure as CallStore.CampaignFailure:
+            if case .notFound = failure { return ProblemDetails(.notFound, detail: failure.description) }
+            return ProblemDetails(.conflict, detail: failure.description)
+        case let failure as ContactListReader.Failure:
+            return ProblemDetails(.unprocessableContent, detail: failure.description)
         case CallManager.Failure.doNotCall(let number):
             return ProblemDetails(.forbidden, detail: CallManager.Failure.doNotCall(number).description)
         case is NIOTooManyBytesError:

@@ -22,6 +22,15 @@ import TestSupport
         }
     }
 
+    /// What the session hands the engine for a VAD decision.
+    static func activity(_ decision: VoiceActivityDetector.Decision) -> SpeechActivity {
+        switch decision.event {
+        case .speechStarted?: .started
+        case .speechEnded?: .ended
+        case nil: decision.isSpeech ? .speech : .silence
+        }
+    }
+
     /// Plays a fixture into the engine as the pipeline would: 20 ms frames at 16 kHz, VAD decided.
     /// `immediate`: frames go through `sendNow` as the session hands them from the event loop,
     /// and through `send` only when it declines — the same conversation must come out.
@@ -33,11 +42,7 @@ import TestSupport
         var chunker = FrameChunker(sampleRate: 16000)
         for frame in chunker.push(wide) {
             let decision = vad.process(frame)
-            let activity: SpeechActivity = switch decision.event {
-            case .speechStarted?: .started
-            case .speechEnded?: .ended
-            case nil: decision.isSpeech ? .speech : .silence
-            }
+            let activity = Self.activity(decision)
             if immediate, engine.sendNow(speech: activity, samples: { frame.samples }) { continue }
             await engine.send(samples: frame.samples, speech: activity)
         }
@@ -104,8 +109,7 @@ import TestSupport
             var speculated = Speculated()
             for frame in chunker.push(resampler.process(narrow) + resampler.flush() + [Int16](repeating: 0, count: 24_000)) {
                 let decision = vad.process(frame)
-                let activity: SpeechActivity = decision.event == .speechStarted ? .started : decision.event == .speechEnded ? .ended
-                    : decision.isSpeech ? .speech : .silence
+                let activity = Self.activity(decision)
                 speculated.add(activity, frame.samples.count)
                 await engine.send(samples: frame.samples, speech: activity)
                 if activity == .ended { silentFramesAfterEnd = 0 } else if let n = silentFramesAfterEnd { silentFramesAfterEnd = n + 1 }
@@ -156,8 +160,7 @@ import TestSupport
         var speculated = Speculated()
         for frame in chunker.push(resampler.process(narrow) + resampler.flush() + [Int16](repeating: 0, count: 24_000)) {
             let decision = vad.process(frame)
-            let activity: SpeechActivity = decision.event == .speechStarted ? .started : decision.event == .speechEnded ? .ended
-                : decision.isSpeech ? .speech : .silence
+            let activity = Self.activity(decision)
             speculated.add(activity, frame.samples.count)
             if engine.sendNow(speech: activity, samples: { frame.samples }) { continue }
             guard activity == .ended else { await engine.send(samples: frame.samples, speech: activity); continue }

@@ -114,7 +114,9 @@ extension CallManager {
         // `retry_on_no_answer: false` turns automatic retries of this call off whatever the outcome:
         // the operator asked not to be called back by the system (seed 000 names only no-answer,
         // but a busy line retried five minutes later surprised its users just the same).
-        guard let key, current.retryOnNoAnswer, settings.retry.retryOn.contains(key), current.attemptCount <= current.maxRetries else { return }
+        let retried = current.retryOn.map { $0.split(separator: ",").compactMap { VoiceBridgeConfig.Outbound.RetryReason(rawValue: String($0)) } }
+            ?? settings.retry.retryOn
+        guard let key, current.retryOnNoAnswer, retried.contains(key), current.attemptCount <= current.maxRetries else { return }
         let at = Date().addingTimeInterval(TimeInterval(current.retryInterval))
         do { try store.scheduleRetry(callID: call.outboundId, at: at, reason: reason) } catch {
             logger.warning("could not queue a retry", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])

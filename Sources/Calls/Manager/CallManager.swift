@@ -79,6 +79,10 @@ public actor CallManager {
     /// `live.count`, for the SIP admission decision (made outside this actor).
     nonisolated let liveCalls = Atomic<Int>(0)
     public private(set) var mostLiveAtOnce = 0
+    /// Each running campaign's dial pacing.
+    var campaignPacers: [String: DialPacer] = [:]
+    /// Campaigns whose queued calls may be dialed now (running, inside their window).
+    var dialableCampaigns: Set<String> = []
 
     public init(settings: Settings, store: CallStore, userAgent: SIPUserAgent, scheduler: PacerScheduler<[UInt8]>,
                 engines: @escaping EngineFactory, logger: Logger, metrics: CallMetrics = .none) {
@@ -103,6 +107,19 @@ public actor CallManager {
     /// Validates and queues a call; the returned record is already stored (state `queued`).
     public func create(_ request: OutboundCallRequest, requestedBy: String = "operator") throws -> CallRecord {
         let template = try request.template.map(runnableTemplate)
+        let record = try record(for: request, template: template, requestedBy: requestedBy)
+        do {
+            try store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee)
+        } catch CallStore.Failure.calleeBusy(let number, let existing) {
+            throw Failure.conflict("a call to \(number) is already queued or live (\(existing)); one open call per number")
+        } catch CallStore.Failure.doNotCall(let number) {
+            throw Failure.doNotCall(number)
+        }
+        return record
+    }
+
+    /// A queued call for `request` over `template`, validated (every problem at once), not stored yet.
+    func record(for request: OutboundCallRequest, template: CallTemplate?, requestedBy: String) throws -> CallRecord {
         let valid = try request.applying(template).validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs)
         if let voice = valid.voice, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
         var record = CallRecord(outboundId: CallRecord.newID(), callerNumber: valid.callerNumber, calleeNumber: valid.calleeNumber,
@@ -117,13 +134,6 @@ public actor CallManager {
         record.greeting = valid.greeting
         record.closing = valid.closing
         record.voice = valid.voice
-        do {
-            try store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee)
-        } catch CallStore.Failure.calleeBusy(let number, let existing) {
-            throw Failure.conflict("a call to \(number) is already queued or live (\(existing)); one open call per number")
-        } catch CallStore.Failure.doNotCall(let number) {
-            throw Failure.doNotCall(number)
-        }
         return record
     }
 
@@ -161,7 +171,10 @@ public actor CallManager {
         }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.answerInboundCalls() }
+            let clock = ContinuousClock()
+            let started = clock.now
             while !Task.isCancelled {
+                campaignTick(now: Date(), monotonic: started.duration(to: clock.now).totalSeconds)
                 for call in dueCalls() {
                     live[call.outboundId] = LiveCall()
                     mostLiveAtOnce = max(mostLiveAtOnce, live.count)
@@ -177,7 +190,10 @@ public actor CallManager {
         let room = min(settings.maxConcurrentCalls, settings.engineCallLimit ?? .max) - live.count
         guard room > 0, let queued = try? store.calls(inStates: [.queued]) else { return [] }
         let now = Date()
-        return Array(queued.filter { live[$0.outboundId] == nil && ($0.scheduledAt ?? now) <= now && ($0.nextAttemptAt ?? now) <= now }.prefix(room))
+        return Array(queued.filter {
+            live[$0.outboundId] == nil && ($0.scheduledAt ?? now) <= now && ($0.nextAttemptAt ?? now) <= now
+                && $0.campaignId.map(dialableCampaigns.contains) != false   // a paused campaign's, or one out of its window, waits
+        }.prefix(room))
     }
 
     func finished(_ id: String) { live[id] = nil }

@@ -98,7 +98,7 @@ extension OutboundCallRequest {
     }
 
     /// The request with what it leaves out taken from `template`, and every `{placeholder}` filled
-    /// from `variables` (over the template's defaults). A placeholder with no value is an error
+    /// from `variables` (over the template's defaults). A placeholder with no (or an empty) value is an error
     /// naming it — the agent never says "{name}" aloud. The greeting and closing keep
     /// `{display_name}` and `{purpose}`, which the conversation fills.
     public func applying(_ template: CallTemplate?) throws(ValidationError) -> OutboundCallRequest {
@@ -114,7 +114,7 @@ extension OutboundCallRequest {
             r.maxRetries = maxRetries ?? template.maxRetries
             r.variables = template.variables.merging(variables) { _, given in given }
         }
-        var values = r.variables
+        var values = r.variables.filter { !$0.value.trimmingCharacters(in: .whitespaces).isEmpty }   // an empty cell is no value
         r.purpose = Placeholders.fill(r.purpose, with: values)
         r.questions = r.questions.map { Placeholders.fill($0, with: values) }
         for name in CallTemplate.builtInPlaceholders { values[name] = "{\(name)}" }   // left for the conversation

@@ -37,8 +37,11 @@ public final class SimulatedCallee: Sendable {
     /// Binds the SIP socket; returns the port.
     public func start() async throws -> Int {
         let ringing = self.ringing
+        let logger = self.logger
         await userAgent.setAdmission { invite in
-            switch Self.answers(in: invite.headers).first {
+            // One line per new INVITE (retransmissions never get here): what tests count.
+            logger.info("simulated callee: INVITE", metadata: ["uri": "\(invite.requestURI ?? "")", "call-id": "\(invite.callID ?? "")"])
+            return switch Self.answers(in: invite.headers).first {
             case "<busy>": .reject(486)
             case "<reject>": .reject(603)
             case "<no_answer>": .ringForever

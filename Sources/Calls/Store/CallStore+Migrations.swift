@@ -151,6 +151,52 @@ extension CallStore {
                 t.add(column: "voice", .text)
             }
         }
+        // v8: campaigns, their contacts (each becomes a call in the transaction that claims it)
+        // and the rows their uploads skipped; a call names its campaign and the outcomes it retries.
+        migrator.registerMigration("v8-campaigns") { db in
+            try db.create(table: "campaigns") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("template_id", .text).notNull()
+                t.column("template_version", .integer).notNull()
+                t.column("caller_number", .text).notNull()
+                t.column("caller_display_name", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("window", .text)
+                t.column("calls_per_minute", .integer).notNull()
+                t.column("max_concurrent_calls", .integer).notNull()
+                t.column("retry", .text).notNull()
+                t.column("contacts", .integer).notNull().defaults(to: 0)
+                t.column("skipped", .integer).notNull().defaults(to: 0)
+                t.column("columns", .text).notNull().defaults(to: "[]")
+                t.column("created_at", .datetime).notNull()
+                t.column("started_at", .datetime)
+                t.column("ended_at", .datetime)
+            }
+            try db.create(table: "campaign_contacts") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("campaign_id", .text).notNull().references("campaigns", onDelete: .cascade)
+                t.column("line", .integer).notNull()
+                t.column("number", .text).notNull()
+                t.column("variables", .text).notNull()
+                t.column("outbound_id", .text)
+                t.column("skip_reason", .text)
+                t.uniqueKey(["campaign_id", "number"])
+            }
+            try db.create(index: "campaign_contacts_waiting", on: "campaign_contacts", columns: ["campaign_id", "outbound_id", "id"])
+            try db.create(table: "campaign_problems") { t in
+                t.column("campaign_id", .text).notNull().indexed().references("campaigns", onDelete: .cascade)
+                t.column("line", .integer).notNull()
+                t.column("column_name", .text).notNull()
+                t.column("value", .text).notNull()
+                t.column("reason", .text).notNull()
+            }
+            try db.alter(table: "calls") { t in
+                t.add(column: "campaign_id", .text)
+                t.add(column: "retry_on", .text)
+            }
+            try db.create(index: "calls_campaign", on: "calls", columns: ["campaign_id", "state"])
+        }
         return migrator
     }
 }

@@ -56,11 +56,14 @@ extension CallStore {
 
     public func answers(callID: String) throws -> [TaskTracker.Answer] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", arguments: [callID]).map {
-                TaskTracker.Answer(questionID: $0["question_id"], question: $0["question_text"], status: TaskTracker.Status(rawValue: $0["status"]) ?? .pending,
-                                   answerText: $0["answer_text"], answerSummary: $0["answer_summary"], confidence: $0["confidence"], timesAsked: 0)
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", arguments: [callID]).map(Self.answer)
         }
+    }
+
+    /// An `answers` row.
+    static func answer(_ row: Row) -> TaskTracker.Answer {
+        TaskTracker.Answer(questionID: row["question_id"], question: row["question_text"], status: TaskTracker.Status(rawValue: row["status"]) ?? .pending,
+                           answerText: row["answer_text"], answerSummary: row["answer_summary"], confidence: row["confidence"], timesAsked: 0)
     }
 
     /// Stores the result columns of a finished conversation.

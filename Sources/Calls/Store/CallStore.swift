@@ -82,23 +82,27 @@ public final class CallStore: Sendable {
     /// (atomically, so two racing requests cannot both pass) when an outbound call to the same number is still open.
     @discardableResult
     public func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false) throws -> CallEvent {
-        try pool.write { db in
-            if call.direction == .outbound, try DoNotCallEntry.exists(db, key: call.calleeNumber) {
-                throw Failure.doNotCall(number: call.calleeNumber)
-            }
-            if onlyIfCalleeFree {
-                let open = [CallState.queued, .dialing, .ringing, .connected].map(\.rawValue)
-                if let existing = try CallRecord.filter(Column("callee_number") == call.calleeNumber && open.contains(Column("state")) && Column("direction") == "outbound").fetchOne(db) {
-                    throw Failure.calleeBusy(number: call.calleeNumber, existing: existing.outboundId)
-                }
-            }
-            try call.insert(db)
-            if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: db) }   // inbound: answered already
-            var event = CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
-                                  payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt)
-            try event.insert(db)
-            return event
+        try pool.write { try Self.insert(call, onlyIfCalleeFree: onlyIfCalleeFree, in: $0) }
+    }
+
+    /// `insert(_:onlyIfCalleeFree:)` inside a transaction the caller holds.
+    @discardableResult
+    static func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false, in db: Database) throws -> CallEvent {
+        if call.direction == .outbound, try DoNotCallEntry.exists(db, key: call.calleeNumber) {
+            throw Failure.doNotCall(number: call.calleeNumber)
         }
+        if onlyIfCalleeFree {
+            let open = [CallState.queued, .dialing, .ringing, .connected].map(\.rawValue)
+            if let existing = try CallRecord.filter(Column("callee_number") == call.calleeNumber && open.contains(Column("state")) && Column("direction") == "outbound").fetchOne(db) {
+                throw Failure.calleeBusy(number: call.calleeNumber, existing: existing.outboundId)
+            }
+        }
+        try call.insert(db)
+        if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: db) }   // inbound: answered already
+        var event = CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
+                              payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt)
+        try event.insert(db)
+        return event
     }
 
     public func call(id: String) throws -> CallRecord? {
@@ -122,30 +126,34 @@ public final class CallStore: Sendable {
     /// Throws `invalidTransition` when the state machine does not allow it, leaving the row as it was.
     @discardableResult
     public func transition(id: String, to state: CallState, reason: String? = nil, now: Date = Date()) throws -> (CallRecord, CallEvent) {
-        try pool.write { db in
-            guard var call = try CallRecord.fetchOne(db, key: id) else { throw Failure.notFound(id) }
-            guard call.state.canTransition(to: state) else {
-                throw Failure.invalidTransition(id: id, from: call.state, to: state)
-            }
-            call.state = state
-            switch state {
-            case .queued: call.completedAt = nil; call.failureReason = nil
-            case .dialing: call.startedAt = now; call.attemptCount += 1
-            case .connected: call.answeredAt = now
-            case _ where state.isTerminal:
-                call.completedAt = now; call.failureReason = reason; call.lastOutcome = state.rawValue
-                try Self.closeAttempt(callID: id, outcome: state, reason: reason, at: now, in: db)
-            default: break
-            }
-            try call.update(db)
-            if state == .dialing { try Self.openAttempt(call, at: now, in: db) }
-            var payload = ["state": state.rawValue, "attempt_count": String(call.attemptCount)]
-            if let reason { payload["reason"] = reason }
-            var event = CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
-                                  payload: Self.json(payload), createdAt: now)
-            try event.insert(db)
-            return (call, event)
+        try pool.write { try Self.transition(id: id, to: state, reason: reason, now: now, in: $0) }
+    }
+
+    /// `transition(id:to:reason:now:)` inside a transaction the caller holds.
+    @discardableResult
+    static func transition(id: String, to state: CallState, reason: String? = nil, now: Date, in db: Database) throws -> (CallRecord, CallEvent) {
+        guard var call = try CallRecord.fetchOne(db, key: id) else { throw Failure.notFound(id) }
+        guard call.state.canTransition(to: state) else {
+            throw Failure.invalidTransition(id: id, from: call.state, to: state)
         }
+        call.state = state
+        switch state {
+        case .queued: call.completedAt = nil; call.failureReason = nil
+        case .dialing: call.startedAt = now; call.attemptCount += 1
+        case .connected: call.answeredAt = now
+        case _ where state.isTerminal:
+            call.completedAt = now; call.failureReason = reason; call.lastOutcome = state.rawValue
+            try Self.closeAttempt(callID: id, outcome: state, reason: reason, at: now, in: db)
+        default: break
+        }
+        try call.update(db)
+        if state == .dialing { try Self.openAttempt(call, at: now, in: db) }
+        var payload = ["state": state.rawValue, "attempt_count": String(call.attemptCount)]
+        if let reason { payload["reason"] = reason }
+        var event = CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
+                              payload: Self.json(payload), createdAt: now)
+        try event.insert(db)
+        return (call, event)
     }
 
     /// Events after `id` (exclusive), oldest first: what a reconnecting client missed.

@@ -1,0 +1,77 @@
+@preconcurrency import CSV
+import Foundation
+
+/// A campaign's results, one row per contact: its columns, the call's final state, attempts,
+/// duration, each question's status and answer, the summary and the recording's URL. CSV (with a
+/// UTF-8 BOM, so spreadsheet software reads Korean right) or JSON Lines, written a page at a time.
+public struct CampaignExport: Sendable {
+    public enum Format: String, Sendable {
+        case csv, jsonl
+
+        public var contentType: String { self == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8" }
+    }
+
+    public let campaign: Campaign
+    public let questions: [String]
+    public let format: Format
+
+    public init(campaign: Campaign, questions: [String], format: Format) {
+        self.campaign = campaign
+        self.questions = questions
+        self.format = format
+    }
+
+    var header: [String] {
+        ["line", "number"] + campaign.columns + ["state", "last_outcome", "attempts", "duration_seconds"]
+            + questions.indices.flatMap { ["q\($0 + 1)_status", "q\($0 + 1)_answer"] } + ["summary", "recording_url", "outbound_id", "skip_reason"]
+    }
+
+    /// What opens the file: the BOM and the header line (CSV); nothing for JSON Lines.
+    public func opening() -> Data {
+        guard format == .csv else { return Data() }
+        return Data([0xEF, 0xBB, 0xBF]) + csv([header])
+    }
+
+    public func page(_ rows: [CallStore.CampaignResultRow]) -> Data {
+        switch format {
+        case .csv: return csv(rows.map { fields($0) })
+        case .jsonl:
+            var data = Data()
+            for row in rows {
+                var object: [String: Any] = [:]
+                for (key, value) in zip(header, fields(row)) where !value.isEmpty { object[key] = value }
+                object["line"] = row.contact.line
+                object["attempts"] = row.call?.attemptCount ?? 0
+                if let seconds = row.call?.durationSeconds { object["duration_seconds"] = seconds }
+                object["variables"] = row.contact.variables
+                for key in campaign.columns { object.removeValue(forKey: key) }
+                data += (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+                data += Data("\n".utf8)
+            }
+            return data
+        }
+    }
+
+    func fields(_ row: CallStore.CampaignResultRow) -> [String] {
+        let call = row.call
+        var fields = ["\(row.contact.line)", row.contact.number] + campaign.columns.map { row.contact.variables[$0] ?? "" }
+        fields += [call?.state.rawValue ?? (row.skipReason == nil ? "waiting" : "skipped"), call?.lastOutcome ?? "",
+                   "\(call?.attemptCount ?? 0)", call?.durationSeconds.map(String.init) ?? ""]
+        for index in questions.indices {
+            let answer = row.answers.first { $0.questionID == "q\(index + 1)" }
+            fields += [answer?.status.rawValue ?? (call == nil ? "" : "not_asked"), answer?.answerSummary ?? answer?.answerText ?? ""]
+        }
+        fields += [call?.summary ?? "", row.hasRecording ? "/api/outbound/\(call?.outboundId ?? "")/recording" : "", call?.outboundId ?? "", row.skipReason ?? ""]
+        return fields
+    }
+
+    /// RFC 4180 lines, each ended by CRLF (CSV.swift quotes what needs quoting).
+    func csv(_ rows: [[String]]) -> Data {
+        let stream = OutputStream(toMemory: ())
+        guard let writer = try? CSVWriter(stream: stream, newline: .crlf) else { return Data() }
+        for row in rows { try? writer.write(row: row) }
+        writer.stream.close()
+        let data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
+        return data.isEmpty ? data : data + Data("\r\n".utf8)   // the writer separates rows; every page's last line ends too
+    }
+}

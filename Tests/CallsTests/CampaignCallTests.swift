@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Calls
+
+/// A campaign run for real: its contacts called over SIP/RTP by the local engine, each answered
+/// by the simulated callee as its row scripts, never more at once than the campaign allows, and
+/// the results in the export.
+@Suite(.serialized) struct CampaignCallTests {
+    @Test func aCampaignCallsEveryContactAndCompletes() async throws {
+        try await CallHarness.run(rtpBase: 46800, tweak: { $0.maxConcurrentCalls = 5 }) { manager, store, _ in
+            _ = try store.createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting tomorrow", questions: ["Can you attend, {name}?"]))
+            let draft = Campaign(name: "tomorrow", callerNumber: "070-1234-5678", callerDisplayName: "ABC Company", callsPerMinute: 600, maxConcurrentCalls: 2,
+                                 retry: .init(on: [], maxRetries: 0, delaySeconds: 0))
+            let campaign = try await manager.createCampaign(draft, template: "attend")
+            let csv = """
+                phone,name,simulated_answers
+                010-7000-0001,Anna,"Yes, I can attend."
+                010-7000-0002,Ben,"No, I cannot come."
+                010-7000-0003,Cleo,<busy>
+                010-7000-0004,Dan,<hangup>
+                """
+            let report = try await manager.uploadContacts(campaignID: campaign.id, csv: Data(csv.utf8), phoneColumn: "phone")
+            #expect(report.accepted == 4)
+            _ = try await manager.setCampaign(campaign.id, to: .running)
+            var mostOpen = 0
+            let deadline = ContinuousClock.now.advanced(by: .seconds(120))
+            while ContinuousClock.now < deadline, try store.campaign(id: campaign.id)?.state == .running {
+                mostOpen = max(mostOpen, try store.progress(campaignID: campaign.id).live)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try store.campaign(id: campaign.id)?.state == .completed)
+            #expect(mostOpen <= 2 && mostOpen >= 1, "at most the campaign's 2 at once (saw \(mostOpen))")
+            var rows: [CallStore.CampaignResultRow] = []
+            var after: Int64? = 0
+            while let from = after { let page = try store.campaignResults(campaignID: campaign.id, after: from, pageSize: 3); rows += page.rows; after = page.nextAfter }
+            #expect(rows.map(\.contact.variables["name"]) == ["Anna", "Ben", "Cleo", "Dan"])
+            #expect(rows.map { $0.call?.state } == [.completed, .completed, .busy, .completed])
+            #expect(rows.map { $0.answers.first?.answerSummary } == ["yes", "no", nil, nil])
+            #expect(rows.allSatisfy { $0.call?.attemptCount == 1 }, "retries off: one attempt each")
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Bridge
+import Foundation
+import Logging
+import Testing
+@testable import Calls
+import Realtime
+
+/// A campaign's ticks with the clock in the test's hands: a real store and call manager that is
+/// not dialing, so every queued call stays where the tick put it.
+@Suite struct CampaignTickTests {
+    static func manager(maxConcurrentCalls: Int = 50) throws -> (CallManager, CallStore) {
+        let store = try CallStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("vb-campaign-\(UUID().uuidString)/db.sqlite").path)
+        var settings = CallManager.Settings(gateway: SIPURI("sip:127.0.0.1:5999")!)
+        settings.maxConcurrentCalls = maxConcurrentCalls
+        settings.engineMode = "echo"
+        let ua = try SIPUserAgent(configuration: .init(), logger: Logger(label: "test"))
+        let manager = CallManager(settings: settings, store: store, userAgent: ua, scheduler: .init(), engines: { _ in EchoEngine(sampleRate: 8000) },
+                                  logger: Logger(label: "test"))
+        return (manager, store)
+    }
+
+    /// A running campaign of `contacts` numbers over a one-question template.
+    static func campaign(_ manager: CallManager, _ store: CallStore, contacts: Int, perMinute: Int, concurrent: Int, window: CallingWindow? = nil) async throws -> Campaign {
+        _ = try store.createTemplate(CallTemplate(name: "t", purpose: "a visit for {name}", questions: ["Is {name} home?"]))
+        let draft = Campaign(name: "c", callerNumber: "0701234567", window: window, callsPerMinute: perMinute, maxConcurrentCalls: concurrent)
+        let campaign = try await manager.createCampaign(draft, template: "t")
+        let csv = "phone,name\n" + (0..<contacts).map { String(format: "0105555%04d,N%d", $0, $0) }.joined(separator: "\n")
+        let report = try await manager.uploadContacts(campaignID: campaign.id, csv: Data(csv.utf8), phoneColumn: nil)
+        #expect(report.accepted == contacts && report.skipped.isEmpty)
+        return try await manager.setCampaign(campaign.id, to: .running)
+    }
+
+    static let monday = ISO8601DateFormatter().date(from: "2026-11-23T01:00:00Z")!   // 10:00 in Seoul
+
+    @Test func callsAreQueuedAtTheConfiguredRate() async throws {
+        let (manager, store) = try Self.manager()
+        let campaign = try await Self.campaign(manager, store, contacts: 20, perMinute: 6, concurrent: 20)
+        var queued: [Int] = []
+        for second in stride(from: 0, through: 60, by: 5) {
+            await manager.campaignTick(now: Self.monday, monotonic: Double(second))
+            queued.append(try store.progress(campaignID: campaign.id).calls["queued"] ?? 0)
+        }
+        #expect(queued == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7], "one every 10 s: \(queued)")
+        let call = try #require(try store.calls(inStates: [.queued]).first)
+        #expect(call.campaignId == campaign.id && call.purpose == "a visit for N0" && call.retryOn == "no_answer,busy" && call.retryInterval == 300)
+    }
+
+    @Test func neverMoreOpenThanTheCampaignsConcurrency() async throws {
+        let (manager, store) = try Self.manager()
+        let campaign = try await Self.campaign(manager, store, contacts: 10, perMinute: 6000, concurrent: 3)
+        for tick in 0..<50 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
+        #expect(try store.progress(campaignID: campaign.id).calls["queued"] == 3)
+        // One ends: one more is queued.
+        let first = try #require(try store.calls(inStates: [.queued]).first)
+        try store.transition(id: first.outboundId, to: .cancelled, reason: "test")
+        await manager.campaignTick(now: Self.monday, monotonic: 100)
+        #expect(try store.progress(campaignID: campaign.id).calls["queued"] == 3)
+        #expect(try store.progress(campaignID: campaign.id).waiting == 6)
+    }
+
+    @Test func outsideItsWindowOrPausedNothingIsQueuedOrDialed() async throws {
+        let (manager, store) = try Self.manager()
+        let seoul = CallingWindow(timeZone: "Asia/Seoul", days: [1, 2, 3, 4, 5], start: "09:00", end: "18:00")
+        let campaign = try await Self.campaign(manager, store, contacts: 5, perMinute: 6000, concurrent: 2, window: seoul)
+        let saturday = ISO8601DateFormatter().date(from: "2026-11-28T01:00:00Z")!
+        await manager.campaignTick(now: saturday, monotonic: 0)
+        #expect(try store.progress(campaignID: campaign.id).calls.isEmpty)
+        await manager.campaignTick(now: Self.monday, monotonic: 1)
+        #expect(try store.progress(campaignID: campaign.id).calls["queued"] == 2)
+        #expect(await manager.dueCalls().count == 2)
+        // Paused: its queued calls wait; out of its window likewise.
+        _ = try await manager.setCampaign(campaign.id, to: .paused)
+        #expect(await manager.dueCalls().isEmpty)
+        _ = try await manager.setCampaign(campaign.id, to: .running)
+        await manager.campaignTick(now: saturday, monotonic: 2)
+        #expect(await manager.dueCalls().isEmpty)
+        #expect(try store.progress(campaignID: campaign.id).calls["queued"] == 2)
+    }
+
+    @Test func itCompletesWhenEveryContactsCallHasEnded() async throws {
+        let (manager, store) = try Self.manager()
+        let campaign = try await Self.campaign(manager, store, contacts: 2, perMinute: 6000, concurrent: 5)
+        await manager.campaignTick(now: Self.monday, monotonic: 0)
+        await manager.campaignTick(now: Self.monday, monotonic: 1)
+        #expect(try store.campaign(id: campaign.id)?.state == .running)
+        for call in try store.calls(inStates: [.queued]) { try store.transition(id: call.outboundId, to: .cancelled, reason: "test") }
+        await manager.campaignTick(now: Self.monday, monotonic: 2)
+        let done = try #require(try store.campaign(id: campaign.id))
+        #expect(done.state == .completed && done.endedAt != nil)
+    }
+
+    @Test func aContactListedAsDoNotCallAfterTheUploadIsSkippedWhenItsTurnComes() async throws {
+        let (manager, store) = try Self.manager()
+        let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 5)
+        try store.addToDoNotCallList([.init(number: "01055550000")])
+        for tick in 0..<5 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
+        let progress = try store.progress(campaignID: campaign.id)
+        #expect(progress.calls["queued"] == 2 && progress.skippedAtDial == 1 && progress.waiting == 0)
+    }
+}
