@@ -58,6 +58,7 @@ public struct VoiceBridgeServer: Sendable {
         addDoNotCallRoutes(to: api)
         addTemplateRoutes(to: api)
         addCampaignRoutes(to: api)
+        addStatisticsRoutes(to: api)
         // WebSocket routes answer a plain GET with what it takes to use them.
         for path in ["api/events", "twilio/stream"] {
             router.get(RouterPath(path)) { _, _ -> Response in

@@ -78,6 +78,15 @@ import Testing
             try await client.execute(uri: "/api/campaigns", method: .get) { response in
                 #expect((Self.json(response.body)["items"] as? [[String: Any]])?.first?["state"] as? String == "cancelled")
             }
+            try await client.execute(uri: "/api/stats?campaign=\(id)", method: .get) { response in
+                let stats = Self.json(response.body)
+                #expect(stats["scope"] as? String == "the calls of campaign \(id)")
+                let rate = stats["success_rate"] as? [String: Any]
+                #expect(rate?["value"] as? Double == 0 && (rate?["counts"] as? String)?.contains("ended calls") == true)
+            }
+            try await client.execute(uri: "/api/stats?campaign=cp-00000000", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
         }
     }
 }

@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+
+/// Seed 000 §12 (통계 대시보드): what an operator reads off a day's or a campaign's calls. Every
+/// figure carries what it counts, so "Completed 3" beside "Success rate 33.3 %" explains itself.
+extension CallStore {
+    public struct Statistics: Codable, Sendable, Equatable {
+        public struct Figure: Codable, Sendable, Equatable {
+            public var value: Double
+            /// What the figure counts, in words.
+            public var counts: String
+            public var numerator: Int?
+            public var denominator: Int?
+        }
+
+        public struct Question: Codable, Sendable, Equatable {
+            public var question: String
+            /// Calls that asked it or should have (statuses: answered, unclear, refused, pending, not_asked).
+            public var statuses: [String: Int]
+            /// Of the answered ones whose answer is yes or no.
+            public var yes: Int
+            public var no: Int
+        }
+
+        public struct Hour: Codable, Sendable, Equatable {
+            /// The hour's start, UTC.
+            public var hour: Date
+            public var calls: Int
+        }
+
+        public var scope: String
+        public var calls: Figure
+        public var successRate: Figure
+        public var averageDurationSeconds: Figure
+        /// Ended calls by final state.
+        public var outcomes: [String: Int]
+        public var outcomesCount: String
+        public var questions: [Question]
+        /// Attempts started per hour (UTC).
+        public var callsPerHour: [Hour]
+
+        enum CodingKeys: String, CodingKey {
+            case scope, calls, outcomes, questions
+            case successRate = "success_rate", averageDurationSeconds = "average_duration_seconds"
+            case outcomesCount = "outcomes_count", callsPerHour = "calls_per_hour"
+        }
+    }
+
+    static let endedStates = ["completed", "no_answer", "busy", "rejected", "failed", "cancelled"]
+
+    /// Every call's figures, or one campaign's.
+    public func statistics(campaignID: String? = nil) throws -> Statistics {
+        try pool.read { db in
+            let filter = campaignID == nil ? "1 = 1" : "campaign_id = ?"
+            let arguments: StatementArguments = campaignID.map { [$0] } ?? []
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls WHERE \(filter)", arguments: arguments) ?? 0
+            var outcomes: [String: Int] = Dictionary(uniqueKeysWithValues: Self.endedStates.map { ($0, 0) })
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls WHERE \(filter) GROUP BY state", arguments: arguments) {
+                let state: String = row["state"]
+                if outcomes[state] != nil { outcomes[state] = row["n"] }
+            }
+            let ended = outcomes.values.reduce(0, +)
+            let succeeded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls WHERE \(filter) AND state = 'completed' AND task_completed = 1",
+                                             arguments: arguments) ?? 0
+            let talk = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, COALESCE(AVG(duration_seconds), 0) AS mean FROM calls WHERE \(filter) AND answered_at IS NOT NULL AND duration_seconds IS NOT NULL",
+                                        arguments: arguments)
+            var questions: [String: (order: Int, statuses: [String: Int], yes: Int, no: Int)] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT a.question_text AS q, MIN(a.question_id) AS qid, a.status AS status, LOWER(COALESCE(a.answer_summary, '')) AS normalized, COUNT(*) AS n
+                FROM answers a JOIN calls c ON c.outbound_id = a.outbound_id WHERE \(filter.replacingOccurrences(of: "campaign_id", with: "c.campaign_id"))
+                GROUP BY a.question_text, a.status, normalized
+                """, arguments: arguments) {
+                let text: String = row["q"], status: String = row["status"], summary: String = row["normalized"], n: Int = row["n"]
+                let order = Int((row["qid"] as String).dropFirst()) ?? 0
+                var entry = questions[text] ?? (order, [:], 0, 0)
+                entry.statuses[status, default: 0] += n
+                if status == "answered", summary == "yes" { entry.yes += n }
+                if status == "answered", summary == "no" { entry.no += n }
+                questions[text] = entry
+            }
+            let hours = try Row.fetchAll(db, sql: """
+                SELECT strftime('%Y-%m-%dT%H:00:00Z', a.started_at) AS hour, COUNT(*) AS n FROM attempts a JOIN calls c ON c.outbound_id = a.outbound_id
+                WHERE \(filter.replacingOccurrences(of: "campaign_id", with: "c.campaign_id")) GROUP BY hour ORDER BY hour DESC LIMIT 168
+                """, arguments: arguments).compactMap { row -> Statistics.Hour? in
+                guard let date = ISO8601DateFormatter().date(from: row["hour"]) else { return nil }
+                return .init(hour: date, calls: row["n"])
+            }
+            return Statistics(
+                scope: campaignID.map { "the calls of campaign \($0)" } ?? "every call stored, outbound and inbound",
+                calls: .init(value: Double(total), counts: "calls stored in any state (a retried call counts once)"),
+                successRate: .init(value: ended == 0 ? 0 : (Double(succeeded) * 1000 / Double(ended)).rounded() / 10,
+                                   counts: "completed calls whose every question got an answer, as a percentage of ended calls (completed, no answer, busy, rejected, failed, cancelled)",
+                                   numerator: succeeded, denominator: ended),
+                averageDurationSeconds: .init(value: ((talk?["mean"] as Double? ?? 0) * 10).rounded() / 10,
+                                              counts: "mean talk time, answer to hang-up, of calls that were answered", numerator: nil, denominator: talk?["n"]),
+                outcomes: outcomes, outcomesCount: "ended calls by final state; a call waiting for its retry is not ended",
+                questions: questions.sorted { ($0.value.order, $0.key) < ($1.value.order, $1.key) }
+                    .map { .init(question: $0.key, statuses: $0.value.statuses, yes: $0.value.yes, no: $0.value.no) },
+                callsPerHour: hours.reversed())
+        }
+    }
+}
