@@ -72,21 +72,39 @@ struct APIClient: Sendable {
 
     func get(_ path: String) async throws -> [String: Any] { try await send("GET", path, body: nil).1 }
 
-    func send(_ method: String, _ path: String, body: Data?) async throws -> (Int, [String: Any]) {
+    func send(_ method: String, _ path: String, body: Data?, contentType: String = "application/json") async throws -> (Int, [String: Any]) {
+        let response = try await execute(method, path, body: body, contentType: contentType)
+        let data = try await response.body.collect(upTo: 8 << 20)
+        let object = (try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any] ?? [:]
+        return (Int(response.status.code), object)
+    }
+
+    /// The response, body not read yet; a server out of reach exits 2.
+    func execute(_ method: String, _ path: String, body: Data? = nil, contentType: String = "application/json") async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: base + path)
         request.method = .init(rawValue: method)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response: HTTPClientResponse
-        do { response = try await HTTPClient.shared.execute(request, timeout: .seconds(30)) } catch {
+        do { return try await HTTPClient.shared.execute(request, timeout: .seconds(300)) } catch {
             FileHandle.standardError.write(Data("voicebridge: cannot reach \(base): \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let data = try await response.body.collect(upTo: 8 << 20)
-        let object = (try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any] ?? [:]
-        return (Int(response.status.code), object)
+    }
+
+    /// The JSON answer when the status is `status`; otherwise the server's problem on stderr and exit 2.
+    func expect(_ status: Int, _ method: String, _ path: String, json: [String: Any]? = nil, body: Data? = nil, contentType: String = "application/json",
+                refusing what: String) async throws -> [String: Any] {
+        let payload = try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? body
+        let (got, object) = try await send(method, path, body: payload, contentType: contentType)
+        guard got == status else {
+            var message = "voicebridge: the server refused \(what) (\(got)): \(object["detail"] as? String ?? "")"
+            for field in object["errors"] as? [[String: String]] ?? [] { message += "\n  \(field["field"] ?? ""): \(field["message"] ?? "")" }
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            throw ExitCode(2)
+        }
+        return object
     }
 }

@@ -57,4 +57,21 @@ check "no number got more INVITEs than attempts, none more than one ($invites IN
 check "the callee heard at least the 12 numbers once" test "$numbers" -eq 12
 interrupted=$(query "SELECT count(*) FROM calls WHERE failure_reason='interrupted_by_restart'")
 check "the calls live at the kill are closed as interrupted_by_restart ($interrupted), not redialed" test "$interrupted" -le "$live"
+
+# The same from the command line: create, upload, start, a progress bar until it ends, export.
+printf 'name,phone\nAnna,010-7100-0001\nBen,010-7100-0002\nbad,12\nCleo,010-7100-0003\n' >"$VB_TMP/cli.csv"
+out=$(timeout 180 "$VB_BINARY" campaign create --server "http://127.0.0.1:$VB_PORT" --template attend --csv "$VB_TMP/cli.csv" \
+      --from 070-1234-5678 --max-concurrent 2 --calls-per-minute 600 --wait 2>&1)
+status=$?
+echo "$out" >"$VB_ARTIFACTS/cli-campaign.txt"
+check "campaign create --wait exits 0 when the campaign completed (got $status)" test $status -eq 0
+check "…it reported the upload (3 accepted, line 4 skipped)" bash -c 'grep -q "3 contacts accepted, 1 rows skipped" <<<"$0" && grep -q "line 4: not a phone number" <<<"$0"' "$out"
+check "…and showed progress to 3/3" grep -qE '^\[#+\] 3/3  completed 3' <<<"$out"
+cli_campaign=$(grep -oE 'cp-[0-9a-f]{8}' <<<"$out" | head -1)
+"$VB_BINARY" campaign export --server "http://127.0.0.1:$VB_PORT" "$cli_campaign" -o "$VB_TMP/results.csv" 2>/dev/null
+check "campaign export writes the results: a BOM, the header and one row per contact" \
+  python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); assert d[:3]==b"\xef\xbb\xbf"; l=d[3:].decode().splitlines(); assert l[0].startswith("line,number,name,state") and len(l)==4, l' "$VB_TMP/results.csv"
+"$VB_BINARY" campaign create --server "http://127.0.0.1:$VB_PORT" --template nope --csv "$VB_TMP/cli.csv" --from 0701234 >"$VB_TMP/bad.txt" 2>&1
+bad_status=$?
+check "an unknown template exits 2 naming it (got $bad_status)" bash -c '[ "$0" -eq 2 ] && grep -q "template: no template .nope." "$1"' "$bad_status" "$VB_TMP/bad.txt"
 kill $callee_pid 2>/dev/null
