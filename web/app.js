@@ -97,10 +97,17 @@ function row(call) {
   const stateCell = el('td');
   stateCell.append(stateBadge(call.state));
   // A call waiting for its retry says what the last attempt ended in.
-  if (call.state === 'queued' && call.last_outcome) stateCell.append(el('span', ` ${t('list.after')} ${t('state.' + call.last_outcome)}`, 'muted last-outcome'));
+  if (call.state === 'queued' && call.last_outcome) {
+    stateCell.append(el('span', ` ${t('list.after')} ${t('state.' + call.last_outcome)}`, 'muted last-outcome'));
+    if (call.next_attempt_at) stateCell.append(el('span', ` · ${t('list.retry_at')} ${time(call.next_attempt_at)}`, 'muted retry-at'));
+  }
   const resultCell = el('td');
   resultCell.append(link);
-  tr.append(el('td', time(call.created_at)), el('td', call.callee_number), el('td', call.purpose, 'purpose'), stateCell,
+  // Inbound calls show who called; outbound ones whom we called.
+  const direction = el('td', `${call.direction === 'inbound' ? '↙' : '↗'} ${t('direction.' + call.direction)}`);
+  direction.dataset.direction = call.direction;
+  tr.append(el('td', time(call.created_at)), direction, el('td', call.direction === 'inbound' ? call.caller_number : call.callee_number),
+            el('td', call.purpose, 'purpose'), stateCell,
             el('td', duration(call.duration_seconds)), resultCell);
   return tr;
 }
@@ -231,6 +238,7 @@ async function route() {
   const hash = location.hash || '#/';
   try {
     if (hash.startsWith('#/new')) showNew();
+    else if (hash.startsWith('#/campaigns')) await showCampaigns();
     else if (hash.startsWith('#/calls/')) await showDetail(decodeURIComponent(hash.slice(8).split('?')[0]));
     else await showList();
   } catch (error) { alertError(error); }

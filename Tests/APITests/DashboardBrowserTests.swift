@@ -86,7 +86,7 @@ import TestSupport
         try await browser.wait(for: "document.querySelector('#calls tbody tr [data-state=completed]')")
         let completed = try await browser.execute("return document.querySelector('[data-stat=completed]').textContent;") as? String
         #expect(completed == "1")
-        let masked = try await browser.execute("return document.querySelector('#calls tbody tr td:nth-child(2)').textContent;") as? String
+        let masked = try await browser.execute("return document.querySelector('#calls tbody tr td:nth-child(3)').textContent;") as? String
         #expect(masked == "010******32")
         try await browser.screenshot(to: "\(artifacts)/dashboard-calls.png")
         // Korean.

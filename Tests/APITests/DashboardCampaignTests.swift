@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import API
+@testable import Calls
+
+/// The dashboard's campaigns page in headless Chromium at phone width, against the live server and
+/// the simulated callee: create a campaign from a template, upload a CSV (the row report shows),
+/// start it, watch it complete over /api/events, export links, Korean, and the call list's direction.
+@Suite(.serialized) struct DashboardCampaignTests {
+    @Test func aCampaignFromThePageRunsToCompletion() async throws {
+        var config = TwilioStreamTests.config()
+        config.sip.rtpPortMin = 43200
+        config.sip.rtpPortMax = 43599
+        config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
+        let list = FileManager.default.temporaryDirectory.appendingPathComponent("vb-list-\(UUID().uuidString).csv")
+        try "name,phone,simulated_answers\nAnna,010-7200-0001,\"Yes, I can attend.\"\nbad,12,\nBen,010-7200-0002,\"No, I cannot.\"\n".write(to: list, atomically: true, encoding: .utf8)
+        let database = config.database.path
+        try await TwilioStreamTests.withLiveServer(config) { port in
+            _ = try CallStore(path: database).createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting", questions: ["Can you attend, {name}?"]))
+            let browser = try await WebDriver(width: 412, height: 915)
+            do {
+                try await Self.walkThrough(browser, port: port, list: list.path)
+            } catch {
+                try? await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-failure.png")
+                await browser.quit()
+                throw error
+            }
+            await browser.quit()
+        }
+    }
+
+    static func walkThrough(_ browser: WebDriver, port: Int, list: String) async throws {
+        try await browser.navigate("http://127.0.0.1:\(port)/#/campaigns")
+        try await browser.execute("localStorage.setItem('vb.lang', 'en');")
+        try await browser.navigate("http://127.0.0.1:\(port)/#/campaigns")
+        try await browser.wait(for: "document.querySelectorAll('#campaign-template option').length === 1")
+        try await browser.type("#campaign-name", "Tomorrow's meeting")
+        try await browser.type("#campaign-caller", "070-1234-5678")
+        try await browser.execute("document.querySelector('#campaign-rate').value = '600'; document.querySelector('#campaign-concurrent').value = '2';")
+        try await browser.type("#campaign-csv", list)
+        try await browser.click("#create-campaign")
+        try await browser.wait(for: "document.querySelector('#upload-summary')?.textContent === '2 contacts accepted, 1 rows skipped'")
+        let skipped = try await browser.execute("return [...document.querySelectorAll('#skipped-rows li')].map(li => li.textContent);") as? [String]
+        #expect(skipped == ["line 3: not a phone number (3 to 20 digits, optionally starting with +) (12)"], "\(skipped ?? [])")
+        try await browser.wait(for: "document.querySelector('li.campaign[data-state=draft] [data-action=start]')")
+        try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-draft.png")
+        try await browser.click("li.campaign [data-action=start]")
+        // Progress follows the calls over /api/events, with no reload.
+        try await browser.wait(for: "document.querySelector('li.campaign')?.dataset.state === 'completed'", timeout: .seconds(120))
+        let progress = try await browser.execute("return document.querySelector('li.campaign .progress-text').textContent;") as? String ?? ""
+        #expect(progress.hasPrefix("2/2 done") && progress.contains("Completed 2"), "\(progress)")
+        let bar = try await browser.execute("const p = document.querySelector('li.campaign progress'); return [p.value, p.max];") as? [Int]
+        #expect(bar == [2, 2])
+        let exports = try await browser.execute("return [...document.querySelectorAll('li.campaign [data-export]')].map(a => a.getAttribute('href'));") as? [String] ?? []
+        #expect(exports.count == 2 && exports[0].hasSuffix("/results.csv"), "\(exports)")
+        let buttons = try await browser.execute("return document.querySelectorAll('li.campaign [data-action]').length;") as? Int
+        #expect(buttons == 0, "a completed campaign offers no start, pause or cancel")
+        try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-done.png")
+        try await browser.click("#lang")
+        try await browser.wait(for: "document.querySelector('h1').textContent === '캠페인'")
+        try await browser.wait(for: "document.querySelector('li.campaign .cstate')?.textContent === '완료'")
+        let fits = try await browser.execute("return document.documentElement.scrollWidth <= window.innerWidth;") as? Bool
+        #expect(fits == true, "nothing overflows the phone width")
+        try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-ko.png")
+        // The call list: both calls, outbound, with the number called.
+        try await browser.click("a[href='#/']")
+        try await browser.wait(for: "document.querySelectorAll('#calls tbody tr').length === 2")
+        let directions = try await browser.execute("return [...document.querySelectorAll('#calls tbody td[data-direction]')].map(td => td.dataset.direction + ' ' + td.textContent);") as? [String]
+        #expect(directions == ["outbound ↗ 발신", "outbound ↗ 발신"], "\(directions ?? [])")
+    }
+}
