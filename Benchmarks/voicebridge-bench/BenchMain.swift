@@ -12,7 +12,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "engines", "vad", "personas"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "engines", "vad", "personas", "campaigns"]
         var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -35,7 +35,7 @@ struct BenchMain {
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines,vad,personas]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines,vad,personas,campaigns]\n".utf8))
                 exit(2)
             }
         }
@@ -47,6 +47,7 @@ struct BenchMain {
         if suites.contains("engines") { try await engines(output: output) }
         if suites.contains("vad") { try vad(output: output) }
         if suites.contains("personas") { try await personas(output: output, concurrency: personaConcurrency) }
+        if suites.contains("campaigns") { try await campaigns(output: output) }
     }
 
     static func vad(output: String) throws {
@@ -112,6 +113,27 @@ struct BenchMain {
             "recognition_ms": ["p50": recognition.p50, "p99": recognition.p99, "turns": recognition.samples],
         ]
         try write(json, to: output, as: "personas.json")
+    }
+
+    static func campaigns(output: String) async throws {
+        print("== Campaigns: 10,000 contacts through `voicebridge serve`, calls short-circuited (the simulated callee never answers, 1 s ring timeout)")
+        let f = try await CampaignBenchmark.run(serverBinary: try serverBinary())
+        let error = (f.measuredPerMinute - Double(f.configuredPerMinute)) * 100 / Double(f.configuredPerMinute)
+        print(table(["measure", "value", "goal"], [
+            ["upload + validation of \(f.contacts) rows (one POST, row report back)", "\(format(f.uploadSeconds, digits: 2)) s", "—"],
+            ["dial pacing over \(format(f.measuredSeconds, digits: 0)) s (configured \(f.configuredPerMinute)/min)", "\(format(f.measuredPerMinute, digits: 1))/min (\(format(error, digits: 1)) %)", "± 5 %"],
+            ["most of the campaign's calls live at once (sampled every 100 ms)", "\(f.mostLive) of \(f.limit) allowed", "never above"],
+            ["queue claim (contact → queued call, one transaction), p99 over \(f.claims) claims", "≤ \(format(f.claimP99Milliseconds, digits: 2)) ms", "—"],
+            ["export of \(f.exportRows) rows (results.csv, streamed)", "\(format(f.exportSeconds, digits: 2)) s", "—"],
+        ]))
+        let json: [String: Any] = [
+            "contacts": f.contacts, "upload_seconds": f.uploadSeconds, "configured_per_minute": f.configuredPerMinute,
+            "measured_per_minute": f.measuredPerMinute, "pacing_error_pct": error, "measured_seconds": f.measuredSeconds,
+            "most_live": f.mostLive, "limit": f.limit, "claim_p99_ms_bucket": f.claimP99Milliseconds, "claims": f.claims,
+            "export_seconds": f.exportSeconds, "export_rows": f.exportRows,
+        ]
+        try write(json, to: output, as: "campaigns.json")
+        guard abs(error) <= 5, f.exportRows == f.contacts else { throw BenchError("pacing off by \(format(error, digits: 1)) % or export rows \(f.exportRows) ≠ \(f.contacts)") }
     }
 
     static func engines(output: String) async throws {

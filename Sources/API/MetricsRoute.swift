@@ -8,10 +8,12 @@ struct MetricsRoute: Sendable {
     let registry: PrometheusCollectorRegistry
     let stages: StageMetricsExporter
 
-    /// The factory calls report through, with turn-latency buckets suited to speech (100 ms – 5 s).
+    /// The factory calls report through, with turn-latency buckets suited to speech (100 ms – 5 s)
+    /// and campaign-claim buckets suited to a database transaction (0.25–250 ms).
     static func factory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets[CallMetrics.turnLatencyLabel] = [100, 250, 500, 750, 1000, 1500, 2000, 3000, 5000].map { .milliseconds($0) }
+        factory.durationHistogramBuckets[CallMetrics.campaignClaimLabel] = [250, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 250_000].map { .microseconds($0) }
         return factory
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Realtime
 
 /// Campaigns on the call manager's queue: a running campaign turns its contacts into queued calls
@@ -104,6 +105,8 @@ extension CallManager {
     @discardableResult
     func claimNextCall(of campaign: Campaign) throws -> CallRecord? {
         let template = try campaignTemplate(campaign)
+        let started = ContinuousClock.now
+        defer { metrics.campaignClaim.recordNanoseconds(Int64(started.duration(to: .now).totalNanoseconds)) }
         return try store.claimNextContact(campaignID: campaign.id) { contact in
             do {
                 var call = try record(for: request(for: contact, in: campaign), template: template, requestedBy: "campaign")

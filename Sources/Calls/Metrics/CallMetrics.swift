@@ -8,13 +8,17 @@ public struct CallMetrics: Sendable {
     let engineErrors: Counter
     /// Audio frames dropped by a full bounded queue (not by barge-in flushes).
     let pipelineDrops: Counter
+    /// A campaign contact claimed and its call queued: the one transaction that keeps dials exactly once.
+    let campaignClaim: CoreMetrics.Timer
 
     public static let turnLatencyLabel = "voicebridge_turn_latency_seconds"
+    public static let campaignClaimLabel = "voicebridge_campaign_claim_seconds"
 
     public init(factory: any MetricsFactory) {
         turnLatency = CoreMetrics.Timer(label: Self.turnLatencyLabel, dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
         engineErrors = Counter(label: "voicebridge_engine_errors_total", dimensions: [], factory: factory)
         pipelineDrops = Counter(label: "voicebridge_pipeline_dropped_frames_total", dimensions: [], factory: factory)
+        campaignClaim = CoreMetrics.Timer(label: Self.campaignClaimLabel, dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
     }
 
     /// Reports nowhere (tests and tools that do not care).
