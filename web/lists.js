@@ -1,0 +1,85 @@
+// Templates and do-not-call pages: list, create / add, remove, CSV import with its row report.
+// Uses app.js's helpers (api, el, t, $, mount, token, alertError) like campaigns.js.
+'use strict';
+
+function showFieldErrors(view, error) {
+  for (const field of error.problem?.errors || []) {
+    const slot = $(`[data-error-for="${field.field.split('.')[0]}"]`, view);
+    if (slot) slot.textContent = field.message;
+  }
+  alertError(error);
+}
+
+async function showTemplates() {
+  const view = mount('templates-view');
+  const load = async () => {
+    const list = await api('/api/templates');
+    $('#template-list', view).replaceChildren(...list.items.map((tp) => {
+      const li = el('li', null, 'panel template');
+      li.dataset.name = tp.name;
+      const title = el('h2', `${tp.name} `);
+      title.append(el('span', `v${tp.version}`, 'cstate'));
+      li.append(title, el('p', tp.purpose), el('p', `${tp.questions.length} ${t('templates.questions_count')}: ${tp.questions.join(' / ')}`, 'muted'));
+      return li;
+    }));
+    $('#no-templates', view).hidden = list.items.length > 0;
+  };
+  $('#new-template', view).addEventListener('submit', async (event) => {
+    event.preventDefault();
+    view.querySelectorAll('.error').forEach((p) => { p.textContent = ''; });
+    const value = (id) => $(id, view).value.trim();
+    const body = { name: value('#template-name'), purpose: value('#template-purpose'),
+                   questions: value('#template-questions').split('\n').map((q) => q.trim()).filter(Boolean) };
+    if (value('#template-greeting')) body.greeting = value('#template-greeting');
+    try {
+      await api('/api/templates', { method: 'POST', body: JSON.stringify(body) });
+      $('#new-template', view).reset();
+      await load();
+    } catch (error) { showFieldErrors(view, error); }
+  });
+  await load();
+}
+
+async function showDoNotCall() {
+  const view = mount('dnc-view');
+  const search = $('#dnc-search', view);
+  const load = async () => {
+    const page = await api('/api/dnc?limit=200' + (search.value.trim() ? '&q=' + encodeURIComponent(search.value.trim()) : ''));
+    $('#dnc-list', view).replaceChildren(...page.items.map((entry) => {
+      const li = el('li', null, 'dnc-entry');
+      li.dataset.number = entry.number;
+      const remove = el('button', t('dnc.remove'));
+      remove.type = 'button';
+      remove.addEventListener('click', () => api(`/api/dnc/${encodeURIComponent(entry.number)}`, { method: 'DELETE' }).then(load, alertError));
+      li.append(el('span', entry.number, 'number'), el('span', entry.reason, 'muted'), remove);
+      return li;
+    }));
+    $('#dnc-total', view).textContent = `${page.total} ${t('dnc.total')}`;
+  };
+  let timer = null;
+  search.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(load, 250); });
+  $('#dnc-add', view).addEventListener('submit', async (event) => {
+    event.preventDefault();
+    view.querySelectorAll('.error').forEach((p) => { p.textContent = ''; });
+    const numbers = $('#dnc-numbers', view).value.split('\n').map((n) => n.trim()).filter(Boolean);
+    try {
+      const added = await api('/api/dnc', { method: 'POST', body: JSON.stringify({ numbers, reason: $('#dnc-reason', view).value.trim() }) });
+      $('#dnc-report', view).textContent = `${added.added} ${t('dnc.added')}, ${added.already_listed} ${t('dnc.already')}`;
+      $('#dnc-add', view).reset();
+      await load();
+    } catch (error) { showFieldErrors(view, error); }
+  });
+  $('#dnc-file', view).addEventListener('change', async (event) => {
+    const file = event.target.files[0];
+    if (!file) return;
+    const headers = { 'Content-Type': 'text/csv' };
+    if (token()) headers.Authorization = 'Bearer ' + token();
+    const response = await fetch('/api/dnc/import', { method: 'POST', headers, body: await file.text() });
+    const body = await response.json();
+    if (!response.ok) { alertError(new Error(body.detail)); return; }
+    const rows = body.skipped.map((row) => `${t('campaigns.line')} ${row.line}: ${row.reason}`).join('; ');
+    $('#dnc-report', view).textContent = `${body.added} ${t('dnc.added')}, ${body.already_listed} ${t('dnc.already')}, ${body.skipped.length} ${t('dnc.skipped')}${rows ? ' — ' + rows : ''}`;
+    await load();
+  });
+  await load();
+}
