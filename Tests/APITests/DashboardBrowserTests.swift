@@ -9,22 +9,31 @@ import TestSupport
 @Suite(.serialized) struct DashboardBrowserTests {
     static let artifacts = Fixtures.repository.appendingPathComponent("test-artifacts").path
 
-    @Test func aCallFromTheFormCompletesLiveAndShowsItsResult() async throws {
+    /// The live server (its web root this repository's `web/`, RTP on `rtpPorts`) and a phone-sized
+    /// headless Chromium; a failing walk-through leaves `<name>-failure.png` in test-artifacts.
+    static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, before: @Sendable (VoiceBridgeConfig) throws -> Void = { _ in },
+                            _ walk: @Sendable (WebDriver, Int) async throws -> Void) async throws {
         var config = TwilioStreamTests.config()
-        config.sip.rtpPortMin = 42800
-        config.sip.rtpPortMax = 43199
+        config.sip.rtpPortMin = rtpPorts.lowerBound
+        config.sip.rtpPortMax = rtpPorts.upperBound
         config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
+        let fixed = config
         try await TwilioStreamTests.withLiveServer(config) { port in
+            try before(fixed)
             let browser = try await WebDriver(width: 412, height: 915)   // a phone
             do {
-                try await Self.walkThrough(browser, port: port)
+                try await walk(browser, port)
             } catch {
-                try? await browser.screenshot(to: "\(Self.artifacts)/dashboard-failure.png")
+                try? await browser.screenshot(to: "\(artifacts)/\(name)-failure.png")
                 await browser.quit()
                 throw error
             }
             await browser.quit()
         }
+    }
+
+    @Test func aCallFromTheFormCompletesLiveAndShowsItsResult() async throws {
+        try await Self.withBrowser(rtpPorts: 42800...43199, name: "dashboard") { browser, port in try await Self.walkThrough(browser, port: port) }
     }
 
     static func walkThrough(_ browser: WebDriver, port: Int) async throws {

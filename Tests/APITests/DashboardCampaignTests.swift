@@ -9,25 +9,11 @@ import TestSupport
 /// start it, watch it complete over /api/events, export links, Korean, and the call list's direction.
 @Suite(.serialized) struct DashboardCampaignTests {
     @Test func aCampaignFromThePageRunsToCompletion() async throws {
-        var config = TwilioStreamTests.config()
-        config.sip.rtpPortMin = 43200
-        config.sip.rtpPortMax = 43599
-        config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("vb-list-\(UUID().uuidString).csv")
         try "name,phone,simulated_answers\nAnna,010-7200-0001,\"Yes, I can attend.\"\nbad,12,\nBen,010-7200-0002,\"No, I cannot.\"\n".write(to: list, atomically: true, encoding: .utf8)
-        let database = config.database.path
-        try await TwilioStreamTests.withLiveServer(config) { port in
-            _ = try CallStore(path: database).createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting", questions: ["Can you attend, {name}?"]))
-            let browser = try await WebDriver(width: 412, height: 915)
-            do {
-                try await Self.walkThrough(browser, port: port, list: list.path)
-            } catch {
-                try? await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-failure.png")
-                await browser.quit()
-                throw error
-            }
-            await browser.quit()
-        }
+        try await DashboardBrowserTests.withBrowser(rtpPorts: 43200...43599, name: "dashboard-campaign", before: { config in
+            _ = try CallStore(path: config.database.path).createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting", questions: ["Can you attend, {name}?"]))
+        }) { browser, port in try await Self.walkThrough(browser, port: port, list: list.path) }
     }
 
     static func walkThrough(_ browser: WebDriver, port: Int, list: String) async throws {

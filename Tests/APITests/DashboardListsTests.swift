@@ -9,22 +9,10 @@ import TestSupport
 /// imported from a CSV with the row report — in English, then Korean, nothing overflowing.
 @Suite(.serialized) struct DashboardListsTests {
     @Test func templatesAndTheDoNotCallListFromTheirPages() async throws {
-        var config = TwilioStreamTests.config()
-        config.sip.rtpPortMin = 43600
-        config.sip.rtpPortMax = 43799
-        config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("vb-dnc-\(UUID().uuidString).csv")
         try "전화번호,메모\n010-3000-0001,요청\nnope,\n010-3000-0002,\n".write(to: csv, atomically: true, encoding: .utf8)
-        try await TwilioStreamTests.withLiveServer(config) { port in
-            let browser = try await WebDriver(width: 412, height: 915)
-            do {
-                try await Self.walkThrough(browser, root: "http://127.0.0.1:\(port)/", csv: csv.path)
-            } catch {
-                try? await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-lists-failure.png")
-                await browser.quit()
-                throw error
-            }
-            await browser.quit()
+        try await DashboardBrowserTests.withBrowser(rtpPorts: 43600...43799, name: "dashboard-lists") { browser, port in
+            try await Self.walkThrough(browser, root: "http://127.0.0.1:\(port)/", csv: csv.path)
         }
     }
 
