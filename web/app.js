@@ -82,6 +82,7 @@ async function showList() {
     const body = $('#calls tbody', view);
     body.replaceChildren(...page.items.map(row));
     $('#empty', view).hidden = page.items.length > 0;
+    await renderCharts(view);
   };
   filter.addEventListener('change', load);
   $('#search', view).addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(load, 250); });

@@ -95,6 +95,45 @@ function campaignItem(campaign) {
     link.dataset.export = format;
     actions.append(link);
   }
-  li.append(title, bar, summary, actions);
+  li.append(title, bar, summary, actions, contactsTable(campaign));
   return li;
+}
+
+/// A contact's state in words: waiting and skipped are its own, the rest its call's.
+const contactState = (state) => (state === 'waiting' || state === 'skipped' ? t('contact.' + state) : t('state.' + state));
+
+/// The campaign's contacts, filtered by state, opened on demand (and kept open across refreshes).
+const openContacts = new Map();   // campaign id → chosen filter
+function contactsTable(campaign) {
+  const details = el('details', null, 'contacts');
+  details.append(el('summary', `${t('campaigns.contacts')} (${campaign.contacts})`));
+  const filter = el('select');
+  filter.setAttribute('aria-label', t('list.filter'));
+  for (const state of ['', 'waiting', ...CAMPAIGN_ENDED, 'dialing', 'ringing', 'connected', 'queued', 'skipped']) {
+    const option = el('option', state ? contactState(state) : t('list.all'));
+    option.value = state;
+    filter.append(option);
+  }
+  const table = el('table', null, 'contact-table');
+  const load = async () => {
+    openContacts.set(campaign.id, filter.value);
+    const page = await api(`/api/campaigns/${campaign.id}/contacts?limit=200${filter.value ? '&state=' + filter.value : ''}`);
+    const head = el('tr');
+    head.append(...['#', t('col.callee'), ...campaign.columns.slice(0, 2), t('col.state'), t('campaigns.attempts')].map((h) => el('th', h)));
+    table.replaceChildren(head, ...page.items.map((c) => {
+      const tr = el('tr');
+      tr.dataset.state = c.state;
+      const state = el('td');
+      if (c.outbound_id) { const a = el('a', contactState(c.state)); a.href = `#/calls/${c.outbound_id}`; state.append(a); } else state.textContent = contactState(c.state);
+      tr.append(el('td', c.line), el('td', c.number), ...campaign.columns.slice(0, 2).map((k) => el('td', c.variables[k] || '')), state, el('td', c.attempts));
+      return tr;
+    }));
+  };
+  filter.addEventListener('change', load);
+  details.addEventListener('toggle', () => { if (details.open) load(); else openContacts.delete(campaign.id); });
+  if (openContacts.has(campaign.id)) { filter.value = openContacts.get(campaign.id); details.open = true; }
+  const wrap = el('div', null, 'table-wrap');
+  wrap.append(table);
+  details.append(filter, wrap);
+  return details;
 }

@@ -24,6 +24,19 @@ extension VoiceBridgeServer {
             view.skippedRows = try self.store.campaignProblems(campaignID: campaign.id)
             return view
         }
+        campaigns.get(":id/contacts") { request, context -> ListPage<CallStore.CampaignContact> in
+            let campaign = try self.campaign(context)
+            var problems: [ProblemDetails.InvalidField] = []
+            let query = request.uri.queryParameters
+            let (limit, offset) = Self.pageParameters(query, problems: &problems)
+            let state = query.get("state").flatMap { $0.isEmpty ? nil : $0 }
+            if let state, !(["waiting", "skipped"] + CallState.allCases.map(\.rawValue)).contains(state) {
+                problems.append(.init(field: "state", message: "must be waiting, skipped or a call state"))
+            }
+            guard problems.isEmpty else { throw ProblemDetails(.unprocessableContent, detail: "invalid query parameters", errors: problems) }
+            let page = try self.store.campaignContacts(campaignID: campaign.id, state: state, limit: limit, offset: offset)
+            return ListPage(items: page.contacts, total: page.total, limit: limit, offset: offset)
+        }
         campaigns.post(":id/contacts") { request, context -> UploadView in
             let campaign = try self.campaign(context)
             let data = Data((try await request.body.collect(upTo: 64 << 20)).readableBytesView)

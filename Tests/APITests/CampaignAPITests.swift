@@ -45,6 +45,18 @@ import Testing
                 #expect(rows == ["4 not a phone number (3 to 20 digits, optionally starting with +)", "5 duplicate of line 2",
                                  "6 questions.0: has no value for {날짜}: give it in `variables`", "7 on the do-not-call list"], "\(rows)")
             }
+            try await client.execute(uri: "/api/campaigns/\(id)/contacts?state=waiting", method: .get) { response in
+                let page = Self.json(response.body)
+                let items = page["items"] as? [[String: Any]] ?? []
+                #expect(page["total"] as? Int == 2 && items.map { $0["line"] as? Int } == [2, 3] && items.first?["state"] as? String == "waiting")
+                #expect((items.first?["variables"] as? [String: String])?["이름"] == "김민수")
+            }
+            try await client.execute(uri: "/api/campaigns/\(id)/contacts?state=completed", method: .get) { response in
+                #expect(Self.json(response.body)["total"] as? Int == 0)
+            }
+            try await client.execute(uri: "/api/campaigns/\(id)/contacts?state=bogus", method: .get) { response in
+                #expect(response.status == .unprocessableContent)
+            }
             try await client.execute(uri: "/api/campaigns/\(id)", method: .get) { response in
                 let campaign = Self.json(response.body)
                 #expect(campaign["contacts"] as? Int == 2 && campaign["skipped"] as? Int == 4)

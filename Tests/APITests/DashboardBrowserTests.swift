@@ -97,6 +97,17 @@ import TestSupport
         #expect(completed == "1")
         let masked = try await browser.execute("return document.querySelector('#calls tbody tr td:nth-child(3)').textContent;") as? String
         #expect(masked == "010******32")
+        // The statistics charts: outcomes, each question's answers, calls per hour — each saying what it counts.
+        try await browser.wait(for: "document.querySelector('#outcome-chart .bar[data-key=completed]')?.dataset.value === '1'")
+        let questions = try await browser.execute("return [...document.querySelectorAll('#question-chart .question')].map(g => g.dataset.question + ' ' + [...g.querySelectorAll('rect')].map(r => r.dataset.status + '=' + r.dataset.count).join(','));") as? [String]
+        #expect(questions == ["Can you attend? answered=1", "Does the place need to change? answered=1"], "\(questions ?? [])")
+        let captions = try await browser.execute("return [...document.querySelectorAll('#charts figcaption')].map(c => c.textContent);") as? [String] ?? []
+        #expect(captions.first?.contains("as a percentage of ended calls") == true, "\(captions)")
+        let hours = try await browser.execute("return [...document.querySelectorAll('#hour-chart .bar')].reduce((n, g) => n + Number(g.dataset.value), 0);") as? Int
+        #expect(hours == 1, "one attempt started")
+        try await browser.execute("document.querySelector('#charts').scrollIntoView();")
+        try await browser.screenshot(to: "\(artifacts)/dashboard-charts.png")
+        try await browser.execute("window.scrollTo(0, 0);")
         try await browser.screenshot(to: "\(artifacts)/dashboard-calls.png")
         // Korean.
         try await browser.click("#lang")

@@ -42,7 +42,14 @@ import TestSupport
         #expect(exports.count == 2 && exports[0].hasSuffix("/results.csv"), "\(exports)")
         let buttons = try await browser.execute("return document.querySelectorAll('li.campaign [data-action]').length;") as? Int
         #expect(buttons == 0, "a completed campaign offers no start, pause or cancel")
-        try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-done.png")
+        // Its contacts, filtered by state, each linking to its call.
+        try await browser.click("li.campaign details.contacts summary")
+        try await browser.wait(for: "document.querySelectorAll('li.campaign .contact-table tr[data-state]').length === 2")
+        let rows = try await browser.execute("return [...document.querySelectorAll('li.campaign .contact-table tr[data-state]')].map(tr => [...tr.children].map(td => td.textContent).join('|'));") as? [String]
+        #expect(rows == ["2|01072000001|Anna|Yes, I can attend.|Completed|1", "4|01072000002|Ben|No, I cannot.|Completed|1"], "\(rows ?? [])")
+        try await browser.execute("const s = document.querySelector('li.campaign details.contacts select'); s.value = 'waiting'; s.dispatchEvent(new Event('change'));")
+        try await browser.wait(for: "document.querySelectorAll('li.campaign .contact-table tr[data-state]').length === 0")
+                try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-done.png")
         try await browser.click("#lang")
         try await browser.wait(for: "document.querySelector('h1').textContent === '캠페인'")
         try await browser.wait(for: "document.querySelector('li.campaign .cstate')?.textContent === '완료'")

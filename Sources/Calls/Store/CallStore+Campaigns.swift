@@ -215,3 +215,45 @@ extension CallStore {
         }
     }
 }
+
+extension CallStore {
+    /// One contact as the campaign page lists it.
+    public struct CampaignContact: Codable, Sendable, Equatable {
+        public var line: Int
+        public var number: String
+        public var variables: [String: String]
+        /// `waiting`, `skipped`, or its call's state.
+        public var state: String
+        public var attempts: Int
+        public var outboundId: String?
+        public var skipReason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case line, number, variables, state, attempts
+            case outboundId = "outbound_id", skipReason = "skip_reason"
+        }
+    }
+
+    /// The campaign's contacts in upload order, optionally only those in `state` (`waiting`,
+    /// `skipped` or a call state), a page at a time.
+    public func campaignContacts(campaignID: String, state: String? = nil, limit: Int = 50, offset: Int = 0) throws -> (contacts: [CampaignContact], total: Int) {
+        try pool.read { db in
+            let stateSQL = "CASE WHEN k.skip_reason IS NOT NULL THEN 'skipped' WHEN c.state IS NULL THEN 'waiting' ELSE c.state END"
+            let from = "FROM campaign_contacts k LEFT JOIN calls c ON c.outbound_id = k.outbound_id WHERE k.campaign_id = ?"
+            let filter = state == nil ? "" : " AND \(stateSQL) = ?"
+            var arguments: StatementArguments = [campaignID]
+            if let state { arguments += [state] }
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(from)\(filter)", arguments: arguments) ?? 0
+            arguments += [limit, offset]
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT k.line, k.number, k.variables, k.outbound_id, k.skip_reason, \(stateSQL) AS state, COALESCE(c.attempt_count, 0) AS attempts
+                \(from)\(filter) ORDER BY k.id LIMIT ? OFFSET ?
+                """, arguments: arguments)
+            return (rows.map { row in
+                CampaignContact(line: row["line"], number: row["number"],
+                                variables: (try? JSONSerialization.jsonObject(with: Data((row["variables"] as String).utf8))) as? [String: String] ?? [:],
+                                state: row["state"], attempts: row["attempts"], outboundId: row["outbound_id"], skipReason: row["skip_reason"])
+            }, total)
+        }
+    }
+}
