@@ -89,6 +89,19 @@ import Realtime
         #expect(done.state == .completed && done.endedAt != nil)
     }
 
+    @Test func aContactWhoseNumberHasAnOpenCallWaitsForItToEnd() async throws {
+        let (manager, store) = try Self.manager()
+        let single = try await manager.create(OutboundCallRequest(callerNumber: "0701234567", calleeNumber: "010-5555-0000", purpose: "p", questions: ["q?"]))
+        let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 5)
+        for tick in 0..<5 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
+        let queued = try store.calls(inStates: [.queued]).filter { $0.campaignId == campaign.id }.map(\.calleeNumber).sorted()
+        #expect(queued == ["01055550001", "01055550002"], "the first contact's number is already being called")
+        #expect(try store.progress(campaignID: campaign.id).waiting == 1)
+        try store.transition(id: single.outboundId, to: .cancelled, reason: "test")
+        await manager.campaignTick(now: Self.monday, monotonic: 10)
+        #expect(try store.progress(campaignID: campaign.id).waiting == 0, "its turn comes once that call ended")
+    }
+
     @Test func aContactListedAsDoNotCallAfterTheUploadIsSkippedWhenItsTurnComes() async throws {
         let (manager, store) = try Self.manager()
         let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 5)

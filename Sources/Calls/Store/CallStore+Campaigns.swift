@@ -100,13 +100,17 @@ extension CallStore {
         }
     }
 
-    /// Claims the campaign's next contact and queues its call, atomically: `makeCall` builds the
+    /// Claims the campaign's next contact and queues its call, atomically. A contact whose number
+    /// already has an open call (another campaign's, or a single call) waits its turn instead: one
+    /// open call per number, as for single calls (seed 000 §11). `makeCall` builds the
     /// record (nil: the contact cannot be called, e.g. listed as do-not-call since the upload —
     /// then it is marked with `skipReason` and the next one is tried). Returns the queued call.
     public func claimNextContact(campaignID: String, makeCall: (ContactListReader.Contact) -> Result<CallRecord, ClaimSkip>) throws -> CallRecord? {
         try pool.write { db in
             while let row = try Row.fetchOne(db, sql: """
-                SELECT id, line, number, variables FROM campaign_contacts WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL
+                SELECT id, line, number, variables FROM campaign_contacts k WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM calls c WHERE c.callee_number = k.number AND c.direction = 'outbound'
+                                    AND c.state IN ('queued', 'dialing', 'ringing', 'connected'))
                 ORDER BY id LIMIT 1
                 """, arguments: [campaignID]) {
                 let variables = (try? JSONSerialization.jsonObject(with: Data((row["variables"] as String).utf8))) as? [String: String] ?? [:]
