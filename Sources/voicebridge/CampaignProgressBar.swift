@@ -1,4 +1,5 @@
 import ArgumentParser
+import Calls
 import Foundation
 
 /// Follows a campaign (`GET /api/campaigns/{id}` once a second) and draws its progress: contacts
@@ -9,7 +10,7 @@ struct CampaignProgressBar {
     let id: String
     var width = 30
 
-    static let ended = ["completed", "no_answer", "busy", "rejected", "failed", "cancelled"]
+    static let ended = CallState.allCases.filter(\.isTerminal).map(\.rawValue)
 
     func follow() async throws {
         let terminal = isatty(STDOUT_FILENO) == 1
@@ -45,7 +46,7 @@ struct CampaignProgressBar {
         let outcomes = ended.compactMap { state in calls[state].map { "\(state.replacingOccurrences(of: "_", with: " ")) \($0)" } }
             + (skipped > 0 ? ["skipped \(skipped)"] : [])
         if !outcomes.isEmpty { line += "  " + outcomes.joined(separator: " · ") }
-        let live = ["dialing", "ringing", "connected"].reduce(0) { $0 + (calls[$1] ?? 0) }
+        let live = CallState.allCases.filter(\.isLive).reduce(0) { $0 + (calls[$1.rawValue] ?? 0) }
         if live > 0 { line += "  (\(live) live)" }
         if done > 0, done < total {
             let remaining = Int(elapsed / Double(done) * Double(total - done))

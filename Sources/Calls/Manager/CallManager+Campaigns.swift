@@ -137,7 +137,7 @@ extension CallManager {
 
     /// The template version the campaign's calls run.
     public func campaignTemplate(_ campaign: Campaign) throws -> CallTemplate {
-        guard let template = try store.templateVersions(id: campaign.templateId).first(where: { $0.version == campaign.templateVersion }) else {
+        guard let template = try store.template(id: campaign.templateId, version: campaign.templateVersion) else {
             throw ValidationError(fields: [.init(name: "template", message: "template \(campaign.templateId) version \(campaign.templateVersion) is gone")])
         }
         return template

@@ -144,7 +144,7 @@ extension CallStore {
         /// Calls by state (a call waiting for its retry counts as queued).
         public var calls: [String: Int] = [:]
         /// Calls dialing, ringing or connected now.
-        public var live: Int { ["dialing", "ringing", "connected"].reduce(0) { $0 + (calls[$1] ?? 0) } }
+        public var live: Int { CallState.allCases.filter(\.isLive).reduce(0) { $0 + (calls[$1.rawValue] ?? 0) } }
         /// Calls not ended: live or queued.
         public var open: Int { live + (calls["queued"] ?? 0) }
 

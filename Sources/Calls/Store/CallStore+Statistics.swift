@@ -46,28 +46,28 @@ extension CallStore {
         }
     }
 
-    static let endedStates = ["completed", "no_answer", "busy", "rejected", "failed", "cancelled"]
+    static let endedStates = CallState.allCases.filter(\.isTerminal).map(\.rawValue)
 
     /// Every call's figures, or one campaign's.
     public func statistics(campaignID: String? = nil) throws -> Statistics {
         try pool.read { db in
-            let filter = campaignID == nil ? "1 = 1" : "campaign_id = ?"
+            let filter = campaignID == nil ? "1 = 1" : "c.campaign_id = ?"   // every query names the calls table c
             let arguments: StatementArguments = campaignID.map { [$0] } ?? []
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls WHERE \(filter)", arguments: arguments) ?? 0
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls c WHERE \(filter)", arguments: arguments) ?? 0
             var outcomes: [String: Int] = Dictionary(uniqueKeysWithValues: Self.endedStates.map { ($0, 0) })
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls WHERE \(filter) GROUP BY state", arguments: arguments) {
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls c WHERE \(filter) GROUP BY state", arguments: arguments) {
                 let state: String = row["state"]
                 if outcomes[state] != nil { outcomes[state] = row["n"] }
             }
             let ended = outcomes.values.reduce(0, +)
-            let succeeded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls WHERE \(filter) AND state = 'completed' AND task_completed = 1",
+            let succeeded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls c WHERE \(filter) AND state = 'completed' AND task_completed = 1",
                                              arguments: arguments) ?? 0
-            let talk = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, COALESCE(AVG(duration_seconds), 0) AS mean FROM calls WHERE \(filter) AND answered_at IS NOT NULL AND duration_seconds IS NOT NULL",
+            let talk = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, COALESCE(AVG(duration_seconds), 0) AS mean FROM calls c WHERE \(filter) AND answered_at IS NOT NULL AND duration_seconds IS NOT NULL",
                                         arguments: arguments)
             var questions: [String: (order: Int, statuses: [String: Int], yes: Int, no: Int)] = [:]
             for row in try Row.fetchAll(db, sql: """
                 SELECT a.question_text AS q, MIN(a.question_id) AS qid, a.status AS status, LOWER(COALESCE(a.answer_summary, '')) AS normalized, COUNT(*) AS n
-                FROM answers a JOIN calls c ON c.outbound_id = a.outbound_id WHERE \(filter.replacingOccurrences(of: "campaign_id", with: "c.campaign_id"))
+                FROM answers a JOIN calls c ON c.outbound_id = a.outbound_id WHERE \(filter)
                 GROUP BY a.question_text, a.status, normalized
                 """, arguments: arguments) {
                 let text: String = row["q"], status: String = row["status"], summary: String = row["normalized"], n: Int = row["n"]
@@ -80,7 +80,7 @@ extension CallStore {
             }
             let hours = try Row.fetchAll(db, sql: """
                 SELECT strftime('%Y-%m-%dT%H:00:00Z', a.started_at) AS hour, COUNT(*) AS n FROM attempts a JOIN calls c ON c.outbound_id = a.outbound_id
-                WHERE \(filter.replacingOccurrences(of: "campaign_id", with: "c.campaign_id")) GROUP BY hour ORDER BY hour DESC LIMIT 168
+                WHERE \(filter) GROUP BY hour ORDER BY hour DESC LIMIT 168
                 """, arguments: arguments).compactMap { row -> Statistics.Hour? in
                 guard let date = ISO8601DateFormatter().date(from: row["hour"]) else { return nil }
                 return .init(hour: date, calls: row["n"])

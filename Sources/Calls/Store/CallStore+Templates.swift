@@ -65,6 +65,11 @@ extension CallStore {
         }
     }
 
+    /// One version of a template, deleted or not (a campaign runs the version it was made with).
+    public func template(id: String, version: Int) throws -> CallTemplate? {
+        try pool.read { try Self.version(of: id, version, in: $0) }
+    }
+
     /// Every version of one template, oldest first (deleted templates too: old calls name them).
     public func templateVersions(id: String) throws -> [CallTemplate] {
         try pool.read { db in
