@@ -11,6 +11,9 @@ MOONSHINE_VERSION := 0.1.4
 # silero-vad carries the Silero VAD ONNX model (MIT) that `engine.vad: neural` runs through the
 # onnxruntime library moonshine-cpp ships.
 SILERO_VERSION := 6.2.3
+# websockets runs the e2e suite's Twilio-dialect bot (Tests/e2e/twilio_bot.py), a bot written
+# in another language than the server it stands behind.
+WEBSOCKETS_VERSION := 15.0.1
 DEPS := .deps
 MOONSHINE := $(DEPS)/moonshine
 SILERO := $(DEPS)/silero_vad
@@ -32,7 +35,7 @@ apt-deps:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing < /dev/null; \
 	fi
 
-python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx
+python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py
 
 $(MOONSHINE)/models/base-en/encoder_model.ort:
 	@echo "make deps: installing moonshine-cpp $(MOONSHINE_VERSION) into $(DEPS)/python"
@@ -45,6 +48,10 @@ $(SILERO)/data/silero_vad.onnx:
 	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/python silero-vad==$(SILERO_VERSION)
 	ln -sfn python/silero_vad $(SILERO)
 	@test -f $@ || { echo "silero-vad did not ship $@"; exit 1; }
+
+$(DEPS)/python/websockets/__init__.py:
+	@echo "make deps: installing websockets $(WEBSOCKETS_VERSION) into $(DEPS)/python"
+	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/python websockets==$(WEBSOCKETS_VERSION)
 
 build: deps
 	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)

@@ -22,9 +22,11 @@ struct CreateCallBody: Decodable {
     var greeting: String?
     var closing: String?
     var voice: String?
+    var botURL: String?
 
     enum CodingKeys: String, CodingKey {
         case purpose, questions, priority, metadata, template, variables, greeting, closing, voice
+        case botURL = "bot_url"
         case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
         case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
     }
@@ -38,6 +40,7 @@ struct CreateCallBody: Decodable {
         request.greeting = greeting
         request.closing = closing
         request.voice = voice
+        request.botURL = botURL
         return request
     }
 }
@@ -130,6 +133,7 @@ struct CallView: ResponseEncodable {
     var greeting: String?
     var closing: String?
     var voice: String?
+    var botURL: String?
     /// Detail only: the state timeline.
     var timeline: [TimelineEntry]?
     /// Detail only: every attempt with its outcome and times.
@@ -160,7 +164,7 @@ struct CallView: ResponseEncodable {
 
     enum CodingKeys: String, CodingKey {
         case direction, state, purpose, questions, priority, summary, timeline, attempts, greeting, closing, voice
-        case templateId = "template_id", templateVersion = "template_version"
+        case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
         case maxRetries = "max_retries", retryOnNoAnswer = "retry_on_no_answer", failureReason = "failure_reason"
@@ -178,7 +182,7 @@ struct CallView: ResponseEncodable {
         durationSeconds = c.durationSeconds; summary = c.summary; createdAt = c.createdAt; scheduledAt = c.scheduledAt
         startedAt = c.startedAt; answeredAt = c.answeredAt; completedAt = c.completedAt; nextAttemptAt = c.nextAttemptAt
         lastOutcome = c.lastOutcome
-        templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice
+        templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; botURL = c.botUrl
         self.timeline = timeline
         self.attempts = attempts
     }

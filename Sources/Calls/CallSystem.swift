@@ -62,10 +62,22 @@ public final class CallSystem: Sendable {
         }
     }
 
-    /// The engine factory for `engine.mode`. Local speech is loaded once, here, so a missing
-    /// model stops the server at startup with a message that names `make deps`.
+    /// The engine factory for `engine.mode`; a call that names a bot (`bot_url`) goes to it
+    /// whatever the mode. Local speech is loaded once, here, so a missing model stops the server
+    /// at startup with a message that names `make deps`.
     public static func engines(for config: VoiceBridgeConfig.Engine) throws -> EngineFactory {
+        let modeEngines = try modeEngines(for: config)
+        let modeBot = config.mode == .stream ? config.stream.url : nil
+        return { context in
+            if let url = context.botURL ?? modeBot { return StreamBotEngine(url: url, context: context) }
+            return try modeEngines(context)
+        }
+    }
+
+    private static func modeEngines(for config: VoiceBridgeConfig.Engine) throws -> EngineFactory {
         switch config.mode {
+        case .stream:
+            return { _ in throw StartupError(description: "engine.mode stream needs engine.stream.url") }
         case .local:
             let tts: EspeakSynthesizer
             let stt: MoonshineTranscriber
@@ -189,6 +201,12 @@ public final class CallSystem: Sendable {
         settings.retry = config.outbound.retry
         settings.ai = config.outbound.ai
         settings.inbound = config.inbound
+        for route in config.inbound.routes {
+            guard let name = route.template else { continue }
+            guard (try? store.template(name)) != nil else {
+                throw StartupError(description: "inbound.routes.\(route.number).template: no template '\(name)' in the database (create it with POST /api/templates)")
+            }
+        }
         settings.language = config.engine.language
         if config.engine.mode == .local { settings.engineCallLimit = config.engine.local.callLimit() }
         settings.engineMode = config.engine.mode.rawValue

@@ -101,7 +101,13 @@ import Testing
     @Test(arguments: [
         ("http: {port: eighty}", "http.port", "whole number"),
         ("http: {port: 70000}", "http.port", "between 0 and 65535"),
-        ("engine: {mode: magic}", "engine.mode", "one of local, realtime, cascade, echo, loopback"),
+        ("engine: {mode: magic}", "engine.mode", "one of local, realtime, cascade, echo, loopback, stream"),
+        ("engine: {mode: stream}", "engine.stream.url", "no bot URL"),
+        ("engine: {stream: {url: 'http://bot.example.com'}}", "engine.stream.url", "ws:// or wss://"),
+        ("inbound: {routes: {'+15550100': {bot_url: 'bot.example.com'}}}", "inbound.routes.+15550100.bot_url", "ws:// or wss://"),
+        ("engine: {stream: {url: 'wss://10.0.0.7/bot'}}", "engine.stream.url", "needs a host name"),
+        ("inbound: {routes: {'+15550100': {bot: 'ws://x'}}}", "inbound.routes.+15550100.bot", "unknown key"),
+        ("inbound: {routes: {office: {bot_url: 'ws://x'}}}", "inbound.routes.office", "called number"),
         ("engine: {vad: webrtc}", "engine.vad", "one of auto, energy, neural"),
         ("pricing: {telephony_per_minute: -1}", "pricing.telephony_per_minute", "between"),
         ("outbound: {retry: {retry_on: [busy, sometimes]}}", "outbound.retry.retry_on", "'sometimes'"),
@@ -127,6 +133,19 @@ import Testing
         } catch {
             Issue.record("unexpected error \(error)")
         }
+    }
+
+    @Test func inboundRoutesAreReadByCalledNumber() throws {
+        let c = try VoiceBridgeConfig(source: ConfigSource(yaml: """
+        inbound:
+          routes:
+            "+1 555 0100": {bot_url: "wss://bot.example.com/twilio"}
+            "+15550101": {template: dental, display_name: "Dr. Kim", questions: [When?]}
+        """))
+        #expect(c.inbound.routes.count == 2)
+        #expect(c.inbound.route(for: "15550100")?.botURL == "wss://bot.example.com/twilio")
+        #expect(c.inbound.route(for: "+15550101")?.template == "dental" && c.inbound.route(for: "+15550101")?.questions == ["When?"])
+        #expect(c.inbound.route(for: "+15550199") == nil && c.inbound.route(for: "") == nil)
     }
 
     @Test func aBadEnvironmentValueNamesTheVariable() {

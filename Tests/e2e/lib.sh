@@ -34,11 +34,12 @@ for _ in range(200):
 '
 }
 
-# vb_start_server LOG [env assignments…]: starts the binary in the background on a free port.
+# vb_start_server LOG [env assignments…]: starts the binary in the background on a free port,
+# with `--config $VB_CONFIG` when that is set.
 vb_start_server() {
   local log=$1; shift
   VB_PORT=$(free_port)
-  env VOICEBRIDGE_HTTP_PORT=$VB_PORT "$@" "$VB_BINARY" serve >"$log" 2>&1 &
+  env VOICEBRIDGE_HTTP_PORT=$VB_PORT "$@" "$VB_BINARY" serve ${VB_CONFIG:+--config "$VB_CONFIG"} >"$log" 2>&1 &
   VB_PID=$!
   for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$VB_PORT/healthz" >/dev/null 2>&1 && return 0

@@ -20,6 +20,8 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     /// Must match the server's `engine.mode` when set: a template written for one engine is not
     /// silently run on another.
     public var engineMode: String?
+    /// A media-stream bot that runs these calls instead of the server's engine.
+    public var botURL: String?
     public var maxDuration: Int?
     public var retryOnNoAnswer: Bool?
     public var maxRetries: Int?
@@ -29,12 +31,12 @@ public struct CallTemplate: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
-        case engineMode = "engine_mode", maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
+        case engineMode = "engine_mode", botURL = "bot_url", maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case createdAt = "created_at"
     }
 
     public init(id: String = Self.newID(), version: Int = 1, name: String, purpose: String, questions: [String], greeting: String? = nil,
-                closing: String? = nil, language: String? = nil, voice: String? = nil, engineMode: String? = nil, maxDuration: Int? = nil,
+                closing: String? = nil, language: String? = nil, voice: String? = nil, engineMode: String? = nil, botURL: String? = nil, maxDuration: Int? = nil,
                 retryOnNoAnswer: Bool? = nil, maxRetries: Int? = nil, variables: [String: String] = [:], createdAt: Date = Date()) {
         self.id = id
         self.version = version
@@ -46,6 +48,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         self.language = language
         self.voice = voice
         self.engineMode = engineMode
+        self.botURL = botURL
         self.maxDuration = maxDuration
         self.retryOnNoAnswer = retryOnNoAnswer
         self.maxRetries = maxRetries
@@ -73,6 +76,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         if let mode = engineMode, !engineModes.contains(mode) {
             problems.append(.init(name: "engine_mode", message: "must be one of \(engineModes.joined(separator: ", "))"))
         }
+        if let url = botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { problems.append(.init(name: "bot_url", message: problem)) }
         if let d = maxDuration, !(10...3600).contains(d) { problems.append(.init(name: "max_duration", message: "must be between 10 and 3600 seconds")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }

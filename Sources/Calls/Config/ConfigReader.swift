@@ -73,6 +73,12 @@ struct ConfigReader {
 
     func origin(of key: String) -> String? { source.lookup(key, aliases: []).map(\.origin) }
 
+    /// The names directly under `prefix` in the file (`inbound.routes` → each route's number).
+    func childNames(of prefix: String) -> [String] {
+        let start = prefix + "."
+        return Set(source.fileKeys.filter { $0.hasPrefix(start) }.compactMap { $0.dropFirst(start.count).split(separator: ".").first.map(String.init) }).sorted()
+    }
+
     /// Keys present in the file that nothing read: misspellings or keys from another version.
     func unusedFileKeys() -> [String] { source.fileKeys.subtracting(usedKeys).sorted() }
 

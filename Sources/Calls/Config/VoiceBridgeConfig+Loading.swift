@@ -56,6 +56,7 @@ extension VoiceBridgeConfig {
         c.inbound.displayName = try r.string("inbound.display_name", default: c.inbound.displayName)
         c.inbound.purpose = try r.string("inbound.purpose", default: c.inbound.purpose)
         c.inbound.questions = try r.list("inbound.questions", default: c.inbound.questions)
+        c.inbound.routes = try Self.readRoutes(&r)
 
         c.pricing.currency = try r.string("pricing.currency", default: c.pricing.currency)
         c.pricing.telephonyPerMinute = try r.double("pricing.telephony_per_minute", default: 0, in: 0...1000)
@@ -101,6 +102,11 @@ extension VoiceBridgeConfig {
         e.deepgram.baseURL = try r.string("engine.deepgram.base_url", default: e.deepgram.baseURL, aliases: ["DEEPGRAM_BASE_URL"])
         e.deepgram.model = try r.string("engine.deepgram.model", default: e.deepgram.model)
 
+        e.stream.url = try r.optionalString("engine.stream.url", aliases: ["VOICEBRIDGE_BOT_URL"])
+        if let url = e.stream.url, let problem = Self.botURLProblem(url) {
+            throw ConfigError(key: "engine.stream.url", problem: problem, origin: r.origin(of: "engine.stream.url"))
+        }
+
         for (url, key) in [(e.openAI.baseURL, "engine.openai.base_url"), (e.cascade.llmBaseURL, "engine.cascade.llm_base_url"), (e.deepgram.baseURL, "engine.deepgram.base_url")] {
             guard let parsed = URL(string: url), ["http", "https", "ws", "wss"].contains(parsed.scheme ?? ""), parsed.host != nil else {
                 throw ConfigError(key: key, problem: "must be an http(s) or ws(s) URL, got '\(url)'", origin: r.origin(of: key))
@@ -112,10 +118,47 @@ extension VoiceBridgeConfig {
             throw ConfigError(key: "engine.openai.api_key", problem: "engine.mode is realtime but no OpenAI key is set (OPENAI_API_KEY)")
         case .cascade where e.cascade.llmAPIKey == nil:
             throw ConfigError(key: "engine.cascade.llm_api_key", problem: "engine.mode is cascade but no LLM key is set (engine.cascade.llm_api_key or OPENAI_API_KEY)")
+        case .stream where e.stream.url == nil:
+            throw ConfigError(key: "engine.stream.url", problem: "engine.mode is stream but no bot URL is set (ws:// or wss://)")
         case .cascade where e.cascade.stt == .deepgram && e.deepgram.apiKey == nil:
             throw ConfigError(key: "engine.deepgram.api_key", problem: "engine.cascade.stt is deepgram but no Deepgram key is set (DEEPGRAM_API_KEY)")
         default: break
         }
+    }
+
+    /// `inbound.routes.<number>.*`: each route checked as it is read (its template is checked
+    /// against the database when the server starts).
+    private static func readRoutes(_ r: inout ConfigReader) throws -> [Inbound.Route] {
+        try r.childNames(of: "inbound.routes").map { number in
+            let key = "inbound.routes.\(number)"
+            guard number.contains(where: \.isNumber) else {
+                throw ConfigError(key: key, problem: "a route's key is the called number, got '\(number)'", origin: r.origin(of: key))
+            }
+            var route = Inbound.Route(number: number)
+            route.botURL = try r.optionalString("\(key).bot_url")
+            route.template = try r.optionalString("\(key).template")
+            route.greeting = try r.optionalString("\(key).greeting")
+            route.displayName = try r.optionalString("\(key).display_name")
+            route.purpose = try r.optionalString("\(key).purpose")
+            let questions = try r.list("\(key).questions", default: [])
+            route.questions = questions.isEmpty ? nil : questions
+            if let url = route.botURL, let problem = botURLProblem(url) {
+                throw ConfigError(key: "\(key).bot_url", problem: problem, origin: r.origin(of: "\(key).bot_url"))
+            }
+            return route
+        }
+    }
+
+    /// Why `url` cannot be a media-stream bot's address, or nil when it can.
+    public static func botURLProblem(_ url: String) -> String? {
+        guard let parsed = URL(string: url), ["ws", "wss"].contains(parsed.scheme ?? ""), parsed.host?.isEmpty == false else {
+            return "a bot URL must be ws:// or wss:// with a host, got '\(url)'"
+        }
+        // The TLS client names the server it expects (SNI), and an address is not a name.
+        if parsed.scheme == "wss", let host = parsed.host, host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) {
+            return "a wss:// bot URL needs a host name (TLS checks the certificate against it), got the address '\(host)'"
+        }
+        return nil
     }
 
     private static func readOutbound(_ o: inout Outbound, _ r: inout ConfigReader) throws {

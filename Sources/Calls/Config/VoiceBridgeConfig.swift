@@ -43,6 +43,8 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
 
     public enum EngineMode: String, Sendable, CaseIterable {
         case local, realtime, cascade, echo, loopback
+        /// Every call goes to an external media-stream bot (`engine.stream.url`).
+        case stream
     }
 
     /// Who decides where the caller's speech starts and ends on the caller side of every call.
@@ -64,6 +66,13 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var openAI = OpenAI()
         public var cascade = Cascade()
         public var deepgram = Deepgram()
+        public var stream = Stream()
+
+        /// Bring your own bot: the media-stream WebSocket (Twilio's dialect) that `engine.mode:
+        /// stream` hands every call to. Templates, inbound routes and the API name one per call.
+        public struct Stream: Sendable, Equatable {
+            public var url: String?
+        }
 
         public struct Local: Sendable, Equatable {
             public var voice = "en-us"
@@ -153,6 +162,30 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var displayName = "VoiceBridge"
         public var purpose = "take a message"
         public var questions = ["May I have your name?", "What is the reason for your call?", "What number can we call you back on?"]
+        /// The called number (SIP Request-URI user, Twilio `To`) → who answers it; a number with no
+        /// route gets the settings above.
+        public var routes: [Route] = []
+
+        /// One number's answering: a bot, or the agent with its own template and lines. What a
+        /// route leaves out comes from its template, then from the inbound defaults.
+        public struct Route: Sendable, Equatable {
+            public var number: String
+            public var botURL: String?
+            /// A stored template's id or name: purpose, questions, greeting, voice, bot.
+            public var template: String?
+            public var greeting: String?
+            public var displayName: String?
+            public var purpose: String?
+            public var questions: [String]?
+
+            public init(number: String) { self.number = number }
+        }
+
+        /// The route for a called number (digits compared, `+` and punctuation ignored).
+        public func route(for called: String) -> Route? {
+            let digits = called.filter(\.isNumber)
+            return routes.first { !digits.isEmpty && $0.number.filter(\.isNumber) == digits }
+        }
     }
 
     public var http = HTTP()

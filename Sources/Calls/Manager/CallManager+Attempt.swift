@@ -163,10 +163,7 @@ extension CallManager {
 
     private func answer(caller: String, callee: String, externalID: String,
                         converse: (CallRecord, any ConversationEngine, LiveCall) async -> Void, hangUp: () async -> Void) async {
-        var record = CallRecord(outboundId: CallRecord.newID(direction: .inbound), direction: .inbound,
-                                callerNumber: caller, calleeNumber: callee,
-                                callerDisplayName: settings.inbound.displayName, purpose: settings.inbound.purpose,
-                                questions: settings.inbound.questions, maxDuration: settings.maxCallDurationSeconds)
+        var record = inboundRecord(caller: caller, callee: callee)
         record.state = .connected
         record.answeredAt = Date()
         record.startedAt = record.answeredAt
@@ -189,6 +186,30 @@ extension CallManager {
             return
         }
         await converse(record, engine, handle)
+    }
+}
+
+extension CallManager {
+    /// An inbound call as its number's route says (`inbound.routes`): the route's own lines, then
+    /// its template's, then the inbound defaults; a bot if the route or template names one.
+    func inboundRecord(caller: String, callee: String) -> CallRecord {
+        let inbound = settings.inbound
+        let route = inbound.route(for: callee)
+        let template = route?.template.flatMap { try? store.template($0) }
+        let fill = { (text: String) in Placeholders.fill(text, with: template?.variables ?? [:]) }
+        var record = CallRecord(outboundId: CallRecord.newID(direction: .inbound), direction: .inbound,
+                                callerNumber: caller, calleeNumber: callee,
+                                callerDisplayName: route?.displayName ?? inbound.displayName,
+                                purpose: route?.purpose ?? template.map { fill($0.purpose) } ?? inbound.purpose,
+                                questions: route?.questions ?? template?.questions.map(fill) ?? inbound.questions,
+                                maxDuration: settings.maxCallDurationSeconds)
+        record.greeting = route?.greeting ?? template?.greeting.map(fill)
+        record.closing = template?.closing.map(fill)
+        record.voice = template?.voice
+        record.botUrl = route?.botURL ?? template?.botURL
+        record.templateId = template?.id
+        record.templateVersion = template?.version
+        return record
     }
 }
 

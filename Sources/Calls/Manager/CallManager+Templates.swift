@@ -13,7 +13,7 @@ extension CallManager {
         if let language = t.language, language != settings.language {
             problems.append(.init(name: "language", message: "is \(language), but this server's engine speaks \(settings.language) (engine.language)"))
         }
-        if let voice = t.voice, let problem = voiceProblem(voice) { problems.append(.init(name: "voice", message: problem)) }
+        if let voice = t.voice, t.botURL == nil, let problem = voiceProblem(voice) { problems.append(.init(name: "voice", message: problem)) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return t
     }

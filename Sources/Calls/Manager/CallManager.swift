@@ -121,7 +121,8 @@ public actor CallManager {
     /// A queued call for `request` over `template`, validated (every problem at once), not stored yet.
     func record(for request: OutboundCallRequest, template: CallTemplate?, requestedBy: String) throws -> CallRecord {
         let valid = try request.applying(template).validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs)
-        if let voice = valid.voice, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
+        if let voice = valid.voice, valid.botURL == nil, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
+        if let url = valid.botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { throw ValidationError(fields: [.init(name: "bot_url", message: problem)]) }
         var record = CallRecord(outboundId: CallRecord.newID(), callerNumber: valid.callerNumber, calleeNumber: valid.calleeNumber,
                                 callerDisplayName: valid.callerDisplayName ?? "", purpose: valid.purpose, questions: valid.questions,
                                 maxDuration: valid.maxDuration ?? min(180, settings.maxCallDurationSeconds), priority: valid.priority ?? 5,
@@ -134,6 +135,7 @@ public actor CallManager {
         record.greeting = valid.greeting
         record.closing = valid.closing
         record.voice = valid.voice
+        record.botUrl = valid.botURL
         return record
     }
 
@@ -199,12 +201,15 @@ public actor CallManager {
     func finished(_ id: String) { live[id] = nil }
 
     func context(for call: CallRecord, inbound: Bool = false) -> ConversationContext {
-        ConversationContext(purpose: call.purpose, questions: call.questions,
-                            displayName: call.callerDisplayName.isEmpty ? settings.inbound.displayName : call.callerDisplayName,
-                            language: settings.language,
-                            greetingTemplate: call.greeting ?? (inbound ? settings.inbound.greeting : settings.ai.greetingTemplate),
-                            closingTemplate: call.closing ?? settings.ai.closingTemplate, maxTurns: settings.ai.maxTurns,
-                            maxDurationSeconds: call.maxDuration, voice: call.voice)
+        var context = ConversationContext(purpose: call.purpose, questions: call.questions,
+                                          displayName: call.callerDisplayName.isEmpty ? settings.inbound.displayName : call.callerDisplayName,
+                                          language: settings.language,
+                                          greetingTemplate: call.greeting ?? (inbound ? settings.inbound.greeting : settings.ai.greetingTemplate),
+                                          closingTemplate: call.closing ?? settings.ai.closingTemplate, maxTurns: settings.ai.maxTurns,
+                                          maxDurationSeconds: call.maxDuration, voice: call.voice)
+        context.call = .init(id: call.outboundId, direction: call.direction.rawValue, from: call.callerNumber, to: call.calleeNumber)
+        context.botURL = call.botUrl
+        return context
     }
 
     func recorder(for call: CallRecord) -> CallRecorder? {

@@ -21,6 +21,8 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var greeting: String?
     public var closing: String?
     public var voice: String?
+    /// A media-stream bot (`ws://`/`wss://`, Twilio's dialect) that runs the call instead of the server's engine.
+    public var botURL: String?
 
     public init(callerNumber: String, calleeNumber: String, purpose: String, questions: [String], callerDisplayName: String? = nil,
                 maxDuration: Int? = nil, priority: Int? = nil, scheduledAt: Date? = nil, retryOnNoAnswer: Bool? = nil,
@@ -109,6 +111,7 @@ extension OutboundCallRequest {
             r.greeting = greeting ?? template.greeting
             r.closing = closing ?? template.closing
             r.voice = voice ?? template.voice
+            r.botURL = botURL ?? template.botURL
             r.maxDuration = maxDuration ?? template.maxDuration
             r.retryOnNoAnswer = retryOnNoAnswer ?? template.retryOnNoAnswer
             r.maxRetries = maxRetries ?? template.maxRetries

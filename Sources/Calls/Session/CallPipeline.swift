@@ -69,16 +69,20 @@ extension EngineAudioFormat {
 }
 
 /// Encoded agent frames → `media` commands, with a `mark` named `item#ms#generation` after every
-/// 200 ms of an item: the leg echoes it once played, and that echo is the played-time truth.
+/// 200 ms of an item: the leg echoes it once played, and that echo is the played-time truth. An
+/// item's last mark (`end`) is `item#ms#generation#end`, so its echo says the whole item was heard.
 public struct MarkStage: PipelineStage {
     static let markEveryMilliseconds = 200
     private let generation: @Sendable () -> Int
     private var unmarked: (item: String, ms: Int)?
+    /// The item of the last frame, for the end mark of an item whose last mark was just sent.
+    private var lastItem: String?
 
     public init(generation: @escaping @Sendable () -> Int) { self.generation = generation }
 
     public mutating func process(_ frame: OutboundFrame, emit: (MediaStreamCommand) -> Void) {
         emit(.media(frame.payload))
+        lastItem = frame.item
         let ms = (unmarked?.item == frame.item ? unmarked!.ms : 0) + AudioFrame.durationMilliseconds
         unmarked = (frame.item, ms)
         if ms >= Self.markEveryMilliseconds { mark(emit) }
@@ -86,21 +90,22 @@ public struct MarkStage: PipelineStage {
 
     public mutating func handle(_ control: ControlEvent, emit: (MediaStreamCommand) -> Void) {
         switch control {
-        case .end: mark(emit)
-        case .interrupt, .flush: unmarked = nil
+        case .end: mark(emit, end: true)
+        case .interrupt, .flush: unmarked = nil; lastItem = nil
         }
     }
 
-    private mutating func mark(_ emit: (MediaStreamCommand) -> Void) {
-        guard let (item, ms) = unmarked else { return }
+    private mutating func mark(_ emit: (MediaStreamCommand) -> Void, end: Bool = false) {
+        guard let (item, ms) = unmarked ?? (end ? lastItem.map { ($0, 0) } : nil) else { return }
         unmarked = nil
-        emit(.mark("\(item)#\(ms)#\(generation())"))
+        if end { lastItem = nil }
+        emit(.mark("\(item)#\(ms)#\(generation())" + (end ? "#end" : "")))
     }
 
     /// A mark echoed by the leg, read back: nil for a name this stage did not make.
-    public static func parse(_ name: String) -> (item: String, milliseconds: Int, generation: Int)? {
+    public static func parse(_ name: String) -> (item: String, milliseconds: Int, generation: Int, isEnd: Bool)? {
         let parts = name.split(separator: "#")
-        guard parts.count == 3, let ms = Int(parts[1]), let generation = Int(parts[2]) else { return nil }
-        return (String(parts[0]), ms, generation)
+        guard parts.count == 3 || (parts.count == 4 && parts[3] == "end"), let ms = Int(parts[1]), let generation = Int(parts[2]) else { return nil }
+        return (String(parts[0]), ms, generation, parts.count == 4)
     }
 }

@@ -42,7 +42,9 @@ extension CallSession {
                 }
                 if fresh { noteTurn(frame) }
                 for action in frame.bargeIn { await perform(action) }
-                for tone in frame.tones { noteTone(tone) }
+                for tone in frame.tones {
+                    if case .dtmf(let digit) = tone { await pressed(digit) } else { noteTone(tone) }
+                }
                 if takesMuLaw {
                     await engine.send(muLaw: frame.payload, speech: frame.activity)
                 } else {
@@ -53,9 +55,10 @@ extension CallSession {
                 // Marks flushed by a clear (an older generation) were not heard.
                 if let mark = MarkStage.parse(name), mark.generation == state.withLock({ $0.clearGeneration }) {
                     playback.played(item: mark.item, milliseconds: mark.milliseconds)
+                    if mark.isEnd { await engine.itemPlayed(mark.item) }
                 }
             case .dtmf(_, let digit):
-                noteTone(.dtmf(digit: digit))
+                await pressed(digit)
             case .stop:
                 finish(.remoteHangup)
             case .start, .connected:
@@ -77,6 +80,12 @@ extension CallSession {
             chain.process(payload) { result = $0 }
             return result!
         }
+    }
+
+    /// A key press: into the transcript, and to the engine (a bot may act on it).
+    private func pressed(_ digit: Character) async {
+        noteTone(.dtmf(digit: digit))
+        await engine.dtmf(digit)
     }
 
     func perform(_ action: BargeInController.Action) async {
@@ -238,6 +247,16 @@ extension CallSession {
                 let snapshot = playback.snapshot
                 if snapshot.isPlaying {
                     for action in BargeInController.actions(interrupting: snapshot) { await perform(action) }
+                }
+            case .clearAudio(let items):
+                // The engine's own barge-in (a bot's `clear`): these items' audio still queued
+                // behind this event is skipped, and what is playing stops now.
+                state.withLock { $0.interruptedItems.formUnion(items) }
+                let snapshot = playback.snapshot
+                if snapshot.isPlaying {
+                    for action in BargeInController.actions(interrupting: snapshot) { await perform(action) }
+                } else {
+                    await leg.send(.clear)
                 }
             case .endCall(let reason, _):
                 // Let the goodbye play out (bounded), then hang up.

@@ -129,6 +129,7 @@ public final class CallSession: Sendable {
                 break
             }
             await leg.hangUp()
+            await engine.callEnded()
             group.cancelAll()
         }
         endingInput.finish()

@@ -10,7 +10,9 @@ import Realtime
 /// It rings about a second, answers, and after each agent utterance ends speaks its next answer
 /// with espeak-ng. Answers come in the INVITE's `X-Simulated-Answers` header (base64 JSON list of
 /// strings); `<busy>`, `<no_answer>` and `<reject>` as the first entry select those outcomes,
-/// `<hangup>` hangs up at that point and `<silence>` lets that turn pass without a word. Without a list it is a cooperative default persona.
+/// `<hangup>` hangs up at that point and `<silence>` lets that turn pass without a word; an answer
+/// that starts with `<dtmf 42#>` presses those keys first (RFC 4733), then says the rest. Without a
+/// list it is a cooperative default persona.
 public final class SimulatedCallee: Sendable {
     public static let answersHeader = "X-Simulated-Answers"
     public static let defaultAnswers = ["Yes, that works for me.", "No, everything can stay as it is.", "Sure, thank you."]
@@ -95,7 +97,15 @@ public final class SimulatedCallee: Sendable {
                 next += 1
                 if answer == "<hangup>" { await leg.hangUp(); break }
                 if answer == "<silence>" { continue }
-                guard let speech = try? tts.synthesize(answer), let downsampler else { continue }
+                var words = Substring(answer)
+                if let keys = answer.prefixMatch(of: /<dtmf ([0-9*#A-D]+)>\s*/) {
+                    for digit in keys.1 {
+                        call.media?.send(digit: digit)
+                        try? await Task.sleep(for: .milliseconds(200))
+                    }
+                    words = answer[keys.range.upperBound...]
+                }
+                guard !words.isEmpty, let speech = try? tts.synthesize(String(words)), let downsampler else { continue }
                 let narrow = downsampler.process(speech) + downsampler.flush()
                 try? await Task.sleep(for: .milliseconds(300))   // a human beat before answering
                 await leg.send(.media(G711.encode(narrow, law: .muLaw)))

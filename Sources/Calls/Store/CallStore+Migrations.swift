@@ -197,6 +197,10 @@ extension CallStore {
             }
             try db.create(index: "calls_campaign", on: "calls", columns: ["campaign_id", "state"])
         }
+        // v9: a call may be handed to an external media-stream bot.
+        migrator.registerMigration("v9-bot-url") { db in
+            try db.alter(table: "calls") { t in t.add(column: "bot_url", .text) }
+        }
         return migrator
     }
 }

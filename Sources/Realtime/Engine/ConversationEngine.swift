@@ -20,6 +20,9 @@ public enum EngineEvent: Sendable, Equatable {
     case transcript(speaker: Speaker, text: String, item: String?)
     /// The engine itself heard the caller start speaking (server-side VAD): barge-in.
     case speechStarted
+    /// Drop these items' audio, queued or playing (a media-stream bot's `clear`): the engine
+    /// decided the barge-in itself.
+    case clearAudio(items: [String])
     case taskState(TaskTracker)
     /// End the call once `afterItem` (if any) has played.
     case endCall(reason: String, afterItem: String?)
@@ -63,6 +66,13 @@ public protocol ConversationEngine: Sendable {
     /// Wrap up now (call duration limit, operator cancel): a closing line if the engine has
     /// one, then `endCall`.
     func close(reason: String) async
+    /// Every frame of `item` has been played to the caller (its last mark came back).
+    func itemPlayed(_ item: String) async
+    /// The caller pressed a key (RFC 4733 event, in-band tone or the stream's `dtmf`).
+    func dtmf(_ digit: Character) async
+    /// The call is over (either side hung up); the call's tasks, `start()` among them, are
+    /// cancelled next. A remote engine tells its peer here.
+    func callEnded() async
     /// Ends the conversation and returns what it gathered.
     func stop() async -> TaskTracker
 }
@@ -85,6 +95,12 @@ extension ConversationEngine {
     public var usage: EngineUsage { EngineUsage() }
 
     public func setImmediateOutput(_ handler: (@Sendable (EngineEvent) -> Bool)?) {}
+
+    public func itemPlayed(_ item: String) async {}
+
+    public func dtmf(_ digit: Character) async {}
+
+    public func callEnded() async {}
 
     /// Reports a step of the current turn, stamped now.
     public func milestone(_ milestone: EngineMilestone) async {
@@ -114,7 +130,7 @@ extension EngineEvent {
     /// after its item, whose audio is queued ahead of it.)
     public var isUrgent: Bool {
         switch self {
-        case .speechStarted: true
+        case .speechStarted, .clearAudio: true
         case .error(_, let fatal): fatal
         default: false
         }

@@ -14,6 +14,24 @@ public struct ConversationContext: Sendable, Equatable {
     public var maxDurationSeconds: Int
     /// The engine's voice for this call; nil: the engine's configured one.
     public var voice: String?
+    /// Who the call is: its id and numbers, as an external bot is told them.
+    public var call = CallIdentity()
+    /// A media-stream bot (`ws://` or `wss://`) that runs this call instead of the configured
+    /// engine: a template's, an inbound route's or the request's `bot_url`.
+    public var botURL: String?
+
+    public struct CallIdentity: Sendable, Equatable {
+        public var id = ""
+        public var direction = "outbound"
+        public var from = ""
+        public var to = ""
+        public init(id: String = "", direction: String = "outbound", from: String = "", to: String = "") {
+            self.id = id
+            self.direction = direction
+            self.from = from
+            self.to = to
+        }
+    }
 
     public init(purpose: String, questions: [String], displayName: String = "VoiceBridge", language: String = "en",
                 greetingTemplate: String = "Hello, this is the AI assistant of {display_name}, calling about {purpose}.",

@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+import Testing
+import TestSupport
+@testable import API
+@testable import Calls
+
+/// `inbound.routes`: the called number picks who answers; a route naming a template the database
+/// does not hold stops the server at start-up. (A route to a bot runs end to end in
+/// Tests/e2e/suite-bot.sh, behind sipp.)
+@Suite(.serialized) struct InboundRouteTests {
+    static func config(routes: [VoiceBridgeConfig.Inbound.Route]) -> VoiceBridgeConfig {
+        var config = TwilioStreamTests.config()
+        config.engine.mode = .echo
+        config.inbound.routes = routes
+        return config
+    }
+
+    static func route(_ number: String, _ body: (inout VoiceBridgeConfig.Inbound.Route) -> Void) -> VoiceBridgeConfig.Inbound.Route {
+        var route = VoiceBridgeConfig.Inbound.Route(number: number)
+        body(&route)
+        return route
+    }
+
+    @Test func aRouteNamingAnUnknownTemplateStopsStartUp() async throws {
+        let config = Self.config(routes: [Self.route("+15550100") { $0.template = "nope" }])
+        let store = try CallStore(path: config.database.path)
+        await #expect {
+            _ = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+        } throws: { error in
+            "\(error)".contains("inbound.routes.+15550100.template: no template 'nope'")
+        }
+    }
+
+    @Test func theCalledNumberPicksTheProfile() async throws {
+        let config = Self.config(routes: [
+            Self.route("+1 555 0101") { $0.template = "dental"; $0.displayName = "Dr. Kim's office" },
+            Self.route("+15550102") { $0.botURL = "wss://bot.example.com/twilio"; $0.questions = ["Who is calling?"] },
+        ])
+        let store = try CallStore(path: config.database.path)
+        let template = try store.createTemplate(CallTemplate(name: "dental", purpose: "a check-up for {name}", questions: ["When can {name} come?"],
+                                                             greeting: "Dr. Kim's office, about {purpose}.", variables: ["name": "you"]))
+        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+
+        let dental = await calls.manager.inboundRecord(caller: "0101234", callee: "15550101")
+        #expect(dental.purpose == "a check-up for you" && dental.questions == ["When can you come?"])
+        #expect(dental.greeting == "Dr. Kim's office, about {purpose}." && dental.callerDisplayName == "Dr. Kim's office")
+        #expect(dental.templateId == template.id && dental.templateVersion == 1 && dental.botUrl == nil)
+        #expect(dental.direction == .inbound && dental.calleeNumber == "15550101")
+
+        let bot = await calls.manager.inboundRecord(caller: "0101234", callee: "+15550102")
+        #expect(bot.botUrl == "wss://bot.example.com/twilio" && bot.questions == ["Who is calling?"] && bot.purpose == config.inbound.purpose)
+        let context = await calls.manager.context(for: bot, inbound: true)
+        #expect(context.botURL == "wss://bot.example.com/twilio" && context.call.to == "+15550102" && context.call.direction == "inbound")
+
+        let other = await calls.manager.inboundRecord(caller: "0101234", callee: "0200000000")
+        #expect(other.purpose == config.inbound.purpose && other.questions == config.inbound.questions && other.botUrl == nil && other.templateId == nil)
+    }
+}
