@@ -134,6 +134,7 @@ struct CallView: ResponseEncodable {
     var closing: String?
     var voice: String?
     var botURL: String?
+    var answeredBy: String?
     /// Detail only: the state timeline.
     var timeline: [TimelineEntry]?
     /// Detail only: every attempt with its outcome and times.
@@ -164,7 +165,7 @@ struct CallView: ResponseEncodable {
 
     enum CodingKeys: String, CodingKey {
         case direction, state, purpose, questions, priority, summary, timeline, attempts, greeting, closing, voice
-        case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url"
+        case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
         case maxRetries = "max_retries", retryOnNoAnswer = "retry_on_no_answer", failureReason = "failure_reason"
@@ -182,7 +183,7 @@ struct CallView: ResponseEncodable {
         durationSeconds = c.durationSeconds; summary = c.summary; createdAt = c.createdAt; scheduledAt = c.scheduledAt
         startedAt = c.startedAt; answeredAt = c.answeredAt; completedAt = c.completedAt; nextAttemptAt = c.nextAttemptAt
         lastOutcome = c.lastOutcome
-        templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; botURL = c.botUrl
+        templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; botURL = c.botUrl; answeredBy = c.answeredBy
         self.timeline = timeline
         self.attempts = attempts
     }

@@ -38,6 +38,31 @@ extension VoiceBridgeServer {
         }
     }
 
+    /// Twilio as the carrier: the status callbacks and the answering-machine verdicts of the calls
+    /// it places for us, each signed over its URL with the call's id in the query.
+    func addTwilioCarrierRoutes(to router: Router<BasicRequestContext>) {
+        router.post("twilio/call-status") { request, context -> HTTPResponse.Status in
+            let (id, values) = try await self.signedCarrierCallback(request, context, path: "/twilio/call-status")
+            let status = values["CallStatus"] ?? ""
+            try? self.store.appendEvent(callID: id, type: "twilio_call_status",
+                                        payload: ["call_status": status, "call_sid": values["CallSid"] ?? "", "sequence": values["SequenceNumber"] ?? ""])
+            await self.calls?.manager.twilioStatus(outboundID: id, status: status, sequence: Int(values["SequenceNumber"] ?? "") ?? 0)
+            return .noContent
+        }
+        router.post("twilio/amd") { request, context -> HTTPResponse.Status in
+            let (id, values) = try await self.signedCarrierCallback(request, context, path: "/twilio/amd")
+            await self.calls?.manager.twilioMachineDetection(outboundID: id, verdict: values["AnsweredBy"] ?? "unknown")
+            return .noContent
+        }
+    }
+
+    private func signedCarrierCallback(_ request: Request, _ context: BasicRequestContext, path: String) async throws -> (String, [String: String]) {
+        let form = try await formParameters(request, context)
+        guard let id = request.uri.queryParameters.get("outbound_id") else { throw HTTPError(.badRequest, message: "outbound_id is missing") }
+        try checkSignature(request, url: publicBase(request) + path + "?" + (request.uri.query ?? ""), parameters: form)
+        return (id, Dictionary(form, uniquingKeysWith: { first, _ in first }))
+    }
+
     func formParameters(_ request: Request, _ context: BasicRequestContext) async throws -> [(String, String)] {
         let body = try await request.body.collect(upTo: 64 * 1024)
         let text = String(buffer: body)

@@ -32,6 +32,14 @@ extension VoiceBridgeServer {
             // The call: answered once `start` has come, over when the session ends.
             group.addTask {
                 guard let start = await leg.waitForStart() else { return .call }
+                if let outbound = start.customParameters["outbound_id"] {
+                    // A call we placed through Twilio: its stream is that call's leg.
+                    if await !calls.manager.answerOutbound(stream: leg, outboundID: outbound) {
+                        self.logger.warning("a media stream for a call that is not waiting for one", metadata: ["call": "\(outbound)"])
+                        await leg.hangUp()
+                    }
+                    return .call
+                }
                 let caller = start.customParameters["from"].flatMap { $0.isEmpty ? nil : $0 } ?? "unknown"
                 await calls.manager.answer(stream: leg, caller: caller, callee: start.customParameters["to"] ?? "", externalID: start.callSid)
                 return .call

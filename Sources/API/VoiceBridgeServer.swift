@@ -53,6 +53,7 @@ public struct VoiceBridgeServer: Sendable {
             return EditedResponse(status: databaseOK ? .ok : .serviceUnavailable, response: report)
         }
         addTwilioRoutes(to: router)
+        addTwilioCarrierRoutes(to: router)
         let api = router.group("api").add(middleware: ProblemMiddleware()).add(middleware: BearerAuthMiddleware(access: access))
         addOutboundRoutes(to: api, limiter: limiter, access: access)
         addDoNotCallRoutes(to: api)

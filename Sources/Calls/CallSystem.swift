@@ -201,6 +201,12 @@ public final class CallSystem: Sendable {
         settings.retry = config.outbound.retry
         settings.ai = config.outbound.ai
         settings.inbound = config.inbound
+        if config.carrier == .twilio, let sid = config.twilio.accountSID, let token = config.twilio.authToken, let publicURL = config.http.publicURL {
+            var rest = TwilioCalls.Settings(accountSID: sid, username: config.twilio.apiKey ?? sid, password: config.twilio.apiSecret ?? token)
+            rest.baseURL = config.twilio.apiBaseURL.hasSuffix("/") ? String(config.twilio.apiBaseURL.dropLast()) : config.twilio.apiBaseURL
+            settings.carrier = TwilioCarrier(calls: TwilioCalls(settings: rest), publicURL: publicURL, fromNumber: config.twilio.fromNumber,
+                                             machineDetection: config.twilio.machineDetection)
+        }
         for route in config.inbound.routes {
             guard let name = route.template else { continue }
             guard (try? store.template(name)) != nil else {

@@ -31,6 +31,10 @@ import TestSupport
     static func withLiveServer(_ config: VoiceBridgeConfig, _ body: @Sendable (Int) async throws -> Void) async throws {
         let store = try CallStore(path: config.database.path)
         let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+        try await withLiveServer(config, store: store, calls: calls, body)
+    }
+
+    static func withLiveServer(_ config: VoiceBridgeConfig, store: CallStore, calls: CallSystem, _ body: @Sendable (Int) async throws -> Void) async throws {
         let server = VoiceBridgeServer(config: config, store: store, logger: Logger(label: "test"), calls: calls)
         let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
         let app = server.application { portInput.yield($0) }

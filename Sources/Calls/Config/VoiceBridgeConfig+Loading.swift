@@ -49,6 +49,14 @@ extension VoiceBridgeConfig {
         try Self.readEngine(&c.engine, &r)
 
         c.twilio.authToken = try r.optionalString("twilio.auth_token", aliases: ["TWILIO_AUTH_TOKEN"])
+        c.twilio.accountSID = try r.optionalString("twilio.account_sid", aliases: ["TWILIO_ACCOUNT_SID"])
+        c.twilio.apiKey = try r.optionalString("twilio.api_key", aliases: ["TWILIO_API_KEY"])
+        c.twilio.apiSecret = try r.optionalString("twilio.api_secret", aliases: ["TWILIO_API_SECRET"])
+        c.twilio.fromNumber = try r.optionalString("twilio.from_number")
+        c.twilio.apiBaseURL = try r.string("twilio.api_base_url", default: c.twilio.apiBaseURL)
+        c.twilio.machineDetection = try r.bool("twilio.machine_detection", default: c.twilio.machineDetection)
+        c.carrier = try r.choice("carrier", default: c.carrier)
+        if c.carrier == .twilio { try Self.checkTwilioCarrier(c, r) }
 
         try Self.readOutbound(&c.outbound, &r)
 
@@ -146,6 +154,26 @@ extension VoiceBridgeConfig {
                 throw ConfigError(key: "\(key).bot_url", problem: problem, origin: r.origin(of: "\(key).bot_url"))
             }
             return route
+        }
+    }
+
+    /// `carrier: twilio` needs the account, a way to authenticate, the token that signs callbacks,
+    /// and the public URL Twilio calls back and streams to.
+    private static func checkTwilioCarrier(_ c: VoiceBridgeConfig, _ r: ConfigReader) throws {
+        guard let sid = c.twilio.accountSID, sid.hasPrefix("AC") else {
+            throw ConfigError(key: "twilio.account_sid", problem: "carrier is twilio but no AC… account SID is set (TWILIO_ACCOUNT_SID)", origin: r.origin(of: "twilio.account_sid"))
+        }
+        guard c.twilio.authToken != nil else {
+            throw ConfigError(key: "twilio.auth_token", problem: "carrier is twilio: the auth token signs Twilio's callbacks (TWILIO_AUTH_TOKEN)")
+        }
+        if (c.twilio.apiKey == nil) != (c.twilio.apiSecret == nil) {
+            throw ConfigError(key: c.twilio.apiKey == nil ? "twilio.api_key" : "twilio.api_secret", problem: "an API key needs its secret, and a secret its key")
+        }
+        guard c.http.publicURL != nil else {
+            throw ConfigError(key: "http.public_url", problem: "carrier is twilio: set the public https URL Twilio calls back and streams to")
+        }
+        guard let url = URL(string: c.twilio.apiBaseURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw ConfigError(key: "twilio.api_base_url", problem: "must be an http(s) URL, got '\(c.twilio.apiBaseURL)'", origin: r.origin(of: "twilio.api_base_url"))
         }
     }
 

@@ -122,7 +122,24 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     }
 
     public struct Twilio: Sendable, Equatable {
+        /// The account's primary auth token: checks every webhook's signature, and authenticates
+        /// REST calls when no API key is set.
         public var authToken: String?
+        /// `AC…`: the account outbound calls are placed on (`carrier: twilio`).
+        public var accountSID: String?
+        /// An API key (`SK…`) and its secret for the REST calls, instead of the auth token.
+        public var apiKey: String?
+        public var apiSecret: String?
+        /// Twilio's `From`; empty: each call's caller number (a Twilio number or verified caller ID).
+        public var fromNumber: String?
+        public var apiBaseURL = "https://api.twilio.com"
+        /// Asynchronous answering-machine detection on outbound calls (billed by Twilio): fills `answered_by`.
+        public var machineDetection = false
+    }
+
+    /// Who places outbound calls: the SIP gateway (or the simulated callee), or Twilio's REST API.
+    public enum Carrier: String, Sendable, CaseIterable {
+        case sip, twilio
     }
 
     public struct Outbound: Sendable, Equatable {
@@ -194,6 +211,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var sip = SIP()
     public var engine = Engine()
     public var twilio = Twilio()
+    public var carrier: Carrier = .sip
     public var outbound = Outbound()
     public var inbound = Inbound()
     public var pricing = Pricing()

@@ -27,6 +27,10 @@ extension CallManager {
             fail(call, state: .failed, reason: "engine_unavailable: \(error)")
             return
         }
+        if let carrier = settings.carrier {
+            await runTwilioAttempt(call, carrier: carrier, engine: engine, handle: handle)
+            return
+        }
         var headers: [(String, String)] = []
         if settings.simulatedCallee, let answers = call.simulatedAnswers { headers.append(SimulatedCallee.header(for: answers)) }
         let sipCall: SIPCall
@@ -72,7 +76,9 @@ extension CallManager {
         await converse(call: call, leg: leg, engine: engine, handle: handle)
     }
 
-    private func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, handle: LiveCall) async {
+    /// The call on its leg until it ends; stored as it ends. Returns how it ended.
+    @discardableResult
+    func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, handle: LiveCall) async -> CallSession.Ending {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context(for: call), logger: logger, metrics: metrics, pricing: settings.pricing,
                                   localVoice: settings.localVoice, neuralVAD: settings.neuralVAD)
@@ -98,6 +104,7 @@ extension CallManager {
             let reason = message == OpenAIRealtimeEngine.disconnected ? message : "engine_failure: \(message)"
             _ = try? store.transition(id: call.outboundId, to: .failed, reason: reason)
         }
+        return outcome.ending
     }
 
     /// Records a failed attempt and, when the policy says so, queues the next one.

@@ -38,6 +38,8 @@ public actor CallManager {
         public var engineCallLimit: Int?
         /// `engine.mode`: a template written for another engine is refused, not run on this one.
         public var engineMode = "local"
+        /// `carrier: twilio`: outbound calls go through Twilio's REST API, not `gateway`.
+        public var carrier: TwilioCarrier?
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }
@@ -45,6 +47,8 @@ public actor CallManager {
     /// What cancelling needs to reach while a call is live.
     final class LiveCall: Sendable {
         let sipCall = Mutex<SIPCall?>(nil)
+        /// The call's Twilio SID once Twilio has it (`carrier: twilio`).
+        let twilioSID = Mutex<String?>(nil)
         let session = Mutex<CallSession?>(nil)
         let cancelRequested = Atomic<Bool>(false)
     }
@@ -79,6 +83,8 @@ public actor CallManager {
     /// `live.count`, for the SIP admission decision (made outside this actor).
     nonisolated let liveCalls = Atomic<Int>(0)
     public private(set) var mostLiveAtOnce = 0
+    /// Outbound Twilio calls waiting for their status callbacks and media stream.
+    var twilioWaiters: [String: AsyncStream<TwilioCallEvent>.Continuation] = [:]
     /// Each running campaign's dial pacing.
     var campaignPacers: [String: DialPacer] = [:]
     /// Campaigns whose queued calls may be dialed now (running, inside their window).
@@ -153,6 +159,8 @@ public actor CallManager {
             session.requestEnd(.cancelled)
         } else if let sipCall = handle.sipCall.withLock({ $0 }) {
             await sipCall.cancel()
+        } else if let sid = handle.twilioSID.withLock({ $0 }), let carrier = settings.carrier {
+            await cancelTwilioCall(sid, carrier: carrier)
         }
     }
 

@@ -52,6 +52,8 @@ public struct CallRecord: Sendable, Equatable, Codable, FetchableRecord, Persist
     public var voice: String?
     /// The media-stream bot that runs the call instead of the server's engine (schema v9).
     public var botUrl: String?
+    /// human, machine or unknown: the carrier's answering-machine verdict (schema v10); nil: not detected.
+    public var answeredBy: String?
     /// The campaign the call belongs to (schema v8).
     public var campaignId: String?
     /// Outcomes retried automatically, comma-separated (a campaign's policy); nil: `outbound.retry.retry_on`.

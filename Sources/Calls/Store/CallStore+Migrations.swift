@@ -201,6 +201,10 @@ extension CallStore {
         migrator.registerMigration("v9-bot-url") { db in
             try db.alter(table: "calls") { t in t.add(column: "bot_url", .text) }
         }
+        // v10: who answered (the carrier's answering-machine detection).
+        migrator.registerMigration("v10-answered-by") { db in
+            try db.alter(table: "calls") { t in t.add(column: "answered_by", .text) }
+        }
         return migrator
     }
 }

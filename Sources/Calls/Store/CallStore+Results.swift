@@ -94,6 +94,13 @@ extension CallStore {
         }
     }
 
+    /// Who answered, as the carrier's answering-machine detection says: human, machine or unknown.
+    public func setAnsweredBy(callID: String, _ answeredBy: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE calls SET answered_by = ? WHERE outbound_id = ?", arguments: [answeredBy, callID])
+        }
+    }
+
     /// Puts an ended call back in the queue for a retry at `at`.
     public func scheduleRetry(callID: String, at date: Date, reason: String) throws {
         try pool.write { db in

@@ -41,7 +41,7 @@ public final class CallStore: Sendable {
 
     /// Names of the migrations applied to this file, oldest first.
     public func appliedMigrations() throws -> [String] {
-        try pool.read { try Self.migrator.appliedIdentifiers($0).sorted() }
+        try pool.read { try Self.migrator.appliedMigrations($0) }   // in the order they were registered
     }
 
     public func journalMode() throws -> String {

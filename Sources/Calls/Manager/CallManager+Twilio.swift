@@ -1,0 +1,169 @@
+import Bridge
+import Foundation
+import Realtime
+
+/// Twilio as the outbound carrier (`carrier: twilio`, seed 002): the call is placed through the
+/// REST API with TwiML that connects its media stream back to `/twilio/stream`, carrying the
+/// call's id as a `<Parameter>`. Twilio's status callbacks move the call through ringing to its
+/// end; the media stream, once it comes, is the call's leg, run by the same session as a SIP leg.
+public struct TwilioCarrier: Sendable {
+    public var calls: TwilioCalls
+    /// `http.public_url`: where Twilio reaches the callbacks and the stream.
+    public var publicURL: String
+    /// Twilio's `From` when set; otherwise the call's caller number.
+    public var fromNumber: String?
+    public var machineDetection = false
+
+    public init(calls: TwilioCalls, publicURL: String, fromNumber: String? = nil, machineDetection: Bool = false) {
+        self.calls = calls
+        self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        self.fromNumber = fromNumber
+        self.machineDetection = machineDetection
+    }
+
+    public func statusCallbackURL(for id: String) -> String { "\(publicURL)/twilio/call-status?outbound_id=\(id)" }
+    public func machineDetectionURL(for id: String) -> String { "\(publicURL)/twilio/amd?outbound_id=\(id)" }
+
+    /// `<Connect><Stream>` back here, the call's id and numbers as parameters.
+    public func twiml(for call: CallRecord) -> String {
+        let stream = publicURL.replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://") + "/twilio/stream"
+        let parameters = [("outbound_id", call.outboundId), ("from", call.callerNumber), ("to", call.calleeNumber)]
+            .map { "<Parameter name=\"\($0.0)\" value=\"\(Self.xmlEscape($0.1))\"/>" }.joined()
+        return #"<Response><Connect><Stream url="\#(stream)">\#(parameters)</Stream></Connect></Response>"#
+    }
+
+    static func xmlEscape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    /// A final `CallStatus` as the call's state; nil for one that is not final.
+    static func finalState(_ status: String) -> (CallState, String)? {
+        switch status {
+        case "busy": (.busy, "busy")
+        case "no-answer": (.noAnswer, "no_answer")
+        case "canceled": (.cancelled, "cancelled")
+        case "failed": (.failed, "twilio: the call failed")
+        case "completed": (.failed, "twilio: the call ended before its media stream connected")
+        default: nil
+        }
+    }
+
+    /// An AMD verdict as `answered_by`: human, machine or unknown.
+    public static func answeredBy(_ verdict: String) -> String {
+        if verdict == "human" { return "human" }
+        if verdict.hasPrefix("machine") || verdict == "fax" { return "machine" }
+        return "unknown"
+    }
+}
+
+/// What reaches a Twilio call's attempt while it waits.
+enum TwilioCallEvent: Sendable {
+    case status(String, sequence: Int)
+    /// The call's media stream; `done` is resumed when the call is over.
+    case stream(any MediaStreamLeg, done: CheckedContinuation<Void, Never>)
+    case timedOut
+}
+
+extension CallManager {
+    /// One attempt through Twilio: create, follow the status callbacks, converse on the stream.
+    func runTwilioAttempt(_ call: CallRecord, carrier: TwilioCarrier, engine: any ConversationEngine, handle: LiveCall) async {
+        let id = call.outboundId
+        let (events, input) = AsyncStream.makeStream(of: TwilioCallEvent.self, bufferingPolicy: .bufferingNewest(32))
+        twilioWaiters[id] = input
+        await withTaskGroup(of: Void.self) { group in
+            // Twilio's own Timeout ends an unanswered call; this guards against callbacks that never come.
+            group.addTask { [ringTimeout = settings.ringTimeout] in
+                try? await Task.sleep(for: ringTimeout + .seconds(60))
+                if !Task.isCancelled { input.yield(.timedOut) }
+            }
+            await followTwilioCall(call, carrier: carrier, engine: engine, handle: handle, events: events)
+            group.cancelAll()
+        }
+        // Nothing more reaches this attempt; a stream that came too late is hung up.
+        twilioWaiters[id] = nil
+        input.finish()
+        for await case .stream(let leg, let done) in events {
+            await leg.hangUp()
+            done.resume()
+        }
+    }
+
+    private func followTwilioCall(_ call: CallRecord, carrier: TwilioCarrier, engine: any ConversationEngine, handle: LiveCall,
+                                  events: AsyncStream<TwilioCallEvent>) async {
+        let id = call.outboundId
+        let sid: String
+        do {
+            sid = try await carrier.calls.create(.init(
+                to: call.calleeNumber, from: carrier.fromNumber ?? call.callerNumber, twiml: carrier.twiml(for: call),
+                statusCallback: carrier.statusCallbackURL(for: id), timeoutSeconds: Int(settings.ringTimeout.totalSeconds),
+                machineDetectionCallback: carrier.machineDetection ? carrier.machineDetectionURL(for: id) : nil))
+        } catch {
+            fail(call, state: .failed, reason: "\(error)")
+            return
+        }
+        handle.twilioSID.withLock { $0 = sid }
+        try? store.setSIPCallID(callID: id, sipCallID: sid)
+        if handle.cancelRequested.load(ordering: .relaxed) { await cancelTwilioCall(sid, carrier: carrier) }
+        var lastSequence = -1
+        for await event in events {
+            switch event {
+            case .status(let status, let sequence):
+                guard sequence > lastSequence else { continue }   // callbacks can arrive out of order
+                lastSequence = sequence
+                if status == "ringing", (try? store.call(id: id))?.state == .dialing { _ = try? store.transition(id: id, to: .ringing) }
+                if let (state, reason) = TwilioCarrier.finalState(status) {
+                    fail(call, state: state, reason: handle.cancelRequested.load(ordering: .relaxed) && state == .cancelled ? "cancelled by operator" : reason)
+                    return
+                }
+            case .stream(let leg, let done):
+                _ = try? store.transition(id: id, to: .connected)
+                let ending = await converse(call: call, leg: leg, engine: engine, handle: handle)
+                done.resume()
+                // The stream's socket is closed; an ending on our side also ends the call at Twilio.
+                if ending != .remoteHangup {
+                    do { try await carrier.calls.update(sid: sid, status: "completed") } catch {
+                        logger.warning("could not complete the Twilio call", metadata: ["call": "\(id)", "sid": "\(sid)", "error": "\(error)"])
+                    }
+                }
+                return
+            case .timedOut:
+                await cancelTwilioCall(sid, carrier: carrier)
+                fail(call, state: .failed, reason: "twilio: no media stream within the ring timeout")
+                return
+            }
+        }
+    }
+
+    func cancelTwilioCall(_ sid: String, carrier: TwilioCarrier) async {
+        do { try await carrier.calls.update(sid: sid, status: "canceled") } catch {
+            logger.warning("could not cancel the Twilio call", metadata: ["sid": "\(sid)", "error": "\(error)"])
+        }
+    }
+
+    /// A status callback (signature checked by the caller).
+    public func twilioStatus(outboundID: String, status: String, sequence: Int) {
+        twilioWaiters[outboundID]?.yield(.status(status, sequence: sequence))
+    }
+
+    /// An asynchronous answering-machine verdict.
+    public func twilioMachineDetection(outboundID: String, verdict: String) {
+        let answeredBy = TwilioCarrier.answeredBy(verdict)
+        do {
+            try store.setAnsweredBy(callID: outboundID, answeredBy)
+            try store.appendEvent(callID: outboundID, type: "answered_by", payload: ["answered_by": answeredBy, "verdict": verdict])
+        } catch {
+            logger.warning("could not store an AMD verdict", metadata: ["call": "\(outboundID)", "error": "\(error)"])
+        }
+    }
+
+    /// The media stream of an outbound Twilio call: the call's leg until it ends. False when no
+    /// call of ours waits for it (the caller hangs the stream up).
+    public func answerOutbound(stream leg: any MediaStreamLeg, outboundID: String) async -> Bool {
+        guard let waiter = twilioWaiters[outboundID] else { return false }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            if case .terminated = waiter.yield(.stream(leg, done: done)) { done.resume() }
+        }
+        return true
+    }
+}

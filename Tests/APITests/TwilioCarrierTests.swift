@@ -1,0 +1,160 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import Testing
+import TestSupport
+@testable import API
+@testable import Calls
+
+/// `carrier: twilio` against a fake Twilio on 127.0.0.1 (`FakeTwilio`): the whole server places
+/// calls through the REST API, follows the signed status callbacks, and runs the call on the media
+/// stream Twilio opens back to it.
+@Suite(.serialized) struct TwilioCarrierTests {
+    static func config(fake: FakeTwilio) throws -> VoiceBridgeConfig {
+        var config = TwilioStreamTests.config(token: FakeTwilio.authToken)
+        config.engine.mode = .echo
+        config.http.port = try freeTCPPort()
+        config.http.publicURL = "http://127.0.0.1:\(config.http.port)"
+        config.carrier = .twilio
+        config.twilio.accountSID = FakeTwilio.accountSID
+        config.twilio.apiBaseURL = fake.baseURL
+        config.twilio.machineDetection = true
+        config.outbound.ringTimeoutSeconds = 20
+        config.outbound.retry.enabled = false
+        return config
+    }
+
+    /// The fake and the server for `body`, which gets the server's manager and store.
+    static func withTwilio(_ body: @Sendable (FakeTwilio, CallManager, CallStore, VoiceBridgeConfig) async throws -> Void) async throws {
+        let fake = FakeTwilio(audio: try WAVFile.read(Fixtures.audio("en_yes_attend.ulaw.wav")).data)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let (ready, readyInput) = AsyncStream.makeStream(of: Int.self)
+            group.addTask { try await fake.run { readyInput.yield($0) } }
+            var iterator = ready.makeAsyncIterator()
+            _ = await iterator.next()
+            let config = try Self.config(fake: fake)
+            let store = try CallStore(path: config.database.path)
+            let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+            try await TwilioStreamTests.withLiveServer(config, store: store, calls: calls) { _ in
+                try await body(fake, calls.manager, store, config)
+            }
+            group.cancelAll()
+        }
+    }
+
+    static func place(_ manager: CallManager, to number: String) async throws -> String {
+        try await manager.create(OutboundCallRequest(callerNumber: "+15550009999", calleeNumber: number, purpose: "the carrier test",
+                                                     questions: ["Can you come?"], maxDuration: 60)).outboundId
+    }
+
+    static func wait(_ store: CallStore, _ id: String, for states: Set<CallState>, seconds: Int = 30) async throws -> CallRecord {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
+        while ContinuousClock.now < deadline {
+            if let call = try store.call(id: id), states.contains(call.state) { return call }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let state = try store.call(id: id)?.state.rawValue ?? "missing"
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "call \(id) is still \(state)"])
+    }
+
+    @Test func aCallGoesThroughTwilioAndItsMediaStreamIsTheLeg() async throws {
+        try await Self.withTwilio { fake, manager, store, config in
+            let id = try await Self.place(manager, to: "+15550000001")
+            let connected = try await Self.wait(store, id, for: [.connected])
+            let created = try #require(fake.creates.withLock { $0.first })
+            // What Twilio was asked for.
+            #expect(created.value("To") == "+15550000001" && created.value("From") == "+15550009999")
+            #expect(created.value("StatusCallback") == "\(config.http.publicURL!)/twilio/call-status?outbound_id=\(id)")
+            #expect(created.form["StatusCallbackEvent"] == ["initiated", "ringing", "answered", "completed"])
+            #expect(created.value("Timeout") == "20" && created.value("MachineDetection") == "Enable" && created.value("AsyncAmd") == "true")
+            #expect(created.value("AsyncAmdStatusCallback") == "\(config.http.publicURL!)/twilio/amd?outbound_id=\(id)")
+            let twiml = try #require(created.value("Twiml"))
+            #expect(twiml.contains(#"<Connect><Stream url="ws://127.0.0.1:\#(config.http.port)/twilio/stream">"#))
+            #expect(twiml.contains(#"<Parameter name="outbound_id" value="\#(id)"/>"#))
+            #expect(connected.callId == created.sid, "the Twilio SID is the call's external id")
+
+            // The echo engine repeats the callee's words back over the stream; then the operator ends the call.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+            while fake.mediaReceived.withLock({ $0[created.sid] ?? 0 }) < 50, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(fake.mediaReceived.withLock { $0[created.sid] ?? 0 } >= 50, "agent audio reached Twilio's stream")
+            try await manager.cancel(id: id)
+            let ended = try await Self.wait(store, id, for: [.cancelled, .completed, .failed])
+            #expect(ended.state == .cancelled && ended.answeredBy == "human")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(fake.updates.withLock { $0.map(\.status) } == ["completed"], "our hang-up ends the call at Twilio")
+            #expect(try store.recordingPath(callID: id) != nil)
+            let statuses = try store.events(callID: id).filter { $0.type == "twilio_call_status" }.compactMap { event in
+                (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8)) as? [String: String])?["call_status"]
+            }
+            #expect(Array(statuses.prefix(3)) == ["initiated", "ringing", "in-progress"])
+        }
+    }
+
+    @Test func finalStatusesBeforeAnswerBecomeTheCallsOutcome() async throws {
+        try await Self.withTwilio { _, manager, store, _ in
+            let busy = try await Self.place(manager, to: "+15550000002")
+            let noAnswer = try await Self.place(manager, to: "+15550000004")
+            let failed = try await Self.place(manager, to: "+15550000005")
+            #expect(try await Self.wait(store, busy, for: [.busy, .failed]).state == .busy)
+            #expect(try await Self.wait(store, noAnswer, for: [.noAnswer, .failed]).state == .noAnswer)
+            #expect(try await Self.wait(store, failed, for: [.failed]).failureReason == "twilio: the call failed")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try store.call(id: busy)?.state == .busy, "a late, out-of-order ringing changes nothing")
+        }
+    }
+
+    @Test func cancellingWhileItRingsCancelsItAtTwilio() async throws {
+        try await Self.withTwilio { fake, manager, store, _ in
+            let id = try await Self.place(manager, to: "+15550000003")
+            _ = try await Self.wait(store, id, for: [.ringing])
+            try await manager.cancel(id: id)
+            let ended = try await Self.wait(store, id, for: [.cancelled, .failed])
+            #expect(ended.state == .cancelled && ended.failureReason == "cancelled by operator")
+            #expect(fake.updates.withLock { $0.map(\.status) } == ["canceled"])
+        }
+    }
+
+    @Test func restErrorsFailTheCallWithTwiliosCodeAndA429IsRetried() async throws {
+        try await Self.withTwilio { fake, manager, store, _ in
+            let invalid = try await Self.place(manager, to: "+1555")
+            let call = try await Self.wait(store, invalid, for: [.failed])
+            #expect(call.failureReason?.hasPrefix("twilio_error 21211: The 'To' number +1555 is not a valid phone number.") == true, "\(call.failureReason ?? "")")
+            let retried = try await Self.place(manager, to: "+15550000006")
+            _ = try await Self.wait(store, retried, for: [.connected])
+            #expect(fake.refused429.withLock { $0 } && fake.creates.withLock { $0.count } == 1, "refused once with 429, created on the retry")
+            try await manager.cancel(id: retried)
+            _ = try await Self.wait(store, retried, for: [.cancelled])
+        }
+    }
+
+    @Test func aForgedCallbackIsRefused() async throws {
+        try await Self.withTwilio { _, _, _, config in
+            var request = HTTPClientRequest(url: "\(config.http.publicURL!)/twilio/call-status?outbound_id=ob-00000000")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.headers.add(name: "X-Twilio-Signature", value: "forged=")
+            request.body = .bytes(.init(string: "CallSid=CA1&CallStatus=completed&SequenceNumber=9"))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+            #expect(response.status == .forbidden)
+        }
+    }
+
+    @Test func aBadAccountTokenFailsTheCallWith20003() async throws {
+        let fake = FakeTwilio(audio: [])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let (ready, readyInput) = AsyncStream.makeStream(of: Int.self)
+            group.addTask { try await fake.run { readyInput.yield($0) } }
+            var iterator = ready.makeAsyncIterator()
+            _ = await iterator.next()
+            var config = try Self.config(fake: fake)
+            config.twilio.authToken = "wrong-token-000000000000000000000"
+            let store = try CallStore(path: config.database.path)
+            let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+            try await TwilioStreamTests.withLiveServer(config, store: store, calls: calls) { _ in
+                let id = try await Self.place(calls.manager, to: "+15550000001")
+                #expect(try await Self.wait(store, id, for: [.failed]).failureReason == "twilio_error 20003: Authenticate")
+            }
+            group.cancelAll()
+        }
+    }
+}
