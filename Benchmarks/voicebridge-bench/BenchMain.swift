@@ -12,7 +12,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "engines", "vad", "personas", "campaigns"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "campaigns"]
         var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -35,7 +35,7 @@ struct BenchMain {
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,engines,vad,personas,campaigns]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,campaigns]\n".utf8))
                 exit(2)
             }
         }
@@ -44,6 +44,7 @@ struct BenchMain {
         if suites.contains("sip-rtp") { try await sipRTP(output: output, seconds: seconds, counts: rtpCounts) }
         if suites.contains("media-streams") { try await mediaStreams(output: output, seconds: seconds, counts: streamCounts) }
         if suites.contains("loopback-streams") { try await loopbackStreams(output: output, seconds: seconds, counts: loopbackCounts) }
+        if suites.contains("dialects") { try await dialectStreams(output: output, seconds: seconds, streams: 200) }
         if suites.contains("engines") { try await engines(output: output) }
         if suites.contains("vad") { try vad(output: output) }
         if suites.contains("personas") { try await personas(output: output, concurrency: personaConcurrency) }
@@ -191,6 +192,24 @@ struct BenchMain {
         }
         print(table(["streams", "connected", "CPU % per stream", "late frames (> 10 ms)", "of them > 40 ms", "max tick lateness ms", "frames back/sent", "out/in ratio", "client late rounds", "load CPU %"], rows))
         try write(["streams": streams, "target": "≤ 0.15 % of one core per loopback stream at N = 500; out/in ≥ 0.99"], to: output, as: "loopback-streams.json")
+    }
+
+    /// One row per dialect at the same load: what a provider's words cost over Twilio's.
+    static func dialectStreams(output: String, seconds: Double, streams n: Int) async throws {
+        let binary = try serverBinary()
+        print("== Media-stream dialects: \(n) streams each, `voicebridge serve` in echo mode, \(seconds) s measured after 2 s warm-up")
+        var rows: [[String]] = []
+        var results: [[String: Any]] = []
+        for dialect in LoadDialect.allCases {
+            let r = try await MediaStreamBenchmark.run(streams: n, seconds: seconds, serverBinary: binary, dialect: dialect)
+            let expected = Int(Double(r.connected) * seconds * 25)
+            rows.append([dialect.path, String(r.connected), format(r.cpuPercentPerStream, digits: 3), String(r.lateFrames), String(r.audiblyLateFrames),
+                         "\(r.mediaReceived)/\(expected)", String(r.clientLateRounds)])
+            results.append(["dialect": dialect.rawValue, "path": dialect.path, "n": n, "connected": r.connected, "cpu_pct_per_stream": r.cpuPercentPerStream,
+                            "late_frames": r.lateFrames, "audibly_late_frames": r.audiblyLateFrames, "media_received": r.mediaReceived, "media_sent": r.mediaSent])
+        }
+        print(table(["path", "connected", "CPU % per stream", "late frames (> 10 ms)", "of them > 40 ms", "media back/expected (half)", "client late rounds"], rows))
+        try write(["dialects": results, "streams": n], to: output, as: "dialects.json")
     }
 
     static func serverBinary() throws -> String {

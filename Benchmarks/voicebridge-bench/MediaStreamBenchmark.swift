@@ -28,7 +28,7 @@ enum MediaStreamBenchmark {
     }
 
     /// `mode`: `echo` (each utterance repeated once it ends) or `loopback` (every frame straight back).
-    static func run(streams n: Int, seconds: Double, serverBinary: String, mode: String = "echo") async throws -> Result {
+    static func run(streams n: Int, seconds: Double, serverBinary: String, mode: String = "echo", dialect: LoadDialect = .twilio) async throws -> Result {
         let server = try ServerProcess(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": mode])
         defer { server.stop() }
         try await server.waitUntilHealthy()
@@ -37,7 +37,7 @@ enum MediaStreamBenchmark {
         // The load runs on one event loop (one core at most), so the server has the other.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            let result = try await measure(streams: n, seconds: seconds, server: server, baselineRSS: baselineRSS, loop: group.next())
+            let result = try await measure(streams: n, seconds: seconds, server: server, baselineRSS: baselineRSS, dialect: dialect, loop: group.next())
             try? await group.shutdownGracefully()
             return result
         } catch {
@@ -46,7 +46,7 @@ enum MediaStreamBenchmark {
         }
     }
 
-    static func measure(streams n: Int, seconds: Double, server: ServerProcess, baselineRSS: Int, loop: any EventLoop) async throws -> Result {
+    static func measure(streams n: Int, seconds: Double, server: ServerProcess, baselineRSS: Int, dialect: LoadDialect, loop: any EventLoop) async throws -> Result {
         var result = Result(streams: n, connected: 0, cpuPercentPerStream: 0, lateFrames: 0, audiblyLateFrames: 0, maxLatenessMilliseconds: 0,
                             rssKBPerStream: 0, mediaReceived: 0, mediaSent: 0, clientLateRounds: 0, loadCPUPercent: 0)
 
@@ -55,13 +55,13 @@ enum MediaStreamBenchmark {
         for batch in stride(from: 0, to: n, by: 50) {
             try await withThrowingTaskGroup(of: MediaStreamLoadClient?.self) { connecting in
                 for index in batch..<min(n, batch + 50) {
-                    connecting.addTask { try? await MediaStreamLoadClient.connect(index: index, port: server.httpPort, group: loop) }
+                    connecting.addTask { try? await MediaStreamLoadClient.connect(index: index, port: server.httpPort, dialect: dialect, group: loop) }
                 }
                 for try await client in connecting { if let client { clients.append(client) } }
             }
         }
         result.connected = clients.count
-        let sender = PhasedSender(clients: clients, loop: loop, frames: toneFrames())
+        let sender = PhasedSender(clients: clients, loop: loop, frames: dialect.payloads(toneFrames()))
         sender.start()
 
         // Measure the steady state only: wait until the server has answered every stream (each
@@ -146,15 +146,14 @@ enum MediaStreamBenchmark {
         return (object["mark"] as? [String: Any])?["name"] as? String
     }
 
-    /// Base64 μ-law payloads for a 2 s cycle: 1 s of a 300 Hz tone at −12 dBFS, then 1 s of silence.
-    static func toneFrames() -> [String] {
+    /// μ-law frames for a 2 s cycle: 1 s of a 300 Hz tone at −12 dBFS, then 1 s of silence.
+    static func toneFrames() -> [[UInt8]] {
         (0..<100).map { frame in
-            let bytes = (0..<160).map { i -> UInt8 in
+            (0..<160).map { i -> UInt8 in
                 guard frame < 50 else { return 0xFF }
                 let t = Double(frame * 160 + i) / 8000
                 return muLaw(Int16(8000 * sin(2 * .pi * 300 * t)))
             }
-            return Data(bytes).base64EncodedString()
         }
     }
 

@@ -4,7 +4,7 @@ import NIOPosix
 import NIOWebSocket
 import Synchronization
 
-/// The load side of the media-stream benchmark: Twilio-protocol streams as plain NIO handlers on
+/// The load side of the media-stream benchmark: streams in a provider's dialect as plain NIO handlers on
 /// one event loop of this process. No task per stream and no per-message hops, so a thousand
 /// streams of load fit on one core next to the server being measured; the WebSocket framing
 /// (and the client masking RFC 6455 requires) is SwiftNIO's.
@@ -18,20 +18,22 @@ final class MediaStreamLoadClient: Sendable {
 
     let index: Int
     let streamSid: String
+    let dialect: LoadDialect
     let log: StreamLog
     let channel: any Channel
     private let handler: NIOLoopBound<StreamHandler>
 
-    private init(index: Int, streamSid: String, channel: any Channel, handler: StreamHandler, log: StreamLog) {
+    private init(index: Int, streamSid: String, dialect: LoadDialect, channel: any Channel, handler: StreamHandler, log: StreamLog) {
         self.index = index
+        self.dialect = dialect
         self.streamSid = streamSid
         self.channel = channel
         self.log = log
         self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
     }
 
-    /// Connects, upgrades to WebSocket and sends `connected` and `start`.
-    static func connect(index: Int, port: Int, group: any EventLoopGroup) async throws -> MediaStreamLoadClient {
+    /// Connects, upgrades to WebSocket and sends the dialect's opening (`connected`, `start`).
+    static func connect(index: Int, port: Int, dialect: LoadDialect = .twilio, group: any EventLoopGroup) async throws -> MediaStreamLoadClient {
         let sid = String(format: "MZ%032x", index)
         let log = StreamLog()
         let upgraded = group.next().makePromise(of: Void.self)
@@ -39,8 +41,8 @@ final class MediaStreamLoadClient: Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let stream = StreamHandler(log: log)
-                    try channel.pipeline.syncOperations.addHandler(HandshakeHandler(port: port, stream: stream, upgraded: upgraded))
+                    let stream = StreamHandler(log: log, dialect: dialect)
+                    try channel.pipeline.syncOperations.addHandler(HandshakeHandler(port: port, path: dialect.path, stream: stream, upgraded: upgraded))
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
@@ -48,21 +50,20 @@ final class MediaStreamLoadClient: Sendable {
         return try await channel.eventLoop.submit {
             let handler = try channel.pipeline.syncOperations.handler(type: StreamHandler.self)
             handler.streamSid = sid
-            handler.send(#"{"event":"connected","protocol":"Call","version":"1.0.0"}"#)
-            handler.send(#"{"event":"start","sequenceNumber":"1","start":{"accountSid":"ACbench","streamSid":"\#(sid)","callSid":"CAbench\#(index)","tracks":["inbound"],"customParameters":{"from":"+15550000000","to":"+15550000001"},"mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000,"channels":1}},"streamSid":"\#(sid)"}"#)
-            return MediaStreamLoadClient(index: index, streamSid: sid, channel: channel, handler: handler, log: log)
+            for message in dialect.opening(sid: sid, index: index) { handler.send(message) }
+            return MediaStreamLoadClient(index: index, streamSid: sid, dialect: dialect, channel: channel, handler: handler, log: log)
         }.get()
     }
 
     /// One 20 ms `media` message. Call on the channel's event loop.
     func sendMedia(tick: Int, payload: String) {
-        handler.value.send(#"{"event":"media","sequenceNumber":"\#(tick + 2)","media":{"track":"inbound","chunk":"\#(tick + 1)","timestamp":"\#(tick * 20)","payload":"\#(payload)"},"streamSid":"\#(streamSid)"}"#)
+        handler.value.send(dialect.media(sid: streamSid, tick: tick, payload: payload))
         log.sent.add(1, ordering: .relaxed)
     }
 
     /// `stop`. Call on the channel's event loop.
     func sendStop() {
-        handler.value.send(#"{"event":"stop","streamSid":"\#(streamSid)"}"#)
+        handler.value.send(dialect.stop(sid: streamSid))
     }
 
     /// Counts media coming back, echoes marks (as Twilio does once audio has played), answers pings.
@@ -71,13 +72,19 @@ final class MediaStreamLoadClient: Sendable {
         typealias OutboundOut = WebSocketFrame
 
         let log: StreamLog
+        let dialect: LoadDialect
         var streamSid = ""
         private var context: ChannelHandlerContext?
-        private static let mediaPrefix = Array(#"{"event":"media""#.utf8)
-        private static let markPrefix = Array(#"{"event":"mark""#.utf8)
+        private let mediaPrefix: [UInt8]
+        private let markPrefix: [UInt8]
         private static let nameKey = Array(#""name":""#.utf8)
 
-        init(log: StreamLog) { self.log = log }
+        init(log: StreamLog, dialect: LoadDialect) {
+            self.log = log
+            self.dialect = dialect
+            mediaPrefix = dialect.mediaPrefix
+            markPrefix = dialect.markPrefix
+        }
 
         func handlerAdded(context: ChannelHandlerContext) { self.context = context }
         func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
@@ -93,11 +100,11 @@ final class MediaStreamLoadClient: Sendable {
             switch frame.opcode {
             case .text:
                 let bytes = frame.unmaskedData.readableBytesView
-                if bytes.starts(with: Self.mediaPrefix) {
+                if bytes.starts(with: mediaPrefix) {
                     log.received.add(1, ordering: .relaxed)
-                } else if bytes.starts(with: Self.markPrefix), let name = Self.markName(bytes) {
+                } else if bytes.starts(with: markPrefix), let name = Self.markName(bytes) {
                     log.marks.add(1, ordering: .relaxed)
-                    send(#"{"event":"mark","streamSid":"\#(streamSid)","mark":{"name":"\#(name)"}}"#)
+                    send(dialect.played(sid: streamSid, name: name))
                 }
             case .ping:
                 let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
@@ -124,19 +131,21 @@ final class MediaStreamLoadClient: Sendable {
         typealias OutboundOut = ByteBuffer
 
         private let port: Int
+        private let path: String
         private let stream: StreamHandler
         private let upgraded: EventLoopPromise<Void>
         private var response: ByteBuffer?
 
-        init(port: Int, stream: StreamHandler, upgraded: EventLoopPromise<Void>) {
+        init(port: Int, path: String, stream: StreamHandler, upgraded: EventLoopPromise<Void>) {
             self.port = port
+            self.path = path
             self.stream = stream
             self.upgraded = upgraded
         }
 
         func channelActive(context: ChannelHandlerContext) {
             let key = (0..<16).map { _ in UInt8.random(in: 0...255) }
-            let request = "GET /twilio/stream HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: \(Data(key).base64EncodedString())\r\nSec-WebSocket-Version: 13\r\n\r\n"
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: request)), promise: nil)
             context.fireChannelActive()

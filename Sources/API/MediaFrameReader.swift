@@ -17,7 +17,7 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = WebSocketFrame
 
     let token: ByteBuffer
-    private let leg: TwilioStreamLeg
+    private let leg: MediaStreamSocketLeg
     /// Frames read before `release()`; nil afterwards.
     private var held: [ByteBuffer]? = []
     private var stopped = false
@@ -30,7 +30,7 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     /// Frames waiting for `release()`.
     var heldCount: Int { held?.count ?? 0 }
 
-    init(leg: TwilioStreamLeg) {
+    init(leg: MediaStreamSocketLeg) {
         self.leg = leg
         var token = ByteBuffer()
         token.writeString("voicebridge-media-reader:")

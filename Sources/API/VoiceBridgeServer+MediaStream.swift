@@ -6,13 +6,13 @@ import NIOCore
 import NIOWebSocket
 import Synchronization
 
-/// A Twilio media stream on its WebSocket: the frames' way in and out of the call, kept on the
+/// A media stream (any dialect) on its WebSocket: the frames' way in and out of the call, kept on the
 /// connection's event loop where the per-frame work is (see `MediaFrameReader` and
 /// `channelWriter`); the async side only answers the call and watches the socket.
 extension VoiceBridgeServer {
-    func serveMediaStream(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, calls: CallSystem) async {
-        let socket = TwilioStreamLeg.Socket(send: channelWriter(channel), close: { try? await outbound.close(.normalClosure, reason: "call ended") })
-        let leg = TwilioStreamLeg(scheduler: calls.scheduler(for: channel.eventLoop), logger: logger, socket: socket)
+    func serveMediaStream(dialect: MediaStreamDialect, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, calls: CallSystem) async {
+        let socket = MediaStreamSocketLeg.Socket(send: channelWriter(channel), close: { try? await outbound.close(.normalClosure, reason: "call ended") })
+        let leg = MediaStreamSocketLeg(dialect: dialect, scheduler: calls.scheduler(for: channel.eventLoop), logger: logger, socket: socket)
         let reader: NIOLoopBound<MediaFrameReader>
         let token: ByteBuffer
         do {
@@ -77,7 +77,7 @@ extension VoiceBridgeServer {
     /// `execute` per tick, not a task). Hummingbird's writer still owns the close handshake.
     /// Audio is dropped while the socket is not writable — a peer that stopped reading must not
     /// grow the server's memory — and the first drop is logged; marks and clears always go.
-    func channelWriter(_ channel: any Channel) -> @Sendable ([TwilioStreamLeg.OutboundMessage]) -> Void {
+    func channelWriter(_ channel: any Channel) -> @Sendable ([MediaStreamSocketLeg.OutboundMessage]) -> Void {
         let warned = Atomic<Bool>(false)
         return { [logger] messages in
             let write = {

@@ -7,22 +7,27 @@ import Logging
 
 /// The WebSocket side of the server: Twilio media streams and the event stream.
 extension VoiceBridgeServer {
-    /// The WebSocket routes: `GET /twilio/stream` (a Twilio media stream becomes an inbound call)
-    /// and `GET /api/events` (the event stream).
+    /// The WebSocket routes: `GET /twilio/stream`, `/telnyx/stream`, `/plivo/stream`,
+    /// `/exotel/stream` (a media stream in that dialect becomes a call) and `GET /api/events`
+    /// (the event stream).
     func webSocketRouter() -> Router<MediaSocketRequestContext> {
         let router = Router(context: MediaSocketRequestContext.self)
-        router.ws("twilio/stream") { request, _ in
-            do {
-                let base = self.publicBase(request).replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://")
-                try self.checkSignature(request, url: base + "/twilio/stream")
-            } catch {
-                throw HTTPError(.forbidden, message: "invalid X-Twilio-Signature")
+        for dialect in MediaStreamDialect.allCases {
+            router.ws(RouterPath(dialect.path)) { request, _ in
+                if dialect == .twilio {
+                    do {
+                        let base = self.publicBase(request).replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://")
+                        try self.checkSignature(request, url: base + "/twilio/stream")
+                    } catch {
+                        throw HTTPError(.forbidden, message: "invalid X-Twilio-Signature")
+                    }
+                }
+                guard self.calls != nil else { return .dontUpgrade }
+                return .upgrade([:])
+            } onUpgrade: { inbound, outbound, context in
+                guard let calls = self.calls else { return }
+                await self.serveMediaStream(dialect: dialect, inbound: inbound, outbound: outbound, channel: context.requestContext.channel, calls: calls)
             }
-            guard self.calls != nil else { return .dontUpgrade }
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            guard let calls = self.calls else { return }
-            await self.serveMediaStream(inbound: inbound, outbound: outbound, channel: context.requestContext.channel, calls: calls)
         }
         router.ws("api/events") { request, _ in
             do { _ = try self.access.identity(of: request) } catch { return .dontUpgrade }

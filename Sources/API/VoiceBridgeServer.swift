@@ -1,3 +1,4 @@
+import Bridge
 import Calls
 import Foundation
 import Hummingbird
@@ -61,7 +62,7 @@ public struct VoiceBridgeServer: Sendable {
         addCampaignRoutes(to: api)
         addStatisticsRoutes(to: api)
         // WebSocket routes answer a plain GET with what it takes to use them.
-        for path in ["api/events", "twilio/stream"] {
+        for path in ["api/events"] + MediaStreamDialect.allCases.map(\.path) {
             router.get(RouterPath(path)) { _, _ -> Response in
                 ProblemDetails(.upgradeRequired, detail: "/\(path) is a WebSocket: send an Upgrade: websocket request").response(headers: [.upgrade: "websocket"])
             }

@@ -8,7 +8,7 @@ public struct TickSchedule<C: Clock>: Sendable where C.Duration == Duration, C: 
     public let interval: Duration
     public let maxLag: Duration
     /// Lateness a playout buffer downstream hides: a Twilio stream keeps at least 40 ms queued
-    /// at Twilio (`TwilioStreamLeg`), and phones' jitter buffers hold as much or more.
+    /// at Twilio (`MediaStreamSocketLeg`), and phones' jitter buffers hold as much or more.
     public let hiddenLateness: Duration
     public private(set) var statistics = Statistics()
     private var start: C.Instant

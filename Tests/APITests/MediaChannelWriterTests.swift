@@ -18,8 +18,8 @@ import Testing
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         let write = server.channelWriter(channel)
-        let tick = [TwilioStreamLeg.OutboundMessage(media: ByteBuffer(string: #"{"event":"media"}"#)),
-                    TwilioStreamLeg.OutboundMessage(#"{"event":"mark"}"#)]
+        let tick = [MediaStreamSocketLeg.OutboundMessage(media: ByteBuffer(string: #"{"event":"media"}"#)),
+                    MediaStreamSocketLeg.OutboundMessage(#"{"event":"mark"}"#)]
 
         func written() throws -> [String] {
             var texts: [String] = []

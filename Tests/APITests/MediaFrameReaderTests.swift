@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func holdsFramesUntilReleasedThenDeliversThemInOrder() async throws {
-        let leg = TwilioStreamLeg(scheduler: PacerScheduler(), logger: Logger(label: "test"),
+        let leg = MediaStreamSocketLeg(scheduler: PacerScheduler(), logger: Logger(label: "test"),
                                   socket: .init(send: { _ in }, close: {}))
         // What the route's reader already handed over (queued before the handler was added).
         leg.receive(#"{"event":"start","start":{"streamSid":"MZ1","callSid":"CA1"},"streamSid":"MZ1"}"#)
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func aFloodBeforeReleaseIsBounded() throws {
-        let leg = TwilioStreamLeg(scheduler: PacerScheduler(), logger: Logger(label: "test"),
+        let leg = MediaStreamSocketLeg(scheduler: PacerScheduler(), logger: Logger(label: "test"),
                                   socket: .init(send: { _ in }, close: {}))
         let channel = EmbeddedChannel()
         let reader = MediaFrameReader(leg: leg)
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func aReadCompleteGoesOnOnlyAfterFramesThatDid() throws {
-        let leg = TwilioStreamLeg(scheduler: PacerScheduler(), logger: Logger(label: "test"),
+        let leg = MediaStreamSocketLeg(scheduler: PacerScheduler(), logger: Logger(label: "test"),
                                   socket: .init(send: { _ in }, close: {}))
         let channel = EmbeddedChannel()
         let reader = MediaFrameReader(leg: leg)

@@ -19,7 +19,7 @@ import Testing
         do {
             switch try decode() {
             case .message(let message, let sid): return .message(message, sid)
-            case .unknownEvent(let name): return .unknown(name)
+            case .unknownEvent(let name), .acknowledged(let name): return .unknown(name)
             }
         } catch { return .failure(error) }
     }

@@ -28,6 +28,8 @@ public enum TwilioMediaStreamCodec {
 
     public enum Decoded<Message: Sendable>: Sendable {
         case message(Message, streamSid: String?)
+        /// A known event that needs nothing from us (another dialect's acknowledgement).
+        case acknowledged(String)
         case unknownEvent(String)
     }
 

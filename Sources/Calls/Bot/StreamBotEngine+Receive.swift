@@ -55,6 +55,8 @@ extension StreamBotEngine {
                 state.withLock { $0.malformed += 1 }
                 logger.warning("malformed voicebridge message from the bot", metadata: ["url": "\(url)", "error": "\(error)"])
             }
+        case .acknowledged:
+            break
         case .unknownEvent(let name):
             state.withLock { $0.unknown += 1 }
             logger.debug("ignored an unknown event from the bot", metadata: ["event": "\(name)"])

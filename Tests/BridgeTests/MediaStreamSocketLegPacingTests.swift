@@ -10,13 +10,13 @@ import Testing
 /// drives by hand: a write every third tick, streams taking the ticks in turn, with as many
 /// frames as keep Twilio's buffer (simulated here: it plays one frame a tick) at 40–100 ms; the
 /// mark after the audio it follows; after a `clear`, the buffer is refilled from empty.
-@Suite struct TwilioStreamLegPacingTests {
+@Suite struct MediaStreamSocketLegPacingTests {
     /// What one leg's socket was handed, per tick.
     final class Writes: Sendable {
         let byTick = Mutex<[Int: [String]]>([:])
         let tick = Atomic<Int>(0)
 
-        func socket() -> TwilioStreamLeg.Socket {
+        func socket() -> MediaStreamSocketLeg.Socket {
             .init(send: { messages in
                 let texts = messages.map { String(buffer: $0.text) }
                 self.byTick.withLock { $0[self.tick.load(ordering: .relaxed), default: []] += texts }
@@ -26,7 +26,7 @@ import Testing
         func media(at tick: Int) -> Int { byTick.withLock { ($0[tick] ?? []).filter { $0.contains(#""event":"media""#) }.count } }
     }
 
-    static func start(_ legs: [TwilioStreamLeg], on scheduler: PacerScheduler<[UInt8]>) async throws -> [Task<Void, Never>] {
+    static func start(_ legs: [MediaStreamSocketLeg], on scheduler: PacerScheduler<[UInt8]>) async throws -> [Task<Void, Never>] {
         var running: [Task<Void, Never>] = []
         for (n, leg) in legs.enumerated() {
             leg.receive(#"{"event":"start","start":{"streamSid":"MZ\#(n)","callSid":"CA\#(n)"},"streamSid":"MZ\#(n)"}"#)
@@ -46,7 +46,7 @@ import Testing
     @Test func aWriteEveryThirdTickKeepingTwilio40To100MillisecondsAhead() async throws {
         let scheduler = PacerScheduler<[UInt8]>()
         let writes = [Writes(), Writes()]
-        let legs = writes.map { TwilioStreamLeg(scheduler: scheduler, logger: Logger(label: "test"), socket: $0.socket()) }
+        let legs = writes.map { MediaStreamSocketLeg(scheduler: scheduler, logger: Logger(label: "test"), socket: $0.socket()) }
         let running = try await Self.start(legs, on: scheduler)
         for (n, leg) in legs.enumerated() {
             // 400 ms of audio (twenty frames), then a mark.
@@ -60,7 +60,7 @@ import Testing
             let byTick = w.byTick.withLock { $0 }
             let ticks = byTick.keys.sorted()
             writeTicks.append(ticks)
-            #expect(zip(ticks, ticks.dropFirst()).allSatisfy { $1 - $0 == TwilioStreamLeg.framesPerWrite }, "stream \(n) writes every third tick: \(ticks)")
+            #expect(zip(ticks, ticks.dropFirst()).allSatisfy { $1 - $0 == MediaStreamSocketLeg.framesPerWrite }, "stream \(n) writes every third tick: \(ticks)")
             // The mark after the last three frames goes in the next write (Twilio still holds
             // 40 ms then, so its echo is still on time).
             #expect(ticks.map(w.media) == [5, 3, 3, 3, 3, 3, 0], "stream \(n): five to start, then three a write: \(ticks.map(w.media))")
@@ -86,7 +86,7 @@ import Testing
     @Test func afterAClearTheBufferIsRefilledFromEmpty() async throws {
         let scheduler = PacerScheduler<[UInt8]>()
         let writes = Writes()
-        let leg = TwilioStreamLeg(scheduler: scheduler, logger: Logger(label: "test"), socket: writes.socket())
+        let leg = MediaStreamSocketLeg(scheduler: scheduler, logger: Logger(label: "test"), socket: writes.socket())
         let running = try await Self.start([leg], on: scheduler)
         await leg.send(.media([UInt8](repeating: 1, count: 3200)))
         Self.tick(scheduler, [writes], 1...3)

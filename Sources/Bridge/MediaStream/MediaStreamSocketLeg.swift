@@ -3,15 +3,17 @@ import Logging
 import Pipeline
 import Synchronization
 
-/// A Twilio Media Stream (bidirectional `<Connect><Stream>`) as a call leg.
+/// A media stream on a WebSocket — Twilio's bidirectional `<Connect><Stream>`, or another
+/// provider's (`MediaStreamDialect`) — as a call leg.
 ///
-/// The socket's reader feeds text frames to `receive(_:)`. Outbound audio is paced here, 20 ms per
+/// The socket's reader feeds text frames to `receive(_:)`; audio in any dialect arrives as μ-law
+/// and is cut into 20 ms `media` events here. Outbound audio is paced here, 20 ms per
 /// message, written every third tick of the shared media tick so that Twilio holds 40–100 ms (see
 /// `run()`; `queuedFrames` more wait here); a mark is sent after the audio before it, and Twilio
 /// echoes it when played — that echo is the played-time truth. `clear` drops what is queued here
 /// and tells Twilio to drop what it buffered. What a tick produces goes
 /// to the `Socket` synchronously, from the tick: no queue and no task switch per frame.
-public final class TwilioStreamLeg: MediaStreamLeg {
+public final class MediaStreamSocketLeg: MediaStreamLeg {
     public enum Received: Sendable, Equatable { case accepted, unknown(String), malformed(String), stopped }
 
     /// Where the leg's messages go. `send` is called from the media tick and must not block: it
@@ -56,9 +58,15 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     private let state = Mutex(State())
     let logger: Logger
 
+    /// The words this stream speaks.
+    public let dialect: MediaStreamDialect
+
     struct State {
         var streamSid = ""
         var mediaPrefix = Array(TwilioMediaStreamCodec.mediaPrefix(streamSid: "").utf8)
+        /// Audio of a message longer than a frame (or not a whole number of them), not yet a `media` event.
+        var partialFrame: [UInt8] = []
+        var chunks = 0
         var start: MediaStreamStart?
         var unknown = 0
         var malformed = 0
@@ -76,7 +84,8 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         var twilioBuffered = 0
     }
 
-    public init(scheduler: PacerScheduler<[UInt8]>, queuedFrames: Int = 25, logger: Logger, socket: Socket) {
+    public init(dialect: MediaStreamDialect = .twilio, scheduler: PacerScheduler<[UInt8]>, queuedFrames: Int = 25, logger: Logger, socket: Socket) {
+        self.dialect = dialect
         self.scheduler = scheduler
         self.outbound = PacedMediaQueue(queuedFrames: queuedFrames)
         self.socket = socket
@@ -106,13 +115,14 @@ public final class TwilioStreamLeg: MediaStreamLeg {
     /// One text frame from Twilio. A malformed one is logged and skipped; the stream carries on.
     @discardableResult
     public func receive(_ text: String) -> Received {
-        accept { () throws(TwilioMediaStreamCodec.Failure) in try TwilioMediaStreamCodec.decodeEvent(text) }
+        accept { () throws(TwilioMediaStreamCodec.Failure) in try dialect.decodeEvent(text) }
     }
 
     /// One text frame's bytes, as read from the socket: `media` and `mark` are decoded from the
     /// bytes in place; anything else by the general decoder (the scan is not repeated).
     @discardableResult
     public func receive(_ frame: ByteBuffer) -> Received {
+        guard dialect == .twilio else { return receive(String(buffer: frame)) }
         if let fast = frame.withUnsafeReadableBytes({ TwilioMediaStreamCodec.fastEvent(utf8: $0.assumingMemoryBound(to: UInt8.self)) }) {
             return accept(fast)
         }
@@ -135,7 +145,7 @@ public final class TwilioStreamLeg: MediaStreamLeg {
             if case .start(let start) = event {
                 let waiters = state.withLock { s in
                     s.streamSid = start.streamSid
-                    s.mediaPrefix = Array(TwilioMediaStreamCodec.mediaPrefix(streamSid: start.streamSid).utf8)
+                    s.mediaPrefix = Array(dialect.mediaPrefix(streamSid: start.streamSid).utf8)
                     s.start = start
                     defer { s.startWaiters = [] }
                     return s.startWaiters
@@ -150,16 +160,46 @@ public final class TwilioStreamLeg: MediaStreamLeg {
                 return .malformed("\(event) before start (stream \(sid))")
             }
             if case .media(let media) = event {
-                let handler = state.withLock { s in s.queuedMedia == 0 ? s.mediaHandler : nil }
-                if let handler, handler(media) { return .accepted }
-                state.withLock { $0.queuedMedia += 1 }
+                if dialect == .twilio, media.payload.count == Self.frameBytes {
+                    deliver(media)   // Twilio's own 20 ms frames, as they came
+                } else {
+                    for frame in frames(of: media) { deliver(frame) }
+                }
+                return .accepted
             }
             continuation.yield(event)
             if event == .stop { finish(); return .stopped }
             return .accepted
+        case .acknowledged:
+            return .accepted
         case .unknownEvent(let name):
             state.withLock { $0.unknown += 1 }
             return .unknown(name)
+        }
+    }
+
+    /// One 20 ms frame to the media handler where it arrived, or to `events`.
+    private func deliver(_ media: MediaStreamMedia) {
+        let handler = state.withLock { s in s.queuedMedia == 0 ? s.mediaHandler : nil }
+        if let handler, handler(media) { return }
+        state.withLock { $0.queuedMedia += 1 }
+        continuation.yield(.media(media))
+    }
+
+    /// Audio of any length as whole 20 ms frames, numbered and timed by this leg; a remainder
+    /// waits for the next message.
+    private func frames(of media: MediaStreamMedia) -> [MediaStreamMedia] {
+        state.withLock { s in
+            s.partialFrame += media.payload
+            var frames: [MediaStreamMedia] = []
+            let n = Self.frameBytes
+            while s.partialFrame.count >= n {
+                s.chunks += 1
+                frames.append(MediaStreamMedia(track: media.track, chunk: s.chunks, timestamp: (s.chunks - 1) * AudioFrame.durationMilliseconds,
+                                               payload: Array(s.partialFrame.prefix(n))))
+                s.partialFrame.removeFirst(n)
+            }
+            return frames
         }
     }
 
@@ -192,7 +232,7 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         await outbound.send(command)
         if command == .clear {
             // The queue here is dropped; tell Twilio to drop what it buffered.
-            socket.send([OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.clear, streamSid: streamSid))])
+            socket.send([OutboundMessage(dialect.encodeCommand(.clear, streamSid: streamSid))])
             state.withLock { $0.twilioBuffered = 0 }
         }
     }
@@ -201,6 +241,9 @@ public final class TwilioStreamLeg: MediaStreamLeg {
         finish()
         await socket.close()
     }
+
+    /// 20 ms of μ-law.
+    static let frameBytes = 160
 
     /// One write every `framesPerWrite` media ticks.
     public static let framesPerWrite = 3
@@ -237,10 +280,10 @@ public final class TwilioStreamLeg: MediaStreamLeg {
                     let (sid, prefix) = identity!
                     switch output {
                     case .audio(let frame, _):
-                        messages.append(OutboundMessage(media: TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)))
+                        messages.append(OutboundMessage(media: dialect.encodeMedia(frame, prefix: prefix)))
                         frames += 1
                     case .mark(let name):
-                        messages.append(OutboundMessage(TwilioMediaStreamCodec.encodeCommand(.mark(name), streamSid: sid)))
+                        messages.append(OutboundMessage(dialect.encodeCommand(.mark(name), streamSid: sid)))
                     }
                 }
                 if messages.count == before { break }   // nothing queued (the usual case)

@@ -1,0 +1,97 @@
+import Foundation
+import NIOCore
+import Pipeline
+
+/// The media-stream WebSocket dialects the server speaks, each on its own path
+/// (`/twilio/stream`, `/telnyx/stream`, …). Every one becomes the same `MediaStreamEvent`s and
+/// takes the same `MediaStreamCommand`s, so every call session is the same whatever the provider;
+/// only the words on the wire differ (PROTOCOLS.md §1–2).
+///
+/// | dialect | audio | mark / its echo | clear |
+/// |---|---|---|---|
+/// | Twilio | base64 μ-law 8 kHz | `mark` / `mark` | `clear` |
+/// | Telnyx | base64 PCMU 8 kHz (RTP payloads) | `mark` / `mark` | `clear` |
+/// | Plivo | base64 μ-law 8 kHz (`playAudio` out) | `checkpoint` / `playedStream` | `clearAudio` |
+/// | Exotel | base64 16-bit PCM 8 kHz, ~100 ms chunks | `mark` / `mark` | `clear` |
+public enum MediaStreamDialect: String, Sendable, CaseIterable {
+    case twilio, telnyx, plivo, exotel
+
+    /// The server's WebSocket path for the dialect.
+    public var path: String { "\(rawValue)/stream" }
+
+    /// The provider's name as people write it.
+    public var displayName: String {
+        switch self {
+        case .twilio: "Twilio Media Streams"
+        case .telnyx: "Telnyx media streaming"
+        case .plivo: "Plivo audio streams"
+        case .exotel: "Exotel Voicebot"
+        }
+    }
+
+    // MARK: In (provider → us)
+
+    /// One text message as an event. Audio comes as μ-law whatever the dialect carries, of any
+    /// length (the leg cuts it into 20 ms frames).
+    public func decodeEvent(_ text: String) throws(TwilioMediaStreamCodec.Failure) -> TwilioMediaStreamCodec.Decoded<MediaStreamEvent> {
+        switch self {
+        case .twilio: try TwilioMediaStreamCodec.decodeEvent(text)
+        case .telnyx: try OtherDialects.decodeTelnyx(text)
+        case .plivo: try OtherDialects.decodePlivo(text)
+        case .exotel: try OtherDialects.decodeExotel(text)
+        }
+    }
+
+    // MARK: Out (us → provider)
+
+    /// The part of every outbound audio message before its base64 payload; a leg builds it once
+    /// per stream. Every dialect's audio message ends `"}}` after the payload.
+    public func mediaPrefix(streamSid: String) -> String {
+        let sid = TwilioMediaStreamCodec.quote(streamSid)
+        return switch self {
+        case .twilio: TwilioMediaStreamCodec.mediaPrefix(streamSid: streamSid)
+        case .telnyx: #"{"event":"media","media":{"payload":""#
+        case .plivo: #"{"event":"playAudio","media":{"contentType":"audio/x-mulaw","sampleRate":8000,"payload":""#
+        case .exotel: #"{"event":"media","stream_sid":\#(sid),"streamSid":\#(sid),"media":{"payload":""#
+        }
+    }
+
+    /// One 20 ms μ-law frame as the dialect's audio message.
+    public func encodeMedia(_ frame: [UInt8], prefix: some Collection<UInt8>) -> ByteBuffer {
+        switch self {
+        case .exotel:
+            // 16-bit little-endian PCM: 320 bytes a frame, the multiple of 320 Exotel asks for.
+            var pcm = [UInt8](repeating: 0, count: frame.count * 2)
+            for (i, sample) in G711.decode(frame, law: .muLaw).enumerated() {
+                pcm[2 * i] = UInt8(truncatingIfNeeded: sample)
+                pcm[2 * i + 1] = UInt8(truncatingIfNeeded: sample >> 8)
+            }
+            return TwilioMediaStreamCodec.encodeMedia(pcm, prefix: prefix)
+        default:
+            return TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)
+        }
+    }
+
+    /// A mark or a clear as the dialect writes it (audio goes through `encodeMedia`).
+    public func encodeCommand(_ command: MediaStreamCommand, streamSid: String) -> String {
+        let sid = TwilioMediaStreamCodec.quote(streamSid)
+        switch (self, command) {
+        case (_, .media(let payload)):
+            return String(buffer: encodeMedia(payload, prefix: mediaPrefix(streamSid: streamSid).utf8))
+        case (.twilio, _):
+            return TwilioMediaStreamCodec.encodeCommand(command, streamSid: streamSid)
+        case (.telnyx, .mark(let name)):
+            return #"{"event":"mark","stream_id":\#(sid),"mark":{"name":\#(TwilioMediaStreamCodec.quote(name))}}"#
+        case (.telnyx, .clear):
+            return #"{"event":"clear","stream_id":\#(sid)}"#
+        case (.plivo, .mark(let name)):
+            return #"{"event":"checkpoint","streamId":\#(sid),"name":\#(TwilioMediaStreamCodec.quote(name))}"#
+        case (.plivo, .clear):
+            return #"{"event":"clearAudio","streamId":\#(sid)}"#
+        case (.exotel, .mark(let name)):
+            return #"{"event":"mark","stream_sid":\#(sid),"streamSid":\#(sid),"mark":{"name":\#(TwilioMediaStreamCodec.quote(name))}}"#
+        case (.exotel, .clear):
+            return #"{"event":"clear","stream_sid":\#(sid),"streamSid":\#(sid)}"#
+        }
+    }
+}
