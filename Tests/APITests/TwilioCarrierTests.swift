@@ -25,14 +25,17 @@ import TestSupport
     }
 
     /// The fake and the server for `body`, which gets the server's manager and store.
-    static func withTwilio(_ body: @Sendable (FakeTwilio, CallManager, CallStore, VoiceBridgeConfig) async throws -> Void) async throws {
+    static func withTwilio(tweak: (inout VoiceBridgeConfig) -> Void = { _ in },
+                           _ body: @Sendable (FakeTwilio, CallManager, CallStore, VoiceBridgeConfig) async throws -> Void) async throws {
         let fake = FakeTwilio(audio: try WAVFile.read(Fixtures.audio("en_yes_attend.ulaw.wav")).data)
         try await withThrowingTaskGroup(of: Void.self) { group in
             let (ready, readyInput) = AsyncStream.makeStream(of: Int.self)
             group.addTask { try await fake.run { readyInput.yield($0) } }
             var iterator = ready.makeAsyncIterator()
             _ = await iterator.next()
-            let config = try Self.config(fake: fake)
+            var tweaked = try Self.config(fake: fake)
+            tweak(&tweaked)
+            let config = tweaked
             let store = try CallStore(path: config.database.path)
             let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
             try await TwilioStreamTests.withLiveServer(config, store: store, calls: calls) { _ in
@@ -140,21 +143,9 @@ import TestSupport
     }
 
     @Test func aBadAccountTokenFailsTheCallWith20003() async throws {
-        let fake = FakeTwilio(audio: [])
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            let (ready, readyInput) = AsyncStream.makeStream(of: Int.self)
-            group.addTask { try await fake.run { readyInput.yield($0) } }
-            var iterator = ready.makeAsyncIterator()
-            _ = await iterator.next()
-            var config = try Self.config(fake: fake)
-            config.twilio.authToken = "wrong-token-000000000000000000000"
-            let store = try CallStore(path: config.database.path)
-            let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
-            try await TwilioStreamTests.withLiveServer(config, store: store, calls: calls) { _ in
-                let id = try await Self.place(calls.manager, to: "+15550000001")
-                #expect(try await Self.wait(store, id, for: [.failed]).failureReason == "twilio_error 20003: Authenticate")
-            }
-            group.cancelAll()
+        try await Self.withTwilio(tweak: { $0.twilio.authToken = "wrong-token-000000000000000000000" }) { _, manager, store, _ in
+            let id = try await Self.place(manager, to: "+15550000001")
+            #expect(try await Self.wait(store, id, for: [.failed]).failureReason == "twilio_error 20003: Authenticate")
         }
     }
 }

@@ -13,9 +13,7 @@ enum OtherDialects {
     // MARK: Telnyx (snake_case, stream_id at the top)
 
     static func decodeTelnyx(_ text: String) throws(Codec.Failure) -> Decoded {
-        let object = try Codec.parseObject(text)
-        guard let event = object["event"] as? String else { throw .missingField("event") }
-        let sid = object["stream_id"] as? String
+        let (object, event, sid) = try envelope(text, streamKey: "stream_id")
         switch event {
         case "connected":
             return .message(.connected(protocol: "Call", version: object["version"] as? String ?? ""), streamSid: nil)
@@ -31,29 +29,17 @@ enum OtherDialects {
             }
             return .message(.start(MediaStreamStart(streamSid: sid, callSid: start["call_control_id"] as? String ?? sid,
                                                     customParameters: parameters, encoding: "audio/x-mulaw")), streamSid: sid)
-        case "media":
-            guard let sid else { throw .missingField("stream_id") }
-            return try media(object, streamSid: sid, pcm16: false)
-        case "dtmf":
-            return try dtmf(object, streamSid: sid)
-        case "mark":
-            guard let name = (object["mark"] as? [String: Any])?["name"] as? String else { throw .missingField("mark.name") }
-            return .message(.mark(name), streamSid: sid)
-        case "stop":
-            return .message(.stop, streamSid: sid)
         case "error":
             return .acknowledged("error: \(object["payload"].map { "\($0)" } ?? "")")
         default:
-            return .unknownEvent(event)
+            return try common(event, object, streamSid: sid, streamKey: "stream_id", pcm16: false)
         }
     }
 
     // MARK: Plivo (camelCase, numbers as numbers, checkpoints)
 
     static func decodePlivo(_ text: String) throws(Codec.Failure) -> Decoded {
-        let object = try Codec.parseObject(text)
-        guard let event = object["event"] as? String else { throw .missingField("event") }
-        let sid = object["streamId"] as? String
+        let (object, event, sid) = try envelope(text, streamKey: "streamId")
         switch event {
         case "start":
             guard let start = object["start"] as? [String: Any] else { throw .missingField("start") }
@@ -70,29 +56,20 @@ enum OtherDialects {
             parameters.merge(strings(start, ["from", "to"])) { _, new in new }
             return .message(.start(MediaStreamStart(streamSid: sid, accountSid: start["accountId"] as? String ?? "", callSid: start["callId"] as? String ?? sid,
                                                     tracks: start["tracks"] as? [String] ?? ["inbound"], customParameters: parameters)), streamSid: sid)
-        case "media":
-            guard let sid else { throw .missingField("streamId") }
-            return try media(object, streamSid: sid, pcm16: false)
-        case "dtmf":
-            return try dtmf(object, streamSid: sid)
         case "playedStream", "played":
             guard let name = object["name"] as? String else { throw .missingField("name") }
             return .message(.mark(name), streamSid: sid)
         case "clearedAudio":
             return .acknowledged(event)
-        case "stop":
-            return .message(.stop, streamSid: sid)
         default:
-            return .unknownEvent(event)
+            return try common(event, object, streamSid: sid, streamKey: "streamId", pcm16: false)
         }
     }
 
     // MARK: Exotel (snake_case, 16-bit PCM)
 
     static func decodeExotel(_ text: String) throws(Codec.Failure) -> Decoded {
-        let object = try Codec.parseObject(text)
-        guard let event = object["event"] as? String else { throw .missingField("event") }
-        let sid = object["stream_sid"] as? String
+        let (object, event, sid) = try envelope(text, streamKey: "stream_sid")
         switch event {
         case "connected":
             return .message(.connected(protocol: "Call", version: ""), streamSid: nil)
@@ -105,11 +82,29 @@ enum OtherDialects {
             parameters.merge(strings(start, ["from", "to"])) { _, new in new }
             return .message(.start(MediaStreamStart(streamSid: sid, accountSid: start["account_sid"] as? String ?? "", callSid: start["call_sid"] as? String ?? sid,
                                                     customParameters: parameters)), streamSid: sid)
+        default:
+            return try common(event, object, streamSid: sid, streamKey: "stream_sid", pcm16: true)
+        }
+    }
+
+    // MARK: Shared
+
+    /// The message's object, its `event` and its stream id (under the dialect's key).
+    private static func envelope(_ text: String, streamKey: String) throws(Codec.Failure) -> ([String: Any], String, String?) {
+        let object = try Codec.parseObject(text)
+        guard let event = object["event"] as? String else { throw .missingField("event") }
+        return (object, event, object[streamKey] as? String)
+    }
+
+    /// The events the dialects share: `media`, `dtmf`, `mark` (`mark.name`), `stop`; anything else is unknown.
+    private static func common(_ event: String, _ object: [String: Any], streamSid sid: String?, streamKey: String, pcm16: Bool) throws(Codec.Failure) -> Decoded {
+        switch event {
         case "media":
-            guard let sid else { throw .missingField("stream_sid") }
-            return try media(object, streamSid: sid, pcm16: true)
+            guard let sid else { throw .missingField(streamKey) }
+            return try media(object, streamSid: sid, pcm16: pcm16)
         case "dtmf":
-            return try dtmf(object, streamSid: sid)
+            guard let digit = ((object["dtmf"] as? [String: Any])?["digit"] as? String)?.first else { throw .missingField("dtmf.digit") }
+            return .message(.dtmf(track: "inbound_track", digit: digit), streamSid: sid)
         case "mark":
             guard let name = (object["mark"] as? [String: Any])?["name"] as? String else { throw .missingField("mark.name") }
             return .message(.mark(name), streamSid: sid)
@@ -119,8 +114,6 @@ enum OtherDialects {
             return .unknownEvent(event)
         }
     }
-
-    // MARK: Shared
 
     private static func media(_ object: [String: Any], streamSid: String, pcm16: Bool) throws(Codec.Failure) -> Decoded {
         guard let media = object["media"] as? [String: Any] else { throw .missingField("media") }
@@ -135,11 +128,6 @@ enum OtherDialects {
         }
         return .message(.media(MediaStreamMedia(track: "inbound", chunk: try Codec.integer(media["chunk"], "media.chunk") ?? 0,
                                                 timestamp: try Codec.integer(media["timestamp"], "media.timestamp") ?? 0, payload: bytes)), streamSid: streamSid)
-    }
-
-    private static func dtmf(_ object: [String: Any], streamSid: String?) throws(Codec.Failure) -> Decoded {
-        guard let digit = ((object["dtmf"] as? [String: Any])?["digit"] as? String)?.first else { throw .missingField("dtmf.digit") }
-        return .message(.dtmf(track: "inbound_track", digit: digit), streamSid: streamSid)
     }
 
     /// String (or number) values of `keys` (nil: every key) as text.
