@@ -148,4 +148,22 @@ import TestSupport
             #expect(try await Self.wait(store, id, for: [.failed]).failureReason == "twilio_error 20003: Authenticate")
         }
     }
+
+    /// What the REST answers and callbacks become, table by table (PROTOCOLS-2 §1.2, §1.4, §1.6).
+    @Test func statusesVerdictsAndErrorsMapAsDocumented() {
+        #expect(TwilioCarrier.finalState("busy")?.0 == .busy && TwilioCarrier.finalState("no-answer")?.0 == .noAnswer)
+        #expect(TwilioCarrier.finalState("canceled")?.0 == .cancelled && TwilioCarrier.finalState("failed")?.0 == .failed)
+        #expect(TwilioCarrier.finalState("ringing") == nil && TwilioCarrier.finalState("in-progress") == nil)
+        #expect(["human", "machine_start", "machine_end_beep", "machine_end_silence", "fax", "unknown"].map(TwilioCarrier.answeredBy)
+                == ["human", "machine", "machine", "machine", "machine", "unknown"])
+        let failure = TwilioCalls.failure(status: 400, body: #"{"code":21211,"message":"The 'To' number +1555 is not a valid phone number.","more_info":"https://www.twilio.com/docs/errors/21211","status":400}"#)
+        #expect(failure.code == 21211 && !failure.isRetryable && failure.description.hasPrefix("twilio_error 21211: "))
+        #expect(TwilioCalls.failure(status: 429, body: "").isRetryable && TwilioCalls.failure(status: 503, body: "<html>").description == "twilio_error http 503: HTTP 503: <html>")
+        #expect(TwilioCalls.formEncoded([("Twiml", #"<Response a="b&c"/>"#), ("StatusCallbackEvent", "initiated"), ("StatusCallbackEvent", "ringing"), ("From", "+82 10")])
+                == "Twiml=%3CResponse%20a%3D%22b%26c%22%2F%3E&StatusCallbackEvent=initiated&StatusCallbackEvent=ringing&From=%2B82%2010")
+        var call = CallRecord(outboundId: "ob-1", callerNumber: "+1", calleeNumber: "+2", purpose: "p", questions: ["q"])
+        call.calleeNumber = #"+2"&<x>"#
+        let twiml = TwilioCarrier(calls: TwilioCalls(settings: .init(accountSID: "AC1", username: "AC1", password: "t")), publicURL: "https://vb.example.com/").twiml(for: call)
+        #expect(twiml == #"<Response><Connect><Stream url="wss://vb.example.com/twilio/stream"><Parameter name="outbound_id" value="ob-1"/><Parameter name="from" value="+1"/><Parameter name="to" value="+2&quot;&amp;&lt;x&gt;"/></Stream></Connect></Response>"#)
+    }
 }

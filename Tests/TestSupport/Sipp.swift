@@ -14,7 +14,8 @@ public struct Sipp: @unchecked Sendable {
     public init(scenario: String? = nil, arguments: [String], seconds: Int = 40) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sipp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        var args = ["\(seconds)", "sipp", "-m", "1", "-nostdin", "-timeout", "\(seconds - 5)s", "-timeout_error", "-trace_err",
+        // -k: sipp whose test process died can ignore timeout's TERM; KILL follows 5 s later.
+        var args = ["-k", "5", "\(seconds)", "sipp", "-m", "1", "-nostdin", "-timeout", "\(seconds - 5)s", "-timeout_error", "-trace_err",
                     "-error_file", dir.appendingPathComponent("errors.log").path]
         if let scenario {
             let file = dir.appendingPathComponent("scenario.xml")

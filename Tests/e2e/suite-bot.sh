@@ -100,8 +100,36 @@ row=$(wait_ended "$db" "$id")
 check "a TLS failure fails the call ($row)" grep -q '^failed|engine_failure: cannot reach the bot at wss://' <<<"$row"
 check "a bot URL that is not ws(s) is refused with 422" test "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$VB_PORT/api/outbound" -H 'Content-Type: application/json' \
   -d '{"caller_number":"0701234567","callee_number":"0109876547","purpose":"x","questions":["y?"],"bot_url":"http://bot"}')" = 422
+api POST templates -H 'Content-Type: application/json' \
+  -d '{"name":"dental","purpose":"a check-up for {name}","questions":["When can {name} come in?"],"greeting":"Dr. Kim\u0027s office, about {purpose}.","variables":{"name":"you"}}' >/dev/null
 vb_stop_server TERM
 check "the edge stops cleanly" test "$VB_EXIT" -eq 0
+
+# 3b. A route naming a template: the agent answers that number with the template's lines. A route
+#     naming a template the database lacks stops the server at start-up, naming the route.
+cat >"$VB_TMP/routes.yaml" <<EOF
+inbound:
+  routes:
+    "+15550102": {template: dental, display_name: "Dr. Kim's office"}
+EOF
+VB_CONFIG=$VB_TMP/routes.yaml vb_start_server "$VB_TMP/routes.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port \
+  VOICEBRIDGE_SIP_RTP_PORT_MIN=43200 VOICEBRIDGE_SIP_RTP_PORT_MAX=43399 \
+  || { not_ok "the edge starts with a template route"; cat "$VB_TMP/routes.log"; exit 1; }
+timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s +15550102 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
+  -m 1 -d 6000 -nostdin -timeout 30s >"$VB_TMP/sipp-route.log" 2>&1
+routed=$(query "$db" "SELECT outbound_id, purpose, template_id IS NOT NULL FROM calls WHERE direction='inbound' AND callee_number='+15550102'")
+check "the routed number's call ran the template ($routed)" grep -q '|a check-up for you|1$' <<<"$routed"
+greeting=$(query "$db" "SELECT text FROM transcript_entries WHERE outbound_id='${routed%%|*}' AND speaker='ai' ORDER BY id LIMIT 1")
+check "with the template's greeting ($greeting)" grep -q "^Dr. Kim's office, about a check-up for you." <<<"$greeting"
+vb_stop_server TERM
+sed -i 's/template: dental/template: orthodontics/' "$VB_TMP/routes.yaml"
+env VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_HTTP_PORT=$(free_port) \
+  "$VB_BINARY" serve --config "$VB_TMP/routes.yaml" >"$VB_TMP/bad-route.log" 2>&1 </dev/null &
+bad_pid=$!
+for _ in $(seq 1 100); do kill -0 $bad_pid 2>/dev/null || break; sleep 0.1; done
+kill $bad_pid 2>/dev/null; wait $bad_pid; bad_exit=$?
+check "a route naming an unknown template stops the server at start-up (exit $bad_exit)" \
+  grep -q "inbound.routes.+15550102.template: no template 'orthodontics'" "$VB_TMP/bad-route.log"
 
 # 4. VoiceBridge as the bot: B's local agent answers the media stream A's SIP call is carried on.
 b_db=$VB_TMP/b/voicebridge.sqlite

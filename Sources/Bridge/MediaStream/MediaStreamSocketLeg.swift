@@ -160,7 +160,7 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
                 return .malformed("\(event) before start (stream \(sid))")
             }
             if case .media(let media) = event {
-                if dialect == .twilio, media.payload.count == Self.frameBytes {
+                if dialect == .twilio {
                     deliver(media)   // Twilio's own 20 ms frames, as they came
                 } else {
                     for frame in frames(of: media) { deliver(frame) }
