@@ -175,6 +175,12 @@ async function showDetail(id) {
     field('purpose', call.purpose);
     field('duration', duration(call.duration_seconds));
     field('attempt_count', call.attempt_count);
+    // Shown only when the call has them: a carrier's answering-machine verdict, the bot that ran it.
+    for (const name of ['answered_by', 'bot_url']) {
+      const value = view.querySelector(`[data-field="${name}"]`);
+      value.hidden = value.previousElementSibling.hidden = call[name] == null;
+      value.textContent = call[name] == null ? '' : name === 'answered_by' ? t(`answered_by.${call[name]}`) : call[name];
+    }
     $('#attempts', view).replaceChildren(...(call.attempts || []).map((a) => {
       const li = el('li', `#${a.number} ${time(a.started_at)} `);
       li.dataset.outcome = a.outcome || '';
