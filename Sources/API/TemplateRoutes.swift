@@ -68,6 +68,7 @@ struct TemplateBody: Decodable {
     var voice: String?
     var engineMode: String?
     var botURL: String?
+    var keypad: [String: String]?
     var maxDuration: Int?
     var retryOnNoAnswer: Bool?
     var maxRetries: Int?
@@ -75,12 +76,12 @@ struct TemplateBody: Decodable {
 
     enum CodingKeys: String, CodingKey {
         case name, purpose, questions, greeting, closing, language, voice, variables
-        case engineMode = "engine_mode", botURL = "bot_url", maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
+        case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
     }
 
     var template: CallTemplate {
         CallTemplate(name: name ?? "", purpose: purpose ?? "", questions: questions ?? [], greeting: greeting, closing: closing, language: language,
-                     voice: voice, engineMode: engineMode, botURL: botURL, maxDuration: maxDuration, retryOnNoAnswer: retryOnNoAnswer, maxRetries: maxRetries,
+                     voice: voice, engineMode: engineMode, botURL: botURL, keypad: keypad, maxDuration: maxDuration, retryOnNoAnswer: retryOnNoAnswer, maxRetries: maxRetries,
                      variables: variables ?? [:])
     }
 }

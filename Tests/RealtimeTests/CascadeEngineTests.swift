@@ -244,6 +244,30 @@ import TestSupport
         #expect(log.all("transcription") == ["transcription wav=true model=true"])
     }
 
+    /// A key press is a turn of its own: the next chat request carries `[DTMF 7]` as the caller's line.
+    @Test func aKeyPressReachesTheModelAsTheCallersLine() async throws {
+        let log = Log()
+        try await Self.withFakeServers(log) { port in
+            let engine = CascadeEngine(context: OpenAIRealtimeEngineTests.context, settings: Self.settings(port: port, deepgram: false))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                group.addTask {
+                    while log.chatBodies.value.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                    await engine.dtmf("7")
+                }
+                try await withTimeout(.seconds(20)) {
+                    while log.chatBodies.value.count < 2 { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                _ = await engine.stop()
+                group.cancelAll()
+            }
+        }
+        let second = try #require(log.chatBodies.value.dropFirst().first)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(second.utf8)) as? [String: Any])
+        let last = (body["messages"] as? [[String: Any]])?.last { $0["role"] as? String == "user" }
+        #expect(last?["content"] as? String == "[DTMF 7]", "\(last ?? [:])")
+    }
+
     /// `max_turns` reached (here at the greeting, with a caller who says nothing): the closing
     /// line is synthesized and the call ends, without another round to the model.
     @Test func maxTurnsEndsTheCallWithTheClosingLine() async throws {

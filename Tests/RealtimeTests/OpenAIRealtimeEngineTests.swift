@@ -151,6 +151,39 @@ import TestSupport
                 && lines[1].contains(#""role":"user""#) && lines[1].contains("Yes."), "\(lines)")
     }
 
+    /// A key press reaches the model as the caller's line `[DTMF 5]`, and a reply is asked for.
+    @Test func aKeyPressIsAUserLineAndAsksForAReply() async throws {
+        let server = FakeRealtimeServer(key: "test-key", model: "gpt-realtime")
+        let seen = Locked<(role: String?, text: String?, replies: Int)>((nil, nil, 0))
+        try await server.run(script: { c in
+            _ = try await c.next("session.update")
+            try await c.send(["type": "session.created", "session": ["id": "sess_1"]])
+            _ = try await c.next("response.create")
+            let item = try await c.next("conversation.item.create")
+            _ = try await c.next("response.create")
+            let message = item["item"] as? [String: Any]
+            let content = (message?["content"] as? [[String: Any]])?.first
+            seen.withLock { $0 = (message?["role"] as? String, content?["text"] as? String, c.count("response.create")) }
+            try await c.send(Self.functionCallDone("end_call", callID: "call_1", arguments: "{}"))
+            try await Task.sleep(for: .milliseconds(300))
+        }) { port in
+            let engine = Self.engine(port: port)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                while engine.state.withLock({ $0.writer == nil }) { try await Task.sleep(for: .milliseconds(20)) }
+                await engine.dtmf("5")
+                try await withTimeout(.seconds(10)) {
+                    while let event = await engine.nextEvent() { if case .endCall = event { return } }
+                }
+                group.cancelAll()
+            }
+            _ = await engine.stop()
+        }
+        let (role, text, replies) = seen.value
+        #expect(role == "user" && text == "[DTMF 5]", "\(role ?? "-") \(text ?? "-")")
+        #expect(replies == 2, "the greeting's response.create, then the key's")
+    }
+
     /// It drops again after the reconnect: the call ends as engine_disconnected; a bad key never connects.
     @Test func aSecondDropEndsTheCallAndABadKeyFailsToStart() async throws {
         let server = FakeRealtimeServer(key: "test-key", model: "gpt-realtime")

@@ -22,6 +22,9 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     public var engineMode: String?
     /// A media-stream bot that runs these calls instead of the server's engine.
     public var botURL: String?
+    /// Keys the callee may press instead of answering aloud, and the words each stands for
+    /// (`{"1": "yes", "2": "no"}`), for questions that say "press 1 for yes".
+    public var keypad: [String: String]?
     public var maxDuration: Int?
     public var retryOnNoAnswer: Bool?
     public var maxRetries: Int?
@@ -31,12 +34,12 @@ public struct CallTemplate: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
-        case engineMode = "engine_mode", botURL = "bot_url", maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
+        case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case createdAt = "created_at"
     }
 
     public init(id: String = Self.newID(), version: Int = 1, name: String, purpose: String, questions: [String], greeting: String? = nil,
-                closing: String? = nil, language: String? = nil, voice: String? = nil, engineMode: String? = nil, botURL: String? = nil, maxDuration: Int? = nil,
+                closing: String? = nil, language: String? = nil, voice: String? = nil, engineMode: String? = nil, botURL: String? = nil, keypad: [String: String]? = nil, maxDuration: Int? = nil,
                 retryOnNoAnswer: Bool? = nil, maxRetries: Int? = nil, variables: [String: String] = [:], createdAt: Date = Date()) {
         self.id = id
         self.version = version
@@ -49,6 +52,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         self.voice = voice
         self.engineMode = engineMode
         self.botURL = botURL
+        self.keypad = keypad
         self.maxDuration = maxDuration
         self.retryOnNoAnswer = retryOnNoAnswer
         self.maxRetries = maxRetries
@@ -77,6 +81,9 @@ public struct CallTemplate: Codable, Sendable, Equatable {
             problems.append(.init(name: "engine_mode", message: "must be one of \(engineModes.joined(separator: ", "))"))
         }
         if let url = botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { problems.append(.init(name: "bot_url", message: problem)) }
+        if let keys = keypad, keys.contains(where: { $0.key.count != 1 || !"0123456789*#".contains($0.key) || $0.value.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            problems.append(.init(name: "keypad", message: "maps single keys (0–9, *, #) to the words each stands for, e.g. {\"1\": \"yes\"}"))
+        }
         if let d = maxDuration, !(10...3600).contains(d) { problems.append(.init(name: "max_duration", message: "must be between 10 and 3600 seconds")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }

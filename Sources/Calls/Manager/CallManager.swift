@@ -217,6 +217,10 @@ public actor CallManager {
                                           maxDurationSeconds: call.maxDuration, voice: call.voice)
         context.call = .init(id: call.outboundId, direction: call.direction.rawValue, from: call.callerNumber, to: call.calleeNumber)
         context.botURL = call.botUrl
+        // The keys of the template version the call was made from.
+        if let id = call.templateId, let version = call.templateVersion, let keypad = try? store.template(id: id, version: version)?.keypad {
+            context.keypad = keypad
+        }
         return context
     }
 

@@ -21,6 +21,8 @@ extension CascadeEngine {
             await milestone(.transcribed)
             await events.emit(.transcript(speaker: .customer, text: text, item: nil))
             appendMessage(["role": "user", "content": text])
+        case .pressed(let digit):
+            appendMessage(["role": "user", "content": PromptBuilder.keyPress(digit)])
         case .close(let reason):
             let item = nextItem()
             await speak(sentences: [context.closing], item: item)

@@ -33,7 +33,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         }
     }
 
-    enum TurnInput: Sendable { case greet, heard(String), close(String) }
+    enum TurnInput: Sendable { case greet, heard(String), pressed(Character), close(String) }
 
     public let inputFormat = EngineAudioFormat.muLaw
     public let outputFormat = EngineAudioFormat.pcm16(sampleRate: OpenAISpeech.sampleRate)
@@ -141,6 +141,11 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         } catch {
             events.sendUrgent(.error(message: "transcription: \(error)", fatal: false))
         }
+    }
+
+    /// A key press is a turn of its own: the model reads it as a user line (its transcript line is the session's).
+    public func dtmf(_ digit: Character) async {
+        inputSink.yield(.pressed(digit))
     }
 
     public func send(samples: [Int16], speech activity: SpeechActivity) async {

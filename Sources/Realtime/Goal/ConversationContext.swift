@@ -19,6 +19,9 @@ public struct ConversationContext: Sendable, Equatable {
     /// A media-stream bot (`ws://` or `wss://`) that runs this call instead of the configured
     /// engine: a template's, an inbound route's or the request's `bot_url`.
     public var botURL: String?
+    /// Keys the caller may press instead of answering aloud, and what each one says ("1" → "yes"):
+    /// a template's `keypad`, for questions that offer keys.
+    public var keypad: [String: String] = [:]
 
     public struct CallIdentity: Sendable, Equatable {
         public var id = ""

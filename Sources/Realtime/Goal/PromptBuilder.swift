@@ -1,5 +1,8 @@
 /// Instructions for LLM-backed engines, following seed 000 §5.2's conversation rules.
 public enum PromptBuilder {
+    /// How a key press reaches a model: a user line, as the caller's own words would.
+    public static func keyPress(_ digit: Character) -> String { "[DTMF \(digit)]" }
+
     public static func instructions(for context: ConversationContext) -> String {
         let language = languageName(context.language)
         let questions = context.questions.enumerated().map { "q\($0.offset + 1). \($0.element)" }.joined(separator: "\n")
@@ -22,6 +25,8 @@ public enum PromptBuilder {
         6. Speak only \(language).
         7. Use a polite, respectful register.
         8. Keep every turn short: this is a phone call.
+        9. A line "[DTMF 1]" means the caller pressed that key on the phone's keypad: take it as their
+           answer where a question offers keys ("press 1 for yes"), otherwise acknowledge it briefly.
 
         ## Reporting progress
         After each answer call the tool `update_task_state` with the question id (q1, q2, …), its status

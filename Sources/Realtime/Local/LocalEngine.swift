@@ -25,6 +25,8 @@ public final class LocalEngine: ConversationEngine {
 
     let tts: EspeakSynthesizer
     private let stt: MoonshineTranscriber
+    /// The template's keys and the words each stands for.
+    private let keypad: [String: String]
     private let state: Mutex<State>
 
     /// Pre-roll kept before the VAD's onset decision (it fires after 40 ms of speech).
@@ -92,6 +94,7 @@ public final class LocalEngine: ConversationEngine {
         self.stt = stt
         self.endOfTurnMilliseconds = endOfTurnMilliseconds
         self.replyTimeoutMilliseconds = replyTimeoutMilliseconds
+        self.keypad = context.keypad
         self.state = Mutex(State(dialogue: ScriptedDialogue(context: context)))
     }
 
@@ -134,6 +137,29 @@ public final class LocalEngine: ConversationEngine {
         case .noReply: await say(state.withLock { $0.dialogue.noReply() })
         case nil: break
         }
+    }
+
+    /// A key the template maps ("1" → "yes") answers as those words would, ending the caller's
+    /// turn at once (a transcription in flight is stale: the caller's turn moved on); other keys
+    /// are only in the transcript (the session writes `[DTMF n]`).
+    public func dtmf(_ digit: Character) async {
+        guard let words = keypad[String(digit)] else { return }
+        let answered = state.withLock { s -> (ScriptedDialogue.Step, TaskTracker)? in
+            guard !s.ended else { return nil }
+            s.listening = false
+            s.trailingSilence = nil
+            s.utterance = []
+            s.pause = []
+            s.speculation = nil
+            s.awaitedTurn = nil
+            s.awaitingReply = false
+            s.speechStarts += 1
+            return (s.dialogue.caller(said: words), s.dialogue.tracker)
+        }
+        guard let (step, tracker) = answered else { return }
+        await milestone(.replyStarted)
+        await events.emit(.taskState(tracker))
+        await say(step)
     }
 
     private func answer(_ text: String, since started: ContinuousClock.Instant) async {

@@ -151,6 +151,18 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
         await send(muLaw: G711.encode(samples, law: .muLaw), speech: speech)
     }
 
+    /// A key press goes to the model as a user line (kept for a reconnect), and asks for a reply.
+    public func dtmf(_ digit: Character) async {
+        let text = PromptBuilder.keyPress(digit)
+        let writer = state.withLock { s in
+            s.history.append((.customer, text))
+            return s.writer
+        }
+        guard let writer else { return }
+        try? await writer.write(.text(RealtimeClientEvent.restoredMessage(speaker: .customer, text: text)))
+        try? await writer.write(.text(RealtimeClientEvent.responseCreate()))
+    }
+
     public func interrupt(item: String, playedMilliseconds: Int) async {
         let (writer, end) = state.withLock { s -> (WebSocketOutboundWriter?, Int) in
             s.interrupted.insert(item)
