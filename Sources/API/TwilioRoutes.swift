@@ -20,10 +20,8 @@ extension VoiceBridgeServer {
             let form = try await self.formParameters(request, context)
             try self.checkSignature(request, url: self.publicBase(request) + "/twilio/voice", parameters: form)
             let values = Dictionary(form, uniquingKeysWith: { first, _ in first })
-            let base = self.publicBase(request).replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://")
             let parameters = [("from", values["From"] ?? ""), ("to", values["To"] ?? ""), ("call_sid", values["CallSid"] ?? "")]
-                .map { "<Parameter name=\"\($0.0)\" value=\"\(Self.xmlEscape($0.1))\"/>" }.joined()
-            let twiml = #"<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="\#(base)/twilio/stream">\#(parameters)</Stream></Connect></Response>"#
+            let twiml = #"<?xml version="1.0" encoding="UTF-8"?>"# + TwiML.connectStream(publicBase: self.publicBase(request), parameters: parameters)
             return Response(status: .ok, headers: [.contentType: "text/xml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: twiml)))
         }
         router.post("twilio/status") { request, context -> HTTPResponse.Status in
@@ -78,10 +76,5 @@ extension VoiceBridgeServer {
         guard TwilioSignature.isValid(request.headers[.init("X-Twilio-Signature")!], url: url, parameters: parameters, token: token) else {
             throw HTTPError(.forbidden, message: "invalid X-Twilio-Signature")
         }
-    }
-
-    static func xmlEscape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 }

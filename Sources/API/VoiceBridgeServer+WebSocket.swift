@@ -16,8 +16,7 @@ extension VoiceBridgeServer {
             router.ws(RouterPath(dialect.path)) { request, _ in
                 if dialect == .twilio {
                     do {
-                        let base = self.publicBase(request).replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://")
-                        try self.checkSignature(request, url: base + "/twilio/stream")
+                        try self.checkSignature(request, url: TwiML.webSocketBase(self.publicBase(request)) + "/twilio/stream")
                     } catch {
                         throw HTTPError(.forbidden, message: "invalid X-Twilio-Signature")
                     }

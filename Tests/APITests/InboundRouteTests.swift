@@ -50,7 +50,7 @@ import TestSupport
 
         let bot = await calls.manager.inboundRecord(caller: "0101234", callee: "+15550102")
         #expect(bot.botUrl == "wss://bot.example.com/twilio" && bot.questions == ["Who is calling?"] && bot.purpose == config.inbound.purpose)
-        let context = await calls.manager.context(for: bot, inbound: true)
+        let context = await calls.manager.context(for: bot)
         #expect(context.botURL == "wss://bot.example.com/twilio" && context.call.to == "+15550102" && context.call.direction == "inbound")
 
         let other = await calls.manager.inboundRecord(caller: "0101234", callee: "0200000000")

@@ -20,15 +20,17 @@ extension CallManager {
             logger.warning("could not start a call", metadata: ["call": "\(id)", "error": "\(error)"])
             return
         }
+        // One context for the call: the engine's and the session's.
+        let context = context(for: call)
         let engine: any ConversationEngine
         do {
-            engine = try engines(context(for: call))
+            engine = try engines(context)
         } catch {
             fail(call, state: .failed, reason: "engine_unavailable: \(error)")
             return
         }
         if let carrier = settings.carrier {
-            await runTwilioAttempt(call, carrier: carrier, engine: engine, handle: handle)
+            await runTwilioAttempt(call, carrier: carrier, engine: engine, context: context, handle: handle)
             return
         }
         var headers: [(String, String)] = []
@@ -52,7 +54,7 @@ extension CallManager {
                 if (try? store.call(id: id))?.state == .dialing { _ = try? store.transition(id: id, to: .ringing) }
             case .answered:
                 _ = try? store.transition(id: id, to: .connected)
-                await converse(call: call, sipCall: sipCall, engine: engine, handle: handle)
+                await converse(call: call, sipCall: sipCall, engine: engine, context: context, handle: handle)
                 return
             case .failed(let failure):
                 let (state, reason) = Self.outcome(of: failure)
@@ -67,20 +69,20 @@ extension CallManager {
         }
     }
 
-    private func converse(call: CallRecord, sipCall: SIPCall, engine: any ConversationEngine, handle: LiveCall) async {
+    private func converse(call: CallRecord, sipCall: SIPCall, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall) async {
         guard let leg = try? SIPCallLeg(call: sipCall, scheduler: scheduler) else {
             await sipCall.hangUp()
             fail(call, state: .failed, reason: "no media session")
             return
         }
-        await converse(call: call, leg: leg, engine: engine, handle: handle)
+        await converse(call: call, leg: leg, engine: engine, context: context, handle: handle)
     }
 
     /// The call on its leg until it ends; stored as it ends. Returns how it ended.
     @discardableResult
-    func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, handle: LiveCall) async -> CallSession.Ending {
+    func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall) async -> CallSession.Ending {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
-                                  context: context(for: call), logger: logger, metrics: metrics, pricing: settings.pricing,
+                                  context: context, logger: logger, metrics: metrics, pricing: settings.pricing,
                                   localVoice: settings.localVoice, neuralVAD: settings.neuralVAD)
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
@@ -151,8 +153,8 @@ extension CallManager {
     }
 
     func answer(_ sipCall: SIPCall) async {
-        await answer(caller: sipCall.remoteNumber, callee: sipCall.localNumber, externalID: sipCall.callID) { record, engine, handle in
-            await self.converse(call: record, sipCall: sipCall, engine: engine, handle: handle)
+        await answer(caller: sipCall.remoteNumber, callee: sipCall.localNumber, externalID: sipCall.callID) { record, engine, context, handle in
+            await self.converse(call: record, sipCall: sipCall, engine: engine, context: context, handle: handle)
         } hangUp: {
             await sipCall.hangUp()
         }
@@ -161,15 +163,15 @@ extension CallManager {
     /// A media stream that arrived on its own (a Twilio `<Connect><Stream>`): an inbound call
     /// run with the inbound profile, stored like any other. Returns when the call is over.
     public func answer(stream leg: any MediaStreamLeg, caller: String, callee: String, externalID: String) async {
-        await answer(caller: caller, callee: callee, externalID: externalID) { record, engine, handle in
-            await self.converse(call: record, leg: leg, engine: engine, handle: handle)
+        await answer(caller: caller, callee: callee, externalID: externalID) { record, engine, context, handle in
+            await self.converse(call: record, leg: leg, engine: engine, context: context, handle: handle)
         } hangUp: {
             await leg.hangUp()
         }
     }
 
     private func answer(caller: String, callee: String, externalID: String,
-                        converse: (CallRecord, any ConversationEngine, LiveCall) async -> Void, hangUp: () async -> Void) async {
+                        converse: (CallRecord, any ConversationEngine, ConversationContext, LiveCall) async -> Void, hangUp: () async -> Void) async {
         var record = inboundRecord(caller: caller, callee: callee)
         record.state = .connected
         record.answeredAt = Date()
@@ -187,12 +189,13 @@ extension CallManager {
         live[record.outboundId] = handle
         defer { finished(record.outboundId) }
         let engine: any ConversationEngine
-        do { engine = try engines(context(for: record, inbound: true)) } catch {
+        let context = context(for: record)
+        do { engine = try engines(context) } catch {
             await hangUp()
             _ = try? store.transition(id: record.outboundId, to: .failed, reason: "engine_unavailable: \(error)")
             return
         }
-        await converse(record, engine, handle)
+        await converse(record, engine, context, handle)
     }
 }
 

@@ -26,15 +26,7 @@ public struct TwilioCarrier: Sendable {
 
     /// `<Connect><Stream>` back here, the call's id and numbers as parameters.
     public func twiml(for call: CallRecord) -> String {
-        let stream = publicURL.replacingOccurrences(of: "https://", with: "wss://").replacingOccurrences(of: "http://", with: "ws://") + "/twilio/stream"
-        let parameters = [("outbound_id", call.outboundId), ("from", call.callerNumber), ("to", call.calleeNumber)]
-            .map { "<Parameter name=\"\($0.0)\" value=\"\(Self.xmlEscape($0.1))\"/>" }.joined()
-        return #"<Response><Connect><Stream url="\#(stream)">\#(parameters)</Stream></Connect></Response>"#
-    }
-
-    static func xmlEscape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        TwiML.connectStream(publicBase: publicURL, parameters: [("outbound_id", call.outboundId), ("from", call.callerNumber), ("to", call.calleeNumber)])
     }
 
     /// A final `CallStatus` as the call's state; nil for one that is not final.
@@ -67,7 +59,7 @@ enum TwilioCallEvent: Sendable {
 
 extension CallManager {
     /// One attempt through Twilio: create, follow the status callbacks, converse on the stream.
-    func runTwilioAttempt(_ call: CallRecord, carrier: TwilioCarrier, engine: any ConversationEngine, handle: LiveCall) async {
+    func runTwilioAttempt(_ call: CallRecord, carrier: TwilioCarrier, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall) async {
         let id = call.outboundId
         let (events, input) = AsyncStream.makeStream(of: TwilioCallEvent.self, bufferingPolicy: .bufferingNewest(32))
         twilioWaiters[id] = input
@@ -77,7 +69,7 @@ extension CallManager {
                 try? await Task.sleep(for: ringTimeout + .seconds(60))
                 if !Task.isCancelled { input.yield(.timedOut) }
             }
-            await followTwilioCall(call, carrier: carrier, engine: engine, handle: handle, events: events)
+            await followTwilioCall(call, carrier: carrier, engine: engine, context: context, handle: handle, events: events)
             group.cancelAll()
         }
         // Nothing more reaches this attempt; a stream that came too late is hung up.
@@ -89,7 +81,7 @@ extension CallManager {
         }
     }
 
-    private func followTwilioCall(_ call: CallRecord, carrier: TwilioCarrier, engine: any ConversationEngine, handle: LiveCall,
+    private func followTwilioCall(_ call: CallRecord, carrier: TwilioCarrier, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall,
                                   events: AsyncStream<TwilioCallEvent>) async {
         let id = call.outboundId
         let sid: String
@@ -118,7 +110,7 @@ extension CallManager {
                 }
             case .stream(let leg, let done):
                 _ = try? store.transition(id: id, to: .connected)
-                let ending = await converse(call: call, leg: leg, engine: engine, handle: handle)
+                let ending = await converse(call: call, leg: leg, engine: engine, context: context, handle: handle)
                 done.resume()
                 // The stream's socket is closed; an ending on our side also ends the call at Twilio.
                 if ending != .remoteHangup {

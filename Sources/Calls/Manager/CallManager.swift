@@ -208,11 +208,12 @@ public actor CallManager {
 
     func finished(_ id: String) { live[id] = nil }
 
-    func context(for call: CallRecord, inbound: Bool = false) -> ConversationContext {
+    /// What the call's engine and session work from; an inbound call greets with the inbound greeting.
+    func context(for call: CallRecord) -> ConversationContext {
         var context = ConversationContext(purpose: call.purpose, questions: call.questions,
                                           displayName: call.callerDisplayName.isEmpty ? settings.inbound.displayName : call.callerDisplayName,
                                           language: settings.language,
-                                          greetingTemplate: call.greeting ?? (inbound ? settings.inbound.greeting : settings.ai.greetingTemplate),
+                                          greetingTemplate: call.greeting ?? (call.direction == .inbound ? settings.inbound.greeting : settings.ai.greetingTemplate),
                                           closingTemplate: call.closing ?? settings.ai.closingTemplate, maxTurns: settings.ai.maxTurns,
                                           maxDurationSeconds: call.maxDuration, voice: call.voice)
         context.call = .init(id: call.outboundId, direction: call.direction.rawValue, from: call.callerNumber, to: call.calleeNumber)

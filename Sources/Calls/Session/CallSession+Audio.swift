@@ -88,6 +88,15 @@ extension CallSession {
         await engine.dtmf(digit)
     }
 
+    /// Interrupts the agent if it is talking; false when nothing was playing.
+    @discardableResult
+    private func bargeIn() async -> Bool {
+        let snapshot = playback.snapshot
+        guard snapshot.isPlaying else { return false }
+        for action in BargeInController.actions(interrupting: snapshot) { await perform(action) }
+        return true
+    }
+
     func perform(_ action: BargeInController.Action) async {
         switch action {
         case .flushOutbound:
@@ -244,20 +253,12 @@ extension CallSession {
                 state.withLock { $0.timeline.milestone(milestone, at: at) }
             case .speechStarted:
                 // The engine heard the caller (server VAD): barge in at once if the agent is talking.
-                let snapshot = playback.snapshot
-                if snapshot.isPlaying {
-                    for action in BargeInController.actions(interrupting: snapshot) { await perform(action) }
-                }
+                await bargeIn()
             case .clearAudio(let items):
                 // The engine's own barge-in (a bot's `clear`): these items' audio still queued
                 // behind this event is skipped, and what is playing stops now.
                 state.withLock { $0.interruptedItems.formUnion(items) }
-                let snapshot = playback.snapshot
-                if snapshot.isPlaying {
-                    for action in BargeInController.actions(interrupting: snapshot) { await perform(action) }
-                } else {
-                    await leg.send(.clear)
-                }
+                if await !bargeIn() { await leg.send(.clear) }
             case .endCall(let reason, _):
                 // Let the goodbye play out (bounded), then hang up.
                 let deadline = ContinuousClock.now.advanced(by: .seconds(20))
