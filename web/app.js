@@ -216,6 +216,7 @@ async function showDetail(id) {
       return li;
     }));
     renderReport(view, report);
+    renderDeliveries(view, call, load);
     const audio = $('#recording', view);
     if (result.recording_url && ended) {
       const src = result.recording_url + (token() ? `?access_token=${encodeURIComponent(token())}` : '');

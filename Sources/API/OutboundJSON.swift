@@ -139,6 +139,8 @@ struct CallView: ResponseEncodable {
     var timeline: [TimelineEntry]?
     /// Detail only: every attempt with its outcome and times.
     var attempts: [Attempt]?
+    /// Detail only: the webhook deliveries that report the call, with their attempts.
+    var webhooks: [DeliveryView]?
 
     struct Attempt: Codable {
         var number: Int
@@ -164,7 +166,7 @@ struct CallView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case direction, state, purpose, questions, priority, summary, timeline, attempts, greeting, closing, voice
+        case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
@@ -174,7 +176,7 @@ struct CallView: ResponseEncodable {
         case nextAttemptAt = "next_attempt_at", lastOutcome = "last_outcome"
     }
 
-    init(_ c: CallRecord, masked: Bool, timeline: [TimelineEntry]? = nil, attempts: [Attempt]? = nil) {
+    init(_ c: CallRecord, masked: Bool, timeline: [TimelineEntry]? = nil, attempts: [Attempt]? = nil, webhooks: [DeliveryView]? = nil) {
         outboundId = c.outboundId; direction = c.direction.rawValue; state = c.state.rawValue
         callerNumber = c.callerNumber; calleeNumber = masked ? Self.mask(c.calleeNumber) : c.calleeNumber
         callerDisplayName = c.callerDisplayName; purpose = c.purpose; questions = c.questions
@@ -186,6 +188,7 @@ struct CallView: ResponseEncodable {
         templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; botURL = c.botUrl; answeredBy = c.answeredBy
         self.timeline = timeline
         self.attempts = attempts
+        self.webhooks = webhooks
     }
 
     /// Seed 000 §11: numbers are masked in list views — the first three and last two digits stay.

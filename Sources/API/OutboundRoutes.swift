@@ -54,7 +54,8 @@ extension VoiceBridgeServer {
                 return .init(state: state.rawValue, at: event.createdAt, reason: payload?["reason"])
             }
             let attempts = try self.store.attempts(callID: call.outboundId).map(CallView.Attempt.init)
-            return CallView(call, masked: false, timeline: timeline, attempts: attempts)
+            let webhooks = try self.deliveryViews(self.store.webhookDeliveries(callID: call.outboundId))
+            return CallView(call, masked: false, timeline: timeline, attempts: attempts, webhooks: webhooks)
         }
         outbound.get(":id/result") { _, context -> CallResultView in
             let call = try self.call(context)

@@ -61,6 +61,7 @@ public struct VoiceBridgeServer: Sendable {
         addTemplateRoutes(to: api)
         addCampaignRoutes(to: api)
         addStatisticsRoutes(to: api)
+        addWebhookRoutes(to: api)
         // WebSocket routes answer a plain GET with what it takes to use them.
         for path in ["api/events"] + MediaStreamDialect.allCases.map(\.path) {
             router.get(RouterPath(path)) { _, _ -> Response in

@@ -26,9 +26,13 @@ public final class CallSystem: Sendable {
     /// tick work is spread over the loops. The RTP loop's entry is `scheduler`.
     let loopSchedulers: [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)]
 
+    /// Delivers the webhook outbox.
+    public let webhooks: WebhookDispatcher
+
     private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,
-                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop) {
+                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, webhooks: WebhookDispatcher) {
         self.manager = manager
+        self.webhooks = webhooks
         self.userAgent = userAgent
         self.callee = callee
         self.sipPort = sipPort
@@ -225,7 +229,9 @@ public final class CallSystem: Sendable {
         }
         let scheduler = PacerScheduler<[UInt8]>()
         let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger, metrics: metrics)
-        return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop)
+        let webhooks = WebhookDispatcher(store: store, settings: .init(config.webhooks), logger: logger)
+        return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop,
+                          webhooks: webhooks)
     }
 
     /// Runs until cancelled; then every live call is ended (BYE or CANCEL) and every port freed.
@@ -237,6 +243,7 @@ public final class CallSystem: Sendable {
                 group.addTask { await scheduler.run(on: loop) }
             }
             group.addTask { await self.manager.run() }
+            group.addTask { await self.webhooks.run() }
         }
     }
 }

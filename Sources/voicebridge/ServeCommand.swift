@@ -45,6 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("voicebridge: cannot open database \(settings.database.path): \(error)\n".utf8))
             throw ExitCode(1)
         }
+        try store.syncConfiguredWebhooks(settings.webhooks.storedEndpoints)   // before reconciling: its failures are announced
         let closed = try store.reconcileAfterRestart()
         if !closed.isEmpty {
             logger.warning("closed calls interrupted by the last shutdown", metadata: ["calls": "\(closed.joined(separator: ","))"])

@@ -5,7 +5,8 @@ import TestSupport
 @testable import Calls
 
 /// A call's page shows who answered (the carrier's answering-machine verdict) and the bot that ran
-/// it, in the page's language, and shows neither row for a call that has neither.
+/// it, in the page's language, and shows neither row for a call that has neither; and the webhook
+/// deliveries that report it, with their attempts and a button that sends one again.
 @Suite(.serialized) struct DashboardCallFactsTests {
     @Test func theVerdictAndTheBotAreShownOnlyWhenTheCallHasThem() async throws {
         try await DashboardBrowserTests.withBrowser(rtpPorts: 43800...43999, name: "dashboard-call-facts", before: { config in
@@ -33,4 +34,37 @@ import TestSupport
             try await browser.wait(for: "document.querySelector('[data-field=answered_by]')?.textContent === '자동응답기'")
         }
     }
+
+    @Test func aCallsWebhookDeliveriesAreShownAndCanBeSentAgain() async throws {
+        try await DashboardBrowserTests.withBrowser(rtpPorts: 43800...43999, name: "dashboard-deliveries", before: { config in
+            let store = try CallStore(path: config.database.path)
+            try store.createWebhook(WebhookEndpoint(id: "wh_0000c0de", url: "http://127.0.0.1:9/refused", events: ["call.completed"]))
+            try store.insert(CallRecord(outboundId: "ob-0000d011", callerNumber: "+15550009999", calleeNumber: "+15550000003", purpose: "a reported call", questions: ["q?"]))
+            try store.transition(id: "ob-0000d011", to: .dialing)
+            try store.transition(id: "ob-0000d011", to: .connected)
+            try store.transition(id: "ob-0000d011", to: .completed)
+            let delivery = try #require(try store.webhookDeliveries(callID: "ob-0000d011").first)
+            _ = try store.claimDueWebhookDeliveries(limit: 1, lease: 3600)
+            try store.recordWebhookAttempt(.init(deliveryId: delivery.id, attemptedAt: Date(), status: 422, error: nil, durationMs: 7),
+                                           verdict: .giveUp(reason: "the receiver answered 422; not retried"))
+        }) { browser, port in
+            let root = "http://127.0.0.1:\(port)/"
+            try await browser.navigate(root)
+            try await browser.execute("localStorage.setItem('vb.lang', 'en');")
+            try await browser.navigate(root + "#/calls/ob-0000d011")
+            try await browser.wait(for: "document.querySelector('#webhooks li.delivery')?.dataset.state === 'failed'")
+            let shown = try await browser.execute("""
+                const d = document.querySelector('#webhooks li.delivery');
+                return [document.querySelector('#webhooks-panel').hidden, d.querySelector('strong').textContent, d.querySelectorAll('.attempts li').length, d.querySelector('.attempts li').textContent];
+                """) as? [Any] ?? []
+            #expect(shown.first as? Bool == false && (shown[safe: 1] as? String)?.hasPrefix("call.completed → wh_0000c0de") == true
+                && shown[safe: 2] as? Int == 1 && (shown[safe: 3] as? String)?.contains("422 (7 ms)") == true, "\(shown)")
+            try await browser.click("#webhooks li.delivery button")
+            try await browser.wait(for: "document.querySelector('#webhooks li.delivery')?.dataset.state === 'pending'")
+        }
+    }
+}
+
+private extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

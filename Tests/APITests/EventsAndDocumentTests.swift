@@ -145,7 +145,8 @@ import Yams
                       "/api/outbound/{outbound_id}/recording", "/api/outbound/{outbound_id}/cancel", "/api/outbound/{outbound_id}/retry", "/api/events", "/metrics",
                       "/api/dnc", "/api/dnc/import", "/api/dnc/{number}", "/api/templates", "/api/templates/{template_id}", "/api/templates/{template_id}/versions",
                       "/api/campaigns", "/api/campaigns/{campaign_id}", "/api/campaigns/{campaign_id}/contacts", "/api/campaigns/{campaign_id}/start",
-                      "/api/campaigns/{campaign_id}/results.csv", "/api/stats"] {
+                      "/api/campaigns/{campaign_id}/results.csv", "/api/stats", "/api/webhooks", "/api/webhooks/{webhook_id}",
+                      "/api/webhooks/{webhook_id}/deliveries", "/api/webhooks/{webhook_id}/deliveries/{delivery_id}/replay"] {
             #expect(paths[route] != nil, "\(route) is documented")
         }
     }

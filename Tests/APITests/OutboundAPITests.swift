@@ -103,8 +103,7 @@ import TestSupport
             }
             try h.store.transition(id: id, to: .dialing)
             try h.store.setSIPCallID(callID: id, sipCallID: "first-attempt@127.0.0.1")
-            try h.store.transition(id: id, to: .busy, reason: "busy")
-            try h.store.scheduleRetry(callID: id, at: Date().addingTimeInterval(300), reason: "busy")
+            try h.store.endAttempt(id: id, in: .busy, reason: "busy", retryAt: Date().addingTimeInterval(300))
             try await client.execute(uri: "/api/outbound/", method: .get) { response in
                 let item = (Self.json(response.body)["items"] as? [[String: Any]])?.first
                 #expect(item?["state"] as? String == "queued" && item?["last_outcome"] as? String == "busy", "\(item ?? [:])")

@@ -109,6 +109,10 @@ import Testing
         ("inbound: {routes: {'+15550100': {bot: 'ws://x'}}}", "inbound.routes.+15550100.bot", "unknown key"),
         ("inbound: {routes: {office: {bot_url: 'ws://x'}}}", "inbound.routes.office", "called number"),
         ("engine: {vad: webrtc}", "engine.vad", "one of auto, energy, neural"),
+        ("webhooks: {endpoints: {crm: {url: 'https://crm.example.com/h', secret: 'hunter2'}}}", "webhooks.endpoints.crm", "whsec_"),
+        ("webhooks: {endpoints: {crm: {url: 'crm.example.com'}}}", "webhooks.endpoints.crm", "http:// or https://"),
+        ("webhooks: {endpoints: {crm: {url: 'https://crm.example.com/h', secret: 'whsec_dm9pY2VicmlkZ2UtZGVtby1rZXktMDEyMzQ1Njc4OSE=', events: [call.done]}}}", "webhooks.endpoints.crm", "unknown event 'call.done'"),
+        ("webhooks: {retry_schedule_seconds: [5, soon]}", "webhooks.retry_schedule_seconds", "'soon'"),
         ("pricing: {telephony_per_minute: -1}", "pricing.telephony_per_minute", "between"),
         ("outbound: {retry: {retry_on: [busy, sometimes]}}", "outbound.retry.retry_on", "'sometimes'"),
         ("outbound: {result: {save_recording: maybe}}", "outbound.result.save_recording", "true or false"),
@@ -146,6 +150,20 @@ import Testing
         #expect(c.inbound.route(for: "15550100")?.botURL == "wss://bot.example.com/twilio")
         #expect(c.inbound.route(for: "+15550101")?.template == "dental" && c.inbound.route(for: "+15550101")?.questions == ["When?"])
         #expect(c.inbound.route(for: "+15550199") == nil && c.inbound.route(for: "") == nil)
+    }
+
+    @Test func webhookEndpointsAreReadByName() throws {
+        let c = try VoiceBridgeConfig(source: ConfigSource(yaml: """
+        webhooks:
+          endpoints:
+            crm: {url: "https://crm.example.com/hooks", secret: "whsec_dm9pY2VicmlkZ2UtZGVtby1rZXktMDEyMzQ1Njc4OSE=", events: [call.completed]}
+          retry_schedule_seconds: [0.5, 2]
+          timeout_seconds: 3
+        """))
+        #expect(c.webhooks.endpoints == [.init(name: "crm", url: "https://crm.example.com/hooks", secret: "whsec_dm9pY2VicmlkZ2UtZGVtby1rZXktMDEyMzQ1Njc4OSE=",
+                                               events: ["call.completed"])])
+        #expect(c.webhooks.retrySchedule == [0.5, 2] && c.webhooks.timeoutSeconds == 3 && c.webhooks.concurrency == 4)
+        #expect(c.webhooks.storedEndpoints.map(\.id) == ["crm"] && c.webhooks.storedEndpoints[0].fromConfig)
     }
 
     @Test func aBadEnvironmentValueNamesTheVariable() {

@@ -59,6 +59,7 @@ extension VoiceBridgeConfig {
         if c.carrier == .twilio { try Self.checkTwilioCarrier(c, r) }
 
         try Self.readOutbound(&c.outbound, &r)
+        try Self.readWebhooks(&c.webhooks, &r)
 
         c.inbound.greeting = try r.string("inbound.greeting", default: c.inbound.greeting)
         c.inbound.displayName = try r.string("inbound.display_name", default: c.inbound.displayName)
@@ -155,6 +156,30 @@ extension VoiceBridgeConfig {
             }
             return route
         }
+    }
+
+    /// `webhooks.*`: each endpoint checked as the API checks one (URL, secret, event names).
+    private static func readWebhooks(_ w: inout Webhooks, _ r: inout ConfigReader) throws {
+        w.endpoints = try r.childNames(of: "webhooks.endpoints").map { name in
+            let key = "webhooks.endpoints.\(name)"
+            let url = try r.string("\(key).url", default: "")
+            let secret = try r.string("\(key).secret", default: "")
+            let events = try r.list("\(key).events", default: [])
+            if let problem = WebhookEndpoint.problem(url: url, secret: secret, events: events) {
+                throw ConfigError(key: key, problem: problem, origin: r.origin(of: "\(key).url"))
+            }
+            return Webhooks.Endpoint(name: name, url: url, secret: secret, events: events)
+        }
+        let schedule = try r.list("webhooks.retry_schedule_seconds", default: w.retrySchedule.map { String(Int($0)) })
+        w.retrySchedule = try schedule.map { text in
+            guard let seconds = Double(text), seconds > 0 else {
+                throw ConfigError(key: "webhooks.retry_schedule_seconds", problem: "each delay is a positive number of seconds, got '\(text)'",
+                                  origin: r.origin(of: "webhooks.retry_schedule_seconds"))
+            }
+            return seconds
+        }
+        w.timeoutSeconds = try r.double("webhooks.timeout_seconds", default: w.timeoutSeconds, in: 0.1...120)
+        w.concurrency = try r.int("webhooks.concurrency", default: w.concurrency, in: 1...64)
     }
 
     /// `carrier: twilio` needs the account, a way to authenticate, the token that signs callbacks,

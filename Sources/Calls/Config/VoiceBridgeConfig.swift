@@ -137,6 +137,25 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var machineDetection = false
     }
 
+    /// Signed event notifications (`webhooks.*`): endpoints from the file, plus those made over the API.
+    public struct Webhooks: Sendable, Equatable {
+        public struct Endpoint: Sendable, Equatable {
+            /// The key under `webhooks.endpoints`; the endpoint's id.
+            public var name: String
+            public var url: String
+            /// `whsec_` + base64 of 24–64 random bytes.
+            public var secret: String
+            /// Event types to deliver; empty: all.
+            public var events: [String] = []
+        }
+
+        public var endpoints: [Endpoint] = []
+        /// Seconds before the 2nd, 3rd, … attempt (± 20 % jitter); the default spans about three days.
+        public var retrySchedule: [Double] = WebhookRetryPolicy.standardSchedule
+        public var timeoutSeconds: Double = 15
+        public var concurrency = 4
+    }
+
     /// Who places outbound calls: the SIP gateway (or the simulated callee), or Twilio's REST API.
     public enum Carrier: String, Sendable, CaseIterable {
         case sip, twilio
@@ -215,6 +234,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var outbound = Outbound()
     public var inbound = Inbound()
     public var pricing = Pricing()
+    public var webhooks = Webhooks()
 
     public init() {}
 }

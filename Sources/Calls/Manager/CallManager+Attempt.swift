@@ -109,10 +109,18 @@ extension CallManager {
         return outcome.ending
     }
 
-    /// Records a failed attempt and, when the policy says so, queues the next one.
+    /// Records a failed attempt and, when the policy says so, queues the next one in the same
+    /// transaction (so the call's webhook announces only its final outcome).
     func fail(_ call: CallRecord, state: CallState, reason: String) {
-        _ = try? store.transition(id: call.outboundId, to: state, reason: reason)
-        guard let current = try? store.call(id: call.outboundId), settings.retry.enabled else { return }
+        let retryAt = (try? store.call(id: call.outboundId)).flatMap { retryTime(for: $0, endingIn: state) }
+        do { try store.endAttempt(id: call.outboundId, in: state, reason: reason, retryAt: retryAt) } catch {
+            logger.warning("could not store the attempt's end", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])
+        }
+    }
+
+    /// When the retry policy tries `call` again after an attempt ending in `state`; nil: it does not.
+    private func retryTime(for call: CallRecord, endingIn state: CallState) -> Date? {
+        guard settings.retry.enabled else { return nil }
         let key: VoiceBridgeConfig.Outbound.RetryReason? = switch state {
         case .busy: .busy
         case .noAnswer: .noAnswer
@@ -123,13 +131,10 @@ extension CallManager {
         // `retry_on_no_answer: false` turns automatic retries of this call off whatever the outcome:
         // the operator asked not to be called back by the system (seed 000 names only no-answer,
         // but a busy line retried five minutes later surprised its users just the same).
-        let retried = current.retryOn.map { $0.split(separator: ",").compactMap { VoiceBridgeConfig.Outbound.RetryReason(rawValue: String($0)) } }
+        let retried = call.retryOn.map { $0.split(separator: ",").compactMap { VoiceBridgeConfig.Outbound.RetryReason(rawValue: String($0)) } }
             ?? settings.retry.retryOn
-        guard let key, current.retryOnNoAnswer, retried.contains(key), current.attemptCount <= current.maxRetries else { return }
-        let at = Date().addingTimeInterval(TimeInterval(current.retryInterval))
-        do { try store.scheduleRetry(callID: call.outboundId, at: at, reason: reason) } catch {
-            logger.warning("could not queue a retry", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])
-        }
+        guard let key, call.retryOnNoAnswer, retried.contains(key), call.attemptCount <= call.maxRetries else { return nil }
+        return Date().addingTimeInterval(TimeInterval(call.retryInterval))
     }
 
     static func outcome(of failure: SIPCallFailure) -> (CallState, String) {

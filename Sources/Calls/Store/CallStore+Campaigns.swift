@@ -96,6 +96,7 @@ extension CallStore {
                 let queued = try String.fetchAll(db, sql: "SELECT outbound_id FROM calls WHERE campaign_id = ? AND state = 'queued'", arguments: [campaignID])
                 for id in queued { _ = try Self.transition(id: id, to: .cancelled, reason: "campaign cancelled", now: now, in: db) }
             }
+            if state.isEnded { try Self.enqueueCampaignWebhook(campaign, now: now, in: db) }
             return campaign
         }
     }

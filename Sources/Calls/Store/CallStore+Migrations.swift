@@ -205,6 +205,47 @@ extension CallStore {
         migrator.registerMigration("v10-answered-by") { db in
             try db.alter(table: "calls") { t in t.add(column: "answered_by", .text) }
         }
+        // v11: signed webhooks. Endpoints, and an outbox of deliveries written in the transaction
+        // of the state change each reports; every attempt is kept for the operator to see.
+        migrator.registerMigration("v11-webhooks") { db in
+            try db.create(table: "webhook_endpoints") { t in
+                t.primaryKey("id", .text)
+                t.column("url", .text).notNull()
+                t.column("secret", .text).notNull()
+                t.column("events", .text).notNull()         // JSON array; empty: every event
+                t.column("description", .text).notNull().defaults(to: "")
+                t.column("enabled", .boolean).notNull().defaults(to: true)
+                t.column("from_config", .boolean).notNull().defaults(to: false)
+                t.column("disabled_reason", .text)
+                t.column("created_at", .datetime).notNull()
+            }
+            try db.create(table: "webhook_deliveries") { t in
+                t.primaryKey("id", .text)                   // the webhook-id, the same on every attempt
+                t.column("endpoint_id", .text).notNull().references("webhook_endpoints", onDelete: .cascade)
+                t.column("event_type", .text).notNull()
+                t.column("outbound_id", .text)
+                t.column("campaign_id", .text)
+                t.column("payload", .text).notNull()
+                t.column("state", .text).notNull()          // pending, delivered, failed
+                t.column("attempt_count", .integer).notNull().defaults(to: 0)
+                t.column("next_attempt_at", .datetime)
+                t.column("last_status", .integer)
+                t.column("last_error", .text)
+                t.column("created_at", .datetime).notNull()
+                t.column("delivered_at", .datetime)
+            }
+            try db.create(index: "webhook_deliveries_due", on: "webhook_deliveries", columns: ["state", "next_attempt_at"])
+            try db.create(index: "webhook_deliveries_endpoint", on: "webhook_deliveries", columns: ["endpoint_id", "created_at"])
+            try db.create(index: "webhook_deliveries_call", on: "webhook_deliveries", columns: ["outbound_id"])
+            try db.create(table: "webhook_attempts") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("delivery_id", .text).notNull().indexed().references("webhook_deliveries", onDelete: .cascade)
+                t.column("attempted_at", .datetime).notNull()
+                t.column("status", .integer)
+                t.column("error", .text)
+                t.column("duration_ms", .integer).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -100,14 +100,6 @@ extension CallStore {
             try db.execute(sql: "UPDATE calls SET answered_by = ? WHERE outbound_id = ?", arguments: [answeredBy, callID])
         }
     }
-
-    /// Puts an ended call back in the queue for a retry at `at`.
-    public func scheduleRetry(callID: String, at date: Date, reason: String) throws {
-        try pool.write { db in
-            try db.execute(sql: "UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", arguments: [date, callID])
-        }
-        try transition(id: callID, to: .queued, reason: "retry after \(reason)")   // last_outcome keeps what this attempt ended in
-    }
 }
 
 extension CallStore {

@@ -72,6 +72,7 @@ public final class CallStore: Sendable {
                                       payload: Self.json(["state": "failed", "previous_state": from.rawValue, "reason": "interrupted_by_restart"]),
                                       createdAt: now)
                 try event.insert(db)
+                try Self.enqueueCallWebhook(call, now: now, in: db)
             }
             return stranded.map(\.outboundId)
         }
@@ -122,16 +123,29 @@ public final class CallStore: Sendable {
         }
     }
 
-    /// Moves a call to `state`, stamping the matching time, and appends the event — atomically.
+    /// Moves a call to `state`, stamping the matching time, and appends the event — atomically. A
+    /// final state also writes the call's webhook deliveries in the same transaction.
     /// Throws `invalidTransition` when the state machine does not allow it, leaving the row as it was.
     @discardableResult
     public func transition(id: String, to state: CallState, reason: String? = nil, now: Date = Date()) throws -> (CallRecord, CallEvent) {
         try pool.write { try Self.transition(id: id, to: state, reason: reason, now: now, in: $0) }
     }
 
-    /// `transition(id:to:reason:now:)` inside a transaction the caller holds.
+    /// Ends an attempt in `state`; with `retryAt`, queues the next attempt in the same transaction,
+    /// and the call's webhook waits for its final outcome instead of announcing this one.
+    public func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, now: Date = Date()) throws {
+        try pool.write { db in
+            try Self.transition(id: id, to: state, reason: reason, announce: retryAt == nil, now: now, in: db)
+            guard let retryAt else { return }
+            try db.execute(sql: "UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", arguments: [retryAt, id])
+            try Self.transition(id: id, to: .queued, reason: "retry after \(reason)", now: now, in: db)   // last_outcome keeps this attempt's end
+        }
+    }
+
+    /// `transition(id:to:reason:now:)` inside a transaction the caller holds; `announce: false`
+    /// keeps a final state's webhook back (a retry follows in the same transaction).
     @discardableResult
-    static func transition(id: String, to state: CallState, reason: String? = nil, now: Date, in db: Database) throws -> (CallRecord, CallEvent) {
+    static func transition(id: String, to state: CallState, reason: String? = nil, announce: Bool = true, now: Date, in db: Database) throws -> (CallRecord, CallEvent) {
         guard var call = try CallRecord.fetchOne(db, key: id) else { throw Failure.notFound(id) }
         guard call.state.canTransition(to: state) else {
             throw Failure.invalidTransition(id: id, from: call.state, to: state)
@@ -153,6 +167,7 @@ public final class CallStore: Sendable {
         var event = CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
                               payload: Self.json(payload), createdAt: now)
         try event.insert(db)
+        if state.isTerminal, announce { try Self.enqueueCallWebhook(call, now: now, in: db) }
         return (call, event)
     }
 

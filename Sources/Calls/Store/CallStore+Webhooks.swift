@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+
+/// Webhook endpoints and the outbox. A delivery is written in the transaction of the state change
+/// it reports (`transition`, a campaign's end), so an event the database holds is an event that
+/// will be delivered — a crash between the two is impossible by construction.
+extension CallStore {
+    public enum WebhookFailure: Error, Equatable, CustomStringConvertible {
+        case notFound(String)
+        case fromConfig(String)
+        case deliveryNotFound(String)
+
+        public var description: String {
+            switch self {
+            case .notFound(let id): "no webhook endpoint \(id)"
+            case .fromConfig(let id): "webhook endpoint \(id) is defined in the configuration file; change it there"
+            case .deliveryNotFound(let id): "no delivery \(id)"
+            }
+        }
+    }
+
+    // MARK: Endpoints
+
+    public func createWebhook(_ endpoint: WebhookEndpoint) throws {
+        try pool.write { try endpoint.insert($0) }
+    }
+
+    public func webhooks() throws -> [WebhookEndpoint] {
+        try pool.read { try WebhookEndpoint.order(Column("created_at"), Column("id")).fetchAll($0) }
+    }
+
+    public func webhook(id: String) throws -> WebhookEndpoint? {
+        try pool.read { try WebhookEndpoint.fetchOne($0, key: id) }
+    }
+
+    /// Changes an API-made endpoint with `change`; one from the configuration file is refused.
+    public func updateWebhook(id: String, _ change: (inout WebhookEndpoint) -> Void) throws -> WebhookEndpoint {
+        try pool.write { db in
+            guard var endpoint = try WebhookEndpoint.fetchOne(db, key: id) else { throw WebhookFailure.notFound(id) }
+            guard !endpoint.fromConfig else { throw WebhookFailure.fromConfig(id) }
+            change(&endpoint)
+            if endpoint.enabled { endpoint.disabledReason = nil }
+            try endpoint.update(db)
+            return endpoint
+        }
+    }
+
+    /// Deletes an API-made endpoint with its delivery history.
+    public func deleteWebhook(id: String) throws -> Bool {
+        try pool.write { db in
+            guard let endpoint = try WebhookEndpoint.fetchOne(db, key: id) else { return false }
+            guard !endpoint.fromConfig else { throw WebhookFailure.fromConfig(id) }
+            return try endpoint.delete(db)
+        }
+    }
+
+    /// Makes the stored configuration endpoints match the file: added or updated by name; one
+    /// removed from the file is turned off (its deliveries stay visible), not deleted.
+    public func syncConfiguredWebhooks(_ configured: [WebhookEndpoint]) throws {
+        try pool.write { db in
+            for var endpoint in configured {
+                endpoint.fromConfig = true
+                if let stored = try WebhookEndpoint.fetchOne(db, key: endpoint.id) { endpoint.createdAt = stored.createdAt }
+                try endpoint.save(db)
+            }
+            let names = Set(configured.map(\.id))
+            for var removed in try WebhookEndpoint.filter(Column("from_config") == true).fetchAll(db) where !names.contains(removed.id) && removed.enabled {
+                removed.enabled = false
+                removed.disabledReason = "removed from the configuration file"
+                try removed.update(db)
+            }
+        }
+    }
+
+    // MARK: Outbox
+
+    /// Writes one delivery of `type` with `data` for every endpoint that wants it, inside the caller's transaction.
+    static func enqueueWebhook(_ type: WebhookEventType, data: [String: Any], outboundID: String? = nil, campaignID: String? = nil,
+                               now: Date, in db: Database) throws {
+        let endpoints = try WebhookEndpoint.filter(Column("enabled") == true).fetchAll(db).filter { $0.wants(type) }
+        guard !endpoints.isEmpty else { return }
+        let body: [String: Any] = ["type": type.rawValue, "timestamp": Self.iso8601(now), "data": data]
+        let payload = String(decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+        for endpoint in endpoints {
+            try WebhookDelivery(id: WebhookDelivery.newID(), endpointId: endpoint.id, eventType: type.rawValue, outboundId: outboundID,
+                                campaignId: campaignID, payload: payload, state: .pending, attemptCount: 0, nextAttemptAt: now,
+                                createdAt: now).insert(db)
+        }
+    }
+
+    /// A call's final outcome, as its webhook announces it: the result without the transcript
+    /// (`/api/outbound/{id}` has everything), kept well under Standard Webhooks' 20 kB advice.
+    static func enqueueCallWebhook(_ call: CallRecord, now: Date, in db: Database) throws {
+        var data: [String: Any] = [
+            "outbound_id": call.outboundId, "direction": call.direction.rawValue, "state": call.state.rawValue,
+            "caller_number": call.callerNumber, "callee_number": call.calleeNumber, "purpose": call.purpose,
+            "attempt_count": call.attemptCount, "created_at": Self.iso8601(call.createdAt),
+        ]
+        let optional: [String: Any?] = [
+            "reason": call.failureReason, "campaign_id": call.campaignId, "template_id": call.templateId,
+            "answered_by": call.answeredBy, "summary": call.summary, "task_completed": call.taskCompleted,
+            "duration_seconds": call.durationSeconds, "completed_at": call.completedAt.map(Self.iso8601),
+            "answered_at": call.answeredAt.map(Self.iso8601),
+        ]
+        for case let (key, value?) in optional { data[key] = value }
+        let answers = try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", arguments: [call.outboundId])
+            .map(Self.answer)
+        data["answers"] = answers.map { answer -> [String: Any] in
+            var item: [String: Any] = ["question_id": answer.questionID, "question": answer.question, "status": answer.status.rawValue]
+            if let text = answer.answerSummary ?? answer.answerText { item["answer"] = text }
+            return item
+        }
+        try enqueueWebhook(WebhookEventType(finalState: call.state), data: data, outboundID: call.outboundId,
+                           campaignID: call.campaignId, now: now, in: db)
+    }
+
+    static func enqueueCampaignWebhook(_ campaign: Campaign, now: Date, in db: Database) throws {
+        let type: WebhookEventType = campaign.state == .completed ? .campaignCompleted : .campaignCancelled
+        let counts = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls WHERE campaign_id = ? GROUP BY state", arguments: [campaign.id])
+        var calls: [String: Int] = [:]
+        for row in counts { calls[row["state"]] = row["n"] }
+        var data: [String: Any] = ["campaign_id": campaign.id, "name": campaign.name, "state": campaign.state.rawValue,
+                                   "contacts": campaign.contacts, "skipped": campaign.skipped, "calls": calls]
+        if let started = campaign.startedAt { data["started_at"] = Self.iso8601(started) }
+        if let ended = campaign.endedAt { data["ended_at"] = Self.iso8601(ended) }
+        try enqueueWebhook(type, data: data, campaignID: campaign.id, now: now, in: db)
+    }
+
+    /// Claims up to `limit` deliveries that are due, with their endpoints: each one's next attempt
+    /// moves `lease` ahead, so a delivery in flight is not claimed twice, and one a crash
+    /// interrupted is tried again once the lease runs out.
+    public func claimDueWebhookDeliveries(now: Date = Date(), limit: Int, lease: TimeInterval) throws -> [(WebhookDelivery, WebhookEndpoint)] {
+        try pool.write { db in
+            let due = try WebhookDelivery.filter(Column("state") == WebhookDelivery.State.pending.rawValue && Column("next_attempt_at") <= now)
+                .order(Column("next_attempt_at")).limit(limit).fetchAll(db)
+            return try due.compactMap { delivery in
+                guard let endpoint = try WebhookEndpoint.fetchOne(db, key: delivery.endpointId) else { return nil }
+                try db.execute(sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?",
+                               arguments: [now.addingTimeInterval(lease), delivery.id])
+                return (delivery, endpoint)
+            }
+        }
+    }
+
+    /// Stores an attempt and what follows from it, in one transaction.
+    public func recordWebhookAttempt(_ attempt: WebhookAttempt, verdict: WebhookRetryPolicy.Verdict) throws {
+        try pool.write { db in
+            var attempt = attempt
+            try attempt.insert(db)
+            guard var delivery = try WebhookDelivery.fetchOne(db, key: attempt.deliveryId) else { return }
+            delivery.attemptCount += 1
+            delivery.lastStatus = attempt.status
+            delivery.lastError = attempt.error
+            switch verdict {
+            case .delivered:
+                delivery.state = .delivered; delivery.deliveredAt = attempt.attemptedAt; delivery.nextAttemptAt = nil
+            case .retry(let after):
+                delivery.state = .pending; delivery.nextAttemptAt = attempt.attemptedAt.addingTimeInterval(after)
+            case .giveUp(let reason):
+                delivery.state = .failed; delivery.nextAttemptAt = nil
+                delivery.lastError = [attempt.error, reason].compactMap { $0 }.joined(separator: "; ")
+            case .disableEndpoint:
+                delivery.state = .failed; delivery.nextAttemptAt = nil
+                delivery.lastError = "the receiver answered 410 Gone: endpoint turned off"
+                try db.execute(sql: "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = '410 Gone from the receiver' WHERE id = ?",
+                               arguments: [delivery.endpointId])
+            }
+            try delivery.update(db)
+        }
+    }
+
+    /// Sends a delivery again at once (same webhook-id), whatever became of it.
+    public func replayWebhookDelivery(id: String, now: Date = Date()) throws -> WebhookDelivery {
+        try pool.write { db in
+            guard var delivery = try WebhookDelivery.fetchOne(db, key: id) else { throw WebhookFailure.deliveryNotFound(id) }
+            delivery.state = .pending
+            delivery.nextAttemptAt = now
+            try delivery.update(db)
+            return delivery
+        }
+    }
+
+    public func webhookDelivery(id: String) throws -> WebhookDelivery? {
+        try pool.read { try WebhookDelivery.fetchOne($0, key: id) }
+    }
+
+    /// An endpoint's deliveries, newest first.
+    public func webhookDeliveries(endpointID: String, state: WebhookDelivery.State? = nil, limit: Int = 50, offset: Int = 0) throws -> [WebhookDelivery] {
+        try pool.read { db in
+            var query = WebhookDelivery.filter(Column("endpoint_id") == endpointID)
+            if let state { query = query.filter(Column("state") == state.rawValue) }
+            return try query.order(Column("created_at").desc, Column("id")).limit(limit, offset: offset).fetchAll(db)
+        }
+    }
+
+    /// Deliveries that report a call, oldest first.
+    public func webhookDeliveries(callID: String) throws -> [WebhookDelivery] {
+        try pool.read { try WebhookDelivery.filter(Column("outbound_id") == callID).order(Column("created_at"), Column("id")).fetchAll($0) }
+    }
+
+    public func webhookAttempts(deliveryIDs: [String]) throws -> [String: [WebhookAttempt]] {
+        try pool.read { db in
+            Dictionary(grouping: try WebhookAttempt.filter(deliveryIDs.contains(Column("delivery_id"))).order(Column("id")).fetchAll(db), by: \.deliveryId)
+        }
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

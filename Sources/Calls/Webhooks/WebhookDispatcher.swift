@@ -1,0 +1,110 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+
+/// Drains the webhook outbox for the life of the server: claims due deliveries (at most
+/// `concurrency` in flight), POSTs each body signed as Standard Webhooks says, and stores every
+/// attempt with the retry policy's verdict. It keeps nothing in memory that is not in the
+/// database, so a restart picks up where it stopped (an attempt cut off by the crash is sent again:
+/// receivers drop duplicates by `webhook-id`).
+public final class WebhookDispatcher: Sendable {
+    public struct Settings: Sendable, Equatable {
+        public var policy = WebhookRetryPolicy()
+        /// How long an attempt may take before it counts as a timeout (and is retried).
+        public var timeout: TimeInterval = 15
+        public var concurrency = 4
+        /// How often the outbox is looked at when nothing is due.
+        public var pollInterval: TimeInterval = 0.25
+
+        public init() {}
+    }
+
+    let store: CallStore
+    let settings: Settings
+    let logger: Logger
+    private let inFlight = Atomic<Int>(0)
+
+    public init(store: CallStore, settings: Settings, logger: Logger) {
+        self.store = store
+        self.settings = settings
+        self.logger = logger
+    }
+
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                let free = settings.concurrency - inFlight.load(ordering: .relaxed)
+                let due = free > 0 ? claim(limit: free) : []
+                for (delivery, endpoint) in due {
+                    inFlight.add(1, ordering: .relaxed)
+                    group.addTask {
+                        await self.deliver(delivery, to: endpoint)
+                        self.inFlight.subtract(1, ordering: .relaxed)
+                    }
+                }
+                if due.isEmpty { try? await Task.sleep(for: .seconds(settings.pollInterval)) }
+            }
+        }
+    }
+
+    private func claim(limit: Int) -> [(WebhookDelivery, WebhookEndpoint)] {
+        do {
+            return try store.claimDueWebhookDeliveries(limit: limit, lease: settings.timeout + 30)
+        } catch {
+            logger.warning("could not read the webhook outbox", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start sends it again.
+    func deliver(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async {
+        let started = Date()
+        var status: Int?
+        var retryAfter: String?
+        var failure: String?
+        do {
+            let response = try await HTTPClient.shared.execute(request(for: delivery, to: endpoint, at: started),
+                                                                 timeout: .milliseconds(Int64(settings.timeout * 1000)))
+            status = Int(response.status.code)
+            retryAfter = response.headers.first(name: "Retry-After")
+            _ = try? await response.body.collect(upTo: 64 << 10)   // the answer's body is not needed, but is read to free the connection
+        } catch {
+            if Task.isCancelled { return }
+            failure = Self.describe(error)
+        }
+        let attempt = WebhookAttempt(deliveryId: delivery.id, attemptedAt: started, status: status, error: failure,
+                                     durationMs: Int(Date().timeIntervalSince(started) * 1000))
+        let verdict = settings.policy.verdict(attempt: delivery.attemptCount + 1, status: status, retryAfter: retryAfter)
+        do { try store.recordWebhookAttempt(attempt, verdict: verdict) } catch {
+            logger.error("could not store a webhook attempt", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
+        }
+        if verdict != .delivered {
+            logger.info("webhook attempt failed", metadata: ["delivery": "\(delivery.id)", "endpoint": "\(endpoint.id)",
+                                                              "status": "\(status.map(String.init) ?? failure ?? "?")", "verdict": "\(verdict)"])
+        }
+    }
+
+    func request(for delivery: WebhookDelivery, to endpoint: WebhookEndpoint, at now: Date) -> HTTPClientRequest {
+        let timestamp = Int(now.timeIntervalSince1970)
+        let body = Array(delivery.payload.utf8)
+        var request = HTTPClientRequest(url: endpoint.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "VoiceBridge/\(VoiceBridgeVersion.current)")
+        request.headers.add(name: "webhook-id", value: delivery.id)
+        request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+        if let key = WebhookSignature.key(fromSecret: endpoint.secret) {
+            request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, key: key))
+        }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        return request
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout { return "timeout" }
+        return String(describing: error).prefix(300).description
+    }
+}

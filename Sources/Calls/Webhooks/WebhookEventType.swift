@@ -1,0 +1,20 @@
+/// The events an endpoint can subscribe to, as the `type` of each delivery's body.
+public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
+    /// A call ended after a conversation (its answers and summary are in `data`).
+    case callCompleted = "call.completed"
+    /// A call ended without one — failed, busy, no answer, rejected — and no retry is left.
+    case callFailed = "call.failed"
+    /// The operator (or the do-not-call list, or the campaign) cancelled the call.
+    case callCancelled = "call.cancelled"
+    case campaignCompleted = "campaign.completed"
+    case campaignCancelled = "campaign.cancelled"
+
+    /// The event a call's final state announces.
+    public init(finalState state: CallState) {
+        switch state {
+        case .completed: self = .callCompleted
+        case .cancelled: self = .callCancelled
+        default: self = .callFailed
+        }
+    }
+}
