@@ -2,8 +2,8 @@
 // /api/events WebSocket. No build step; all text goes in with textContent (never as HTML).
 'use strict';
 
-const STATES = ['queued', 'dialing', 'ringing', 'connected', 'completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled'];
-const STATE_ICON = { queued: '⏳', dialing: '📞', ringing: '🔔', connected: '🟢', completed: '✅', no_answer: '🔕', busy: '⛔', rejected: '🚫', failed: '❌', cancelled: '✖️' };
+const STATES = ['queued', 'dialing', 'ringing', 'connected', 'completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled', 'voicemail', 'voicemail_left'];
+const STATE_ICON = { queued: '⏳', dialing: '📞', ringing: '🔔', connected: '🟢', completed: '✅', no_answer: '🔕', busy: '⛔', rejected: '🚫', failed: '❌', cancelled: '✖️', voicemail: '📼', voicemail_left: '📨' };
 const STATUS_ICON = { answered: '✅', unclear: '❓', refused: '🚫', not_asked: '⏺️', pending: '⏳' };
 
 let lang = localStorage.getItem('vb.lang') || ((navigator.language || 'en').toLowerCase().startsWith('ko') ? 'ko' : 'en');
@@ -180,6 +180,7 @@ async function showDetail(id) {
       const value = view.querySelector(`[data-field="${name}"]`);
       value.hidden = value.previousElementSibling.hidden = call[name] == null;
       value.textContent = call[name] == null ? '' : name === 'answered_by' ? t(`answered_by.${call[name]}`) : call[name];
+      if (name === 'answered_by' && call.answered_by_ms != null) value.textContent += ` (${(call.answered_by_ms / 1000).toFixed(1)} s)`;
     }
     $('#attempts', view).replaceChildren(...(call.attempts || []).map((a) => {
       const li = el('li', `#${a.number} ${time(a.started_at)} `);
@@ -189,7 +190,7 @@ async function showDetail(id) {
       return li;
     }));
     $('#state', view).replaceWith(Object.assign(stateBadge(call.state), { id: 'state' }));
-    const ended = ['completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled'].includes(call.state);
+    const ended = STATES.indexOf(call.state) >= STATES.indexOf('completed');
     $('#cancel-call', view).hidden = ended;
     $('#retry-call', view).hidden = !ended;
     $('#timeline', view).replaceChildren(...(call.timeline || []).map((entry) => {

@@ -3,7 +3,7 @@
 // words for what the figure counts. Uses report.js's svg() and app.js's helpers.
 'use strict';
 
-const OUTCOME_COLOR = { completed: '#4caf50', no_answer: '#9e9e9e', busy: '#ff9800', rejected: '#e57373', failed: '#c62828', cancelled: '#bdbdbd' };
+const OUTCOME_COLOR = { completed: '#4caf50', no_answer: '#9e9e9e', busy: '#ff9800', rejected: '#e57373', failed: '#c62828', cancelled: '#bdbdbd', voicemail: '#8d6e63', voicemail_left: '#a1887f' };
 const ANSWER_COLOR = { answered: '#4caf50', unclear: '#ffb300', refused: '#e57373', pending: '#90a4ae', not_asked: '#cfd8dc' };
 
 /// Horizontal bars, one row per [label, value, color, key]; values written after the bars.

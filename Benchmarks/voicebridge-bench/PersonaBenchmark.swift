@@ -51,13 +51,7 @@ enum PersonaBenchmark {
         var outcomes: [Outcome] = []
         var latencies: [Double] = [], transcripts: [Double] = [], recognitions: [Double] = []
         for (id, persona) in zip(ids, CalleePersona.catalogue) {
-            var state = ""
-            let deadline = ContinuousClock.now.advanced(by: .seconds(600))
-            while ContinuousClock.now < deadline {
-                state = try await json(get: "\(base)/\(id)")["state"] as? String ?? ""
-                if CallState(rawValue: state)?.isTerminal == true { break }
-                try await Task.sleep(for: .milliseconds(250))
-            }
+            let state = try await endedCall("\(base)/\(id)", within: .seconds(600))["state"] as? String ?? ""
             let result = try await json(get: "\(base)/\(id)/result")
             let answers = (result["answers"] as? [[String: Any]] ?? []).enumerated().map { i, a in
                 TaskTracker.Answer(questionID: "q\(i + 1)", question: "", status: TaskTracker.Status(rawValue: a["status"] as? String ?? "") ?? .pending,
@@ -72,6 +66,18 @@ enum PersonaBenchmark {
             FileHandle.standardError.write(Data("personas: \(outcomes.count)/\(ids.count) \(persona.name)\n".utf8))
         }
         return Run(outcomes: outcomes, turnLatencies: latencies, transcriptLatencies: transcripts, recognitionTimes: recognitions)
+    }
+
+    /// The call at `url` once it has ended (or as it is when `limit` runs out).
+    static func endedCall(_ url: String, within limit: Duration) async throws -> [String: Any] {
+        var call: [String: Any] = [:]
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while ContinuousClock.now < deadline {
+            call = try await json(get: url)
+            if CallState(rawValue: call["state"] as? String ?? "")?.isTerminal == true { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        return call
     }
 
     static func json(get url: String) async throws -> [String: Any] {

@@ -23,10 +23,12 @@ struct CreateCallBody: Decodable {
     var closing: String?
     var voice: String?
     var botURL: String?
+    var machineDetection: String?
+    var voicemailMessage: String?
 
     enum CodingKeys: String, CodingKey {
         case purpose, questions, priority, metadata, template, variables, greeting, closing, voice
-        case botURL = "bot_url"
+        case botURL = "bot_url", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
         case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
         case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
     }
@@ -41,6 +43,8 @@ struct CreateCallBody: Decodable {
         request.closing = closing
         request.voice = voice
         request.botURL = botURL
+        request.machineDetection = machineDetection
+        request.voicemailMessage = voicemailMessage
         return request
     }
 }
@@ -135,6 +139,10 @@ struct CallView: ResponseEncodable {
     var voice: String?
     var botURL: String?
     var answeredBy: String?
+    /// When VoiceBridge's own detector decided `answered_by`, ms after answer.
+    var answeredByMs: Int?
+    var machineDetection: String?
+    var voicemailMessage: String?
     /// Detail only: the state timeline.
     var timeline: [TimelineEntry]?
     /// Detail only: every attempt with its outcome and times.
@@ -168,6 +176,7 @@ struct CallView: ResponseEncodable {
     enum CodingKeys: String, CodingKey {
         case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
+        case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
         case maxRetries = "max_retries", retryOnNoAnswer = "retry_on_no_answer", failureReason = "failure_reason"
@@ -186,6 +195,7 @@ struct CallView: ResponseEncodable {
         startedAt = c.startedAt; answeredAt = c.answeredAt; completedAt = c.completedAt; nextAttemptAt = c.nextAttemptAt
         lastOutcome = c.lastOutcome
         templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; botURL = c.botUrl; answeredBy = c.answeredBy
+        answeredByMs = c.answeredByMs; machineDetection = c.machineDetection; voicemailMessage = c.voicemailMessage
         self.timeline = timeline
         self.attempts = attempts
         self.webhooks = webhooks

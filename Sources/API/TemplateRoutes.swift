@@ -69,6 +69,8 @@ struct TemplateBody: Decodable {
     var engineMode: String?
     var botURL: String?
     var keypad: [String: String]?
+    var machineDetection: String?
+    var voicemailMessage: String?
     var maxDuration: Int?
     var retryOnNoAnswer: Bool?
     var maxRetries: Int?
@@ -77,12 +79,16 @@ struct TemplateBody: Decodable {
     enum CodingKeys: String, CodingKey {
         case name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
     }
 
     var template: CallTemplate {
-        CallTemplate(name: name ?? "", purpose: purpose ?? "", questions: questions ?? [], greeting: greeting, closing: closing, language: language,
-                     voice: voice, engineMode: engineMode, botURL: botURL, keypad: keypad, maxDuration: maxDuration, retryOnNoAnswer: retryOnNoAnswer, maxRetries: maxRetries,
-                     variables: variables ?? [:])
+        var t = CallTemplate(name: name ?? "", purpose: purpose ?? "", questions: questions ?? [], greeting: greeting, closing: closing, language: language,
+                             voice: voice, engineMode: engineMode, botURL: botURL, keypad: keypad, maxDuration: maxDuration, retryOnNoAnswer: retryOnNoAnswer,
+                             maxRetries: maxRetries, variables: variables ?? [:])
+        t.machineDetection = machineDetection
+        t.voicemailMessage = voicemailMessage
+        return t
     }
 }
 

@@ -2,6 +2,10 @@
 public enum CallState: String, Sendable, Codable, CaseIterable {
     case queued, dialing, ringing, connected
     case completed, noAnswer = "no_answer", busy, rejected, failed, cancelled
+    /// An answering machine picked up and the call hung up (`machine_detection: hangup`); retried like `no_answer`.
+    case voicemail
+    /// An answering machine picked up and the agent left a message after its greeting (`machine_detection: leave_message`).
+    case voicemailLeft = "voicemail_left"
 
     /// States in which a call holds telephony resources; a crash leaves these to be reconciled.
     public var isLive: Bool {
@@ -13,7 +17,7 @@ public enum CallState: String, Sendable, Codable, CaseIterable {
 
     public var isTerminal: Bool {
         switch self {
-        case .completed, .noAnswer, .busy, .rejected, .failed, .cancelled: true
+        case .completed, .noAnswer, .busy, .rejected, .failed, .cancelled, .voicemail, .voicemailLeft: true
         default: false
         }
     }
@@ -28,8 +32,8 @@ public enum CallState: String, Sendable, Codable, CaseIterable {
         case (.ringing, .connected):
             true
         case (.dialing, let end), (.ringing, let end):
-            end.isTerminal && end != .completed
-        case (.connected, .completed), (.connected, .failed), (.connected, .cancelled):
+            end.isTerminal && ![.completed, .voicemail, .voicemailLeft].contains(end)   // those need an answer
+        case (.connected, .completed), (.connected, .failed), (.connected, .cancelled), (.connected, .voicemail), (.connected, .voicemailLeft):
             true
         case (let end, .queued):
             // A retry (automatic, or the operator's) puts an ended call back in the queue.

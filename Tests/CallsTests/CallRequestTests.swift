@@ -22,6 +22,25 @@ import Testing
         }
     }
 
+    @Test func machineDetectionIsOneOfThreeActionsAndItsMessageIsFilled() throws {
+        var request = Self.valid
+        request.machineDetection = "sometimes"
+        #expect(throws: ValidationError.self) { try request.applying(nil) }
+        request.machineDetection = "leave_message"
+        request.voicemailMessage = "Hi {name}, {display_name} calling."
+        request.variables = ["name": "Tom"]
+        #expect(try request.applying(nil).voicemailMessage == "Hi Tom, {display_name} calling.")
+        request.voicemailMessage = "Hi {nobody}"
+        #expect(throws: ValidationError.self) { try request.applying(nil) }
+        var template = CallTemplate(name: "t", purpose: "p", questions: ["q?"])
+        template.machineDetection = "hangup"
+        request.machineDetection = nil
+        request.voicemailMessage = nil
+        #expect(try request.applying(template).machineDetection == "hangup")
+        template.machineDetection = "maybe"
+        #expect(throws: ValidationError.self) { try template.validated(engineModes: ["local"]) }
+    }
+
     @Test func twentyQuestionsAtMostAndNoneEmpty() {
         var request = Self.valid
         request.questions = Array(repeating: "q?", count: 21)

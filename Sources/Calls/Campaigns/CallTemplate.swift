@@ -25,6 +25,10 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     /// Keys the callee may press instead of answering aloud, and the words each stands for
     /// (`{"1": "yes", "2": "no"}`), for questions that say "press 1 for yes".
     public var keypad: [String: String]?
+    /// `off`, `hangup` or `leave_message` when an answering machine picks up; nil: the server's action.
+    public var machineDetection: String?
+    /// What `leave_message` says; nil: the server's message.
+    public var voicemailMessage: String?
     public var maxDuration: Int?
     public var retryOnNoAnswer: Bool?
     public var maxRetries: Int?
@@ -35,6 +39,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
         case createdAt = "created_at"
     }
 
@@ -83,6 +88,9 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         if let url = botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { problems.append(.init(name: "bot_url", message: problem)) }
         if let keys = keypad, keys.contains(where: { $0.key.count != 1 || !"0123456789*#".contains($0.key) || $0.value.trimmingCharacters(in: .whitespaces).isEmpty }) {
             problems.append(.init(name: "keypad", message: "maps single keys (0–9, *, #) to the words each stands for, e.g. {\"1\": \"yes\"}"))
+        }
+        if let action = machineDetection, VoiceBridgeConfig.Outbound.MachineDetection.Action(rawValue: action) == nil {
+            problems.append(.init(name: "machine_detection", message: "must be off, hangup or leave_message"))
         }
         if let d = maxDuration, !(10...3600).contains(d) { problems.append(.init(name: "max_duration", message: "must be between 10 and 3600 seconds")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }

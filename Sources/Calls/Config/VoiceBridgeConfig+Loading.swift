@@ -235,6 +235,9 @@ extension VoiceBridgeConfig {
         o.result.saveTranscript = try r.bool("outbound.result.save_transcript", default: o.result.saveTranscript)
         o.result.saveRecording = try r.bool("outbound.result.save_recording", default: o.result.saveRecording)
         o.result.generateSummary = try r.bool("outbound.result.generate_summary", default: o.result.generateSummary)
+        o.machineDetection.action = try r.choice("outbound.machine_detection.action", default: o.machineDetection.action)
+        o.machineDetection.holdGreetingMs = try r.int("outbound.machine_detection.hold_greeting_ms", default: o.machineDetection.holdGreetingMs, in: 500...10_000)
+        o.machineDetection.message = try r.string("outbound.machine_detection.message", default: o.machineDetection.message)
     }
 
     static func isSIPURI(_ text: String) -> Bool {

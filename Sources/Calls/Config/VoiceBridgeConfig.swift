@@ -168,6 +168,25 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var retry = Retry()
         public var ai = AI()
         public var result = Result()
+        public var machineDetection = MachineDetection()
+
+        /// Answering-machine detection on SIP calls (a call or template may ask otherwise).
+        public struct MachineDetection: Sendable, Equatable {
+            public enum Action: String, Sendable, CaseIterable {
+                /// No detection: the agent greets at once.
+                case off
+                /// A machine: hang up (`voicemail`, retried like `no_answer`).
+                case hangup
+                /// A machine: wait for its beep or the end of its greeting, say the message, hang up (`voicemail_left`).
+                case leaveMessage = "leave_message"
+            }
+
+            public var action: Action = .off
+            /// The longest the agent's greeting waits for a verdict.
+            public var holdGreetingMs = 3500
+            /// `leave_message`'s words; `{display_name}` and `{purpose}` are filled.
+            public var message = "Hello, this is the AI assistant of {display_name}, calling about {purpose}. We will call again later. Thank you."
+        }
 
         public enum RetryReason: String, Sendable, CaseIterable {
             case noAnswer = "no_answer", busy, rejected, failed

@@ -75,15 +75,30 @@ extension CallManager {
             fail(call, state: .failed, reason: "no media session")
             return
         }
-        await converse(call: call, leg: leg, engine: engine, context: context, handle: handle)
+        await converse(call: call, leg: leg, engine: engine, context: context, handle: handle, machineDetection: machineDetection(for: call))
+    }
+
+    /// What this SIP call does about an answering machine: the call's (or its template's) choice, else the configured one.
+    func machineDetection(for call: CallRecord) -> MachineDetection? {
+        let configured = settings.machineDetection
+        let action = call.machineDetection.flatMap(VoiceBridgeConfig.Outbound.MachineDetection.Action.init(rawValue:)) ?? configured.action
+        var detection: MachineDetection
+        switch action {
+        case .off: return nil
+        case .hangup: detection = MachineDetection(action: .hangUp)
+        case .leaveMessage: detection = MachineDetection(action: .leaveMessage(call.voicemailMessage ?? configured.message))
+        }
+        detection.holdGreeting = .milliseconds(configured.holdGreetingMs)
+        return detection
     }
 
     /// The call on its leg until it ends; stored as it ends. Returns how it ended.
     @discardableResult
-    func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall) async -> CallSession.Ending {
+    func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall,
+                  machineDetection: MachineDetection? = nil) async -> CallSession.Ending {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context, logger: logger, metrics: metrics, pricing: settings.pricing,
-                                  localVoice: settings.localVoice, neuralVAD: settings.neuralVAD)
+                                  localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, machineDetection: machineDetection)
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
         pipelineStatistics.started(session.meters)
@@ -105,6 +120,10 @@ extension CallManager {
             // A realtime socket lost for good is its own, documented reason.
             let reason = message == OpenAIRealtimeEngine.disconnected ? message : "engine_failure: \(message)"
             _ = try? store.transition(id: call.outboundId, to: .failed, reason: reason)
+        case .voicemail:
+            fail(call, state: .voicemail, reason: "answering_machine")
+        case .voicemailLeft:
+            _ = try? store.transition(id: call.outboundId, to: .voicemailLeft, reason: "message left")
         }
         return outcome.ending
     }
@@ -123,7 +142,7 @@ extension CallManager {
         guard settings.retry.enabled else { return nil }
         let key: VoiceBridgeConfig.Outbound.RetryReason? = switch state {
         case .busy: .busy
-        case .noAnswer: .noAnswer
+        case .noAnswer, .voicemail: .noAnswer   // a machine is retried like no answer: the person was not reached
         case .rejected: .rejected
         case .failed: .failed
         default: nil

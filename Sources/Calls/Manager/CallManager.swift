@@ -40,6 +40,8 @@ public actor CallManager {
         public var engineMode = "local"
         /// `carrier: twilio`: outbound calls go through Twilio's REST API, not `gateway`.
         public var carrier: TwilioCarrier?
+        /// Answering-machine detection on SIP calls, unless a call or its template says otherwise.
+        public var machineDetection = VoiceBridgeConfig.Outbound.MachineDetection()
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }
@@ -142,6 +144,8 @@ public actor CallManager {
         record.closing = valid.closing
         record.voice = valid.voice
         record.botUrl = valid.botURL
+        record.machineDetection = valid.machineDetection
+        record.voicemailMessage = valid.voicemailMessage
         return record
     }
 

@@ -23,6 +23,10 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var voice: String?
     /// A media-stream bot (`ws://`/`wss://`, Twilio's dialect) that runs the call instead of the server's engine.
     public var botURL: String?
+    /// `off`, `hangup` or `leave_message` when an answering machine picks up; nil: the configured action.
+    public var machineDetection: String?
+    /// What `leave_message` says; nil: the configured message.
+    public var voicemailMessage: String?
 
     public init(callerNumber: String, calleeNumber: String, purpose: String, questions: [String], callerDisplayName: String? = nil,
                 maxDuration: Int? = nil, priority: Int? = nil, scheduledAt: Date? = nil, retryOnNoAnswer: Bool? = nil,
@@ -112,6 +116,8 @@ extension OutboundCallRequest {
             r.closing = closing ?? template.closing
             r.voice = voice ?? template.voice
             r.botURL = botURL ?? template.botURL
+            r.machineDetection = machineDetection ?? template.machineDetection
+            r.voicemailMessage = voicemailMessage ?? template.voicemailMessage
             r.maxDuration = maxDuration ?? template.maxDuration
             r.retryOnNoAnswer = retryOnNoAnswer ?? template.retryOnNoAnswer
             r.maxRetries = maxRetries ?? template.maxRetries
@@ -123,11 +129,18 @@ extension OutboundCallRequest {
         for name in CallTemplate.builtInPlaceholders { values[name] = "{\(name)}" }   // left for the conversation
         r.greeting = r.greeting.map { Placeholders.fill($0, with: values) }
         r.closing = r.closing.map { Placeholders.fill($0, with: values) }
+        r.voicemailMessage = r.voicemailMessage.map { Placeholders.fill($0, with: values) }
         var problems: [ValidationError.Field] = []
-        let texts = [("purpose", r.purpose), ("greeting", r.greeting ?? ""), ("closing", r.closing ?? "")]
+        if let action = r.machineDetection, VoiceBridgeConfig.Outbound.MachineDetection.Action(rawValue: action) == nil {
+            problems.append(.init(name: "machine_detection", message: "must be off, hangup or leave_message"))
+        }
+        if let message = r.voicemailMessage, message.trimmingCharacters(in: .whitespaces).isEmpty || message.count > 1000 {
+            problems.append(.init(name: "voicemail_message", message: "must be 1 to 1000 characters"))
+        }
+        let texts = [("purpose", r.purpose), ("greeting", r.greeting ?? ""), ("closing", r.closing ?? ""), ("voicemail_message", r.voicemailMessage ?? "")]
             + r.questions.enumerated().map { ("questions.\($0.offset)", $0.element) }
         for (field, text) in texts {
-            let unknown = Placeholders.names(in: text).filter { !(field == "greeting" || field == "closing") || !CallTemplate.builtInPlaceholders.contains($0) }
+            let unknown = Placeholders.names(in: text).filter { !["greeting", "closing", "voicemail_message"].contains(field) || !CallTemplate.builtInPlaceholders.contains($0) }
             if !unknown.isEmpty {
                 problems.append(.init(name: field, message: "has no value for \(unknown.map { "{\($0)}" }.joined(separator: ", ")): give it in `variables`"))
             }

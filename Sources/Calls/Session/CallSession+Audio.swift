@@ -26,8 +26,8 @@ extension CallSession {
         leg.setMediaHandler { [self] media in
             let frame = caller.withLock { $0.run(media.payload) }
             noteTurn(frame)
-            if frame.bargeIn.isEmpty, frame.tones.isEmpty, !takesMuLaw,
-               engine.sendNow(speech: frame.activity, samples: { frame.engineSamples }) {
+            if frame.bargeIn.isEmpty, frame.tones.isEmpty,
+               !engineHearsCaller || (!takesMuLaw && engine.sendNow(speech: frame.activity, samples: { frame.engineSamples })) {
                 return true
             }
             caller.withLock { $0.handled.append(frame) }   // the queued event stands for this frame
@@ -45,7 +45,10 @@ extension CallSession {
                 for tone in frame.tones {
                     if case .dtmf(let digit) = tone { await pressed(digit) } else { noteTone(tone) }
                 }
-                if takesMuLaw {
+                if !engineHearsCaller {
+                    // While the agent's greeting is held for the answering-machine verdict, the
+                    // engine's output is not drained: feeding it would stall this pump behind it.
+                } else if takesMuLaw {
                     await engine.send(muLaw: frame.payload, speech: frame.activity)
                 } else {
                     await engine.send(samples: frame.engineSamples, speech: frame.activity)
@@ -206,12 +209,12 @@ extension CallSession {
             agent.withLock { a in a.audio.process(piece) { a.pending.append($0) } }
         }
 
-        /// The engine is lost: the apology and closing line, synthesized here, through the same
-        /// frames chain (recorded, paced, marked), and the time to hear them (bounded).
-        func sayGoodbyeLocally() async {
-            let text = LocalVoice.apology + " " + context.closing
-            guard let voice = localVoice, let frames = try? voice.frames(saying: text) else { return }
-            let item = "local-goodbye"
+        /// Words the engine does not say — the apology when it is lost, a message for an answering
+        /// machine — synthesized here, through the same frames chain (recorded, paced, marked),
+        /// and the time to hear them (bounded). False when there is no local voice.
+        @discardableResult
+        func sayLocally(_ text: String, item: String) async -> Bool {
+            guard let voice = localVoice, let frames = try? voice.frames(saying: text) else { return false }
             appendTranscript(speaker: .ai, text: text, item: item)
             agent.withLock { a in
                 a.frames.handle(.interrupt) { _ in }   // whatever the engine left half-said
@@ -223,10 +226,35 @@ extension CallSession {
             while playback.snapshot.isPlaying, ContinuousClock.now < deadline, !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(20))
             }
+            return true
         }
 
+        /// An answering machine and `leave_message`: after its beep (or the end of its greeting),
+        /// the message instead of anything the engine has to say, then the end.
+        func leaveMessage() async {
+            state.withLock { $0.engineHearsCaller = false }   // the engine is done: its output is no longer drained
+            await bargeIn()
+            guard let text = await waitForMachineGreetingToEnd() else { return }
+            if await sayLocally(text, item: "voicemail-message") {
+                finish(.voicemailLeft)
+            } else {
+                logger.warning("no local voice to leave a message with: hanging up", metadata: ["call": "\(callID)"])
+                finish(.voicemail)
+            }
+        }
+
+        // The greeting waits for the answering-machine verdict (when the call detects one).
+        switch await holdGreetingForVerdict() {
+        case .greet: state.withLock { $0.engineHearsCaller = true }
+        case .leaveMessage: await leaveMessage(); return
+        case .stop: return
+        }
         while let event = await engine.nextEvent() {
             defer { agent.withLock { $0.processed += 1 } }
+            if machineMessagePending {   // recognized late, by a beep or the machine's words
+                await leaveMessage()
+                return
+            }
             switch event {
             case .audio(let item, let samples):
                 guard !isInterrupted(item) else { continue }
@@ -247,6 +275,7 @@ extension CallSession {
                 for command in marks { await leg.send(command) }
             case .transcript(let speaker, let text, let item):
                 appendTranscript(speaker: speaker, text: text, item: item)
+                if speaker == .customer { observeForMachine(words: text) }
             case .taskState(let tracker):
                 try? store.saveAnswers(callID: callID, answers: tracker.answers)
             case .milestone(let milestone, let at):
@@ -272,7 +301,7 @@ extension CallSession {
                 logger.warning("engine error", metadata: ["call": "\(callID)", "error": "\(message)", "fatal": "\(fatal)"])
                 metrics.engineErrors.increment()
                 if fatal {
-                    await sayGoodbyeLocally()
+                    await sayLocally(LocalVoice.apology + " " + context.closing, item: "local-goodbye")
                     finish(.engineFailure(message))
                     return
                 }

@@ -6,6 +6,7 @@ extension CallSession {
     /// The end of the caller's speech opens a turn (and starts its latency clock); the first
     /// speech start since the caller's last transcript line is when that line began to be heard.
     func noteTurn(_ frame: InboundFrame) {
+        observeForMachine(frame)
         switch frame.voice.event {
         case .speechEnded: state.withLock { $0.timeline.speechEnded(at: .now) }
         case .speechStarted: state.withLock { s in if s.callerSpeechStarted == nil { s.callerSpeechStarted = .now } }

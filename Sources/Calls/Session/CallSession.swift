@@ -17,6 +17,10 @@ public final class CallSession: Sendable {
         case maxDuration
         case cancelled
         case engineFailure(String)
+        /// An answering machine: hung up on (`machine_detection: hangup`).
+        case voicemail
+        /// An answering machine: a message was left after its greeting.
+        case voicemailLeft
     }
 
     public struct Outcome: Sendable {
@@ -33,6 +37,8 @@ public final class CallSession: Sendable {
     let localVoice: LocalVoice?
     /// The caller side's VAD decides with Silero (`engine.vad: neural`); nil: the energy detector.
     let neuralVAD: SileroModel?
+    /// What an answering machine gets; nil: no detection (the greeting goes out at once).
+    let machineDetection: MachineDetection?
     let context: ConversationContext
     let logger: Logger
     let metrics: CallMetrics
@@ -43,6 +49,9 @@ public final class CallSession: Sendable {
     let state = Mutex(State())
     private let endings: AsyncStream<Ending>
     private let endingInput: AsyncStream<Ending>.Continuation
+    /// The answering-machine detector's verdicts, from the caller side to `actOnMachineVerdicts`.
+    let verdicts: AsyncStream<AnsweringMachineDetector.Decision>
+    let verdictInput: AsyncStream<AnsweringMachineDetector.Decision>.Continuation
 
     /// Where an agent utterance's transcript line is: its stored row and its place in `State.transcript`.
     struct AgentLine {
@@ -62,11 +71,19 @@ public final class CallSession: Sendable {
         var closingReason: Ending?
         /// DTMF digits and beeps heard, in order.
         var tones: [ToneEvent] = []
+        var detector: AnsweringMachineDetector?
+        /// A machine was recognized after the greeting went out; the agent side leaves the message.
+        var machineMessagePending = false
+        /// Whether caller audio goes to the engine: not while the greeting is held for the
+        /// answering-machine verdict, nor once a message is being left.
+        var engineHearsCaller = true
+        /// When the last caller frame arrived (kept while detecting answering machines).
+        var lastCallerFrameAt: ContinuousClock.Instant?
     }
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
                 context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
-                neuralVAD: SileroModel? = nil) {
+                neuralVAD: SileroModel? = nil, machineDetection: MachineDetection? = nil) {
         self.metrics = metrics
         self.pricing = pricing
         self.callID = callID
@@ -76,9 +93,17 @@ public final class CallSession: Sendable {
         self.recorder = recorder
         self.localVoice = localVoice
         self.neuralVAD = neuralVAD
+        self.machineDetection = machineDetection
         self.context = context
         self.logger = logger
         (endings, endingInput) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .bufferingOldest(8))
+        (verdicts, verdictInput) = AsyncStream.makeStream(of: AnsweringMachineDetector.Decision.self, bufferingPolicy: .bufferingOldest(4))
+        if let machineDetection {
+            state.withLock { s in
+                s.detector = AnsweringMachineDetector(settings: machineDetection.detector)
+                s.engineHearsCaller = false
+            }
+        }
         CallPipeline.meterQueues(engine: engine, leg: leg, meters: meters)
     }
 
@@ -112,6 +137,7 @@ public final class CallSession: Sendable {
             group.addTask { await self.pumpCallerAudio() }
             group.addTask { await self.pumpEngineEvents() }
             if let recorder { group.addTask { await recorder.run() } }
+            if machineDetection != nil { group.addTask { await self.actOnMachineVerdicts() } }
             // Started only now: its greeting goes into a bounded queue that pumpEngineEvents drains.
             group.addTask {
                 do { try await self.engine.start() } catch { self.finish(.engineFailure("\(error)")) }
@@ -133,6 +159,7 @@ public final class CallSession: Sendable {
             group.cancelAll()
         }
         endingInput.finish()
+        verdictInput.finish()
         if ending == .agentFinished, let reason = state.withLock({ $0.closingReason }) { ending = reason }
         let tracker = await engine.stop()
         let dropped = engine.events.counters.dropped

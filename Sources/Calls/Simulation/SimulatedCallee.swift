@@ -12,7 +12,9 @@ import Realtime
 /// strings); `<busy>`, `<no_answer>` and `<reject>` as the first entry select those outcomes,
 /// `<hangup>` hangs up at that point and `<silence>` lets that turn pass without a word; an answer
 /// that starts with `<dtmf 42#>` presses those keys first (RFC 4733), then says the rest. Without a
-/// list it is a cooperative default persona.
+/// list it is a cooperative default persona. A first entry `<says Hello?>` is said as soon as it
+/// answers, as people do; `<voicemail long>` (a 12 s greeting), `<voicemail short>` or
+/// `<voicemail ko>` make it an answering machine: the greeting, a 1 kHz beep, then silence.
 public final class SimulatedCallee: Sendable {
     public static let answersHeader = "X-Simulated-Answers"
     public static let defaultAnswers = ["Yes, that works for me.", "No, everything can stay as it is.", "Sure, thank you."]
@@ -77,15 +79,60 @@ public final class SimulatedCallee: Sendable {
         return (answersHeader, data.base64EncodedString())
     }
 
+    /// Answering machines' greetings, by `<voicemail …>` name.
+    static let machineGreetings = [
+        "long": "Hello, you have reached the voicemail of Alex Morgan at Morgan and Partners. I cannot take your call right now. "
+            + "Please leave your name, your number and a short message after the tone, and I will call you back.",
+        "short": "Hi, this is Sam. Please leave a message after the tone.",
+        "ko": "지금은 전화를 받을 수 없습니다. 삐 소리가 나면 음성 사서함에 메시지를 남겨 주세요.",
+    ]
+
+    /// `text` spoken (espeak-ng; Korean text in a Korean voice) as 8 kHz μ-law.
+    func speech(_ text: String) -> [UInt8]? {
+        let korean = text.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) }
+        guard let voice = korean ? try? EspeakSynthesizer(voice: "ko") : tts, let samples = try? voice.synthesize(text),
+              let downsampler = try? Resampler(from: EspeakSynthesizer.sampleRate, to: 8000) else { return nil }
+        return G711.encode(downsampler.process(samples) + downsampler.flush(), law: .muLaw)
+    }
+
+    /// An answering machine: its greeting, the beep, then silence (recording) until the caller hangs up.
+    private func answerAsMachine(_ leg: SIPCallLeg, greeting: String) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await leg.run() }
+            try? await Task.sleep(for: .milliseconds(300))
+            if let words = speech(greeting) { await leg.send(.media(words)) }
+            await leg.send(.media(Self.silence(milliseconds: 400) + Self.beep))
+            await leg.send(.mark("beep"))
+            for await _ in leg.events {}
+        }
+    }
+
+    /// 500 ms of 1 kHz at −10 dBFS: an answering machine's beep.
+    static let beep: [UInt8] = G711.encode((0..<4000).map { Int16(10_362 * sin(2 * Double.pi * 1000 * Double($0) / 8000)) }, law: .muLaw)
+
+    static func silence(milliseconds: Int) -> [UInt8] { G711.encode([Int16](repeating: 0, count: milliseconds * 8), law: .muLaw) }
+
     private func converse(_ call: SIPCall, scheduler: PacerScheduler<[UInt8]>) async {
         guard let leg = try? SIPCallLeg(call: call, scheduler: scheduler) else { return }
         var script = Self.answers(in: call.requestHeaders)
+        if let first = script.first, let name = first.wholeMatch(of: /<voicemail (\w+)>/)?.1, let greeting = Self.machineGreetings[String(name)] {
+            await answerAsMachine(leg, greeting: greeting)
+            return
+        }
+        var opening: String?
+        if let first = script.first, let words = first.wholeMatch(of: /<says (.+)>/)?.1 {
+            opening = String(words)
+            script.removeFirst()
+        }
         if script.isEmpty { script = Self.defaultAnswers }
         // The agent's turn is over after 700 ms of silence (its sentences pause ~300 ms).
         var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: 700))
-        let downsampler = try? Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
+            if let opening, let words = speech(opening) {
+                try? await Task.sleep(for: .milliseconds(400))   // picks up, then speaks
+                await leg.send(.media(words))
+            }
             var next = 0
             var agentSpoke = false
             for await event in leg.events {
@@ -105,10 +152,9 @@ public final class SimulatedCallee: Sendable {
                     }
                     words = answer[keys.range.upperBound...]
                 }
-                guard !words.isEmpty, let speech = try? tts.synthesize(String(words)), let downsampler else { continue }
-                let narrow = downsampler.process(speech) + downsampler.flush()
+                guard !words.isEmpty, let audio = speech(String(words)) else { continue }
                 try? await Task.sleep(for: .milliseconds(300))   // a human beat before answering
-                await leg.send(.media(G711.encode(narrow, law: .muLaw)))
+                await leg.send(.media(audio))
                 await leg.send(.mark("answer-\(next)"))
             }
         }

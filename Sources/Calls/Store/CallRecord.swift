@@ -52,8 +52,14 @@ public struct CallRecord: Sendable, Equatable, Codable, FetchableRecord, Persist
     public var voice: String?
     /// The media-stream bot that runs the call instead of the server's engine (schema v9).
     public var botUrl: String?
-    /// human, machine or unknown: the carrier's answering-machine verdict (schema v10); nil: not detected.
+    /// human, machine or unknown: the answering-machine verdict, ours or the carrier's (schema v10); nil: not detected.
     public var answeredBy: String?
+    /// When our verdict was made, in ms after answer (schema v12).
+    public var answeredByMs: Int?
+    /// `hangup` or `leave_message` when an answering machine picks up; nil: no detection (schema v12).
+    public var machineDetection: String?
+    /// What `leave_message` says; nil: the configured message.
+    public var voicemailMessage: String?
     /// The campaign the call belongs to (schema v8).
     public var campaignId: String?
     /// Outcomes retried automatically, comma-separated (a campaign's policy); nil: `outbound.retry.retry_on`.

@@ -246,6 +246,15 @@ extension CallStore {
                 t.column("duration_ms", .integer).notNull()
             }
         }
+        // v12: answering-machine detection on SIP calls: the action asked for, the message to
+        // leave, and when the verdict (answered_by) was made.
+        migrator.registerMigration("v12-machine-detection") { db in
+            try db.alter(table: "calls") { t in
+                t.add(column: "machine_detection", .text)
+                t.add(column: "voicemail_message", .text)
+                t.add(column: "answered_by_ms", .integer)
+            }
+        }
         return migrator
     }
 }

@@ -94,10 +94,11 @@ extension CallStore {
         }
     }
 
-    /// Who answered, as the carrier's answering-machine detection says: human, machine or unknown.
-    public func setAnsweredBy(callID: String, _ answeredBy: String) throws {
+    /// Who answered — human, machine or unknown — as our detector (with when, in ms after answer)
+    /// or the carrier's says.
+    public func setAnsweredBy(callID: String, _ answeredBy: String, afterMs: Int? = nil) throws {
         try pool.write { db in
-            try db.execute(sql: "UPDATE calls SET answered_by = ? WHERE outbound_id = ?", arguments: [answeredBy, callID])
+            try db.execute(sql: "UPDATE calls SET answered_by = ?, answered_by_ms = ? WHERE outbound_id = ?", arguments: [answeredBy, afterMs, callID])
         }
     }
 }

@@ -6,6 +6,8 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
     case callFailed = "call.failed"
     /// The operator (or the do-not-call list, or the campaign) cancelled the call.
     case callCancelled = "call.cancelled"
+    /// An answering machine picked up: the call hung up (`voicemail`) or left a message (`voicemail_left`).
+    case callVoicemail = "call.voicemail"
     case campaignCompleted = "campaign.completed"
     case campaignCancelled = "campaign.cancelled"
 
@@ -14,6 +16,7 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
         switch state {
         case .completed: self = .callCompleted
         case .cancelled: self = .callCancelled
+        case .voicemail, .voicemailLeft: self = .callVoicemail
         default: self = .callFailed
         }
     }
