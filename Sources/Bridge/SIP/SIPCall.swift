@@ -62,6 +62,8 @@ public final class SIPCall: Sendable {
     private let continuation: AsyncStream<SIPCallEvent>.Continuation
     private let mediaSession = Mutex<RTPSession?>(nil)
     private let finished = Atomic<Bool>(false)
+    /// Where a transfer in progress hears from its REFER (nil: none in progress).
+    private let transferUpdates = Mutex<AsyncStream<SIPTransferProgress>.Continuation?>(nil)
     unowned let userAgent: SIPUserAgent
 
     init(callID: String, direction: Direction, localNumber: String, remoteNumber: String, outboundCallID: String?,
@@ -97,6 +99,44 @@ public final class SIPCall: Sendable {
 
     /// After answer: BYE. Before answer this cancels.
     public func hangUp() async { await userAgent.hangUp(callID: callID) }
+
+    func transferProgress(_ progress: SIPTransferProgress) {
+        _ = transferUpdates.withLock { $0?.yield(progress) }
+    }
+
+    /// Blind transfer (RFC 3515): REFER to `target` with Referred-By, then the transferee's
+    /// NOTIFYs until their final sipfrag (at most `timeout`). The call is not hung up here: after
+    /// `.answered` the caller is with the target and this leg should end; otherwise it goes on.
+    public func transfer(to target: String, timeout: Duration = .seconds(45)) async -> SIPTransferOutcome {
+        let (updates, input) = AsyncStream.makeStream(of: SIPTransferProgress.self, bufferingPolicy: .bufferingNewest(16))
+        transferUpdates.withLock { $0 = input }
+        defer {
+            transferUpdates.withLock { $0 = nil }
+            input.finish()
+        }
+        guard await userAgent.refer(callID: callID, target: target) else { return .refused(481) }
+        return await withTaskGroup(of: SIPTransferOutcome?.self) { group in
+            group.addTask {
+                var accepted = false
+                for await progress in updates {
+                    switch progress {
+                    case .accepted: accepted = true
+                    case .refused(let code): return .refused(code)
+                    case .status(let code) where code >= 200: return code < 300 ? .answered : .failed(code)
+                    case .status: accepted = true
+                    }
+                }
+                return accepted ? .failed(0) : .refused(0)
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failed(0)
+        }
+    }
 
     /// BYE with a reason other than an ordinary hang-up (media timeout, shutdown).
     public func hangUp(reason: SIPCallEnd) async { await userAgent.hangUp(callID: callID, reason: reason) }

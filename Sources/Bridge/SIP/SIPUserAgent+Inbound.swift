@@ -27,7 +27,7 @@ struct InboundDialog {
 }
 
 extension SIPUserAgent {
-    static let allowed = "INVITE, ACK, CANCEL, BYE, OPTIONS"
+    static let allowed = "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY"
 
     func handleRequest(_ request: SIPMessage, from: SocketAddress) async {
         guard let method = request.method else { return }
@@ -41,6 +41,7 @@ extension SIPUserAgent {
         case "ACK": await handleAck(request)
         case "BYE": await handleBye(request, from: from)
         case "CANCEL": await handleCancel(request, from: from)
+        case "NOTIFY": handleNotify(request, from: from)
         case "OPTIONS":
             respond(response(200, to: request, toTag: randomToken(10), extra: [("Allow", Self.allowed), ("Accept", "application/sdp")]), to: request, at: from)
         default:
@@ -196,15 +197,8 @@ extension SIPUserAgent {
             return
         }
         if sendBye {
-            var headers = SIPHeaders()
-            headers.add("Via", newVia())
-            headers.add("Max-Forwards", "70")
-            var local = d.invite.to
-            local?.tag = d.localTag
-            headers.add("From", local?.description ?? "")
-            headers.add("To", d.invite.headers["From"] ?? "")
-            headers.add("Call-ID", callID)
-            headers.add("CSeq", "\(d.localCSeq) BYE")
+            var headers = inboundDialogHeaders(d)
+            headers.add("CSeq", "\(d.localCSeq + 1) BYE")
             let target = d.invite.contact?.uri.description ?? d.invite.from?.uri.description ?? "sip:invalid"
             startTransaction(.request("BYE", uri: target, headers: headers), to: SIPDestination(address: d.source))
         }

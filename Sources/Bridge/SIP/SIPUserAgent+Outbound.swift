@@ -46,7 +46,7 @@ extension SIPUserAgent {
         headers.add("CSeq", "1 INVITE")
         headers.add("Contact", contact)
         headers.add("User-Agent", configuration.product)
-        headers.add("Allow", "INVITE, ACK, CANCEL, BYE, OPTIONS")
+        headers.add("Allow", Self.allowed)
         if let outboundCallID { headers.add("X-Outbound-Call-ID", outboundCallID) }
         for (name, value) in extraHeaders { headers.add(name, value) }
         headers.add("Content-Type", "application/sdp")
@@ -83,6 +83,7 @@ extension SIPUserAgent {
             return   // a stray response; 2xx retransmissions after the transaction ended still need an ACK
         }
         if cseq.method == "INVITE", outbound[callID] != nil { await inviteResponse(response, code: code, callID: callID, from: from) }
+        if cseq.method == "REFER" { referResponse(code, callID: callID) }
     }
 
     private func inviteResponse(_ response: SIPMessage, code: Int, callID: String, from: SocketAddress) async {
@@ -256,7 +257,7 @@ extension SIPUserAgent {
         startTransaction(bye, to: d.ackDestination.map(SIPDestination.init(address:)) ?? d.destination)
     }
 
-    private func inDialogHeaders(_ d: OutboundDialog) -> SIPHeaders {
+    func inDialogHeaders(_ d: OutboundDialog) -> SIPHeaders {
         var headers = SIPHeaders()
         headers.add("Via", newVia())
         headers.add("Max-Forwards", "70")

@@ -195,6 +195,7 @@ public actor SIPUserAgent {
         if method == "INVITE", outbound[callID] != nil {
             await failOutbound(callID, .timeout)
         }
+        if method == "REFER" { dialogCall(callID)?.transferProgress(.refused(0)) }
         // BYE and CANCEL timeouts: the dialog is already gone or ends on its own timers.
     }
 }
