@@ -176,11 +176,12 @@ async function showDetail(id) {
     field('duration', duration(call.duration_seconds));
     field('attempt_count', call.attempt_count);
     // Shown only when the call has them: a carrier's answering-machine verdict, the bot that ran it.
-    for (const name of ['answered_by', 'bot_url']) {
+    for (const name of ['answered_by', 'bot_url', 'transferred_to']) {
       const value = view.querySelector(`[data-field="${name}"]`);
       value.hidden = value.previousElementSibling.hidden = call[name] == null;
       value.textContent = call[name] == null ? '' : name === 'answered_by' ? t(`answered_by.${call[name]}`) : call[name];
       if (name === 'answered_by' && call.answered_by_ms != null) value.textContent += ` (${(call.answered_by_ms / 1000).toFixed(1)} s)`;
+      if (name === 'transferred_to' && call.transfer_outcome) value.textContent += ` — ${t('transfer.' + call.transfer_outcome)}`;
     }
     $('#attempts', view).replaceChildren(...(call.attempts || []).map((a) => {
       const li = el('li', `#${a.number} ${time(a.started_at)} `);

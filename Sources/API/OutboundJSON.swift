@@ -25,10 +25,11 @@ struct CreateCallBody: Decodable {
     var botURL: String?
     var machineDetection: String?
     var voicemailMessage: String?
+    var transferTo: String?
 
     enum CodingKeys: String, CodingKey {
         case purpose, questions, priority, metadata, template, variables, greeting, closing, voice
-        case botURL = "bot_url", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
+        case botURL = "bot_url", machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
         case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
         case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
     }
@@ -45,6 +46,7 @@ struct CreateCallBody: Decodable {
         request.botURL = botURL
         request.machineDetection = machineDetection
         request.voicemailMessage = voicemailMessage
+        request.transferTo = transferTo
         return request
     }
 }
@@ -143,6 +145,10 @@ struct CallView: ResponseEncodable {
     var answeredByMs: Int?
     var machineDetection: String?
     var voicemailMessage: String?
+    var transferTo: String?
+    /// Where the call was handed to a person, and how that went.
+    var transferredTo: String?
+    var transferOutcome: String?
     /// Detail only: the state timeline.
     var timeline: [TimelineEntry]?
     /// Detail only: every attempt with its outcome and times.
@@ -177,6 +183,7 @@ struct CallView: ResponseEncodable {
         case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
+        case transferTo = "transfer_to", transferredTo = "transferred_to", transferOutcome = "transfer_outcome"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
         case maxRetries = "max_retries", retryOnNoAnswer = "retry_on_no_answer", failureReason = "failure_reason"
@@ -196,6 +203,7 @@ struct CallView: ResponseEncodable {
         lastOutcome = c.lastOutcome
         templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; botURL = c.botUrl; answeredBy = c.answeredBy
         answeredByMs = c.answeredByMs; machineDetection = c.machineDetection; voicemailMessage = c.voicemailMessage
+        transferTo = c.transferTo; transferredTo = c.transferredTo; transferOutcome = c.transferOutcome
         self.timeline = timeline
         self.attempts = attempts
         self.webhooks = webhooks

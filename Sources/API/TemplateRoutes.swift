@@ -71,6 +71,7 @@ struct TemplateBody: Decodable {
     var keypad: [String: String]?
     var machineDetection: String?
     var voicemailMessage: String?
+    var transferTo: String?
     var maxDuration: Int?
     var retryOnNoAnswer: Bool?
     var maxRetries: Int?
@@ -79,7 +80,7 @@ struct TemplateBody: Decodable {
     enum CodingKeys: String, CodingKey {
         case name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
-        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
     }
 
     var template: CallTemplate {
@@ -88,6 +89,7 @@ struct TemplateBody: Decodable {
                              maxRetries: maxRetries, variables: variables ?? [:])
         t.machineDetection = machineDetection
         t.voicemailMessage = voicemailMessage
+        t.transferTo = transferTo
         return t
     }
 }

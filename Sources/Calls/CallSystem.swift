@@ -204,6 +204,7 @@ public final class CallSystem: Sendable {
         settings.maxCallDurationSeconds = config.outbound.maxCallDurationSeconds
         settings.retry = config.outbound.retry
         settings.machineDetection = config.outbound.machineDetection
+        settings.transferTarget = config.transfer.target
         settings.ai = config.outbound.ai
         settings.inbound = config.inbound
         if config.carrier == .twilio, let sid = config.twilio.accountSID, let token = config.twilio.authToken, let publicURL = config.http.publicURL {

@@ -31,6 +31,8 @@ final class FakeTwilio: Sendable {
     let audio: [UInt8]
     let creates = Mutex<[Created]>([])
     let updates = Mutex<[(sid: String, status: String)]>([])
+    /// Calls whose TwiML was replaced (`Twiml=` on an update), with the new TwiML.
+    let redirects = Mutex<[(sid: String, twiml: String)]>([])
     /// Media messages VoiceBridge sent on each stream, by call SID.
     let mediaReceived = Mutex<[String: Int]>([:])
     let refused429 = Mutex(false)
@@ -106,7 +108,12 @@ final class FakeTwilio: Sendable {
     private func update(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         guard authorized(request) else { return error(.unauthorized, 20003, "Authenticate") }
         let sid = String((context.parameters.get("sid") ?? "").dropLast(5))   // "CA….json"
-        let status = try await form(request)["Status"]?.first ?? ""
+        let fields = try await form(request)
+        if let twiml = fields["Twiml"]?.first {
+            redirects.withLock { $0.append((sid, twiml)) }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"sid":"\#(sid)","status":"in-progress"}"#)))
+        }
+        let status = fields["Status"]?.first ?? ""
         updates.withLock { $0.append((sid, status)) }
         if status == "canceled" { canceled.withLock { _ = $0.insert(sid) } }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"sid":"\#(sid)","status":"\#(status)"}"#)))

@@ -93,6 +93,25 @@ import TestSupport
         }
     }
 
+    /// A transfer on a Twilio call replaces its TwiML with a `<Dial>` to the person (REST update):
+    /// Twilio ends the stream and dials; the call is handed off.
+    @Test func aTransferRedirectsTheCallToDial() async throws {
+        try await Self.withTwilio { fake, manager, store, config in
+            let id = try await Self.place(manager, to: "+15550000001")
+            _ = try await Self.wait(store, id, for: [.connected])
+            let sid = try #require(fake.creates.withLock { $0.first?.sid })
+            let carrier = try #require(await manager.settings.carrier)
+            let transfer = CallManager.twilioTransfer(sid: sid, carrier: carrier, callerNumber: "+15550009999", logger: Logger(label: "test"))
+            #expect(await transfer("+15550100099") == .handedOff)
+            let redirect = fake.redirects.withLock { $0.first }
+            #expect(redirect?.sid == sid)
+            #expect(redirect?.twiml == #"<Response><Dial callerId="+15550009999" timeout="25"><Number>+15550100099</Number></Dial></Response>"#, "\(String(describing: redirect))")
+            #expect(TwiML.dial("sip:desk@pbx.example.com", callerID: nil) == #"<Response><Dial timeout="25"><Sip>sip:desk@pbx.example.com</Sip></Dial></Response>"#)
+            try await manager.cancel(id: id)
+            _ = try await Self.wait(store, id, for: [.cancelled, .completed, .failed])
+        }
+    }
+
     @Test func finalStatusesBeforeAnswerBecomeTheCallsOutcome() async throws {
         try await Self.withTwilio { _, manager, store, _ in
             let busy = try await Self.place(manager, to: "+15550000002")

@@ -39,6 +39,10 @@ import Testing
         #expect(try request.applying(template).machineDetection == "hangup")
         template.machineDetection = "maybe"
         #expect(throws: ValidationError.self) { try template.validated(engineModes: ["local"]) }
+        request.transferTo = "reception"
+        #expect(throws: ValidationError.self) { try request.applying(nil) }
+        request.transferTo = "sip:desk@pbx.example.com"
+        #expect(try request.applying(nil).transferTo == "sip:desk@pbx.example.com")
     }
 
     @Test func twentyQuestionsAtMostAndNoneEmpty() {

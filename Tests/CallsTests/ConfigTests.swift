@@ -113,6 +113,8 @@ import Testing
         ("webhooks: {endpoints: {crm: {url: 'crm.example.com'}}}", "webhooks.endpoints.crm", "http:// or https://"),
         ("webhooks: {endpoints: {crm: {url: 'https://crm.example.com/h', secret: 'whsec_dm9pY2VicmlkZ2UtZGVtby1rZXktMDEyMzQ1Njc4OSE=', events: [call.done]}}}", "webhooks.endpoints.crm", "unknown event 'call.done'"),
         ("webhooks: {retry_schedule_seconds: [5, soon]}", "webhooks.retry_schedule_seconds", "'soon'"),
+        ("transfer: {target: 'the front desk'}", "transfer.target", "phone number"),
+        ("transfer: {target: 'sip:'}", "transfer.target", "sip:user@host"),
         ("pricing: {telephony_per_minute: -1}", "pricing.telephony_per_minute", "between"),
         ("outbound: {retry: {retry_on: [busy, sometimes]}}", "outbound.retry.retry_on", "'sometimes'"),
         ("outbound: {result: {save_recording: maybe}}", "outbound.result.save_recording", "true or false"),

@@ -48,7 +48,8 @@ import TestSupport
     }
 
     /// HTTP chat + speech (+ transcription) and the Deepgram WebSocket, on one port.
-    static func withFakeServers(_ log: Log, _ body: @Sendable (Int) async throws -> Void) async throws {
+    static func withFakeServers(_ log: Log, chat: @escaping @Sendable (Int) -> (chunks: [String], delay: Duration) = chatResponse,
+                                _ body: @Sendable (Int) async throws -> Void) async throws {
         let router = Router()
         let chatCount = Locked(0)
         router.post("v1/chat/completions") { request, _ -> Response in
@@ -56,7 +57,7 @@ import TestSupport
             log.chatBodies.withLock { $0.append(text) }
             let n = chatCount.withLock { c -> Int in defer { c += 1 }; return c }
             log.add("chat \(n) start")
-            let (chunks, delay) = chatResponse(n)
+            let (chunks, delay) = chat(n)
             return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init { writer in
                 for chunk in chunks {
                     try await Task.sleep(for: delay)
@@ -266,6 +267,45 @@ import TestSupport
         let body = try #require(try JSONSerialization.jsonObject(with: Data(second.utf8)) as? [String: Any])
         let last = (body["messages"] as? [[String: Any]])?.last { $0["role"] as? String == "user" }
         #expect(last?["content"] as? String == "[DTMF 7]", "\(last ?? [:])")
+    }
+
+    /// With a transfer target the model gets `transfer_call`; its call becomes a transfer event,
+    /// and a transfer that reached nobody is the tool's result in the next chat request.
+    @Test func transferCallGoesToTheSessionAndItsOutcomeBackToTheModel() async throws {
+        let log = Log()
+        let transfer: @Sendable (Int) -> (chunks: [String], delay: Duration) = { n in
+            guard n == 0 else { return Self.chatResponse(2) }
+            let call: [String: Any] = ["index": 0, "delta": ["tool_calls": [["index": 0, "id": "call_5", "type": "function",
+                                       "function": ["name": "transfer_call", "arguments": #"{"reason":"asked for an operator"}"#]]]], "finish_reason": "tool_calls"]
+            return (Self.sse([Self.content("I will connect you now."), call]) + ["data: [DONE]\n\n"], .milliseconds(20))
+        }
+        let reason = Locked<String?>(nil)
+        try await Self.withFakeServers(log, chat: transfer) { port in
+            var context = OpenAIRealtimeEngineTests.context
+            context.transferTarget = "+15550100099"
+            let engine = CascadeEngine(context: context, settings: Self.settings(port: port, deepgram: false))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                try await withTimeout(.seconds(20)) {
+                    while let event = await engine.nextEvent() {
+                        if case .transfer(let why, _) = event {
+                            reason.withLock { $0 = why }
+                            await engine.transferEnded(.noAnswer)
+                        }
+                        if case .endCall = event { return }
+                    }
+                }
+                _ = await engine.stop()
+                group.cancelAll()
+            }
+        }
+        #expect(reason.value == "asked for an operator")
+        let bodies = log.chatBodies.value.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let tools = (bodies.first?["tools"] as? [[String: Any]])?.compactMap { ($0["function"] as? [String: Any])?["name"] as? String }
+        #expect(tools == ["update_task_state", "end_call", "transfer_call"])
+        let result = (bodies.dropFirst().first?["messages"] as? [[String: Any]])?.last
+        #expect(result?["role"] as? String == "tool" && result?["tool_call_id"] as? String == "call_5"
+                && result?["content"] as? String == #"{"transferred":false,"outcome":"no_answer"}"#, "\(result ?? [:])")
     }
 
     /// `max_turns` reached (here at the greeting, with a caller who says nothing): the closing

@@ -184,6 +184,52 @@ import TestSupport
         #expect(replies == 2, "the greeting's response.create, then the key's")
     }
 
+    /// With a transfer target the model is offered `transfer_call` (and told when to use it); its call
+    /// becomes a transfer event, and a transfer that reached nobody comes back as the tool's result
+    /// with a request to reply. Without a target the tool is not offered.
+    @Test func transferCallIsOfferedAndItsOutcomeReportedBack() async throws {
+        let server = FakeRealtimeServer(key: "test-key", model: "gpt-realtime")
+        let seen = Locked<(tools: [String], instructions: String, output: String?, call: String?)>(([], "", nil, nil))
+        try await server.run(script: { c in
+            let update = try await c.next("session.update")
+            let session = update["session"] as? [String: Any]
+            let tools = (session?["tools"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+            seen.withLock { $0.tools = tools; $0.instructions = session?["instructions"] as? String ?? "" }
+            try await c.send(["type": "session.created", "session": ["id": "sess_1"]])
+            _ = try await c.next("response.create")
+            try await c.send(Self.functionCallDone("transfer_call", callID: "call_7", arguments: #"{"reason":"wants a human"}"#))
+            let output = try await c.next("conversation.item.create")
+            _ = try await c.next("response.create")
+            let item = output["item"] as? [String: Any]
+            seen.withLock { $0.call = item?["call_id"] as? String; $0.output = item?["output"] as? String }
+            try await c.send(Self.functionCallDone("end_call", callID: "call_8", arguments: "{}"))
+            try await Task.sleep(for: .milliseconds(300))
+        }) { port in
+            var settings = OpenAIRealtimeEngine.Settings(apiKey: "test-key")
+            settings.baseURL = "http://127.0.0.1:\(port)/v1"
+            var context = Self.context
+            context.transferTarget = "+15550100099"
+            let engine = OpenAIRealtimeEngine(context: context, settings: settings)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await engine.start() }
+                try await withTimeout(.seconds(10)) {
+                    while let event = await engine.nextEvent() {
+                        if case .transfer(let reason, _) = event {
+                            #expect(reason == "wants a human")
+                            await engine.transferEnded(.busy)
+                        }
+                        if case .endCall = event { return }
+                    }
+                }
+                group.cancelAll()
+            }
+            _ = await engine.stop()
+        }
+        let value = seen.value
+        #expect(value.tools == ["update_task_state", "end_call", "transfer_call"] && value.instructions.contains("`transfer_call`"))
+        #expect(value.call == "call_7" && value.output == #"{"transferred":false,"outcome":"busy"}"#, "\(value)")
+    }
+
     /// It drops again after the reconnect: the call ends as engine_disconnected; a bad key never connects.
     @Test func aSecondDropEndsTheCallAndABadKeyFailsToStart() async throws {
         let server = FakeRealtimeServer(key: "test-key", model: "gpt-realtime")

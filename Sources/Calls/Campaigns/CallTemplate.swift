@@ -29,6 +29,8 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     public var machineDetection: String?
     /// What `leave_message` says; nil: the server's message.
     public var voicemailMessage: String?
+    /// Where a caller who asks for a person is handed; nil: the server's `transfer.target`.
+    public var transferTo: String?
     public var maxDuration: Int?
     public var retryOnNoAnswer: Bool?
     public var maxRetries: Int?
@@ -39,7 +41,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
-        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
         case createdAt = "created_at"
     }
 
@@ -91,6 +93,9 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         }
         if let action = machineDetection, VoiceBridgeConfig.Outbound.MachineDetection.Action(rawValue: action) == nil {
             problems.append(.init(name: "machine_detection", message: "must be off, hangup or leave_message"))
+        }
+        if let target = transferTo, let problem = VoiceBridgeConfig.transferTargetProblem(target) {
+            problems.append(.init(name: "transfer_to", message: problem))
         }
         if let d = maxDuration, !(10...3600).contains(d) { problems.append(.init(name: "max_duration", message: "must be between 10 and 3600 seconds")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }

@@ -13,6 +13,13 @@ public enum TwiML {
         return #"<Response><Connect><Stream url="\#(webSocketBase(publicBase))/twilio/stream">\#(parameters)</Stream></Connect></Response>"#
     }
 
+    /// Hands the call to a person (PROTOCOLS-2 §1.5): a `<Dial>` to `number` (a `sip:` URI dials `<Sip>`).
+    public static func dial(_ number: String, callerID: String?, timeoutSeconds: Int = 25) -> String {
+        let caller = callerID.map { #" callerId="\#(escape($0))""# } ?? ""
+        let noun = number.hasPrefix("sip:") ? "<Sip>\(escape(number))</Sip>" : "<Number>\(escape(number))</Number>"
+        return #"<Response><Dial\#(caller) timeout="\#(timeoutSeconds)">\#(noun)</Dial></Response>"#
+    }
+
     static func escape(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
             .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")

@@ -71,6 +71,11 @@ public struct TwilioCalls: Sendable {
         _ = try await post(url: "\(callsURL)/\(sid).json", form: [("Status", status)], expecting: 200)
     }
 
+    /// Replaces the call's running TwiML (its `<Connect><Stream>` ends) with `twiml`.
+    public func redirect(sid: String, twiml: String) async throws {
+        _ = try await post(url: "\(callsURL)/\(sid).json", form: [("Twiml", twiml)], expecting: 200)
+    }
+
     private func post(url: String, form: [(String, String)], expecting: Int) async throws -> String {
         var request = HTTPClientRequest(url: url)
         request.method = .POST

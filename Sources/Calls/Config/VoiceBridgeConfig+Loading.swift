@@ -60,6 +60,10 @@ extension VoiceBridgeConfig {
 
         try Self.readOutbound(&c.outbound, &r)
         try Self.readWebhooks(&c.webhooks, &r)
+        c.transfer.target = try r.optionalString("transfer.target")
+        if let target = c.transfer.target, let problem = Self.transferTargetProblem(target) {
+            throw ConfigError(key: "transfer.target", problem: problem, origin: r.origin(of: "transfer.target"))
+        }
 
         c.inbound.greeting = try r.string("inbound.greeting", default: c.inbound.greeting)
         c.inbound.displayName = try r.string("inbound.display_name", default: c.inbound.displayName)
@@ -156,6 +160,12 @@ extension VoiceBridgeConfig {
             }
             return route
         }
+    }
+
+    /// What is wrong with a transfer target, if anything: a phone number, or a `sip:` URI.
+    public static func transferTargetProblem(_ target: String) -> String? {
+        if target.hasPrefix("sip:") { return isSIPURI(target) ? nil : "a SIP target is sip:user@host[:port], got '\(target)'" }
+        return OutboundCallRequest.normalize(number: target) == nil ? "must be a phone number (3 to 20 digits) or a sip: URI, got '\(target)'" : nil
     }
 
     /// `webhooks.*`: each endpoint checked as the API checks one (URL, secret, event names).

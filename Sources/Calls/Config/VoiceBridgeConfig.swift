@@ -137,6 +137,12 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var machineDetection = false
     }
 
+    /// Handing a caller to a person.
+    public struct Transfer: Sendable, Equatable {
+        /// Where: a number (dialled through the SIP gateway, or by Twilio) or a `sip:` URI; nil: nobody.
+        public var target: String?
+    }
+
     /// Signed event notifications (`webhooks.*`): endpoints from the file, plus those made over the API.
     public struct Webhooks: Sendable, Equatable {
         public struct Endpoint: Sendable, Equatable {
@@ -254,6 +260,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var inbound = Inbound()
     public var pricing = Pricing()
     public var webhooks = Webhooks()
+    public var transfer = Transfer()
 
     public init() {}
 }

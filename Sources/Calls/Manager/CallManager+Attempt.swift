@@ -75,7 +75,22 @@ extension CallManager {
             fail(call, state: .failed, reason: "no media session")
             return
         }
-        await converse(call: call, leg: leg, engine: engine, context: context, handle: handle, machineDetection: machineDetection(for: call))
+        await converse(call: call, leg: leg, engine: engine, context: context, handle: handle,
+                       machineDetection: call.direction == .outbound ? machineDetection(for: call) : nil, transfer: sipTransfer(sipCall))
+    }
+
+    /// A SIP call's transfer: a blind REFER to the target — a SIP URI, or a number at the gateway.
+    func sipTransfer(_ sipCall: SIPCall) -> CallTransfer {
+        let gateway = settings.gateway
+        return { target in
+            let uri = target.hasPrefix("sip:") ? target : SIPURI(user: target, host: gateway.host, port: gateway.port).description
+            return switch await sipCall.transfer(to: uri) {
+            case .answered: .answered
+            case .failed(486), .failed(600): .busy
+            case .failed(408), .failed(480), .failed(487), .failed(0): .noAnswer
+            case .failed, .refused: .failed
+            }
+        }
     }
 
     /// What this SIP call does about an answering machine: the call's (or its template's) choice, else the configured one.
@@ -95,10 +110,11 @@ extension CallManager {
     /// The call on its leg until it ends; stored as it ends. Returns how it ended.
     @discardableResult
     func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall,
-                  machineDetection: MachineDetection? = nil) async -> CallSession.Ending {
+                  machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil) async -> CallSession.Ending {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context, logger: logger, metrics: metrics, pricing: settings.pricing,
-                                  localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, machineDetection: machineDetection)
+                                  localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, machineDetection: machineDetection,
+                                  transfer: context.transferTarget == nil ? nil : transfer)
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
         pipelineStatistics.started(session.meters)
@@ -124,6 +140,8 @@ extension CallManager {
             fail(call, state: .voicemail, reason: "answering_machine")
         case .voicemailLeft:
             _ = try? store.transition(id: call.outboundId, to: .voicemailLeft, reason: "message left")
+        case .transferred:
+            _ = try? store.transition(id: call.outboundId, to: .completed, reason: "transferred")
         }
         return outcome.ending
     }

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import Logging
 import Realtime
 
 /// Twilio as the outbound carrier (`carrier: twilio`, seed 002): the call is placed through the
@@ -58,6 +59,20 @@ enum TwilioCallEvent: Sendable {
 }
 
 extension CallManager {
+    /// A Twilio call's transfer: its TwiML becomes a `<Dial>` to the target (REST update, PROTOCOLS-2
+    /// §1.5) — the stream ends and Twilio dials; how that goes is Twilio's to report.
+    static func twilioTransfer(sid: String, carrier: TwilioCarrier, callerNumber: String, logger: Logger) -> CallTransfer {
+        { target in
+            do {
+                try await carrier.calls.redirect(sid: sid, twiml: TwiML.dial(target, callerID: carrier.fromNumber ?? callerNumber))
+                return .handedOff
+            } catch {
+                logger.warning("Twilio would not take the call to <Dial>", metadata: ["sid": "\(sid)", "error": "\(error)"])
+                return .failed
+            }
+        }
+    }
+
     /// One attempt through Twilio: create, follow the status callbacks, converse on the stream.
     func runTwilioAttempt(_ call: CallRecord, carrier: TwilioCarrier, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall) async {
         let id = call.outboundId
@@ -110,10 +125,12 @@ extension CallManager {
                 }
             case .stream(let leg, let done):
                 _ = try? store.transition(id: id, to: .connected)
-                let ending = await converse(call: call, leg: leg, engine: engine, context: context, handle: handle)
+                let transfer = Self.twilioTransfer(sid: sid, carrier: carrier, callerNumber: call.callerNumber, logger: logger)
+                let ending = await converse(call: call, leg: leg, engine: engine, context: context, handle: handle, transfer: transfer)
                 done.resume()
-                // The stream's socket is closed; an ending on our side also ends the call at Twilio.
-                if ending != .remoteHangup {
+                // The stream's socket is closed; an ending on our side also ends the call at Twilio
+                // (not a transfer: the call now runs the <Dial>).
+                if ending != .remoteHangup, ending != .transferred {
                     do { try await carrier.calls.update(sid: sid, status: "completed") } catch {
                         logger.warning("could not complete the Twilio call", metadata: ["call": "\(id)", "sid": "\(sid)", "error": "\(error)"])
                     }

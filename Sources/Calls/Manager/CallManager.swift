@@ -40,6 +40,8 @@ public actor CallManager {
         public var engineMode = "local"
         /// `carrier: twilio`: outbound calls go through Twilio's REST API, not `gateway`.
         public var carrier: TwilioCarrier?
+        /// Where callers who ask for a person are handed (`transfer.target`), unless a call or template says otherwise.
+        public var transferTarget: String?
         /// Answering-machine detection on SIP calls, unless a call or its template says otherwise.
         public var machineDetection = VoiceBridgeConfig.Outbound.MachineDetection()
 
@@ -146,6 +148,7 @@ public actor CallManager {
         record.botUrl = valid.botURL
         record.machineDetection = valid.machineDetection
         record.voicemailMessage = valid.voicemailMessage
+        record.transferTo = valid.transferTo
         return record
     }
 
@@ -222,6 +225,7 @@ public actor CallManager {
                                           maxDurationSeconds: call.maxDuration, voice: call.voice)
         context.call = .init(id: call.outboundId, direction: call.direction.rawValue, from: call.callerNumber, to: call.calleeNumber)
         context.botURL = call.botUrl
+        context.transferTarget = call.transferTo ?? settings.transferTarget
         // The keys of the template version the call was made from.
         if let id = call.templateId, let version = call.templateVersion, let keypad = try? store.template(id: id, version: version)?.keypad {
             context.keypad = keypad

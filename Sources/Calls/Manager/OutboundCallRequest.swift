@@ -27,6 +27,8 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var machineDetection: String?
     /// What `leave_message` says; nil: the configured message.
     public var voicemailMessage: String?
+    /// Where a caller who asks for a person is handed; nil: `transfer.target`.
+    public var transferTo: String?
 
     public init(callerNumber: String, calleeNumber: String, purpose: String, questions: [String], callerDisplayName: String? = nil,
                 maxDuration: Int? = nil, priority: Int? = nil, scheduledAt: Date? = nil, retryOnNoAnswer: Bool? = nil,
@@ -118,6 +120,7 @@ extension OutboundCallRequest {
             r.botURL = botURL ?? template.botURL
             r.machineDetection = machineDetection ?? template.machineDetection
             r.voicemailMessage = voicemailMessage ?? template.voicemailMessage
+            r.transferTo = transferTo ?? template.transferTo
             r.maxDuration = maxDuration ?? template.maxDuration
             r.retryOnNoAnswer = retryOnNoAnswer ?? template.retryOnNoAnswer
             r.maxRetries = maxRetries ?? template.maxRetries
@@ -133,6 +136,9 @@ extension OutboundCallRequest {
         var problems: [ValidationError.Field] = []
         if let action = r.machineDetection, VoiceBridgeConfig.Outbound.MachineDetection.Action(rawValue: action) == nil {
             problems.append(.init(name: "machine_detection", message: "must be off, hangup or leave_message"))
+        }
+        if let target = r.transferTo, let problem = VoiceBridgeConfig.transferTargetProblem(target) {
+            problems.append(.init(name: "transfer_to", message: problem))
         }
         if let message = r.voicemailMessage, message.trimmingCharacters(in: .whitespaces).isEmpty || message.count > 1000 {
             problems.append(.init(name: "voicemail_message", message: "must be 1 to 1000 characters"))

@@ -288,6 +288,8 @@ extension CallSession {
                 // behind this event is skipped, and what is playing stops now.
                 state.withLock { $0.interruptedItems.formUnion(items) }
                 if await !bargeIn() { await leg.send(.clear) }
+            case .transfer(let reason, _):
+                if await transferCall(reason: reason) { return }
             case .endCall(let reason, _):
                 // Let the goodbye play out (bounded), then hang up.
                 let deadline = ContinuousClock.now.advanced(by: .seconds(20))

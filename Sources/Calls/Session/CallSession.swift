@@ -21,6 +21,8 @@ public final class CallSession: Sendable {
         case voicemail
         /// An answering machine: a message was left after its greeting.
         case voicemailLeft
+        /// The caller was handed to a person, who answered.
+        case transferred
     }
 
     public struct Outcome: Sendable {
@@ -39,6 +41,8 @@ public final class CallSession: Sendable {
     let neuralVAD: SileroModel?
     /// What an answering machine gets; nil: no detection (the greeting goes out at once).
     let machineDetection: MachineDetection?
+    /// How this call is handed to a person; nil: it cannot be.
+    let transfer: CallTransfer?
     let context: ConversationContext
     let logger: Logger
     let metrics: CallMetrics
@@ -83,7 +87,7 @@ public final class CallSession: Sendable {
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
                 context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
-                neuralVAD: SileroModel? = nil, machineDetection: MachineDetection? = nil) {
+                neuralVAD: SileroModel? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil) {
         self.metrics = metrics
         self.pricing = pricing
         self.callID = callID
@@ -94,6 +98,7 @@ public final class CallSession: Sendable {
         self.localVoice = localVoice
         self.neuralVAD = neuralVAD
         self.machineDetection = machineDetection
+        self.transfer = transfer
         self.context = context
         self.logger = logger
         (endings, endingInput) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .bufferingOldest(8))

@@ -60,6 +60,11 @@ public struct CallRecord: Sendable, Equatable, Codable, FetchableRecord, Persist
     public var machineDetection: String?
     /// What `leave_message` says; nil: the configured message.
     public var voicemailMessage: String?
+    /// Where a caller who asks for a person is handed (number or SIP URI); nil: `transfer.target` (schema v13).
+    public var transferTo: String?
+    /// Where the call was handed, and how that went: answered, busy, no_answer, failed.
+    public var transferredTo: String?
+    public var transferOutcome: String?
     /// The campaign the call belongs to (schema v8).
     public var campaignId: String?
     /// Outcomes retried automatically, comma-separated (a campaign's policy); nil: `outbound.retry.retry_on`.

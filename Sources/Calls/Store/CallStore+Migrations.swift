@@ -255,6 +255,15 @@ extension CallStore {
                 t.add(column: "answered_by_ms", .integer)
             }
         }
+        // v13: transfer to a person: where the call may be handed (per call or template), where
+        // it was, and how that went.
+        migrator.registerMigration("v13-transfer") { db in
+            try db.alter(table: "calls") { t in
+                t.add(column: "transfer_to", .text)
+                t.add(column: "transferred_to", .text)
+                t.add(column: "transfer_outcome", .text)
+            }
+        }
         return migrator
     }
 }

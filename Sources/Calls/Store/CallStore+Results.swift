@@ -104,6 +104,13 @@ extension CallStore {
 }
 
 extension CallStore {
+    /// Where the call was handed to a person, and how that went (answered, busy, no_answer, failed).
+    public func setTransfer(callID: String, target: String, outcome: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE calls SET transferred_to = ?, transfer_outcome = ? WHERE outbound_id = ?", arguments: [target, outcome, callID])
+        }
+    }
+
     /// Appends an event to a call's history (a provider's status callback, for instance).
     public func appendEvent(callID: String, type: String, payload: [String: String], now: Date = Date()) throws {
         try pool.write { db in

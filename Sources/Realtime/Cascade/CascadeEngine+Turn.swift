@@ -4,13 +4,12 @@ import Pipeline
 /// One agent turn: the model's streamed text is cut into sentences that TTS speaks while the
 /// model keeps writing; tool calls update the task state or end the call.
 extension CascadeEngine {
-    static var tools: [[String: Any]] {
-        func tool(_ name: String, _ description: String, _ parameters: String) -> [String: Any] {
-            ["type": "function", "function": ["name": name, "description": description,
-                                              "parameters": (try? JSONSerialization.jsonObject(with: Data(parameters.utf8))) ?? [:]]]
+    /// The call's tools in the chat-completions form.
+    var tools: [[String: Any]] {
+        PromptBuilder.tools(for: context).map { tool in
+            ["type": "function", "function": ["name": tool.name, "description": tool.description,
+                                              "parameters": (try? JSONSerialization.jsonObject(with: Data(tool.parameters.utf8))) ?? [:]]]
         }
-        return [tool("update_task_state", "Record the caller's answer to one question.", PromptBuilder.updateTaskStateParameters),
-                tool("end_call", "End the call after the closing words.", PromptBuilder.endCallParameters)]
     }
 
     func runTurn(_ input: TurnInput) async {
@@ -23,6 +22,8 @@ extension CascadeEngine {
             appendMessage(["role": "user", "content": text])
         case .pressed(let digit):
             appendMessage(["role": "user", "content": PromptBuilder.keyPress(digit)])
+        case .transferEnded(let callID, let outcome):
+            appendMessage(["role": "tool", "tool_call_id": callID, "content": PromptBuilder.transferResult(outcome)])
         case .close(let reason):
             let item = nextItem()
             await speak(sentences: [context.closing], item: item)
@@ -56,7 +57,7 @@ extension CascadeEngine {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // TTS runs beside the model: the first sentence is heard while the rest is written.
                 group.addTask { await self.speak(stream: sentences, item: item) }
-                try await chat.run(messages: messages, tools: Self.tools) { output in
+                try await chat.run(messages: messages, tools: tools) { output in
                     switch output {
                     case .text(let text):
                         if firstToken {
@@ -115,6 +116,12 @@ extension CascadeEngine {
                 let reason = ((try? JSONSerialization.jsonObject(with: Data(call.arguments.utf8))) as? [String: Any])?["reason"] as? String
                 state.withLock { $0.ended = true }
                 await events.emit(.endCall(reason: reason ?? "conversation finished", afterItem: item))
+                return true
+            case "transfer_call":
+                // The tool's result is the transfer's outcome: it comes back as a turn of its own.
+                let reason = ((try? JSONSerialization.jsonObject(with: Data(call.arguments.utf8))) as? [String: Any])?["reason"] as? String
+                state.withLock { $0.transferCallID = call.id }
+                await events.emit(.transfer(reason: reason ?? "the caller asked for a person", afterItem: item))
                 return true
             default:
                 appendMessage(["role": "tool", "tool_call_id": call.id, "content": #"{"error":"unknown tool"}"#])

@@ -33,7 +33,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         }
     }
 
-    enum TurnInput: Sendable { case greet, heard(String), pressed(Character), close(String) }
+    enum TurnInput: Sendable { case greet, heard(String), pressed(Character), transferEnded(callID: String, TransferOutcome), close(String) }
 
     public let inputFormat = EngineAudioFormat.muLaw
     public let outputFormat = EngineAudioFormat.pcm16(sampleRate: OpenAISpeech.sampleRate)
@@ -58,6 +58,8 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         var turnNumber = 0
         var aiTurns = 0
         var ended = false
+        /// The `transfer_call` tool call waiting for the session's outcome.
+        var transferCallID: String?
         /// OpenAI-transcription mode: the utterance the local VAD is collecting.
         var utterance: [UInt8] = []
         var listening = false
@@ -144,6 +146,11 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
     }
 
     /// A key press is a turn of its own: the model reads it as a user line (its transcript line is the session's).
+    public func transferEnded(_ outcome: TransferOutcome) async {
+        guard !outcome.leftTheCall, let callID = state.withLock({ s in defer { s.transferCallID = nil }; return s.transferCallID }) else { return }
+        inputSink.yield(.transferEnded(callID: callID, outcome))
+    }
+
     public func dtmf(_ digit: Character) async {
         inputSink.yield(.pressed(digit))
     }

@@ -1,5 +1,30 @@
 import Pipeline
 
+/// How handing a call to a person went.
+public enum TransferOutcome: String, Sendable, Equatable {
+    /// The person answered: the caller is with them.
+    case answered
+    case busy
+    case noAnswer = "no_answer"
+    /// The person's line failed, or the carrier would not transfer.
+    case failed
+    /// The carrier took the call to dial the person (Twilio's `<Dial>`); how that went is the carrier's to report.
+    case handedOff = "handed_off"
+
+    /// Whether the caller has left this call for the person.
+    public var leftTheCall: Bool { self == .answered || self == .handedOff }
+
+    /// Said to the caller when the agent takes the call back.
+    public var apology: String {
+        switch self {
+        case .answered, .handedOff: ""
+        case .busy: "I'm sorry, everyone is busy right now."
+        case .noAnswer: "I'm sorry, nobody answered."
+        case .failed: "I'm sorry, I could not connect you."
+        }
+    }
+}
+
 /// Audio as an engine takes or gives it.
 public enum EngineAudioFormat: Sendable, Equatable {
     /// 16-bit mono PCM at this rate.
@@ -26,6 +51,9 @@ public enum EngineEvent: Sendable, Equatable {
     case taskState(TaskTracker)
     /// End the call once `afterItem` (if any) has played.
     case endCall(reason: String, afterItem: String?)
+    /// Hand the caller to a person (the call's transfer target) once `afterItem` has played; the
+    /// session reports how it went with `transferEnded`.
+    case transfer(reason: String, afterItem: String?)
     /// A problem; `fatal` ends the call with the partial result.
     case error(message: String, fatal: Bool)
     /// A step of the current turn, for the call's per-turn timeline.
@@ -73,6 +101,8 @@ public protocol ConversationEngine: Sendable {
     /// The call is over (either side hung up); the call's tasks, `start()` among them, are
     /// cancelled next. A remote engine tells its peer here.
     func callEnded() async
+    /// A transfer this engine asked for did not reach anyone: the agent has the caller back and says so.
+    func transferEnded(_ outcome: TransferOutcome) async
     /// Ends the conversation and returns what it gathered.
     func stop() async -> TaskTracker
 }
@@ -101,6 +131,8 @@ extension ConversationEngine {
     public func dtmf(_ digit: Character) async {}
 
     public func callEnded() async {}
+
+    public func transferEnded(_ outcome: TransferOutcome) async {}
 
     /// Reports a step of the current turn, stamped now.
     public func milestone(_ milestone: EngineMilestone) async {

@@ -22,6 +22,9 @@ public struct ConversationContext: Sendable, Equatable {
     /// Keys the caller may press instead of answering aloud, and what each one says ("1" → "yes"):
     /// a template's `keypad`, for questions that offer keys.
     public var keypad: [String: String] = [:]
+    /// Where a caller who asks for a person is transferred (a number or SIP URI); nil: nobody,
+    /// and the agent does not offer it.
+    public var transferTarget: String?
 
     public struct CallIdentity: Sendable, Equatable {
         public var id = ""

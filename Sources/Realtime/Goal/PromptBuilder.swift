@@ -26,7 +26,7 @@ public enum PromptBuilder {
         7. Use a polite, respectful register.
         8. Keep every turn short: this is a phone call.
         9. A line "[DTMF 1]" means the caller pressed that key on the phone's keypad: take it as their
-           answer where a question offers keys ("press 1 for yes"), otherwise acknowledge it briefly.
+           answer where a question offers keys ("press 1 for yes"), otherwise acknowledge it briefly.\(transferRule(context))
 
         ## Reporting progress
         After each answer call the tool `update_task_state` with the question id (q1, q2, …), its status
@@ -34,6 +34,32 @@ public enum PromptBuilder {
         When the conversation is over call `end_call`. If you cannot call tools, write the same JSON
         between [TASK_STATE] and [/TASK_STATE]; that text is never spoken.
         """
+    }
+
+    /// Rule 10, when the call has someone to hand a caller to.
+    static func transferRule(_ context: ConversationContext) -> String {
+        guard context.transferTarget != nil else { return "" }
+        return """
+
+        10. If the person asks to speak to a person (a human, an operator, a representative, 상담원), say you will
+            connect them now and call `transfer_call` with the reason. If its result says nobody was reached,
+            apologise, say so, and go on with the questions.
+        """
+    }
+
+    /// The tools an LLM engine offers on this call: name, description, JSON schema of the arguments.
+    public static func tools(for context: ConversationContext) -> [(name: String, description: String, parameters: String)] {
+        var tools = [("update_task_state", "Record the caller's answer to one of the questions (or that it was unclear or refused).", updateTaskStateParameters),
+                     ("end_call", "End the call after the closing words.", endCallParameters)]
+        if context.transferTarget != nil {
+            tools.append(("transfer_call", "Hand the caller to a person, after saying you will connect them.", transferCallParameters))
+        }
+        return tools
+    }
+
+    /// What a transfer that reached nobody reports back to the model as the tool's result.
+    public static func transferResult(_ outcome: TransferOutcome) -> String {
+        #"{"transferred":false,"outcome":"\#(outcome.rawValue)"}"#
     }
 
     static func languageName(_ code: String) -> String {
@@ -57,5 +83,8 @@ public enum PromptBuilder {
     """
     public static let endCallParameters = """
     {"type":"object","properties":{"reason":{"type":"string"}}}
+    """
+    public static let transferCallParameters = """
+    {"type":"object","properties":{"reason":{"type":"string","description":"why the caller wants a person"}},"required":["reason"]}
     """
 }

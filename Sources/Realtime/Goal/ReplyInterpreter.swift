@@ -12,6 +12,8 @@ public struct ReplyInterpreter: Sendable {
         case whoIsCalling
         /// "Call me back later": end politely, the questions stay open.
         case callBackLater
+        /// "Can I talk to a person?": hand the call over, when there is someone to hand it to.
+        case wantsPerson
         case refused
         /// Words that answer nothing ("hmm, I'm not sure"); re-asked once.
         case unclear
@@ -38,6 +40,10 @@ public struct ReplyInterpreter: Sendable {
     static let fillers: Set<String> = ["hmm", "hm", "uh", "um", "er", "ah", "mm", "erm", "well", "so", "oh"]
     static let whoIsCalling = ["who is this", "who's this", "who is calling", "who's calling", "who are you", "what is this about",
                                "what's this about", "what is this regarding", "what's this regarding", "who is speaking", "what company"]
+    static let wantsPerson = ["a person", "a human", "real person", "an operator", "the operator", "a representative", "an agent",
+                              "a real agent", "someone else", "speak to someone", "talk to someone", "speak to a manager", "a manager"]
+    /// Korean asks for a person with particles attached ("상담원이랑", "상담원 연결"): matched inside words.
+    static let wantsPersonKorean = ["상담원", "상담사", "사람이랑", "사람하고", "사람과 통화", "사람 바꿔", "직원 바꿔", "직원이랑"]
     static let callBack = ["call me back", "call back later", "call me later", "call later", "call again later", "not a good time",
                            "bad time", "busy right now", "i'm busy", "i am busy", "i'm driving", "i am driving", "in a meeting",
                            "another time", "try again later", "call tomorrow", "call me tomorrow"]
@@ -65,6 +71,7 @@ public struct ReplyInterpreter: Sendable {
         let text = " " + words.joined(separator: " ") + " "
         func says(_ phrases: [String]) -> Bool { phrases.contains { text.contains(" \($0) ") } }
         guard words.contains(where: { !Self.fillers.contains($0) }) else { return words.isEmpty ? .nothing : .unclear }
+        if says(Self.wantsPerson) || Self.wantsPersonKorean.contains(where: reply.contains) { return .wantsPerson }
         if says(Self.whoIsCalling) { return .whoIsCalling }
         if says(Self.callBack) { return .callBackLater }
         if says(Self.refusals) { return .refused }

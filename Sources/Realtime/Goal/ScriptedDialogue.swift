@@ -10,6 +10,8 @@ public struct ScriptedDialogue: Sendable {
         case ask(text: String, questionIndex: Int)
         /// Say this, then end the call.
         case close(text: String)
+        /// Say this, then hand the caller to a person (`ConversationContext.transferTarget`).
+        case transfer(text: String, reason: String)
     }
 
     public private(set) var tracker: TaskTracker
@@ -41,6 +43,11 @@ public struct ScriptedDialogue: Sendable {
             return reask(index, prefix: "Sorry, I didn't catch that.")
         case .whoIsCalling:
             return .ask(text: "This is the AI assistant of \(context.displayName), calling about \(context.purpose). " + question, questionIndex: index)
+        case .wantsPerson:
+            guard context.transferTarget != nil else {
+                return reask(index, prefix: "I'm sorry, I cannot connect you to a person on this call.")
+            }
+            return .transfer(text: "Of course. I will connect you to a person now. One moment, please.", reason: "the caller asked for a person")
         case .callBackLater:
             tracker.callbackRequested = true
             return close("Of course, we will call you back another time. " + context.closing)
@@ -69,11 +76,17 @@ public struct ScriptedDialogue: Sendable {
         guard let last = words.last, !Self.continuations.contains(last) else { return false }
         switch interpreter.interpret(reply, asked: index, open: [index]) {
         case .nothing, .unclear: return false
-        case .answers, .refused, .whoIsCalling, .callBackLater: return true
+        case .answers, .refused, .whoIsCalling, .callBackLater, .wantsPerson: return true
         }
     }
 
     static let continuations: Set<String> = ["and", "but", "or", "so", "because", "um", "uh", "er", "the", "a", "my", "is", "at", "to", "if", "then", "well"]
+
+    /// A transfer did not reach anyone: say so and put the current question again.
+    public mutating func transferEnded(_ outcome: TransferOutcome) -> Step {
+        guard let index = current else { return close(context.closing) }
+        return .ask(text: outcome.apology + " Let's continue. " + tracker.answers[index].question, questionIndex: index)
+    }
 
     /// The caller said nothing for a long while after the question: ask once more, then give up
     /// politely — the question stays `pending` (asked, never answered).

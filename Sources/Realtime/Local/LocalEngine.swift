@@ -274,10 +274,16 @@ public final class LocalEngine: ConversationEngine {
         return tracker
     }
 
+    public func transferEnded(_ outcome: TransferOutcome) async {
+        guard !outcome.leftTheCall else { return }
+        await say(state.withLock { $0.dialogue.transferEnded(outcome) })
+    }
+
     private func say(_ step: ScriptedDialogue.Step) async {
-        let (text, closing) = switch step {
-        case .ask(let text, _): (text, false)
-        case .close(let text): (text, true)
+        let (text, closing, transfer): (String, Bool, String?) = switch step {
+        case .ask(let text, _): (text, false, nil)
+        case .close(let text): (text, true, nil)
+        case .transfer(let text, let reason): (text, true, reason)   // no reply is awaited: the session transfers
         }
         let item = state.withLock { s -> String in s.itemCount += 1; return "local-\(s.itemCount)" }
         await events.emit(.transcript(speaker: .ai, text: text, item: item))
@@ -305,7 +311,9 @@ public final class LocalEngine: ConversationEngine {
             await events.emit(.error(message: "\(error)", fatal: false))
         }
         await events.emit(.audioDone(item: item))
-        if closing {
+        if let transfer {
+            await events.emit(.transfer(reason: transfer, afterItem: item))
+        } else if closing {
             state.withLock { $0.ended = true }
             await events.emit(.endCall(reason: "conversation finished", afterItem: item))
         }

@@ -74,12 +74,29 @@ extension OpenAIRealtimeEngine {
                 state.withLock { $0.ended = true }
                 await events.emit(.endCall(reason: reason ?? "conversation finished", afterItem: lastItem))
                 return
+            case "transfer_call":
+                let reason = ((try? JSONSerialization.jsonObject(with: Data(call.arguments.utf8))) as? [String: Any])?["reason"] as? String
+                state.withLock { $0.transferCallID = call.callID }
+                await events.emit(.transfer(reason: reason ?? "the caller asked for a person", afterItem: lastItem))
+                return
             default:
                 try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: #"{"error":"unknown tool"}"#)))
                 continueTalking = true
             }
         }
         if continueTalking { try? await writer?.write(.text(RealtimeClientEvent.responseCreate())) }
+    }
+
+    /// The transfer reached nobody: the model hears so as the tool's result, and speaks.
+    public func transferEnded(_ outcome: TransferOutcome) async {
+        guard !outcome.leftTheCall else { return }
+        let (callID, writer) = state.withLock { s in
+            defer { s.transferCallID = nil }
+            return (s.transferCallID, s.writer)
+        }
+        guard let callID else { return }
+        try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: callID, output: PromptBuilder.transferResult(outcome))))
+        try? await writer?.write(.text(RealtimeClientEvent.responseCreate()))
     }
 
     func withTracker<R>(_ body: (inout TaskTracker) -> R) -> R {

@@ -68,6 +68,8 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
         var lastAssistantItem: String?
         var closingReason: String?
         var ended = false
+        /// The `transfer_call` tool call waiting for the session's outcome.
+        var transferCallID: String?
         var stopped = false
         var aiTurns = 0
         var droppedAppends = 0
@@ -110,7 +112,7 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
                 opened.store(true, ordering: .relaxed)
                 try await outbound.write(.text(RealtimeClientEvent.sessionUpdate(
                     instructions: PromptBuilder.instructions(for: self.context), voice: self.settings.voice,
-                    language: self.context.language, vad: self.settings.vad)))
+                    language: self.context.language, vad: self.settings.vad, tools: PromptBuilder.tools(for: self.context))))
                 let history = self.state.withLock { s in
                     s.writer = outbound
                     return s.history

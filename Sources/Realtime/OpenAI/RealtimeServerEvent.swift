@@ -63,15 +63,13 @@ enum RealtimeClientEvent {
         String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
     }
 
-    /// GA `session.update`: instructions, G.711 μ-law both ways, server VAD, input transcription, the two tools.
-    static func sessionUpdate(instructions: String, voice: String, language: String, vad: OpenAIRealtimeEngine.VAD) -> String {
-        let tools: [[String: Any]] = [
-            ["type": "function", "name": "update_task_state",
-             "description": "Record the caller's answer to one of the questions (or that it was unclear or refused).",
-             "parameters": (try? JSONSerialization.jsonObject(with: Data(PromptBuilder.updateTaskStateParameters.utf8))) ?? [:]],
-            ["type": "function", "name": "end_call", "description": "End the call after the closing words.",
-             "parameters": (try? JSONSerialization.jsonObject(with: Data(PromptBuilder.endCallParameters.utf8))) ?? [:]],
-        ]
+    /// GA `session.update`: instructions, G.711 μ-law both ways, server VAD, input transcription, the call's tools.
+    static func sessionUpdate(instructions: String, voice: String, language: String, vad: OpenAIRealtimeEngine.VAD,
+                              tools: [(name: String, description: String, parameters: String)]) -> String {
+        let tools: [[String: Any]] = tools.map { tool in
+            ["type": "function", "name": tool.name, "description": tool.description,
+             "parameters": (try? JSONSerialization.jsonObject(with: Data(tool.parameters.utf8))) ?? [:]]
+        }
         return json(["type": "session.update", "session": [
             "type": "realtime",
             "output_modalities": ["audio"],

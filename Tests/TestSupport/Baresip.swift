@@ -1,15 +1,14 @@
 import Foundation
-import TestSupport
 
 /// Runs baresip (Debian `baresip-core`) headless on 127.0.0.1: it plays a WAV as its microphone
 /// and records what it hears (sndfile module), and quits after `seconds`.
-struct Baresip {
+public struct Baresip: @unchecked Sendable {
     let process = Process()
     let folder: URL
-    let sipPort: Int
+    public let sipPort: Int
 
-    /// `microphone`: an 8 kHz mono WAV; `answer`: auto-answer incoming calls; `dial`: a URI to call.
-    init(microphone: URL, answer: Bool = false, dial: String? = nil, seconds: Int = 20, rtpPorts: ClosedRange<Int>) throws {
+    /// `microphone`: an 8 kHz mono WAV; `answer`: auto-answer incoming calls (to `user`); `dial`: a URI to call.
+    public init(microphone: URL, answer: Bool = false, dial: String? = nil, user: String = "bare", seconds: Int = 20, rtpPorts: ClosedRange<Int>) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("baresip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         sipPort = freeUDPPort()
@@ -31,7 +30,7 @@ struct Baresip {
             snd_path \(folder.path)
             """
         try config.write(to: folder.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-        let account = "<sip:bare@127.0.0.1>;regint=0;audio_codecs=PCMU,PCMA" + (answer ? ";answermode=auto" : "") + "\n"
+        let account = "<sip:\(user)@127.0.0.1>;regint=0;audio_codecs=PCMU,PCMA" + (answer ? ";answermode=auto" : "") + "\n"
         try account.write(to: folder.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
         var arguments = ["\(seconds + 5)", "baresip", "-f", folder.path, "-t", "\(seconds)"]
         if let dial { arguments += ["-e", "/dial \(dial)"] }
@@ -46,25 +45,25 @@ struct Baresip {
         try process.run()
     }
 
-    func stop() async {
+    public func stop() async {
         if process.isRunning { process.terminate() }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async { process.waitUntilExit(); c.resume() }
         }
     }
 
-    var log: String { (try? String(contentsOf: folder.appendingPathComponent("baresip.log"), encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: folder.appendingPathComponent("baresip.log"), encoding: .utf8)) ?? "" }
 
     /// What baresip decoded from the call (sndfile's `dump-…-dec.wav`).
-    func decodedRecording() -> URL? {
+    public func decodedRecording() -> URL? {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return files.first { $0.hasPrefix("dump-") && $0.hasSuffix("-dec.wav") }.map { folder.appendingPathComponent($0) }
     }
 
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/baresip") }
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/baresip") }
 
     /// `input` padded with `before`/`after` seconds of silence (sox), so the call outlives the speech.
-    static func padded(_ input: URL, before: Double, after: Double) throws -> URL {
+    public static func padded(_ input: URL, before: Double, after: Double) throws -> URL {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("padded-\(UUID().uuidString).wav")
         let sox = Process()
         sox.executableURL = URL(fileURLWithPath: "/usr/bin/sox")

@@ -1,0 +1,69 @@
+import Bridge
+import Foundation
+import Realtime
+import Testing
+import TestSupport
+@testable import Calls
+
+/// A caller who asks for a person is handed to one: the local dialogue offers the transfer, the
+/// session REFERs the caller's phone to the target. baresip is the caller's phone (it takes the
+/// REFER and calls the person), sipp is the person; our own simulated callee refuses REFER, and
+/// the agent takes the call back and says so.
+@Suite(.serialized) struct TransferCallTests {
+    /// `text` spoken by espeak-ng as an 8 kHz WAV, after `before` seconds of silence and followed by `after`.
+    static func spoken(_ text: String, before: Double, after: Double) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spoken-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let raw = folder.appendingPathComponent("raw.wav"), padded = folder.appendingPathComponent("mic.wav")
+        for (tool, arguments) in [("/usr/bin/espeak-ng", ["-w", raw.path, text]),
+                                  ("/usr/bin/sox", [raw.path, "-r", "8000", "-c", "1", padded.path, "pad", "\(before)", "\(after)"])] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            try process.run()
+            process.waitUntilExit()
+        }
+        return padded
+    }
+
+    @Test func aCallerWhoAsksForAPersonIsHandedToOne() async throws {
+        try #require(Baresip.isInstalled && Sipp.isInstalled)
+        let personPort = freeUDPPort()
+        let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"], seconds: 30)
+        // The agent's greeting and question take about six seconds; then the phone's owner asks.
+        let microphone = try Self.spoken("Can I speak to a person, please?", before: 7.5, after: 20)
+        let phone = try Baresip(microphone: microphone, answer: true, user: "0109876701", seconds: 45, rtpPorts: 47900...47920)
+        try await Task.sleep(for: .milliseconds(700))
+        try await CallHarness.run(rtpBase: 47400, tweak: { settings in
+            settings.gateway = SIPURI("sip:127.0.0.1:\(phone.sipPort)")!
+            settings.simulatedCallee = false
+        }) { manager, store, _ in
+            var request = CallHarness.seedRequest(questions: ["Can you attend?"], callee: "0109876701")
+            request.transferTo = "sip:person@127.0.0.1:\(personPort)"
+            let id = try await manager.create(request).outboundId
+            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
+            let lines = try store.transcript(callID: id).map(\.entry.text)
+            #expect(call.state == .completed && call.failureReason == "transferred", "\(call.state) \(call.failureReason ?? "") \(lines) \(phone.log.suffix(800))")
+            #expect(call.transferredTo == "sip:person@127.0.0.1:\(personPort)" && call.transferOutcome == "answered")
+            #expect(lines.contains("[Transfer to sip:person@127.0.0.1:\(personPort): the caller asked for a person]") && lines.contains("[Transfer answered]"), "\(lines)")
+        }
+        await phone.stop()
+        let sipp = await person.wait()
+        #expect(sipp.output.contains("INVITE"), "the person's phone rang: \(sipp.output.suffix(500))")
+    }
+
+    @Test func aRefusedTransferGivesTheCallBackToTheAgent() async throws {
+        try await CallHarness.run(rtpBase: 47400) { manager, store, _ in
+            var request = CallHarness.seedRequest(answers: ["Can I speak to a person, please?", "Yes, I can attend."], questions: ["Can you attend?"],
+                                                  callee: "0109876702")
+            request.transferTo = "+15550100099"
+            let id = try await manager.create(request).outboundId
+            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
+            let lines = try store.transcript(callID: id).map(\.entry.text)
+            #expect(call.state == .completed && call.transferOutcome == "failed", "\(call.state) \(String(describing: call.transferOutcome)) \(lines)")
+            #expect(lines.contains { $0.hasPrefix("[Transfer to +15550100099") } && lines.contains("[Transfer failed]"), "\(lines)")
+            #expect(lines.contains { $0.contains("I could not connect you") }, "the agent said so: \(lines)")
+            #expect(try store.answers(callID: id).first?.status == .answered, "and went on with the questions")
+        }
+    }
+}
