@@ -8,7 +8,8 @@ import TestSupport
 /// A caller who asks for a person is handed to one: the local dialogue offers the transfer, the
 /// session REFERs the caller's phone to the target. baresip is the caller's phone (it takes the
 /// REFER and calls the person), sipp is the person; our own simulated callee refuses REFER, and
-/// the agent takes the call back and says so.
+/// VoiceBridge calls the person itself and bridges them — or, when they are busy, the agent takes
+/// the call back and says so.
 @Suite(.serialized) struct TransferCallTests {
     /// `text` spoken by espeak-ng as an 8 kHz WAV, after `before` seconds of silence and followed by `after`.
     static func spoken(_ text: String, before: Double, after: Double) throws -> URL {
@@ -31,7 +32,7 @@ import TestSupport
         let personPort = freeUDPPort()
         let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"], seconds: 30)
         // The agent's greeting and question take about six seconds; then the phone's owner asks.
-        let microphone = try Self.spoken("Can I speak to a person, please?", before: 7.5, after: 20)
+        let microphone = try Self.spoken("Please connect me to an operator.", before: 7.5, after: 20)
         let phone = try Baresip(microphone: microphone, answer: true, user: "0109876701", seconds: 45, rtpPorts: 47900...47920)
         try await Task.sleep(for: .milliseconds(700))
         try await CallHarness.run(rtpBase: 47400, tweak: { settings in
@@ -48,22 +49,71 @@ import TestSupport
             #expect(lines.contains("[Transfer to sip:person@127.0.0.1:\(personPort): the caller asked for a person]") && lines.contains("[Transfer answered]"), "\(lines)")
         }
         await phone.stop()
-        let sipp = await person.wait()
-        #expect(sipp.output.contains("INVITE"), "the person's phone rang: \(sipp.output.suffix(500))")
+        _ = await person.wait()   // the person answered: baresip's final NOTIFY said 200
     }
 
-    @Test func aRefusedTransferGivesTheCallBackToTheAgent() async throws {
+    /// A person who is busy: 486 to any INVITE.
+    static let busyPerson = Sipp.scenarioHeader("busy person") + """
+        <recv request="INVITE"/>
+        <send><![CDATA[
+        SIP/2.0 486 Busy Here
+        [last_Via:]
+        [last_From:]
+        [last_To:];tag=[pid]busy[call_number]
+        [last_Call-ID:]
+        [last_CSeq:]
+        Content-Length: 0
+
+        ]]></send>
+        <recv request="ACK"/>
+        </scenario>
+        """
+
+    /// Our simulated callee refuses REFER (405): VoiceBridge calls the person itself and bridges
+    /// them (B2BUA). The person (sipp) echoes what it hears; the caller hangs up once it hears its
+    /// own words come back through the bridge — caller → us → person → us → caller — and the
+    /// recording holds the person's side.
+    @Test func aPeerThatRefusesReferIsBridgedToThePersonByUs() async throws {
+        try #require(Sipp.isInstalled)
+        let personPort = freeUDPPort()
+        let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())", "-rtp_echo"], seconds: 60)
         try await CallHarness.run(rtpBase: 47400) { manager, store, _ in
-            var request = CallHarness.seedRequest(answers: ["Can I speak to a person, please?", "Yes, I can attend."], questions: ["Can you attend?"],
-                                                  callee: "0109876702")
-            request.transferTo = "+15550100099"
+            var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "Hello, is this the front desk?", "<hangup>"],
+                                                  questions: ["Can you attend?"], callee: "0109876702")
+            request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
+            let id = try await manager.create(request).outboundId
+            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
+            let lines = try store.transcript(callID: id).map(\.entry)
+            #expect(call.state == .completed && call.failureReason == "remote_hangup" && call.transferOutcome == "answered",
+                    "\(call.state) \(call.failureReason ?? "") \(String(describing: call.transferOutcome)) \(lines.map(\.text))")
+            let bridged = try #require(lines.first { $0.text == "[Transfer answered, bridged by VoiceBridge]" }, "\(lines.map(\.text))")
+            // The agent's channel of the recording carries the person's audio after the bridge came up.
+            let recording = try WAVFile.read(URL(fileURLWithPath: try #require(try store.recordingPath(callID: id))))
+            let agent = recording.channel(1)
+            let after = agent.dropFirst(Int(bridged.timestamp * 8000) + 4000)
+            let loud = after.filter { abs(Int($0)) > 1000 }.count
+            #expect(loud > 2000, "the person's (echoed) audio is on the agent channel after the bridge: \(loud) loud samples of \(after.count)")
+        }
+        let sipp = await person.wait()
+        #expect(sipp.status == 0, "the person's call ended with a BYE from us: \(sipp.output.suffix(400))")
+    }
+
+    @Test func aBusyPersonGivesTheCallBackToTheAgent() async throws {
+        try #require(Sipp.isInstalled)
+        let personPort = freeUDPPort()
+        let person = try Sipp(scenario: Self.busyPerson, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 40)
+        try await CallHarness.run(rtpBase: 47400) { manager, store, _ in
+            var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "Yes, I can attend."], questions: ["Can you attend?"],
+                                                  callee: "0109876703")
+            request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
             let id = try await manager.create(request).outboundId
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
             let lines = try store.transcript(callID: id).map(\.entry.text)
-            #expect(call.state == .completed && call.transferOutcome == "failed", "\(call.state) \(String(describing: call.transferOutcome)) \(lines)")
-            #expect(lines.contains { $0.hasPrefix("[Transfer to +15550100099") } && lines.contains("[Transfer failed]"), "\(lines)")
-            #expect(lines.contains { $0.contains("I could not connect you") }, "the agent said so: \(lines)")
+            #expect(call.state == .completed && call.transferOutcome == "busy", "\(call.state) \(String(describing: call.transferOutcome)) \(lines)")
+            #expect(lines.contains { $0.hasPrefix("[Transfer to sip:desk@") } && lines.contains("[Transfer busy]"), "\(lines)")
+            #expect(lines.contains { $0.contains("everyone is busy right now") }, "the agent said so: \(lines)")
             #expect(try store.answers(callID: id).first?.status == .answered, "and went on with the questions")
         }
+        _ = await person.wait()
     }
 }

@@ -76,21 +76,57 @@ extension CallManager {
             return
         }
         await converse(call: call, leg: leg, engine: engine, context: context, handle: handle,
-                       machineDetection: call.direction == .outbound ? machineDetection(for: call) : nil, transfer: sipTransfer(sipCall))
+                       machineDetection: call.direction == .outbound ? machineDetection(for: call) : nil,
+                       transfer: sipTransfer(sipCall, caller: call.direction == .outbound ? call.callerNumber : call.calleeNumber))
     }
 
     /// A SIP call's transfer: a blind REFER to the target — a SIP URI, or a number at the gateway.
-    func sipTransfer(_ sipCall: SIPCall) -> CallTransfer {
+    /// A peer that refuses REFER gets the person bridged by us instead (B2BUA): we call them.
+    func sipTransfer(_ sipCall: SIPCall, caller: String) -> CallTransfer {
         let gateway = settings.gateway
         return { target in
             let uri = target.hasPrefix("sip:") ? target : SIPURI(user: target, host: gateway.host, port: gateway.port).description
-            return switch await sipCall.transfer(to: uri) {
-            case .answered: .answered
-            case .failed(486), .failed(600): .busy
-            case .failed(408), .failed(480), .failed(487), .failed(0): .noAnswer
-            case .failed, .refused: .failed
+            switch await sipCall.transfer(to: uri) {
+            case .answered: return .finished(.answered)
+            case .failed(let code): return .finished(Self.transferOutcome(of: code))
+            case .refused: return await self.callPerson(uri, from: caller)
             }
         }
+    }
+
+    static func transferOutcome(of code: Int) -> TransferOutcome {
+        switch code {
+        case 486, 600: .busy
+        case 0, 408, 480, 487: .noAnswer
+        default: .failed
+        }
+    }
+
+    /// The B2BUA half of a transfer: an INVITE to the person; answered, their leg for the session to bridge.
+    func callPerson(_ uri: String, from caller: String) async -> TransferResult {
+        guard let target = SIPURI(uri) else { return .finished(.failed) }
+        let call: SIPCall
+        do {
+            call = try await userAgent.placeCall(from: caller, to: target.user ?? "", gateway: SIPURI(host: target.host, port: target.port),
+                                                 ringTimeout: .seconds(25))
+        } catch {
+            return .finished(.failed)
+        }
+        for await event in call.events {
+            switch event {
+            case .answered:
+                guard let leg = try? SIPCallLeg(call: call, scheduler: scheduler) else {
+                    await call.hangUp()
+                    return .finished(.failed)
+                }
+                return .bridged(leg)
+            case .failed(.busy): return .finished(.busy)
+            case .failed(.noAnswer): return .finished(.noAnswer)
+            case .failed, .ended: return .finished(.failed)
+            case .trying, .ringing, .dtmf: continue
+            }
+        }
+        return .finished(.failed)
     }
 
     /// What this SIP call does about an answering machine: the call's (or its template's) choice, else the configured one.

@@ -65,10 +65,10 @@ extension CallManager {
         { target in
             do {
                 try await carrier.calls.redirect(sid: sid, twiml: TwiML.dial(target, callerID: carrier.fromNumber ?? callerNumber))
-                return .handedOff
+                return .finished(.handedOff)
             } catch {
                 logger.warning("Twilio would not take the call to <Dial>", metadata: ["sid": "\(sid)", "error": "\(error)"])
-                return .failed
+                return .finished(.failed)
             }
         }
     }

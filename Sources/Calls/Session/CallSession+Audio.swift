@@ -26,8 +26,10 @@ extension CallSession {
         leg.setMediaHandler { [self] media in
             let frame = caller.withLock { $0.run(media.payload) }
             noteTurn(frame)
+            let (hears, person) = state.withLock { ($0.engineHearsCaller, $0.bridge) }
+            if let person { _ = person.trySend([.media(media.payload)]) }   // a bridged call: the caller to the person
             if frame.bargeIn.isEmpty, frame.tones.isEmpty,
-               !engineHearsCaller || (!takesMuLaw && engine.sendNow(speech: frame.activity, samples: { frame.engineSamples })) {
+               !hears || (!takesMuLaw && engine.sendNow(speech: frame.activity, samples: { frame.engineSamples })) {
                 return true
             }
             caller.withLock { $0.handled.append(frame) }   // the queued event stands for this frame
@@ -40,7 +42,10 @@ extension CallSession {
                 let (frame, fresh) = caller.withLock { c in
                     c.handled.isEmpty ? (c.run(media.payload), true) : (c.handled.removeFirst(), false)
                 }
-                if fresh { noteTurn(frame) }
+                if fresh {
+                    noteTurn(frame)
+                    if let person = state.withLock({ $0.bridge }) { _ = person.trySend([.media(media.payload)]) }
+                }
                 for action in frame.bargeIn { await perform(action) }
                 for tone in frame.tones {
                     if case .dtmf(let digit) = tone { await pressed(digit) } else { noteTone(tone) }
@@ -243,6 +248,33 @@ extension CallSession {
             }
         }
 
+        /// B2BUA: the person's audio to the caller through the same frames chain (recorded as the
+        /// agent's side, paced, marked); the caller's audio goes to the person from the caller
+        /// side. Until either hangs up.
+        func relay(_ person: any MediaStreamLeg) async {
+            state.withLock { $0.bridge = person }
+            defer { state.withLock { $0.bridge = nil } }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await person.run() }
+                for await event in person.events {
+                    guard !Task.isCancelled else { break }
+                    switch event {
+                    case .media(let media):
+                        let frame = AudioFrame(samples: G711.decode(media.payload, law: .muLaw), sampleRate: 8000)
+                        agent.withLock { $0.pending.append(frame) }
+                        await play("person")
+                        person.mediaEventConsumed()
+                    case .stop:
+                        group.cancelAll()
+                    default:
+                        continue
+                    }
+                }
+                await person.hangUp()
+                group.cancelAll()
+            }
+        }
+
         // The greeting waits for the answering-machine verdict (when the call detects one).
         switch await holdGreetingForVerdict() {
         case .greet: state.withLock { $0.engineHearsCaller = true }
@@ -289,7 +321,14 @@ extension CallSession {
                 state.withLock { $0.interruptedItems.formUnion(items) }
                 if await !bargeIn() { await leg.send(.clear) }
             case .transfer(let reason, _):
-                if await transferCall(reason: reason) { return }
+                switch await transferCall(reason: reason) {
+                case .over: return
+                case .backToTheAgent: break
+                case .bridge(let person):
+                    await relay(person)
+                    finish(.transferred)
+                    return
+                }
             case .endCall(let reason, _):
                 // Let the goodbye play out (bounded), then hang up.
                 let deadline = ContinuousClock.now.advanced(by: .seconds(20))

@@ -1,38 +1,62 @@
+import Bridge
 import Foundation
 import Realtime
 
-/// Hands a call to a person: a SIP REFER, or Twilio's `<Dial>`; given to the session by whoever
-/// owns the call's signalling. Returns how it went.
-public typealias CallTransfer = @Sendable (_ target: String) async -> TransferOutcome
+/// How handing a call to a person went: over (the caller left this call, or nobody was reached
+/// and the agent goes on), or a person's leg this call must bridge the caller to (B2BUA).
+public enum TransferResult: Sendable {
+    case finished(TransferOutcome)
+    case bridged(any MediaStreamLeg)
+}
+
+/// Hands a call to a person: a SIP REFER (bridging the person itself when the peer refuses it),
+/// or Twilio's `<Dial>`; given to the session by whoever owns the call's signalling.
+public typealias CallTransfer = @Sendable (_ target: String) async -> TransferResult
+
+/// What the agent side does after a transfer.
+enum AfterTransfer {
+    /// The caller left this call (the person answered): the call is over.
+    case over
+    /// Nobody was reached: the engine has the caller back.
+    case backToTheAgent
+    /// Relay the caller and this person's leg until one of them hangs up.
+    case bridge(any MediaStreamLeg)
+}
 
 /// The engine asked to transfer: the announcement plays out, the transfer runs (caller audio kept
 /// from the engine meanwhile — its output is not being drained), and it is written down. Answered:
 /// the call ends, the caller is with the person. Otherwise the engine has the caller back.
 extension CallSession {
-    /// True when the call is over (transferred).
-    func transferCall(reason: String) async -> Bool {
+    func transferCall(reason: String) async -> AfterTransfer {
         let deadline = ContinuousClock.now.advanced(by: .seconds(20))
         while playback.snapshot.isPlaying, ContinuousClock.now < deadline, !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(20))
         }
         guard let transfer, let target = context.transferTarget else {
             await engine.transferEnded(.failed)
-            return false
+            return .backToTheAgent
         }
         appendTranscript(speaker: .ai, text: "[Transfer to \(target): \(reason)]", item: nil, spoken: false)
         state.withLock { $0.engineHearsCaller = false }
-        let outcome = await transfer(target)
+        let result = await transfer(target)
+        let outcome: TransferOutcome
+        switch result {
+        case .finished(let finished): outcome = finished
+        case .bridged: outcome = .answered
+        }
         logger.info("transfer", metadata: ["call": "\(callID)", "target": "\(target)", "outcome": "\(outcome.rawValue)"])
         do { try store.setTransfer(callID: callID, target: target, outcome: outcome.rawValue) } catch {
             logger.warning("could not store the transfer", metadata: ["call": "\(callID)", "error": "\(error)"])
         }
-        appendTranscript(speaker: .ai, text: "[Transfer \(outcome.rawValue.replacingOccurrences(of: "_", with: " "))]", item: nil, spoken: false)
+        let bridged = if case .bridged = result { ", bridged by VoiceBridge" } else { "" }
+        appendTranscript(speaker: .ai, text: "[Transfer \(outcome.rawValue.replacingOccurrences(of: "_", with: " "))\(bridged)]", item: nil, spoken: false)
+        if case .bridged(let person) = result { return .bridge(person) }
         if outcome.leftTheCall {
             finish(.transferred)
-            return true
+            return .over
         }
         state.withLock { $0.engineHearsCaller = true }
         await engine.transferEnded(outcome)
-        return false
+        return .backToTheAgent
     }
 }

@@ -81,6 +81,8 @@ public final class CallSession: Sendable {
         /// Whether caller audio goes to the engine: not while the greeting is held for the
         /// answering-machine verdict, nor once a message is being left.
         var engineHearsCaller = true
+        /// The person's leg the caller is bridged to after a transfer VoiceBridge carries itself (B2BUA).
+        var bridge: (any MediaStreamLeg)?
         /// When the last caller frame arrived (kept while detecting answering machines).
         var lastCallerFrameAt: ContinuousClock.Instant?
     }

@@ -40,7 +40,7 @@ public struct ReplyInterpreter: Sendable {
     static let fillers: Set<String> = ["hmm", "hm", "uh", "um", "er", "ah", "mm", "erm", "well", "so", "oh"]
     static let whoIsCalling = ["who is this", "who's this", "who is calling", "who's calling", "who are you", "what is this about",
                                "what's this about", "what is this regarding", "what's this regarding", "who is speaking", "what company"]
-    static let wantsPerson = ["a person", "a human", "real person", "an operator", "the operator", "a representative", "an agent",
+    static let wantsPerson = ["a person", "a human", "human", "real person", "operator", "a representative", "an agent",
                               "a real agent", "someone else", "speak to someone", "talk to someone", "speak to a manager", "a manager"]
     /// Korean asks for a person with particles attached ("상담원이랑", "상담원 연결"): matched inside words.
     static let wantsPersonKorean = ["상담원", "상담사", "사람이랑", "사람하고", "사람과 통화", "사람 바꿔", "직원 바꿔", "직원이랑"]
