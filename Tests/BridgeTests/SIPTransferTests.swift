@@ -7,23 +7,6 @@ import TestSupport
 /// Blind transfer (RFC 3515) from our side of a call: baresip is the transferee (it takes the
 /// REFER, INVITEs the target and reports in NOTIFYs), sipp is the person it is transferred to.
 @Suite(.serialized, .enabled(if: Baresip.isInstalled && Sipp.isInstalled)) struct SIPTransferTests {
-    /// A person who is busy: 486 to any INVITE.
-    static let busyPerson = Sipp.scenarioHeader("busy person") + """
-        <recv request="INVITE"/>
-        <send><![CDATA[
-        SIP/2.0 486 Busy Here
-        [last_Via:]
-        [last_From:]
-        [last_To:];tag=[pid]busy[call_number]
-        [last_Call-ID:]
-        [last_CSeq:]
-        Content-Length: 0
-
-        ]]></send>
-        <recv request="ACK"/>
-        </scenario>
-        """
-
     /// Our call to baresip, answered; then `body` with the call.
     static func withAnsweredCall<T: Sendable>(rtpBase: Int, _ body: @Sendable (SIPCall) async throws -> T) async throws -> T {
         let silence = try Baresip.padded(Fixtures.audio("en_no_change.wav"), before: 0, after: 8)
@@ -55,7 +38,7 @@ import TestSupport
 
     @Test func aBusyPersonIsReportedAndTheCallGoesOn() async throws {
         let personPort = freeUDPPort()
-        let person = try Sipp(scenario: Self.busyPerson, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 30)
+        let person = try Sipp(scenario: Sipp.busyCallee, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 30)
         let (outcome, stillUp) = try await Self.withAnsweredCall(rtpBase: 34300) { call in
             (await call.transfer(to: "sip:person@127.0.0.1:\(personPort)"), !call.isFinished)
         }

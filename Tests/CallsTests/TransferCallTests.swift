@@ -52,23 +52,6 @@ import TestSupport
         _ = await person.wait()   // the person answered: baresip's final NOTIFY said 200
     }
 
-    /// A person who is busy: 486 to any INVITE.
-    static let busyPerson = Sipp.scenarioHeader("busy person") + """
-        <recv request="INVITE"/>
-        <send><![CDATA[
-        SIP/2.0 486 Busy Here
-        [last_Via:]
-        [last_From:]
-        [last_To:];tag=[pid]busy[call_number]
-        [last_Call-ID:]
-        [last_CSeq:]
-        Content-Length: 0
-
-        ]]></send>
-        <recv request="ACK"/>
-        </scenario>
-        """
-
     /// Our simulated callee refuses REFER (405): VoiceBridge calls the person itself and bridges
     /// them (B2BUA). The person (sipp) echoes what it hears; the caller hangs up once it hears its
     /// own words come back through the bridge — caller → us → person → us → caller — and the
@@ -101,7 +84,7 @@ import TestSupport
     @Test func aBusyPersonGivesTheCallBackToTheAgent() async throws {
         try #require(Sipp.isInstalled)
         let personPort = freeUDPPort()
-        let person = try Sipp(scenario: Self.busyPerson, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 40)
+        let person = try Sipp(scenario: Sipp.busyCallee, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 40)
         try await CallHarness.run(rtpBase: 47400) { manager, store, _ in
             var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "Yes, I can attend."], questions: ["Can you attend?"],
                                                   callee: "0109876703")

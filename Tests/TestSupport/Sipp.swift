@@ -47,6 +47,23 @@ public struct Sipp: @unchecked Sendable {
 
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sipp") }
 
+    /// A callee who is busy: 486 to any INVITE.
+    public static let busyCallee = scenarioHeader("busy callee") + """
+        <recv request="INVITE"/>
+        <send><![CDATA[
+        SIP/2.0 486 Busy Here
+        [last_Via:]
+        [last_From:]
+        [last_To:];tag=[pid]busy[call_number]
+        [last_Call-ID:]
+        [last_CSeq:]
+        Content-Length: 0
+
+        ]]></send>
+        <recv request="ACK"/>
+        </scenario>
+        """
+
     /// The opening of a scenario file (`-sf`); the scenario closes it with `</scenario>`.
     public static func scenarioHeader(_ name: String) -> String {
         "<?xml version=\"1.0\" encoding=\"ISO-8859-1\" ?>\n<scenario name=\"\(name)\">\n"
