@@ -24,6 +24,18 @@ import TestSupport
         }
     }
 
+    /// A machine is retried like no answer: the person was not reached.
+    @Test func aMachineIsRetriedLikeNoAnswer() async throws {
+        try await CallHarness.run(rtpBase: 47600) { manager, store, _ in
+            var request = Self.request(["<voicemail short>"], action: "hangup", callee: "0109876605")
+            request.maxRetries = 1
+            let id = try await manager.create(request).outboundId
+            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal && $0.attemptCount == 2 }
+            #expect(call.state == .voicemail && call.lastOutcome == "voicemail")
+            #expect(try store.attempts(callID: id).map(\.outcome) == ["voicemail", "voicemail"])
+        }
+    }
+
     @Test func aMessageIsLeftAfterTheBeep() async throws {
         try await CallHarness.run(rtpBase: 47600) { manager, store, _ in
             var request = Self.request(["<voicemail long>"], action: "leave_message", callee: "0109876602")

@@ -97,6 +97,12 @@ import Testing
         #expect(Set(deliveries.map(\.id)).count == 2, "each delivery has its own webhook-id")
     }
 
+    @Test func finalStatesMapToTheirEvents() {
+        #expect(WebhookEventType(finalState: .completed) == .callCompleted && WebhookEventType(finalState: .cancelled) == .callCancelled)
+        #expect([CallState.voicemail, .voicemailLeft].map(WebhookEventType.init(finalState:)) == [.callVoicemail, .callVoicemail])
+        #expect([CallState.failed, .busy, .noAnswer, .rejected].map(WebhookEventType.init(finalState:)).allSatisfy { $0 == .callFailed })
+    }
+
     @Test func aRefusedTransitionWritesNothing() throws {
         let (store, _, _) = try Self.storeWithEndpoints()
         let call = CallStoreTests.sampleCall()
