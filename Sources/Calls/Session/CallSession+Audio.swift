@@ -256,7 +256,7 @@ extension CallSession {
             defer { state.withLock { $0.bridge = nil } }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await person.run() }
-                for await event in person.events {
+                events: for await event in person.events {
                     guard !Task.isCancelled else { break }
                     switch event {
                     case .media(let media):
@@ -265,7 +265,7 @@ extension CallSession {
                         await play("person")
                         person.mediaEventConsumed()
                     case .stop:
-                        group.cancelAll()
+                        break events
                     default:
                         continue
                     }
