@@ -142,6 +142,11 @@ import Testing
         #expect(try store.claimDueWebhookDeliveries(limit: 10, lease: 60).map(\.0.id) == [id], "a replay is due at once, with the same id")
         try store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 410, error: nil, durationMs: 3), verdict: .disableEndpoint)
         #expect(try store.webhook(id: all.id)?.enabled == false && store.webhook(id: all.id)?.disabledReason?.contains("410") == true)
+        // A turned-off endpoint's pending deliveries wait; turned on again, they go out.
+        _ = try store.replayWebhookDelivery(id: id)
+        #expect(try store.claimDueWebhookDeliveries(limit: 10, lease: 60).isEmpty)
+        _ = try store.updateWebhook(id: all.id) { $0.enabled = true }
+        #expect(try store.claimDueWebhookDeliveries(limit: 10, lease: 60).map(\.0.id) == [id])
     }
 
     @Test func configuredEndpointsAreSyncedAndProtected() throws {

@@ -128,11 +128,15 @@ extension CallStore {
 
     /// Claims up to `limit` deliveries that are due, with their endpoints: each one's next attempt
     /// moves `lease` ahead, so a delivery in flight is not claimed twice, and one a crash
-    /// interrupted is tried again once the lease runs out.
+    /// interrupted is tried again once the lease runs out. A turned-off endpoint's deliveries wait
+    /// (they go out if it is turned on again).
     public func claimDueWebhookDeliveries(now: Date = Date(), limit: Int, lease: TimeInterval) throws -> [(WebhookDelivery, WebhookEndpoint)] {
         try pool.write { db in
-            let due = try WebhookDelivery.filter(Column("state") == WebhookDelivery.State.pending.rawValue && Column("next_attempt_at") <= now)
-                .order(Column("next_attempt_at")).limit(limit).fetchAll(db)
+            let due = try WebhookDelivery.fetchAll(db, sql: """
+                SELECT * FROM webhook_deliveries
+                WHERE state = 'pending' AND next_attempt_at <= ? AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = 1)
+                ORDER BY next_attempt_at LIMIT ?
+                """, arguments: [now, limit])
             return try due.compactMap { delivery in
                 guard let endpoint = try WebhookEndpoint.fetchOne(db, key: delivery.endpointId) else { return nil }
                 try db.execute(sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?",
