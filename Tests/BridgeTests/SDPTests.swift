@@ -19,6 +19,14 @@ import Pipeline
         #expect(reparsed == answer)
     }
 
+    /// A port that is only slashes (found by `make fuzz`: it crashed the parser) is a malformed line.
+    @Test func aMediaLineWithoutAPortIsRefusedNotACrash() {
+        for port in ["/", "//", "/2", ""] {
+            let body = Array("v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio \(port) RTP/AVP 0\r\n".utf8)
+            #expect(throws: SessionDescription.Failure.self, "m=audio \(port)") { try SessionDescription(parsing: body) }
+        }
+    }
+
     @Test func noCommonCodecMeans488() throws {
         let offer = try SessionDescription(parsing: Array("v=0\r\no=- 1 1 IN IP4 1.2.3.4\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 4000 RTP/AVP 18 9\r\n".utf8))
         #expect(SDPNegotiation.answer(to: offer, address: "127.0.0.1", port: 20000) == nil)

@@ -13,8 +13,20 @@ extension TwilioMediaStreamCodec {
         var timestamp: Int?
         var payload: [UInt8]?
         var markName: String?
+        /// Keys read so far, one bit each: a key given twice is left to the general decoder (JSON
+        /// leaves which one counts undefined, and the two decoders must agree).
+        var seen: UInt16 = 0
 
         enum Event { case media, mark, other }
+
+        enum Key: UInt16 { case event, streamSid, media, mark, payload, track, chunk, timestamp, name }
+
+        /// False when `key` was already read.
+        mutating func first(_ key: Key) -> Bool {
+            let bit: UInt16 = 1 << key.rawValue
+            defer { seen |= bit }
+            return seen & bit == 0
+        }
     }
 
     /// nil: not a plain `media`/`mark` message; let the general decoder look at it.
@@ -31,31 +43,43 @@ extension TwilioMediaStreamCodec {
             try scanner.beginObject()
             while let key = try scanner.nextKey() {
                 if scanner.matches(key, "event") {
+                    guard message.first(.event) else { return nil }
                     let value = try scanner.stringRange()
                     message.event = scanner.matches(value, "media") ? .media : scanner.matches(value, "mark") ? .mark : .other
                     if message.event == .other { return nil }
                 } else if scanner.matches(key, "streamSid") {
+                    guard message.first(.streamSid) else { return nil }
                     message.streamSid = scanner.string(try scanner.stringRange())
                 } else if scanner.matches(key, "media") {
+                    guard message.first(.media) else { return nil }
                     try scanner.beginObject()
                     while let key = try scanner.nextKey() {
                         if scanner.matches(key, "payload") {
-                            guard let payload = Base64.decode(scanner.text(try scanner.stringRange())) else { return nil }
+                            guard message.first(.payload), let payload = Base64.decode(scanner.text(try scanner.stringRange())) else { return nil }
                             message.payload = payload
                         } else if scanner.matches(key, "track") {
+                            guard message.first(.track) else { return nil }
                             message.track = scanner.string(try scanner.stringRange())
                         } else if scanner.matches(key, "chunk") {
+                            guard message.first(.chunk) else { return nil }
                             message.chunk = try scanner.integer()
                         } else if scanner.matches(key, "timestamp") {
+                            guard message.first(.timestamp) else { return nil }
                             message.timestamp = try scanner.integer()
                         } else {
                             try scanner.skipValue()
                         }
                     }
                 } else if scanner.matches(key, "mark") {
+                    guard message.first(.mark) else { return nil }
                     try scanner.beginObject()
                     while let key = try scanner.nextKey() {
-                        if scanner.matches(key, "name") { message.markName = scanner.string(try scanner.stringRange()) } else { try scanner.skipValue() }
+                        if scanner.matches(key, "name") {
+                            guard message.first(.name) else { return nil }
+                            message.markName = scanner.string(try scanner.stringRange())
+                        } else {
+                            try scanner.skipValue()
+                        }
                     }
                 } else {
                     try scanner.skipValue()

@@ -95,7 +95,8 @@ public struct SessionDescription: Sendable, Equatable {
                 if media.isEmpty { connection = address } else { media[media.count - 1].connectionAddress = address }
             case "m":
                 let parts = value.split(separator: " ")
-                guard parts.count >= 3, let port = Int(parts[1].split(separator: "/")[0]), (0...65535).contains(port) else {
+                guard parts.count >= 3, let port = parts[1].split(separator: "/", omittingEmptySubsequences: false).first.flatMap({ Int($0) }),
+                      (0...65535).contains(port) else {
                     throw .malformedLine(String(line))
                 }
                 let formats = parts.dropFirst(3).compactMap { Int($0) }
