@@ -21,7 +21,7 @@ SILERO := $(DEPS)/silero_vad
 SWIFT_BUILD_FLAGS ?=
 RUN_ARGS ?=
 
-.PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test bench clean
+.PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test bench fuzz clean
 
 deps: apt-deps python-deps
 
@@ -77,6 +77,10 @@ e2e-test:
 	swift build --product voicebridge $(SWIFT_BUILD_FLAGS)
 	Tests/e2e/run-all.sh .build/debug/voicebridge
 
+# libFuzzer over the untrusted-input parsers, FUZZ_SECONDS each (default 60); not part of `make test`.
+fuzz:
+	scripts/fuzz.sh
+
 bench: deps
 	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
 	swift build -c release --product voicebridge-bench $(SWIFT_BUILD_FLAGS)
@@ -84,4 +88,4 @@ bench: deps
 	.build/release/voicebridge-bench --output bench-results
 
 clean:
-	rm -rf .build bench-results test-artifacts
+	rm -rf .build .build-fuzz bench-results test-artifacts fuzz-artifacts

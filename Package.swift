@@ -99,6 +99,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // `make fuzz`: libFuzzer over the untrusted-input parsers (built with --sanitize fuzzer;
+        // a plain build makes an empty program).
+        .executableTarget(
+            name: "voicebridge-fuzz",
+            dependencies: ["Bridge"],
+            path: "Fuzz/voicebridge-fuzz"
+        ),
         .executableTarget(
             name: "voicebridge-bench",
             dependencies: [

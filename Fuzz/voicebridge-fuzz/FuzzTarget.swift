@@ -1,0 +1,96 @@
+@testable import Bridge
+import Foundation
+
+/// The untrusted-input parsers, one fuzz target each. Every one must return (or throw) on any
+/// input; where two decoders must agree, a disagreement is a crash, so libFuzzer keeps the input.
+enum FuzzTarget: String, CaseIterable {
+    /// SIP messages, and the header values read from them (Via, CSeq, From/To, Contact).
+    case sip
+    /// SDP bodies, and our answer to (or acceptance of) what parses.
+    case sdp
+    /// RTP packets: what parses serializes back to the same packet.
+    case rtp
+    case rtcp
+    /// RFC 4733 telephone-event payloads.
+    case telephoneEvent = "telephone-event"
+    /// Twilio media-stream messages: the byte scanner and the full decoder agree wherever the scanner answers.
+    case twilio
+    /// The other providers' dialects (Telnyx, Plivo, Exotel).
+    case dialects
+    /// `WWW-Authenticate` / `Proxy-Authenticate` digest challenges.
+    case digest
+
+    static let selected: FuzzTarget = {
+        let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
+        guard let target = FuzzTarget(rawValue: name) else {
+            fatalError("FUZZ_TARGET must be one of \(allCases.map(\.rawValue).joined(separator: ", ")), got '\(name)'")
+        }
+        return target
+    }()
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .sip: Self.sip(bytes)
+        case .sdp: Self.sdp(bytes)
+        case .rtp: Self.rtp(bytes)
+        case .rtcp: _ = RTCPPacket.parse(bytes)
+        case .telephoneEvent: _ = TelephoneEvent(parsing: bytes)
+        case .twilio: Self.twilio(bytes)
+        case .dialects: Self.dialects(bytes)
+        case .digest: Self.digest(bytes)
+        }
+    }
+
+    static func sip(_ bytes: [UInt8]) {
+        guard let message = try? SIPParser.parse(bytes) else { return }
+        _ = (message.method, message.statusCode, message.callID, message.cseq, message.topVia?.branch,
+             message.from?.tag, message.to?.tag, message.contact?.uri.description, message.requestURI)
+        _ = SIPUserAgent.sipfragStatus(message.body)
+        _ = try? SIPParser.parse(message.serialized())
+    }
+
+    static func sdp(_ bytes: [UInt8]) {
+        guard let description = try? SessionDescription(parsing: bytes) else { return }
+        _ = SDPNegotiation.answer(to: description, address: "127.0.0.1", port: 40000, sessionID: 1)
+        _ = SDPNegotiation.accept(answer: description)
+        _ = try? SessionDescription(parsing: description.serialized())
+    }
+
+    static func rtp(_ bytes: [UInt8]) {
+        guard let packet = try? RTPPacket(parsing: bytes) else { return }
+        let again = try? RTPPacket(parsing: packet.serialized())
+        precondition(again == packet, "an RTP packet did not survive serialization: \(bytes)")
+    }
+
+    static func twilio(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let fromBytes = bytes.withUnsafeBufferPointer { TwilioMediaStreamCodec.fastEvent(utf8: $0) }
+        if let fast = TwilioMediaStreamCodec.fastEvent(text) {
+            precondition(describe(fromBytes) == describe(fast), "the scanner read the text and its bytes differently: \(text)")
+            let full = try? TwilioMediaStreamCodec.parseEvent(text)
+            precondition(describe(full) == describe(fast), "scanner and decoder disagree on \(text): \(describe(fast)) vs \(describe(full))")
+        }
+        _ = try? TwilioMediaStreamCodec.decodeEvent(text)
+        if let fast = TwilioMediaStreamCodec.fastCommand(text) {
+            let full = try? TwilioMediaStreamCodec.parseCommand(text)
+            precondition(describe(full) == describe(fast), "scanner and decoder disagree on the command \(text)")
+        }
+        _ = try? TwilioMediaStreamCodec.decodeCommand(text)
+    }
+
+    static func dialects(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = try? OtherDialects.decodeTelnyx(text)
+        _ = try? OtherDialects.decodePlivo(text)
+        _ = try? OtherDialects.decodeExotel(text)
+    }
+
+    static func digest(_ bytes: [UInt8]) {
+        guard let challenge = DigestChallenge(String(decoding: bytes, as: UTF8.self)) else { return }
+        _ = challenge.authorization(method: "INVITE", uri: "sip:bob@127.0.0.1", username: "alice", password: "secret")
+    }
+
+    static func describe<Message>(_ decoded: TwilioMediaStreamCodec.Decoded<Message>?) -> String {
+        decoded.map { "\($0)" } ?? "nil"
+    }
+}
