@@ -24,14 +24,13 @@ extension VoiceBridgeServer {
             WebhookView(try self.endpoint(context), showingSecret: true)
         }
         webhooks.patch(":id") { request, context -> WebhookView in
-            let id = try self.endpoint(context).id
+            let current = try self.endpoint(context)
             let body = try await Self.decodeJSONBody(request, as: WebhookBody.self)
             if body.url != nil || body.events != nil || body.secret != nil {
-                let current = try self.endpoint(context)
                 try Self.check(url: body.url ?? current.url, secret: body.secret, events: body.events ?? current.events)
             }
             let updated = try Self.storingWebhook {
-                try self.store.updateWebhook(id: id) { e in
+                try self.store.updateWebhook(id: current.id) { e in
                     if let url = body.url { e.url = url }
                     if let secret = body.secret { e.secret = secret }
                     if let events = body.events { e.events = events }

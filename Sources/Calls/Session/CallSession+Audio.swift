@@ -227,10 +227,7 @@ extension CallSession {
             }
             await play(item)
             for command in agent.withLock({ a in a.frames.outputs(for: .end) }) { await leg.send(command) }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(15))
-            while playback.snapshot.isPlaying, ContinuousClock.now < deadline, !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
+            await waitForPlaybackToEnd(within: .seconds(15))
             return true
         }
 
@@ -331,10 +328,7 @@ extension CallSession {
                 }
             case .endCall(let reason, _):
                 // Let the goodbye play out (bounded), then hang up.
-                let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-                while playback.snapshot.isPlaying, ContinuousClock.now < deadline, !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(20))
-                }
+                await waitForPlaybackToEnd(within: .seconds(20))
                 logger.info("agent ended the call", metadata: ["call": "\(callID)", "reason": "\(reason)"])
                 finish(.agentFinished)
                 return

@@ -5,6 +5,14 @@ import Realtime
 extension CallSession {
     /// The end of the caller's speech opens a turn (and starts its latency clock); the first
     /// speech start since the caller's last transcript line is when that line began to be heard.
+    /// Until the agent's queued audio has been heard (its marks came back), at most `limit`.
+    func waitForPlaybackToEnd(within limit: Duration) async {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while playback.snapshot.isPlaying, ContinuousClock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     func noteTurn(_ frame: InboundFrame) {
         observeForMachine(frame)
         switch frame.voice.event {

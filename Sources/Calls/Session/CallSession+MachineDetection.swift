@@ -104,6 +104,6 @@ extension CallSession {
         while ContinuousClock.now < deadline, !Task.isCancelled, !over() {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        return text.replacingOccurrences(of: "{display_name}", with: context.displayName).replacingOccurrences(of: "{purpose}", with: context.purpose)
+        return context.filled(text)
     }
 }

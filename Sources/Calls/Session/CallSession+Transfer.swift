@@ -28,10 +28,7 @@ enum AfterTransfer {
 /// the call ends, the caller is with the person. Otherwise the engine has the caller back.
 extension CallSession {
     func transferCall(reason: String) async -> AfterTransfer {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-        while playback.snapshot.isPlaying, ContinuousClock.now < deadline, !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        await waitForPlaybackToEnd(within: .seconds(20))
         guard let transfer, let target = context.transferTarget else {
             await engine.transferEnded(.failed)
             return .backToTheAgent

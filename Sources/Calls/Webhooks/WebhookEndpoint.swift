@@ -34,8 +34,9 @@ public struct WebhookEndpoint: Sendable, Equatable, Codable, FetchableRecord, Pe
         self.createdAt = createdAt
     }
 
+    /// Whether the endpoint subscribed to `type` (whether it is on is the store's query).
     public func wants(_ type: WebhookEventType) -> Bool {
-        enabled && (events.isEmpty || events.contains(type.rawValue))
+        events.isEmpty || events.contains(type.rawValue)
     }
 
     public static func newID() -> String {

@@ -55,11 +55,12 @@ public struct ConversationContext: Sendable, Equatable {
     }
 
     /// The greeting with `{display_name}` and `{purpose}` filled in.
-    public var greeting: String {
-        greetingTemplate.replacingOccurrences(of: "{display_name}", with: displayName).replacingOccurrences(of: "{purpose}", with: purpose)
-    }
+    public var greeting: String { filled(greetingTemplate) }
 
-    public var closing: String {
-        closingTemplate.replacingOccurrences(of: "{display_name}", with: displayName).replacingOccurrences(of: "{purpose}", with: purpose)
+    public var closing: String { filled(closingTemplate) }
+
+    /// `template` with the placeholders the server fills itself, `{display_name}` and `{purpose}`.
+    public func filled(_ template: String) -> String {
+        template.replacingOccurrences(of: "{display_name}", with: displayName).replacingOccurrences(of: "{purpose}", with: purpose)
     }
 }
