@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
 
-/// Runs sipp (Debian `sip-tester`) as a real peer on 127.0.0.1, always bounded: one call, a
-/// timeout inside sipp and another around it, no stdin.
+/// Runs sipp (Debian `sip-tester`) as a real peer on 127.0.0.1, always bounded: one call (or
+/// `calls`), a timeout inside sipp and another around it, no stdin.
 /// (`Process` is not Sendable; a Sipp is started and awaited by one test task at a time.)
 public struct Sipp: @unchecked Sendable {
     public struct Result: Sendable { public var status: Int32; public var output: String }
@@ -11,11 +11,11 @@ public struct Sipp: @unchecked Sendable {
     let outputFile: URL
 
     /// Starts `sipp` with `arguments`; `scenario` (XML) is written to a temporary file and passed with -sf.
-    public init(scenario: String? = nil, arguments: [String], seconds: Int = 40) throws {
+    public init(scenario: String? = nil, arguments: [String], seconds: Int = 40, calls: Int = 1) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sipp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         // -k: sipp whose test process died can ignore timeout's TERM; KILL follows 5 s later.
-        var args = ["-k", "5", "\(seconds)", "sipp", "-m", "1", "-nostdin", "-timeout", "\(seconds - 5)s", "-timeout_error", "-trace_err",
+        var args = ["-k", "5", "\(seconds)", "sipp", "-m", "\(calls)", "-nostdin", "-timeout", "\(seconds - 5)s", "-timeout_error", "-trace_err",
                     "-error_file", dir.appendingPathComponent("errors.log").path]
         if let scenario {
             let file = dir.appendingPathComponent("scenario.xml")
@@ -43,6 +43,11 @@ public struct Sipp: @unchecked Sendable {
                 continuation.resume(returning: Result(status: process.terminationStatus, output: text + errors))
             }
         }
+    }
+
+    /// Ends sipp now (for a peer that may be called fewer than `calls` times).
+    public func stop() {
+        if process.isRunning { process.terminate() }
     }
 
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sipp") }
