@@ -18,6 +18,10 @@ struct InboundDialog {
     let source: SocketAddress
     let localTag: String
     let ok: [UInt8]
+    /// The proxies that record-routed the INVITE, in its order (RFC 3261 §12.1.1): our in-dialog
+    /// requests carry them as Route headers and go to the first.
+    var routeSet: [String] { invite.headers.values("Record-Route") }
+    var nextHop: SocketAddress
     var acked = false
     var interval = ClientTransaction.t1
     var nextRetransmit: ContinuousClock.Instant?
@@ -102,7 +106,7 @@ extension SIPUserAgent {
             respond(response(487, to: invite, toTag: localTag), to: invite, at: from)
             return
         }
-        send(response(180, to: invite, toTag: localTag, extra: [("Contact", contact)]), to: from)
+        send(response(180, to: invite, toTag: localTag, extra: dialogHeaders(invite)), to: from)
         rtp.negotiate(law: audio.law, payloadType: audio.payloadType, telephoneEventPayloadType: audio.telephoneEventPayloadType)
         try? rtp.setRemote(host: audio.remoteAddress, port: audio.remotePort)
         let pending = PendingAnswer(invite: invite, source: from, localTag: localTag, rtp: rtp, answer: answer,
@@ -117,15 +121,21 @@ extension SIPUserAgent {
     /// 200 OK with the SDP answer: the call is up.
     func answer(_ p: PendingAnswer) {
         guard let callID = p.invite.callID else { return }
-        let ok = response(200, to: p.invite, toTag: p.localTag, extra: [("Contact", contact), ("Allow", Self.allowed)], body: p.answer.serialized())
+        let ok = response(200, to: p.invite, toTag: p.localTag, extra: dialogHeaders(p.invite) + [("Allow", Self.allowed)], body: p.answer.serialized())
         respond(ok, to: p.invite, at: p.source)
         let call = SIPCall(callID: callID, direction: .inbound, localNumber: p.invite.to?.uri.user ?? "", remoteNumber: p.invite.from?.uri.user ?? "",
                            outboundCallID: p.invite.headers["X-Outbound-Call-ID"], requestHeaders: p.invite.headers, userAgent: self)
         call.attach(p.rtp)
         inbound[callID] = InboundDialog(call: call, rtp: p.rtp, invite: p.invite, source: p.source, localTag: p.localTag, ok: ok.serialized(),
+                                        nextHop: nextHop(routeSet: p.invite.headers.values("Record-Route"), remoteTarget: nil, fallback: p.source),
                                         nextRetransmit: .now.advanced(by: ClientTransaction.t1), ackDeadline: .now.advanced(by: configuration.ackTimeout))
         call.emit(.answered)
         incoming.yield(call)
+    }
+
+    /// Contact, and the INVITE's Record-Route copied (RFC 3261 §12.1.1), for a response that makes a dialog.
+    private func dialogHeaders(_ invite: SIPMessage) -> [(String, String)] {
+        [("Contact", contact)] + invite.headers.values("Record-Route").map { ("Record-Route", $0) }
     }
 
     /// Answers ringing calls whose time has come.
@@ -200,7 +210,7 @@ extension SIPUserAgent {
             var headers = inboundDialogHeaders(d)
             headers.add("CSeq", "\(d.localCSeq + 1) BYE")
             let target = d.invite.contact?.uri.description ?? d.invite.from?.uri.description ?? "sip:invalid"
-            startTransaction(.request("BYE", uri: target, headers: headers), to: SIPDestination(address: d.source))
+            startTransaction(.request("BYE", uri: target, headers: headers), to: SIPDestination(address: d.nextHop))
         }
         inbound[callID] = nil
         await d.rtp.close()

@@ -114,7 +114,7 @@ extension SIPUserAgent {
             d.routeSet = response.headers.values("Record-Route").reversed()
             d.phase = .confirmed
             let ack = successACK(d, cseq: response.cseq?.number ?? d.cseq)
-            let target = d.remoteTarget.flatMap(SIPURI.init).flatMap { try? SocketAddress(ipAddress: $0.host, port: $0.port ?? 5060) } ?? from
+            let target = nextHop(routeSet: d.routeSet, remoteTarget: d.remoteTarget, fallback: from)
             d.ack = ack.serialized()
             d.ackDestination = target
             send(ack, to: target)

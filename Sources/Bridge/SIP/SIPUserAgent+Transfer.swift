@@ -40,7 +40,7 @@ extension SIPUserAgent {
             headers = inboundDialogHeaders(d)
             headers.add("CSeq", "\(d.localCSeq) REFER")
             uri = d.invite.contact?.uri.description ?? d.invite.from?.uri.description ?? "sip:invalid"
-            destination = SIPDestination(address: d.source)
+            destination = SIPDestination(address: d.nextHop)
             local = d.invite.to?.uri.description ?? "sip:voicebridge@\(configuration.host):\(localPort)"
             inbound[callID] = d
         } else {
@@ -92,6 +92,7 @@ extension SIPUserAgent {
         headers.add("From", local?.description ?? "")
         headers.add("To", d.invite.headers["From"] ?? "")
         headers.add("Call-ID", d.call.callID)
+        for route in d.routeSet { headers.add("Route", route) }
         return headers
     }
 }

@@ -166,6 +166,20 @@ public actor SIPUserAgent {
         }
     }
 
+    /// Where an in-dialog request goes (RFC 3261 §12.2.1.1): to the first route of the dialog's route
+    /// set (a proxy such as Kamailio that record-routed the call), else to the remote target
+    /// (Contact), else to `fallback`.
+    func nextHop(routeSet: [String], remoteTarget: String?, fallback: SocketAddress) -> SocketAddress {
+        if let first = routeSet.first {
+            let uri = NameAddress(first)?.uri ?? SIPURI(first)
+            if let uri, let address = try? SIPDestination(uri: uri).address { return address }
+        }
+        if let target = remoteTarget.flatMap(SIPURI.init), let address = try? SocketAddress(ipAddress: target.host, port: target.port ?? 5060) {
+            return address
+        }
+        return fallback
+    }
+
     var contact: String { "<sip:voicebridge@\(configuration.host):\(localPort)>" }
 
     func newVia() -> String { Via(host: configuration.host, port: localPort, branch: Via.newBranch()).description }
