@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Kamailio in front of two nodes, with deploy/kamailio/kamailio.cfg as shipped (only its four
+# substdef lines rewritten for loopback ports): inbound INVITEs are spread over the nodes; a node
+# killed with SIGKILL is taken out by OPTIONS probing while calls sent to it in the meantime fail
+# over to the survivor; it is put back once it answers again; a node's outbound call leaves
+# through Kamailio to the trunk and its ACK and BYE follow the Record-Route back.
+# Each node has its own SQLite file here (the shared PostgreSQL store is not built yet).
+# VB_KEEP=DIR keeps the run's logs, configs and databases in DIR.
+set -u
+source "$(dirname "$0")/lib.sh"
+command -v kamailio >/dev/null || { not_ok "kamailio is installed (make deps)"; exit 1; }
+
+here=$(cd "$(dirname "$0")/../.." && pwd)
+run=$VB_TMP/kamailio   # absolute: Kamailio chdirs to /
+mkdir -p "$run"
+kam_port=$(free_port); trunk_port=$(free_port)
+node_sip=("$(free_port)" "$(free_port)"); node_http=("$(free_port)" "$(free_port)"); node_pid=("" "")
+kam_pid=""
+cleanup() {
+  for pid in "${node_pid[@]}" $kam_pid; do [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; done
+  wait 2>/dev/null
+  [ -n "${VB_ARTIFACTS:-}" ] && cp "$run/kamailio.log" "$VB_ARTIFACTS/kamailio.log" 2>/dev/null
+  if [ -n "${VB_KEEP:-}" ]; then rm -rf "$VB_KEEP"; cp -r "$VB_TMP" "$VB_KEEP"; fi
+  rm -rf "$VB_TMP"
+}
+trap cleanup EXIT
+
+printf '1 sip:127.0.0.1:%s\n1 sip:127.0.0.1:%s\n' "${node_sip[0]}" "${node_sip[1]}" >"$run/dispatcher.list"
+sed -e "s|^#!substdef \"!VB_LISTEN!.*|#!substdef \"!VB_LISTEN!udp:127.0.0.1:$kam_port!g\"|" \
+    -e "s|^#!substdef \"!VB_TRUNK!.*|#!substdef \"!VB_TRUNK!127.0.0.1:$trunk_port!g\"|" \
+    -e "s|^#!substdef \"!VB_DISPATCHER_LIST!.*|#!substdef \"!VB_DISPATCHER_LIST!$run/dispatcher.list!g\"|" \
+    "$here/deploy/kamailio/kamailio.cfg" >"$run/kamailio.cfg"
+check "the shipped kamailio.cfg passes kamailio -c" kamailio -c -f "$run/kamailio.cfg"
+
+# node I: starts node I (0 or 1) on its own SIP and HTTP ports, its outbound gateway Kamailio.
+# Room for 10 calls each (2.5 per core by default, 5 here): after the kill one node takes both
+# nodes' share; a full node would answer 503 and Kamailio would have nowhere else to go.
+node() {
+  local i=$1
+  env VOICEBRIDGE_HTTP_PORT="${node_http[$i]}" VOICEBRIDGE_SIP_PORT="${node_sip[$i]}" \
+      VOICEBRIDGE_DATABASE_PATH="$VB_TMP/node$i/voicebridge.sqlite" VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$kam_port" \
+      VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=10 VOICEBRIDGE_SIP_RTP_PORT_MIN=$((42000 + i * 400)) VOICEBRIDGE_SIP_RTP_PORT_MAX=$((42399 + i * 400)) \
+      "$VB_BINARY" serve >>"$VB_TMP/node$i.log" 2>&1 &
+  node_pid[$i]=$!
+  for _ in $(seq 1 150); do
+    curl -fs "http://127.0.0.1:${node_http[$i]}/healthz" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  return 1
+}
+inbound_calls() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM calls WHERE direction='inbound' AND state='completed'\").fetchone()[0])" "$VB_TMP/node$1/voicebridge.sqlite"; }
+kam() { kamcmd -s "unix:$run/kamailio_ctl" "$@"; }
+# node_flags I: the dispatcher's flags for node I (AP: active and probed, IP: inactive).
+node_flags() { kam dispatcher.list 2>/dev/null | grep -A1 "URI: sip:127.0.0.1:${node_sip[$1]}\$" | sed -n 's/.*FLAGS: //p'; }
+# callers N: N inbound calls through Kamailio, 3 s each (sipp's uac, patched to follow Record-Route).
+sipp -sd uac | sed -e 's/<recv response="200" rtd="true">/<recv response="200" rtd="true" rrs="true">/' \
+  -e 's/^\(\s*\)\(ACK\|BYE\) sip:\[service\]@\[remote_ip\]:\[remote_port\] SIP\/2.0/\1\2 [next_url] SIP\/2.0\n\1[routes]/' >"$run/uac_rr.xml"
+sipp -sd uas | sed 's/^\(\s*\)\[last_CSeq:\]$/&\n\1[last_Record-Route:]/' >"$run/uas_rr.xml"
+callers() {
+  timeout 90 sipp -sf "$run/uac_rr.xml" "127.0.0.1:$kam_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
+    -m "$1" -r 4 -d 3000 -nostdin -timeout 60s -timeout_error -trace_err -error_file "$VB_TMP/callers-$2-errors.log" >"$VB_TMP/callers-$2.log" 2>&1
+}
+
+node 0 && node 1
+check "two nodes start" test $? -eq 0
+kamailio -f "$run/kamailio.cfg" -Y "$run" -DD -E >"$run/kamailio.log" 2>&1 &
+kam_pid=$!
+for _ in $(seq 1 100); do [ "$(node_flags 0)" = AP ] && [ "$(node_flags 1)" = AP ] && break; sleep 0.2; done
+check "Kamailio probes both nodes with OPTIONS and finds them up ($(node_flags 0) $(node_flags 1))" \
+  test "$(node_flags 0) $(node_flags 1)" = "AP AP"
+
+# 1. Ten inbound calls through Kamailio: every call completes, both nodes take calls.
+callers 10 first
+check "10 callers through Kamailio: all completed from sipp's side" test $? -eq 0
+sleep 1
+a=$(inbound_calls 0); b=$(inbound_calls 1)
+check "calls were spread over the nodes ($a + $b)" test "$a" -ge 3 -a "$b" -ge 3 -a $((a + b)) -eq 10
+
+# 2. Node 1 dies (SIGKILL). Calls placed at once still complete: an INVITE sent to the dead node
+#    gets no answer and Kamailio tries the survivor; the probe marks the dead node inactive.
+kill -KILL "${node_pid[1]}"; wait "${node_pid[1]}" 2>/dev/null; killed_at=$(date +%s.%N)
+callers 6 after-kill &
+callers_pid=$!
+for _ in $(seq 1 150); do [ "$(node_flags 1)" = IP ] && break; sleep 0.1; done
+out_after=$(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 1))" "$(date +%s.%N)" "$killed_at")
+check "the dead node is marked inactive ($(node_flags 1), ${out_after} s after the kill)" test "$(node_flags 1)" = IP
+wait $callers_pid
+check "6 callers right after the kill: all completed" test $? -eq 0
+sleep 1
+check "the calls after the kill all landed on the survivor ($(inbound_calls 0) = $a + 6)" test "$(inbound_calls 0)" -eq $((a + 6))
+check "Kamailio re-dispatched a call the dead node did not answer" grep -q "dispatch .* again, to sip:127.0.0.1:${node_sip[0]}" "$run/kamailio.log"
+callers 4 while-down
+check "4 more callers while it is down: all completed, all on the survivor" test $? -eq 0 -a "$(sleep 1; inbound_calls 0)" -eq $((a + 10))
+
+# 3. The node comes back (same database): the probe puts it back in the set and it takes calls.
+node 1
+for _ in $(seq 1 100); do [ "$(node_flags 1)" = AP ] && break; sleep 0.1; done
+check "the restarted node is probed back in ($(node_flags 1))" test "$(node_flags 1)" = AP
+callers 4 back
+check "4 callers after it came back: all completed" test $? -eq 0
+sleep 1
+check "the restarted node takes calls again ($(inbound_calls 1) > $b)" test "$(inbound_calls 1)" -gt "$b"
+
+# 4. An outbound call from node 0 with Kamailio as its gateway reaches the trunk (sipp); the
+#    node's ACK and, when the call is cancelled, its BYE go back through Kamailio.
+timeout 60 sipp -sf "$run/uas_rr.xml" -i 127.0.0.1 -p "$trunk_port" -mp "$(free_media_port)" -m 1 -nostdin \
+  -timeout 50s -timeout_error -trace_msg -message_file "$VB_TMP/trunk-messages.log" >"$VB_TMP/trunk.log" 2>&1 &
+trunk=$!
+sleep 0.5
+api0() { curl -fsS -X "$1" "http://127.0.0.1:${node_http[0]}/api/$2" "${@:3}"; }
+id=$(api0 POST outbound -H 'Content-Type: application/json' \
+  -d '{"caller_number":"0701234567","callee_number":"0109876500","purpose":"the cluster test","questions":["Can you attend?"]}' \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["outbound_id"])')
+state=""
+for _ in $(seq 1 100); do
+  state=$(api0 GET "outbound/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+  [ "$state" = connected ] && break; sleep 0.2
+done
+check "the outbound call through Kamailio is answered by the trunk ($state)" test "$state" = connected
+sleep 2
+api0 POST "outbound/$id/cancel" >/dev/null
+wait $trunk
+check "the trunk saw the INVITE, our ACK and our BYE come through Kamailio (sipp exit 0)" test $? -eq 0
+check "Kamailio relayed the node's INVITE to the trunk" grep -q "outbound .* to sip:0109876500@127.0.0.1:$trunk_port" "$run/kamailio.log"
+check "the node's BYE reached the trunk through Kamailio (top Via)" bash -c "grep -A2 '^BYE ' '$VB_TMP/trunk-messages.log' | grep -q '^Via: SIP/2.0/UDP 127.0.0.1:$kam_port;'"
