@@ -38,6 +38,7 @@ let package = Package(
             dependencies: [
                 "Pipeline",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -103,7 +104,7 @@ let package = Package(
         // a plain build makes an empty program).
         .executableTarget(
             name: "voicebridge-fuzz",
-            dependencies: ["Bridge"],
+            dependencies: ["Bridge", "Calls"],
             path: "Fuzz/voicebridge-fuzz"
         ),
         .executableTarget(

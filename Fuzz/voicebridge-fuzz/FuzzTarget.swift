@@ -1,4 +1,5 @@
 @testable import Bridge
+import Calls
 import Foundation
 
 /// The untrusted-input parsers, one fuzz target each. Every one must return (or throw) on any
@@ -19,6 +20,8 @@ enum FuzzTarget: String, CaseIterable {
     case dialects
     /// `WWW-Authenticate` / `Proxy-Authenticate` digest challenges.
     case digest
+    /// The YAML configuration file, through the whole loader (every section's checks).
+    case config
 
     static let selected: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
@@ -38,11 +41,16 @@ enum FuzzTarget: String, CaseIterable {
         case .twilio: Self.twilio(bytes)
         case .dialects: Self.dialects(bytes)
         case .digest: Self.digest(bytes)
+        case .config: Self.config(bytes)
         }
     }
 
     static func sip(_ bytes: [UInt8]) {
-        guard let message = try? SIPParser.parse(bytes) else { return }
+        _ = SIPRateLimiter.startsSomething(bytes)
+        guard let message = try? SIPParser.parse(bytes) else {
+            _ = SIPParser.answerableBadRequest(bytes)?.serialized()
+            return
+        }
         _ = (message.method, message.statusCode, message.callID, message.cseq, message.topVia?.branch,
              message.from?.tag, message.to?.tag, message.contact?.uri.description, message.requestURI)
         _ = SIPUserAgent.sipfragStatus(message.body)
@@ -88,6 +96,21 @@ enum FuzzTarget: String, CaseIterable {
     static func digest(_ bytes: [UInt8]) {
         guard let challenge = DigestChallenge(String(decoding: bytes, as: UTF8.self)) else { return }
         _ = challenge.authorization(method: "INVITE", uri: "sip:bob@127.0.0.1", username: "alice", password: "secret")
+    }
+
+    /// A file that loads must load the same way twice (the loader keeps no state between loads);
+    /// anything else must be a ConfigError with a message, never a crash.
+    static func config(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        do {
+            let first = try VoiceBridgeConfig(source: try ConfigSource(yaml: text, fileName: "fuzz.yaml"))
+            let again = try? VoiceBridgeConfig(source: try ConfigSource(yaml: text, fileName: "fuzz.yaml"))
+            precondition(again == first, "the same file loaded differently twice: \(text)")
+        } catch let error as ConfigError {
+            precondition(!error.description.isEmpty)
+        } catch {
+            preconditionFailure("the loader threw something other than a ConfigError: \(error)")
+        }
     }
 
     static func describe<Message>(_ decoded: TwilioMediaStreamCodec.Decoded<Message>?) -> String {

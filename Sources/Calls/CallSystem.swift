@@ -177,6 +177,9 @@ public final class CallSystem: Sendable {
         ua.ringTimeout = .seconds(config.outbound.ringTimeoutSeconds)
         ua.mediaTimeoutSeconds = Double(config.sip.mediaTimeoutSeconds)
         ua.mediaGroup = mediaLoop
+        ua.rateLimit = SIPRateLimiter.Limit(requestsPerSecond: config.sip.rateLimitPerSecond, burst: config.sip.rateLimitBurst,
+                                            exempt: Set(config.sip.rateLimitExempt))
+        ua.metrics = metrics.factory
         // Without a gateway the simulated callee takes the upper half of the RTP range.
         ua.rtpPorts = config.sip.rtpPortMin...(config.sip.gateway == nil ? half : config.sip.rtpPortMax)
         let userAgent = try SIPUserAgent(configuration: ua, logger: logger)

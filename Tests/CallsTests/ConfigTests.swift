@@ -39,6 +39,7 @@ import Testing
           username: alice
           password: secret
           allowed_caller_ids: ["0701234", "+8210"]
+          rate_limit: {requests_per_second: 5, burst: 8, exempt: [10.0.0.5]}
         engine:
           mode: loopback
           openai: {base_url: "http://127.0.0.1:9999/v1", vad_threshold: 0.7}
@@ -59,6 +60,7 @@ import Testing
         #expect(c.sip.bind == "127.0.0.2" && c.sip.port == 5070 && c.sip.rtpPortMin == 30000)
         #expect(c.sip.gateway == "sip:gw.example.com:5080" && c.sip.username == "alice")
         #expect(c.sip.allowedCallerIDs == ["0701234", "+8210"])
+        #expect(c.sip.rateLimitPerSecond == 5 && c.sip.rateLimitBurst == 8 && c.sip.rateLimitExempt == ["10.0.0.5"])
         #expect(c.engine.mode == .loopback && c.engine.openAI.vadThreshold == 0.7)
         #expect(c.engine.cascade.llmBaseURL == "http://127.0.0.1:9999/v1", "cascade LLM follows the OpenAI base URL")
         #expect(c.outbound.maxConcurrentCalls == 3 && c.outbound.ringTimeoutSeconds == 5)
@@ -120,6 +122,8 @@ import Testing
         ("outbound: {result: {save_recording: maybe}}", "outbound.result.save_recording", "true or false"),
         ("sip: {gateway: 'gw.example.com'}", "sip.gateway", "sip:host"),
         ("sip: {rtp_port_min: 30000, rtp_port_max: 20000}", "sip.rtp_port_max", "above sip.rtp_port_min"),
+        ("sip: {rate_limit: {exempt: [kamailio.local]}}", "sip.rate_limit.exempt", "IP addresses"),
+        ("sip: {rate_limit: {requests_per_second: -1}}", "sip.rate_limit.requests_per_second", "between"),
         ("outbound: {max_concurent_calls: 3}", "outbound.max_concurent_calls", "unknown key"),
         ("http: {host: 0.0.0.0}", "http.host", "not a loopback address"),
         ("engine: {mode: realtime}", "engine.openai.api_key", "no OpenAI key"),

@@ -39,6 +39,17 @@ public enum SIPParser {
         }
     }
 
+    /// What a 400's Warning says: the kind of problem, never the sender's bytes.
+    static func warning(for failure: Failure) -> String {
+        switch failure {
+        case .missingHeader(let name): "missing \(name)"
+        case .invalidHeaderValue(let name): "invalid \(name)"
+        case .invalidContentLength: "invalid Content-Length"
+        case .bodyShorterThanContentLength: "Content-Length exceeds the body"
+        default: "malformed request"
+        }
+    }
+
     public static let maximumMessageSize = 65_507   // the largest UDP payload
     public static let maximumHeaderLineLength = 8_192
     public static let maximumHeaderCount = 128
@@ -46,6 +57,40 @@ public enum SIPParser {
     static let requestMandatory = ["Via", "From", "To", "Call-ID", "CSeq"]
 
     public static func parse(_ bytes: [UInt8]) throws(Failure) -> SIPMessage {
+        let (startLine, headers, bodyStart) = try parseHeaders(bytes)
+        for name in requestMandatory where headers[name] == nil { throw .missingHeader(name) }
+        if case .request(let method, _) = startLine {
+            guard let cseq = headers["CSeq"].flatMap(CSeq.init), cseq.method == method || method == "ACK" && cseq.method == "ACK" else {
+                throw .invalidHeaderValue("CSeq")
+            }
+        } else if headers["CSeq"].flatMap(CSeq.init) == nil {
+            throw .invalidHeaderValue("CSeq")
+        }
+        guard headers.values("Via").first.flatMap(Via.init) != nil else { throw .invalidHeaderValue("Via") }
+
+        let available = bytes.count - bodyStart
+        var bodyLength = available
+        if let declared = headers["Content-Length"] {
+            guard let length = Int(declared), length >= 0 else { throw .invalidContentLength(declared) }
+            guard length <= available else { throw .bodyShorterThanContentLength(declared: length, actual: available) }
+            bodyLength = length   // extra bytes in a datagram are discarded (§18.3)
+        }
+        return SIPMessage(startLine, headers: headers, body: Array(bytes[bodyStart..<bodyStart + bodyLength]))
+    }
+
+    /// A request `parse` refused for what its headers say (a missing or bad CSeq, From, To or
+    /// Call-ID, a bad Content-Length), not for how it is framed: its start line and headers, so that
+    /// a 400 can be sent back along its Via (RFC 3261 §8.2, §18.3). Nil when nothing can be answered:
+    /// not a request, an ACK (never answered), or no Via to answer along.
+    public static func answerableBadRequest(_ bytes: [UInt8]) -> SIPMessage? {
+        guard let (startLine, headers, _) = try? parseHeaders(bytes), case .request(let method, _) = startLine, method != "ACK",
+              headers.values("Via").first.flatMap(Via.init) != nil, headers["Call-ID"] != nil, headers["From"] != nil, headers["To"] != nil
+        else { return nil }
+        return SIPMessage(startLine, headers: headers)
+    }
+
+    /// The framing: start line and header fields, bounded in size and count, and where the body starts.
+    static func parseHeaders(_ bytes: [UInt8]) throws(Failure) -> (SIPMessage.StartLine, SIPHeaders, bodyStart: Int) {
         guard !bytes.isEmpty else { throw .empty }
         guard bytes.count <= maximumMessageSize else { throw .tooLarge(bytes.count) }
         // Keep-alive CRLFs and leading blank lines are allowed before the start line (§7.5).
@@ -71,26 +116,7 @@ public enum SIPParser {
             }
             headers.add(name, String(line[line.index(after: colon)...]).trimmingSIPWhitespace())
         }
-
-        for name in requestMandatory where headers[name] == nil { throw .missingHeader(name) }
-        if case .request(let method, _) = startLine {
-            guard let cseq = headers["CSeq"].flatMap(CSeq.init), cseq.method == method || method == "ACK" && cseq.method == "ACK" else {
-                throw .invalidHeaderValue("CSeq")
-            }
-        } else if headers["CSeq"].flatMap(CSeq.init) == nil {
-            throw .invalidHeaderValue("CSeq")
-        }
-        guard headers.values("Via").first.flatMap(Via.init) != nil else { throw .invalidHeaderValue("Via") }
-
-        let bodyStart = headerEnd + 4
-        let available = bytes.count - bodyStart
-        var bodyLength = available
-        if let declared = headers["Content-Length"] {
-            guard let length = Int(declared), length >= 0 else { throw .invalidContentLength(declared) }
-            guard length <= available else { throw .bodyShorterThanContentLength(declared: length, actual: available) }
-            bodyLength = length   // extra bytes in a datagram are discarded (§18.3)
-        }
-        return SIPMessage(startLine, headers: headers, body: Array(bytes[bodyStart..<bodyStart + bodyLength]))
+        return (startLine, headers, headerEnd + 4)
     }
 
     static func findHeaderEnd(_ bytes: [UInt8], from start: Int) -> Int? {

@@ -32,6 +32,8 @@ struct InboundDialog {
 
 extension SIPUserAgent {
     static let allowed = "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY"
+    /// Methods the SIP RFCs define besides those we allow: refused with 405, anything else with 501.
+    static let knownMethods: Set<String> = ["REGISTER", "PRACK", "SUBSCRIBE", "PUBLISH", "INFO", "REFER", "MESSAGE", "UPDATE"]
 
     func handleRequest(_ request: SIPMessage, from: SocketAddress) async {
         guard let method = request.method else { return }
@@ -48,8 +50,10 @@ extension SIPUserAgent {
         case "NOTIFY": handleNotify(request, from: from)
         case "OPTIONS":
             respond(response(200, to: request, toTag: randomToken(10), extra: [("Allow", Self.allowed), ("Accept", "application/sdp")]), to: request, at: from)
-        default:
+        case _ where Self.knownMethods.contains(method):   // a SIP method we do not take (REGISTER, MESSAGE, …)
             respond(response(405, to: request, toTag: randomToken(10), extra: [("Allow", Self.allowed)]), to: request, at: from)
+        default:   // a method no SIP RFC defines (RFC 3261 §21.5.2)
+            respond(response(501, to: request, toTag: randomToken(10), extra: [("Allow", Self.allowed)]), to: request, at: from)
         }
     }
 

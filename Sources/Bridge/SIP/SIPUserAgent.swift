@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import NIOCore
 import NIOPosix
@@ -25,6 +26,10 @@ public actor SIPUserAgent {
         public var ackTimeout: Duration = .seconds(32)
         /// Where RTP sockets live: give the event loop the media tick runs on (no hop per packet).
         public var mediaGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        /// Requests per source address (see SIPRateLimiter).
+        public var rateLimit = SIPRateLimiter.Limit()
+        /// Where the hostile-input counters go (`/metrics` in the server).
+        public var metrics: any MetricsFactory = NOOPMetricsHandler.instance
 
         public init() {}
         public var host: String { advertisedHost ?? bindHost }
@@ -61,6 +66,11 @@ public actor SIPUserAgent {
     var cancelled: Set<String> = []   // …and that a CANCEL reached meanwhile
     var admission: @Sendable (SIPMessage) -> Admission = { _ in .accept(ringing: .zero) }
     public private(set) var malformedDatagrams = 0
+    /// Datagrams that are not SIP, or SIP we refused (answered 400 where it could be answered).
+    let malformedCounter: Counter
+    /// Requests dropped by the per-source rate limit.
+    let rateLimitedCounter: Counter
+    let rateLimiter: SIPRateLimiter
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "sip")) throws {
         self.configuration = configuration
@@ -68,13 +78,19 @@ public actor SIPUserAgent {
         self.portPool = try RTPPortPool(range: configuration.rtpPorts)
         (incomingCalls, incoming) = AsyncStream.makeStream(of: SIPCall.self, bufferingPolicy: .bufferingNewest(64))
         (datagrams, datagramInput) = AsyncStream.makeStream(of: ([UInt8], SocketAddress).self, bufferingPolicy: .bufferingNewest(1024))
+        malformedCounter = Counter(label: "voicebridge_sip_malformed_total", dimensions: [], factory: configuration.metrics)
+        rateLimitedCounter = Counter(label: "voicebridge_sip_rate_limited_total", dimensions: [], factory: configuration.metrics)
+        rateLimiter = SIPRateLimiter(limit: configuration.rateLimit)
     }
 
     /// Binds the SIP socket. Returns the bound port (useful with port 0).
     @discardableResult
     public func start() async throws -> Int {
         let input = datagramInput
+        let limiter = rateLimiter, limited = rateLimitedCounter
+        // The limit is checked here, on the socket's event loop, before the datagram is queued.
         let socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port) { bytes, from in
+            guard limiter.admits(bytes, from: from) else { return limited.increment() }
             input.yield((bytes, from))
         }
         self.socket = socket
@@ -117,11 +133,15 @@ public actor SIPUserAgent {
     func receive(_ bytes: [UInt8], from: SocketAddress) async {
         if bytes.allSatisfy({ $0 == 13 || $0 == 10 }) { return }   // keep-alive
         let message: SIPMessage
-        do {
+        do throws(SIPParser.Failure) {
             message = try SIPParser.parse(bytes)
         } catch {
             malformedDatagrams += 1
-            logger.debug("dropped malformed SIP datagram", metadata: ["from": "\(from)", "error": "\(error)"])
+            malformedCounter.increment()
+            logger.debug("malformed SIP datagram", metadata: ["from": "\(from)", "error": "\(error)"])
+            if let request = SIPParser.answerableBadRequest(bytes) {
+                send(response(400, to: request, toTag: nil, extra: [("Warning", "399 VoiceBridge \"\(SIPParser.warning(for: error))\"")]), to: from)
+            }
             return
         }
         if message.isRequest { await handleRequest(message, from: from) } else { await handleResponse(message, from: from) }

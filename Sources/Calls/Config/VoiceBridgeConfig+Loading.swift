@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 extension VoiceBridgeConfig {
     /// Reads the YAML file at `path` (if any) with environment overrides, and validates everything.
@@ -45,6 +46,12 @@ extension VoiceBridgeConfig {
         c.sip.allowedCallerIDs = try r.list("sip.allowed_caller_ids", default: [])
         c.sip.maxInboundCalls = try r.int("sip.max_inbound_calls", default: c.sip.maxInboundCalls, in: 0...10_000)
         c.sip.mediaTimeoutSeconds = try r.int("sip.media_timeout", default: c.sip.mediaTimeoutSeconds, in: 1...3600)
+        c.sip.rateLimitPerSecond = try r.double("sip.rate_limit.requests_per_second", default: c.sip.rateLimitPerSecond, in: 0...100_000)
+        c.sip.rateLimitBurst = try r.double("sip.rate_limit.burst", default: c.sip.rateLimitBurst, in: 1...1_000_000)
+        c.sip.rateLimitExempt = try r.list("sip.rate_limit.exempt", default: [])
+        if let bad = c.sip.rateLimitExempt.first(where: { (try? SocketAddress(ipAddress: $0, port: 0)) == nil }) {
+            throw ConfigError(key: "sip.rate_limit.exempt", problem: "must list IP addresses, got '\(bad)'", origin: r.origin(of: "sip.rate_limit.exempt"))
+        }
 
         try Self.readEngine(&c.engine, &r)
 

@@ -39,6 +39,11 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var allowedCallerIDs: [String] = []
         public var maxInboundCalls = 20
         public var mediaTimeoutSeconds = 30
+        /// Out-of-dialog requests per second one source address may send (0: no limit), the burst
+        /// allowed after a quiet spell, and addresses exempt (a proxy or trunk speaking for many).
+        public var rateLimitPerSecond = 50.0
+        public var rateLimitBurst = 100.0
+        public var rateLimitExempt: [String] = []
     }
 
     public enum EngineMode: String, Sendable, CaseIterable {

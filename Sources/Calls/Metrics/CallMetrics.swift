@@ -14,7 +14,11 @@ public struct CallMetrics: Sendable {
     public static let turnLatencyLabel = "voicebridge_turn_latency_seconds"
     public static let campaignClaimLabel = "voicebridge_campaign_claim_seconds"
 
+    /// Where the call system's other parts (the SIP user agent) report.
+    public let factory: any MetricsFactory
+
     public init(factory: any MetricsFactory) {
+        self.factory = factory
         turnLatency = CoreMetrics.Timer(label: Self.turnLatencyLabel, dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
         engineErrors = Counter(label: "voicebridge_engine_errors_total", dimensions: [], factory: factory)
         pipelineDrops = Counter(label: "voicebridge_pipeline_dropped_frames_total", dimensions: [], factory: factory)
