@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Hostile SIP for the e2e suite, sent over UDP to 127.0.0.1 only.
+
+  hostile_sip.py corpus PORT           one malformed message at a time; prints `name|codes` (the
+                                       status codes that came back within 0.7 s, space-separated)
+  hostile_sip.py flood PORT SOURCE RATE SECONDS
+                                       valid INVITEs (each its own Call-ID, with SDP) from SOURCE
+                                       (e.g. 127.0.0.2) at RATE per second; prints
+                                       `sent N answered M` (M: Call-IDs that got any response)
+"""
+import re
+import socket
+import sys
+import time
+
+
+def request(method, call_id, port, extra="", body="", content_length=None, drop=()):
+    headers = [
+        ("Via", f"SIP/2.0/UDP 127.0.0.1:{port};branch=z9hG4bK{call_id}"),
+        ("From", "<sip:attacker@127.0.0.1>;tag=a1"),
+        ("To", "<sip:0212345678@127.0.0.1>"),
+        ("Call-ID", call_id),
+        ("CSeq", f"1 {method}"),
+        ("Max-Forwards", "70"),
+        ("Contact", f"<sip:attacker@127.0.0.1:{port}>"),
+    ]
+    lines = [f"{method} sip:0212345678@127.0.0.1 SIP/2.0"] + [f"{n}: {v}" for n, v in headers if n not in drop]
+    if extra:
+        lines.append(extra)
+    if body:
+        lines.append("Content-Type: application/sdp")
+    length = len(body.encode()) if content_length is None else content_length
+    lines.append(f"Content-Length: {length}")
+    return ("\r\n".join(lines) + "\r\n\r\n" + body).encode()
+
+
+SDP = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n"
+
+
+def corpus(port):
+    def cases(p):
+        yield "truncated-headers", request("OPTIONS", "trunc", p)[:60]
+        yield "huge-content-length", request("INVITE", "huge", p, body=SDP, content_length=2_000_000_000)
+        yield "negative-content-length", request("OPTIONS", "neg", p, content_length=-5)
+        yield "missing-call-id", request("OPTIONS", "nocid", p, drop=("Call-ID",))
+        yield "missing-cseq", request("OPTIONS", "nocseq", p, drop=("CSeq",))
+        yield "missing-via", request("OPTIONS", "novia", p, drop=("Via",))
+        yield "invalid-utf8", request("OPTIONS", "utf8", p, extra="Subject: MARK").replace(b"MARK", b"\xff\xfe")
+        yield "64kb-header", request("OPTIONS", "big", p, extra="X-Big: " + "a" * 64_000)
+        yield "1400-via-headers", request("OPTIONS", "vias", p, extra="\r\n".join(f"Via: SIP/2.0/UDP 10.0.{i // 250}.{i % 250};branch=z9hG4bK{i}" for i in range(1400)))
+        yield "wrong-sdp", request("INVITE", "badsdp", p, body="this is not a session description")
+        yield "unknown-method", request("FROBNICATE", "frob", p)
+        yield "register", request("REGISTER", "reg", p)
+        yield "nul-bytes", b"INVITE sip:1@127.0.0.1 SIP/2.0\r\nVia: \x00\x00\r\n\r\n"
+        yield "binary-garbage", bytes(range(256)) * 4
+        yield "empty", b""
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    p = sock.getsockname()[1]
+    sock.settimeout(0.1)
+    for name, data in cases(p):
+        sock.sendto(data[:65507], ("127.0.0.1", port))
+        codes, deadline = [], time.time() + 0.7
+        while time.time() < deadline:
+            try:
+                reply = sock.recv(70000)
+            except socket.timeout:
+                continue
+            match = re.match(rb"SIP/2\.0 (\d{3})", reply)
+            if match:
+                codes.append(match.group(1).decode())
+        print(f"{name}|{' '.join(codes)}", flush=True)
+
+
+def flood(port, source, rate, seconds):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind((source, 0))
+    p = sock.getsockname()[1]
+    sock.setblocking(False)
+    answered, sent = set(), 0
+    start = time.time()
+    total = int(rate * seconds)
+    while sent < total:
+        due = start + sent / rate
+        now = time.time()
+        if now < due:
+            time.sleep(min(due - now, 0.001))
+        sock.sendto(request("INVITE", f"flood-{sent}", p, body=SDP), ("127.0.0.1", port))
+        sent += 1
+        while True:
+            try:
+                reply = sock.recv(70000)
+            except BlockingIOError:
+                break
+            match = re.search(rb"\r\nCall-ID: ([^\r]+)", reply)
+            if match:
+                answered.add(match.group(1))
+    end = time.time() + 1
+    while time.time() < end:
+        try:
+            reply = sock.recv(70000)
+            match = re.search(rb"\r\nCall-ID: ([^\r]+)", reply)
+            if match:
+                answered.add(match.group(1))
+        except BlockingIOError:
+            time.sleep(0.01)
+    print(f"sent {sent} answered {len(answered)} in {time.time() - start - 1:.1f} s")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "corpus":
+        corpus(int(sys.argv[2]))
+    else:
+        flood(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]))

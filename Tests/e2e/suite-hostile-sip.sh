@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# A running server under hostile SIP (issue 20 §2): sipvicious's scanner, extension enumerator and
+# password cracker, a corpus of malformed messages, and an INVITE flood of 2,000/s from one
+# address (127.0.0.2) while real calls come from another. The server never goes down, answers what
+# can be answered with the right code, says the same to every number, drops and counts what is
+# over the per-source limit, and the real calls complete.
+set -u
+source "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+command -v svmap >/dev/null || { not_ok "sipvicious is installed (make deps)"; exit 1; }
+db=$VB_TMP/data/voicebridge.sqlite
+sip_port=$(free_port)
+query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
+metric() { curl -fs "http://127.0.0.1:$VB_PORT/metrics" | sed -n "s/^$1 //p"; }
+alive() { curl -fs "http://127.0.0.1:$VB_PORT/healthz" | grep -q '"sip_listening":true'; }
+
+# Extension 110 has its own route: an enumerator must not be able to tell it from the others.
+cat >"$VB_TMP/config.yaml" <<YAML
+inbound:
+  routes:
+    "110": {greeting: "Front desk."}
+YAML
+VB_CONFIG=$VB_TMP/config.yaml
+# 2 requests/s per address with a burst of 5; room for 20 calls, since the flood's INVITEs
+# that pass the limit are answered like any caller's and hold a call until their ACK never comes.
+if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" \
+    VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=20 \
+    VOICEBRIDGE_SIP_RTP_PORT_MIN=43200 VOICEBRIDGE_SIP_RTP_PORT_MAX=43599; then
+  not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1
+fi
+
+# 1. sipvicious.
+map=$(svmap -b 127.0.0.1 -P "$(free_port)" -p "$sip_port" 127.0.0.1 2>&1)
+check "svmap finds a SIP device and learns no version ($(grep -o "127.0.0.1:$sip_port | [^|]*" <<<"$map" | tr -s ' '))" grep -q "127.0.0.1:$sip_port | VoiceBridge  *|" <<<"$map"
+war=$(svwar -P "$(free_port)" -e100-120 "udp://127.0.0.1:$sip_port" 2>&1)
+check "svwar (REGISTER) finds no extension" grep -q "found nothing" <<<"$war"
+sleep 3
+war=$(svwar -P "$(free_port)" -m OPTIONS -e100-120 "udp://127.0.0.1:$sip_port" 2>&1)
+check "svwar (OPTIONS) finds no extension, the routed 110 included" grep -q "found nothing" <<<"$war"
+sleep 3
+printf '1234\npassword\nsecret\n100\n' >"$VB_TMP/passwords.txt"
+crack=$(svcrack -P "$(free_port)" -u 100 -d "$VB_TMP/passwords.txt" --maximumtime 3 "udp://127.0.0.1:$sip_port" 2>&1)
+check "svcrack cracks nothing" bash -c "! grep -q '| 100 ' <<<\"\$1\"" _ "$crack"
+check "the server is up after sipvicious" alive
+sleep 3
+
+# 2. Malformed messages, one at a time: the right code where one can be sent, silence otherwise.
+python3 "$here/hostile_sip.py" corpus "$sip_port" >"$VB_TMP/corpus.txt"
+expect() { # name, codes
+  local got; got=$(sed -n "s/^$1|//p" "$VB_TMP/corpus.txt")
+  check "$1 → ${2:-no answer}" test "$got" = "$2"
+}
+expect huge-content-length 400
+expect negative-content-length 400
+expect missing-cseq 400
+expect wrong-sdp "100 488"
+expect unknown-method 501
+expect register 405
+for silent in truncated-headers missing-call-id missing-via invalid-utf8 64kb-header 1400-via-headers nul-bytes binary-garbage empty; do
+  expect "$silent" ""
+done
+malformed=$(metric voicebridge_sip_malformed_total)
+check "malformed messages are counted in /metrics ($malformed)" test "${malformed:-0}" -ge 11
+check "the server is up after the corpus" alive
+sleep 3
+
+# 3. An INVITE flood of 2,000/s for 3 s from 127.0.0.2, while two real callers dial in from 127.0.0.1.
+timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
+  -m 2 -r 1 -d 4000 -nostdin -timeout 40s -timeout_error >"$VB_TMP/real-callers.log" 2>&1 &
+callers=$!
+flood=$(python3 "$here/hostile_sip.py" flood "$sip_port" 127.0.0.2 2000 3)
+wait $callers
+check "real calls placed during the flood complete (sipp exit 0)" test $? -eq 0
+sent=$(awk '{print $2}' <<<"$flood"); answered=$(awk '{print $4}' <<<"$flood")
+check "the flood ($flood) got at most the burst and the rate through" test "$sent" -eq 6000 -a "$answered" -le 15
+limited=$(metric voicebridge_sip_rate_limited_total)
+check "the dropped INVITEs are counted in /metrics ($limited)" test "${limited:-0}" -ge 5900
+check "the server is up after the flood" alive
+sleep 1
+check "both real calls are stored as completed" test "$(query "SELECT count(*) FROM calls WHERE direction='inbound' AND state='completed' AND caller_number='sipp'")" -ge 2
+vb_stop_server TERM
+check "the server stops cleanly" test "$VB_EXIT" -eq 0
