@@ -77,7 +77,8 @@ e2e-test:
 	swift build --product voicebridge $(SWIFT_BUILD_FLAGS)
 	Tests/e2e/run-all.sh .build/debug/voicebridge
 
-# libFuzzer over the untrusted-input parsers, FUZZ_SECONDS each (default 60); not part of `make test`.
+# libFuzzer over the untrusted-input parsers, FUZZ_SECONDS each (default 60; FUZZ_RUNS=N for a
+# number of executions, FUZZ_BUILD=release, FUZZ_SANITIZE=address); CI runs 20 s of each after `make test`.
 fuzz:
 	scripts/fuzz.sh
 
@@ -88,4 +89,4 @@ bench: deps
 	.build/release/voicebridge-bench --output bench-results
 
 clean:
-	rm -rf .build .build-fuzz bench-results test-artifacts fuzz-artifacts
+	rm -rf .build .build-fuzz .build-fuzz-asan bench-results test-artifacts fuzz-artifacts

@@ -1,18 +1,36 @@
 #!/usr/bin/env bash
-# make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="sip sdp …"]: builds the libFuzzer binary in its own
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="sip sdp …"] [FUZZ_BUILD=release]: builds the libFuzzer binary in its own
 # scratch path (.build-fuzz, so the ordinary build is untouched), runs every target for the given
 # time from its committed seed corpus (Fuzz/corpus/<target>, copied: new inputs stay out of git),
 # prints executions, executions per second and crashes, and fails if anything crashed. A crash's
 # input is kept in fuzz-artifacts/ — make it a regression test.
 set -uo pipefail
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-sip sdp rtp rtcp telephone-event twilio dialects digest}
+# FUZZ_RUNS=N stops each target after N executions instead (FUZZ_SECONDS then only caps it).
+runs_limit=${FUZZ_RUNS:+-runs=$FUZZ_RUNS}
+targets=${FUZZ_TARGETS:-sip sdp rtp rtcp telephone-event twilio dialects digest config}
+# debug (the default) builds fastest; release runs several times more executions per second
+# (@testable imports need -enable-testing there).
+configuration=${FUZZ_BUILD:-debug}
+case $configuration in
+  debug) build_flags=() ;;
+  release) build_flags=(-c release -Xswiftc -enable-testing) ;;
+  *) echo "FUZZ_BUILD must be debug or release, got '$configuration'" >&2; exit 2 ;;
+esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-echo "building the fuzzer (swift build --sanitize fuzzer, scratch path .build-fuzz)…"
-swift build --scratch-path .build-fuzz --product voicebridge-fuzz --sanitize fuzzer ${SWIFT_BUILD_FLAGS:-} >.build-fuzz.log 2>&1 \
-  || { tail -30 .build-fuzz.log; exit 1; }
-binary=.build-fuzz/debug/voicebridge-fuzz
+# FUZZ_SANITIZE=address adds AddressSanitizer (its own scratch path; slower, catches memory errors
+# in the C libraries and unsafe pointers that Swift's own checks do not see).
+sanitizers=(--sanitize fuzzer); scratch=.build-fuzz
+case ${FUZZ_SANITIZE:-} in
+  "") ;;
+  address) sanitizers+=(-Xswiftc -sanitize=fuzzer,address); scratch=.build-fuzz-asan ;;   # one flag: two --sanitize arrive in random order (TESTING-2 §5)
+  *) echo "FUZZ_SANITIZE must be empty or address, got '$FUZZ_SANITIZE'" >&2; exit 2 ;;
+esac
+echo "building the fuzzer ($configuration, swift build ${sanitizers[*]}, scratch path $scratch)…"
+swift build --scratch-path "$scratch" --product voicebridge-fuzz "${sanitizers[@]}" "${build_flags[@]}" ${SWIFT_BUILD_FLAGS:-} >"$scratch.log" 2>&1 \
+  || { tail -30 "$scratch.log"; exit 1; }
+binary=$scratch/$configuration/voicebridge-fuzz
 mkdir -p fuzz-artifacts
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -23,7 +41,7 @@ for target in $targets; do
   mkdir -p "$work/$target"
   cp Fuzz/corpus/"$target"/* "$work/$target"/ 2>/dev/null
   log="$work/$target.log"
-  FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no "$binary" -max_total_time="$seconds" -print_final_stats=1 -max_len=70000 \
+  FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no "$binary" -max_total_time="$seconds" $runs_limit -print_final_stats=1 -max_len=70000 \
     -artifact_prefix="fuzz-artifacts/$target-" "$work/$target" >"$log" 2>&1
   status=$?
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
