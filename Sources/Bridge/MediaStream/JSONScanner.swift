@@ -107,22 +107,26 @@ struct JSONScanner: ~Copyable {
         return negative ? -value : value
     }
 
+    /// How deep `skipValue` goes into arrays and objects before it gives the message up (to the
+    /// full decoder): it recurses, and a peer's `[[[[…` must not reach the end of the stack.
+    static let maximumDepth = 32
+
     /// Skips one value of any shape.
-    mutating func skipValue() throws(Failure) {
+    mutating func skipValue(depth: Int = 0) throws(Failure) {
         skipWhitespace()
-        guard index < bytes.count else { throw Failure() }
+        guard index < bytes.count, depth < Self.maximumDepth else { throw Failure() }
         switch bytes[index] {
         case UInt8(ascii: "\""):
             _ = try stringRange()
         case UInt8(ascii: "{"):
             try beginObject()
-            while try nextKey() != nil { try skipValue() }
+            while try nextKey() != nil { try skipValue(depth: depth + 1) }
         case UInt8(ascii: "["):
             index += 1
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return }
             while true {
-                try skipValue()
+                try skipValue(depth: depth + 1)
                 skipWhitespace()
                 guard index < bytes.count else { throw Failure() }
                 index += 1
