@@ -17,7 +17,13 @@ kam_port=$(free_port); trunk_port=$(free_port)
 node_sip=("$(free_port)" "$(free_port)"); node_http=("$(free_port)" "$(free_port)"); node_pid=("" "")
 kam_pid=""
 cleanup() {
-  for pid in "${node_pid[@]}" $kam_pid; do [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; done
+  for pid in "${node_pid[@]}"; do [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; done
+  # TERM, not KILL: Kamailio's main process takes its worker processes down with it.
+  if [ -n "$kam_pid" ]; then
+    kill -TERM "$kam_pid" 2>/dev/null
+    for _ in $(seq 1 50); do kill -0 "$kam_pid" 2>/dev/null || break; sleep 0.1; done
+    pkill -KILL -f "kamailio -f $run/kamailio.cfg" 2>/dev/null
+  fi
   wait 2>/dev/null
   [ -n "${VB_ARTIFACTS:-}" ] && cp "$run/kamailio.log" "$VB_ARTIFACTS/kamailio.log" 2>/dev/null
   if [ -n "${VB_KEEP:-}" ]; then rm -rf "$VB_KEEP"; cp -r "$VB_TMP" "$VB_KEEP"; fi
