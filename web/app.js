@@ -236,11 +236,14 @@ async function showDetail(id) {
 
 function alertError(error) { $('#live').textContent = t('error.generic') + error.message; }
 
+// Each page gets a fresh container: a load still in flight for the page left behind (a fetch, a
+// refresh timer) then writes into a detached element instead of into the page now shown.
 function mount(templateID) {
-  const view = $('#view');
-  view.replaceChildren($('#' + templateID).content.cloneNode(true));
-  translate(view);
-  return view;
+  const page = document.createElement('div');
+  page.append($('#' + templateID).content.cloneNode(true));
+  translate(page);
+  $('#view').replaceChildren(page);
+  return page;
 }
 
 async function route() {

@@ -24,8 +24,13 @@ import TestSupport
             try await browser.wait(for: "document.querySelector('[data-field=bot_url]')?.textContent === 'wss://bot.example.com/twilio'")
             let facts = try await browser.execute("return [...document.querySelectorAll('.facts dt')].filter(dt => !dt.hidden).map(dt => dt.textContent + ': ' + dt.nextElementSibling.textContent);") as? [String] ?? []
             #expect(facts.contains("Answered by: an answering machine") && facts.contains("Bot: wss://bot.example.com/twilio"), "\(facts)")
-            try await browser.navigate(root + "#/calls/ob-00000a11")
+            // A refresh of the bot call is still pending when the operator moves on: it must not
+            // write the bot call's facts into the page now shown.
+            try await browser.execute("current.refresh(); location.hash = '#/calls/ob-00000a11';")
             try await browser.wait(for: "document.querySelector('[data-field=purpose]')?.textContent === 'a plain call'")
+            try await Task.sleep(for: .milliseconds(400))
+            let purpose = try await browser.execute("return document.querySelector('[data-field=purpose]').textContent;") as? String
+            #expect(purpose == "a plain call", "a late load of the page left behind overwrote the page shown")
             let hidden = try await browser.execute("return ['answered_by', 'bot_url'].map(n => document.querySelector(`[data-field=${n}]`).hidden && document.querySelector(`[data-field=${n}]`).previousElementSibling.hidden);") as? [Bool]
             #expect(hidden == [true, true], "a call with neither shows neither")
             try await browser.navigate(root + "#/calls/ob-0000b071")
