@@ -87,10 +87,10 @@ extension VoiceBridgeServer {
         }
         outbound.get(":id/recording") { request, context -> Response in
             let call = try self.call(context)
-            guard let path = try self.store.recordingPath(callID: call.outboundId), FileManager.default.fileExists(atPath: path) else {
+            guard let wav = try self.store.recording(callID: call.outboundId) else {
                 throw ProblemDetails(.notFound, detail: "call \(call.outboundId) has no recording")
             }
-            return try RecordingResponse.make(path: path, range: request.headers[.range])
+            return try RecordingResponse.make(wav: wav, range: request.headers[.range])
         }
         outbound.post(":id/cancel") { _, context -> CallView in
             let manager = try self.manager()

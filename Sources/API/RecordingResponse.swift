@@ -2,23 +2,20 @@ import Foundation
 import Hummingbird
 
 /// A WAV recording, whole or one byte range (RFC 9110 §14), so browsers can seek in `<audio>`.
+/// The store hands it over opened (a sealed recording is opened whole, then ranged).
 enum RecordingResponse {
-    static func make(path: String, range: String?) throws -> Response {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw ProblemDetails(.notFound, detail: "the recording cannot be read") }
-        defer { try? handle.close() }
-        let size = Int((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0)
+    static func make(wav: Data, range: String?) throws -> Response {
+        let size = wav.count
         var headers: HTTPFields = [.contentType: "audio/wav", .acceptRanges: "bytes"]
         guard let range else {
-            let data = try handle.readToEnd() ?? Data()
-            headers[.contentLength] = "\(data.count)"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            headers[.contentLength] = "\(size)"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: wav)))
         }
         guard let bounds = parse(range, size: size) else {
             headers[.contentRange] = "bytes */\(size)"
             throw HTTPError(.rangeNotSatisfiable, headers: headers, message: "range \(range) is not satisfiable for \(size) bytes")
         }
-        try handle.seek(toOffset: UInt64(bounds.lowerBound))
-        let data = try handle.read(upToCount: bounds.count) ?? Data()
+        let data = wav[wav.startIndex + bounds.lowerBound ..< wav.startIndex + bounds.upperBound]
         headers[.contentRange] = "bytes \(bounds.lowerBound)-\(bounds.upperBound - 1)/\(size)"
         headers[.contentLength] = "\(data.count)"
         return Response(status: .partialContent, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

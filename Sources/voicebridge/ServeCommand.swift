@@ -40,7 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         let store: CallStore
         do {
-            store = try CallStore(path: settings.database.path)
+            store = try CallStore(path: settings.database.path, cipher: settings.storage.cipher)
         } catch {
             FileHandle.standardError.write(Data("voicebridge: cannot open database \(settings.database.path): \(error)\n".utf8))
             throw ExitCode(1)

@@ -16,7 +16,7 @@ import Testing
 
     @Test func migratesAnEmptyFileInWALMode() throws {
         let store = try CallStore(path: Self.temporaryPath())
-        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer"])
+        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys"])
         #expect(try store.journalMode() == "wal")
         #expect(store.isHealthy())
     }
@@ -37,7 +37,7 @@ import Testing
             #expect(try old.read { try db_columns($0) }.contains("summary") == false)
         }
         let store = try CallStore(path: path)
-        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer"])
+        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys"])
         let call = try #require(try store.call(id: "ob-0000abcd"))
         #expect(call.purpose == "old call" && call.questions == ["q"] && call.state == .queued)
         #expect(call.summary == nil && call.lastOutcome == nil)

@@ -99,6 +99,22 @@ import Testing
         #expect(c.engine.deepgram.apiKey == "dg-test" && c.twilio.authToken == "tw-test")
     }
 
+    @Test func theStorageKeyComesInlineFromTheEnvironmentOrFromAFile() throws {
+        let key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("vb-key-\(UUID().uuidString)").path
+        try (key + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let fromFile = try VoiceBridgeConfig(source: ConfigSource(yaml: "storage: {encryption_key_file: \(file)}"))
+        #expect(fromFile.storage.encryptionKey == Data(base64Encoded: key) && fromFile.storage.cipher?.currentKeyID == StorageCipher.keyID(of: Data(base64Encoded: key)!))
+        let fromEnvironment = try VoiceBridgeConfig(source: ConfigSource(environment: [
+            "VOICEBRIDGE_STORAGE_ENCRYPTION_KEY": key, "VOICEBRIDGE_STORAGE_PREVIOUS_ENCRYPTION_KEYS": Data(repeating: 9, count: 32).base64EncodedString()]))
+        #expect(fromEnvironment.storage.cipher?.keyIDs.count == 2)
+        #expect(try VoiceBridgeConfig(source: ConfigSource()).storage.cipher == nil, "no key: nothing is sealed")
+        // A wrong value is never echoed: it is meant to be a secret.
+        do { _ = try VoiceBridgeConfig(source: ConfigSource(yaml: "storage: {encryption_key: s3cr3t-passphrase}")) } catch {
+            #expect(!"\(error)".contains("s3cr3t"))
+        }
+    }
+
     /// Each kind of invalid input names its key.
     @Test(arguments: [
         ("http: {port: eighty}", "http.port", "whole number"),
@@ -132,6 +148,11 @@ import Testing
         ("http: {port: [1, 2]}", "http.port", "whole number"),
         ("sip: {bind: {a: 1}}", "sip.bind.a", "unknown key"),
         ("http: {port: 8080\n", "(file)", "not valid YAML"),
+        ("storage: {encryption_key: c2hvcnQ=}", "storage.encryption_key", "32 random bytes in base64"),
+        ("storage: {encryption_key: 'not base64!'}", "storage.encryption_key", "openssl rand -base64 32"),
+        ("storage: {previous_encryption_keys: [AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=]}", "storage.previous_encryption_keys", "need a current one"),
+        ("storage: {encryption_key: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=, encryption_key_file: /k}", "storage.encryption_key_file", "not both"),
+        ("storage: {encryption_key_file: /nonexistent/vb.key}", "storage.encryption_key_file", "cannot read"),
     ] as [(String, String, String)])
     func invalidConfigNamesTheKey(yaml: String, key: String, problem: String) {
         do {

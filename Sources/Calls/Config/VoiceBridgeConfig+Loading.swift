@@ -29,6 +29,8 @@ extension VoiceBridgeConfig {
             throw ConfigError(key: "database.path", problem: "must not be empty")
         }
 
+        try Self.readStorage(&c.storage, &r)
+
         c.sip.bind = try r.string("sip.bind", default: c.sip.bind)
         c.sip.advertisedAddress = try r.optionalString("sip.advertised_address")
         c.sip.port = try r.int("sip.port", default: c.sip.port, in: 0...65535)
@@ -144,6 +146,41 @@ extension VoiceBridgeConfig {
             throw ConfigError(key: "engine.deepgram.api_key", problem: "engine.cascade.stt is deepgram but no Deepgram key is set (DEEPGRAM_API_KEY)")
         default: break
         }
+    }
+
+    /// `storage.*`: the encryption key given inline (or by `VOICEBRIDGE_STORAGE_ENCRYPTION_KEY`) or
+    /// as a file, never both, and any previous keys; each 32 bytes in base64.
+    private static func readStorage(_ s: inout Storage, _ r: inout ConfigReader) throws {
+        let inline = try r.optionalString("storage.encryption_key")
+        let file = try r.optionalString("storage.encryption_key_file")
+        if inline != nil, file != nil {
+            throw ConfigError(key: "storage.encryption_key_file", problem: "give the key inline (storage.encryption_key) or as a file, not both",
+                              origin: r.origin(of: "storage.encryption_key_file"))
+        }
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw ConfigError(key: "storage.encryption_key_file", problem: "cannot read '\(file)'", origin: r.origin(of: "storage.encryption_key_file"))
+            }
+            s.encryptionKey = try storageKey(text, key: "storage.encryption_key_file", r)
+        } else if let inline {
+            s.encryptionKey = try storageKey(inline, key: "storage.encryption_key", r)
+        }
+        s.previousEncryptionKeys = try r.list("storage.previous_encryption_keys", default: []).map {
+            try storageKey($0, key: "storage.previous_encryption_keys", r)
+        }
+        if s.encryptionKey == nil, !s.previousEncryptionKeys.isEmpty {
+            throw ConfigError(key: "storage.previous_encryption_keys", problem: "previous keys need a current one (storage.encryption_key)",
+                              origin: r.origin(of: "storage.previous_encryption_keys"))
+        }
+    }
+
+    private static func storageKey(_ text: String, key: String, _ r: ConfigReader) throws -> Data {
+        guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), data.count == StorageCipher.keyBytes else {
+            // Never echo the value: it is meant to be a secret.
+            throw ConfigError(key: key, problem: "must be \(StorageCipher.keyBytes) random bytes in base64 (make one with: openssl rand -base64 32)",
+                              origin: r.origin(of: key))
+        }
+        return data
     }
 
     /// `inbound.routes.<number>.*`: each route checked as it is read (its template is checked

@@ -25,6 +25,16 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var path = "./data/voicebridge.sqlite"
     }
 
+    /// Encryption at rest: with a key, what calls said and produced is sealed before it is stored.
+    public struct Storage: Sendable, Equatable {
+        /// 32 bytes: the key that seals (`storage.encryption_key`, or a file holding it).
+        public var encryptionKey: Data?
+        /// Older keys that still open what they sealed, until `voicebridge rekey` has rewritten it.
+        public var previousEncryptionKeys: [Data] = []
+
+        public var cipher: StorageCipher? { encryptionKey.map { StorageCipher(currentKey: $0, previousKeys: previousEncryptionKeys) } }
+    }
+
     public struct SIP: Sendable, Equatable {
         public var bind = "127.0.0.1"
         /// Address written into Contact, Via and SDP; empty means the bind address.
@@ -257,6 +267,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var http = HTTP()
     public var api = API()
     public var database = Database()
+    public var storage = Storage()
     public var sip = SIP()
     public var engine = Engine()
     public var twilio = Twilio()

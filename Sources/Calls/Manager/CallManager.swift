@@ -235,6 +235,6 @@ public actor CallManager {
 
     func recorder(for call: CallRecord) -> CallRecorder? {
         guard let folder = settings.recordingsFolder else { return nil }
-        return try? CallRecorder(path: (folder as NSString).appendingPathComponent("\(call.outboundId)-\(call.attemptCount).wav"))
+        return try? CallRecorder(path: (folder as NSString).appendingPathComponent("\(call.outboundId)-\(call.attemptCount).wav"), cipher: store.cipher)
     }
 }

@@ -15,9 +15,13 @@ import Synchronization
 /// by the caller of `caller(_:)` — that is the socket's event loop, which must not wait for a
 /// disk. At most `maximumPendingBlocks` wait for it; a disk slower than that loses whole seconds
 /// of recording (counted and logged), never the call's audio. `close()` writes what is left and
-/// patches in the RIFF sizes.
+/// patches in the RIFF sizes. With a storage cipher the file is a `SealedRecording`: each block
+/// is sealed as it is written, and the header, sizes filled in, is the last segment.
 public final class CallRecorder: Sendable {
     public let path: String
+    private let cipher: StorageCipher?
+    /// Segments written to a sealed file (the index each one authenticates); only under `file`'s lock.
+    private let segments = Atomic<Int>(0)
     private let state: Mutex<State>
     /// The file; also held while writing, so blocks land in order whoever writes them.
     private let file: Mutex<FileHandle?>
@@ -51,14 +55,16 @@ public final class CallRecorder: Sendable {
     static let maximumPendingBlocks = 8
 
     /// `frameClock` says how many 8 kHz frames have passed since the start (the wall clock by default).
-    public init(path: String, frameClock: (@Sendable () -> Int)? = nil) throws {
+    public init(path: String, cipher: StorageCipher? = nil, frameClock: (@Sendable () -> Int)? = nil) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: path, contents: Self.header(dataBytes: 0)) else {
+        let start = cipher.map { SealedRecording.fileHeader(keyID: $0.currentKeyID) } ?? Self.header(dataBytes: 0)
+        guard FileManager.default.createFile(atPath: path, contents: start) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seekToEnd()
         self.path = path
+        self.cipher = cipher
         let started = ContinuousClock.now
         self.frameClock = frameClock ?? { started.duration(to: .now).totalNanoseconds / 125_000 }   // 8 kHz: a frame is 125 µs
         self.state = Mutex(State())
@@ -152,7 +158,14 @@ public final class CallRecorder: Sendable {
     }
 
     private func write(_ bytes: ArraySlice<UInt8>, to handle: FileHandle?) {
-        guard let handle, (try? handle.write(contentsOf: bytes)) != nil else { return }
+        guard let handle else { return }
+        if let cipher {
+            let index = segments.load(ordering: .relaxed)
+            guard (try? handle.write(contentsOf: SealedRecording.segment(bytes, index: index, final: false, cipher: cipher))) != nil else { return }
+            segments.store(index + 1, ordering: .relaxed)
+        } else {
+            guard (try? handle.write(contentsOf: bytes)) != nil else { return }
+        }
         writtenFrames.add(bytes.count / 4, ordering: .relaxed)
     }
 
@@ -175,8 +188,13 @@ public final class CallRecorder: Sendable {
                 remaining -= n
             }
             let frames = writtenFrames.load(ordering: .relaxed)
-            try? open.seek(toOffset: 0)
-            try? open.write(contentsOf: Self.header(dataBytes: frames * 4))
+            if let cipher {
+                let index = segments.load(ordering: .relaxed)
+                try? open.write(contentsOf: SealedRecording.segment(Self.header(dataBytes: frames * 4), index: index, final: true, cipher: cipher))
+            } else {
+                try? open.seek(toOffset: 0)
+                try? open.write(contentsOf: Self.header(dataBytes: frames * 4))
+            }
             try? open.close()
             handle = nil
             return 44 + frames * 4

@@ -57,7 +57,7 @@ extension CallStore {
             for contact in contacts {
                 let variables = String(decoding: try JSONSerialization.data(withJSONObject: contact.variables, options: [.sortedKeys]), as: UTF8.self)
                 try db.execute(sql: "INSERT OR IGNORE INTO campaign_contacts (campaign_id, line, number, variables) VALUES (?, ?, ?, ?)",
-                               arguments: [campaignID, contact.line, contact.number, variables])
+                               arguments: [campaignID, contact.line, contact.number, sealed(variables)])
                 if db.changesCount == 0 {
                     more.append(.init(line: contact.line, column: "", value: contact.number, reason: "already in this campaign"))
                 } else {
@@ -94,9 +94,9 @@ extension CallStore {
             try campaign.update(db)
             if state == .cancelled {   // what waits in the queue is not dialed; live calls finish
                 let queued = try String.fetchAll(db, sql: "SELECT outbound_id FROM calls WHERE campaign_id = ? AND state = 'queued'", arguments: [campaignID])
-                for id in queued { _ = try Self.transition(id: id, to: .cancelled, reason: "campaign cancelled", now: now, in: db) }
+                for id in queued { _ = try transition(id: id, to: .cancelled, reason: "campaign cancelled", now: now, in: db) }
             }
-            if state.isEnded { try Self.enqueueCampaignWebhook(campaign, now: now, in: db) }
+            if state.isEnded { try enqueueCampaignWebhook(campaign, now: now, in: db) }
             return campaign
         }
     }
@@ -114,17 +114,16 @@ extension CallStore {
                                     AND c.state IN ('queued', 'dialing', 'ringing', 'connected'))
                 ORDER BY id LIMIT 1
                 """, arguments: [campaignID]) {
-                let variables = (try? JSONSerialization.jsonObject(with: Data((row["variables"] as String).utf8))) as? [String: String] ?? [:]
-                let contact = ContactListReader.Contact(line: row["line"], number: row["number"], variables: variables)
+                let contact = ContactListReader.Contact(line: row["line"], number: row["number"], variables: try contactVariables(row["variables"]))
                 let rowID: Int64 = row["id"]
                 var skip: String?
                 if try DoNotCallEntry.exists(db, key: contact.number) { skip = "on the do-not-call list" }
                 if skip == nil {
                     switch makeCall(contact) {
                     case .success(let call):
-                        try Self.insert(call, in: db)
+                        try insert(call, in: db)
                         try db.execute(sql: "UPDATE campaign_contacts SET outbound_id = ? WHERE id = ?", arguments: [call.outboundId, rowID])
-                        return call
+                        return call   // as built: its metadata in the clear
                     case .failure(let reason): skip = reason.reason
                     }
                 }
@@ -202,18 +201,18 @@ extension CallStore {
                 WHERE campaign_id = ? AND id > ? ORDER BY id LIMIT ?
                 """, arguments: [campaignID, after, pageSize])
             let ids = contacts.compactMap { $0["outbound_id"] as String? }
-            let calls = Dictionary(uniqueKeysWithValues: try CallRecord.filter(keys: ids).fetchAll(db).map { ($0.outboundId, $0) })
+            let calls = Dictionary(uniqueKeysWithValues: try CallRecord.filter(keys: ids).fetchAll(db).map { ($0.outboundId, try opened($0)) })
             var answers: [String: [TaskTracker.Answer]] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id IN (SELECT value FROM json_each(?)) ORDER BY question_id",
                                         arguments: [String(decoding: try JSONSerialization.data(withJSONObject: ids), as: UTF8.self)]) {
-                answers[row["outbound_id"], default: []].append(Self.answer(row))
+                answers[row["outbound_id"], default: []].append(try answer(row))
             }
             let recorded = Set(try String.fetchAll(db, sql: "SELECT outbound_id FROM recordings WHERE outbound_id IN (SELECT value FROM json_each(?))",
                                                    arguments: [String(decoding: try JSONSerialization.data(withJSONObject: ids), as: UTF8.self)]))
-            let rows = contacts.map { row -> CampaignResultRow in
-                let variables = (try? JSONSerialization.jsonObject(with: Data((row["variables"] as String).utf8))) as? [String: String] ?? [:]
+            let rows = try contacts.map { row -> CampaignResultRow in
                 let id: String? = row["outbound_id"]
-                return CampaignResultRow(contact: .init(line: row["line"], number: row["number"], variables: variables), skipReason: row["skip_reason"],
+                return CampaignResultRow(contact: .init(line: row["line"], number: row["number"], variables: try contactVariables(row["variables"])),
+                                         skipReason: row["skip_reason"],
                                          call: id.flatMap { calls[$0] }, answers: id.flatMap { answers[$0] } ?? [], hasRecording: id.map(recorded.contains) ?? false)
             }
             return (rows, contacts.count < pageSize ? nil : contacts.last?["id"])
@@ -254,9 +253,8 @@ extension CallStore {
                 SELECT k.line, k.number, k.variables, k.outbound_id, k.skip_reason, \(stateSQL) AS state, COALESCE(c.attempt_count, 0) AS attempts
                 \(from)\(filter) ORDER BY k.id LIMIT ? OFFSET ?
                 """, arguments: arguments)
-            return (rows.map { row in
-                CampaignContact(line: row["line"], number: row["number"],
-                                variables: (try? JSONSerialization.jsonObject(with: Data((row["variables"] as String).utf8))) as? [String: String] ?? [:],
+            return (try rows.map { row in
+                CampaignContact(line: row["line"], number: row["number"], variables: try contactVariables(row["variables"]),
                                 state: row["state"], attempts: row["attempts"], outboundId: row["outbound_id"], skipReason: row["skip_reason"])
             }, total)
         }

@@ -264,6 +264,14 @@ extension CallStore {
                 t.add(column: "transfer_outcome", .text)
             }
         }
+        // v14: the storage keys that have sealed data here, so a server started without one of
+        // them (or with a wrong one) refuses to start instead of failing call by call.
+        migrator.registerMigration("v14-storage-keys") { db in
+            try db.create(table: "storage_keys") { t in
+                t.primaryKey("key_id", .text)
+                t.column("first_used_at", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

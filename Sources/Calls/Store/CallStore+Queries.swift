@@ -26,7 +26,7 @@ extension CallStore {
             }
             let total = try query.fetchCount(db)
             let calls = try query.order(Column("created_at").desc, Column("outbound_id")).limit(limit, offset: offset).fetchAll(db)
-            return Page(calls: calls, total: total)
+            return Page(calls: try calls.map(opened), total: total)
         }
     }
 
@@ -75,7 +75,7 @@ extension CallStore {
     public func events(callID: String) throws -> [CallEvent] {
         try pool.read { db in
             try CallEvent.filter(Column("outbound_id") == callID).order(Column("id")).fetchAll(db)
-        }
+        }.map(opened)
     }
 
     /// The id of the newest event (0 when there is none): where a fresh event stream starts.

@@ -9,10 +9,11 @@ extension CallStore {
     public func appendTranscript(callID: String, seconds: Double, speaker: Speaker, text: String, now: Date = Date()) throws -> Int64 {
         try pool.write { db in
             try db.execute(sql: "INSERT INTO transcript_entries (outbound_id, seconds, speaker, text, created_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [callID, seconds, speaker.rawValue, text, now])
+                           arguments: [callID, seconds, speaker.rawValue, sealed(text), now])
             let id = db.lastInsertedRowID
+            // The event carries the line too: sealed whole (the event readers open it).
             var event = CallEvent(outboundId: callID, type: "transcript",
-                                  payload: Self.json(["speaker": speaker.rawValue, "text": text, "timestamp": String(format: "%.2f", seconds)]), createdAt: now)
+                                  payload: sealed(Self.json(["speaker": speaker.rawValue, "text": text, "timestamp": String(format: "%.2f", seconds)])), createdAt: now)
             try event.insert(db)
             return id
         }
@@ -31,7 +32,7 @@ extension CallStore {
     public func transcript(callID: String) throws -> [(entry: TranscriptEntry, latencyMilliseconds: Int?)] {
         try pool.read { db in
             try Row.fetchAll(db, sql: "SELECT seconds, speaker, text, latency_ms FROM transcript_entries WHERE outbound_id = ? ORDER BY id", arguments: [callID]).map {
-                (TranscriptEntry(timestamp: $0["seconds"], speaker: Speaker(rawValue: $0["speaker"]) ?? .ai, text: $0["text"]), $0["latency_ms"])
+                (TranscriptEntry(timestamp: $0["seconds"], speaker: Speaker(rawValue: $0["speaker"]) ?? .ai, text: try opened($0["text"] as String)), $0["latency_ms"])
             }
         }
     }
@@ -45,7 +46,7 @@ extension CallStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(outbound_id, question_id) DO UPDATE SET status = excluded.status, answer_text = excluded.answer_text,
                         answer_summary = excluded.answer_summary, confidence = excluded.confidence
-                    """, arguments: [callID, a.questionID, a.question, a.status.rawValue, a.answerText, a.answerSummary, a.confidence])
+                    """, arguments: [callID, a.questionID, a.question, a.status.rawValue, sealed(a.answerText), sealed(a.answerSummary), a.confidence])
             }
             let done = answers.filter { $0.status != .pending && $0.status != .notAsked }.count
             var event = CallEvent(outboundId: callID, type: "outbound_progress",
@@ -56,21 +57,22 @@ extension CallStore {
 
     public func answers(callID: String) throws -> [TaskTracker.Answer] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", arguments: [callID]).map(Self.answer)
+            try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", arguments: [callID]).map { try answer($0) }
         }
     }
 
-    /// An `answers` row.
-    static func answer(_ row: Row) -> TaskTracker.Answer {
+    /// An `answers` row, opened.
+    func answer(_ row: Row) throws -> TaskTracker.Answer {
         TaskTracker.Answer(questionID: row["question_id"], question: row["question_text"], status: TaskTracker.Status(rawValue: row["status"]) ?? .pending,
-                           answerText: row["answer_text"], answerSummary: row["answer_summary"], confidence: row["confidence"], timesAsked: 0)
+                           answerText: try opened(row["answer_text"] as String?), answerSummary: try opened(row["answer_summary"] as String?),
+                           confidence: row["confidence"], timesAsked: 0)
     }
 
     /// Stores the result columns of a finished conversation.
     public func saveResult(callID: String, result: ConversationResult) throws {
         try pool.write { db in
             try db.execute(sql: "UPDATE calls SET summary = ?, task_completed = ?, duration_seconds = ?, ai_turns = ?, customer_turns = ? WHERE outbound_id = ?",
-                           arguments: [result.summary, result.taskCompleted, result.durationSeconds, result.aiTurns, result.customerTurns, callID])
+                           arguments: [sealed(result.summary), result.taskCompleted, result.durationSeconds, result.aiTurns, result.customerTurns, callID])
         }
         try saveAnswers(callID: callID, answers: result.answers)
     }

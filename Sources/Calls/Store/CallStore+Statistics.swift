@@ -66,7 +66,7 @@ extension CallStore {
                                         arguments: arguments)
             var questions: [String: (order: Int, statuses: [String: Int], yes: Int, no: Int)] = [:]
             for row in try Row.fetchAll(db, sql: """
-                SELECT a.question_text AS q, MIN(a.question_id) AS qid, a.status AS status, LOWER(COALESCE(a.answer_summary, '')) AS normalized, COUNT(*) AS n
+                SELECT a.question_text AS q, MIN(a.question_id) AS qid, a.status AS status, LOWER(COALESCE(vb_open(a.answer_summary), '')) AS normalized, COUNT(*) AS n
                 FROM answers a JOIN calls c ON c.outbound_id = a.outbound_id WHERE \(filter)
                 GROUP BY a.question_text, a.status, normalized
                 """, arguments: arguments) {

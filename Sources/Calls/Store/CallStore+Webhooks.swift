@@ -75,7 +75,7 @@ extension CallStore {
     // MARK: Outbox
 
     /// Writes one delivery of `type` with `data` for every endpoint that wants it, inside the caller's transaction.
-    static func enqueueWebhook(_ type: WebhookEventType, data: [String: Any], outboundID: String? = nil, campaignID: String? = nil,
+    func enqueueWebhook(_ type: WebhookEventType, data: [String: Any], outboundID: String? = nil, campaignID: String? = nil,
                                now: Date, in db: Database) throws {
         let endpoints = try WebhookEndpoint.filter(Column("enabled") == true).fetchAll(db).filter { $0.wants(type) }
         guard !endpoints.isEmpty else { return }
@@ -83,14 +83,14 @@ extension CallStore {
         let payload = String(decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
         for endpoint in endpoints {
             try WebhookDelivery(id: WebhookDelivery.newID(), endpointId: endpoint.id, eventType: type.rawValue, outboundId: outboundID,
-                                campaignId: campaignID, payload: payload, state: .pending, attemptCount: 0, nextAttemptAt: now,
+                                campaignId: campaignID, payload: sealed(payload), state: .pending, attemptCount: 0, nextAttemptAt: now,
                                 createdAt: now).insert(db)
         }
     }
 
     /// A call's final outcome, as its webhook announces it: the result without the transcript
     /// (`/api/outbound/{id}` has everything), kept well under Standard Webhooks' 20 kB advice.
-    static func enqueueCallWebhook(_ call: CallRecord, now: Date, in db: Database) throws {
+    func enqueueCallWebhook(_ call: CallRecord, now: Date, in db: Database) throws {
         var data: [String: Any] = [
             "outbound_id": call.outboundId, "direction": call.direction.rawValue, "state": call.state.rawValue,
             "caller_number": call.callerNumber, "callee_number": call.calleeNumber, "purpose": call.purpose,
@@ -98,13 +98,13 @@ extension CallStore {
         ]
         let optional: [String: Any?] = [
             "reason": call.failureReason, "campaign_id": call.campaignId, "template_id": call.templateId,
-            "answered_by": call.answeredBy, "summary": call.summary, "task_completed": call.taskCompleted,
+            "answered_by": call.answeredBy, "summary": try opened(call.summary) as Any?, "task_completed": call.taskCompleted,
             "duration_seconds": call.durationSeconds, "completed_at": call.completedAt.map(Self.iso8601),
             "answered_at": call.answeredAt.map(Self.iso8601),
         ]
         for case let (key, value?) in optional { data[key] = value }
         let answers = try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", arguments: [call.outboundId])
-            .map(Self.answer)
+            .map { try answer($0) }
         data["answers"] = answers.map { answer -> [String: Any] in
             var item: [String: Any] = ["question_id": answer.questionID, "question": answer.question, "status": answer.status.rawValue]
             if let text = answer.answerSummary ?? answer.answerText { item["answer"] = text }
@@ -114,7 +114,7 @@ extension CallStore {
                            campaignID: call.campaignId, now: now, in: db)
     }
 
-    static func enqueueCampaignWebhook(_ campaign: Campaign, now: Date, in db: Database) throws {
+    func enqueueCampaignWebhook(_ campaign: Campaign, now: Date, in db: Database) throws {
         let type: WebhookEventType = campaign.state == .completed ? .campaignCompleted : .campaignCancelled
         let counts = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls WHERE campaign_id = ? GROUP BY state", arguments: [campaign.id])
         var calls: [String: Int] = [:]
@@ -141,7 +141,7 @@ extension CallStore {
                 guard let endpoint = try WebhookEndpoint.fetchOne(db, key: delivery.endpointId) else { return nil }
                 try db.execute(sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?",
                                arguments: [now.addingTimeInterval(lease), delivery.id])
-                return (delivery, endpoint)
+                return (try opened(delivery), endpoint)
             }
         }
     }
@@ -180,12 +180,12 @@ extension CallStore {
             delivery.state = .pending
             delivery.nextAttemptAt = now
             try delivery.update(db)
-            return delivery
+            return try opened(delivery)
         }
     }
 
     public func webhookDelivery(id: String) throws -> WebhookDelivery? {
-        try pool.read { try WebhookDelivery.fetchOne($0, key: id) }
+        try pool.read { try WebhookDelivery.fetchOne($0, key: id) }.map(opened)
     }
 
     /// An endpoint's deliveries, newest first.
@@ -194,12 +194,12 @@ extension CallStore {
             var query = WebhookDelivery.filter(Column("endpoint_id") == endpointID)
             if let state { query = query.filter(Column("state") == state.rawValue) }
             return try query.order(Column("created_at").desc, Column("id")).limit(limit, offset: offset).fetchAll(db)
-        }
+        }.map(opened)
     }
 
     /// Deliveries that report a call, oldest first.
     public func webhookDeliveries(callID: String) throws -> [WebhookDelivery] {
-        try pool.read { try WebhookDelivery.filter(Column("outbound_id") == callID).order(Column("created_at"), Column("id")).fetchAll($0) }
+        try pool.read { try WebhookDelivery.filter(Column("outbound_id") == callID).order(Column("created_at"), Column("id")).fetchAll($0) }.map(opened)
     }
 
     public func webhookAttempts(deliveryIDs: [String]) throws -> [String: [WebhookAttempt]] {

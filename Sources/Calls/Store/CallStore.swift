@@ -13,6 +13,8 @@ public final class CallStore: Sendable {
         case calleeBusy(number: String, existing: String)
         /// The number is on the do-not-call list (`insert(_:onlyIfCalleeFree:)` checks outbound calls).
         case doNotCall(number: String)
+        /// Data here was sealed with storage keys this store was not given (`missing`).
+        case storageKeysMissing(missing: [String], configured: [String])
 
         public var description: String {
             switch self {
@@ -20,23 +22,36 @@ public final class CallStore: Sendable {
             case .doNotCall(let number): "\(number) is on the do-not-call list"
             case .notFound(let id): "no call with id \(id)"
             case .invalidTransition(let id, let from, let to): "call \(id) cannot go from \(from.rawValue) to \(to.rawValue)"
+            case .storageKeysMissing(let missing, let configured) where configured.isEmpty:
+                "the database holds data sealed with storage key \(missing.joined(separator: ", ")), but no storage.encryption_key is set"
+            case .storageKeysMissing(let missing, let configured):
+                "the database holds data sealed with storage key \(missing.joined(separator: ", ")), which is not configured"
+                    + " (the configured key is \(configured.joined(separator: ", "))): set storage.encryption_key to the key the data was written with,"
+                    + " or list it under storage.previous_encryption_keys and run `voicebridge rekey`"
             }
         }
     }
 
     public let path: String
     let pool: DatabasePool
+    /// Seals transcripts, answers, summaries, metadata, contact variables and webhook payloads
+    /// (and the recordings the call manager writes); nil: stored as plain text.
+    public let cipher: StorageCipher?
 
-    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public init(path: String) throws {
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date. With a
+    /// `cipher`, refuses a database holding data sealed with keys the cipher does not have.
+    public init(path: String, cipher: StorageCipher? = nil) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in try Self.prepareEncryption(db, cipher: cipher) }
         self.path = path
+        self.cipher = cipher
         self.pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
+        try checkStorageKeys()
     }
 
     /// Names of the migrations applied to this file, oldest first.
@@ -72,7 +87,7 @@ public final class CallStore: Sendable {
                                       payload: Self.json(["state": "failed", "previous_state": from.rawValue, "reason": "interrupted_by_restart"]),
                                       createdAt: now)
                 try event.insert(db)
-                try Self.enqueueCallWebhook(call, now: now, in: db)
+                try enqueueCallWebhook(call, now: now, in: db)
             }
             return stranded.map(\.outboundId)
         }
@@ -83,12 +98,12 @@ public final class CallStore: Sendable {
     /// (atomically, so two racing requests cannot both pass) when an outbound call to the same number is still open.
     @discardableResult
     public func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false) throws -> CallEvent {
-        try pool.write { try Self.insert(call, onlyIfCalleeFree: onlyIfCalleeFree, in: $0) }
+        try pool.write { try insert(call, onlyIfCalleeFree: onlyIfCalleeFree, in: $0) }
     }
 
     /// `insert(_:onlyIfCalleeFree:)` inside a transaction the caller holds.
     @discardableResult
-    static func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false, in db: Database) throws -> CallEvent {
+    func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false, in db: Database) throws -> CallEvent {
         if call.direction == .outbound, try DoNotCallEntry.exists(db, key: call.calleeNumber) {
             throw Failure.doNotCall(number: call.calleeNumber)
         }
@@ -98,7 +113,7 @@ public final class CallStore: Sendable {
                 throw Failure.calleeBusy(number: call.calleeNumber, existing: existing.outboundId)
             }
         }
-        try call.insert(db)
+        try sealed(call).insert(db)
         if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: db) }   // inbound: answered already
         var event = CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
                               payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt)
@@ -107,12 +122,12 @@ public final class CallStore: Sendable {
     }
 
     public func call(id: String) throws -> CallRecord? {
-        try pool.read { try CallRecord.fetchOne($0, key: id) }
+        try pool.read { try CallRecord.fetchOne($0, key: id) }.map(opened)
     }
 
     /// The call a provider knows by `externalID` (SIP Call-ID or Twilio CallSid), newest first.
     public func call(externalID: String) throws -> CallRecord? {
-        try pool.read { try CallRecord.filter(Column("call_id") == externalID).order(Column("created_at").desc).fetchOne($0) }
+        try pool.read { try CallRecord.filter(Column("call_id") == externalID).order(Column("created_at").desc).fetchOne($0) }.map(opened)
     }
 
     public func calls(inStates states: [CallState]) throws -> [CallRecord] {
@@ -120,7 +135,7 @@ public final class CallStore: Sendable {
             try CallRecord.filter(states.map(\.rawValue).contains(Column("state")))
                 .order(Column("priority").desc, Column("created_at"))
                 .fetchAll(db)
-        }
+        }.map(opened)
     }
 
     /// Moves a call to `state`, stamping the matching time, and appends the event — atomically. A
@@ -128,24 +143,25 @@ public final class CallStore: Sendable {
     /// Throws `invalidTransition` when the state machine does not allow it, leaving the row as it was.
     @discardableResult
     public func transition(id: String, to state: CallState, reason: String? = nil, now: Date = Date()) throws -> (CallRecord, CallEvent) {
-        try pool.write { try Self.transition(id: id, to: state, reason: reason, now: now, in: $0) }
+        let (call, event) = try pool.write { try transition(id: id, to: state, reason: reason, now: now, in: $0) }
+        return (try opened(call), event)
     }
 
     /// Ends an attempt in `state`; with `retryAt`, queues the next attempt in the same transaction,
     /// and the call's webhook waits for its final outcome instead of announcing this one.
     public func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, now: Date = Date()) throws {
         try pool.write { db in
-            try Self.transition(id: id, to: state, reason: reason, announce: retryAt == nil, now: now, in: db)
+            try transition(id: id, to: state, reason: reason, announce: retryAt == nil, now: now, in: db)
             guard let retryAt else { return }
             try db.execute(sql: "UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", arguments: [retryAt, id])
-            try Self.transition(id: id, to: .queued, reason: "retry after \(reason)", now: now, in: db)   // last_outcome keeps this attempt's end
+            try transition(id: id, to: .queued, reason: "retry after \(reason)", now: now, in: db)   // last_outcome keeps this attempt's end
         }
     }
 
     /// `transition(id:to:reason:now:)` inside a transaction the caller holds; `announce: false`
     /// keeps a final state's webhook back (a retry follows in the same transaction).
     @discardableResult
-    static func transition(id: String, to state: CallState, reason: String? = nil, announce: Bool = true, now: Date, in db: Database) throws -> (CallRecord, CallEvent) {
+    func transition(id: String, to state: CallState, reason: String? = nil, announce: Bool = true, now: Date, in db: Database) throws -> (CallRecord, CallEvent) {
         guard var call = try CallRecord.fetchOne(db, key: id) else { throw Failure.notFound(id) }
         guard call.state.canTransition(to: state) else {
             throw Failure.invalidTransition(id: id, from: call.state, to: state)
@@ -167,7 +183,7 @@ public final class CallStore: Sendable {
         var event = CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
                               payload: Self.json(payload), createdAt: now)
         try event.insert(db)
-        if state.isTerminal, announce { try Self.enqueueCallWebhook(call, now: now, in: db) }
+        if state.isTerminal, announce { try enqueueCallWebhook(call, now: now, in: db) }
         return (call, event)
     }
 
@@ -175,7 +191,7 @@ public final class CallStore: Sendable {
     public func events(after id: Int64 = 0, limit: Int = 1000) throws -> [CallEvent] {
         try pool.read { db in
             try CallEvent.filter(Column("id") > id).order(Column("id")).limit(limit).fetchAll(db)
-        }
+        }.map(opened)
     }
 
     static func json(_ object: [String: String]) -> String {

@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+
+/// Encryption at rest: where the store seals and opens, and how it checks its keys.
+///
+/// Values are sealed on their way in and opened on their way out of the store's public methods;
+/// inside a transaction, rows stay as stored, so a record read and written back is never sealed
+/// twice nor written in the clear.
+extension CallStore {
+    /// Per connection: SQL can open a sealed value (`vb_open(column)`, for statistics that group by
+    /// an answer); with a cipher, freed space is zeroed (`secure_delete`), so a value rewritten
+    /// sealed leaves no plain copy behind in the file.
+    static func prepareEncryption(_ db: Database, cipher: StorageCipher?) throws {
+        if cipher != nil { try db.execute(sql: "PRAGMA secure_delete = ON") }
+        db.add(function: DatabaseFunction("vb_open", argumentCount: 1, pure: true) { values in
+            guard let text = String.fromDatabaseValue(values[0]) else { return nil }
+            return try cipher?.open(text) ?? (StorageCipher.isSealed(text) ? nil : text)
+        })
+    }
+
+    /// Refuses to open a database holding data sealed with a key this store was not given (or any
+    /// sealed data, without a key); records the current key as one that seals here.
+    func checkStorageKeys(now: Date = Date()) throws {
+        try pool.write { db in
+            let used = try String.fetchAll(db, sql: "SELECT key_id FROM storage_keys ORDER BY first_used_at")
+            let missing = used.filter { !(cipher?.keyIDs.contains($0) ?? false) }
+            guard missing.isEmpty else {
+                throw Failure.storageKeysMissing(missing: missing, configured: cipher.map { [$0.currentKeyID] } ?? [])
+            }
+            if let cipher {
+                try db.execute(sql: "INSERT OR IGNORE INTO storage_keys (key_id, first_used_at) VALUES (?, ?)", arguments: [cipher.currentKeyID, now])
+            }
+        }
+    }
+
+    /// The key ids that have sealed data here, oldest first.
+    public func storageKeyIDs() throws -> [String] {
+        try pool.read { try String.fetchAll($0, sql: "SELECT key_id FROM storage_keys ORDER BY first_used_at") }
+    }
+
+    func sealed(_ text: String?) -> String? {
+        guard let cipher, let text else { return text }
+        return cipher.seal(text)
+    }
+
+    func sealed(_ text: String) -> String { cipher?.seal(text) ?? text }
+
+    func opened(_ text: String?) throws -> String? {
+        guard let text else { return nil }
+        return try opened(text)
+    }
+
+    func opened(_ text: String) throws -> String {
+        if let cipher { return try cipher.open(text) }
+        if let id = StorageCipher.keyID(ofSealed: text) { throw StorageCipher.Failure.unknownKey(id) }
+        return text
+    }
+
+    func sealed(_ call: CallRecord) -> CallRecord {
+        var call = call
+        call.metadata = sealed(call.metadata)
+        call.summary = sealed(call.summary)
+        return call
+    }
+
+    func opened(_ call: CallRecord) throws -> CallRecord {
+        var call = call
+        call.metadata = try opened(call.metadata)
+        call.summary = try opened(call.summary)
+        return call
+    }
+
+    func opened(_ event: CallEvent) throws -> CallEvent {
+        var event = event
+        event.payload = try opened(event.payload)
+        return event
+    }
+
+    func opened(_ delivery: WebhookDelivery) throws -> WebhookDelivery {
+        var delivery = delivery
+        delivery.payload = try opened(delivery.payload)
+        return delivery
+    }
+
+    /// A contact's variables, as `addContacts` stored them.
+    func contactVariables(_ stored: String) throws -> [String: String] {
+        (try? JSONSerialization.jsonObject(with: Data(try opened(stored).utf8))) as? [String: String] ?? [:]
+    }
+
+    /// The WAV of a call's latest recording, opened; nil when it has none (or its file is gone).
+    public func recording(callID: String) throws -> Data? {
+        guard let path = try recordingPath(callID: callID), FileManager.default.fileExists(atPath: path) else { return nil }
+        return try SealedRecording.wav(path: path, cipher: cipher)
+    }
+}

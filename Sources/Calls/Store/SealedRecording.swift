@@ -1,0 +1,76 @@
+import Foundation
+
+/// A call recording sealed as it is written: a short file header naming the key, then segments
+/// (each the recorder's block of audio, sealed on its own with AES-GCM), then the WAV header as
+/// the final segment, since the sizes are known only when the call ends.
+///
+///     "VBREC1" <key id, 8 bytes> "\n"
+///     repeated: <length, 4 bytes big-endian> <nonce, ciphertext, tag>
+///
+/// Each segment authenticates its index and whether it is the final (header) one, so segments
+/// cannot be reordered, dropped from the middle, or passed off as the header. A recording cut
+/// short by a crash has no final segment: it reads as the audio that was written.
+public enum SealedRecording {
+    static let magic = Data("VBREC1".utf8)
+    static let fileHeaderBytes = 15
+
+    public static func fileHeader(keyID: String) -> Data { magic + Data(keyID.utf8) + Data("\n".utf8) }
+
+    public static func segment(_ plain: some DataProtocol, index: Int, final: Bool, cipher: StorageCipher) -> Data {
+        let sealed = cipher.seal(Data(plain), context: context(index: index, final: final))
+        let n = UInt32(sealed.count)
+        return Data([UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]) + sealed
+    }
+
+    private static func context(index: Int, final: Bool) -> Data {
+        Data((0..<8).map { UInt8(truncatingIfNeeded: UInt64(index) >> (56 - 8 * $0)) } + [final ? 1 : 0])
+    }
+
+    /// The key a recording file is sealed with; nil for a plain WAV (or a file that cannot be read).
+    public static func keyID(path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: fileHeaderBytes) else { return nil }
+        return keyID(head)
+    }
+
+    private static func keyID(_ head: Data) -> String? {
+        guard head.count >= fileHeaderBytes, head.prefix(magic.count) == magic else { return nil }
+        return String(decoding: head[head.startIndex + magic.count ..< head.startIndex + 14], as: UTF8.self)
+    }
+
+    /// The WAV a recording file holds, opened with `cipher` when it is sealed.
+    public static func wav(path: String, cipher: StorageCipher?) throws -> Data {
+        let file = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let id = keyID(file) else { return file }
+        guard let cipher else { throw StorageCipher.Failure.unknownKey(id) }
+        var audio = Data(), header: Data?, at = file.startIndex + fileHeaderBytes, index = 0
+        while at + 4 <= file.endIndex, header == nil {
+            let n = file[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard n > 0, at + 4 + n <= file.endIndex else { break }   // a torn last segment: the call was cut short
+            let sealed = file[at + 4 ..< at + 4 + n]
+            if let plain = try? cipher.open(sealed, keyID: id, context: context(index: index, final: false)) {
+                audio += plain
+            } else {
+                header = try cipher.open(sealed, keyID: id, context: context(index: index, final: true))
+            }
+            at += 4 + n
+            index += 1
+        }
+        return (header ?? CallRecorder.header(dataBytes: audio.count)) + audio
+    }
+
+    /// `wav` sealed whole, in the recorder's block size (what `voicebridge rekey` writes).
+    public static func seal(wav: Data, cipher: StorageCipher) -> Data {
+        let headerBytes = min(44, wav.count)
+        var out = fileHeader(keyID: cipher.currentKeyID), index = 0
+        var at = wav.startIndex + headerBytes
+        while at < wav.endIndex {
+            let end = min(at + CallRecorder.blockFrames * 4, wav.endIndex)
+            out += segment(wav[at..<end], index: index, final: false, cipher: cipher)
+            at = end
+            index += 1
+        }
+        return out + segment(wav.prefix(headerBytes), index: index, final: true, cipher: cipher)
+    }
+}

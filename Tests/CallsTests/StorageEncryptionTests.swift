@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import Realtime
+import Testing
+@testable import Calls
+
+/// Encryption at rest (seed 000 §11.1) on a real SQLite file: what a call said and produced is
+/// sealed on disk, read back in the clear through the store, and refused under the wrong key.
+@Suite struct StorageEncryptionTests {
+    static let keyA = Data((0..<32).map { UInt8($0) })
+    static let keyB = Data((0..<32).map { UInt8(255 - $0) })
+
+    @Test func sealedTextOpensAndNamesItsKey() throws {
+        let cipher = StorageCipher(currentKey: Self.keyA)
+        let sealed = cipher.seal("the caller's words")
+        #expect(sealed.hasPrefix("vbenc1:\(cipher.currentKeyID):") && !sealed.contains("caller"))
+        #expect(sealed != cipher.seal("the caller's words"), "a fresh nonce each time")
+        #expect(try cipher.open(sealed) == "the caller's words")
+        #expect(try cipher.open("never sealed") == "never sealed", "text from before encryption reads as it is")
+        #expect(StorageCipher.keyID(of: Self.keyA) != StorageCipher.keyID(of: Self.keyB))
+        #expect(throws: StorageCipher.Failure.unknownKey(cipher.currentKeyID)) { try StorageCipher(currentKey: Self.keyB).open(sealed) }
+        var bytes = Array(sealed.utf8)
+        bytes[bytes.count - 6] = bytes[bytes.count - 6] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(throws: StorageCipher.Failure.damaged(keyID: cipher.currentKeyID)) { try cipher.open(String(decoding: bytes, as: UTF8.self)) }
+        #expect(try StorageCipher(currentKey: Self.keyB, previousKeys: [Self.keyA]).open(sealed) == "the caller's words", "a previous key still opens")
+    }
+
+    /// Writes one call's worth of everything that is sealed; returns its id.
+    static func writeCall(_ store: CallStore, number: String) throws -> String {
+        let campaign = Campaign(name: "c", callerNumber: "0701234")
+        try store.createCampaign(campaign)
+        _ = try store.addContacts(campaignID: campaign.id, [.init(line: 2, number: number + "9", variables: ["name": "Ophelia Quartermaine"])],
+                                  problems: [], columns: ["name"])
+        var call = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: number, purpose: "the delivery", questions: ["Which day?"])
+        call.metadata = #"{"simulated_answers":["Wednesday, after the marmalade"]}"#
+        try store.insert(call)
+        try store.transition(id: call.outboundId, to: .dialing)
+        try store.transition(id: call.outboundId, to: .connected)
+        try store.appendTranscript(callID: call.outboundId, seconds: 4, speaker: .customer, text: "Wednesday, after the marmalade")
+        var result = ConversationResult(tracker: TaskTracker(questions: ["Which day?"]), transcript: [], durationSeconds: 9,
+                                        context: ConversationContext(purpose: "the delivery", questions: ["Which day?"], displayName: "ABC"))
+        result.answers = [TaskTracker.Answer(questionID: "q1", question: "Which day?", status: .answered, answerText: "Wednesday, after the marmalade",
+                                             answerSummary: "yes", confidence: 0.9, timesAsked: 1)]
+        result.summary = "Which day? → Wednesday, after the marmalade"
+        try store.saveResult(callID: call.outboundId, result: result)
+        try store.transition(id: call.outboundId, to: .completed)
+        return call.outboundId
+    }
+
+    static func fileBytes(_ store: CallStore) throws -> Data {
+        let wal = (try? Data(contentsOf: URL(fileURLWithPath: store.path + "-wal"))) ?? Data()
+        return try Data(contentsOf: URL(fileURLWithPath: store.path)) + wal
+    }
+
+    static let secrets = ["marmalade", "Ophelia", "simulated_answers"]
+
+    @Test func whatACallProducedIsSealedOnDiskAndReadInTheClear() throws {
+        let store = try CallStore(path: CallStoreTests.temporaryPath(), cipher: StorageCipher(currentKey: Self.keyA))
+        try store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
+        let id = try Self.writeCall(store, number: "0100000001")
+
+        let bytes = try Self.fileBytes(store)
+        for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is on disk in the clear") }
+        #expect(bytes.range(of: Data("the delivery".utf8)) != nil, "control: the purpose, not sealed, is found by the same search")
+
+        let call = try #require(try store.call(id: id))
+        #expect(call.metadata?.contains("marmalade") == true && call.summary == "Which day? → Wednesday, after the marmalade")
+        #expect(try store.transcript(callID: id).map(\.entry.text) == ["Wednesday, after the marmalade"])
+        #expect(try store.answers(callID: id).first?.answerText == "Wednesday, after the marmalade")
+        #expect(try store.events(after: 0).contains { $0.type == "transcript" && $0.payload.contains("marmalade") })
+        #expect(try store.webhookDeliveries(callID: id).first?.payload.contains("marmalade") == true, "the webhook carries the summary")
+        #expect(try store.page().calls.first { $0.outboundId == id }?.summary?.contains("marmalade") == true)
+        let campaignID = try #require(try store.pool.read { try String.fetchOne($0, sql: "SELECT id FROM campaigns") })
+        #expect(try store.campaignResults(campaignID: campaignID).rows.first?.contact.variables["name"] == "Ophelia Quartermaine")
+        #expect(try store.campaignContacts(campaignID: campaignID).contacts.first?.variables["name"] == "Ophelia Quartermaine")
+        #expect(try store.statistics().questions.first?.yes == 1, "statistics group by the opened answer")
+    }
+
+    @Test func withoutAKeyTheSameCallIsPlainText() throws {
+        let store = try CallStore(path: CallStoreTests.temporaryPath())
+        _ = try Self.writeCall(store, number: "0100000002")
+        let bytes = try Self.fileBytes(store)
+        for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) != nil, "control: \(secret) is found when nothing is sealed") }
+    }
+
+    @Test func aWrongKeyOrNoKeyRefusesToOpenTheDatabase() throws {
+        let path = CallStoreTests.temporaryPath()
+        let a = StorageCipher(currentKey: Self.keyA)
+        _ = try Self.writeCall(try CallStore(path: path, cipher: a), number: "0100000003")
+        #expect(throws: CallStore.Failure.storageKeysMissing(missing: [a.currentKeyID], configured: [StorageCipher.keyID(of: Self.keyB)])) {
+            try CallStore(path: path, cipher: StorageCipher(currentKey: Self.keyB))
+        }
+        do {
+            _ = try CallStore(path: path)
+            Issue.record("opened without a key")
+        } catch {
+            #expect("\(error)".contains("sealed with storage key \(a.currentKeyID), but no storage.encryption_key is set"))
+        }
+    }
+
+    @Test func rekeyMovesPlainAndOldValuesToTheCurrentKeyAndRetiresTheOld() throws {
+        let path = CallStoreTests.temporaryPath()
+        let plainID = try Self.writeCall(try CallStore(path: path), number: "0100000004")           // before encryption
+        let oldID = try Self.writeCall(try CallStore(path: path, cipher: StorageCipher(currentKey: Self.keyA)), number: "0100000005")
+        let both = StorageCipher(currentKey: Self.keyB, previousKeys: [Self.keyA])
+        let store = try CallStore(path: path, cipher: both)
+        let newID = try Self.writeCall(store, number: "0100000006")                                   // already under B
+        var steps: [CallStore.RekeyProgress] = []
+        let report = try store.rekey(batchSize: 1) { steps.append($0) }
+        #expect(report.retiredKeys == [StorageCipher.keyID(of: Self.keyA)] && report.values > 0)
+        #expect(steps.contains { $0.what == "transcript_entries.text" && $0.done == 2 && $0.total == 2 }, "the plain line and A's line; B's untouched")
+        #expect(try store.storageKeyIDs() == [both.currentKeyID])
+        for secret in Self.secrets { #expect(try Self.fileBytes(store).range(of: Data(secret.utf8)) == nil, "\(secret) left in the clear after rekey") }
+        #expect(try store.rekey().values == 0, "nothing left: a second run rewrites nothing")
+
+        let onlyB = try CallStore(path: path, cipher: StorageCipher(currentKey: Self.keyB))
+        for id in [plainID, oldID, newID] {
+            #expect(try onlyB.transcript(callID: id).map(\.entry.text) == ["Wednesday, after the marmalade"])
+            #expect(try onlyB.call(id: id)?.metadata?.contains("marmalade") == true)
+        }
+        #expect(throws: CallStore.Failure.self) { try CallStore(path: path, cipher: StorageCipher(currentKey: Self.keyA)) }
+    }
+}
