@@ -19,24 +19,12 @@ struct RekeyCommand: ParsableCommand {
     var batchSize = 500
 
     func run() throws {
-        let settings: VoiceBridgeConfig
-        do {
-            settings = try VoiceBridgeConfig.load(path: config)
-        } catch let error as ConfigError {
-            FileHandle.standardError.write(Data("voicebridge: invalid configuration: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        let settings = try CommandSetup.configuration(path: config)
         guard let cipher = settings.storage.cipher else {
             FileHandle.standardError.write(Data("voicebridge rekey: no storage.encryption_key is set; there is nothing to encrypt with\n".utf8))
             throw ExitCode(2)
         }
-        let store: CallStore
-        do {
-            store = try CallStore(path: settings.database.path, cipher: cipher)
-        } catch {
-            FileHandle.standardError.write(Data("voicebridge: cannot open database \(settings.database.path): \(error)\n".utf8))
-            throw ExitCode(1)
-        }
+        let store = try CommandSetup.store(settings)
         // Progress rewrites its line in place; everything goes out unbuffered, in order.
         func say(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
         say("rekeying \(settings.database.path) to storage key \(cipher.currentKeyID)\n")

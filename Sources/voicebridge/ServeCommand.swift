@@ -26,25 +26,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "voicebridge")
 
-        let settings: VoiceBridgeConfig
-        do {
-            settings = try VoiceBridgeConfig.load(path: config)
-        } catch let error as ConfigError {
-            FileHandle.standardError.write(Data("voicebridge: invalid configuration: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        let settings = try CommandSetup.configuration(path: config)
         if checkConfig {
             print("configuration ok: http \(settings.http.host):\(settings.http.port), database \(settings.database.path), engine \(settings.engine.mode.rawValue)")
             return
         }
 
-        let store: CallStore
-        do {
-            store = try CallStore(path: settings.database.path, cipher: settings.storage.cipher)
-        } catch {
-            FileHandle.standardError.write(Data("voicebridge: cannot open database \(settings.database.path): \(error)\n".utf8))
-            throw ExitCode(1)
-        }
+        let store = try CommandSetup.store(settings)
         try store.syncConfiguredWebhooks(settings.webhooks.storedEndpoints)   // before reconciling: its failures are announced
         let closed = try store.reconcileAfterRestart()
         if !closed.isEmpty {

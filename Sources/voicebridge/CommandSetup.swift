@@ -1,0 +1,27 @@
+import ArgumentParser
+import Calls
+import Foundation
+
+/// What `serve` and `rekey` both start with: the configuration, and the store it names.
+enum CommandSetup {
+    /// A bad configuration ends the command with exit code 2 and the key named.
+    static func configuration(path: String?) throws -> VoiceBridgeConfig {
+        do {
+            return try VoiceBridgeConfig.load(path: path)
+        } catch let error as ConfigError {
+            FileHandle.standardError.write(Data("voicebridge: invalid configuration: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    /// A database that cannot be opened — a storage key it needs and was not given among the
+    /// reasons — ends the command with exit code 1, saying why.
+    static func store(_ settings: VoiceBridgeConfig) throws -> CallStore {
+        do {
+            return try CallStore(path: settings.database.path, cipher: settings.storage.cipher)
+        } catch {
+            FileHandle.standardError.write(Data("voicebridge: cannot open database \(settings.database.path): \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
