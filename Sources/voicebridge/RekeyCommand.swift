@@ -21,7 +21,7 @@ struct RekeyCommand: ParsableCommand {
     func run() throws {
         let settings = try CommandSetup.configuration(path: config)
         guard let cipher = settings.storage.cipher else {
-            FileHandle.standardError.write(Data("voicebridge rekey: no storage.encryption_key is set; there is nothing to encrypt with\n".utf8))
+            FileHandle.standardError.write(Data("voicebridge rekey: \(StorageCipher.Failure.noKey)\n".utf8))
             throw ExitCode(2)
         }
         let store = try CommandSetup.store(settings)

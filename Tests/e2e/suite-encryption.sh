@@ -56,6 +56,9 @@ bad_key=$(env VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_STORAGE_ENCRYPTION_KEY=s
 check "a key that is not 32 bytes of base64 is a configuration error" \
   grep -q "config key 'storage.encryption_key' (environment VOICEBRIDGE_STORAGE_ENCRYPTION_KEY): must be 32 random bytes in base64" <<<"$bad_key"
 
+nokey=$(env VOICEBRIDGE_DATABASE_PATH=$db "$VB_BINARY" rekey 2>&1); status=$?
+check "rekey without a key refuses (exit $status), saying why" grep -q "no storage.encryption_key is set" <<<"$nokey"
+
 # Rotation: B current, A previous; rekey; then B alone.
 rekey=$(env VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_STORAGE_ENCRYPTION_KEY="$key_b" VOICEBRIDGE_STORAGE_PREVIOUS_ENCRYPTION_KEYS="$key_a" \
         "$VB_BINARY" rekey --batch-size 3 2>&1)

@@ -34,7 +34,7 @@ extension CallStore {
     }
 
     public func rekey(batchSize: Int = 500, progress: (RekeyProgress) -> Void = { _ in }) throws -> RekeyReport {
-        guard let cipher else { throw Failure.storageKeysMissing(missing: [], configured: []) }
+        guard let cipher else { throw StorageCipher.Failure.noKey }
         var report = RekeyReport()
         let current = StorageCipher.textPrefix + cipher.currentKeyID + ":%"
         for (table, column, rows) in Self.sealedColumns {

@@ -76,7 +76,7 @@ extension CallStore {
 
     /// Writes one delivery of `type` with `data` for every endpoint that wants it, inside the caller's transaction.
     func enqueueWebhook(_ type: WebhookEventType, data: [String: Any], outboundID: String? = nil, campaignID: String? = nil,
-                               now: Date, in db: Database) throws {
+                        now: Date, in db: Database) throws {
         let endpoints = try WebhookEndpoint.filter(Column("enabled") == true).fetchAll(db).filter { $0.wants(type) }
         guard !endpoints.isEmpty else { return }
         let body: [String: Any] = ["type": type.rawValue, "timestamp": Self.iso8601(now), "data": data]

@@ -16,12 +16,15 @@ public struct StorageCipher: Sendable {
         /// The key id matched but the value did not authenticate: the stored bytes were changed.
         case damaged(keyID: String)
         case malformed
+        /// Asked to seal with no key configured.
+        case noKey
 
         public var description: String {
             switch self {
             case .unknownKey(let id): "sealed with storage key \(id), which is not configured"
             case .damaged(let id): "a value sealed with storage key \(id) fails authentication (changed on disk)"
             case .malformed: "a sealed value is malformed"
+            case .noKey: "no storage.encryption_key is set: there is nothing to seal with"
             }
         }
     }
