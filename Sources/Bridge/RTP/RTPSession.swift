@@ -270,9 +270,13 @@ public final class RTPSession: Sendable {
         }
     }
 
-    /// Closes both sockets and gives the port pair back to the pool.
+    /// Closes both sockets and gives the port pair back to the pool. The handlers go too: they
+    /// usually capture the leg that owns this session, and kept here they would keep both alive.
     public func close() async {
-        let first = state.withLock { s -> Bool in defer { s.closed = true }; return !s.closed }
+        let first = state.withLock { s -> Bool in
+            defer { s.closed = true; s.onMedia = nil; s.onDTMF = nil }
+            return !s.closed
+        }
         guard first else { return }
         await rtp.close()
         await rtcp.close()
