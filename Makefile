@@ -21,7 +21,7 @@ SILERO := $(DEPS)/silero_vad
 SWIFT_BUILD_FLAGS ?=
 RUN_ARGS ?=
 
-.PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test bench fuzz clean
+.PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test bench soak fuzz clean
 
 deps: apt-deps python-deps
 
@@ -75,12 +75,21 @@ unit-test:
 # End-to-end suites: the real binary, real processes, real sockets on 127.0.0.1.
 e2e-test:
 	swift build --product voicebridge $(SWIFT_BUILD_FLAGS)
+	swift build --product voicebridge-bench $(SWIFT_BUILD_FLAGS)   # the soak suite's load
 	Tests/e2e/run-all.sh .build/debug/voicebridge
 
 # libFuzzer over the untrusted-input parsers, FUZZ_SECONDS each (default 60; FUZZ_RUNS=N for a
 # number of executions, FUZZ_BUILD=release, FUZZ_SANITIZE=address); CI runs 20 s of each after `make test`.
 fuzz:
 	scripts/fuzz.sh
+
+# Ten minutes (SOAK_SECONDS) of 200 SIP calls and 200 Twilio streams at once, calls ending and
+# starting all the time, on a release build; not in `make test` (which runs a one-minute version).
+SOAK_SECONDS ?= 600
+soak: deps
+	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
+	swift build -c release --product voicebridge-bench $(SWIFT_BUILD_FLAGS)
+	.build/release/voicebridge-bench soak --seconds $(SOAK_SECONDS) --sip-calls 200 --streams 200 --output bench-results
 
 bench: deps
 	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)

@@ -24,6 +24,10 @@ struct BenchMain {
             try await RTPLoadGenerator.run(ports: ports, seconds: secs)
             return
         }
+        if CommandLine.arguments.dropFirst().first == "soak" {
+            try await soak(Array(CommandLine.arguments.dropFirst(2)))
+            return
+        }
         var arguments = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = arguments.next() {
             switch argument {

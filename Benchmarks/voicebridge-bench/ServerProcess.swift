@@ -47,10 +47,7 @@ final class ServerProcess: Sendable {
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        terminate()
         try? FileManager.default.removeItem(atPath: folder)
     }
 
@@ -85,10 +82,36 @@ final class ServerProcess: Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    func residentKilobytes() -> Int {
+    func residentKilobytes() -> Int { statusField("VmRSS:") }
+
+    /// Threads of the server process (/proc/PID/status).
+    func threads() -> Int { statusField("Threads:") }
+
+    private func statusField(_ name: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) }) else { return 0 }
+        return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
+    }
+
+    /// Open file descriptors of the server process: sockets, the database, recordings.
+    func openFileDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count) ?? 0
+    }
+
+    /// The server's Prometheus text (`/metrics`).
+    func metrics() async throws -> String {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(httpPort)/metrics"), timeout: .seconds(5))
+        let body = try await response.body.collect(upTo: 8 << 20)
+        return String(buffer: body)
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Stops the server with SIGTERM (it ends its calls and closes the database) and keeps its folder.
+    func terminate() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
     }
 
     static func freePort() throws -> Int {

@@ -1,0 +1,51 @@
+import Foundation
+
+extension BenchMain {
+    /// `voicebridge-bench soak [--seconds 600] [--sip-calls 200] [--streams 200] [--call-seconds 20]
+    /// [--interval 10] [--output DIR]`: prints a line per sample as it goes, then the verdict;
+    /// exits 1 when the run is not flat, loses or delays frames, or leaves a call incomplete.
+    static func soak(_ args: [String]) async throws {
+        // Unbuffered, so each sample shows as it is taken even when the output is a pipe (CI).
+        func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
+        func option(_ name: String, _ value: Double) -> Double { args.firstIndex(of: name).flatMap { Double(args[$0 + 1]) } ?? value }
+        let output = args.firstIndex(of: "--output").map { args[$0 + 1] } ?? "bench-results"
+        let seconds = option("--seconds", 600), sipCalls = Int(option("--sip-calls", 200)), streams = Int(option("--streams", 200))
+        let callSeconds = option("--call-seconds", 60), interval = option("--interval", 10)
+        say("== Soak: `voicebridge serve` (loopback engine) for \(Int(seconds)) s with \(sipCalls) SIP calls (sipp, G.711 RTP) and \(streams) Twilio streams"
+              + " at once, each call \(Int(callSeconds)) s then replaced; sampled every \(Int(interval)) s")
+        say(table(["s", "RSS MB", "fds", "threads", "live calls", "queue high-water", "late frames", "> 40 ms", "dropped"], []))
+        let report = try await SoakTest.run(serverBinary: try serverBinary(), seconds: seconds, sipCalls: sipCalls, streams: streams,
+                                            callSeconds: callSeconds, interval: interval) { s in
+            say([String(Int(s.seconds)), format(Double(s.rssKB) / 1024, digits: 1), String(s.fds), String(s.threads), String(s.liveCalls),
+                   String(s.queueHighWater), String(s.lateFrames), String(s.audiblyLateFrames), String(s.droppedFrames)].joined(separator: " | "))
+        }
+        say(table(["after warm-up (\(Int(report.warmUpSeconds)) s)", "value"], [
+            ["RSS slope", "\(format(report.rssSlopeKBPerMinute, digits: 1)) KB/min"],
+            ["open descriptors slope", "\(format(report.fdSlopePerMinute, digits: 2)) /min"],
+            ["threads slope", "\(format(report.threadSlopePerMinute, digits: 2)) /min"],
+            ["SIP calls completed (sipp) / stored", "\(report.sip.successful) / \(report.storedSIPCalls) (failed \(report.sip.failed))"],
+            ["Twilio streams run / stored", "\(report.streams.streams) / \(report.storedStreamCalls)"],
+            ["stream frames sent / echoed", "\(report.streams.sent) / \(report.streams.received) (lost beyond the 3 frames the resamplers hold: \(report.streams.lost); most missing from one stream: \(report.streams.worstLoss))"],
+            ["calls stored incomplete", "\(report.incompleteCalls.count)"],
+        ]))
+        let json: [String: Any] = [
+            "seconds": seconds, "sip_calls": sipCalls, "streams": streams, "call_seconds": callSeconds, "warm_up_seconds": report.warmUpSeconds,
+            "rss_slope_kb_per_min": report.rssSlopeKBPerMinute, "fd_slope_per_min": report.fdSlopePerMinute, "thread_slope_per_min": report.threadSlopePerMinute,
+            "sip_completed": report.sip.successful, "sip_failed": report.sip.failed, "sip_stored": report.storedSIPCalls,
+            "streams_run": report.streams.streams, "streams_stored": report.storedStreamCalls, "stream_frames_sent": report.streams.sent,
+            "stream_frames_echoed": report.streams.received, "stream_frames_lost": report.streams.lost,
+            "incomplete_calls": report.incompleteCalls.count, "failures": report.failures,
+            "samples": report.samples.map { ["s": $0.seconds, "rss_kb": $0.rssKB, "fds": $0.fds, "threads": $0.threads, "live_calls": $0.liveCalls,
+                                             "queue_high_water": $0.queueHighWater, "late_frames": $0.lateFrames, "audibly_late_frames": $0.audiblyLateFrames,
+                                             "dropped_frames": $0.droppedFrames] as [String: Any] },
+        ]
+        try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        try write(json, to: output, as: "soak.json")
+        if report.passed {
+            say("soak: passed")
+        } else {
+            say("soak: FAILED\n" + report.failures.map { "  - \($0)" }.joined(separator: "\n"))
+            exit(1)
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Calls
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// `make soak`: a real `voicebridge serve` under continuous load for a long time — `sipCalls`
+/// concurrent SIP calls from sipp with RTP and `streams` concurrent Twilio media streams, every
+/// call ending and being replaced — sampled every `interval`: resident memory, open descriptors,
+/// threads, live calls, the deepest pipeline queue, late and dropped frames. After warm-up the
+/// samples must be flat (the slope is reported), no frame lost or late beyond the budget, and
+/// every call the load made stored complete.
+enum SoakTest {
+    struct Sample: Sendable {
+        var seconds: Double
+        var rssKB: Int
+        var fds: Int
+        var threads: Int
+        var liveCalls: Int
+        var queueHighWater: Int
+        var lateFrames: Int
+        var audiblyLateFrames: Int
+        var droppedFrames: Int
+    }
+
+    struct Report: Sendable {
+        var samples: [Sample] = []
+        var warmUpSeconds = 0.0
+        var rssSlopeKBPerMinute = 0.0
+        var fdSlopePerMinute = 0.0
+        var threadSlopePerMinute = 0.0
+        var sip = SoakSIPCallers.Outcome()
+        var streams = ChurningStreams.Totals()
+        var framesDue = 0
+        var storedSIPCalls = 0
+        var storedStreamCalls = 0
+        var incompleteCalls: [String] = []
+        var failures: [String] = []
+        var passed: Bool { failures.isEmpty }
+    }
+
+    /// The budget: no frame more than 40 ms late (more than a playout buffer hides), at most
+    /// 0.1 % of frames more than 10 ms late, no frame dropped by a full queue.
+    static let lateFrameBudget = 0.001
+
+    static func run(serverBinary: String, seconds: Double, sipCalls: Int, streams: Int, callSeconds: Double,
+                    interval: Double = 10, progress: (Sample) -> Void) async throws -> Report {
+        let sipPort = try ServerProcess.freePort()
+        let server = try ServerProcess(binary: serverBinary, environment: [
+            "VOICEBRIDGE_ENGINE_MODE": "loopback",
+            "VOICEBRIDGE_SIP_PORT": "\(sipPort)",
+            "VOICEBRIDGE_SIP_MAX_INBOUND_CALLS": "\(sipCalls + 50)",
+            "VOICEBRIDGE_SIP_RTP_PORT_MIN": "30000", "VOICEBRIDGE_SIP_RTP_PORT_MAX": "\(30000 + 4 * sipCalls + 200)",
+            // Thousands of calls × a WAV each would fill the disk in ten minutes; the recorder's
+            // cost is in `make bench` (pipeline suite).
+            "VOICEBRIDGE_OUTBOUND_RESULT_SAVE_RECORDING": "false",
+        ])
+        defer { server.stop() }
+        try await server.waitUntilHealthy()
+        var report = Report(warmUpSeconds: min(60, seconds / 3))
+
+        // The load runs on one event loop (one core at most), as in MediaStreamBenchmark.
+        let loadGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            try await load(&report, server: server, sipPort: sipPort, seconds: seconds, sipCalls: sipCalls, streams: streams,
+                           callSeconds: callSeconds, interval: interval, loop: loadGroup.next(), progress: progress)
+            try? await loadGroup.shutdownGracefully()
+        } catch {
+            try? await loadGroup.shutdownGracefully()
+            throw error
+        }
+        server.terminate()
+        try check(&report, database: (server.folder as NSString).appendingPathComponent("bench.sqlite"), sipCalls: sipCalls, streams: streams)
+        return report
+    }
+
+    private static func load(_ report: inout Report, server: ServerProcess, sipPort: Int, seconds: Double, sipCalls: Int, streams: Int,
+                             callSeconds: Double, interval: Double, loop: any EventLoop, progress: (Sample) -> Void) async throws {
+        let churn = ChurningStreams(port: server.httpPort, slots: streams, callSeconds: callSeconds, loop: loop)
+        // Either kind of load may be left out (0) to see which one a trend comes from.
+        let sipp = sipCalls == 0 ? nil : try SoakSIPCallers(target: "127.0.0.1:\(sipPort)", concurrent: sipCalls, callSeconds: callSeconds, folder: server.folder)
+        let streaming = Task { await churn.run() }
+
+        let start = ContinuousClock.now
+        let first = try await server.mediaTick()
+        var next = interval
+        while next <= seconds {
+            try await Task.sleep(until: start.advanced(by: .milliseconds(Int(next * 1000))))
+            guard server.isRunning else { report.failures.append("the server exited during the run"); break }
+            let tick = try await server.mediaTick()
+            let metrics = Prometheus(try await server.metrics())
+            let sample = Sample(seconds: next, rssKB: server.residentKilobytes(), fds: server.openFileDescriptors(), threads: server.threads(),
+                                liveCalls: Int(metrics.sum("voicebridge_live_calls")), queueHighWater: Int(metrics.max("voicebridge_stage_queue_high_water")),
+                                lateFrames: tick.lateFrames - first.lateFrames, audiblyLateFrames: tick.audiblyLateFrames - first.audiblyLateFrames,
+                                droppedFrames: Int(metrics.sum("voicebridge_stage_drops_total") + metrics.sum("voicebridge_pipeline_dropped_frames_total")))
+            report.samples.append(sample)
+            progress(sample)
+            next += interval
+        }
+        let ticksRun = try await server.mediaTick().ticks - first.ticks
+
+        // End the load: no new calls or streams; the live ones end as callers do.
+        churn.finish()
+        await streaming.value
+        report.streams = churn.snapshot
+        report.sip = try await sipp?.finish(timeout: .seconds(Int(SoakSIPCallers.pcapSeconds * 2 + callSeconds) + 30)) ?? .init(exitStatus: 0)
+        // Frames the media tick was due to pace: every live leg, every tick (an upper bound's worth for the budget).
+        report.framesDue = ticksRun * max(1, sipCalls + streams)
+        try await Task.sleep(for: .seconds(3))   // the last BYEs and stops are written
+    }
+
+    /// The verdict: flat after warm-up, frames within budget, every call stored complete.
+    static func check(_ report: inout Report, database: String, sipCalls: Int, streams: Int) throws {
+        let steady = report.samples.filter { $0.seconds > report.warmUpSeconds }
+        if steady.count >= 2 {
+            report.rssSlopeKBPerMinute = slope(steady.map { ($0.seconds, Double($0.rssKB)) }) * 60
+            report.fdSlopePerMinute = slope(steady.map { ($0.seconds, Double($0.fds)) }) * 60
+            report.threadSlopePerMinute = slope(steady.map { ($0.seconds, Double($0.threads)) }) * 60
+            let span = (steady.last!.seconds - steady.first!.seconds) / 60
+            let meanRSS = Double(steady.map(\.rssKB).reduce(0, +)) / Double(steady.count)
+            // Flat: what the slope adds over the steady part stays within 5 % (and 4 MB of noise).
+            if report.rssSlopeKBPerMinute * span > max(meanRSS * 0.05, 4096) {
+                report.failures.append("resident memory grows \(Int(report.rssSlopeKBPerMinute)) KB/min after warm-up")
+            }
+            let meanFDs = Double(steady.map(\.fds).reduce(0, +)) / Double(steady.count)
+            if report.fdSlopePerMinute * span > max(meanFDs * 0.05, 10) {
+                report.failures.append("open descriptors grow \(format(report.fdSlopePerMinute)) per minute after warm-up")
+            }
+            if report.threadSlopePerMinute * span > 4 { report.failures.append("threads grow \(format(report.threadSlopePerMinute)) per minute") }
+            // A high-water mark only rises; after warm-up it may still meet a rarer burst, not keep climbing.
+            let settled = steady.first!.queueHighWater, final = steady.last!.queueHighWater
+            if final > settled + max(2, settled / 2) {
+                report.failures.append("the deepest pipeline queue kept growing after warm-up (\(settled) → \(final))")
+            }
+        } else {
+            report.failures.append("too few samples after warm-up to judge")
+        }
+        if let last = report.samples.last {
+            if last.audiblyLateFrames > 0 { report.failures.append("\(last.audiblyLateFrames) frames more than 40 ms late") }
+            if Double(last.lateFrames) > Double(report.framesDue) * lateFrameBudget {
+                report.failures.append("\(last.lateFrames) frames more than 10 ms late, over the budget of \(lateFrameBudget * 100) %")
+            }
+            if last.droppedFrames > 0 { report.failures.append("\(last.droppedFrames) frames dropped by full queues") }
+            if last.liveCalls < (sipCalls + streams) * 8 / 10 { report.failures.append("only \(last.liveCalls) calls live at the end, under 80 % of the load") }
+        }
+        if report.streams.lost > 0 { report.failures.append("\(report.streams.lost) stream frames never came back (\(report.streams.streamsLosing) streams)") }
+        if report.streams.failedConnects > 0 { report.failures.append("\(report.streams.failedConnects) streams could not connect") }
+        if report.sip.failed > 0 || report.sip.exitStatus != 0 {
+            report.failures.append("sipp: \(report.sip.failed) failed calls, exit status \(report.sip.exitStatus)")
+        }
+
+        // Every call the load made is stored, ended, with its times and its report.
+        let store = try CallStore(path: database)
+        let calls = try store.page(limit: 10_000_000).calls
+        // The streams' CallSids are CAbench<n> (LoadDialect); the rest came over SIP.
+        report.storedStreamCalls = calls.filter { $0.callId?.hasPrefix("CAbench") == true }.count
+        report.storedSIPCalls = calls.count - report.storedStreamCalls
+        report.incompleteCalls = try calls.filter { call in
+            try call.state != .completed || call.completedAt == nil || call.answeredAt == nil || call.durationSeconds == nil
+                || store.report(callID: call.outboundId) == nil
+        }.map(\.outboundId)
+        if report.storedSIPCalls != report.sip.successful {
+            report.failures.append("sipp completed \(report.sip.successful) calls, the database holds \(report.storedSIPCalls) SIP calls")
+        }
+        if report.storedStreamCalls != report.streams.streams {
+            report.failures.append("\(report.streams.streams) streams ran, the database holds \(report.storedStreamCalls) stream calls")
+        }
+        if !report.incompleteCalls.isEmpty {
+            report.failures.append("\(report.incompleteCalls.count) calls stored incomplete, e.g. \(report.incompleteCalls.prefix(3).joined(separator: ", "))")
+        }
+    }
+
+    /// Least-squares slope of y over x.
+    static func slope(_ points: [(Double, Double)]) -> Double {
+        let n = Double(points.count)
+        let mx = points.map(\.0).reduce(0, +) / n, my = points.map(\.1).reduce(0, +) / n
+        let sxx = points.map { ($0.0 - mx) * ($0.0 - mx) }.reduce(0, +)
+        return sxx == 0 ? 0 : points.map { ($0.0 - mx) * ($0.1 - my) }.reduce(0, +) / sxx
+    }
+
+    static func format(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    /// Values of a Prometheus text exposition, by metric name (all label sets).
+    struct Prometheus {
+        var values: [(name: String, value: Double)] = []
+        init(_ text: String) {
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+                let series = line[..<space]
+                values.append((String(series.prefix { $0 != "{" }), value))
+            }
+        }
+        func sum(_ name: String) -> Double { values.filter { $0.name == name }.map(\.value).reduce(0, +) }
+        func max(_ name: String) -> Double { values.filter { $0.name == name }.map(\.value).max() ?? 0 }
+    }
+}
