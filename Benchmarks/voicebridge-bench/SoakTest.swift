@@ -56,7 +56,7 @@ enum SoakTest {
         ])
         defer { server.stop() }
         try await server.waitUntilHealthy()
-        var report = Report(warmUpSeconds: min(60, seconds / 3))
+        var report = Report(warmUpSeconds: seconds / 3)   // a server's caches (SQLite pages, allocator arenas) fill for minutes
 
         // The load runs on one event loop (one core at most), as in MediaStreamBenchmark.
         let loadGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
