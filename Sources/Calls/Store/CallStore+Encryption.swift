@@ -13,17 +13,22 @@ extension CallStore {
     static func prepareEncryption(_ db: Database, cipher: StorageCipher?) throws {
         if cipher != nil { try db.execute(sql: "PRAGMA secure_delete = ON") }
         db.add(function: DatabaseFunction("vb_open", argumentCount: 1, pure: true) { values in
-            guard let text = String.fromDatabaseValue(values[0]) else { return nil }
-            return try cipher?.open(text) ?? (StorageCipher.isSealed(text) ? nil : text)
+            try String.fromDatabaseValue(values[0]).map { try open($0, with: cipher) }
         })
+    }
+
+    /// Stored text in the clear: opened with `cipher`, or as it is when it was never sealed.
+    static func open(_ text: String, with cipher: StorageCipher?) throws -> String {
+        if let cipher { return try cipher.open(text) }
+        if let id = StorageCipher.keyID(ofSealed: text) { throw StorageCipher.Failure.unknownKey(id) }
+        return text
     }
 
     /// Refuses to open a database holding data sealed with a key this store was not given (or any
     /// sealed data, without a key); records the current key as one that seals here.
     func checkStorageKeys(now: Date = Date()) throws {
         try pool.write { db in
-            let used = try String.fetchAll(db, sql: "SELECT key_id FROM storage_keys ORDER BY first_used_at")
-            let missing = used.filter { !(cipher?.keyIDs.contains($0) ?? false) }
+            let missing = try Self.storageKeyIDs(in: db).filter { !(cipher?.keyIDs.contains($0) ?? false) }
             guard missing.isEmpty else {
                 throw Failure.storageKeysMissing(missing: missing, configured: cipher.map { [$0.currentKeyID] } ?? [])
             }
@@ -35,26 +40,20 @@ extension CallStore {
 
     /// The key ids that have sealed data here, oldest first.
     public func storageKeyIDs() throws -> [String] {
-        try pool.read { try String.fetchAll($0, sql: "SELECT key_id FROM storage_keys ORDER BY first_used_at") }
+        try pool.read(Self.storageKeyIDs)
     }
 
-    func sealed(_ text: String?) -> String? {
-        guard let cipher, let text else { return text }
-        return cipher.seal(text)
+    static func storageKeyIDs(in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT key_id FROM storage_keys ORDER BY first_used_at")
     }
 
     func sealed(_ text: String) -> String { cipher?.seal(text) ?? text }
 
-    func opened(_ text: String?) throws -> String? {
-        guard let text else { return nil }
-        return try opened(text)
-    }
+    func sealed(_ text: String?) -> String? { text.map { sealed($0) } }
 
-    func opened(_ text: String) throws -> String {
-        if let cipher { return try cipher.open(text) }
-        if let id = StorageCipher.keyID(ofSealed: text) { throw StorageCipher.Failure.unknownKey(id) }
-        return text
-    }
+    func opened(_ text: String) throws -> String { try Self.open(text, with: cipher) }
+
+    func opened(_ text: String?) throws -> String? { try text.map { try opened($0) } }
 
     func sealed(_ call: CallRecord) -> CallRecord {
         var call = call

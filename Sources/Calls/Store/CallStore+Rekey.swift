@@ -36,7 +36,7 @@ extension CallStore {
     public func rekey(batchSize: Int = 500, progress: (RekeyProgress) -> Void = { _ in }) throws -> RekeyReport {
         guard let cipher else { throw StorageCipher.Failure.noKey }
         var report = RekeyReport()
-        let current = StorageCipher.textPrefix + cipher.currentKeyID + ":%"
+        let current = Self.sealedPattern(keyID: cipher.currentKeyID)
         for (table, column, rows) in Self.sealedColumns {
             let stale = "\(column) IS NOT NULL AND \(column) NOT LIKE ? AND \(rows)"
             let total = try pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \(table) WHERE \(stale)", arguments: [current]) ?? 0 }
@@ -78,20 +78,19 @@ extension CallStore {
         }
     }
 
+    /// A LIKE pattern for text sealed with `keyID`.
+    private static func sealedPattern(keyID: String) -> String { StorageCipher.textPrefix + keyID + ":%" }
+
     /// Forgets the keys that nothing stored is sealed with any more.
     private func retireKeys(_ cipher: StorageCipher) throws -> [String] {
         try pool.write { db in
+            // Each recording's key is read once, not once per key that might be retired.
+            let recordingKeys = Set(try String.fetchAll(db, sql: "SELECT path FROM recordings").compactMap(SealedRecording.keyID(path:)))
             var retired: [String] = []
-            for id in try String.fetchAll(db, sql: "SELECT key_id FROM storage_keys WHERE key_id != ?", arguments: [cipher.currentKeyID]) {
-                let pattern = StorageCipher.textPrefix + id + ":%"
-                var used = false
+            for id in try Self.storageKeyIDs(in: db) where id != cipher.currentKeyID {
+                var used = recordingKeys.contains(id)
                 for (table, column, _) in Self.sealedColumns where !used {
-                    used = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(column) LIKE ?)", arguments: [pattern]) ?? false
-                }
-                if !used {
-                    for path in try String.fetchAll(db, sql: "SELECT path FROM recordings") where !used {
-                        used = SealedRecording.keyID(path: path) == id
-                    }
+                    used = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(column) LIKE ?)", arguments: [Self.sealedPattern(keyID: id)]) ?? false
                 }
                 if !used {
                     try db.execute(sql: "DELETE FROM storage_keys WHERE key_id = ?", arguments: [id])

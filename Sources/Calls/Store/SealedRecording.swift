@@ -12,7 +12,8 @@ import Foundation
 /// short by a crash has no final segment: it reads as the audio that was written.
 public enum SealedRecording {
     static let magic = Data("VBREC1".utf8)
-    static let fileHeaderBytes = 15
+    static let keyIDBytes = 8
+    static let fileHeaderBytes = magic.count + keyIDBytes + 1   // the key id, then "\n"
 
     public static func fileHeader(keyID: String) -> Data { magic + Data(keyID.utf8) + Data("\n".utf8) }
 
@@ -36,7 +37,8 @@ public enum SealedRecording {
 
     private static func keyID(_ head: Data) -> String? {
         guard head.count >= fileHeaderBytes, head.prefix(magic.count) == magic else { return nil }
-        return String(decoding: head[head.startIndex + magic.count ..< head.startIndex + 14], as: UTF8.self)
+        let id = head.startIndex + magic.count
+        return String(decoding: head[id ..< id + keyIDBytes], as: UTF8.self)
     }
 
     /// The WAV a recording file holds, opened with `cipher` when it is sealed.

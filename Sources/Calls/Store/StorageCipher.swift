@@ -70,11 +70,8 @@ public struct StorageCipher: Sendable {
         return String(decoding: try open(data, keyID: id, context: Data()), as: UTF8.self)
     }
 
-
     /// The key a stored text was sealed with; nil when it is not sealed.
     public static func keyID(ofSealed text: String) -> String? { parse(text)?.id }
-
-    public static func isSealed(_ text: String) -> Bool { text.hasPrefix(textPrefix) }
 
     private static func parse(_ text: String) -> (id: String, body: Substring)? {
         guard text.hasPrefix(textPrefix) else { return nil }
