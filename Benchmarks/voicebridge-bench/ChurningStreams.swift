@@ -3,9 +3,8 @@ import NIOCore
 import Synchronization
 
 /// `slots` Twilio media streams kept open at once, each ending after `callSeconds` (with `stop`,
-/// as Twilio ends a call) and replaced by a new one, until `finish()`. Every open stream sends a
-/// 20 ms `media` message on an absolute schedule, the streams spread over the period in 20 phase
-/// groups (as MediaStreamBenchmark's sender does), all on the load's one event loop.
+/// as Twilio ends a call) and replaced by a new one, until `finish()`. Every open stream sends its
+/// 20 ms `media` through MediaStreamBenchmark's `PhasedSender`, all on the load's one event loop.
 final class ChurningStreams: Sendable {
     struct Totals: Sendable {
         var streams = 0
@@ -23,13 +22,9 @@ final class ChurningStreams: Sendable {
     private let slots: Int
     private let callSeconds: Double
     private let loop: any EventLoop
-    private let frames: [String]
-    /// The open streams of each phase group.
-    private let members: Mutex<[[MediaStreamLoadClient]]>
+    private let sender: MediaStreamBenchmark.PhasedSender
     private let running = Atomic<Bool>(true)
     private let totals = Mutex(Totals())
-    let lateRounds = Atomic<Int>(0)
-    static let phases = 20
     /// How long a stream waits, silent, for its last echoes before it sends `stop`.
     static let drainMilliseconds = 400
     /// The loopback engine's path resamples 8 → 16 → 8 kHz: its last 60 ms stay in the two
@@ -42,8 +37,7 @@ final class ChurningStreams: Sendable {
         self.slots = slots
         self.callSeconds = callSeconds
         self.loop = loop
-        frames = LoadDialect.twilio.payloads(MediaStreamBenchmark.toneFrames())
-        members = Mutex(Array(repeating: [], count: Self.phases))
+        sender = MediaStreamBenchmark.PhasedSender(loop: loop, frames: LoadDialect.twilio.payloads(MediaStreamBenchmark.toneFrames()))
     }
 
     var snapshot: Totals { totals.withLock { $0 } }
@@ -51,14 +45,13 @@ final class ChurningStreams: Sendable {
     /// Runs every slot until `finish()`; each slot's first stream starts at a random point of the
     /// call length, so the streams end (and new ones start) spread over time, not all at once.
     func run() async {
-        let ticking = Task { await tick() }
+        sender.start()
         await withTaskGroup(of: Void.self) { group in
             for slot in 0..<slots {
                 group.addTask { await self.runSlot(slot) }
             }
         }
-        running.store(false, ordering: .relaxed)
-        await ticking.value
+        sender.stop()
     }
 
     func finish() { running.store(false, ordering: .relaxed) }
@@ -74,12 +67,11 @@ final class ChurningStreams: Sendable {
                 try? await Task.sleep(for: .seconds(1))
                 continue
             }
-            let phase = slot % Self.phases
-            members.withLock { $0[phase].append(client) }
+            sender.add(client)
             let end = ContinuousClock.now.advanced(by: .milliseconds(Int(length * 1000)))
             while running.load(ordering: .relaxed), ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(200)) }
             // The caller falls silent, its last frames come back, then the call ends.
-            members.withLock { $0[phase].removeAll { $0 === client } }
+            sender.remove(client)
             try? await Task.sleep(for: .milliseconds(Self.drainMilliseconds))
             try? await loop.submit { client.sendStop() }.get()
             try? await Task.sleep(for: .milliseconds(100))
@@ -95,23 +87,6 @@ final class ChurningStreams: Sendable {
                 $0.worstLoss = max($0.worstLoss, sent - received)
             }
             length = callSeconds
-        }
-    }
-
-    /// The 20 ms schedule: each phase group sends at its offset within the period.
-    private func tick() async {
-        let start = NIODeadline.now() + .milliseconds(20)
-        for phase in 0..<Self.phases { schedule(phase: phase, tick: 0, at: start + .milliseconds(Int64(phase))) }
-        while running.load(ordering: .relaxed) { try? await Task.sleep(for: .milliseconds(100)) }
-    }
-
-    private func schedule(phase: Int, tick: Int, at due: NIODeadline) {
-        loop.scheduleTask(deadline: due) { [self] in
-            guard running.load(ordering: .relaxed) else { return }
-            if NIODeadline.now() - due > .milliseconds(10) { lateRounds.add(1, ordering: .relaxed) }
-            let payload = frames[tick % frames.count]
-            for client in members.withLock({ $0[phase] }) { client.sendMedia(tick: tick, payload: payload) }
-            schedule(phase: phase, tick: tick + 1, at: due + .milliseconds(20))
         }
     }
 }

@@ -105,38 +105,41 @@ enum MediaStreamBenchmark {
     }
 
     /// Sends every stream's 20 ms `media` message on an absolute schedule, the streams spread over
-    /// the period in 20 phase groups as real calls start at random times. Runs on the load's loop.
+    /// the period in 20 phase groups (by index) as real calls start at random times. Runs on the
+    /// load's loop. Streams may join and leave while it runs (the soak's streams come and go).
     final class PhasedSender: Sendable {
         let lateRounds = Atomic<Int>(0)
-        private let clients: [MediaStreamLoadClient]
+        private let members: Mutex<[[MediaStreamLoadClient]]>
         private let loop: any EventLoop
         private let frames: [String]
         private let running = Atomic<Bool>(true)
         static let phases = 20
 
-        init(clients: [MediaStreamLoadClient], loop: any EventLoop, frames: [String]) {
-            self.clients = clients
+        init(clients: [MediaStreamLoadClient] = [], loop: any EventLoop, frames: [String]) {
+            members = Mutex((0..<Self.phases).map { phase in clients.filter { $0.index % Self.phases == phase } })
             self.loop = loop
             self.frames = frames
         }
 
+        func add(_ client: MediaStreamLoadClient) { members.withLock { $0[client.index % Self.phases].append(client) } }
+
+        /// A tick that starts after this returns sends `client` nothing more.
+        func remove(_ client: MediaStreamLoadClient) { members.withLock { $0[client.index % Self.phases].removeAll { $0 === client } } }
+
         func start() {
             let start = NIODeadline.now() + .milliseconds(20)
-            for phase in 0..<Self.phases {
-                let members = clients.filter { $0.index % Self.phases == phase }
-                schedule(members, tick: 0, at: start + .milliseconds(Int64(phase)))
-            }
+            for phase in 0..<Self.phases { schedule(phase: phase, tick: 0, at: start + .milliseconds(Int64(phase))) }
         }
 
         func stop() { running.store(false, ordering: .relaxed) }
 
-        private func schedule(_ members: [MediaStreamLoadClient], tick: Int, at due: NIODeadline) {
+        private func schedule(phase: Int, tick: Int, at due: NIODeadline) {
             loop.scheduleTask(deadline: due) { [self] in
                 guard running.load(ordering: .relaxed) else { return }
                 if NIODeadline.now() - due > .milliseconds(10) { lateRounds.add(1, ordering: .relaxed) }
                 let payload = frames[tick % frames.count]
-                for client in members { client.sendMedia(tick: tick, payload: payload) }
-                schedule(members, tick: tick + 1, at: due + .milliseconds(20))
+                for client in members.withLock({ $0[phase] }) { client.sendMedia(tick: tick, payload: payload) }
+                schedule(phase: phase, tick: tick + 1, at: due + .milliseconds(20))
             }
         }
     }
