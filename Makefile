@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
 # Debian packages the build, the tests and the local engine need.
-APT_PACKAGES := pkg-config curl libsoxr-dev libsqlite3-dev libespeak-ng-dev espeak-ng sox \
+APT_PACKAGES := pkg-config curl libsoxr-dev libsqlite3-dev libespeak-ng-dev espeak-ng sox libsrtp2-dev \
                 sip-tester baresip-core chromium chromium-driver fonts-nanum fonts-noto-color-emoji kamailio sipvicious
 # PyPI packages, installed into .deps/ (ignored by git). moonshine-cpp carries the Moonshine
 # base-en model files and its native library, which the local speech-to-text loads.

@@ -171,6 +171,9 @@ public final class CallSystem: Sendable {
         ua.bindHost = config.sip.bind
         ua.advertisedHost = config.sip.advertisedAddress
         ua.port = config.sip.port
+        ua.transport = config.sip.transport
+        ua.tls = config.sip.tlsFiles
+        ua.srtp = config.sip.srtp
         ua.username = config.sip.username
         ua.password = config.sip.password
         ua.maxInboundCalls = config.sip.maxInboundCalls
@@ -185,7 +188,7 @@ public final class CallSystem: Sendable {
         let userAgent = try SIPUserAgent(configuration: ua, logger: logger)
         let port: Int
         do { port = try await userAgent.start() } catch {
-            throw StartupError(description: "cannot listen for SIP on \(config.sip.bind):\(config.sip.port): \(error)")
+            throw StartupError(description: "cannot listen for SIP (\(config.sip.transport.rawValue)) on \(config.sip.bind):\(config.sip.port): \(error)")
         }
 
         var callee: SimulatedCallee?

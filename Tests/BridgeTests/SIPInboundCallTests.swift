@@ -9,9 +9,13 @@ import TestSupport
 /// sipp calls our UAS (AI answer mode) on 127.0.0.1.
 @Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct SIPInboundCallTests {
     static func withUserAgent<T: Sendable>(rtpBase: Int, maxInbound: Int = 20, admission: SIPUserAgent.Admission = .accept,
+                                           transport: SIPTransportKind = .udp, tls: SIPStreamTransport.TLSFiles? = nil, srtp: SRTPMode = .off,
                                            _ body: @Sendable (SIPUserAgent, Int) async throws -> T) async throws -> T {
         var configuration = SIPUserAgent.Configuration()
         configuration.port = 0
+        configuration.transport = transport
+        configuration.tls = tls
+        configuration.srtp = srtp
         configuration.rtpPorts = rtpBase...(rtpBase + 99)
         configuration.maxInboundCalls = maxInbound
         let ua = try SIPUserAgent(configuration: configuration, logger: Logger(label: "test-sip"))

@@ -9,9 +9,13 @@ import TestSupport
 @Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct SIPOutboundCallTests {
     /// A user agent on a free port with its own RTP range, running for the body's duration.
     static func withUserAgent<T: Sendable>(rtpBase: Int, username: String? = nil, password: String? = nil, ringTimeout: Duration = .seconds(30),
+                                           transport: SIPTransportKind = .udp, tls: SIPStreamTransport.TLSFiles? = nil, srtp: SRTPMode = .off,
                                            _ body: @Sendable (SIPUserAgent) async throws -> T) async throws -> T {
         var configuration = SIPUserAgent.Configuration()
         configuration.port = 0
+        configuration.transport = transport
+        configuration.tls = tls
+        configuration.srtp = srtp
         configuration.rtpPorts = rtpBase...(rtpBase + 99)
         configuration.username = username
         configuration.password = password

@@ -153,6 +153,11 @@ import Testing
         ("storage: {previous_encryption_keys: [AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=]}", "storage.previous_encryption_keys", "need a current one"),
         ("storage: {encryption_key: AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=, encryption_key_file: /k}", "storage.encryption_key_file", "not both"),
         ("storage: {encryption_key_file: /nonexistent/vb.key}", "storage.encryption_key_file", "cannot read"),
+        ("sip: {transport: sctp}", "sip.transport", "udp, tcp, tls"),
+        ("sip: {srtp: maybe}", "sip.srtp", "off, optional, required"),
+        ("sip: {transport: tls, gateway: 'sip:192.0.2.1'}", "sip.tls_certificate", "required with sip.transport: tls"),
+        ("sip: {transport: tls, gateway: 'sip:192.0.2.1', tls_certificate: /nonexistent/cert.pem}", "sip.tls_certificate", "cannot read"),
+        ("sip: {transport: tcp}", "sip.gateway", "simulated callee speaks UDP"),
     ] as [(String, String, String)])
     func invalidConfigNamesTheKey(yaml: String, key: String, problem: String) {
         do {
@@ -164,6 +169,20 @@ import Testing
         } catch {
             Issue.record("unexpected error \(error)")
         }
+    }
+
+    @Test func sipOverTLSWithSRTPIsReadWithItsFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (cert, key) = (folder.appendingPathComponent("c.pem").path, folder.appendingPathComponent("k.pem").path)
+        for path in [cert, key] { try "pem".write(toFile: path, atomically: true, encoding: .utf8) }
+        let config = try VoiceBridgeConfig(source: ConfigSource(yaml: """
+            sip: {transport: TLS, srtp: required, gateway: 'sip:192.0.2.1', tls_certificate: \(cert), tls_private_key: \(key)}
+            """))
+        #expect(config.sip.transport == .tls && config.sip.srtp == .required)
+        #expect(config.sip.tlsFiles == .init(certificateChain: cert, privateKey: key, trustedAuthorities: nil))
+        let defaults = try VoiceBridgeConfig(source: ConfigSource())
+        #expect(defaults.sip.transport == .udp && defaults.sip.srtp == .off && defaults.sip.tlsFiles == nil)
     }
 
     @Test func inboundRoutesAreReadByCalledNumber() throws {

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import NIOCore
 import NIOPosix
@@ -13,11 +14,16 @@ import Synchronization
 ///   after a silent tick carries the marker bit (a new talkspurt).
 /// - `tick(now:)` runs on the shared 20 ms media grid: it releases due packets, closes the
 ///   send slot, sends RTCP about every 5 s and notices media inactivity.
+/// - SRTP (once `enableSRTP` has the keys): every packet out is protected, every packet in must
+///   verify; one that does not (a wrong key, plain RTP) is dropped and counted before anything
+///   else looks at it, so it can neither be played nor move the latched address.
 public final class RTPSession: Sendable {
     public struct Counters: Sendable, Equatable {
         public var packetsSent = 0
         public var packetsReceived = 0
         public var invalidPackets = 0
+        /// Packets dropped because they failed SRTP (or were plain on a call that requires SRTP).
+        public var srtpRejected = 0
         public var jitter = JitterBuffer.Counters()
         public var rtcpReceived = 0
     }
@@ -28,6 +34,7 @@ public final class RTPSession: Sendable {
     private let pool: RTPPortPool
     private let cname: String
     private let inactivityTimeout: Double
+    private let srtpRejections: Counter?
     private let state: Mutex<State>
     private let epoch = ContinuousClock.now
 
@@ -56,13 +63,22 @@ public final class RTPSession: Sendable {
         var telephoneEventPayloadType: UInt8?
         var onMedia: (@Sendable ([UInt8]) -> Void)?
         var onDTMF: (@Sendable (Character) -> Void)?
+        var srtp: SRTPSession?
+        var requiresSRTP = false
+
+        /// An outgoing packet as it goes on the wire: protected on an SRTP call (empty if libsrtp refuses it).
+        func seal(_ packet: [UInt8]) -> [UInt8] {
+            guard let srtp else { return packet }
+            return srtp.protect(packet) ?? []
+        }
     }
 
     /// Opens RTP on an even port from `pool` and RTCP on the port above it.
     /// `group`: where the sockets live. Media servers put every call's sockets on one event loop
     /// and tick on it (see `PacerScheduler.run(on:)`), so sends need no thread hop.
+    /// `requireSRTP`: drop every packet until SRTP keys are set (a call whose SDP demands SRTP).
     public static func open(host: String, pool: RTPPortPool, law: G711.Law = .muLaw, payloadType: Int = 0, telephoneEventPayloadType: Int? = 101,
-                            inactivityTimeout: Double = 30, cname: String = "voicebridge",
+                            inactivityTimeout: Double = 30, cname: String = "voicebridge", requireSRTP: Bool = false, srtpRejections: Counter? = nil,
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> RTPSession {
         var lastError: (any Error)?
         for _ in 0..<8 {   // another program may hold a port of our range: try the next pair
@@ -72,7 +88,9 @@ public final class RTPSession: Sendable {
                 let rtp = try await UDPSocket.bind(host: host, port: port, group: group) { bytes, from in inbox.deliver(bytes, from, rtcp: false) }
                 do {
                     let rtcp = try await UDPSocket.bind(host: host, port: port + 1, group: group) { bytes, from in inbox.deliver(bytes, from, rtcp: true) }
-                    let session = RTPSession(port: port, rtp: rtp, rtcp: rtcp, pool: pool, inactivityTimeout: inactivityTimeout, cname: cname)
+                    let session = RTPSession(port: port, rtp: rtp, rtcp: rtcp, pool: pool, inactivityTimeout: inactivityTimeout, cname: cname,
+                                             srtpRejections: srtpRejections)
+                    session.state.withLock { $0.requiresSRTP = requireSRTP }
                     session.negotiate(law: law, payloadType: payloadType, telephoneEventPayloadType: telephoneEventPayloadType)
                     inbox.session.withLock { $0 = session }
                     return session
@@ -97,13 +115,14 @@ public final class RTPSession: Sendable {
         }
     }
 
-    private init(port: Int, rtp: UDPSocket, rtcp: UDPSocket, pool: RTPPortPool, inactivityTimeout: Double, cname: String) {
+    private init(port: Int, rtp: UDPSocket, rtcp: UDPSocket, pool: RTPPortPool, inactivityTimeout: Double, cname: String, srtpRejections: Counter?) {
         self.localPort = port
         self.rtp = rtp
         self.rtcp = rtcp
         self.pool = pool
         self.inactivityTimeout = inactivityTimeout
         self.cname = cname
+        self.srtpRejections = srtpRejections
         self.state = Mutex(State(lastReceivedAt: 0, nextRTCPAt: 2500, law: .muLaw, payloadType: 0))
     }
 
@@ -115,6 +134,16 @@ public final class RTPSession: Sendable {
             s.telephoneEventPayloadType = telephoneEventPayloadType.map(UInt8.init)
         }
     }
+
+    /// Turns SRTP on with the keys offer/answer exchanged. The same keys again (an answer repeated
+    /// in a 200 after a 183) keep the running sessions: their packet indexes must not restart.
+    public func enableSRTP(_ keys: SRTPKeys) throws(SRTPSession.Failure) {
+        if state.withLock({ $0.srtp?.keys == keys }) { return }
+        let session = try SRTPSession(keys: keys)
+        state.withLock { $0.srtp = session }
+    }
+
+    public var isSRTP: Bool { state.withLock { $0.srtp != nil } }
 
     public var law: G711.Law { state.withLock { $0.law } }
 
@@ -161,7 +190,8 @@ public final class RTPSession: Sendable {
             s.sentThisTick = true
             s.counters.packetsSent += 1
             s.octetsSent &+= UInt32(payload.count)
-            return (packet.serialized(), s.remote)
+            // Protected under the lock, so packets reach libsrtp in sequence order.
+            return (s.seal(packet.serialized()), s.remote)
         }
         if let remote, !bytes.isEmpty { rtp.send(bytes, to: remote) }
     }
@@ -174,13 +204,13 @@ public final class RTPSession: Sendable {
             let start = s.timestamp
             let out = packets.map { p -> [UInt8] in
                 defer { s.sequence &+= 1 }
-                return RTPPacket(marker: p.marker, payloadType: pt, sequenceNumber: s.sequence, timestamp: start, ssrc: s.ssrc, payload: p.payload).serialized()
+                return s.seal(RTPPacket(marker: p.marker, payloadType: pt, sequenceNumber: s.sequence, timestamp: start, ssrc: s.ssrc, payload: p.payload).serialized())
             }
             s.counters.packetsSent += out.count
             s.markNext = true
             return (out, s.remote)
         }
-        if let remote { for d in datagrams { rtp.send(d, to: remote) } }
+        if let remote { for d in datagrams where !d.isEmpty { rtp.send(d, to: remote) } }
     }
 
     // MARK: The 20 ms tick
@@ -210,7 +240,7 @@ public final class RTPSession: Sendable {
             return (released, s.onMedia, report, s.remoteRTCP, .running)
         }
         if let handler { for p in released { handler(p.payload) } }
-        if let report, let rtcpTo { rtcp.send(report, to: rtcpTo) }
+        if let report, !report.isEmpty, let rtcpTo { rtcp.send(report, to: rtcpTo) }
         return outcome
     }
 
@@ -225,12 +255,15 @@ public final class RTPSession: Sendable {
                                 jitter: UInt32(j.jitterMilliseconds * 8), lastSR: s.lastSRMiddle,
                                 delaySinceLastSR: s.lastSRMiddle == 0 ? 0 : UInt32((t - s.lastSRAt) / 1000 * 65536)))
         }
-        return RTCPPacket.compound(ssrc: s.ssrc, sender: sender, reports: blocks, cname: cname)
+        let report = RTCPPacket.compound(ssrc: s.ssrc, sender: sender, reports: blocks, cname: cname)
+        guard let srtp = s.srtp else { return report }
+        return srtp.protectRTCP(report) ?? []
     }
 
     // MARK: Receiving
 
     func receiveRTP(_ bytes: [UInt8], from: SocketAddress) {
+        guard let bytes = opened(bytes, rtcp: false) else { return }
         guard let packet = try? RTPPacket(parsing: bytes) else {
             state.withLock { $0.counters.invalidPackets += 1 }
             return
@@ -262,12 +295,25 @@ public final class RTPSession: Sendable {
     }
 
     func receiveRTCP(_ bytes: [UInt8], from: SocketAddress) {
+        guard let bytes = opened(bytes, rtcp: true) else { return }
         guard let report = RTCPPacket.parse(bytes) else { return }
         let t = now
         state.withLock { s in
             s.counters.rtcpReceived += 1
             if let sender = report.sender { s.lastSRMiddle = sender.middle32; s.lastSRAt = t }
         }
+    }
+
+    /// The packet as it arrived on a plain call; decrypted on an SRTP call; nil (counted) when it
+    /// fails SRTP, or arrives before the keys on a call that requires them.
+    private func opened(_ bytes: [UInt8], rtcp: Bool) -> [UInt8]? {
+        let (srtp, required) = state.withLock { ($0.srtp, $0.requiresSRTP) }
+        let opened = srtp.flatMap { rtcp ? $0.unprotectRTCP(bytes) : $0.unprotect(bytes) } ?? (srtp == nil && !required ? bytes : nil)
+        if opened == nil {
+            state.withLock { $0.counters.srtpRejected += 1 }
+            srtpRejections?.increment()
+        }
+        return opened
     }
 
     /// Closes both sockets and gives the port pair back to the pool. The handlers go too: they

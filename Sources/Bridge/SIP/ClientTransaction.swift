@@ -14,6 +14,8 @@ struct ClientTransaction {
     let callID: String
     let method: String
     let destination: SIPDestination
+    /// Over TCP or TLS the transport delivers: nothing is retransmitted, only Timers B/F run.
+    let reliable: Bool
     var request: [UInt8]
     var interval: Duration = ClientTransaction.t1
     var nextRetransmit: ContinuousClock.Instant?
@@ -22,8 +24,9 @@ struct ClientTransaction {
     var ack: [UInt8]?
     var retransmissions = 0
 
-    init(kind: Kind, callID: String, method: String, request: [UInt8], destination: SIPDestination, now: ContinuousClock.Instant) {
+    init(kind: Kind, callID: String, method: String, request: [UInt8], destination: SIPDestination, reliable: Bool = false, now: ContinuousClock.Instant) {
         self.kind = kind
+        self.reliable = reliable
         self.callID = callID
         self.method = method
         self.request = request
@@ -37,7 +40,7 @@ struct ClientTransaction {
     mutating func fire(now: ContinuousClock.Instant) -> TimerAction {
         if let done = completedUntil { return now >= done ? .expire : .none }
         if now >= deadline { return .timeout }
-        guard let next = nextRetransmit, now >= next else { return .none }
+        guard !reliable, let next = nextRetransmit, now >= next else { return .none }
         retransmissions += 1
         interval = kind == .invite ? interval * 2 : min(interval * 2, ClientTransaction.t2)
         nextRetransmit = now.advanced(by: interval)

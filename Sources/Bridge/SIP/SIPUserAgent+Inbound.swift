@@ -94,13 +94,15 @@ extension SIPUserAgent {
         defer { answering.remove(callID) }
         let rtp: RTPSession
         do {
-            rtp = try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds, group: configuration.mediaGroup)
+            rtp = try await openRTP()
         } catch {
             logger.warning("no RTP port for inbound call", metadata: ["error": "\(error)"])
             respond(response(503, to: invite, toTag: localTag), to: invite, at: from)
             return
         }
-        guard let (answer, audio) = SDPNegotiation.answer(to: offer, address: configuration.host, port: rtp.localPort) else {
+        let crypto = configuration.srtp == .off ? nil : SDESCrypto.fresh()
+        guard let (answer, audio) = SDPNegotiation.answer(to: offer, address: configuration.host, port: rtp.localPort, srtp: configuration.srtp, crypto: crypto),
+              (try? apply(audio, to: rtp)) != nil else {
             await rtp.close()
             respond(response(488, to: invite, toTag: localTag), to: invite, at: from)
             return
@@ -111,8 +113,6 @@ extension SIPUserAgent {
             return
         }
         send(response(180, to: invite, toTag: localTag, extra: dialogHeaders(invite)), to: from)
-        rtp.negotiate(law: audio.law, payloadType: audio.payloadType, telephoneEventPayloadType: audio.telephoneEventPayloadType)
-        try? rtp.setRemote(host: audio.remoteAddress, port: audio.remotePort)
         let pending = PendingAnswer(invite: invite, source: from, localTag: localTag, rtp: rtp, answer: answer,
                                     answerAt: ringForever ? nil : ContinuousClock.now.advanced(by: ringing))
         if ringing == .zero, !ringForever {

@@ -23,14 +23,16 @@ struct OutboundDialog {
     let ringDeadline: ContinuousClock.Instant
     var ack: [UInt8]?
     var ackDestination: SocketAddress?
+    /// The SDES key our offer carried (SRTP on).
+    let offeredCrypto: SDESCrypto?
 }
 
 extension SIPUserAgent {
     /// Sends an INVITE with an SDP offer (PCMU, PCMA, telephone-event) through `gateway`.
     public func placeCall(from caller: String, displayName: String? = nil, to callee: String, gateway: SIPURI,
                           outboundCallID: String? = nil, ringTimeout: Duration? = nil, extraHeaders: [(String, String)] = []) async throws -> SIPCall {
-        let destination = try SIPDestination(uri: gateway)
-        let rtp = try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds, group: configuration.mediaGroup)
+        let destination = try self.destination(gateway)
+        let rtp = try await openRTP()
         let callID = randomToken(20) + "@" + configuration.host
         let call = SIPCall(callID: callID, direction: .outbound, localNumber: caller, remoteNumber: callee, outboundCallID: outboundCallID, userAgent: self)
         call.attach(rtp)
@@ -50,10 +52,11 @@ extension SIPUserAgent {
         if let outboundCallID { headers.add("X-Outbound-Call-ID", outboundCallID) }
         for (name, value) in extraHeaders { headers.add(name, value) }
         headers.add("Content-Type", "application/sdp")
-        let offer = SDPNegotiation.offer(address: configuration.host, port: rtp.localPort)
+        let crypto = configuration.srtp == .off ? nil : SDESCrypto.fresh()
+        let offer = SDPNegotiation.offer(address: configuration.host, port: rtp.localPort, srtp: configuration.srtp, crypto: crypto)
         let invite = SIPMessage.request("INVITE", uri: requestURI, headers: headers, body: offer.serialized())
         outbound[callID] = OutboundDialog(call: call, rtp: rtp, invite: invite, destination: destination, requestURI: requestURI,
-                                          ringDeadline: .now.advanced(by: ringTimeout ?? configuration.ringTimeout))
+                                          ringDeadline: .now.advanced(by: ringTimeout ?? configuration.ringTimeout), offeredCrypto: crypto)
         startTransaction(invite, to: destination)
         return call
     }
@@ -96,8 +99,8 @@ extension SIPUserAgent {
             d.provisional = true
             if let tag = response.to?.tag { d.remoteTag = tag }
             var early = false
-            if !response.body.isEmpty, let sdp = try? SessionDescription(parsing: response.body), let audio = SDPNegotiation.accept(answer: sdp) {
-                apply(audio, to: d.rtp)
+            if !response.body.isEmpty, let sdp = try? SessionDescription(parsing: response.body),
+               let audio = SDPNegotiation.accept(answer: sdp, offered: d.offeredCrypto, srtp: configuration.srtp), (try? apply(audio, to: d.rtp)) != nil {
                 early = true
             }
             if !d.sawRinging || early { d.call.emit(.ringing(earlyMedia: early)) }
@@ -119,12 +122,13 @@ extension SIPUserAgent {
             d.ackDestination = target
             send(ack, to: target)
             outbound[callID] = d
-            let answer = (try? SessionDescription(parsing: response.body)).flatMap(SDPNegotiation.accept(answer:))
+            let answer = (try? SessionDescription(parsing: response.body)).flatMap {
+                SDPNegotiation.accept(answer: $0, offered: d.offeredCrypto, srtp: configuration.srtp)
+            }
             if let reason = d.pendingCancel {   // answered after we cancelled: ACK, then BYE (RFC 3261 §9.1)
                 sendBye(callID)
                 await failOutbound(callID, reason)
-            } else if let answer {
-                apply(answer, to: d.rtp)
+            } else if let answer, (try? apply(answer, to: d.rtp)) != nil {
                 d.call.emit(.answered)
             } else {
                 sendBye(callID)
@@ -156,10 +160,6 @@ extension SIPUserAgent {
         }
     }
 
-    private func apply(_ audio: NegotiatedAudio, to rtp: RTPSession) {
-        rtp.negotiate(law: audio.law, payloadType: audio.payloadType, telephoneEventPayloadType: audio.telephoneEventPayloadType)
-        try? rtp.setRemote(host: audio.remoteAddress, port: audio.remotePort)
-    }
 
     func failOutbound(_ callID: String, _ failure: SIPCallFailure) async {
         guard let d = outbound.removeValue(forKey: callID) else { return }

@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// VoiceBridge's SIP user agent over UDP: places calls (UAC) and answers them (UAS).
+/// VoiceBridge's SIP user agent over UDP, TCP or TLS: places calls (UAC) and answers them (UAS).
 ///
 /// An actor: every transaction and dialog lives in its state. `run()` must be running — it reads
 /// datagrams and drives the RFC 3261 timers — and is owned by the server's (or a test's) task;
@@ -15,6 +15,10 @@ public actor SIPUserAgent {
         /// Written into Via, Contact and SDP; the bind address when nil.
         public var advertisedHost: String?
         public var port = 5060
+        /// UDP, or a stream (TCP, TLS) framed by Content-Length.
+        public var transport = SIPTransportKind.udp
+        /// Our certificate and key for TLS (required with `.tls`).
+        public var tls: SIPStreamTransport.TLSFiles?
         public var rtpPorts: ClosedRange<Int> = 20000...20999
         public var username: String?
         public var password: String?
@@ -28,6 +32,8 @@ public actor SIPUserAgent {
         public var mediaGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
         /// Requests per source address (see SIPRateLimiter).
         public var rateLimit = SIPRateLimiter.Limit()
+        /// SRTP for call media (SDES keys in the SDP; see SRTPMode).
+        public var srtp = SRTPMode.off
         /// Where the hostile-input counters go (`/metrics` in the server).
         public var metrics: any MetricsFactory = NOOPMetricsHandler.instance
 
@@ -56,7 +62,7 @@ public actor SIPUserAgent {
     let logger: Logger
     private let datagrams: AsyncStream<([UInt8], SocketAddress)>
     private let datagramInput: AsyncStream<([UInt8], SocketAddress)>.Continuation
-    var socket: UDPSocket?
+    var socket: (any SIPTransport)?
     var transactions: [String: ClientTransaction] = [:]   // branch + method
     var serverResponses: [String: (response: [UInt8], to: SocketAddress, until: ContinuousClock.Instant)] = [:]
     var outbound: [String: OutboundDialog] = [:]           // by Call-ID
@@ -71,6 +77,8 @@ public actor SIPUserAgent {
     /// Requests dropped by the per-source rate limit.
     let rateLimitedCounter: Counter
     let rateLimiter: SIPRateLimiter
+    /// RTP and RTCP packets dropped because they failed SRTP.
+    let srtpRejectedCounter: Counter
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "sip")) throws {
         self.configuration = configuration
@@ -81,17 +89,33 @@ public actor SIPUserAgent {
         malformedCounter = Counter(label: "voicebridge_sip_malformed_total", dimensions: [], factory: configuration.metrics)
         rateLimitedCounter = Counter(label: "voicebridge_sip_rate_limited_total", dimensions: [], factory: configuration.metrics)
         rateLimiter = SIPRateLimiter(limit: configuration.rateLimit)
+        srtpRejectedCounter = Counter(label: "voicebridge_srtp_rejected_total", dimensions: [], factory: configuration.metrics)
     }
 
-    /// Binds the SIP socket. Returns the bound port (useful with port 0).
+    public enum StartFailure: Error, Equatable, CustomStringConvertible {
+        case tlsWithoutCertificate
+        public var description: String { "SIP over TLS needs a certificate and a private key" }
+    }
+
+    /// Binds the SIP socket (or listens, on TCP and TLS). Returns the bound port (useful with port 0).
     @discardableResult
     public func start() async throws -> Int {
         let input = datagramInput
         let limiter = rateLimiter, limited = rateLimitedCounter
-        // The limit is checked here, on the socket's event loop, before the datagram is queued.
-        let socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port) { bytes, from in
+        // The limit is checked here, on the socket's event loop, before the message is queued.
+        let receive: UDPSocket.Handler = { bytes, from in
             guard limiter.admits(bytes, from: from) else { return limited.increment() }
             input.yield((bytes, from))
+        }
+        let socket: any SIPTransport
+        switch configuration.transport {
+        case .udp:
+            socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port, handler: receive)
+        case .tcp:
+            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, handler: receive)
+        case .tls:
+            guard let tls = configuration.tls else { throw StartFailure.tlsWithoutCertificate }
+            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: tls, handler: receive)
         }
         self.socket = socket
         return socket.localPort
@@ -158,7 +182,7 @@ public actor SIPUserAgent {
         guard let branch = request.topVia?.branch, let method = request.method, let callID = request.callID else { return }
         let bytes = request.serialized()
         transactions[branch + method] = ClientTransaction(kind: method == "INVITE" ? .invite : .nonInvite, callID: callID, method: method,
-                                                          request: bytes, destination: destination, now: .now)
+                                                          request: bytes, destination: destination, reliable: configuration.transport.isReliable, now: .now)
         socket?.send(bytes, to: destination.address)
     }
 
@@ -192,17 +216,42 @@ public actor SIPUserAgent {
     func nextHop(routeSet: [String], remoteTarget: String?, fallback: SocketAddress) -> SocketAddress {
         if let first = routeSet.first {
             let uri = NameAddress(first)?.uri ?? SIPURI(first)
-            if let uri, let address = try? SIPDestination(uri: uri).address { return address }
+            if let uri, let address = try? destination(uri).address { return address }
         }
-        if let target = remoteTarget.flatMap(SIPURI.init), let address = try? SocketAddress(ipAddress: target.host, port: target.port ?? 5060) {
+        if let target = remoteTarget.flatMap(SIPURI.init), let address = try? SocketAddress(ipAddress: target.host, port: target.port ?? configuration.transport.defaultPort) {
             return address
         }
         return fallback
     }
 
-    var contact: String { "<sip:voicebridge@\(configuration.host):\(localPort)>" }
+    /// Where `uri` goes on our transport (a URI without a port means 5061 on TLS).
+    func destination(_ uri: SIPURI) throws -> SIPDestination {
+        try SIPDestination(uri: uri, defaultPort: configuration.transport.defaultPort)
+    }
 
-    func newVia() -> String { Via(host: configuration.host, port: localPort, branch: Via.newBranch()).description }
+    var contact: String {
+        let transport = configuration.transport == .udp ? "" : ";transport=\(configuration.transport.rawValue)"
+        return "<sip:voicebridge@\(configuration.host):\(localPort)\(transport)>"
+    }
+
+    func newVia() -> String {
+        Via(transport: configuration.transport.viaName, host: configuration.host, port: localPort, branch: Via.newBranch()).description
+    }
+
+    // MARK: Media
+
+    /// A call's RTP session; on a required-SRTP call it drops everything until the keys are known.
+    func openRTP() async throws -> RTPSession {
+        try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds,
+                                  requireSRTP: configuration.srtp == .required, srtpRejections: srtpRejectedCounter, group: configuration.mediaGroup)
+    }
+
+    /// Puts what offer/answer settled into the RTP session: codec, payload types, address, SRTP keys.
+    func apply(_ audio: NegotiatedAudio, to rtp: RTPSession) throws(SRTPSession.Failure) {
+        if let keys = audio.srtp { try rtp.enableSRTP(keys) }
+        rtp.negotiate(law: audio.law, payloadType: audio.payloadType, telephoneEventPayloadType: audio.telephoneEventPayloadType)
+        try? rtp.setRemote(host: audio.remoteAddress, port: audio.remotePort)
+    }
 
     // MARK: Timers
 

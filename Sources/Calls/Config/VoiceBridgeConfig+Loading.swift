@@ -55,6 +55,7 @@ extension VoiceBridgeConfig {
             throw ConfigError(key: "sip.rate_limit.exempt", problem: "must list IP addresses, got '\(bad)'", origin: r.origin(of: "sip.rate_limit.exempt"))
         }
 
+        try Self.readSIPSecurity(&c.sip, &r)
         try Self.readEngine(&c.engine, &r)
 
         c.twilio.authToken = try r.optionalString("twilio.auth_token", aliases: ["TWILIO_AUTH_TOKEN"])

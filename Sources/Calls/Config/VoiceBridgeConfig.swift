@@ -1,3 +1,4 @@
+import Bridge
 import Foundation
 
 /// The whole server configuration, with the defaults `make run` uses.
@@ -54,6 +55,20 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var rateLimitPerSecond = 50.0
         public var rateLimitBurst = 100.0
         public var rateLimitExempt: [String] = []
+        /// `udp`, `tcp` or `tls` (then `tlsCertificate` and `tlsPrivateKey` are PEM files).
+        public var transport = SIPTransportKind.udp
+        public var tlsCertificate: String?
+        public var tlsPrivateKey: String?
+        /// Authorities trusted for peers' certificates; the system's when nil.
+        public var tlsCAFile: String?
+        /// SRTP for call media: `off`, `optional`, `required`.
+        public var srtp = SRTPMode.off
+
+        /// The TLS files the SIP user agent uses, when the transport is TLS.
+        public var tlsFiles: SIPStreamTransport.TLSFiles? {
+            guard transport == .tls, let tlsCertificate, let tlsPrivateKey else { return nil }
+            return .init(certificateChain: tlsCertificate, privateKey: tlsPrivateKey, trustedAuthorities: tlsCAFile)
+        }
     }
 
     public enum EngineMode: String, Sendable, CaseIterable {

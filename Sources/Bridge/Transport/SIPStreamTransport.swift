@@ -1,0 +1,205 @@
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// SIP over TCP or TLS: a listener for peers that connect to us, and connections we open to peers
+/// we send to, all in one table keyed by the peer's address. A response goes back on the
+/// connection its request came in on; a request to an address with no connection opens one
+/// (RFC 3261 §18.1.1, §18.2.2). Messages are framed by `SIPStreamFramer`.
+public final class SIPStreamTransport: SIPTransport {
+    public typealias Handler = UDPSocket.Handler
+
+    /// Certificates for SIP over TLS: ours (PEM chain and key) and, optionally, the authorities we
+    /// trust for peers (the system's when nil). Peers we connect to are verified, IP SANs included.
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificateChain: String
+        public var privateKey: String
+        public var trustedAuthorities: String?
+
+        public init(certificateChain: String, privateKey: String, trustedAuthorities: String? = nil) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+            self.trustedAuthorities = trustedAuthorities
+        }
+    }
+
+    /// More connections than this (both directions) and new ones are refused: the table is bounded.
+    public static let maximumConnections = 1024
+    /// Bytes waiting for a connection being opened to one peer.
+    static let maximumPending = 256 * 1024
+
+    private enum Connection {
+        case open(any Channel)
+        case connecting([ByteBuffer], bytes: Int)
+    }
+
+    public let localPort: Int
+    private let listener: any Channel
+    private let group: any EventLoopGroup
+    private let client: NIOSSLContext?
+    private let server: NIOSSLContext?
+    private let handler: Handler
+    private let connections = Mutex<[SocketAddress: Connection]>([:])
+
+    private init(listener: any Channel, group: any EventLoopGroup, client: NIOSSLContext?, server: NIOSSLContext?, handler: @escaping Handler) {
+        self.listener = listener
+        self.localPort = listener.localAddress?.port ?? 0
+        self.group = group
+        self.client = client
+        self.server = server
+        self.handler = handler
+    }
+
+    /// Listens on `host:port` (port 0 picks one); TLS when `tls` is given.
+    public static func listen(host: String, port: Int, tls: TLSFiles?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                              handler: @escaping Handler) async throws -> SIPStreamTransport {
+        var server: NIOSSLContext?
+        var client: NIOSSLContext?
+        if let tls {
+            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChain).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: tls.privateKey, format: .pem)
+            server = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            var clientConfiguration = TLSConfiguration.makeClientConfiguration()
+            if let authorities = tls.trustedAuthorities { clientConfiguration.trustRoots = .file(authorities) }
+            clientConfiguration.certificateChain = chain
+            clientConfiguration.privateKey = .privateKey(key)
+            client = try NIOSSLContext(configuration: clientConfiguration)
+        }
+        let box = Mutex<SIPStreamTransport?>(nil)
+        let listener = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                guard let transport = box.withLock({ $0 }) else { return channel.close() }
+                return channel.eventLoop.makeCompletedFuture { try transport.configure(channel, connectedTo: nil) }
+            }
+            .bind(host: host, port: port)
+            .get()
+        let transport = SIPStreamTransport(listener: listener, group: group, client: client, server: server, handler: handler)
+        box.withLock { $0 = transport }
+        return transport
+    }
+
+    public func send(_ bytes: [UInt8], to address: SocketAddress) {
+        let buffer = ByteBuffer(bytes: bytes)
+        let action: (any Channel)?? = connections.withLock { table in
+            switch table[address] {
+            case .open(let channel): return .some(channel)
+            case .connecting(var queued, let size):
+                guard size + buffer.readableBytes <= Self.maximumPending else { return .some(nil) }   // dropped: the peer is not taking bytes
+                queued.append(buffer)
+                table[address] = .connecting(queued, bytes: size + buffer.readableBytes)
+                return .some(nil)
+            case nil:
+                guard table.count < Self.maximumConnections else { return .some(nil) }
+                table[address] = .connecting([buffer], bytes: buffer.readableBytes)
+                return .none
+            }
+        }
+        switch action {
+        case .some(let channel?): channel.writeAndFlush(buffer, promise: nil)
+        case .some(nil): break
+        case .none: connect(to: address)
+        }
+    }
+
+    private func connect(to address: SocketAddress) {
+        ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(5))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try self.configure(channel, connectedTo: address) }
+            }
+            .connect(to: address)
+            .whenComplete { result in
+                let (channel, queued): ((any Channel)?, [ByteBuffer]) = self.connections.withLock { table in
+                    guard case .connecting(let queued, _) = table[address] else { return (nil, []) }
+                    switch result {
+                    case .success(let channel):
+                        table[address] = .open(channel)
+                        return (channel, queued)
+                    case .failure:
+                        table[address] = nil   // what was queued is lost, as a datagram to a dead host would be
+                        return (nil, [])
+                    }
+                }
+                guard let channel else { return }
+                for buffer in queued { channel.write(buffer, promise: nil) }
+                channel.flush()
+            }
+    }
+
+    /// TLS (server side for a connection we accepted, client side for one we open to `peer`),
+    /// the framer, and the hand-over to `handler`.
+    private func configure(_ channel: any Channel, connectedTo peer: SocketAddress?) throws {
+        let pipeline = channel.pipeline.syncOperations
+        let remote: SocketAddress
+        if let peer {
+            remote = peer
+            if let client { try pipeline.addHandler(NIOSSLClientHandler(context: client, serverHostname: nil)) }
+        } else {
+            guard let accepted = channel.remoteAddress, register(channel, remote: accepted) else {
+                channel.close(promise: nil)
+                return
+            }
+            remote = accepted
+            if let server { try pipeline.addHandler(NIOSSLServerHandler(context: server)) }
+        }
+        try pipeline.addHandler(ByteToMessageHandler(SIPStreamFramer()))
+        try pipeline.addHandler(Inbound(transport: self, remote: remote))
+    }
+
+    private func register(_ channel: any Channel, remote: SocketAddress) -> Bool {
+        connections.withLock { table in
+            guard table.count < Self.maximumConnections else { return false }
+            table[remote] = .open(channel)
+            return true
+        }
+    }
+
+    fileprivate func closed(_ channel: any Channel, remote: SocketAddress) {
+        connections.withLock { table in
+            if case .open(let current) = table[remote], current === channel { table[remote] = nil }
+        }
+    }
+
+    fileprivate func deliver(_ bytes: [UInt8], from remote: SocketAddress) { handler(bytes, remote) }
+
+    public var connectionCount: Int { connections.withLock { $0.count } }
+
+    public func close() async {
+        try? await listener.close()
+        let open = connections.withLock { table -> [any Channel] in
+            defer { table.removeAll() }
+            return table.values.compactMap { if case .open(let channel) = $0 { channel } else { nil } }
+        }
+        for channel in open { try? await channel.close() }
+    }
+
+    private final class Inbound: ChannelInboundHandler, Sendable {
+        typealias InboundIn = [UInt8]
+        let transport: SIPStreamTransport
+        /// The table's key for this connection: where responses and requests to the peer go.
+        let remote: SocketAddress
+
+        init(transport: SIPStreamTransport, remote: SocketAddress) {
+            self.transport = transport
+            self.remote = remote
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            transport.deliver(Self.unwrapInboundIn(data), from: remote)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            transport.closed(context.channel, remote: remote)
+            context.fireChannelInactive()
+        }
+
+        /// A stream that cannot be framed, or a failed TLS handshake: the connection goes.
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+}

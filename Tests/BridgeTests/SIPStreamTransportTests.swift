@@ -1,0 +1,118 @@
+import Foundation
+import NIOCore
+import Synchronization
+import Testing
+import TestSupport
+@testable import Bridge
+
+/// SIP over TCP and TLS: framing a byte stream, sipp over TCP both ways, TLS between two transports.
+@Suite(.serialized) struct SIPStreamTransportTests {
+    static let invite = "INVITE sip:1@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.1:5060;branch=z9hG4bKa\r\nContent-Length: 5\r\n\r\nhello"
+    static let options = "OPTIONS sip:1@127.0.0.1 SIP/2.0\r\nl: 0\r\nCall-ID: x\r\n\r\n"
+
+    static func frames(_ chunks: [String]) throws -> [String] {
+        var buffer = ByteBuffer()
+        var out: [String] = []
+        for chunk in chunks {
+            buffer.writeString(chunk)
+            while let message = try SIPStreamFramer.nextMessage(in: &buffer, maximumHeader: 65_536, maximumBody: 65_536) {
+                out.append(String(decoding: message, as: UTF8.self))
+            }
+        }
+        return out
+    }
+
+    @Test func aStreamIsCutIntoMessagesByContentLengthWhereverItBreaks() throws {
+        let stream = "\r\n\r\n" + Self.invite + "\r\n" + Self.options + Self.invite
+        #expect(try Self.frames([stream]) == [Self.invite, Self.options, Self.invite], "keep-alive CRLFs skipped, compact `l:` read")
+        for cut in stride(from: 1, to: stream.utf8.count, by: 7) {   // any split point, as TCP may deliver it
+            let bytes = Array(stream.utf8)
+            let parts = [String(decoding: bytes[..<cut], as: UTF8.self), String(decoding: bytes[cut...], as: UTF8.self)]
+            #expect(try Self.frames(parts) == [Self.invite, Self.options, Self.invite], "split at \(cut)")
+        }
+    }
+
+    @Test func aStreamThatCannotBeFramedIsAnErrorNotAnAllocation() {
+        #expect(throws: SIPStreamFramer.Failure.headerTooLong) { try Self.frames([String(repeating: "X-Pad: y\r\n", count: 7000)]) }
+        #expect(throws: SIPStreamFramer.Failure.bodyTooLong) { try Self.frames(["INVITE sip:1@h SIP/2.0\r\nContent-Length: 999999999\r\n\r\n"]) }
+        #expect(throws: SIPStreamFramer.Failure.badContentLength) { try Self.frames(["INVITE sip:1@h SIP/2.0\r\nContent-Length: -4\r\n\r\n"]) }
+        #expect(throws: SIPStreamFramer.Failure.badContentLength) { try Self.frames(["INVITE sip:1@h SIP/2.0\r\nContent-Length: 9999999999999\r\n\r\n"]) }
+    }
+
+    @Test func sippCallsInOverTCP() async throws {
+        let events = try await SIPInboundCallTests.withUserAgent(rtpBase: 34600, transport: .tcp) { ua, port in
+            let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-t", "t1", "-s", "0212345678", "-i", "127.0.0.1",
+                                            "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "1000"])
+            var iterator = ua.incomingCalls.makeAsyncIterator()
+            guard let call = await iterator.next() else { return [SIPCallEvent]() }
+            var events: [SIPCallEvent] = []
+            for await event in call.events { events.append(event) }
+            let result = await sipp.wait()
+            #expect(result.status == 0, "sipp: \(result.output.suffix(1500))")
+            return events
+        }
+        #expect(events == [.answered, .ended(.remoteHangup)])
+    }
+
+    @Test func weCallSippOverTCPAndHangUp() async throws {
+        let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
+        let sipp = try Sipp(arguments: ["-sn", "uas", "-t", "t1", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
+        try await Task.sleep(for: .milliseconds(300))
+        let events = try await SIPOutboundCallTests.withUserAgent(rtpBase: 34700, transport: .tcp) { ua in
+            let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
+            var events = await SIPOutboundCallTests.collect(call) { $0 == .answered || { if case .failed = $0 { true } else { false } }($0) }
+            guard events.last == .answered else { return events }
+            try await Task.sleep(for: .milliseconds(500))
+            await call.hangUp()
+            events += await SIPOutboundCallTests.collect(call) { _ in false }
+            return events
+        }
+        let result = await sipp.wait()
+        #expect(events.contains(.trying) || events.contains(.answered))
+        #expect(events.last == .ended(.localHangup), "\(events)")
+        #expect(result.status == 0, "sipp: \(result.output.suffix(1500))")
+    }
+
+    @Test func tlsCarriesMessagesBothWaysAndRefusesAnUntrustedPeer() async throws {
+        let good = try TLSCertificate.make(), stranger = try TLSCertificate.make()
+        let receivedByServer = Mutex<[String]>([]), receivedByClient = Mutex<[String]>([]), senders = Mutex<[SocketAddress]>([])
+        let server = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: good.files(trusting: good)) { bytes, from in
+            receivedByServer.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+            senders.withLock { $0.append(from) }
+        }
+        let client = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: good.files(trusting: good)) { bytes, _ in
+            receivedByClient.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+        }
+        let serverAddress = try SocketAddress(ipAddress: "127.0.0.1", port: server.localPort)
+        client.send(Array(Self.invite.utf8), to: serverAddress)
+        client.send(Array(Self.options.utf8), to: serverAddress)   // queued behind the handshake, in order
+        try await waitUntil { receivedByServer.withLock { $0.count } == 2 }
+        #expect(receivedByServer.withLock { $0 } == [Self.invite, Self.options])
+        // The server answers on the connection the request came in on: no second connection.
+        let from = try #require(senders.withLock { $0.first })
+        #expect(from.port != client.localPort, "the request came from the client's ephemeral port, not its listener")
+        server.send(Array("SIP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n".utf8), to: from)
+        try await waitUntil { receivedByClient.withLock { $0.count } == 1 }
+        #expect(receivedByClient.withLock { $0 } == ["SIP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n"])
+        #expect(server.connectionCount == 1 && client.connectionCount == 1)
+
+        let wary = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: stranger.files(trusting: stranger)) { _, _ in }
+        wary.send(Array(Self.invite.utf8), to: serverAddress)   // the server's certificate is not one `wary` trusts
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(receivedByServer.withLock { $0.count } == 2, "nothing arrives over a connection whose certificate did not verify")
+        #expect(wary.connectionCount == 0, "the failed connection left the table")
+        await wary.close(); await client.close(); await server.close()
+    }
+}
+
+/// Waits up to 5 s for `condition`.
+func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+    for _ in 0..<250 where !condition() { try await Task.sleep(for: .milliseconds(20)) }
+}
+
+extension TLSCertificate {
+    /// This certificate as ours, trusting `authority` for peers.
+    func files(trusting authority: TLSCertificate) -> SIPStreamTransport.TLSFiles {
+        .init(certificateChain: certificate, privateKey: privateKey, trustedAuthorities: authority.certificate)
+    }
+}
