@@ -8,7 +8,10 @@ public struct Baresip: @unchecked Sendable {
     public let sipPort: Int
 
     /// `microphone`: an 8 kHz mono WAV; `answer`: auto-answer incoming calls (to `user`); `dial`: a URI to call.
-    public init(microphone: URL, answer: Bool = false, dial: String? = nil, user: String = "bare", seconds: Int = 20, rtpPorts: ClosedRange<Int>) throws {
+    /// `tls`: SIP over TLS with this certificate (baresip listens for TLS on `sipPort + 1`);
+    /// `mediaenc`: baresip's media encryption (`srtp`, `srtp-mand`), through its srtp module.
+    public init(microphone: URL, answer: Bool = false, dial: String? = nil, user: String = "bare", seconds: Int = 20, rtpPorts: ClosedRange<Int>,
+                tls: TLSCertificate? = nil, mediaenc: String? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("baresip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         sipPort = freeUDPPort()
@@ -25,12 +28,15 @@ public struct Baresip: @unchecked Sendable {
             module aufile.so
             module aubridge.so
             module sndfile.so
+            \(mediaenc == nil ? "" : "module srtp.so")
+            \(tls.map { "sip_certificate \($0.combined)\nsip_cafile \($0.certificate)" } ?? "")
             module_app account.so
             module_app menu.so
             snd_path \(folder.path)
             """
         try config.write(to: folder.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-        let account = "<sip:\(user)@127.0.0.1>;regint=0;audio_codecs=PCMU,PCMA" + (answer ? ";answermode=auto" : "") + "\n"
+        let account = "<sip:\(user)@127.0.0.1\(tls == nil ? "" : ";transport=tls")>;regint=0;audio_codecs=PCMU,PCMA"
+            + (answer ? ";answermode=auto" : "") + (mediaenc.map { ";mediaenc=\($0)" } ?? "") + "\n"
         try account.write(to: folder.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
         var arguments = ["\(seconds + 5)", "baresip", "-f", folder.path, "-t", "\(seconds)"]
         if let dial { arguments += ["-e", "/dial \(dial)"] }

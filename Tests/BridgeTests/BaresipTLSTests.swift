@@ -1,0 +1,92 @@
+import Foundation
+import Pipeline
+import Synchronization
+import Testing
+import TestSupport
+@testable import Bridge
+
+/// baresip with SIP over TLS and SDES-SRTP (its srtp module, `mediaenc=srtp-mand`), both directions,
+/// the audio checked as BaresipTests checks plain calls.
+@Suite(.serialized, .enabled(if: Baresip.isInstalled)) struct BaresipTLSTests {
+    @Test func baresipCallsInOverTLSWithSRTPAndTheAudioWeDecodeIsTheFixture() async throws {
+        let certificate = try TLSCertificate.make()
+        let fixture = try WAVFile.read(Fixtures.audio("en_yes_attend.wav")).samples
+        let microphone = try Baresip.padded(Fixtures.audio("en_yes_attend.wav"), before: 0.5, after: 1.5)
+        let heard = Mutex<[UInt8]>([])
+        let scheduler = PacerScheduler<[UInt8]>()
+        let (events, counters, log) = try await SIPInboundCallTests.withUserAgent(
+            rtpBase: 34800, transport: .tls, tls: certificate.files(trusting: certificate), srtp: .required
+        ) { ua, port in
+            let ticking = Task { await scheduler.run(clock: ContinuousClock()) }
+            defer { ticking.cancel() }
+            let phone = try Baresip(microphone: microphone, dial: "sip:0212345678@127.0.0.1:\(port)", seconds: 6, rtpPorts: 34950...34970,
+                                    tls: certificate, mediaenc: "srtp-mand")
+            // Bounded: if the call never comes (TLS or SRTP refused), the test fails instead of waiting forever.
+            let arrived = try? await withTimeout(.seconds(15)) { await ua.incomingCalls.first { _ in true } }
+            guard let call = arrived ?? nil, let rtp = call.media else { return ([MediaStreamEvent](), RTPSession.Counters(), phone.log) }
+            #expect(rtp.isSRTP, "the call's media is SRTP")
+            let leg = try SIPCallLeg(call: call, scheduler: scheduler)
+            let running = Task { await leg.run() }
+            var events: [MediaStreamEvent] = []
+            for await event in leg.events {
+                if case .media(let m) = event { heard.withLock { $0 += m.payload } } else { events.append(event) }
+            }
+            await running.value
+            let counters = rtp.counters
+            await phone.stop()
+            return (events, counters, phone.log)
+        }
+        #expect(events.first.map { if case .start = $0 { true } else { false } } == true, "log: \(log.suffix(1500))")
+        #expect(log.contains("SRTP is Enabled"), "baresip encrypted its media: \(log.suffix(1500))")
+        #expect(counters.srtpRejected <= 2, "every packet verified (an RTCP packet may race the keys): \(counters)")
+        #expect(counters.packetsReceived > 150, "baresip's SRTP packets were opened and taken: \(counters)")
+        let decoded = G711.decode(heard.withLock { $0 }, law: .muLaw)
+        #expect(decoded.count > fixture.count, "the whole padded file arrived: \(decoded.count) samples")
+        let correlation = bestCorrelation(fixture, decoded, maxLag: 8000)
+        #expect(correlation.value > 0.9, "what we decrypted and decoded correlates with the fixture: \(correlation)")
+    }
+
+    @Test func weCallBaresipOverTLSWithSRTPAndItRecordsWhatWeSend() async throws {
+        let certificate = try TLSCertificate.make()
+        let fixtureULaw = try WAVFile.read(Fixtures.audio("en_no_change.ulaw.wav")).data
+        let fixture = G711.decode(fixtureULaw, law: .muLaw)
+        let silence = try Baresip.padded(Fixtures.audio("en_no_change.wav"), before: 0, after: 0)
+        let phone = try Baresip(microphone: silence, answer: true, seconds: 10, rtpPorts: 35000...35020, tls: certificate, mediaenc: "srtp-mand")
+        try await Task.sleep(for: .milliseconds(700))
+        let scheduler = PacerScheduler<[UInt8]>()
+        let (ended, secure) = try await SIPOutboundCallTests.withUserAgent(
+            rtpBase: 35100, transport: .tls, tls: certificate.files(trusting: certificate), srtp: .required
+        ) { ua in
+            let ticking = Task { await scheduler.run(clock: ContinuousClock()) }
+            defer { ticking.cancel() }
+            // baresip listens for TLS one port above its UDP port; a `sips:`-less URI on a TLS transport goes over TLS.
+            let call = try await ua.placeCall(from: "0701", to: "bare", gateway: SIPURI("sip:127.0.0.1:\(phone.sipPort + 1)")!)
+            var answered = false
+            for await event in call.events {
+                if event == .answered { answered = true; break }
+                if case .failed = event { break }
+            }
+            guard answered, let rtp = call.media else { return (false, false) }
+            let leg = try SIPCallLeg(call: call, scheduler: scheduler)
+            let running = Task { await leg.run() }
+            let marks = Task { for await e in leg.events { if case .mark = e { return true } }; return false }
+            try await Task.sleep(for: .milliseconds(300))
+            await leg.send(.media(fixtureULaw))
+            await leg.send(.mark("done"))
+            let played = await marks.value
+            try await Task.sleep(for: .milliseconds(300))
+            await leg.hangUp()
+            await running.value
+            return (played, rtp.isSRTP)
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        await phone.stop()
+        #expect(ended, "the call was answered and our audio played out: \(phone.log.suffix(1500))")
+        #expect(secure, "the call's media was SRTP")
+        #expect(phone.log.contains("SRTP is Enabled"), "\(phone.log.suffix(1500))")
+        let recording = try #require(phone.decodedRecording(), "baresip wrote what it heard: \(phone.log.suffix(1500))")
+        let heard = try WAVFile.read(recording)
+        let correlation = bestCorrelation(fixture, heard.samples, maxLag: 8000)
+        #expect(correlation.value > 0.9, "baresip decrypted and heard our fixture: \(correlation)")
+    }
+}
