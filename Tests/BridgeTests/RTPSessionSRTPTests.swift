@@ -29,7 +29,7 @@ import TestSupport
     }
 
     @Test func framesSentUnderOneKeyArePlayedUnderTheOther() async throws {
-        let pool = try RTPPortPool(range: 42900...42949)
+        let pool = try RTPPortPool(range: 44000...44049)
         let (alice, bob, heard) = try await Self.pair(pool: pool)
         let frames = (0..<25).map { i in [UInt8](repeating: UInt8(i + 1), count: 160) }
         try await Self.talk(alice, bob, frames: frames)
@@ -39,7 +39,7 @@ import TestSupport
     }
 
     @Test func plainAndForgedPacketsAreDroppedCountedAndNeverPlayed() async throws {
-        let pool = try RTPPortPool(range: 42950...42999)
+        let pool = try RTPPortPool(range: 44050...44099)
         let (alice, bob, heard) = try await Self.pair(pool: pool)
         let intruder = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
         let target = try SocketAddress(ipAddress: "127.0.0.1", port: bob.localPort)
@@ -61,7 +61,7 @@ import TestSupport
     }
 
     @Test func aRequiredSRTPSessionDropsEverythingBeforeItHasKeys() async throws {
-        let pool = try RTPPortPool(range: 42850...42899)
+        let pool = try RTPPortPool(range: 44100...44149)
         let waiting = try await RTPSession.open(host: "127.0.0.1", pool: pool, requireSRTP: true)
         let heard = Mutex(0)
         waiting.setHandlers(media: { _ in heard.withLock { $0 += 1 } }, dtmf: { _ in })
@@ -76,7 +76,7 @@ import TestSupport
     }
 
     @Test func whatGoesOnTheWireIsEncrypted() async throws {
-        let pool = try RTPPortPool(range: 42800...42849)
+        let pool = try RTPPortPool(range: 44150...44199)
         let (alice, bob, _) = try await Self.pair(pool: pool)
         let seen = Mutex<[[UInt8]]>([])
         let spy = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, _ in seen.withLock { $0.append(bytes) } }
