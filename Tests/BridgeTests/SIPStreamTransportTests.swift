@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import Synchronization
 import Testing
 import TestSupport
@@ -103,6 +104,21 @@ import TestSupport
         #expect(receivedByServer.withLock { $0.count } == 2, "nothing arrives over a connection whose certificate did not verify")
         #expect(wary.connectionCount == 0, "the failed connection left the table")
         await wary.close(); await client.close(); await server.close()
+    }
+}
+
+extension SIPStreamTransportTests {
+    @Test func aConnectionThatNeverSendsAMessageIsClosedButAQuietCallIsNot() async throws {
+        let server = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: nil, firstMessageDeadline: .milliseconds(400)) { _, _ in }
+        let peer = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: nil) { _, _ in }
+        let silent = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: server.localPort).get()
+        try await waitUntil { server.connectionCount == 1 }
+        peer.send(Array(Self.options.utf8), to: try SocketAddress(ipAddress: "127.0.0.1", port: server.localPort))
+        try await waitUntil { server.connectionCount == 2 }
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(!silent.isActive, "the connection that sent nothing was closed")
+        #expect(server.connectionCount == 1 && peer.connectionCount == 1, "the one that spoke stays, quiet or not")
+        await peer.close(); await server.close()
     }
 }
 

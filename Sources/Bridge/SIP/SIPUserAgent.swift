@@ -112,10 +112,10 @@ public actor SIPUserAgent {
         case .udp:
             socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port, handler: receive)
         case .tcp:
-            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, handler: receive)
+            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, logger: logger, handler: receive)
         case .tls:
             guard let tls = configuration.tls else { throw StartFailure.tlsWithoutCertificate }
-            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: tls, handler: receive)
+            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: tls, logger: logger, handler: receive)
         }
         self.socket = socket
         return socket.localPort

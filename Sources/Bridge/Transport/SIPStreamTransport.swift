@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -40,27 +41,38 @@ public final class SIPStreamTransport: SIPTransport {
     private let client: NIOSSLContext?
     private let server: NIOSSLContext?
     private let handler: Handler
+    private let logger: Logger
+    /// A connection that has not delivered one whole message by then is closed (a TLS handshake
+    /// never finished, a peer that connects and sends nothing): it would hold a slot of the table.
+    private let firstMessageDeadline: TimeAmount
     private let connections = Mutex<[SocketAddress: Connection]>([:])
 
-    private init(listener: any Channel, group: any EventLoopGroup, client: NIOSSLContext?, server: NIOSSLContext?, handler: @escaping Handler) {
+    private init(listener: any Channel, group: any EventLoopGroup, client: NIOSSLContext?, server: NIOSSLContext?, logger: Logger,
+                 firstMessageDeadline: TimeAmount, handler: @escaping Handler) {
         self.listener = listener
         self.localPort = listener.localAddress?.port ?? 0
         self.group = group
         self.client = client
         self.server = server
+        self.logger = logger
+        self.firstMessageDeadline = firstMessageDeadline
         self.handler = handler
     }
 
-    /// Listens on `host:port` (port 0 picks one); TLS when `tls` is given.
+    /// Listens on `host:port` (port 0 picks one); TLS (1.2 or later) when `tls` is given.
     public static func listen(host: String, port: Int, tls: TLSFiles?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                              logger: Logger = Logger(label: "sip-transport"), firstMessageDeadline: TimeAmount = .seconds(30),
                               handler: @escaping Handler) async throws -> SIPStreamTransport {
         var server: NIOSSLContext?
         var client: NIOSSLContext?
         if let tls {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChain).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: tls.privateKey, format: .pem)
-            server = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+            var serverConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            serverConfiguration.minimumTLSVersion = .tlsv12
+            server = try NIOSSLContext(configuration: serverConfiguration)
             var clientConfiguration = TLSConfiguration.makeClientConfiguration()
+            clientConfiguration.minimumTLSVersion = .tlsv12
             if let authorities = tls.trustedAuthorities { clientConfiguration.trustRoots = .file(authorities) }
             clientConfiguration.certificateChain = chain
             clientConfiguration.privateKey = .privateKey(key)
@@ -76,7 +88,8 @@ public final class SIPStreamTransport: SIPTransport {
             }
             .bind(host: host, port: port)
             .get()
-        let transport = SIPStreamTransport(listener: listener, group: group, client: client, server: server, handler: handler)
+        let transport = SIPStreamTransport(listener: listener, group: group, client: client, server: server, logger: logger,
+                                           firstMessageDeadline: firstMessageDeadline, handler: handler)
         box.withLock { $0 = transport }
         return transport
     }
@@ -119,8 +132,9 @@ public final class SIPStreamTransport: SIPTransport {
                     case .success(let channel):
                         table[address] = .open(channel)
                         return (channel, queued)
-                    case .failure:
+                    case .failure(let error):
                         table[address] = nil   // what was queued is lost, as a datagram to a dead host would be
+                        self.logger.warning("cannot connect to SIP peer", metadata: ["peer": "\(address)", "error": "\(error)"])
                         return (nil, [])
                     }
                 }
@@ -146,6 +160,7 @@ public final class SIPStreamTransport: SIPTransport {
             remote = accepted
             if let server { try pipeline.addHandler(NIOSSLServerHandler(context: server)) }
         }
+        try pipeline.addHandler(IdleStateHandler(readTimeout: firstMessageDeadline))
         try pipeline.addHandler(ByteToMessageHandler(SIPStreamFramer()))
         try pipeline.addHandler(Inbound(transport: self, remote: remote))
     }
@@ -177,11 +192,13 @@ public final class SIPStreamTransport: SIPTransport {
         for channel in open { try? await channel.close() }
     }
 
-    private final class Inbound: ChannelInboundHandler, Sendable {
+    private final class Inbound: ChannelInboundHandler {
         typealias InboundIn = [UInt8]
         let transport: SIPStreamTransport
         /// The table's key for this connection: where responses and requests to the peer go.
         let remote: SocketAddress
+        /// Set by the first whole message; touched only on the channel's event loop.
+        var delivered = false
 
         init(transport: SIPStreamTransport, remote: SocketAddress) {
             self.transport = transport
@@ -189,7 +206,17 @@ public final class SIPStreamTransport: SIPTransport {
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            delivered = true
             transport.deliver(Self.unwrapInboundIn(data), from: remote)
+        }
+
+        /// Quiet connections stay (a call's SIP is silent while it lasts), unless nothing ever came.
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read, !delivered {
+                context.close(promise: nil)
+                return
+            }
+            context.fireUserInboundEventTriggered(event)
         }
 
         func channelInactive(context: ChannelHandlerContext) {
@@ -199,6 +226,7 @@ public final class SIPStreamTransport: SIPTransport {
 
         /// A stream that cannot be framed, or a failed TLS handshake: the connection goes.
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            transport.logger.info("SIP connection closed on error", metadata: ["peer": "\(remote)", "error": "\(error)"])
             context.close(promise: nil)
         }
     }
