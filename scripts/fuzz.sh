@@ -8,7 +8,7 @@ set -uo pipefail
 seconds=${FUZZ_SECONDS:-60}
 # FUZZ_RUNS=N stops each target after N executions instead (FUZZ_SECONDS then only caps it).
 runs_limit=${FUZZ_RUNS:+-runs=$FUZZ_RUNS}
-targets=${FUZZ_TARGETS:-sip sdp rtp rtcp telephone-event twilio dialects digest config}
+targets=${FUZZ_TARGETS:-sip sip-stream sdp srtp rtp rtcp telephone-event twilio dialects digest config}
 # debug (the default) builds fastest; release runs several times more executions per second
 # (@testable imports need -enable-testing there).
 configuration=${FUZZ_BUILD:-debug}

@@ -1,12 +1,17 @@
 @testable import Bridge
 import Calls
 import Foundation
+import NIOCore
 
 /// The untrusted-input parsers, one fuzz target each. Every one must return (or throw) on any
 /// input; where two decoders must agree, a disagreement is a crash, so libFuzzer keeps the input.
 enum FuzzTarget: String, CaseIterable {
     /// SIP messages, and the header values read from them (Via, CSeq, From/To, Contact).
     case sip
+    /// A SIP byte stream (TCP, TLS) cut into messages by Content-Length, each one parsed.
+    case sipStream = "sip-stream"
+    /// Packets into libsrtp2's unprotect (RTP and RTCP): C code fed what any peer sends.
+    case srtp
     /// SDP bodies, and our answer to (or acceptance of) what parses.
     case sdp
     /// RTP packets: what parses serializes back to the same packet.
@@ -34,6 +39,8 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: [UInt8]) {
         switch self {
         case .sip: Self.sip(bytes)
+        case .sipStream: Self.sipStream(bytes)
+        case .srtp: Self.srtp(bytes)
         case .sdp: Self.sdp(bytes)
         case .rtp: Self.rtp(bytes)
         case .rtcp: _ = RTCPPacket.parse(bytes)
@@ -57,9 +64,29 @@ enum FuzzTarget: String, CaseIterable {
         _ = try? SIPParser.parse(message.serialized())
     }
 
+    static func sipStream(_ bytes: [UInt8]) {
+        var buffer = ByteBuffer(bytes: bytes)
+        var consumed = 0
+        while let message = try? SIPStreamFramer.nextMessage(in: &buffer, maximumHeader: 65_536, maximumBody: 65_536) {
+            precondition(!message.isEmpty && buffer.readerIndex > consumed, "the framer returned a message without consuming bytes")
+            consumed = buffer.readerIndex
+            _ = try? SIPParser.parse(message)
+        }
+    }
+
+    /// One session for the whole run, as a call has: replay state builds up as it would.
+    nonisolated(unsafe) static let srtpSession = try! SRTPSession(keys: SRTPKeys(local: Array(repeating: 1, count: 30), remote: Array(0..<30)))
+
+    static func srtp(_ bytes: [UInt8]) {
+        if let opened = srtpSession.unprotect(bytes) { precondition(opened.count <= bytes.count - 10, "an opened packet longer than its ciphertext") }
+        if let opened = srtpSession.unprotectRTCP(bytes) { precondition(opened.count <= bytes.count - 14, "an opened report longer than its ciphertext") }
+    }
+
     static func sdp(_ bytes: [UInt8]) {
         guard let description = try? SessionDescription(parsing: bytes) else { return }
         _ = SDPNegotiation.answer(to: description, address: "127.0.0.1", port: 40000, sessionID: 1)
+        _ = SDPNegotiation.answer(to: description, address: "127.0.0.1", port: 40000, srtp: .optional, crypto: SDESCrypto(tag: 1, keyAndSalt: Array(0..<30)), sessionID: 1)
+        _ = SDPNegotiation.accept(answer: description, offered: SDESCrypto(tag: 1, keyAndSalt: Array(0..<30)), srtp: .required)
         _ = SDPNegotiation.accept(answer: description)
         _ = try? SessionDescription(parsing: description.serialized())
     }

@@ -29,9 +29,11 @@ import TestSupport
         return result
     }
 
-    @Test func aCallerIsAnsweredAndHangsUp() async throws {
-        let events = try await Self.withUserAgent(rtpBase: 32400) { ua, port in
-            let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1",
+    /// Over UDP, and over TCP (sipp's `-t t1`: one connection, framed by Content-Length).
+    @Test(arguments: [SIPTransportKind.udp, .tcp])
+    func aCallerIsAnsweredAndHangsUp(transport: SIPTransportKind) async throws {
+        let events = try await Self.withUserAgent(rtpBase: transport == .udp ? 32400 : 34600, transport: transport) { ua, port in
+            let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-t", transport == .udp ? "u1" : "t1", "-s", "0212345678", "-i", "127.0.0.1",
                                             "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "1000"])
             var iterator = ua.incomingCalls.makeAsyncIterator()
             guard let call = await iterator.next() else { return [SIPCallEvent]() }

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 @testable import Bridge
 
-/// SIP over TCP and TLS: framing a byte stream, sipp over TCP both ways, TLS between two transports.
+/// SIP over TCP and TLS: framing a byte stream, calling sipp over TCP, TLS between two transports.
 @Suite(.serialized) struct SIPStreamTransportTests {
     static let invite = "INVITE sip:1@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.1:5060;branch=z9hG4bKa\r\nContent-Length: 5\r\n\r\nhello"
     static let options = "OPTIONS sip:1@127.0.0.1 SIP/2.0\r\nl: 0\r\nCall-ID: x\r\n\r\n"
@@ -40,20 +40,7 @@ import TestSupport
         #expect(throws: SIPStreamFramer.Failure.badContentLength) { try Self.frames(["INVITE sip:1@h SIP/2.0\r\nContent-Length: 9999999999999\r\n\r\n"]) }
     }
 
-    @Test func sippCallsInOverTCP() async throws {
-        let events = try await SIPInboundCallTests.withUserAgent(rtpBase: 34600, transport: .tcp) { ua, port in
-            let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-t", "t1", "-s", "0212345678", "-i", "127.0.0.1",
-                                            "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "1000"])
-            var iterator = ua.incomingCalls.makeAsyncIterator()
-            guard let call = await iterator.next() else { return [SIPCallEvent]() }
-            var events: [SIPCallEvent] = []
-            for await event in call.events { events.append(event) }
-            let result = await sipp.wait()
-            #expect(result.status == 0, "sipp: \(result.output.suffix(1500))")
-            return events
-        }
-        #expect(events == [.answered, .ended(.remoteHangup)])
-    }
+    // sipp calling in over TCP: SIPInboundCallTests.aCallerIsAnsweredAndHangsUp(transport: .tcp).
 
     @Test func weCallSippOverTCPAndHangUp() async throws {
         let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
@@ -125,11 +112,4 @@ extension SIPStreamTransportTests {
 /// Waits up to 5 s for `condition`.
 func waitUntil(_ condition: @Sendable () -> Bool) async throws {
     for _ in 0..<250 where !condition() { try await Task.sleep(for: .milliseconds(20)) }
-}
-
-extension TLSCertificate {
-    /// This certificate as ours, trusting `authority` for peers.
-    func files(trusting authority: TLSCertificate) -> SIPStreamTransport.TLSFiles {
-        .init(certificateChain: certificate, privateKey: privateKey, trustedAuthorities: authority.certificate)
-    }
 }
