@@ -64,13 +64,25 @@ enum FuzzTarget: String, CaseIterable {
         _ = try? SIPParser.parse(message.serialized())
     }
 
+    /// The input arrives in segments as TCP may cut it (the first byte picks the segment length), so
+    /// the framer's resumed search for the blank line is fuzzed too.
     static func sipStream(_ bytes: [UInt8]) {
-        var buffer = ByteBuffer(bytes: bytes)
+        guard let first = bytes.first else { return }
+        let segment = Int(first % 32) + 1
+        var framer = SIPStreamFramer()
+        var buffer = ByteBuffer()
         var consumed = 0
-        while let message = try? SIPStreamFramer.nextMessage(in: &buffer, maximumHeader: 65_536, maximumBody: 65_536) {
-            precondition(!message.isEmpty && buffer.readerIndex > consumed, "the framer returned a message without consuming bytes")
-            consumed = buffer.readerIndex
-            _ = try? SIPParser.parse(message)
+        var offset = 1
+        while offset < bytes.count {
+            buffer.writeBytes(bytes[offset..<min(offset + segment, bytes.count)])
+            offset += segment
+            do {
+                while let message = try framer.nextMessage(in: &buffer) {
+                    precondition(!message.isEmpty && buffer.readerIndex > consumed, "the framer returned a message without consuming bytes")
+                    consumed = buffer.readerIndex
+                    _ = try? SIPParser.parse(message)
+                }
+            } catch { return }   // the connection would be closed here
         }
     }
 

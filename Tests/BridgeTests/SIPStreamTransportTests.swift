@@ -13,10 +13,11 @@ import TestSupport
 
     static func frames(_ chunks: [String]) throws -> [String] {
         var buffer = ByteBuffer()
+        var framer = SIPStreamFramer()
         var out: [String] = []
         for chunk in chunks {
             buffer.writeString(chunk)
-            while let message = try SIPStreamFramer.nextMessage(in: &buffer, maximumHeader: 65_536, maximumBody: 65_536) {
+            while let message = try framer.nextMessage(in: &buffer) {
                 out.append(String(decoding: message, as: UTF8.self))
             }
         }
@@ -31,6 +32,8 @@ import TestSupport
             let parts = [String(decoding: bytes[..<cut], as: UTF8.self), String(decoding: bytes[cut...], as: UTF8.self)]
             #expect(try Self.frames(parts) == [Self.invite, Self.options, Self.invite], "split at \(cut)")
         }
+        let bytes = stream.map(String.init)   // one byte per segment: the blank line found across segments
+        #expect(try Self.frames(bytes) == [Self.invite, Self.options, Self.invite], "one byte at a time")
     }
 
     @Test func aStreamThatCannotBeFramedIsAnErrorNotAnAllocation() {

@@ -12,33 +12,58 @@ struct SIPStreamFramer: ByteToMessageDecoder {
 
     var maximumHeader = 65_536
     var maximumBody = 65_536
+    /// How far the message at the front of the buffer has been read, so a message arriving in many
+    /// small segments is scanned once, not once per segment (counted in readable bytes).
+    private var pending = Pending.header(searched: 0)
+
+    private enum Pending {
+        /// The blank line was not found in the first `searched` bytes.
+        case header(searched: Int)
+        /// The header is whole; the message is `length` bytes long.
+        case body(length: Int)
+    }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let message = try Self.nextMessage(in: &buffer, maximumHeader: maximumHeader, maximumBody: maximumBody) else { return .needMoreData }
+        guard let message = try nextMessage(in: &buffer) else { return .needMoreData }
         context.fireChannelRead(Self.wrapInboundOut(message))
         return .continue
     }
 
-    /// The next whole message, consumed from `buffer`; nil when more bytes are needed.
-    static func nextMessage(in buffer: inout ByteBuffer, maximumHeader: Int, maximumBody: Int) throws(Failure) -> [UInt8]? {
-        let crlf = buffer.readableBytesView.prefix { $0 == 13 || $0 == 10 }.count
-        buffer.moveReaderIndex(forwardBy: crlf)
-        let view = buffer.readableBytesView
-        guard let end = headerEnd(view) else {
-            if view.count > maximumHeader { throw .headerTooLong }
+    /// The next whole message, consumed from `buffer`; nil when more bytes are needed (call again
+    /// with the same buffer once more have been appended).
+    mutating func nextMessage(in buffer: inout ByteBuffer) throws(Failure) -> [UInt8]? {
+        let length: Int
+        switch pending {
+        case .body(let known):
+            length = known
+        case .header(let searched):
+            if searched == 0 {
+                let crlf = buffer.readableBytesView.prefix { $0 == 13 || $0 == 10 }.count
+                buffer.moveReaderIndex(forwardBy: crlf)
+            }
+            let view = buffer.readableBytesView
+            guard let end = Self.headerEnd(view, from: view.startIndex + max(0, searched - 3)) else {
+                if view.count > maximumHeader { throw .headerTooLong }
+                pending = .header(searched: view.count)
+                return nil
+            }
+            let headerLength = end - view.startIndex
+            guard headerLength <= maximumHeader else { throw .headerTooLong }
+            let bodyLength = try Self.contentLength(view[view.startIndex..<end])
+            guard bodyLength <= maximumBody else { throw .bodyTooLong }
+            length = headerLength + bodyLength
+        }
+        guard buffer.readableBytes >= length else {
+            pending = .body(length: length)
             return nil
         }
-        let headerLength = end - view.startIndex
-        guard headerLength <= maximumHeader else { throw .headerTooLong }
-        let bodyLength = try contentLength(view[view.startIndex..<end])
-        guard bodyLength <= maximumBody else { throw .bodyTooLong }
-        guard view.count >= headerLength + bodyLength else { return nil }
-        return buffer.readBytes(length: headerLength + bodyLength)
+        pending = .header(searched: 0)
+        return buffer.readBytes(length: length)
     }
 
-    /// The index just past the blank line that ends the header.
-    private static func headerEnd(_ view: ByteBufferView) -> Int? {
-        var i = view.startIndex
+    /// The index just past the blank line that ends the header, searching from `start`.
+    private static func headerEnd(_ view: ByteBufferView, from start: Int) -> Int? {
+        var i = start
         while i + 3 < view.endIndex {
             if view[i] == 13, view[i + 1] == 10, view[i + 2] == 13, view[i + 3] == 10 { return i + 4 }
             i += 1

@@ -96,24 +96,25 @@ public final class SIPStreamTransport: SIPTransport {
 
     public func send(_ bytes: [UInt8], to address: SocketAddress) {
         let buffer = ByteBuffer(bytes: bytes)
-        let action: (any Channel)?? = connections.withLock { table in
+        enum Action { case write(any Channel), queuedOrDropped, connect }
+        let action: Action = connections.withLock { table in
             switch table[address] {
-            case .open(let channel): return .some(channel)
+            case .open(let channel): return .write(channel)
             case .connecting(var queued, let size):
-                guard size + buffer.readableBytes <= Self.maximumPending else { return .some(nil) }   // dropped: the peer is not taking bytes
+                guard size + buffer.readableBytes <= Self.maximumPending else { return .queuedOrDropped }   // dropped: the peer is not taking bytes
                 queued.append(buffer)
                 table[address] = .connecting(queued, bytes: size + buffer.readableBytes)
-                return .some(nil)
+                return .queuedOrDropped
             case nil:
-                guard table.count < Self.maximumConnections else { return .some(nil) }
+                guard table.count < Self.maximumConnections else { return .queuedOrDropped }   // dropped: as a datagram would be
                 table[address] = .connecting([buffer], bytes: buffer.readableBytes)
-                return .none
+                return .connect
             }
         }
         switch action {
-        case .some(let channel?): channel.writeAndFlush(buffer, promise: nil)
-        case .some(nil): break
-        case .none: connect(to: address)
+        case .write(let channel): channel.writeAndFlush(buffer, promise: nil)
+        case .queuedOrDropped: break
+        case .connect: connect(to: address)
         }
     }
 
