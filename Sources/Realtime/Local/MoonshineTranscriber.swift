@@ -34,6 +34,11 @@ public final class MoonshineTranscriber: Sendable {
         for path in files + [library] where !FileManager.default.fileExists(atPath: path) {
             throw Failure(description: "Moonshine is not installed: \(path) is missing. Run `make deps` (it installs moonshine-cpp into .deps/).")
         }
+        if let missing = Self.missingCPUFeatures() {
+            throw Failure(description: "Moonshine cannot run on this CPU: the libmoonshine.so in moonshine-cpp is built for AVX-512"
+                + " and this CPU lacks \(missing.joined(separator: ", ")) (it would stop the process with SIGILL)."
+                + " Use engine.mode realtime, cascade or stream, or a machine with AVX-512.")
+        }
         // libmoonshine needs onnxruntime but carries no RUNPATH: load the bundled copy first, globally.
         if let runtime = SileroModel.onnxRuntimeLibrary(in: directory), dlopen(runtime, RTLD_NOW | RTLD_GLOBAL) == nil {
             throw Failure(description: "cannot load \(runtime): \(String(cString: dlerror()))")
@@ -49,6 +54,16 @@ public final class MoonshineTranscriber: Sendable {
         self.handle = handle
         self.transcribeFunction = unsafeBitCast(transcribe, to: Transcribe.self)
         self.freeText = unsafeBitCast(free, to: FreeText.self)
+    }
+
+    /// The AVX-512 features every moonshine-cpp wheel's `libmoonshine.so` (0.1.1 to 0.1.4) is compiled
+    /// with (x86-64-v4) that this CPU lacks, from the kernel's `/proc/cpuinfo`; nil: none missing, or
+    /// not an x86 Linux machine.
+    static func missingCPUFeatures(cpuinfo: String? = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) -> [String]? {
+        guard let flagsLine = cpuinfo?.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return nil }
+        let flags = Set(flagsLine.split(separator: " ").map(String.init))
+        let missing = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"].filter { !flags.contains($0) }
+        return missing.isEmpty ? nil : missing
     }
 
     /// Transcribes 16-bit samples at 16 kHz on a worker lane; throws `BlockingWorkPool.Overloaded`
