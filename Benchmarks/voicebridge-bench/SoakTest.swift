@@ -69,7 +69,7 @@ enum SoakTest {
             throw error
         }
         server.terminate()
-        try check(&report, database: (server.folder as NSString).appendingPathComponent("bench.sqlite"), sipCalls: sipCalls, streams: streams)
+        try await check(&report, database: (server.folder as NSString).appendingPathComponent("bench.sqlite"), sipCalls: sipCalls, streams: streams)
         return report
     }
 
@@ -109,7 +109,7 @@ enum SoakTest {
     }
 
     /// The verdict: flat after warm-up, frames within budget, every call stored complete.
-    static func check(_ report: inout Report, database: String, sipCalls: Int, streams: Int) throws {
+    static func check(_ report: inout Report, database: String, sipCalls: Int, streams: Int) async throws {
         let steady = report.samples.filter { $0.seconds > report.warmUpSeconds }
         if steady.count >= 2 {
             report.rssSlopeKBPerMinute = slope(steady.map { ($0.seconds, Double($0.rssKB)) }) * 60
@@ -150,14 +150,15 @@ enum SoakTest {
 
         // Every call the load made is stored, ended, with its times and its report.
         let store = try CallStore(path: database)
-        let calls = try store.page(limit: 10_000_000).calls
+        let calls = try await store.page(limit: 10_000_000).calls
         // The streams' CallSids are CAbench<n> (LoadDialect); the rest came over SIP.
         report.storedStreamCalls = calls.filter { $0.callId?.hasPrefix("CAbench") == true }.count
         report.storedSIPCalls = calls.count - report.storedStreamCalls
-        report.incompleteCalls = try calls.filter { call in
-            try call.state != .completed || call.completedAt == nil || call.answeredAt == nil || call.durationSeconds == nil
-                || store.report(callID: call.outboundId) == nil
-        }.map(\.outboundId)
+        for call in calls {
+            let ended = call.state == .completed && call.completedAt != nil && call.answeredAt != nil && call.durationSeconds != nil
+            let hasReport = try await store.report(callID: call.outboundId) != nil
+            if !ended || !hasReport { report.incompleteCalls.append(call.outboundId) }
+        }
         if report.storedSIPCalls != report.sip.successful {
             report.failures.append("sipp completed \(report.sip.successful) calls, the database holds \(report.storedSIPCalls) SIP calls")
         }

@@ -10,7 +10,8 @@ extension VoiceBridgeServer {
     func addCampaignRoutes(to api: RouterGroup<BasicRequestContext>) {
         let campaigns = api.group("campaigns")
         campaigns.get { _, _ -> CampaignList in
-            let items = try self.store.campaigns().map { CampaignView($0, progress: try self.store.progress(campaignID: $0.id)) }
+            var items: [CampaignView] = []
+            for campaign in try await self.store.campaigns() { items.append(CampaignView(campaign, progress: try await self.store.progress(campaignID: campaign.id))) }
             return CampaignList(items: items)
         }
         campaigns.post { request, _ -> EditedResponse<CampaignView> in
@@ -19,13 +20,13 @@ extension VoiceBridgeServer {
             return EditedResponse(status: .created, headers: [.location: "/api/campaigns/\(campaign.id)"], response: CampaignView(campaign, progress: .init()))
         }
         campaigns.get(":id") { _, context -> CampaignView in
-            let campaign = try self.campaign(context)
-            var view = CampaignView(campaign, progress: try self.store.progress(campaignID: campaign.id))
-            view.skippedRows = try self.store.campaignProblems(campaignID: campaign.id)
+            let campaign = try await self.campaign(context)
+            var view = CampaignView(campaign, progress: try await self.store.progress(campaignID: campaign.id))
+            view.skippedRows = try await self.store.campaignProblems(campaignID: campaign.id)
             return view
         }
         campaigns.get(":id/contacts") { request, context -> ListPage<CallStore.CampaignContact> in
-            let campaign = try self.campaign(context)
+            let campaign = try await self.campaign(context)
             var problems: [ProblemDetails.InvalidField] = []
             let query = request.uri.queryParameters
             let (limit, offset) = Self.pageParameters(query, problems: &problems)
@@ -34,11 +35,11 @@ extension VoiceBridgeServer {
                 problems.append(.init(field: "state", message: "must be waiting, skipped or a call state"))
             }
             guard problems.isEmpty else { throw ProblemDetails(.unprocessableContent, detail: "invalid query parameters", errors: problems) }
-            let page = try self.store.campaignContacts(campaignID: campaign.id, state: state, limit: limit, offset: offset)
+            let page = try await self.store.campaignContacts(campaignID: campaign.id, state: state, limit: limit, offset: offset)
             return ListPage(items: page.contacts, total: page.total, limit: limit, offset: offset)
         }
         campaigns.post(":id/contacts") { request, context -> UploadView in
-            let campaign = try self.campaign(context)
+            let campaign = try await self.campaign(context)
             let data = Data((try await request.body.collect(upTo: 64 << 20)).readableBytesView)
             let report = try await self.manager().uploadContacts(campaignID: campaign.id, csv: data,
                                                                  phoneColumn: request.uri.queryParameters.get("phone_column"))
@@ -46,17 +47,17 @@ extension VoiceBridgeServer {
         }
         for (action, state) in [("start", CampaignState.running), ("pause", .paused), ("cancel", .cancelled)] {
             campaigns.post(":id/\(action)") { _, context -> CampaignView in
-                let campaign = try self.campaign(context)
+                let campaign = try await self.campaign(context)
                 if state == .running, campaign.state == .draft, campaign.contacts == 0 {
                     throw ProblemDetails(.conflict, detail: "campaign \(campaign.id) has no contacts: upload a list first")
                 }
                 let moved = try await self.manager().setCampaign(campaign.id, to: state)
-                return CampaignView(moved, progress: try self.store.progress(campaignID: moved.id))
+                return CampaignView(moved, progress: try await self.store.progress(campaignID: moved.id))
             }
         }
         for format in [CampaignExport.Format.csv, .jsonl] {
             campaigns.get(":id/results.\(format.rawValue)") { _, context -> Response in
-                let campaign = try self.campaign(context)
+                let campaign = try await self.campaign(context)
                 let questions = try await self.manager().campaignTemplate(campaign).questions
                 let export = CampaignExport(campaign: campaign, questions: questions, format: format)
                 let store = self.store
@@ -64,7 +65,7 @@ extension VoiceBridgeServer {
                     try await writer.write(ByteBuffer(bytes: export.opening()))
                     var after: Int64? = 0
                     while let from = after {
-                        let page = try store.campaignResults(campaignID: campaign.id, after: from)
+                        let page = try await store.campaignResults(campaignID: campaign.id, after: from)
                         try await writer.write(ByteBuffer(bytes: export.page(page.rows)))
                         after = page.nextAfter
                     }
@@ -76,9 +77,9 @@ extension VoiceBridgeServer {
         }
     }
 
-    func campaign(_ context: BasicRequestContext) throws -> Campaign {
+    func campaign(_ context: BasicRequestContext) async throws -> Campaign {
         let id = context.parameters.get("id") ?? ""
-        guard let campaign = try store.campaign(id: id) else { throw ProblemDetails(.notFound, detail: "no campaign \(id)") }
+        guard let campaign = try await store.campaign(id: id) else { throw ProblemDetails(.notFound, detail: "no campaign \(id)") }
         return campaign
     }
 }

@@ -13,7 +13,7 @@ extension VoiceBridgeServer {
             let query = request.uri.queryParameters
             let (limit, offset) = Self.pageParameters(query, problems: &problems)
             guard problems.isEmpty else { throw ProblemDetails(.unprocessableContent, detail: "invalid query parameters", errors: problems) }
-            let page = try self.store.doNotCallPage(search: query.get("q"), limit: limit, offset: offset)
+            let page = try await self.store.doNotCallPage(search: query.get("q"), limit: limit, offset: offset)
             return DoNotCallPage(items: page.entries, total: page.total, limit: limit, offset: offset)
         }
         // Adds numbers, all or none: an invalid one is a 422 naming it.
@@ -33,7 +33,7 @@ extension VoiceBridgeServer {
                 }
             }
             guard problems.isEmpty else { throw ProblemDetails(.unprocessableContent, detail: "\(problems.count) invalid number(s); none added", errors: problems) }
-            let added = try self.store.addToDoNotCallList(entries)
+            let added = try await self.store.addToDoNotCallList(entries)
             return DoNotCallAdded(added: added, alreadyListed: Set(entries.map(\.number)).count - added, skipped: [])
         }
         // A CSV file (a header line, a phone column found by name or `?phone_column=`): every
@@ -58,7 +58,7 @@ extension VoiceBridgeServer {
             } catch let failure as ContactListReader.Failure {
                 throw ProblemDetails(.unprocessableContent, detail: failure.description)
             }
-            let added = try self.store.addToDoNotCallList(entries)
+            let added = try await self.store.addToDoNotCallList(entries)
             return DoNotCallAdded(added: added, alreadyListed: entries.count - added, skipped: skipped)
         }
         dnc.delete(":number") { _, context -> Response in
@@ -66,7 +66,7 @@ extension VoiceBridgeServer {
             guard let number = OutboundCallRequest.normalize(number: raw) else {
                 throw ProblemDetails(.unprocessableContent, detail: "'\(raw)' is not a phone number")
             }
-            guard try self.store.removeFromDoNotCallList(number) else { throw ProblemDetails(.notFound, detail: "\(number) is not on the do-not-call list") }
+            guard try await self.store.removeFromDoNotCallList(number) else { throw ProblemDetails(.notFound, detail: "\(number) is not on the do-not-call list") }
             return Response(status: .noContent)
         }
     }

@@ -27,7 +27,8 @@ struct EventStream: Sendable {
     }
 
     func run(since: Int64?, outbound: WebSocketOutboundWriter, inbound: WebSocketInboundStream) async throws {
-        let start = try since ?? store.latestEventID()
+        let start: Int64
+        if let since { start = since } else { start = try await store.latestEventID() }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]
@@ -37,10 +38,10 @@ struct EventStream: Sendable {
             group.addTask {
                 var last = start
                 while !Task.isCancelled {
-                    let events = try store.events(after: last, limit: 500)
+                    let events = try await store.events(after: last, limit: 500)
                     for event in events {
                         last = event.id ?? last
-                        let message = try message(for: event)
+                        let message = try await message(for: event)
                         try await outbound.write(.text(String(decoding: try encoder.encode(message), as: UTF8.self)))
                     }
                     if events.count < 500 { try await Task.sleep(for: pollInterval) }
@@ -52,11 +53,11 @@ struct EventStream: Sendable {
     }
 
     /// Seed §6.3 names and payloads; the call row fills in what the stored event does not carry.
-    func message(for event: CallEvent) throws -> Message {
+    func message(for event: CallEvent) async throws -> Message {
         let payload = (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8))) as? [String: String] ?? [:]
         var data: [String: AnyEncodable] = ["outbound_id": .string(event.outboundId)]
         var type = event.type
-        let call = try store.call(id: event.outboundId)
+        let call = try await store.call(id: event.outboundId)
         switch event.type {
         case "outbound_queued", "inbound_connected":
             data["callee_number"] = .string(call.map { CallView.mask($0.calleeNumber) } ?? "")

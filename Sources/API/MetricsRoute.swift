@@ -18,7 +18,7 @@ struct MetricsRoute: Sendable {
     }
 
     func render(store: CallStore, calls: CallSystem?) async throws -> Response {
-        let stats = try store.stats()
+        let stats = try await store.stats()
         for state in CallState.allCases {
             registry.makeGauge(name: "voicebridge_calls", labels: [("state", state.rawValue)], help: "Calls in the database by state")
                 .set(Double(stats.byState[state] ?? 0))

@@ -29,15 +29,15 @@ extension VoiceBridgeServer {
             }
             let (limit, offset) = Self.pageParameters(query, problems: &problems)
             guard problems.isEmpty else { throw ProblemDetails(.unprocessableContent, detail: "invalid query parameters", errors: problems) }
-            let page = try self.store.page(states: states, search: query.get("q"), limit: limit, offset: offset)
+            let page = try await self.store.page(states: states, search: query.get("q"), limit: limit, offset: offset)
             return CallPage(items: page.calls.map { CallView($0, masked: true) }, total: page.total, limit: limit, offset: offset)
         }
         outbound.get("active") { _, _ -> CallPage in
-            let page = try self.store.page(states: [.queued, .dialing, .ringing, .connected], limit: 200)
+            let page = try await self.store.page(states: [.queued, .dialing, .ringing, .connected], limit: 200)
             return CallPage(items: page.calls.map { CallView($0, masked: true) }, total: page.total, limit: 200, offset: 0)
         }
         outbound.get("stats") { _, _ -> CallStats in
-            let s = try self.store.stats()
+            let s = try await self.store.stats()
             let count = { (states: [CallState]) in states.reduce(0) { $0 + (s.byState[$1] ?? 0) } }
             let ended = count(CallState.allCases.filter(\.isTerminal))
             return CallStats(total: count(CallState.allCases), completed: count([.completed]), inProgress: count([.dialing, .ringing, .connected]),
@@ -47,25 +47,25 @@ extension VoiceBridgeServer {
                              reports: .init(s.reports))
         }
         outbound.get(":id") { _, context -> CallView in
-            let call = try self.call(context)
-            let timeline = try self.store.events(callID: call.outboundId).compactMap { event -> CallView.TimelineEntry? in
+            let call = try await self.call(context)
+            let timeline = try await self.store.events(callID: call.outboundId).compactMap { event -> CallView.TimelineEntry? in
                 guard let state = Self.state(ofEventType: event.type) else { return nil }
                 let payload = (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8))) as? [String: String]
                 return .init(state: state.rawValue, at: event.createdAt, reason: payload?["reason"])
             }
-            let attempts = try self.store.attempts(callID: call.outboundId).map(CallView.Attempt.init)
-            let webhooks = try self.deliveryViews(self.store.webhookDeliveries(callID: call.outboundId))
+            let attempts = try await self.store.attempts(callID: call.outboundId).map(CallView.Attempt.init)
+            let webhooks = try await self.deliveryViews(try await self.store.webhookDeliveries(callID: call.outboundId))
             return CallView(call, masked: false, timeline: timeline, attempts: attempts, webhooks: webhooks)
         }
         outbound.get(":id/result") { _, context -> CallResultView in
-            let call = try self.call(context)
-            var answers = try self.store.answers(callID: call.outboundId)
+            let call = try await self.call(context)
+            var answers = try await self.store.answers(callID: call.outboundId)
             if answers.isEmpty {
                 answers = call.questions.enumerated().map { .init(questionID: "q\($0.offset + 1)", question: $0.element, status: .notAsked, answerText: nil,
                                                                    answerSummary: nil, confidence: 0, timesAsked: 0) }
             }
-            let transcript = try self.store.transcript(callID: call.outboundId)
-            let hasRecording = try self.store.recordingPath(callID: call.outboundId) != nil
+            let transcript = try await self.store.transcript(callID: call.outboundId)
+            let hasRecording = try await self.store.recordingPath(callID: call.outboundId) != nil
             return CallResultView(
                 outboundId: call.outboundId, state: call.state.rawValue, callerNumber: call.callerNumber, calleeNumber: call.calleeNumber,
                 purpose: call.purpose, durationSeconds: call.durationSeconds, taskCompleted: call.taskCompleted,
@@ -78,29 +78,29 @@ extension VoiceBridgeServer {
                 createdAt: call.createdAt, answeredAt: call.answeredAt, completedAt: call.completedAt)
         }
         outbound.get(":id/report") { _, context -> CallReportView in
-            let call = try self.call(context)
+            let call = try await self.call(context)
             if let live = await self.calls?.manager.liveReport(id: call.outboundId) {
                 return CallReportView(outboundId: call.outboundId, live: true, report: live)
             }
-            let stored = try self.store.report(callID: call.outboundId) ?? CallReport()
+            let stored = try await self.store.report(callID: call.outboundId) ?? CallReport()
             return CallReportView(outboundId: call.outboundId, live: false, report: stored)
         }
         outbound.get(":id/recording") { request, context -> Response in
-            let call = try self.call(context)
-            guard let wav = try self.store.recording(callID: call.outboundId) else {
+            let call = try await self.call(context)
+            guard let wav = try await self.store.recording(callID: call.outboundId) else {
                 throw ProblemDetails(.notFound, detail: "call \(call.outboundId) has no recording")
             }
             return try RecordingResponse.make(wav: wav, range: request.headers[.range])
         }
         outbound.post(":id/cancel") { _, context -> CallView in
             let manager = try self.manager()
-            let call = try self.call(context)
+            let call = try await self.call(context)
             try await manager.cancel(id: call.outboundId)
-            return CallView(try self.store.call(id: call.outboundId) ?? call, masked: false)
+            return CallView(try await self.store.call(id: call.outboundId) ?? call, masked: false)
         }
         outbound.post(":id/retry") { _, context -> EditedResponse<CallView> in
             let manager = try self.manager()
-            let call = try self.call(context)
+            let call = try await self.call(context)
             let queued = try await manager.retry(id: call.outboundId)
             return EditedResponse(status: .accepted, response: CallView(queued, masked: false))
         }
@@ -111,9 +111,9 @@ extension VoiceBridgeServer {
         return calls.manager
     }
 
-    func call(_ context: BasicRequestContext) throws -> CallRecord {
+    func call(_ context: BasicRequestContext) async throws -> CallRecord {
         let id = context.parameters.get("id") ?? ""
-        guard let call = try store.call(id: id) else { throw ProblemDetails(.notFound, detail: "no call with id \(id)") }
+        guard let call = try await store.call(id: id) else { throw ProblemDetails(.notFound, detail: "no call with id \(id)") }
         return call
     }
 

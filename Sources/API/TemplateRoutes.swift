@@ -8,11 +8,11 @@ extension VoiceBridgeServer {
     func addTemplateRoutes(to api: RouterGroup<BasicRequestContext>) {
         let templates = api.group("templates")
         templates.get { _, _ -> TemplateList in
-            TemplateList(items: try self.store.templates())
+            TemplateList(items: try await self.store.templates())
         }
         templates.post { request, _ -> EditedResponse<CallTemplate> in
             let template = try await self.manager().acceptable(try await Self.decodeJSONBody(request, as: TemplateBody.self).template)
-            let stored = try Self.storing { try self.store.createTemplate(template) }
+            let stored = try await Self.storing { try await self.store.createTemplate(template) }
             return EditedResponse(status: .created, headers: [.location: "/api/templates/\(stored.id)"], response: stored)
         }
         templates.get(":id") { request, context -> CallTemplate in
@@ -21,7 +21,7 @@ extension VoiceBridgeServer {
                 guard let v = Int(raw), v > 0 else { throw ProblemDetails(.unprocessableContent, detail: "version must be a whole number, 1 or more") }
                 return v
             }
-            guard let template = try self.store.template(key, version: version) else {
+            guard let template = try await self.store.template(key, version: version) else {
                 throw ProblemDetails(.notFound, detail: version.map { "template \(key) has no version \($0)" } ?? "no template \(key)")
             }
             return template
@@ -29,25 +29,25 @@ extension VoiceBridgeServer {
         templates.put(":id") { request, context -> CallTemplate in
             let id = context.parameters.get("id") ?? ""
             let template = try await self.manager().acceptable(try await Self.decodeJSONBody(request, as: TemplateBody.self).template)
-            return try Self.storing { try self.store.updateTemplate(id: id, with: template) }
+            return try await Self.storing { try await self.store.updateTemplate(id: id, with: template) }
         }
         templates.get(":id/versions") { _, context -> TemplateList in
             let id = context.parameters.get("id") ?? ""
-            let versions = try self.store.templateVersions(id: id)
+            let versions = try await self.store.templateVersions(id: id)
             guard !versions.isEmpty else { throw ProblemDetails(.notFound, detail: "no template \(id)") }
             return TemplateList(items: versions)
         }
         templates.delete(":id") { _, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            guard try self.store.deleteTemplate(id: id) else { throw ProblemDetails(.notFound, detail: "no template \(id)") }
+            guard try await self.store.deleteTemplate(id: id) else { throw ProblemDetails(.notFound, detail: "no template \(id)") }
             return Response(status: .noContent)
         }
     }
 
     /// The store's template failures as problems: a taken name is a conflict, a missing one 404.
-    static func storing(_ body: () throws -> CallTemplate) throws -> CallTemplate {
+    static func storing(_ body: () async throws -> CallTemplate) async throws -> CallTemplate {
         do {
-            return try body()
+            return try await body()
         } catch let failure as CallStore.TemplateFailure {
             switch failure {
             case .nameTaken: throw ProblemDetails(.conflict, detail: failure.description)

@@ -28,8 +28,8 @@ extension VoiceBridgeServer {
             let form = try await self.formParameters(request, context)
             try self.checkSignature(request, url: self.publicBase(request) + "/twilio/status", parameters: form)
             let values = Dictionary(form, uniquingKeysWith: { first, _ in first })
-            if let sid = values["CallSid"], let call = try self.store.call(externalID: sid) {
-                try self.store.appendEvent(callID: call.outboundId, type: "twilio_stream_status",
+            if let sid = values["CallSid"], let call = try await self.store.call(externalID: sid) {
+                try await self.store.appendEvent(callID: call.outboundId, type: "twilio_stream_status",
                                            payload: ["stream_event": values["StreamEvent"] ?? "", "stream_sid": values["StreamSid"] ?? "", "error": values["StreamError"] ?? ""])
             }
             return .noContent
@@ -42,7 +42,7 @@ extension VoiceBridgeServer {
         router.post("twilio/call-status") { request, context -> HTTPResponse.Status in
             let (id, values) = try await self.signedCarrierCallback(request, context, path: "/twilio/call-status")
             let status = values["CallStatus"] ?? ""
-            try? self.store.appendEvent(callID: id, type: "twilio_call_status",
+            try? await self.store.appendEvent(callID: id, type: "twilio_call_status",
                                         payload: ["call_status": status, "call_sid": values["CallSid"] ?? "", "sequence": values["SequenceNumber"] ?? ""])
             await self.calls?.manager.twilioStatus(outboundID: id, status: status, sequence: Int(values["SequenceNumber"] ?? "") ?? 0)
             return .noContent

@@ -42,7 +42,7 @@ public struct VoiceBridgeServer: Sendable {
         let router = Router()
         router.add(middleware: FileMiddleware(config.http.webRoot, searchForIndexHtml: true, logger: logger))
         router.get("healthz") { _, _ -> EditedResponse<HealthReport> in
-            let databaseOK = store.isHealthy()
+            let databaseOK = await store.isHealthy()
             let report = HealthReport(
                 status: databaseOK ? "ok" : "degraded",
                 version: VoiceBridgeVersion.current,
@@ -104,7 +104,7 @@ struct StoreCloser: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        try store.close()
+        try await store.close()
         logger.info("store closed", metadata: ["path": "\(store.path)"])
     }
 }

@@ -9,7 +9,7 @@ extension VoiceBridgeServer {
     func addWebhookRoutes(to api: RouterGroup<BasicRequestContext>) {
         let webhooks = api.group("webhooks")
         webhooks.get { _, _ -> WebhookList in
-            WebhookList(items: try self.store.webhooks().map { WebhookView($0, showingSecret: false) })
+            WebhookList(items: try await self.store.webhooks().map { WebhookView($0, showingSecret: false) })
         }
         webhooks.post { request, _ -> EditedResponse<WebhookView> in
             let body = try await Self.decodeJSONBody(request, as: WebhookBody.self)
@@ -17,20 +17,20 @@ extension VoiceBridgeServer {
             try Self.check(url: url, secret: body.secret, events: body.events ?? [])
             let endpoint = WebhookEndpoint(url: url, secret: body.secret ?? WebhookSignature.newSecret(), events: body.events ?? [],
                                            description: body.description ?? "", enabled: body.enabled ?? true)
-            try self.store.createWebhook(endpoint)
+            try await self.store.createWebhook(endpoint)
             return EditedResponse(status: .created, headers: [.location: "/api/webhooks/\(endpoint.id)"], response: WebhookView(endpoint, showingSecret: true))
         }
         webhooks.get(":id") { _, context -> WebhookView in
-            WebhookView(try self.endpoint(context), showingSecret: true)
+            WebhookView(try await self.endpoint(context), showingSecret: true)
         }
         webhooks.patch(":id") { request, context -> WebhookView in
-            let current = try self.endpoint(context)
+            let current = try await self.endpoint(context)
             let body = try await Self.decodeJSONBody(request, as: WebhookBody.self)
             if body.url != nil || body.events != nil || body.secret != nil {
                 try Self.check(url: body.url ?? current.url, secret: body.secret, events: body.events ?? current.events)
             }
-            let updated = try Self.storingWebhook {
-                try self.store.updateWebhook(id: current.id) { e in
+            let updated = try await Self.storingWebhook {
+                try await self.store.updateWebhook(id: current.id) { e in
                     if let url = body.url { e.url = url }
                     if let secret = body.secret { e.secret = secret }
                     if let events = body.events { e.events = events }
@@ -42,11 +42,11 @@ extension VoiceBridgeServer {
         }
         webhooks.delete(":id") { _, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            guard try Self.storingWebhook({ try self.store.deleteWebhook(id: id) }) else { throw ProblemDetails(.notFound, detail: "no webhook endpoint \(id)") }
+            guard try await Self.storingWebhook({ try await self.store.deleteWebhook(id: id) }) else { throw ProblemDetails(.notFound, detail: "no webhook endpoint \(id)") }
             return Response(status: .noContent)
         }
         webhooks.get(":id/deliveries") { request, context -> DeliveryList in
-            let endpoint = try self.endpoint(context)
+            let endpoint = try await self.endpoint(context)
             let state = try request.uri.queryParameters.get("state").map { raw in
                 guard let state = WebhookDelivery.State(rawValue: raw) else {
                     throw ProblemDetails(.unprocessableContent, detail: "state must be pending, delivered or failed")
@@ -55,29 +55,29 @@ extension VoiceBridgeServer {
             }
             let limit = min(max(Int(request.uri.queryParameters.get("limit") ?? "") ?? 50, 1), 500)
             let offset = max(Int(request.uri.queryParameters.get("offset") ?? "") ?? 0, 0)
-            let deliveries = try self.store.webhookDeliveries(endpointID: endpoint.id, state: state, limit: limit, offset: offset)
-            return DeliveryList(items: try self.deliveryViews(deliveries))
+            let deliveries = try await self.store.webhookDeliveries(endpointID: endpoint.id, state: state, limit: limit, offset: offset)
+            return DeliveryList(items: try await self.deliveryViews(deliveries))
         }
         webhooks.post(":id/deliveries/:delivery/replay") { _, context -> EditedResponse<DeliveryView> in
-            let endpoint = try self.endpoint(context)
+            let endpoint = try await self.endpoint(context)
             let id = context.parameters.get("delivery") ?? ""
-            guard let delivery = try self.store.webhookDelivery(id: id), delivery.endpointId == endpoint.id else {
+            guard let delivery = try await self.store.webhookDelivery(id: id), delivery.endpointId == endpoint.id else {
                 throw ProblemDetails(.notFound, detail: "endpoint \(endpoint.id) has no delivery \(id)")
             }
             guard endpoint.enabled else { throw ProblemDetails(.conflict, detail: "endpoint \(endpoint.id) is turned off; turn it on to replay") }
-            let replayed = try self.store.replayWebhookDelivery(id: id)
-            return EditedResponse(status: .accepted, response: try self.deliveryViews([replayed])[0])
+            let replayed = try await self.store.replayWebhookDelivery(id: id)
+            return EditedResponse(status: .accepted, response: try await self.deliveryViews([replayed])[0])
         }
     }
 
-    func endpoint(_ context: BasicRequestContext) throws -> WebhookEndpoint {
+    func endpoint(_ context: BasicRequestContext) async throws -> WebhookEndpoint {
         let id = context.parameters.get("id") ?? ""
-        guard let endpoint = try store.webhook(id: id) else { throw ProblemDetails(.notFound, detail: "no webhook endpoint \(id)") }
+        guard let endpoint = try await store.webhook(id: id) else { throw ProblemDetails(.notFound, detail: "no webhook endpoint \(id)") }
         return endpoint
     }
 
-    func deliveryViews(_ deliveries: [WebhookDelivery]) throws -> [DeliveryView] {
-        let attempts = try store.webhookAttempts(deliveryIDs: deliveries.map(\.id))
+    func deliveryViews(_ deliveries: [WebhookDelivery]) async throws -> [DeliveryView] {
+        let attempts = try await store.webhookAttempts(deliveryIDs: deliveries.map(\.id))
         return deliveries.map { DeliveryView($0, attempts: attempts[$0.id] ?? []) }
     }
 
@@ -87,9 +87,9 @@ extension VoiceBridgeServer {
         }
     }
 
-    static func storingWebhook<T>(_ body: () throws -> T) throws -> T {
+    static func storingWebhook<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try body()
+            return try await body()
         } catch let failure as CallStore.WebhookFailure {
             switch failure {
             case .fromConfig: throw ProblemDetails(.conflict, detail: failure.description)

@@ -206,6 +206,8 @@ public final class CallSystem: Sendable {
         var settings = CallManager.Settings(gateway: gateway)
         settings.simulatedCallee = callee != nil
         settings.maxConcurrentCalls = config.outbound.maxConcurrentCalls
+        settings.nodeID = config.cluster.resolvedNodeID(httpPort: config.http.port)
+        settings.leaseSeconds = config.cluster.leaseSeconds
         settings.ringTimeout = .seconds(config.outbound.ringTimeoutSeconds)
         settings.maxCallDurationSeconds = config.outbound.maxCallDurationSeconds
         settings.retry = config.outbound.retry
@@ -221,7 +223,7 @@ public final class CallSystem: Sendable {
         }
         for route in config.inbound.routes {
             guard let name = route.template else { continue }
-            guard (try? store.template(name)) != nil else {
+            guard (try? await store.template(name)) != nil else {
                 throw StartupError(description: "inbound.routes.\(route.number).template: no template '\(name)' in the database (create it with POST /api/templates)")
             }
         }

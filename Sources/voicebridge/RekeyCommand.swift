@@ -6,7 +6,7 @@ import Foundation
 /// the current storage key. Run it after restarting the servers with the new key as
 /// `storage.encryption_key` and the old one in `storage.previous_encryption_keys`; once it reports
 /// the old key retired, the old key can be removed from the configuration.
-struct RekeyCommand: ParsableCommand {
+struct RekeyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-encrypt stored transcripts, answers, summaries, metadata and recordings under the current storage key (resumable)."
@@ -18,7 +18,7 @@ struct RekeyCommand: ParsableCommand {
     @Option(name: .long, help: "Rows rewritten per transaction.")
     var batchSize = 500
 
-    func run() throws {
+    func run() async throws {
         let settings = try CommandSetup.configuration(path: config)
         guard let cipher = settings.storage.cipher else {
             FileHandle.standardError.write(Data("voicebridge rekey: \(StorageCipher.Failure.noKey)\n".utf8))
@@ -29,7 +29,7 @@ struct RekeyCommand: ParsableCommand {
         func say(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
         say("rekeying \(settings.database.path) to storage key \(cipher.currentKeyID)\n")
         var last = ""
-        let report = try store.rekey(batchSize: max(1, batchSize)) { step in
+        let report = try await store.rekey(batchSize: max(1, batchSize)) { step in
             // One line per column, rewritten in place as it goes.
             if step.what != last, !last.isEmpty { say("\n") }
             last = step.what
@@ -38,7 +38,7 @@ struct RekeyCommand: ParsableCommand {
         if !last.isEmpty { say("\n") }
         say("rewrote \(report.values) values and \(report.recordings) recordings"
               + (report.missingRecordings > 0 ? " (\(report.missingRecordings) recording files named in the database are missing)" : "") + "\n")
-        let remaining = try store.storageKeyIDs().filter { $0 != cipher.currentKeyID }
+        let remaining = try await store.storageKeyIDs().filter { $0 != cipher.currentKeyID }
         if !report.retiredKeys.isEmpty { say("retired storage keys: \(report.retiredKeys.joined(separator: ", ")) (they can be removed from the configuration)\n") }
         if !remaining.isEmpty { say("still in use: \(remaining.joined(separator: ", ")) (run rekey again)\n") }
     }

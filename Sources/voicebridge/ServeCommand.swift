@@ -33,8 +33,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let store = try CommandSetup.store(settings)
-        try store.syncConfiguredWebhooks(settings.webhooks.storedEndpoints)   // before reconciling: its failures are announced
-        let closed = try store.reconcileAfterRestart()
+        try await store.syncConfiguredWebhooks(settings.webhooks.storedEndpoints)   // before reconciling: its failures are announced
+        let closed = try await store.reconcileAfterRestart(node: settings.cluster.resolvedNodeID(httpPort: settings.http.port))
         if !closed.isEmpty {
             logger.warning("closed calls interrupted by the last shutdown", metadata: ["calls": "\(closed.joined(separator: ","))"])
         }

@@ -15,7 +15,7 @@ import Testing
 
     @Test func uploadReportsEveryRowThenTheLifecycleAndTheExport() async throws {
         let h = try await OutboundAPITests.harness()
-        try h.store.addToDoNotCallList([.init(number: "01099990000")])
+        try await h.store.addToDoNotCallList([.init(number: "01099990000")])
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: Self.template)) { response in
                 #expect(response.status == .created)

@@ -11,7 +11,7 @@ import TestSupport
 
     /// The live server (its web root this repository's `web/`, RTP on `rtpPorts`) and a phone-sized
     /// headless Chromium; a failing walk-through leaves `<name>-failure.png` in test-artifacts.
-    static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, before: @Sendable (VoiceBridgeConfig) throws -> Void = { _ in },
+    static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, before: @Sendable (VoiceBridgeConfig) async throws -> Void = { _ in },
                             _ walk: @Sendable (WebDriver, Int) async throws -> Void) async throws {
         var config = TwilioStreamTests.config()
         config.sip.rtpPortMin = rtpPorts.lowerBound
@@ -19,7 +19,7 @@ import TestSupport
         config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
         let fixed = config
         try await TwilioStreamTests.withLiveServer(config) { port in
-            try before(fixed)
+            try await before(fixed)
             let browser = try await WebDriver(width: 412, height: 915)   // a phone
             do {
                 try await walk(browser, port)

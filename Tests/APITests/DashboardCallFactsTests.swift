@@ -14,8 +14,8 @@ import TestSupport
             var bot = CallRecord(outboundId: "ob-0000b071", callerNumber: "+15550009999", calleeNumber: "+15550000001", purpose: "a bot call", questions: ["q?"])
             bot.botUrl = "wss://bot.example.com/twilio"
             bot.answeredBy = "machine"
-            try store.insert(bot)
-            try store.insert(CallRecord(outboundId: "ob-00000a11", callerNumber: "+15550009999", calleeNumber: "+15550000002", purpose: "a plain call", questions: ["q?"]))
+            try await store.insert(bot)
+            try await store.insert(CallRecord(outboundId: "ob-00000a11", callerNumber: "+15550009999", calleeNumber: "+15550000002", purpose: "a plain call", questions: ["q?"]))
         }) { browser, port in
             let root = "http://127.0.0.1:\(port)/"
             try await browser.navigate(root)
@@ -43,14 +43,14 @@ import TestSupport
     @Test func aCallsWebhookDeliveriesAreShownAndCanBeSentAgain() async throws {
         try await DashboardBrowserTests.withBrowser(rtpPorts: 43800...43999, name: "dashboard-deliveries", before: { config in
             let store = try CallStore(path: config.database.path)
-            try store.createWebhook(WebhookEndpoint(id: "wh_0000c0de", url: "http://127.0.0.1:9/refused", events: ["call.completed"]))
-            try store.insert(CallRecord(outboundId: "ob-0000d011", callerNumber: "+15550009999", calleeNumber: "+15550000003", purpose: "a reported call", questions: ["q?"]))
-            try store.transition(id: "ob-0000d011", to: .dialing)
-            try store.transition(id: "ob-0000d011", to: .connected)
-            try store.transition(id: "ob-0000d011", to: .completed)
-            let delivery = try #require(try store.webhookDeliveries(callID: "ob-0000d011").first)
-            _ = try store.claimDueWebhookDeliveries(limit: 1, lease: 3600)
-            try store.recordWebhookAttempt(.init(deliveryId: delivery.id, attemptedAt: Date(), status: 422, error: nil, durationMs: 7),
+            try await store.createWebhook(WebhookEndpoint(id: "wh_0000c0de", url: "http://127.0.0.1:9/refused", events: ["call.completed"]))
+            try await store.insert(CallRecord(outboundId: "ob-0000d011", callerNumber: "+15550009999", calleeNumber: "+15550000003", purpose: "a reported call", questions: ["q?"]))
+            try await store.transition(id: "ob-0000d011", to: .dialing)
+            try await store.transition(id: "ob-0000d011", to: .connected)
+            try await store.transition(id: "ob-0000d011", to: .completed)
+            let delivery = try #require(try await store.webhookDeliveries(callID: "ob-0000d011").first)
+            _ = try await store.claimDueWebhookDeliveries(limit: 1, lease: 3600)
+            try await store.recordWebhookAttempt(.init(deliveryId: delivery.id, attemptedAt: Date(), status: 422, error: nil, durationMs: 7),
                                            verdict: .giveUp(reason: "the receiver answered 422; not retried"))
         }) { browser, port in
             let root = "http://127.0.0.1:\(port)/"

@@ -12,7 +12,7 @@ import TestSupport
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("vb-list-\(UUID().uuidString).csv")
         try "name,phone,simulated_answers\nAnna,010-7200-0001,\"Yes, I can attend.\"\nbad,12,\nBen,010-7200-0002,\"No, I cannot.\"\n".write(to: list, atomically: true, encoding: .utf8)
         try await DashboardBrowserTests.withBrowser(rtpPorts: 43200...43599, name: "dashboard-campaign", before: { config in
-            _ = try CallStore(path: config.database.path).createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting", questions: ["Can you attend, {name}?"]))
+            _ = try await CallStore(path: config.database.path).createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting", questions: ["Can you attend, {name}?"]))
         }) { browser, port in try await Self.walkThrough(browser, port: port, list: list.path) }
     }
 

@@ -137,9 +137,9 @@ import TestSupport
         #expect(log.marks.withLock { $0 } > 0, "\(dialect): marks in the dialect's words")
 
         let store = try CallStore(path: config.database.path)
-        let call = try #require(try store.calls(inStates: CallState.allCases).first)
+        let call = try #require(try await store.calls(inStates: CallState.allCases).first)
         #expect(call.direction == .inbound && call.state == .completed, "\(dialect): \(call.state)")
         if dialect != .telnyx { #expect(call.callerNumber == "+15550001111" && call.calleeNumber == "+15550002222") }
-        #expect(try store.recordingPath(callID: call.outboundId) != nil)
+        #expect(try await store.recordingPath(callID: call.outboundId) != nil)
     }
 }

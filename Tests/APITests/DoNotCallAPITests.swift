@@ -19,7 +19,7 @@ import Testing
                 let errors = Self.json(response.body)["errors"] as? [[String: Any]]
                 #expect(errors?.map { $0["field"] as? String } == ["numbers.1"], "\(errors ?? [])")
             }
-            #expect(try h.store.isOnDoNotCallList("01098765432") == false)
+            #expect(try await h.store.isOnDoNotCallList("01098765432") == false)
             try await client.execute(uri: "/api/dnc", method: .post, body: ByteBuffer(string: #"{"numbers":["010-9876-5432","+82 2 555 0100"],"reason":"asked not to be called"}"#)) { response in
                 #expect(response.status == .ok)
                 let body = Self.json(response.body)
@@ -40,7 +40,7 @@ import Testing
                 #expect(response.headers[.contentType] == "application/problem+json")
                 #expect((Self.json(response.body)["detail"] as? String)?.contains("01098765432 is on the do-not-call list") == true)
             }
-            #expect(try h.store.page().total == 0)
+            #expect(try await h.store.page().total == 0)
             try await client.execute(uri: "/api/dnc/010-9876-5432", method: .delete) { response in
                 #expect(response.status == .noContent)
             }
@@ -66,7 +66,7 @@ import Testing
                                     "5 전화번호 duplicate of line 2",
                                     "6  has 2 fields; the header has 3"], "\(skipped)")
             }
-            #expect(try h.store.doNotCallListed(among: ["01011112222", "025550101", "+821033334444"]) == ["01011112222", "025550101"])
+            #expect(try await h.store.doNotCallListed(among: ["01011112222", "025550101", "+821033334444"]) == ["01011112222", "025550101"])
             try await client.execute(uri: "/api/dnc/import?phone_column=phone", method: .post, body: ByteBuffer(string: csv)) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect((Self.json(response.body)["detail"] as? String)?.contains("there is no column 'phone'") == true)

@@ -86,10 +86,10 @@ import Yams
     @Test func eachDocumentedRouteAnswersAsDocumented() async throws {
         let h = try await OutboundAPITests.harness()
         let call = CallRecord(outboundId: "ob-0000d0c5", callerNumber: "0701", calleeNumber: "0109", purpose: "p", questions: ["q"])
-        try h.store.insert(call)
+        try await h.store.insert(call)
         let path = (h.store.path as NSString).deletingLastPathComponent + "/doc.wav"
         FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 64))
-        try h.store.addRecording(callID: call.outboundId, path: path, bytes: 64, durationSeconds: 0)
+        try await h.store.addRecording(callID: call.outboundId, path: path, bytes: 64, durationSeconds: 0)
 
         let served = Locked("")
         try await h.app.test(.router) { client in

@@ -37,7 +37,7 @@ import Testing
 
     @Test func healthzTellsWhenTheDatabaseIsGone() async throws {
         let server = try Self.makeServer()
-        try server.store.close()
+        try await server.store.close()
         let app = Application(router: server.router())
         try await app.test(.router) { client in
             try await client.execute(uri: "/healthz", method: .get) { response in
@@ -74,12 +74,12 @@ import Testing
             // The server answers while it runs…
             let (data, _) = try await fetch("http://127.0.0.1:\(port)/healthz")
             #expect(String(decoding: data, as: UTF8.self).contains(#""status":"ok""#))
-            #expect(server.store.isHealthy())
+            #expect(await server.store.isHealthy())
             // …and a graceful shutdown ends every service and closes the store.
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        #expect(!server.store.isHealthy())
+        #expect(await server.store.isHealthy() == false)
     }
 }
 

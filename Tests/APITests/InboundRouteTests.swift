@@ -38,7 +38,7 @@ import TestSupport
             Self.route("+15550102") { $0.botURL = "wss://bot.example.com/twilio"; $0.questions = ["Who is calling?"] },
         ])
         let store = try CallStore(path: config.database.path)
-        let template = try store.createTemplate(CallTemplate(name: "dental", purpose: "a check-up for {name}", questions: ["When can {name} come?"],
+        let template = try await store.createTemplate(CallTemplate(name: "dental", purpose: "a check-up for {name}", questions: ["When can {name} come?"],
                                                              greeting: "Dr. Kim's office, about {purpose}.", variables: ["name": "you"]))
         let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
 

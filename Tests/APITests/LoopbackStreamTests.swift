@@ -93,8 +93,8 @@ import TestSupport
 
         // After it: the stored report counts every frame through every caller-side stage.
         let store = try CallStore(path: config.database.path)
-        let call = try #require(try store.page(states: nil, search: nil, limit: 1, offset: 0).calls.first)
-        let report = try #require(try store.report(callID: call.outboundId))
+        let call = try #require(try await store.page(states: nil, search: nil, limit: 1, offset: 0).calls.first)
+        let report = try #require(try await store.report(callID: call.outboundId))
         let caller = Dictionary(uniqueKeysWithValues: report.stages.filter { $0.side == "caller" }.map { ($0.stage, $0) })
         #expect(Array(caller.keys).sorted() == ["barge-in", "decode", "record", "resample", "tones", "vad"])
         for stage in caller.values {
@@ -106,7 +106,7 @@ import TestSupport
         #expect(queued.framesIn < sent / 10, "most frames went back where they arrived, not through the engine task: \(queued.framesIn) of \(sent) queued")
         #expect(report.stages.allSatisfy { $0.drops == 0 }, "nothing dropped: \(report.stages.filter { $0.drops > 0 })")
         #expect(report.tones == ["dtmf 1", "dtmf 2"], "the in-band keys were heard: \(report.tones)")
-        let transcript = try store.transcript(callID: call.outboundId).map(\.entry.text)
+        let transcript = try await store.transcript(callID: call.outboundId).map(\.entry.text)
         #expect(transcript == ["[DTMF 1]", "[DTMF 2]"], "\(transcript)")
     }
 }

@@ -46,7 +46,7 @@ import TestSupport
                 #expect(response.headers[.location] == "/api/outbound/\(id)")
             }
             // Stored before it was announced.
-            #expect(try h.store.call(id: id)?.purpose == "내일 오후 2시 미팅 일정 확인")
+            #expect(try await h.store.call(id: id)?.purpose == "내일 오후 2시 미팅 일정 확인")
             try await client.execute(uri: "/api/outbound/", method: .get) { response in
                 let body = Self.json(response.body)
                 let item = (body["items"] as? [[String: Any]])?.first
@@ -101,16 +101,16 @@ import TestSupport
             try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.seedBody)) { response in
                 id = Self.json(response.body)["outbound_id"] as? String ?? ""
             }
-            try h.store.transition(id: id, to: .dialing)
-            try h.store.setSIPCallID(callID: id, sipCallID: "first-attempt@127.0.0.1")
-            try h.store.endAttempt(id: id, in: .busy, reason: "busy", retryAt: Date().addingTimeInterval(300))
+            try await h.store.transition(id: id, to: .dialing)
+            try await h.store.setSIPCallID(callID: id, sipCallID: "first-attempt@127.0.0.1")
+            try await h.store.endAttempt(id: id, in: .busy, reason: "busy", retryAt: Date().addingTimeInterval(300))
             try await client.execute(uri: "/api/outbound/", method: .get) { response in
                 let item = (Self.json(response.body)["items"] as? [[String: Any]])?.first
                 #expect(item?["state"] as? String == "queued" && item?["last_outcome"] as? String == "busy", "\(item ?? [:])")
             }
-            try h.store.transition(id: id, to: .dialing)
-            try h.store.transition(id: id, to: .connected)
-            try h.store.transition(id: id, to: .completed)
+            try await h.store.transition(id: id, to: .dialing)
+            try await h.store.transition(id: id, to: .connected)
+            try await h.store.transition(id: id, to: .completed)
             try await client.execute(uri: "/api/outbound/\(id)", method: .get) { response in
                 let body = Self.json(response.body)
                 let attempts = body["attempts"] as? [[String: Any]] ?? []
@@ -150,7 +150,7 @@ import TestSupport
                 #expect(response.status == .contentTooLarge || response.status == .badRequest, "an oversized body is refused: \(response.status)")
             }
         }
-        #expect(try h.store.page().total == 0, "nothing invalid was stored")
+        #expect(try await h.store.page().total == 0, "nothing invalid was stored")
     }
 
     @Test func filtersSearchPaginationStatsAndActive() async throws {
@@ -162,7 +162,7 @@ import TestSupport
             call.state = state
             call.durationSeconds = state == .completed ? 60 + n * 30 : nil
             call.taskCompleted = state == .completed ? (n == 0) : nil
-            try h.store.insert(call)
+            try await h.store.insert(call)
         }
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/outbound/?state=completed", method: .get) { response in
@@ -195,11 +195,11 @@ import TestSupport
     @Test func recordingsServeByteRanges() async throws {
         let h = try await Self.harness()
         let call = CallRecord(outboundId: "ob-0000beef", callerNumber: "0701", calleeNumber: "0109", purpose: "p", questions: ["q"])
-        try h.store.insert(call)
+        try await h.store.insert(call)
         let path = (h.store.path as NSString).deletingLastPathComponent + "/rec.wav"
         let bytes = (0..<1000).map { UInt8($0 % 251) }
         FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        try h.store.addRecording(callID: call.outboundId, path: path, bytes: bytes.count, durationSeconds: 0.1)
+        try await h.store.addRecording(callID: call.outboundId, path: path, bytes: bytes.count, durationSeconds: 0.1)
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/outbound/ob-0000beef/recording", method: .get) { response in
                 #expect(response.status == .ok && Array(response.body.readableBytesView) == bytes)
@@ -249,7 +249,7 @@ import TestSupport
                 #expect(response.status == .ok, "health stays open")
             }
         }
-        #expect(try h.store.page().total == 3)
+        #expect(try await h.store.page().total == 3)
     }
 
     @Test func allowedCallerIDsAreEnforced() async throws {

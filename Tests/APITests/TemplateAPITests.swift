@@ -56,10 +56,10 @@ import Testing
             let second = call.replacingOccurrences(of: "010-2222-3333", with: "010-2222-4444").replacingOccurrences(of: #""name":"Minsu""#, with: #""name":"Jisu","date":"Friday""#)
             try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: second)) { response in
                 let created = Self.json(response.body)["outbound_id"] as? String ?? ""
-                let stored = try #require(try h.store.call(id: created))
+                let stored = try #require(try await h.store.call(id: created))
                 #expect(stored.templateVersion == 2 && stored.questions == ["Can you attend on Friday?", "Will you bring a guest?"])
             }
-            #expect(try h.store.call(id: first)?.templateVersion == 1)
+            #expect(try await h.store.call(id: first)?.templateVersion == 1)
             // Deleted: gone from lists and new calls; its versions stay for the calls that ran them.
             try await client.execute(uri: "/api/templates/\(id)", method: .delete) { response in #expect(response.status == .noContent) }
             try await client.execute(uri: "/api/templates", method: .get) { response in
@@ -91,7 +91,7 @@ import Testing
                 #expect(response.status == .unprocessableContent)
                 #expect(String(buffer: response.body).contains("has no value for {고객명}"))
             }
-            #expect(try h.store.page().total == 0)
+            #expect(try await h.store.page().total == 0)
         }
     }
 

@@ -53,10 +53,10 @@ import TestSupport
     static func wait(_ store: CallStore, _ id: String, for states: Set<CallState>, seconds: Int = 30) async throws -> CallRecord {
         let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
         while ContinuousClock.now < deadline {
-            if let call = try store.call(id: id), states.contains(call.state) { return call }
+            if let call = try await store.call(id: id), states.contains(call.state) { return call }
             try await Task.sleep(for: .milliseconds(50))
         }
-        let state = try store.call(id: id)?.state.rawValue ?? "missing"
+        let state = try await store.call(id: id)?.state.rawValue ?? "missing"
         throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "call \(id) is still \(state)"])
     }
 
@@ -85,8 +85,8 @@ import TestSupport
             #expect(ended.state == .cancelled && ended.answeredBy == "human")
             try await Task.sleep(for: .milliseconds(300))
             #expect(fake.updates.withLock { $0.map(\.status) } == ["completed"], "our hang-up ends the call at Twilio")
-            #expect(try store.recordingPath(callID: id) != nil)
-            let statuses = try store.events(callID: id).filter { $0.type == "twilio_call_status" }.compactMap { event in
+            #expect(try await store.recordingPath(callID: id) != nil)
+            let statuses = try await store.events(callID: id).filter { $0.type == "twilio_call_status" }.compactMap { event in
                 (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8)) as? [String: String])?["call_status"]
             }
             #expect(Array(statuses.prefix(3)) == ["initiated", "ringing", "in-progress"])
@@ -122,7 +122,7 @@ import TestSupport
             #expect(try await Self.wait(store, noAnswer, for: [.noAnswer, .failed]).state == .noAnswer)
             #expect(try await Self.wait(store, failed, for: [.failed]).failureReason == "twilio: the call failed")
             try await Task.sleep(for: .milliseconds(300))
-            #expect(try store.call(id: busy)?.state == .busy, "a late, out-of-order ringing changes nothing")
+            #expect(try await store.call(id: busy)?.state == .busy, "a late, out-of-order ringing changes nothing")
         }
     }
 

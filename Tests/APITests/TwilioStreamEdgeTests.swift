@@ -51,7 +51,7 @@ import TestSupport
         #expect(seen["missing"] != true && seen["forged"] != true, "unsigned and forged upgrades are refused: \(seen)")
         #expect(seen["valid"] == true, "a correctly signed upgrade connects: \(seen)")
         let store = try CallStore(path: config.database.path)
-        #expect(try store.calls(inStates: CallState.allCases).isEmpty, "a refused upgrade creates nothing")
+        #expect(try await store.calls(inStates: CallState.allCases).isEmpty, "a refused upgrade creates nothing")
     }
 
     /// One stream sends a 1 MB message and is closed; the other keeps getting its echo.
@@ -96,9 +96,9 @@ import TestSupport
         #expect(hugeStreamEnded.withLock { $0 }, "the server closed the stream that sent 1 MB")
         #expect(echoed.withLock { $0 } > 40, "the other stream kept its echo: \(echoed.withLock { $0 }) frames")
         let store = try CallStore(path: config.database.path)
-        let steady = try #require(try store.call(externalID: "CAsteady"))
+        let steady = try #require(try await store.call(externalID: "CAsteady"))
         #expect(steady.state == .completed)
-        let huge = try #require(try store.call(externalID: "CAhuge"))
+        let huge = try #require(try await store.call(externalID: "CAhuge"))
         #expect(huge.state.isTerminal, "the closed stream's call ended and was stored (\(huge.state))")
     }
 
@@ -122,9 +122,9 @@ import TestSupport
             }
         }
         let store = try CallStore(path: config.database.path)
-        let call = try #require(try store.call(externalID: "CAburst"))
+        let call = try #require(try await store.call(externalID: "CAburst"))
         #expect(call.state == .completed)
-        let path = try #require(try store.recordingPath(callID: call.outboundId))
+        let path = try #require(try await store.recordingPath(callID: call.outboundId))
         let left = try WAVFile.read(URL(fileURLWithPath: path)).channel(0)
         let sent = speech[0..<frames * 160].map(G711.decodeMuLaw)
         #expect(left.count >= sent.count, "recorded \(left.count) caller samples of \(sent.count) sent")
@@ -202,7 +202,7 @@ import TestSupport
         var call = CallRecord(outboundId: CallRecord.newID(direction: .inbound), direction: .inbound, callerNumber: "+15550001111",
                               calleeNumber: "+15550002222", callerDisplayName: "", purpose: "inbound", questions: [], maxDuration: 60)
         call.callId = "CAstatus"
-        try store.insert(call)
+        try await store.insert(call)
         let app = Application(router: VoiceBridgeServer(config: config, store: store, logger: Logger(label: "test")).router())
         try await app.test(.router) { client in
             try await client.execute(uri: "/twilio/status", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
@@ -214,7 +214,7 @@ import TestSupport
                 #expect(response.status == .noContent, "an unknown call is acknowledged and records nothing")
             }
         }
-        let events = try store.events().filter { $0.type == "twilio_stream_status" }
+        let events = try await store.events().filter { $0.type == "twilio_stream_status" }
         #expect(events.count == 1)
         let payload = try #require(events.first.flatMap { try JSONSerialization.jsonObject(with: Data($0.payload.utf8)) as? [String: String] })
         #expect(events.first?.outboundId == call.outboundId)

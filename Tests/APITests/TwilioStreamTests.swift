@@ -102,9 +102,9 @@ import TestSupport
             try await Task.sleep(for: .milliseconds(500))
         }
         let reopened = try CallStore(path: config.database.path)
-        let call = try #require(try reopened.calls(inStates: CallState.allCases).first { $0.direction == .inbound })
+        let call = try #require(try await reopened.calls(inStates: CallState.allCases).first { $0.direction == .inbound })
         #expect(call.state == .completed && call.callerNumber == "+15550001111" && call.callId == "CA1")
-        let transcript = try reopened.transcript(callID: call.outboundId)
+        let transcript = try await reopened.transcript(callID: call.outboundId)
         #expect(transcript.first?.entry.speaker == .ai && transcript.first?.entry.text.contains("Hello, you have reached") == true)
         let arrivals = log.media.withLock { $0 }
         #expect(arrivals.count > 150, "the greeting came back as media: \(arrivals.count) messages")
@@ -204,8 +204,8 @@ import TestSupport
         #expect(log.mediaAfterClear.withLock { $0 } < 10, "the rest of the greeting was not sent")
         // The call's report keeps the interruption: the greeting (no caller turn), about 2.2 s of it heard.
         let store = try CallStore(path: config.database.path)
-        let call = try #require(try store.calls(inStates: CallState.allCases).first)
-        let interruptions = try #require(try store.report(callID: call.outboundId)).interruptions
+        let call = try #require(try await store.calls(inStates: CallState.allCases).first)
+        let interruptions = try #require(try await store.report(callID: call.outboundId)).interruptions
         #expect(interruptions.count == 1 && interruptions.first?.turn == nil, "\(interruptions)")
         if let cut = interruptions.first {
             #expect(cut.heardMs >= 1400 && cut.heardMs <= 2600 && cut.heardMs < cut.generatedMs, "heard \(cut.heardMs) of \(cut.generatedMs) ms")

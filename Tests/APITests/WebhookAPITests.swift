@@ -44,7 +44,7 @@ import Testing
 
     @Test func aCallsDetailListsItsDeliveriesAndATurnedOffEndpointIsNotReplayed() async throws {
         let h = try await OutboundAPITests.harness()
-        try h.store.createWebhook(WebhookEndpoint(id: "wh_00000001", url: "http://127.0.0.1:9/x"))
+        try await h.store.createWebhook(WebhookEndpoint(id: "wh_00000001", url: "http://127.0.0.1:9/x"))
         try await h.app.test(.router) { client in
             var (_, body) = try await Self.send(client, .post, "/api/outbound/", OutboundAPITests.seedBody)
             let call = try #require(body["outbound_id"] as? String)

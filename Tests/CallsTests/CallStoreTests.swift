@@ -14,101 +14,129 @@ import Testing
                    questions: ["Can you attend?", "Does the place need to change?"], metadata: #"{"simulated_answers":["yes"]}"#)
     }
 
-    @Test func migratesAnEmptyFileInWALMode() throws {
+    @Test func migratesAnEmptyFileInWALMode() async throws {
         let store = try CallStore(path: Self.temporaryPath())
-        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys"])
-        #expect(try store.journalMode() == "wal")
-        #expect(store.isHealthy())
+        #expect(try await store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys", "v15-nodes"])
+        #expect(try await store.journalMode() == "wal")
+        #expect(await store.isHealthy())
     }
 
-    @Test func migratesAFileFromThePreviousSchemaKeepingItsRows() throws {
+    @Test func migratesAFileFromThePreviousSchemaKeepingItsRows() async throws {
         let path = Self.temporaryPath()
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         do {
             let old = try DatabaseQueue(path: path)
             try CallStore.migrator.migrate(old, upTo: "v1-calls")
-            try old.write { db in
+            try await old.write { db in
                 try db.execute(sql: """
                     INSERT INTO calls (outbound_id, caller_number, callee_number, purpose, questions, max_duration, state, created_at)
                     VALUES ('ob-0000abcd', '0701', '0109', 'old call', '["q"]', 180, 'queued', '2026-11-01 10:00:00.000'),
                            ('ob-0000beef', '0701', '0108', 'old busy call', '["q"]', 180, 'busy', '2026-11-01 10:00:00.000')
                     """)
             }
-            #expect(try old.read { try db_columns($0) }.contains("summary") == false)
+            #expect(try await old.read { try db_columns($0) }.contains("summary") == false)
         }
         let store = try CallStore(path: path)
-        #expect(try store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys"])
-        let call = try #require(try store.call(id: "ob-0000abcd"))
+        #expect(try await store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys", "v15-nodes"])
+        let call = try #require(try await store.call(id: "ob-0000abcd"))
         #expect(call.purpose == "old call" && call.questions == ["q"] && call.state == .queued)
         #expect(call.summary == nil && call.lastOutcome == nil)
-        #expect(try store.call(id: "ob-0000beef")?.lastOutcome == "busy", "v5 fills the last outcome of ended calls")
+        #expect(try await store.call(id: "ob-0000beef")?.lastOutcome == "busy", "v5 fills the last outcome of ended calls")
     }
 
-    @Test func storesAndReadsBackEveryField() throws {
+    @Test func storesAndReadsBackEveryField() async throws {
         let store = try CallStore(path: Self.temporaryPath())
         var call = Self.sampleCall("ob-12345678")
         call.scheduledAt = Date(timeIntervalSince1970: 1_800_000_000)
         call.priority = 9
-        let event = try store.insert(call)
+        let event = try await store.insert(call)
         #expect(event.type == "outbound_queued" && event.id != nil)
-        let back = try #require(try store.call(id: "ob-12345678"))
+        let back = try #require(try await store.call(id: "ob-12345678"))
         #expect(back.questions == call.questions && back.metadata == call.metadata)
         #expect(back.scheduledAt == call.scheduledAt && back.priority == 9 && back.direction == .outbound)
     }
 
-    @Test func transitionsFollowTheStateMachineAndAppendEvents() throws {
+    @Test func transitionsFollowTheStateMachineAndAppendEvents() async throws {
         let store = try CallStore(path: Self.temporaryPath())
         let call = Self.sampleCall()
-        try store.insert(call)
-        let (dialing, _) = try store.transition(id: call.outboundId, to: .dialing)
+        try await store.insert(call)
+        let (dialing, _) = try await store.transition(id: call.outboundId, to: .dialing)
         #expect(dialing.attemptCount == 1 && dialing.startedAt != nil)
-        try store.transition(id: call.outboundId, to: .ringing)
-        let (connected, _) = try store.transition(id: call.outboundId, to: .connected)
+        try await store.transition(id: call.outboundId, to: .ringing)
+        let (connected, _) = try await store.transition(id: call.outboundId, to: .connected)
         #expect(connected.answeredAt != nil)
-        #expect(throws: CallStore.Failure.invalidTransition(id: call.outboundId, from: .connected, to: .busy)) {
-            try store.transition(id: call.outboundId, to: .busy)
+        await #expect(throws: CallStore.Failure.invalidTransition(id: call.outboundId, from: .connected, to: .busy)) {
+            try await store.transition(id: call.outboundId, to: .busy)
         }
-        let (done, last) = try store.transition(id: call.outboundId, to: .completed)
+        let (done, last) = try await store.transition(id: call.outboundId, to: .completed)
         #expect(done.completedAt != nil && done.state == .completed)
-        let events = try store.events()
+        let events = try await store.events()
         #expect(events.map(\.type) == ["outbound_queued", "outbound_dialing", "outbound_ringing", "outbound_connected", "outbound_completed"])
         #expect(events.map(\.id!) == events.map(\.id!).sorted())
-        #expect(try store.events(after: events[2].id!).map(\.id) == [events[3].id, last.id])
-        #expect(throws: CallStore.Failure.notFound("ob-nope")) { try store.transition(id: "ob-nope", to: .dialing) }
+        #expect(try await store.events(after: events[2].id!).map(\.id) == [events[3].id, last.id])
+        await #expect(throws: CallStore.Failure.notFound("ob-nope")) { try await store.transition(id: "ob-nope", to: .dialing) }
     }
 
-    @Test func reconciliationClosesLiveCallsAndKeepsQueuedOnes() throws {
+    /// A move made only from the state its writer saw (cancel a queued call) is refused once another
+    /// writer has moved the call on, and the row keeps the other writer's state.
+    @Test func aMoveFromAnExpectedStateIsRefusedOnceTheCallHasMovedOn() async throws {
+        let store = try CallStore(path: Self.temporaryPath())
+        let call = Self.sampleCall()
+        try await store.insert(call)
+        try await store.transition(id: call.outboundId, to: .dialing)
+        await #expect(throws: CallStore.Failure.invalidTransition(id: call.outboundId, from: .dialing, to: .cancelled)) {
+            try await store.transition(id: call.outboundId, to: .cancelled, from: .queued)
+        }
+        #expect(try await store.call(id: call.outboundId)?.state == .dialing)
+        #expect(try await store.transition(id: call.outboundId, to: .cancelled, from: .dialing).0.state == .cancelled)
+    }
+
+    /// A call's task is cancelled when the server shuts down; the end it writes then is stored.
+    @Test func aCancelledTaskStillReadsAndWrites() async throws {
+        let store = try CallStore(path: Self.temporaryPath())
+        let call = Self.sampleCall()
+        try await store.insert(call)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            #expect(Task.isCancelled)
+            try await store.transition(id: call.outboundId, to: .dialing)
+            return try await store.call(id: call.outboundId)?.state
+        }
+        #expect(try await task.value == .dialing)
+    }
+
+    @Test func reconciliationClosesLiveCallsAndKeepsQueuedOnes() async throws {
         let path = Self.temporaryPath()
         let ids = (0..<5).map { "ob-0000000\($0)" }
         do {
             let store = try CallStore(path: path)
-            for id in ids { try store.insert(Self.sampleCall(id)) }
-            try store.transition(id: ids[1], to: .dialing)
-            try store.transition(id: ids[2], to: .dialing); try store.transition(id: ids[2], to: .ringing)
-            try store.transition(id: ids[3], to: .dialing); try store.transition(id: ids[3], to: .connected)
-            try store.transition(id: ids[4], to: .dialing); try store.transition(id: ids[4], to: .busy, reason: "486")
+            for id in ids { try await store.insert(Self.sampleCall(id)) }
+            try await store.transition(id: ids[1], to: .dialing)
+            try await store.transition(id: ids[2], to: .dialing); try await store.transition(id: ids[2], to: .ringing)
+            try await store.transition(id: ids[3], to: .dialing); try await store.transition(id: ids[3], to: .connected)
+            try await store.transition(id: ids[4], to: .dialing); try await store.transition(id: ids[4], to: .busy, reason: "486")
             // No close(): the process "crashes" here.
         }
         let reopened = try CallStore(path: path)
-        let closed = try reopened.reconcileAfterRestart()
+        let closed = try await reopened.reconcileAfterRestart(node: "n1")
         #expect(Set(closed) == Set(ids[1...3]))
-        #expect(try reopened.call(id: ids[0])?.state == .queued)
+        #expect(try await reopened.call(id: ids[0])?.state == .queued)
         for id in ids[1...3] {
-            let call = try #require(try reopened.call(id: id))
+            let call = try #require(try await reopened.call(id: id))
             #expect(call.state == .failed && call.failureReason == "interrupted_by_restart" && call.completedAt != nil)
         }
-        #expect(try reopened.call(id: ids[4])?.state == .busy)
-        #expect(try reopened.reconcileAfterRestart().isEmpty, "a second pass finds nothing")
-        let failedEvents = try reopened.events().filter { $0.type == "outbound_failed" }
+        #expect(try await reopened.call(id: ids[4])?.state == .busy)
+        #expect(try await reopened.reconcileAfterRestart(node: "n1").isEmpty, "a second pass finds nothing")
+        let failedEvents = try await reopened.events().filter { $0.type == "outbound_failed" }
         #expect(failedEvents.count == 3 && failedEvents.allSatisfy { $0.payload.contains("interrupted_by_restart") })
     }
 
-    @Test func closeCheckpointsAndRefusesLaterUse() throws {
+    @Test func closeCheckpointsAndRefusesLaterUse() async throws {
         let path = Self.temporaryPath()
         let store = try CallStore(path: path)
-        try store.insert(Self.sampleCall())
-        try store.close()
-        #expect(!store.isHealthy())
+        try await store.insert(Self.sampleCall())
+        try await store.close()
+        #expect(await store.isHealthy() == false)
         let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         #expect(walSize == 0)
     }

@@ -9,7 +9,7 @@ import TestSupport
 @Suite(.serialized) struct CampaignCallTests {
     @Test func aCampaignCallsEveryContactAndCompletes() async throws {
         try await CallHarness.run(rtpBase: 46800, tweak: { $0.maxConcurrentCalls = 5 }) { manager, store, _ in
-            _ = try store.createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting tomorrow", questions: ["Can you attend, {name}?"]))
+            _ = try await store.createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting tomorrow", questions: ["Can you attend, {name}?"]))
             let draft = Campaign(name: "tomorrow", callerNumber: "070-1234-5678", callerDisplayName: "ABC Company", callsPerMinute: 600, maxConcurrentCalls: 2,
                                  retry: .init(on: [], maxRetries: 0, delaySeconds: 0))
             let campaign = try await manager.createCampaign(draft, template: "attend")
@@ -25,15 +25,15 @@ import TestSupport
             _ = try await manager.setCampaign(campaign.id, to: .running)
             var mostOpen = 0
             let deadline = ContinuousClock.now.advanced(by: .seconds(120))
-            while ContinuousClock.now < deadline, try store.campaign(id: campaign.id)?.state == .running {
-                mostOpen = max(mostOpen, try store.progress(campaignID: campaign.id).live)
+            while ContinuousClock.now < deadline, try await store.campaign(id: campaign.id)?.state == .running {
+                mostOpen = await max(mostOpen, try store.progress(campaignID: campaign.id).live)
                 try await Task.sleep(for: .milliseconds(50))
             }
-            #expect(try store.campaign(id: campaign.id)?.state == .completed)
+            #expect(try await store.campaign(id: campaign.id)?.state == .completed)
             #expect(mostOpen <= 2 && mostOpen >= 1, "at most the campaign's 2 at once (saw \(mostOpen))")
             var rows: [CallStore.CampaignResultRow] = []
             var after: Int64? = 0
-            while let from = after { let page = try store.campaignResults(campaignID: campaign.id, after: from, pageSize: 3); rows += page.rows; after = page.nextAfter }
+            while let from = after { let page = try await store.campaignResults(campaignID: campaign.id, after: from, pageSize: 3); rows += page.rows; after = page.nextAfter }
             #expect(rows.map(\.contact.variables["name"]) == ["Anna", "Ben", "Cleo", "Dan"])
             #expect(rows.map { $0.call?.state } == [.completed, .completed, .busy, .completed])
             #expect(rows.map { $0.answers.first?.answerSummary } == ["yes", "no", nil, nil])

@@ -21,7 +21,7 @@ import Realtime
 
     /// A running campaign of `contacts` numbers over a one-question template.
     static func campaign(_ manager: CallManager, _ store: CallStore, contacts: Int, perMinute: Int, concurrent: Int, window: CallingWindow? = nil) async throws -> Campaign {
-        _ = try store.createTemplate(CallTemplate(name: "t", purpose: "a visit for {name}", questions: ["Is {name} home?"]))
+        _ = try await store.createTemplate(CallTemplate(name: "t", purpose: "a visit for {name}", questions: ["Is {name} home?"]))
         let draft = Campaign(name: "c", callerNumber: "0701234567", window: window, callsPerMinute: perMinute, maxConcurrentCalls: concurrent)
         let campaign = try await manager.createCampaign(draft, template: "t")
         let csv = "phone,name\n" + (0..<contacts).map { String(format: "0105555%04d,N%d", $0, $0) }.joined(separator: "\n")
@@ -38,24 +38,37 @@ import Realtime
         var queued: [Int] = []
         for second in stride(from: 0, through: 60, by: 5) {
             await manager.campaignTick(now: Self.monday, monotonic: Double(second))
-            queued.append(try store.progress(campaignID: campaign.id).calls["queued"] ?? 0)
+            queued.append(try await store.progress(campaignID: campaign.id).calls["queued"] ?? 0)
         }
         #expect(queued == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7], "one every 10 s: \(queued)")
-        let call = try #require(try store.calls(inStates: [.queued]).first)
+        let call = try #require(try await store.calls(inStates: [.queued]).first)
         #expect(call.campaignId == campaign.id && call.purpose == "a visit for N0" && call.retryOn == "no_answer,busy" && call.retryInterval == 300)
+    }
+
+    /// The pause is checked in the claim's own transaction: a tick that read the campaign as
+    /// running before an operator paused it claims nothing after the pause.
+    @Test func aPausedCampaignHasNoContactClaimed() async throws {
+        let (manager, store) = try Self.manager()
+        let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 3)
+        _ = try await store.transition(campaignID: campaign.id, to: .paused)
+        let claimed = try await store.claimNextContact(campaignID: campaign.id) { contact in
+            .success(CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234567", calleeNumber: contact.number, purpose: "p", questions: ["q"]))
+        }
+        #expect(claimed == nil)
+        #expect(try await store.progress(campaignID: campaign.id).waiting == 3)
     }
 
     @Test func neverMoreOpenThanTheCampaignsConcurrency() async throws {
         let (manager, store) = try Self.manager()
         let campaign = try await Self.campaign(manager, store, contacts: 10, perMinute: 6000, concurrent: 3)
         for tick in 0..<50 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
-        #expect(try store.progress(campaignID: campaign.id).calls["queued"] == 3)
+        #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 3)
         // One ends: one more is queued.
-        let first = try #require(try store.calls(inStates: [.queued]).first)
-        try store.transition(id: first.outboundId, to: .cancelled, reason: "test")
+        let first = try #require(try await store.calls(inStates: [.queued]).first)
+        try await store.transition(id: first.outboundId, to: .cancelled, reason: "test")
         await manager.campaignTick(now: Self.monday, monotonic: 100)
-        #expect(try store.progress(campaignID: campaign.id).calls["queued"] == 3)
-        #expect(try store.progress(campaignID: campaign.id).waiting == 6)
+        #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 3)
+        #expect(try await store.progress(campaignID: campaign.id).waiting == 6)
     }
 
     @Test func outsideItsWindowOrPausedNothingIsQueuedOrDialed() async throws {
@@ -64,9 +77,9 @@ import Realtime
         let campaign = try await Self.campaign(manager, store, contacts: 5, perMinute: 6000, concurrent: 2, window: seoul)
         let saturday = ISO8601DateFormatter().date(from: "2026-11-28T01:00:00Z")!
         await manager.campaignTick(now: saturday, monotonic: 0)
-        #expect(try store.progress(campaignID: campaign.id).calls.isEmpty)
+        #expect(try await store.progress(campaignID: campaign.id).calls.isEmpty)
         await manager.campaignTick(now: Self.monday, monotonic: 1)
-        #expect(try store.progress(campaignID: campaign.id).calls["queued"] == 2)
+        #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 2)
         #expect(await manager.dueCalls().count == 2)
         // Paused: its queued calls wait; out of its window likewise.
         _ = try await manager.setCampaign(campaign.id, to: .paused)
@@ -74,7 +87,7 @@ import Realtime
         _ = try await manager.setCampaign(campaign.id, to: .running)
         await manager.campaignTick(now: saturday, monotonic: 2)
         #expect(await manager.dueCalls().isEmpty)
-        #expect(try store.progress(campaignID: campaign.id).calls["queued"] == 2)
+        #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 2)
     }
 
     @Test func itCompletesWhenEveryContactsCallHasEnded() async throws {
@@ -82,10 +95,10 @@ import Realtime
         let campaign = try await Self.campaign(manager, store, contacts: 2, perMinute: 6000, concurrent: 5)
         await manager.campaignTick(now: Self.monday, monotonic: 0)
         await manager.campaignTick(now: Self.monday, monotonic: 1)
-        #expect(try store.campaign(id: campaign.id)?.state == .running)
-        for call in try store.calls(inStates: [.queued]) { try store.transition(id: call.outboundId, to: .cancelled, reason: "test") }
+        #expect(try await store.campaign(id: campaign.id)?.state == .running)
+        for call in try await store.calls(inStates: [.queued]) { try await store.transition(id: call.outboundId, to: .cancelled, reason: "test") }
         await manager.campaignTick(now: Self.monday, monotonic: 2)
-        let done = try #require(try store.campaign(id: campaign.id))
+        let done = try #require(try await store.campaign(id: campaign.id))
         #expect(done.state == .completed && done.endedAt != nil)
     }
 
@@ -94,20 +107,20 @@ import Realtime
         let single = try await manager.create(OutboundCallRequest(callerNumber: "0701234567", calleeNumber: "010-5555-0000", purpose: "p", questions: ["q?"]))
         let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 5)
         for tick in 0..<5 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
-        let queued = try store.calls(inStates: [.queued]).filter { $0.campaignId == campaign.id }.map(\.calleeNumber).sorted()
+        let queued = try await store.calls(inStates: [.queued]).filter { $0.campaignId == campaign.id }.map(\.calleeNumber).sorted()
         #expect(queued == ["01055550001", "01055550002"], "the first contact's number is already being called")
-        #expect(try store.progress(campaignID: campaign.id).waiting == 1)
-        try store.transition(id: single.outboundId, to: .cancelled, reason: "test")
+        #expect(try await store.progress(campaignID: campaign.id).waiting == 1)
+        try await store.transition(id: single.outboundId, to: .cancelled, reason: "test")
         await manager.campaignTick(now: Self.monday, monotonic: 10)
-        #expect(try store.progress(campaignID: campaign.id).waiting == 0, "its turn comes once that call ended")
+        #expect(try await store.progress(campaignID: campaign.id).waiting == 0, "its turn comes once that call ended")
     }
 
     @Test func aContactListedAsDoNotCallAfterTheUploadIsSkippedWhenItsTurnComes() async throws {
         let (manager, store) = try Self.manager()
         let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 5)
-        try store.addToDoNotCallList([.init(number: "01055550000")])
+        try await store.addToDoNotCallList([.init(number: "01055550000")])
         for tick in 0..<5 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
-        let progress = try store.progress(campaignID: campaign.id)
+        let progress = try await store.progress(campaignID: campaign.id)
         #expect(progress.calls["queued"] == 2 && progress.skippedAtDial == 1 && progress.waiting == 0)
     }
 }

@@ -14,7 +14,7 @@ import TestSupport
                 ids.append(try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"], questions: ["Can you attend?"], callee: "0109876541\(n)")).outboundId)
             }
             for id in ids { _ = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal } }
-            #expect(try ids.compactMap { try store.call(id: $0)?.state } == [.completed, .completed, .completed])
+            #expect(try await OutboundCallTests.calls(ids, in: store).map(\.state) == [.completed, .completed, .completed])
             #expect(await manager.mostLiveAtOnce == 1, "one call at a time although max_concurrent_calls is 5")
         }
     }
@@ -30,7 +30,7 @@ import TestSupport
                                    arguments: ["127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1", "-p", "\(freeUDPPort())"])
             let result = await refused.wait()
             #expect(result.status == 0, "expected 503: \(result.output.suffix(1500))")
-            #expect(try store.calls(inStates: CallState.allCases).filter { $0.direction == .inbound }.isEmpty)
+            #expect(try await store.calls(inStates: CallState.allCases).filter { $0.direction == .inbound }.isEmpty)
             _ = try await CallHarness.waitFor(store, busy) { $0.state.isTerminal }
             while await manager.liveCount > 0 { try await Task.sleep(for: .milliseconds(20)) }
             // The agent is free again: the next caller is answered (sipp's own caller: INVITE, talk 1 s, BYE).

@@ -31,11 +31,11 @@ import TestSupport
                 let created = try await manager.create(CallHarness.seedRequest(answers: ["<silence>"]))
                 let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
                 #expect(call.state == .failed && call.failureReason == OpenAIRealtimeEngine.disconnected, "\(call.state) \(call.failureReason ?? "")")
-                let lines = try store.transcript(callID: call.outboundId).map(\.entry)
+                let lines = try await store.transcript(callID: call.outboundId).map(\.entry)
                 let goodbye = LocalVoice.apology + " Thank you for your time. Have a nice day."
                 #expect(lines.map(\.text) == ["Hello, this is ABC Company. Can you attend?", goodbye], "\(lines.map(\.text))")
                 // Heard, not only written: the agent's side of the recording carries speech from the goodbye line on.
-                let recording = try #require(try store.recordingPath(callID: call.outboundId))
+                let recording = try #require(try await store.recordingPath(callID: call.outboundId))
                 let agent = try WAVFile.read(URL(fileURLWithPath: recording)).channel(1)
                 let from = Int((lines.last?.timestamp ?? 0) * 8000)
                 let loudFrames = stride(from: from, to: agent.count - 160, by: 160).filter { start in

@@ -10,16 +10,16 @@ import TestSupport
 @Suite(.serialized) struct KeypadCallTests {
     @Test func aKeyAnswersAQuestionThatOffersKeys() async throws {
         try await CallHarness.run(rtpBase: 47200) { manager, store, _ in
-            _ = try store.createTemplate(CallTemplate(name: "attend", purpose: "tomorrow's meeting",
+            _ = try await store.createTemplate(CallTemplate(name: "attend", purpose: "tomorrow's meeting",
                                                       questions: ["Can you attend? Press 1 for yes or 2 for no."], keypad: ["1": "yes", "2": "no"]))
             var request = CallHarness.seedRequest(answers: ["<dtmf 2>"], questions: [])
             request.template = "attend"
             let id = try await manager.create(request).outboundId
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
             #expect(call.state == .completed, "\(call.state) \(call.failureReason ?? "")")
-            let answers = try store.answers(callID: id)
+            let answers = try await store.answers(callID: id)
             #expect(answers.first?.status == .answered && answers.first?.answerSummary == "no", "\(answers)")
-            let lines = try store.transcript(callID: id).map(\.entry.text)
+            let lines = try await store.transcript(callID: id).map(\.entry.text)
             #expect(lines.contains("[DTMF 2]"), "\(lines)")
         }
     }

@@ -19,7 +19,7 @@ import TestSupport
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
             #expect(call.state == .voicemail && call.failureReason == "answering_machine", "\(call.state) \(call.failureReason ?? "")")
             #expect(call.answeredBy == "machine" && (call.answeredByMs ?? .max) <= 3500, "\(String(describing: call.answeredBy)) \(String(describing: call.answeredByMs))")
-            let agentLines = try store.transcript(callID: id).filter { $0.entry.speaker == .ai }
+            let agentLines = try await store.transcript(callID: id).filter { $0.entry.speaker == .ai }
             #expect(agentLines.isEmpty, "the greeting was held back: \(agentLines.map(\.entry.text))")
         }
     }
@@ -32,7 +32,7 @@ import TestSupport
             let id = try await manager.create(request).outboundId
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal && $0.attemptCount == 2 }
             #expect(call.state == .voicemail && call.lastOutcome == "voicemail")
-            #expect(try store.attempts(callID: id).map(\.outcome) == ["voicemail", "voicemail"])
+            #expect(try await store.attempts(callID: id).map(\.outcome) == ["voicemail", "voicemail"])
         }
     }
 
@@ -43,13 +43,13 @@ import TestSupport
             let id = try await manager.create(request).outboundId
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
             #expect(call.state == .voicemailLeft && call.answeredBy == "machine", "\(call.state) \(call.failureReason ?? "")")
-            let lines = try store.transcript(callID: id).map(\.entry)
+            let lines = try await store.transcript(callID: id).map(\.entry)
             let message = try #require(lines.first { $0.speaker == .ai }, "\(lines)")
             #expect(message.text == "This is ABC Company about tomorrow's 2 pm meeting. Please call us back.")
             // The greeting lasts about 12 s and the beep follows it: the message starts after the beep.
             #expect(message.timestamp >= 11, "the message began \(message.timestamp) s after answer")
             #expect(lines.filter { $0.speaker == .ai }.count == 1, "nothing else was said: \(lines)")
-            let report = try #require(try store.report(callID: id))
+            let report = try #require(try await store.report(callID: id))
             #expect(report.tones.contains { $0.contains("beep") }, "the beep was heard: \(report.tones)")
         }
     }
@@ -60,7 +60,7 @@ import TestSupport
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
             #expect(call.state == .completed, "\(call.state) \(call.failureReason ?? "")")
             #expect(call.answeredBy == "human" && (call.answeredByMs ?? .max) <= 3500, "\(String(describing: call.answeredBy)) after \(String(describing: call.answeredByMs)) ms")
-            #expect(try store.answers(callID: id).first?.status == .answered)
+            #expect(try await store.answers(callID: id).first?.status == .answered)
         }
     }
 

@@ -20,24 +20,24 @@ import TestSupport
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
             #expect(call.state == .completed, "ended as \(call.state) \(call.failureReason ?? "")")
             #expect(call.taskCompleted == true)
-            let answers = try store.answers(callID: call.outboundId)
+            let answers = try await store.answers(callID: call.outboundId)
             #expect(answers.map(\.status) == [.answered, .answered], "\(answers)")
             #expect(answers.map(\.answerSummary) == ["yes", "no"])
-            let transcript = try store.transcript(callID: call.outboundId)
+            let transcript = try await store.transcript(callID: call.outboundId)
             #expect(transcript.contains { $0.entry.speaker == .ai } && transcript.contains { $0.entry.speaker == .customer })
             #expect(transcript.first?.entry.text.hasPrefix("Hello, this is the AI assistant of ABC Company") == true)
             #expect(transcript.contains { $0.latencyMilliseconds != nil }, "turn latency is stored on agent lines")
-            let states = try store.events().filter { $0.outboundId == call.outboundId }.map(\.type).filter { $0.hasPrefix("outbound_") && $0 != "outbound_progress" }
+            let states = try await store.events().filter { $0.outboundId == call.outboundId }.map(\.type).filter { $0.hasPrefix("outbound_") && $0 != "outbound_progress" }
             #expect(states == ["outbound_queued", "outbound_dialing", "outbound_ringing", "outbound_connected", "outbound_completed"])
             #expect(call.aiTurns ?? 0 >= 3 && call.customerTurns == 2)
-            let recording = try #require(try store.recordingPath(callID: call.outboundId))
+            let recording = try #require(try await store.recordingPath(callID: call.outboundId))
             let wav = try WAVFile.read(URL(fileURLWithPath: recording))
             #expect(wav.channels == 2 && wav.sampleRate == 8000 && wav.data.count > 8000 * 4 * 5, "a stereo recording of the call")
             Self.checkTranscriptLinesUpWithTheRecording(transcript.map(\.entry), wav)
             try await Task.sleep(for: .milliseconds(300))
             let stillLive = await manager.liveCount
             #expect(ua.portPool.inUseCount == 0 && stillLive == 0, "nothing outlives the call")
-            try Self.checkReport(store, call)
+            try await Self.checkReport(store, call)
         }
     }
 
@@ -64,8 +64,15 @@ import TestSupport
     }
 
     /// The call's report: a timeline per agent turn, the stages' meters, usage and cost.
-    static func checkReport(_ store: CallStore, _ call: CallRecord) throws {
-        let report = try #require(try store.report(callID: call.outboundId))
+    /// The calls as one snapshot (one read): reading them one by one lets a call end and the next
+    /// start between two reads, and a count of live calls would then see both.
+    static func calls(_ ids: [String], in store: CallStore) async throws -> [CallRecord] {
+        let byID = Dictionary(uniqueKeysWithValues: try await store.calls(inStates: CallState.allCases).map { ($0.outboundId, $0) })
+        return ids.compactMap { byID[$0] }
+    }
+
+    static func checkReport(_ store: CallStore, _ call: CallRecord) async throws {
+        let report = try #require(try await store.report(callID: call.outboundId))
         #expect(report.turns.count >= 2, "a reply to each answer: \(report.turns)")
         for turn in report.turns {
             let steps = [turn.transcriptMs, turn.replyStartedMs, turn.firstAudioMs, turn.firstFrameMs]
@@ -76,7 +83,7 @@ import TestSupport
             #expect(turn.firstByteMs["stt"] ?? 0 >= 30, "the recognizer's time is its own, even when the turn ended on a transcript made earlier: \(turn.firstByteMs)")
             #expect(!turn.interrupted)
         }
-        let latencies = try store.transcript(callID: call.outboundId).compactMap(\.latencyMilliseconds)
+        let latencies = try await store.transcript(callID: call.outboundId).compactMap(\.latencyMilliseconds)
         #expect(latencies == report.turns.compactMap(\.firstAudioMs), "the transcript's latencies are the turns' first audio")
         #expect(report.usage.sttSeconds > 1 && report.usage.ttsCharacters > 100, "\(report.usage)")
         #expect(abs(report.cost.stt - report.usage.sttSeconds / 60 * 1.2) < 1e-9)
@@ -86,7 +93,7 @@ import TestSupport
         #expect(report.cost.total > 0 && report.cost.llm == 0 && report.cost.realtime == 0)
         let caller = report.stages.filter { $0.side == "caller" }
         #expect(caller.count == 6 && Set(caller.map(\.framesIn)).count == 1 && caller[0].framesIn > 100, "every caller frame through every stage: \(caller)")
-        let totals = try store.stats().reports
+        let totals = try await store.stats().reports
         #expect(totals.calls == 1 && totals.turns == report.turns.count && abs(totals.estimatedCost - report.cost.total) < 1e-9, "\(totals)")
     }
 }
@@ -97,11 +104,11 @@ import TestSupport
             let created = try await manager.create(CallHarness.seedRequest(answers: ["<busy>"], maxRetries: 2))
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .busy && $0.attemptCount == 3 }
             try await Task.sleep(for: .milliseconds(400))
-            let final = try #require(try store.call(id: call.outboundId))
+            let final = try #require(try await store.call(id: call.outboundId))
             #expect(final.state == .busy && final.attemptCount == 1 + 2, "attempt_count \(final.attemptCount)")
-            let types = try store.events().filter { $0.outboundId == call.outboundId }.map(\.type)
+            let types = try await store.events().filter { $0.outboundId == call.outboundId }.map(\.type)
             #expect(types.filter { $0 == "outbound_busy" }.count == 3 && types.filter { $0 == "outbound_queued" }.count == 3)
-            let attempts = try store.attempts(callID: call.outboundId)
+            let attempts = try await store.attempts(callID: call.outboundId)
             #expect(attempts.map(\.attemptNumber) == [1, 2, 3] && attempts.allSatisfy { $0.outcome == "busy" && $0.endedAt != nil && $0.sipCallId != nil },
                     "every attempt kept with its outcome: \(attempts)")
         }
@@ -117,10 +124,10 @@ import TestSupport
             let single = try await manager.create(noRetry)
             let waiting = try await CallHarness.waitFor(store, retried.outboundId) { $0.state == .queued && $0.attemptCount == 1 }
             #expect(waiting.lastOutcome == "busy" && waiting.nextAttemptAt.map { $0.timeIntervalSinceNow > 500 } == true)
-            #expect(try store.attempts(callID: retried.outboundId).map(\.outcome) == ["busy"])
+            #expect(try await store.attempts(callID: retried.outboundId).map(\.outcome) == ["busy"])
             let final = try await CallHarness.waitFor(store, single.outboundId) { $0.state.isTerminal }
             try await Task.sleep(for: .milliseconds(500))
-            let after = try #require(try store.call(id: single.outboundId))
+            let after = try #require(try await store.call(id: single.outboundId))
             #expect(final.state == .busy && after.state == .busy && after.attemptCount == 1 && after.nextAttemptAt == nil, "\(after)")
         }
     }
@@ -140,7 +147,7 @@ import TestSupport
             let created = try await manager.create(CallHarness.seedRequest(answers: ["<reject>"]))
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
             try await Task.sleep(for: .milliseconds(300))
-            let attempts = try store.call(id: call.outboundId)?.attemptCount
+            let attempts = try await store.call(id: call.outboundId)?.attemptCount
             #expect(call.state == .rejected && attempts == 1)
         }
     }
@@ -150,10 +157,10 @@ import TestSupport
             let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "<hangup>"]))
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
             #expect(call.state == .completed && call.taskCompleted == false && call.failureReason == "remote_hangup")
-            let answers = try store.answers(callID: call.outboundId)
+            let answers = try await store.answers(callID: call.outboundId)
             #expect(answers.map(\.status) == [.answered, .pending], "asked and never answered stays pending: \(answers.map(\.status))")
             #expect(answers.first?.answerSummary == "yes")
-            #expect(try store.attempts(callID: call.outboundId).map(\.outcome) == ["completed"])
+            #expect(try await store.attempts(callID: call.outboundId).map(\.outcome) == ["completed"])
         }
     }
 
@@ -181,7 +188,7 @@ import TestSupport
             request.scheduledAt = Date().addingTimeInterval(3600)
             let created = try await manager.create(request)
             try await manager.cancel(id: created.outboundId)
-            #expect(try store.call(id: created.outboundId)?.state == .cancelled)
+            #expect(try await store.call(id: created.outboundId)?.state == .cancelled)
         }
     }
 
@@ -195,11 +202,11 @@ import TestSupport
                                       userAgent: try SIPUserAgent(configuration: .init()), scheduler: PacerScheduler(),
                                       engines: { _ in EchoEngine() }, logger: .init(label: "first-life"))
             id = try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"])).outboundId
-            try store.close()
+            try await store.close()
         }
         let reopened = try CallStore(path: path)
-        try reopened.reconcileAfterRestart()
-        #expect(try reopened.call(id: id)?.state == .queued)
+        try await reopened.reconcileAfterRestart(node: "n1")
+        #expect(try await reopened.call(id: id)?.state == .queued)
         try await CallHarness.run(rtpBase: 38800, store: reopened) { _, store, _ in
             let call = try await CallHarness.waitFor(store, id) { $0.state.isTerminal }
             #expect(call.state == .completed && call.attemptCount == 1, "dialed after the restart")
@@ -213,12 +220,12 @@ import TestSupport
             var mostConnected = 0
             let deadline = ContinuousClock.now.advanced(by: .seconds(150))
             while ContinuousClock.now < deadline {
-                let calls = try ids.compactMap { try store.call(id: $0) }
+                let calls = try await OutboundCallTests.calls(ids, in: store)
                 mostConnected = max(mostConnected, calls.filter { $0.state.isLive }.count)
                 if calls.allSatisfy({ $0.state.isTerminal }) { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            let calls = try ids.compactMap { try store.call(id: $0) }
+            let calls = try await OutboundCallTests.calls(ids, in: store)
             #expect(calls.allSatisfy { $0.state == .completed }, "\(calls.map(\.state))")
             #expect(mostConnected <= 3 && mostConnected >= 2, "at most 3 live at once (saw \(mostConnected))")
             #expect(await manager.mostLiveAtOnce <= 3)
@@ -238,13 +245,13 @@ import TestSupport
             let result = await sipp.wait()
             #expect(result.status == 0, "\(result.output.suffix(1200))")
             try await Task.sleep(for: .milliseconds(500))
-            let inbound = try store.calls(inStates: CallState.allCases).filter { $0.direction == .inbound }
+            let inbound = try await store.calls(inStates: CallState.allCases).filter { $0.direction == .inbound }
             let call = try #require(inbound.first)
             #expect(call.state == .completed && call.calleeNumber == "0212345678")
-            let transcript = try store.transcript(callID: call.outboundId)
+            let transcript = try await store.transcript(callID: call.outboundId)
             #expect(transcript.first?.entry.speaker == .ai)
             #expect(transcript.first?.entry.text.hasPrefix("Hello, you have reached the AI assistant of VoiceBridge") == true, "\(transcript.map(\.entry.text))")
-            #expect(try store.events().contains { $0.outboundId == call.outboundId && $0.type == "inbound_connected" })
+            #expect(try await store.events().contains { $0.outboundId == call.outboundId && $0.type == "inbound_connected" })
         }
     }
 }
@@ -258,7 +265,7 @@ import TestSupport
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
             #expect(call.state == .completed && call.failureReason == "max_call_duration")
             #expect(call.taskCompleted == false)
-            let lines = try store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .ai }.map(\.entry.text)
+            let lines = try await store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .ai }.map(\.entry.text)
             #expect(lines.last == "Thank you for your time. Have a nice day.", "\(lines)")
             #expect((call.durationSeconds ?? 0) >= 10 && (call.durationSeconds ?? 99) < 30)
         }
@@ -272,9 +279,9 @@ import TestSupport
             try await manager.cancel(id: created.outboundId)
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
             #expect(call.state == .cancelled && call.taskCompleted == false)
-            let lines = try store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .ai }.map(\.entry.text)
+            let lines = try await store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .ai }.map(\.entry.text)
             #expect(lines.last == "Thank you for your time. Have a nice day.", "\(lines)")
-            #expect(try store.answers(callID: call.outboundId).count == 2, "the partial result is stored")
+            #expect(try await store.answers(callID: call.outboundId).count == 2, "the partial result is stored")
             try await Task.sleep(for: .milliseconds(300))
             #expect(ua.portPool.inUseCount == 0)
         }

@@ -23,7 +23,7 @@ import TestSupport
             let now = Date()
             for (id, persona) in zip(ids, personas) {
                 let call = try await CallHarness.waitFor(store, id, timeout: .seconds(120)) { $0.state.isTerminal }
-                let comparison = persona.compare(state: call.state, answers: try store.answers(callID: id), now: now)
+                let comparison = await persona.compare(state: call.state, answers: try store.answers(callID: id), now: now)
                 #expect(comparison.mismatches.isEmpty, "\(persona.name): \(comparison.mismatches)")
                 #expect(comparison.statuses.total == persona.questions.count)
             }

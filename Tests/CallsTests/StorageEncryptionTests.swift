@@ -26,24 +26,24 @@ import Testing
     }
 
     /// Writes one call's worth of everything that is sealed; returns its id.
-    static func writeCall(_ store: CallStore, number: String) throws -> String {
+    static func writeCall(_ store: CallStore, number: String) async throws -> String {
         let campaign = Campaign(name: "c", callerNumber: "0701234")
-        try store.createCampaign(campaign)
-        _ = try store.addContacts(campaignID: campaign.id, [.init(line: 2, number: number + "9", variables: ["name": "Ophelia Quartermaine"])],
+        try await store.createCampaign(campaign)
+        _ = try await store.addContacts(campaignID: campaign.id, [.init(line: 2, number: number + "9", variables: ["name": "Ophelia Quartermaine"])],
                                   problems: [], columns: ["name"])
         var call = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: number, purpose: "the delivery", questions: ["Which day?"])
         call.metadata = #"{"simulated_answers":["Wednesday, after the marmalade"]}"#
-        try store.insert(call)
-        try store.transition(id: call.outboundId, to: .dialing)
-        try store.transition(id: call.outboundId, to: .connected)
-        try store.appendTranscript(callID: call.outboundId, seconds: 4, speaker: .customer, text: "Wednesday, after the marmalade")
+        try await store.insert(call)
+        try await store.transition(id: call.outboundId, to: .dialing)
+        try await store.transition(id: call.outboundId, to: .connected)
+        try await store.appendTranscript(callID: call.outboundId, seconds: 4, speaker: .customer, text: "Wednesday, after the marmalade")
         var result = ConversationResult(tracker: TaskTracker(questions: ["Which day?"]), transcript: [], durationSeconds: 9,
                                         context: ConversationContext(purpose: "the delivery", questions: ["Which day?"], displayName: "ABC"))
         result.answers = [TaskTracker.Answer(questionID: "q1", question: "Which day?", status: .answered, answerText: "Wednesday, after the marmalade",
                                              answerSummary: "yes", confidence: 0.9, timesAsked: 1)]
         result.summary = "Which day? → Wednesday, after the marmalade"
-        try store.saveResult(callID: call.outboundId, result: result)
-        try store.transition(id: call.outboundId, to: .completed)
+        try await store.saveResult(callID: call.outboundId, result: result)
+        try await store.transition(id: call.outboundId, to: .completed)
         return call.outboundId
     }
 
@@ -54,39 +54,39 @@ import Testing
 
     static let secrets = ["marmalade", "Ophelia", "simulated_answers"]
 
-    @Test func whatACallProducedIsSealedOnDiskAndReadInTheClear() throws {
+    @Test func whatACallProducedIsSealedOnDiskAndReadInTheClear() async throws {
         let store = try CallStore(path: CallStoreTests.temporaryPath(), cipher: StorageCipher(currentKey: Self.keyA))
-        try store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
-        let id = try Self.writeCall(store, number: "0100000001")
+        try await store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
+        let id = try await Self.writeCall(store, number: "0100000001")
 
         let bytes = try Self.fileBytes(store)
         for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is on disk in the clear") }
         #expect(bytes.range(of: Data("the delivery".utf8)) != nil, "control: the purpose, not sealed, is found by the same search")
 
-        let call = try #require(try store.call(id: id))
+        let call = try #require(try await store.call(id: id))
         #expect(call.metadata?.contains("marmalade") == true && call.summary == "Which day? → Wednesday, after the marmalade")
-        #expect(try store.transcript(callID: id).map(\.entry.text) == ["Wednesday, after the marmalade"])
-        #expect(try store.answers(callID: id).first?.answerText == "Wednesday, after the marmalade")
-        #expect(try store.events(after: 0).contains { $0.type == "transcript" && $0.payload.contains("marmalade") })
-        #expect(try store.webhookDeliveries(callID: id).first?.payload.contains("marmalade") == true, "the webhook carries the summary")
-        #expect(try store.page().calls.first { $0.outboundId == id }?.summary?.contains("marmalade") == true)
-        let campaignID = try #require(try store.pool.read { try String.fetchOne($0, sql: "SELECT id FROM campaigns") })
-        #expect(try store.campaignResults(campaignID: campaignID).rows.first?.contact.variables["name"] == "Ophelia Quartermaine")
-        #expect(try store.campaignContacts(campaignID: campaignID).contacts.first?.variables["name"] == "Ophelia Quartermaine")
-        #expect(try store.statistics().questions.first?.yes == 1, "statistics group by the opened answer")
+        #expect(try await store.transcript(callID: id).map(\.entry.text) == ["Wednesday, after the marmalade"])
+        #expect(try await store.answers(callID: id).first?.answerText == "Wednesday, after the marmalade")
+        #expect(try await store.events(after: 0).contains { $0.type == "transcript" && $0.payload.contains("marmalade") })
+        #expect(try await store.webhookDeliveries(callID: id).first?.payload.contains("marmalade") == true, "the webhook carries the summary")
+        #expect(try await store.page().calls.first { $0.outboundId == id }?.summary?.contains("marmalade") == true)
+        let campaignID = try #require(try await store.pool.read { try String.fetchOne($0, sql: "SELECT id FROM campaigns") })
+        #expect(try await store.campaignResults(campaignID: campaignID).rows.first?.contact.variables["name"] == "Ophelia Quartermaine")
+        #expect(try await store.campaignContacts(campaignID: campaignID).contacts.first?.variables["name"] == "Ophelia Quartermaine")
+        #expect(try await store.statistics().questions.first?.yes == 1, "statistics group by the opened answer")
     }
 
-    @Test func withoutAKeyTheSameCallIsPlainText() throws {
+    @Test func withoutAKeyTheSameCallIsPlainText() async throws {
         let store = try CallStore(path: CallStoreTests.temporaryPath())
-        _ = try Self.writeCall(store, number: "0100000002")
+        _ = try await Self.writeCall(store, number: "0100000002")
         let bytes = try Self.fileBytes(store)
         for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) != nil, "control: \(secret) is found when nothing is sealed") }
     }
 
-    @Test func aWrongKeyOrNoKeyRefusesToOpenTheDatabase() throws {
+    @Test func aWrongKeyOrNoKeyRefusesToOpenTheDatabase() async throws {
         let path = CallStoreTests.temporaryPath()
         let a = StorageCipher(currentKey: Self.keyA)
-        _ = try Self.writeCall(try CallStore(path: path, cipher: a), number: "0100000003")
+        _ = try await Self.writeCall(try CallStore(path: path, cipher: a), number: "0100000003")
         #expect(throws: CallStore.Failure.storageKeysMissing(missing: [a.currentKeyID], configured: [StorageCipher.keyID(of: Self.keyB)])) {
             try CallStore(path: path, cipher: StorageCipher(currentKey: Self.keyB))
         }
@@ -98,25 +98,25 @@ import Testing
         }
     }
 
-    @Test func rekeyMovesPlainAndOldValuesToTheCurrentKeyAndRetiresTheOld() throws {
+    @Test func rekeyMovesPlainAndOldValuesToTheCurrentKeyAndRetiresTheOld() async throws {
         let path = CallStoreTests.temporaryPath()
-        let plainID = try Self.writeCall(try CallStore(path: path), number: "0100000004")           // before encryption
-        let oldID = try Self.writeCall(try CallStore(path: path, cipher: StorageCipher(currentKey: Self.keyA)), number: "0100000005")
+        let plainID = try await Self.writeCall(try CallStore(path: path), number: "0100000004")           // before encryption
+        let oldID = try await Self.writeCall(try CallStore(path: path, cipher: StorageCipher(currentKey: Self.keyA)), number: "0100000005")
         let both = StorageCipher(currentKey: Self.keyB, previousKeys: [Self.keyA])
         let store = try CallStore(path: path, cipher: both)
-        let newID = try Self.writeCall(store, number: "0100000006")                                   // already under B
+        let newID = try await Self.writeCall(store, number: "0100000006")                                   // already under B
         var steps: [CallStore.RekeyProgress] = []
-        let report = try store.rekey(batchSize: 1) { steps.append($0) }
+        let report = try await store.rekey(batchSize: 1) { steps.append($0) }
         #expect(report.retiredKeys == [StorageCipher.keyID(of: Self.keyA)] && report.values > 0)
         #expect(steps.contains { $0.what == "transcript_entries.text" && $0.done == 2 && $0.total == 2 }, "the plain line and A's line; B's untouched")
-        #expect(try store.storageKeyIDs() == [both.currentKeyID])
+        #expect(try await store.storageKeyIDs() == [both.currentKeyID])
         for secret in Self.secrets { #expect(try Self.fileBytes(store).range(of: Data(secret.utf8)) == nil, "\(secret) left in the clear after rekey") }
-        #expect(try store.rekey().values == 0, "nothing left: a second run rewrites nothing")
+        #expect(try await store.rekey().values == 0, "nothing left: a second run rewrites nothing")
 
         let onlyB = try CallStore(path: path, cipher: StorageCipher(currentKey: Self.keyB))
         for id in [plainID, oldID, newID] {
-            #expect(try onlyB.transcript(callID: id).map(\.entry.text) == ["Wednesday, after the marmalade"])
-            #expect(try onlyB.call(id: id)?.metadata?.contains("marmalade") == true)
+            #expect(try await onlyB.transcript(callID: id).map(\.entry.text) == ["Wednesday, after the marmalade"])
+            #expect(try await onlyB.call(id: id)?.metadata?.contains("marmalade") == true)
         }
         #expect(throws: CallStore.Failure.self) { try CallStore(path: path, cipher: StorageCipher(currentKey: Self.keyA)) }
     }

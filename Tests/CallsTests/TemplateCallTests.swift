@@ -9,7 +9,7 @@ import TestSupport
 @Suite(.serialized) struct TemplateCallTests {
     @Test func theAgentSpeaksTheTemplatesGreetingAndQuestionsFilledIn() async throws {
         try await CallHarness.run(rtpBase: 46400) { manager, store, _ in
-            let template = try store.createTemplate(CallTemplate(name: "delivery", purpose: "the delivery of {item}", questions: ["Will you be home on {day}?"],
+            let template = try await store.createTemplate(CallTemplate(name: "delivery", purpose: "the delivery of {item}", questions: ["Will you be home on {day}?"],
                                                                  greeting: "Hi {customer}, {display_name} here about {purpose}.", closing: "Thanks {customer}, goodbye.",
                                                                  voice: "en-gb-x-rp", variables: ["day": "Tuesday"]))
             var request = CallHarness.seedRequest(answers: ["Yes, I will be home."], questions: [])
@@ -19,7 +19,7 @@ import TestSupport
             let id = try await manager.create(request).outboundId
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
             #expect(call.state == .completed && call.templateId == template.id && call.templateVersion == 1 && call.voice == "en-gb-x-rp")
-            let agent = try store.transcript(callID: id).filter { $0.entry.speaker == .ai }.map(\.entry.text)
+            let agent = try await store.transcript(callID: id).filter { $0.entry.speaker == .ai }.map(\.entry.text)
             #expect(agent.first == "Hi Anna, ABC Company here about the delivery of your new desk. Will you be home on Tuesday?", "\(agent)")
             #expect(agent.last?.hasSuffix("Thanks Anna, goodbye.") == true, "\(agent)")
             // The call's engine speaks in the template's voice.

@@ -43,7 +43,7 @@ import TestSupport
             request.transferTo = "sip:person@127.0.0.1:\(personPort)"
             let id = try await manager.create(request).outboundId
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
-            let lines = try store.transcript(callID: id).map(\.entry.text)
+            let lines = try await store.transcript(callID: id).map(\.entry.text)
             #expect(call.state == .completed && call.failureReason == "transferred", "\(call.state) \(call.failureReason ?? "") \(lines) \(phone.log.suffix(800))")
             #expect(call.transferredTo == "sip:person@127.0.0.1:\(personPort)" && call.transferOutcome == "answered")
             #expect(lines.contains("[Transfer to sip:person@127.0.0.1:\(personPort): the caller asked for a person]") && lines.contains("[Transfer answered]"), "\(lines)")
@@ -69,12 +69,13 @@ import TestSupport
             request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
             let id = try await manager.create(request).outboundId
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
-            let lines = try store.transcript(callID: id).map(\.entry)
+            let lines = try await store.transcript(callID: id).map(\.entry)
             #expect(call.state == .completed && call.failureReason == "remote_hangup" && call.transferOutcome == "answered",
                     "\(call.state) \(call.failureReason ?? "") \(String(describing: call.transferOutcome)) \(lines.map(\.text))")
             let bridged = try #require(lines.first { $0.text == "[Transfer answered, bridged by VoiceBridge]" }, "\(lines.map(\.text))")
             // The agent's channel of the recording carries the person's audio after the bridge came up.
-            let recording = try WAVFile.read(URL(fileURLWithPath: try #require(try store.recordingPath(callID: id))))
+            let path = try #require(try await store.recordingPath(callID: id))
+            let recording = try WAVFile.read(URL(fileURLWithPath: path))
             let agent = recording.channel(1)
             let after = agent.dropFirst(Int(bridged.timestamp * 8000) + 4000)
             let loud = after.filter { abs(Int($0)) > 1000 }.count
@@ -97,11 +98,11 @@ import TestSupport
             request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
             let id = try await manager.create(request).outboundId
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
-            let lines = try store.transcript(callID: id).map(\.entry.text)
+            let lines = try await store.transcript(callID: id).map(\.entry.text)
             #expect(call.state == .completed && call.transferOutcome == "busy", "\(call.state) \(String(describing: call.transferOutcome)) \(lines)")
             #expect(lines.contains { $0.hasPrefix("[Transfer to sip:desk@") } && lines.contains("[Transfer busy]"), "\(lines)")
             #expect(lines.contains { $0.contains("everyone is busy right now") }, "the agent said so: \(lines)")
-            #expect(try store.answers(callID: id).first?.status == .answered, "and went on with the questions")
+            #expect(try await store.answers(callID: id).first?.status == .answered, "and went on with the questions")
         }
         person.stop()
         _ = await person.wait()

@@ -48,27 +48,27 @@ import Testing
         #expect(WebhookRetryPolicy.standardSchedule.reduce(0, +) * 0.8 >= 24 * 3600)
     }
 
-    static func storeWithEndpoints() throws -> (CallStore, all: WebhookEndpoint, failures: WebhookEndpoint) {
+    static func storeWithEndpoints() async throws -> (CallStore, all: WebhookEndpoint, failures: WebhookEndpoint) {
         let store = try CallStore(path: CallStoreTests.temporaryPath())
         let all = WebhookEndpoint(url: "http://127.0.0.1:9/all")
         let failures = WebhookEndpoint(url: "http://127.0.0.1:9/failures", events: ["call.failed"])
-        try store.createWebhook(all)
-        try store.createWebhook(failures)
-        try store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/off", enabled: false))
+        try await store.createWebhook(all)
+        try await store.createWebhook(failures)
+        try await store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/off", enabled: false))
         return (store, all, failures)
     }
 
-    @Test func aCallsFinalStateWritesItsDeliveriesWithItsAnswers() throws {
-        let (store, all, failures) = try Self.storeWithEndpoints()
+    @Test func aCallsFinalStateWritesItsDeliveriesWithItsAnswers() async throws {
+        let (store, all, failures) = try await Self.storeWithEndpoints()
         let call = CallStoreTests.sampleCall()
-        try store.insert(call)
-        try store.transition(id: call.outboundId, to: .dialing)
-        try store.transition(id: call.outboundId, to: .connected)
-        #expect(try store.webhookDeliveries(callID: call.outboundId).isEmpty, "only a final state is announced")
-        try store.saveAnswers(callID: call.outboundId, answers: [.init(questionID: "q1", question: "Can you attend?", status: .answered, answerText: "yes I can",
+        try await store.insert(call)
+        try await store.transition(id: call.outboundId, to: .dialing)
+        try await store.transition(id: call.outboundId, to: .connected)
+        #expect(try await store.webhookDeliveries(callID: call.outboundId).isEmpty, "only a final state is announced")
+        try await store.saveAnswers(callID: call.outboundId, answers: [.init(questionID: "q1", question: "Can you attend?", status: .answered, answerText: "yes I can",
                                                                       answerSummary: "yes", confidence: 0.9, timesAsked: 1)])
-        try store.transition(id: call.outboundId, to: .completed)
-        let deliveries = try store.webhookDeliveries(callID: call.outboundId)
+        try await store.transition(id: call.outboundId, to: .completed)
+        let deliveries = try await store.webhookDeliveries(callID: call.outboundId)
         #expect(deliveries.map(\.endpointId) == [all.id], "the failures-only and the disabled endpoints get nothing")
         let delivery = try #require(deliveries.first)
         #expect(delivery.state == .pending && delivery.eventType == "call.completed" && delivery.id.hasPrefix("msg_"))
@@ -81,17 +81,17 @@ import Testing
         _ = failures
     }
 
-    @Test func aRetriedAttemptWaitsForTheFinalOutcome() throws {
-        let (store, all, failures) = try Self.storeWithEndpoints()
+    @Test func aRetriedAttemptWaitsForTheFinalOutcome() async throws {
+        let (store, all, failures) = try await Self.storeWithEndpoints()
         let call = CallStoreTests.sampleCall()
-        try store.insert(call)
-        try store.transition(id: call.outboundId, to: .dialing)
-        try store.endAttempt(id: call.outboundId, in: .busy, reason: "busy", retryAt: Date().addingTimeInterval(300))
-        #expect(try store.call(id: call.outboundId)?.state == .queued)
-        #expect(try store.webhookDeliveries(callID: call.outboundId).isEmpty, "a retry follows: nothing is announced yet")
-        try store.transition(id: call.outboundId, to: .dialing)
-        try store.endAttempt(id: call.outboundId, in: .noAnswer, reason: "no_answer", retryAt: nil)
-        let deliveries = try store.webhookDeliveries(callID: call.outboundId)
+        try await store.insert(call)
+        try await store.transition(id: call.outboundId, to: .dialing)
+        try await store.endAttempt(id: call.outboundId, in: .busy, reason: "busy", retryAt: Date().addingTimeInterval(300))
+        #expect(try await store.call(id: call.outboundId)?.state == .queued)
+        #expect(try await store.webhookDeliveries(callID: call.outboundId).isEmpty, "a retry follows: nothing is announced yet")
+        try await store.transition(id: call.outboundId, to: .dialing)
+        try await store.endAttempt(id: call.outboundId, in: .noAnswer, reason: "no_answer", retryAt: nil)
+        let deliveries = try await store.webhookDeliveries(callID: call.outboundId)
         #expect(Set(deliveries.map(\.endpointId)) == [all.id, failures.id] && deliveries.allSatisfy { $0.eventType == "call.failed" })
         #expect(deliveries.allSatisfy { $0.payload.contains(#""state":"no_answer""#) && $0.payload.contains(#""attempt_count":2"#) })
         #expect(Set(deliveries.map(\.id)).count == 2, "each delivery has its own webhook-id")
@@ -103,59 +103,61 @@ import Testing
         #expect([CallState.failed, .busy, .noAnswer, .rejected].map(WebhookEventType.init(finalState:)).allSatisfy { $0 == .callFailed })
     }
 
-    @Test func aRefusedTransitionWritesNothing() throws {
-        let (store, _, _) = try Self.storeWithEndpoints()
+    @Test func aRefusedTransitionWritesNothing() async throws {
+        let (store, _, _) = try await Self.storeWithEndpoints()
         let call = CallStoreTests.sampleCall()
-        try store.insert(call)
-        #expect(throws: CallStore.Failure.self) { try store.transition(id: call.outboundId, to: .completed) }   // queued → completed is not allowed
-        #expect(try store.webhookDeliveries(callID: call.outboundId).isEmpty)
+        try await store.insert(call)
+        await #expect(throws: CallStore.Failure.self) { try await store.transition(id: call.outboundId, to: .completed) }   // queued → completed is not allowed
+        #expect(try await store.webhookDeliveries(callID: call.outboundId).isEmpty)
     }
 
-    @Test func aCampaignsEndIsAnnounced() throws {
-        let (store, all, _) = try Self.storeWithEndpoints()
+    @Test func aCampaignsEndIsAnnounced() async throws {
+        let (store, all, _) = try await Self.storeWithEndpoints()
         let campaign = Campaign(name: "Tuesday reminders", callerNumber: "0701")
-        try store.createCampaign(campaign)
-        try store.transition(campaignID: campaign.id, to: .running)
-        try store.transition(campaignID: campaign.id, to: .cancelled)
-        let delivery = try #require(try store.webhookDeliveries(endpointID: all.id).first)
+        try await store.createCampaign(campaign)
+        try await store.transition(campaignID: campaign.id, to: .running)
+        try await store.transition(campaignID: campaign.id, to: .cancelled)
+        let delivery = try #require(try await store.webhookDeliveries(endpointID: all.id).first)
         #expect(delivery.eventType == "campaign.cancelled" && delivery.campaignId == campaign.id && delivery.payload.contains("Tuesday reminders"))
     }
 
-    @Test func attemptsAreKeptAndTheirVerdictsApplied() throws {
-        let (store, all, _) = try Self.storeWithEndpoints()
+    @Test func attemptsAreKeptAndTheirVerdictsApplied() async throws {
+        let (store, all, _) = try await Self.storeWithEndpoints()
         let call = CallStoreTests.sampleCall()
-        try store.insert(call)
-        try store.transition(id: call.outboundId, to: .cancelled)
+        try await store.insert(call)
+        try await store.transition(id: call.outboundId, to: .cancelled)
         let now = Date()
-        let claimed = try store.claimDueWebhookDeliveries(now: now, limit: 10, lease: 60)
+        let claimed = try await store.claimDueWebhookDeliveries(now: now, limit: 10, lease: 60)
         #expect(claimed.map(\.1.id) == [all.id])
-        #expect(try store.claimDueWebhookDeliveries(now: now.addingTimeInterval(1), limit: 10, lease: 60).isEmpty, "a claimed delivery is leased")
-        #expect(try store.claimDueWebhookDeliveries(now: now.addingTimeInterval(61), limit: 10, lease: 60).count == 1, "an abandoned lease runs out")
+        #expect(try await store.claimDueWebhookDeliveries(now: now.addingTimeInterval(1), limit: 10, lease: 60).isEmpty, "a claimed delivery is leased")
+        #expect(try await store.claimDueWebhookDeliveries(now: now.addingTimeInterval(61), limit: 10, lease: 60).count == 1, "an abandoned lease runs out")
         let id = claimed[0].0.id
-        try store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 503, error: nil, durationMs: 12), verdict: .retry(after: 5))
-        try store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: nil, error: "connection refused", durationMs: 1), verdict: .retry(after: 5))
-        try store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 200, error: nil, durationMs: 3), verdict: .delivered)
-        let delivered = try #require(try store.webhookDelivery(id: id))
+        try await store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 503, error: nil, durationMs: 12), verdict: .retry(after: 5))
+        try await store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: nil, error: "connection refused", durationMs: 1), verdict: .retry(after: 5))
+        try await store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 200, error: nil, durationMs: 3), verdict: .delivered)
+        let delivered = try #require(try await store.webhookDelivery(id: id))
         #expect(delivered.state == .delivered && delivered.attemptCount == 3 && delivered.lastStatus == 200)
-        #expect(try store.webhookAttempts(deliveryIDs: [id])[id]?.map(\.status) == [503, nil, 200])
-        #expect(try store.replayWebhookDelivery(id: id).state == .pending)
-        #expect(try store.claimDueWebhookDeliveries(limit: 10, lease: 60).map(\.0.id) == [id], "a replay is due at once, with the same id")
-        try store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 410, error: nil, durationMs: 3), verdict: .disableEndpoint)
-        #expect(try store.webhook(id: all.id)?.enabled == false && store.webhook(id: all.id)?.disabledReason?.contains("410") == true)
+        #expect(try await store.webhookAttempts(deliveryIDs: [id])[id]?.map(\.status) == [503, nil, 200])
+        #expect(try await store.replayWebhookDelivery(id: id).state == .pending)
+        #expect(try await store.claimDueWebhookDeliveries(limit: 10, lease: 60).map(\.0.id) == [id], "a replay is due at once, with the same id")
+        try await store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 410, error: nil, durationMs: 3), verdict: .disableEndpoint)
+        let disabled = try await store.webhook(id: all.id)
+        #expect(disabled?.enabled == false && disabled?.disabledReason?.contains("410") == true)
         // A turned-off endpoint's pending deliveries wait; turned on again, they go out.
-        _ = try store.replayWebhookDelivery(id: id)
-        #expect(try store.claimDueWebhookDeliveries(limit: 10, lease: 60).isEmpty)
-        _ = try store.updateWebhook(id: all.id) { $0.enabled = true }
-        #expect(try store.claimDueWebhookDeliveries(limit: 10, lease: 60).map(\.0.id) == [id])
+        _ = try await store.replayWebhookDelivery(id: id)
+        #expect(try await store.claimDueWebhookDeliveries(limit: 10, lease: 60).isEmpty)
+        _ = try await store.updateWebhook(id: all.id) { $0.enabled = true }
+        #expect(try await store.claimDueWebhookDeliveries(limit: 10, lease: 60).map(\.0.id) == [id])
     }
 
-    @Test func configuredEndpointsAreSyncedAndProtected() throws {
+    @Test func configuredEndpointsAreSyncedAndProtected() async throws {
         let store = try CallStore(path: CallStoreTests.temporaryPath())
         let crm = WebhookEndpoint(id: "crm", url: "https://crm.example.com/h", fromConfig: true)
-        try store.syncConfiguredWebhooks([crm, WebhookEndpoint(id: "old", url: "https://old.example.com/h")])
-        try store.syncConfiguredWebhooks([crm])
-        #expect(try store.webhook(id: "old")?.enabled == false && store.webhook(id: "old")?.disabledReason == "removed from the configuration file")
-        #expect(throws: CallStore.WebhookFailure.fromConfig("crm")) { try store.updateWebhook(id: "crm") { $0.enabled = false } }
-        #expect(throws: CallStore.WebhookFailure.fromConfig("crm")) { try store.deleteWebhook(id: "crm") }
+        try await store.syncConfiguredWebhooks([crm, WebhookEndpoint(id: "old", url: "https://old.example.com/h")])
+        try await store.syncConfiguredWebhooks([crm])
+        let removed = try await store.webhook(id: "old")
+        #expect(removed?.enabled == false && removed?.disabledReason == "removed from the configuration file")
+        await #expect(throws: CallStore.WebhookFailure.fromConfig("crm")) { try await store.updateWebhook(id: "crm") { $0.enabled = false } }
+        await #expect(throws: CallStore.WebhookFailure.fromConfig("crm")) { try await store.deleteWebhook(id: "crm") }
     }
 }

@@ -7,7 +7,8 @@ source "$(dirname "$0")/lib.sh"
 db=$VB_TMP/data/voicebridge.sqlite
 callee_port=$(free_port)
 env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=42200 VOICEBRIDGE_SIP_RTP_PORT_MAX=42399
-            VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:$callee_port VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=3 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000)
+            VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:$callee_port VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=3 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000
+            VOICEBRIDGE_CLUSTER_NODE_ID=campaign-node)   # the restart (on another HTTP port) is the same node
 query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
 api() { curl -fsS -X "$1" "http://127.0.0.1:$VB_PORT/api/$2" "${@:3}"; }
 

@@ -29,6 +29,9 @@ extension VoiceBridgeConfig {
             throw ConfigError(key: "database.path", problem: "must not be empty")
         }
 
+        c.cluster.nodeID = try r.string("cluster.node_id", default: c.cluster.nodeID)
+        c.cluster.leaseSeconds = try r.double("cluster.lease_seconds", default: c.cluster.leaseSeconds, in: 3...3600)
+
         try Self.readStorage(&c.storage, &r)
 
         c.sip.bind = try r.string("sip.bind", default: c.sip.bind)

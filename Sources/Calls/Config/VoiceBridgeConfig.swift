@@ -26,6 +26,22 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var path = "./data/voicebridge.sqlite"
     }
 
+    /// Several nodes sharing one database: each is known by its id, and holds a lease it renews.
+    public struct Cluster: Sendable, Equatable {
+        /// Empty: the host name and the HTTP port, so a restarted node is the same node again.
+        public var nodeID = ""
+        /// A node silent this long is taken for dead: another node ends its calls as `node_lost`.
+        public var leaseSeconds = 15.0
+
+        /// This node's id: the configured one, or `host:port` (with a port picked at start, the
+        /// process id too: two such nodes on one host must not share an id).
+        public func resolvedNodeID(httpPort: Int) -> String {
+            guard nodeID.isEmpty else { return nodeID }
+            let host = ProcessInfo.processInfo.hostName
+            return httpPort == 0 ? "\(host):0-\(ProcessInfo.processInfo.processIdentifier)" : "\(host):\(httpPort)"
+        }
+    }
+
     /// Encryption at rest: with a key, what calls said and produced is sealed before it is stored.
     public struct Storage: Sendable, Equatable {
         /// 32 bytes: the key that seals (`storage.encryption_key`, or a file holding it).
@@ -282,6 +298,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var http = HTTP()
     public var api = API()
     public var database = Database()
+    public var cluster = Cluster()
     public var storage = Storage()
     public var sip = SIP()
     public var engine = Engine()

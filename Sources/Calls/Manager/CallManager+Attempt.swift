@@ -11,22 +11,23 @@ extension CallManager {
         let call: CallRecord
         do {
             // Listed after it was queued: never dialed.
-            if let queued = try store.call(id: id), try store.isOnDoNotCallList(queued.calleeNumber) {
-                try store.transition(id: id, to: .cancelled, reason: "do_not_call")
+            if let queued = try await store.call(id: id), try await store.isOnDoNotCallList(queued.calleeNumber) {
+                try await store.transition(id: id, to: .cancelled, reason: "do_not_call")
                 return
             }
-            (call, _) = try store.transition(id: id, to: .dialing)
+            (call, _) = try await store.transition(id: id, to: .dialing, from: .queued)   // not if it was cancelled since the claim
         } catch {
             logger.warning("could not start a call", metadata: ["call": "\(id)", "error": "\(error)"])
+            try? await store.releaseClaim(id: id, node: settings.nodeID)
             return
         }
         // One context for the call: the engine's and the session's.
-        let context = context(for: call)
+        let context = await context(for: call)
         let engine: any ConversationEngine
         do {
             engine = try engines(context)
         } catch {
-            fail(call, state: .failed, reason: "engine_unavailable: \(error)")
+            await fail(call, state: .failed, reason: "engine_unavailable: \(error)")
             return
         }
         if let carrier = settings.carrier {
@@ -41,27 +42,27 @@ extension CallManager {
                                                     to: call.calleeNumber, gateway: settings.gateway, outboundCallID: id,
                                                     ringTimeout: settings.ringTimeout, extraHeaders: headers)
         } catch {
-            fail(call, state: .failed, reason: "sip_error: \(error)")
+            await fail(call, state: .failed, reason: "sip_error: \(error)")
             return
         }
         handle.sipCall.withLock { $0 = sipCall }
-        try? store.setSIPCallID(callID: id, sipCallID: sipCall.callID)
+        try? await store.setSIPCallID(callID: id, sipCallID: sipCall.callID)
         if handle.cancelRequested.load(ordering: .relaxed) { await sipCall.cancel() }
 
         for await event in sipCall.events {
             switch event {
             case .ringing:
-                if (try? store.call(id: id))?.state == .dialing { _ = try? store.transition(id: id, to: .ringing) }
+                if (try? await store.call(id: id))?.state == .dialing { _ = try? await store.transition(id: id, to: .ringing) }
             case .answered:
-                _ = try? store.transition(id: id, to: .connected)
+                _ = try? await store.transition(id: id, to: .connected)
                 await converse(call: call, sipCall: sipCall, engine: engine, context: context, handle: handle)
                 return
             case .failed(let failure):
                 let (state, reason) = Self.outcome(of: failure)
-                fail(call, state: state, reason: reason)
+                await fail(call, state: state, reason: reason)
                 return
             case .ended:
-                fail(call, state: .failed, reason: "ended before answer")
+                await fail(call, state: .failed, reason: "ended before answer")
                 return
             case .trying, .dtmf:
                 break
@@ -72,7 +73,7 @@ extension CallManager {
     private func converse(call: CallRecord, sipCall: SIPCall, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall) async {
         guard let leg = try? SIPCallLeg(call: sipCall, scheduler: scheduler) else {
             await sipCall.hangUp()
-            fail(call, state: .failed, reason: "no media session")
+            await fail(call, state: .failed, reason: "no media session")
             return
         }
         await converse(call: call, leg: leg, engine: engine, context: context, handle: handle,
@@ -165,35 +166,35 @@ extension CallManager {
             case .remoteHangup: "remote_hangup"
             default: nil
             }
-            _ = try? store.transition(id: call.outboundId, to: .completed, reason: reason)
+            _ = try? await store.transition(id: call.outboundId, to: .completed, reason: reason)
         case .cancelled:
-            _ = try? store.transition(id: call.outboundId, to: .cancelled, reason: "cancelled by operator")
+            _ = try? await store.transition(id: call.outboundId, to: .cancelled, reason: "cancelled by operator")
         case .engineFailure(let message):
             // A realtime socket lost for good is its own, documented reason.
             let reason = message == OpenAIRealtimeEngine.disconnected ? message : "engine_failure: \(message)"
-            _ = try? store.transition(id: call.outboundId, to: .failed, reason: reason)
+            _ = try? await store.transition(id: call.outboundId, to: .failed, reason: reason)
         case .voicemail:
-            fail(call, state: .voicemail, reason: "answering_machine")
+            await fail(call, state: .voicemail, reason: "answering_machine")
         case .voicemailLeft:
-            _ = try? store.transition(id: call.outboundId, to: .voicemailLeft, reason: "message left")
+            _ = try? await store.transition(id: call.outboundId, to: .voicemailLeft, reason: "message left")
         case .transferred:
-            _ = try? store.transition(id: call.outboundId, to: .completed, reason: "transferred")
+            _ = try? await store.transition(id: call.outboundId, to: .completed, reason: "transferred")
         }
         return outcome.ending
     }
 
     /// Records a failed attempt and, when the policy says so, queues the next one in the same
     /// transaction (so the call's webhook announces only its final outcome).
-    func fail(_ call: CallRecord, state: CallState, reason: String) {
-        let retryAt = (try? store.call(id: call.outboundId)).flatMap { retryTime(for: $0, endingIn: state) }
-        do { try store.endAttempt(id: call.outboundId, in: state, reason: reason, retryAt: retryAt) } catch {
+    func fail(_ call: CallRecord, state: CallState, reason: String) async {
+        let retryAt = (try? await store.call(id: call.outboundId)).flatMap { Self.retryTime(for: $0, endingIn: state, policy: settings.retry) }
+        do { try await store.endAttempt(id: call.outboundId, in: state, reason: reason, retryAt: retryAt) } catch {
             logger.warning("could not store the attempt's end", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])
         }
     }
 
-    /// When the retry policy tries `call` again after an attempt ending in `state`; nil: it does not.
-    private func retryTime(for call: CallRecord, endingIn state: CallState) -> Date? {
-        guard settings.retry.enabled else { return nil }
+    /// When the retry `policy` tries `call` again after an attempt ending in `state`; nil: it does not.
+    static func retryTime(for call: CallRecord, endingIn state: CallState, policy: VoiceBridgeConfig.Outbound.Retry) -> Date? {
+        guard policy.enabled else { return nil }
         let key: VoiceBridgeConfig.Outbound.RetryReason? = switch state {
         case .busy: .busy
         case .noAnswer, .voicemail: .noAnswer   // a machine is retried like no answer: the person was not reached
@@ -205,7 +206,7 @@ extension CallManager {
         // the operator asked not to be called back by the system (seed 000 names only no-answer,
         // but a busy line retried five minutes later surprised its users just the same).
         let retried = call.retryOn.map { $0.split(separator: ",").compactMap { VoiceBridgeConfig.Outbound.RetryReason(rawValue: String($0)) } }
-            ?? settings.retry.retryOn
+            ?? policy.retryOn
         guard let key, call.retryOnNoAnswer, retried.contains(key), call.attemptCount <= call.maxRetries else { return nil }
         return Date().addingTimeInterval(TimeInterval(call.retryInterval))
     }
@@ -250,14 +251,15 @@ extension CallManager {
 
     private func answer(caller: String, callee: String, externalID: String,
                         converse: (CallRecord, any ConversationEngine, ConversationContext, LiveCall) async -> Void, hangUp: () async -> Void) async {
-        var record = inboundRecord(caller: caller, callee: callee)
+        var record = await inboundRecord(caller: caller, callee: callee)
         record.state = .connected
         record.answeredAt = Date()
         record.startedAt = record.answeredAt
         record.attemptCount = 1
         record.callId = externalID
+        record.nodeId = settings.nodeID
         do {
-            try store.insert(record)
+            try await store.insert(record)
         } catch {
             logger.error("could not store an inbound call", metadata: ["error": "\(error)"])
             await hangUp()
@@ -267,10 +269,10 @@ extension CallManager {
         live[record.outboundId] = handle
         defer { finished(record.outboundId) }
         let engine: any ConversationEngine
-        let context = context(for: record)
+        let context = await context(for: record)
         do { engine = try engines(context) } catch {
             await hangUp()
-            _ = try? store.transition(id: record.outboundId, to: .failed, reason: "engine_unavailable: \(error)")
+            _ = try? await store.transition(id: record.outboundId, to: .failed, reason: "engine_unavailable: \(error)")
             return
         }
         await converse(record, engine, context, handle)
@@ -280,10 +282,11 @@ extension CallManager {
 extension CallManager {
     /// An inbound call as its number's route says (`inbound.routes`): the route's own lines, then
     /// its template's, then the inbound defaults; a bot if the route or template names one.
-    func inboundRecord(caller: String, callee: String) -> CallRecord {
+    func inboundRecord(caller: String, callee: String) async -> CallRecord {
         let inbound = settings.inbound
         let route = inbound.route(for: callee)
-        let template = route?.template.flatMap { try? store.template($0) }
+        var template: CallTemplate?
+        if let key = route?.template { template = try? await store.template(key) }
         let fill = { (text: String) in Placeholders.fill(text, with: template?.variables ?? [:]) }
         var record = CallRecord(outboundId: CallRecord.newID(direction: .inbound), direction: .inbound,
                                 callerNumber: caller, calleeNumber: callee,

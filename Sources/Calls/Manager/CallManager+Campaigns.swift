@@ -7,11 +7,11 @@ import Realtime
 extension CallManager {
     /// Stores a draft campaign over the current version of `template` (id or name), which all of
     /// its calls will run.
-    public func createCampaign(_ draft: Campaign, template key: String) throws -> Campaign {
+    public func createCampaign(_ draft: Campaign, template key: String) async throws -> Campaign {
         var campaign = draft
         var problems = campaign.problems(globalLimit: settings.maxConcurrentCalls)
         do {
-            let template = try runnableTemplate(key)
+            let template = try await runnableTemplate(key)
             campaign.templateId = template.id
             campaign.templateVersion = template.version
         } catch let invalid as ValidationError {
@@ -20,7 +20,7 @@ extension CallManager {
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         campaign.callerNumber = OutboundCallRequest.normalize(number: campaign.callerNumber) ?? campaign.callerNumber
         campaign.state = .draft
-        try store.createCampaign(campaign)
+        try await store.createCampaign(campaign)
         return campaign
     }
 
@@ -31,26 +31,18 @@ extension CallManager {
 
     /// Reads a contact list into a draft campaign, a batch at a time: every row is taken or
     /// reported (bad number, duplicate, do-not-call, a template variable it has no value for).
-    public func uploadContacts(campaignID: String, csv: Data, phoneColumn: String?) throws -> UploadReport {
-        guard let campaign = try store.campaign(id: campaignID) else { throw CallStore.CampaignFailure.notFound(campaignID) }
+    public func uploadContacts(campaignID: String, csv: Data, phoneColumn: String?) async throws -> UploadReport {
+        guard let campaign = try await store.campaign(id: campaignID) else { throw CallStore.CampaignFailure.notFound(campaignID) }
         guard campaign.state == .draft else { throw CallStore.CampaignFailure.notDraft(campaignID) }
         var list = try ContactListReader(stream: InputStream(data: csv), phoneColumn: phoneColumn)
-        let template = try campaignTemplate(campaign)
+        let template = try await campaignTemplate(campaign)
         var report = UploadReport()
         var batch: [ContactListReader.Contact] = [], problems: [ContactListReader.Problem] = []
-        func flush() throws {
-            let listed = try store.doNotCallListed(among: batch.map(\.number))
-            let callable = batch.filter { !listed.contains($0.number) }
-            problems += batch.filter { listed.contains($0.number) }
-                .map { .init(line: $0.line, column: list.phoneColumn, value: $0.number, reason: "on the do-not-call list") }
-            let refused = try store.addContacts(campaignID: campaignID, callable, problems: problems, columns: list.header.filter { $0 != list.phoneColumn && !$0.isEmpty })
-            report.accepted += callable.count - (refused.count - problems.count)
-            report.skipped += refused
-            batch = []
-            problems = []
-        }
-        while let row = try list.next() {
-            switch row {
+        let phone = list.phoneColumn, columns = list.header.filter { $0 != list.phoneColumn && !$0.isEmpty }
+        var read = false
+        while !read {
+            switch try list.next() {
+            case nil: read = true
             case .problem(let problem): problems.append(problem)
             case .contact(let contact):
                 do {
@@ -60,25 +52,45 @@ extension CallManager {
                     problems.append(.init(line: contact.line, column: "", value: contact.number, reason: error.description))
                 }
             }
-            if batch.count + problems.count >= 500 { try flush() }
+            guard read || batch.count + problems.count >= 500 else { continue }   // stored 500 rows at a time
+            let (accepted, refused) = try await storeContacts(batch, problems: problems, campaignID: campaignID, phoneColumn: phone, columns: columns)
+            report.accepted += accepted
+            report.skipped += refused
+            batch = []
+            problems = []
         }
-        try flush()
         report.skipped.sort { $0.line < $1.line }
         return report
     }
 
+    /// Stores one batch of an upload; a contact on the do-not-call list becomes a problem. Returns
+    /// how many contacts were added and every problem (the batch's own, and the duplicates refused).
+    private func storeContacts(_ batch: [ContactListReader.Contact], problems: [ContactListReader.Problem], campaignID: String,
+                               phoneColumn: String, columns: [String]) async throws -> (accepted: Int, refused: [ContactListReader.Problem]) {
+        let listed = try await store.doNotCallListed(among: batch.map(\.number))
+        let callable = batch.filter { !listed.contains($0.number) }
+        let problems = problems + batch.filter { listed.contains($0.number) }
+            .map { .init(line: $0.line, column: phoneColumn, value: $0.number, reason: "on the do-not-call list") }
+        let refused = try await store.addContacts(campaignID: campaignID, callable, problems: problems, columns: columns)
+        return (callable.count - (refused.count - problems.count), refused)
+    }
+
     /// start (draft or paused → running), pause, cancel.
-    public func setCampaign(_ id: String, to state: CampaignState) throws -> Campaign {
-        let campaign = try store.transition(campaignID: id, to: state)
-        if state != .running { dialableCampaigns.remove(id) }
+    public func setCampaign(_ id: String, to state: CampaignState) async throws -> Campaign {
+        let campaign = try await store.transition(campaignID: id, to: state)
+        if state != .running {
+            dialableCampaigns.remove(id)
+            campaignsStoppedDuringTick.insert(id)
+        }
         return campaign
     }
 
     /// One step of every running campaign: inside its window, as its pacing and free slots allow,
     /// its next contacts become queued calls; with no contact waiting and no call open it is
     /// completed. `run()` calls this every 100 ms; tests call it with their own clocks.
-    func campaignTick(now: Date, monotonic: Double) {
-        guard let running = try? store.campaigns(inStates: [.running]) else { return }
+    func campaignTick(now: Date, monotonic: Double) async {
+        campaignsStoppedDuringTick = []
+        guard let running = try? await store.campaigns(inStates: [.running]) else { return }
         var dialable = Set<String>()
         for campaign in running {
             var pacer = campaignPacers[campaign.id] ?? DialPacer(callsPerMinute: campaign.callsPerMinute)
@@ -88,26 +100,26 @@ extension CallManager {
                 continue
             }
             dialable.insert(campaign.id)
-            let holding = (try? store.campaignCallsHoldingSlots(campaignID: campaign.id, now: now)) ?? campaign.maxConcurrentCalls
+            let holding = (try? await store.campaignCallsHoldingSlots(campaignID: campaign.id, now: now)) ?? campaign.maxConcurrentCalls
             for _ in 0..<pacer.release(wanted: max(0, campaign.maxConcurrentCalls - holding), now: monotonic) {
-                guard (try? claimNextCall(of: campaign)) != nil else { break }
+                guard (try? await claimNextCall(of: campaign)) != nil else { break }
             }
-            if let progress = try? store.progress(campaignID: campaign.id), progress.waiting == 0, progress.open == 0 {
-                _ = try? store.transition(campaignID: campaign.id, to: .completed, now: now)
+            if let progress = try? await store.progress(campaignID: campaign.id), progress.waiting == 0, progress.open == 0 {
+                _ = try? await store.transition(campaignID: campaign.id, to: .completed, now: now)
                 campaignPacers[campaign.id] = nil
                 logger.info("campaign completed", metadata: ["campaign": "\(campaign.id)"])
             }
         }
-        dialableCampaigns = dialable
+        dialableCampaigns = dialable.subtracting(campaignsStoppedDuringTick)
     }
 
     /// The campaign's next contact as a queued call, claimed in the same transaction.
     @discardableResult
-    func claimNextCall(of campaign: Campaign) throws -> CallRecord? {
-        let template = try campaignTemplate(campaign)
+    func claimNextCall(of campaign: Campaign) async throws -> CallRecord? {
+        let template = try await campaignTemplate(campaign)
         let started = ContinuousClock.now
         defer { metrics.campaignClaim.recordNanoseconds(Int64(started.duration(to: .now).totalNanoseconds)) }
-        return try store.claimNextContact(campaignID: campaign.id) { contact in
+        return try await store.claimNextContact(campaignID: campaign.id) { [self] contact in
             do {
                 var call = try record(for: request(for: contact, in: campaign), template: template, requestedBy: "campaign")
                 call.campaignId = campaign.id
@@ -122,7 +134,7 @@ extension CallManager {
 
     /// The call a contact gets: the campaign's caller and retry policy, the contact's columns as
     /// variables. A `simulated_answers` column ("yes|no|…") scripts the built-in simulated callee.
-    func request(for contact: ContactListReader.Contact, in campaign: Campaign) -> OutboundCallRequest {
+    nonisolated func request(for contact: ContactListReader.Contact, in campaign: Campaign) -> OutboundCallRequest {
         var metadata: String?
         if let script = contact.variables["simulated_answers"], !script.isEmpty,
            let data = try? JSONSerialization.data(withJSONObject: ["simulated_answers": script.split(separator: "|").map(String.init)]) {
@@ -136,8 +148,8 @@ extension CallManager {
     }
 
     /// The template version the campaign's calls run.
-    public func campaignTemplate(_ campaign: Campaign) throws -> CallTemplate {
-        guard let template = try store.template(id: campaign.templateId, version: campaign.templateVersion) else {
+    public func campaignTemplate(_ campaign: Campaign) async throws -> CallTemplate {
+        guard let template = try await store.template(id: campaign.templateId, version: campaign.templateVersion) else {
             throw ValidationError(fields: [.init(name: "template", message: "template \(campaign.templateId) version \(campaign.templateVersion) is gone")])
         }
         return template

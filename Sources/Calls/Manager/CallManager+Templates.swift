@@ -19,8 +19,8 @@ extension CallManager {
     }
 
     /// The stored template a call names (id or name), checked against this server.
-    func runnableTemplate(_ key: String) throws -> CallTemplate {
-        guard let template = try store.template(key) else { throw ValidationError(fields: [.init(name: "template", message: "no template '\(key)'")]) }
+    func runnableTemplate(_ key: String) async throws -> CallTemplate {
+        guard let template = try await store.template(key) else { throw ValidationError(fields: [.init(name: "template", message: "no template '\(key)'")]) }
         do {
             return try acceptable(template)
         } catch {
@@ -30,7 +30,7 @@ extension CallManager {
 
     /// Why `voice` cannot speak on this server's engine, if it cannot (only the local engine's
     /// voices are known here; a provider's are its own to refuse).
-    func voiceProblem(_ voice: String) -> String? {
+    nonisolated func voiceProblem(_ voice: String) -> String? {
         guard settings.engineMode == VoiceBridgeConfig.EngineMode.local.rawValue else { return nil }
         return (try? EspeakSynthesizer(voice: voice)) == nil ? "espeak-ng has no voice '\(voice)'" : nil
     }

@@ -106,11 +106,11 @@ extension CallManager {
                 statusCallback: carrier.statusCallbackURL(for: id), timeoutSeconds: Int(settings.ringTimeout.totalSeconds),
                 machineDetectionCallback: carrier.machineDetection ? carrier.machineDetectionURL(for: id) : nil))
         } catch {
-            fail(call, state: .failed, reason: "\(error)")
+            await fail(call, state: .failed, reason: "\(error)")
             return
         }
         handle.twilioSID.withLock { $0 = sid }
-        try? store.setSIPCallID(callID: id, sipCallID: sid)
+        try? await store.setSIPCallID(callID: id, sipCallID: sid)
         if handle.cancelRequested.load(ordering: .relaxed) { await cancelTwilioCall(sid, carrier: carrier) }
         var lastSequence = -1
         for await event in events {
@@ -118,13 +118,13 @@ extension CallManager {
             case .status(let status, let sequence):
                 guard sequence > lastSequence else { continue }   // callbacks can arrive out of order
                 lastSequence = sequence
-                if status == "ringing", (try? store.call(id: id))?.state == .dialing { _ = try? store.transition(id: id, to: .ringing) }
+                if status == "ringing", (try? await store.call(id: id))?.state == .dialing { _ = try? await store.transition(id: id, to: .ringing) }
                 if let (state, reason) = TwilioCarrier.finalState(status) {
-                    fail(call, state: state, reason: handle.cancelRequested.load(ordering: .relaxed) && state == .cancelled ? "cancelled by operator" : reason)
+                    await fail(call, state: state, reason: handle.cancelRequested.load(ordering: .relaxed) && state == .cancelled ? "cancelled by operator" : reason)
                     return
                 }
             case .stream(let leg, let done):
-                _ = try? store.transition(id: id, to: .connected)
+                _ = try? await store.transition(id: id, to: .connected)
                 let transfer = Self.twilioTransfer(sid: sid, carrier: carrier, callerNumber: call.callerNumber, logger: logger)
                 let ending = await converse(call: call, leg: leg, engine: engine, context: context, handle: handle, transfer: transfer)
                 done.resume()
@@ -138,7 +138,7 @@ extension CallManager {
                 return
             case .timedOut:
                 await cancelTwilioCall(sid, carrier: carrier)
-                fail(call, state: .failed, reason: "twilio: no media stream within the ring timeout")
+                await fail(call, state: .failed, reason: "twilio: no media stream within the ring timeout")
                 return
             }
         }
@@ -156,11 +156,11 @@ extension CallManager {
     }
 
     /// An asynchronous answering-machine verdict.
-    public func twilioMachineDetection(outboundID: String, verdict: String) {
+    public func twilioMachineDetection(outboundID: String, verdict: String) async {
         let answeredBy = TwilioCarrier.answeredBy(verdict)
         do {
-            try store.setAnsweredBy(callID: outboundID, answeredBy)
-            try store.appendEvent(callID: outboundID, type: "answered_by", payload: ["answered_by": answeredBy, "verdict": verdict])
+            try await store.setAnsweredBy(callID: outboundID, answeredBy)
+            try await store.appendEvent(callID: outboundID, type: "answered_by", payload: ["answered_by": answeredBy, "verdict": verdict])
         } catch {
             logger.warning("could not store an AMD verdict", metadata: ["call": "\(outboundID)", "error": "\(error)"])
         }

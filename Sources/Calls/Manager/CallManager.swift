@@ -44,6 +44,10 @@ public actor CallManager {
         public var transferTarget: String?
         /// Answering-machine detection on SIP calls, unless a call or its template says otherwise.
         public var machineDetection = VoiceBridgeConfig.Outbound.MachineDetection()
+        /// This node among those sharing the database (`cluster.node_id`), and how long its lease
+        /// lasts without a heartbeat before another node takes its calls over (`cluster.lease_seconds`).
+        public var nodeID = "node-" + String(format: "%08x", UInt32.random(in: .min ... .max))
+        public var leaseSeconds: Double = 15
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }
@@ -93,6 +97,9 @@ public actor CallManager {
     var campaignPacers: [String: DialPacer] = [:]
     /// Campaigns whose queued calls may be dialed now (running, inside their window).
     var dialableCampaigns: Set<String> = []
+    /// Campaigns paused or cancelled while a tick was reading the database: the tick's view of
+    /// them is older than the pause, so it may not make them dialable again.
+    var campaignsStoppedDuringTick: Set<String> = []
 
     public init(settings: Settings, store: CallStore, userAgent: SIPUserAgent, scheduler: PacerScheduler<[UInt8]>,
                 engines: @escaping EngineFactory, logger: Logger, metrics: CallMetrics = .none) {
@@ -115,11 +122,12 @@ public actor CallManager {
     // MARK: Operator actions
 
     /// Validates and queues a call; the returned record is already stored (state `queued`).
-    public func create(_ request: OutboundCallRequest, requestedBy: String = "operator") throws -> CallRecord {
-        let template = try request.template.map(runnableTemplate)
+    public func create(_ request: OutboundCallRequest, requestedBy: String = "operator") async throws -> CallRecord {
+        var template: CallTemplate?
+        if let key = request.template { template = try await runnableTemplate(key) }
         let record = try record(for: request, template: template, requestedBy: requestedBy)
         do {
-            try store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee)
+            try await store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee)
         } catch CallStore.Failure.calleeBusy(let number, let existing) {
             throw Failure.conflict("a call to \(number) is already queued or live (\(existing)); one open call per number")
         } catch CallStore.Failure.doNotCall(let number) {
@@ -129,7 +137,7 @@ public actor CallManager {
     }
 
     /// A queued call for `request` over `template`, validated (every problem at once), not stored yet.
-    func record(for request: OutboundCallRequest, template: CallTemplate?, requestedBy: String) throws -> CallRecord {
+    nonisolated func record(for request: OutboundCallRequest, template: CallTemplate?, requestedBy: String) throws -> CallRecord {
         let valid = try request.applying(template).validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs)
         if let voice = valid.voice, valid.botURL == nil, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
         if let url = valid.botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { throw ValidationError(fields: [.init(name: "bot_url", message: problem)]) }
@@ -154,11 +162,15 @@ public actor CallManager {
 
     /// Queued: dropped from the queue. Dialing or ringing: CANCEL. Connected: closing line, BYE.
     public func cancel(id: String) async throws {
-        guard let call = try store.call(id: id) else { throw Failure.notFound(id) }
+        guard let call = try await store.call(id: id) else { throw Failure.notFound(id) }
         guard !call.state.isTerminal else { throw Failure.conflict("call \(id) has already ended (\(call.state.rawValue))") }
         if call.state == .queued, live[id] == nil {
-            try store.transition(id: id, to: .cancelled, reason: "cancelled by operator")
-            return
+            do {
+                try await store.transition(id: id, to: .cancelled, from: .queued, reason: "cancelled by operator")
+                return
+            } catch CallStore.Failure.invalidTransition {
+                // The scheduler started it while this was being written: it is cancelled live, below.
+            }
         }
         guard let handle = live[id] else { return }
         handle.cancelRequested.store(true, ordering: .relaxed)
@@ -172,11 +184,11 @@ public actor CallManager {
     }
 
     /// An ended call goes back in the queue as a new attempt.
-    public func retry(id: String) throws -> CallRecord {
-        guard let call = try store.call(id: id) else { throw Failure.notFound(id) }
+    public func retry(id: String) async throws -> CallRecord {
+        guard let call = try await store.call(id: id) else { throw Failure.notFound(id) }
         guard call.state.isTerminal else { throw Failure.conflict("call \(id) is still \(call.state.rawValue)") }
-        try store.transition(id: id, to: .queued, reason: "retry requested")
-        return try store.call(id: id) ?? call
+        try await store.transition(id: id, to: .queued, reason: "retry requested")
+        return try await store.call(id: id) ?? call
     }
 
     // MARK: Running
@@ -188,11 +200,12 @@ public actor CallManager {
         }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.answerInboundCalls() }
+            group.addTask { await self.keepLease() }
             let clock = ContinuousClock()
             let started = clock.now
             while !Task.isCancelled {
-                campaignTick(now: Date(), monotonic: started.duration(to: clock.now).totalSeconds)
-                for call in dueCalls() {
+                await campaignTick(now: Date(), monotonic: started.duration(to: clock.now).totalSeconds)
+                for call in await dueCalls() {
                     live[call.outboundId] = LiveCall()
                     mostLiveAtOnce = max(mostLiveAtOnce, live.count)
                     group.addTask { await self.runAttempt(call.outboundId) }
@@ -202,21 +215,28 @@ public actor CallManager {
         }
     }
 
-    /// Queued calls that are due, best first, as many as the concurrency limits allow.
-    func dueCalls() -> [CallRecord] {
-        let room = min(settings.maxConcurrentCalls, settings.engineCallLimit ?? .max) - live.count
-        guard room > 0, let queued = try? store.calls(inStates: [.queued]) else { return [] }
-        let now = Date()
-        return Array(queued.filter {
-            live[$0.outboundId] == nil && ($0.scheduledAt ?? now) <= now && ($0.nextAttemptAt ?? now) <= now
-                && $0.campaignId.map(dialableCampaigns.contains) != false   // a paused campaign's, or one out of its window, waits
-        }.prefix(room))
+    /// Queued calls that are due, best first, claimed for this node: as many as this node's engine
+    /// can take and the global `max_concurrent_calls` (counted in the database, over every node) allows.
+    func dueCalls() async -> [CallRecord] {
+        let engineLimit = settings.engineCallLimit ?? .max
+        let claimed: [CallRecord]
+        do {
+            claimed = try await store.claimDueCalls(node: settings.nodeID, room: min(engineLimit - live.count, settings.maxConcurrentCalls),
+                                                    maxConcurrent: settings.maxConcurrentCalls, dialableCampaigns: dialableCampaigns)
+        } catch {
+            logger.warning("could not claim queued calls", metadata: ["error": "\(error)"])
+            return []
+        }
+        // Inbound calls may have been answered while the claim was written: what no longer fits goes back.
+        let fits = max(0, engineLimit - live.count)
+        for call in claimed.dropFirst(fits) { try? await store.releaseClaim(id: call.outboundId, node: settings.nodeID) }
+        return Array(claimed.prefix(fits))
     }
 
     func finished(_ id: String) { live[id] = nil }
 
     /// What the call's engine and session work from; an inbound call greets with the inbound greeting.
-    func context(for call: CallRecord) -> ConversationContext {
+    func context(for call: CallRecord) async -> ConversationContext {
         var context = ConversationContext(purpose: call.purpose, questions: call.questions,
                                           displayName: call.callerDisplayName.isEmpty ? settings.inbound.displayName : call.callerDisplayName,
                                           language: settings.language,
@@ -227,7 +247,7 @@ public actor CallManager {
         context.botURL = call.botUrl
         context.transferTarget = call.transferTo ?? settings.transferTarget
         // The keys of the template version the call was made from.
-        if let id = call.templateId, let version = call.templateVersion, let keypad = try? store.template(id: id, version: version)?.keypad {
+        if let id = call.templateId, let version = call.templateVersion, let keypad = try? await store.template(id: id, version: version)?.keypad {
             context.keypad = keypad
         }
         return context

@@ -48,7 +48,7 @@ extension CallSession {
                 }
                 for action in frame.bargeIn { await perform(action) }
                 for tone in frame.tones {
-                    if case .dtmf(let digit) = tone { await pressed(digit) } else { noteTone(tone) }
+                    if case .dtmf(let digit) = tone { await pressed(digit) } else { await noteTone(tone) }
                 }
                 if !engineHearsCaller {
                     // While the agent's greeting is held for the answering-machine verdict, the
@@ -92,7 +92,7 @@ extension CallSession {
 
     /// A key press: into the transcript, and to the engine (a bot may act on it).
     private func pressed(_ digit: Character) async {
-        noteTone(.dtmf(digit: digit))
+        await noteTone(.dtmf(digit: digit))
         await engine.dtmf(digit)
     }
 
@@ -203,14 +203,14 @@ extension CallSession {
                     }
                     return commands
                 }
-                if firstFrameOfItem { startedToBeHeard(item) }
+                if firstFrameOfItem { await startedToBeHeard(item) }
                 guard let commands else { return }
                 for command in commands { await leg.send(command) }
             }
         }
         func isInterrupted(_ item: String) -> Bool { state.withLock { $0.interruptedItems.contains(item) } }
-        func take(_ piece: EncodedAudio, of item: String) {
-            if agent.withLock({ $0.started.insert(item).inserted }) { firstAudio(item) }
+        func take(_ piece: EncodedAudio, of item: String) async {
+            if agent.withLock({ $0.started.insert(item).inserted }) { await firstAudio(item) }
             agent.withLock { a in a.audio.process(piece) { a.pending.append($0) } }
         }
 
@@ -220,7 +220,7 @@ extension CallSession {
         @discardableResult
         func sayLocally(_ text: String, item: String) async -> Bool {
             guard let voice = localVoice, let frames = try? voice.frames(saying: text) else { return false }
-            appendTranscript(speaker: .ai, text: text, item: item)
+            await appendTranscript(speaker: .ai, text: text, item: item)
             agent.withLock { a in
                 a.frames.handle(.interrupt) { _ in }   // whatever the engine left half-said
                 a.pending = frames
@@ -287,11 +287,11 @@ extension CallSession {
             switch event {
             case .audio(let item, let samples):
                 guard !isInterrupted(item) else { continue }
-                take(.pcm(samples), of: item)
+                await take(.pcm(samples), of: item)
                 await play(item)
             case .audioBytes(let item, let bytes):
                 guard !isInterrupted(item) else { continue }
-                take(.muLaw(bytes), of: item)
+                await take(.muLaw(bytes), of: item)
                 await play(item)
             case .audioDone(let item):
                 guard !isInterrupted(item) else {
@@ -303,10 +303,10 @@ extension CallSession {
                 let marks = agent.withLock { a in a.frames.outputs(for: .end) }
                 for command in marks { await leg.send(command) }
             case .transcript(let speaker, let text, let item):
-                appendTranscript(speaker: speaker, text: text, item: item)
+                await appendTranscript(speaker: speaker, text: text, item: item)
                 if speaker == .customer { observeForMachine(words: text) }
             case .taskState(let tracker):
-                try? store.saveAnswers(callID: callID, answers: tracker.answers)
+                try? await store.saveAnswers(callID: callID, answers: tracker.answers)
             case .milestone(let milestone, let at):
                 state.withLock { $0.timeline.milestone(milestone, at: at) }
             case .speechStarted:

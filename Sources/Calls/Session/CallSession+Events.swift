@@ -24,11 +24,11 @@ extension CallSession {
 
     /// A key press (RFC 4733 event or in-band tone) goes into the transcript as `[DTMF 1]`; a
     /// beep is logged and kept for the call's report.
-    func noteTone(_ tone: ToneEvent) {
+    func noteTone(_ tone: ToneEvent) async {
         state.withLock { $0.tones.append(tone) }
         switch tone {
         case .dtmf(let digit):
-            appendTranscript(speaker: .customer, text: "[DTMF \(digit)]", item: nil, spoken: false)
+            await appendTranscript(speaker: .customer, text: "[DTMF \(digit)]", item: nil, spoken: false)
         case .beep(let frequency, let milliseconds):
             logger.info("beep heard", metadata: ["call": "\(callID)", "hz": "\(frequency)", "ms": "\(milliseconds)"])
         }
@@ -38,7 +38,7 @@ extension CallSession {
     /// answer, so the transcript lines up with the recording): a caller's words from their first
     /// speech start, an agent line for now from when the engine wrote it, moved to its first frame
     /// on the wire by `startedToBeHeard` — a reply is written ~1–2 s before it is heard.
-    func appendTranscript(speaker: Speaker, text: String, item: String?, spoken: Bool = true) {
+    func appendTranscript(speaker: Speaker, text: String, item: String?, spoken: Bool = true) async {
         let now = ContinuousClock.now
         let seconds = state.withLock { s in
             var heard = now
@@ -50,7 +50,7 @@ extension CallSession {
             return s.answeredAt.duration(to: heard).hundredthsOfSeconds
         }
         let entry = TranscriptEntry(timestamp: seconds, speaker: speaker, text: text)
-        let row = try? store.appendTranscript(callID: callID, seconds: entry.timestamp, speaker: speaker, text: text)
+        let row = try? await store.appendTranscript(callID: callID, seconds: entry.timestamp, speaker: speaker, text: text)
         state.withLock { s in
             s.transcript.append(entry)
             if let item, speaker == .ai { s.agentLines[item] = .init(row: row, index: s.transcript.count - 1) }
@@ -58,15 +58,15 @@ extension CallSession {
     }
 
     /// The first audio of an agent item closes the turn begun by the caller's last speech end.
-    func firstAudio(_ item: String) {
+    func firstAudio(_ item: String) async {
         let (latency, line) = state.withLock { s in (s.timeline.firstAudio(item: item, at: .now), s.agentLines[item]) }
         guard let latency else { return }
         metrics.turnLatency.recordMilliseconds(latency)
-        if let row = line?.row { try? store.setLatency(transcriptID: row, milliseconds: latency) }
+        if let row = line?.row { try? await store.setLatency(transcriptID: row, milliseconds: latency) }
     }
 
     /// An agent item's first frame went to the leg: its transcript line is timed from now.
-    func startedToBeHeard(_ item: String) {
+    func startedToBeHeard(_ item: String) async {
         let now = ContinuousClock.now
         let (line, seconds) = state.withLock { s -> (AgentLine?, Double) in
             s.timeline.firstFrame(item: item, at: now)
@@ -75,6 +75,6 @@ extension CallSession {
             s.transcript[line.index].timestamp = seconds
             return (line, seconds)
         }
-        if let row = line?.row { try? store.setHeardAt(transcriptID: row, seconds: seconds) }
+        if let row = line?.row { try? await store.setHeardAt(transcriptID: row, seconds: seconds) }
     }
 }

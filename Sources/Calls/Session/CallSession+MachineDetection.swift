@@ -49,7 +49,7 @@ extension CallSession {
     /// a hang-up at once, a message by the agent side (it owns the outgoing audio).
     func actOnMachineVerdicts() async {
         for await decision in verdicts {
-            do { try store.setAnsweredBy(callID: callID, decision.verdict.rawValue, afterMs: decision.atMs) } catch {
+            do { try await store.setAnsweredBy(callID: callID, decision.verdict.rawValue, afterMs: decision.atMs) } catch {
                 logger.warning("could not store who answered", metadata: ["call": "\(callID)", "error": "\(error)"])
             }
             logger.info("answered by", metadata: ["call": "\(callID)", "verdict": "\(decision.verdict.rawValue)", "ms": "\(decision.atMs)", "why": "\(decision.reason)"])

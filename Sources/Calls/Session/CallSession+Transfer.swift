@@ -33,7 +33,7 @@ extension CallSession {
             await engine.transferEnded(.failed)
             return .backToTheAgent
         }
-        appendTranscript(speaker: .ai, text: "[Transfer to \(target): \(reason)]", item: nil, spoken: false)
+        await appendTranscript(speaker: .ai, text: "[Transfer to \(target): \(reason)]", item: nil, spoken: false)
         state.withLock { $0.engineHearsCaller = false }
         let result = await transfer(target)
         let outcome: TransferOutcome
@@ -42,11 +42,11 @@ extension CallSession {
         case .bridged: outcome = .answered
         }
         logger.info("transfer", metadata: ["call": "\(callID)", "target": "\(target)", "outcome": "\(outcome.rawValue)"])
-        do { try store.setTransfer(callID: callID, target: target, outcome: outcome.rawValue) } catch {
+        do { try await store.setTransfer(callID: callID, target: target, outcome: outcome.rawValue) } catch {
             logger.warning("could not store the transfer", metadata: ["call": "\(callID)", "error": "\(error)"])
         }
         let bridged = if case .bridged = result { ", bridged by VoiceBridge" } else { "" }
-        appendTranscript(speaker: .ai, text: "[Transfer \(outcome.rawValue.replacingOccurrences(of: "_", with: " "))\(bridged)]", item: nil, spoken: false)
+        await appendTranscript(speaker: .ai, text: "[Transfer \(outcome.rawValue.replacingOccurrences(of: "_", with: " "))\(bridged)]", item: nil, spoken: false)
         if case .bridged(let person) = result { return .bridge(person) }
         if outcome.leftTheCall {
             finish(.transferred)

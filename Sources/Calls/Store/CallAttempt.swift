@@ -21,8 +21,8 @@ public struct CallAttempt: Sendable, Equatable, Codable, FetchableRecord, Persis
 
 extension CallStore {
     /// Every attempt of a call, first first.
-    public func attempts(callID: String) throws -> [CallAttempt] {
-        try pool.read { try CallAttempt.filter(Column("outbound_id") == callID).order(Column("attempt_number")).fetchAll($0) }
+    public func attempts(callID: String) async throws -> [CallAttempt] {
+        try await read { try CallAttempt.filter(Column("outbound_id") == callID).order(Column("attempt_number")).fetchAll($0) }
     }
 
     /// Opens attempt number `call.attemptCount`.

@@ -69,6 +69,8 @@ public struct CallRecord: Sendable, Equatable, Codable, FetchableRecord, Persist
     public var campaignId: String?
     /// Outcomes retried automatically, comma-separated (a campaign's policy); nil: `outbound.retry.retry_on`.
     public var retryOn: String?
+    /// The node that claimed the call to dial it, or answered it (schema v15); nil: waiting for any node.
+    public var nodeId: String?
 
     public init(
         outboundId: String, direction: CallDirection = .outbound, callerNumber: String, calleeNumber: String,

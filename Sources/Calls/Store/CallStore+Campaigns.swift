@@ -23,17 +23,17 @@ extension CallStore {
         }
     }
 
-    public func createCampaign(_ campaign: Campaign) throws {
-        try pool.write { try campaign.insert($0) }
+    public func createCampaign(_ campaign: Campaign) async throws {
+        try await write { try campaign.insert($0) }
     }
 
-    public func campaign(id: String) throws -> Campaign? {
-        try pool.read { try Campaign.fetchOne($0, key: id) }
+    public func campaign(id: String) async throws -> Campaign? {
+        try await read { try Campaign.fetchOne($0, key: id) }
     }
 
     /// Newest first.
-    public func campaigns(inStates states: [CampaignState]? = nil) throws -> [Campaign] {
-        try pool.read { db in
+    public func campaigns(inStates states: [CampaignState]? = nil) async throws -> [Campaign] {
+        try await read { db in
             var query = Campaign.all()
             if let states { query = query.filter(states.map(\.rawValue).contains(Column("state"))) }
             return try query.order(Column("created_at").desc).fetchAll(db)
@@ -43,8 +43,8 @@ extension CallStore {
     /// Stores a batch of contacts of a draft campaign; a number already in it is reported back,
     /// not added again. Problems found on upload are kept with the campaign.
     public func addContacts(campaignID: String, _ contacts: [ContactListReader.Contact], problems: [ContactListReader.Problem],
-                            columns: [String]) throws -> [ContactListReader.Problem] {
-        try pool.write { db in
+                            columns: [String]) async throws -> [ContactListReader.Problem] {
+        try await write { [self] db in
             guard var campaign = try Campaign.fetchOne(db, key: campaignID) else { throw CampaignFailure.notFound(campaignID) }
             guard campaign.state == .draft else { throw CampaignFailure.notDraft(campaignID) }
             let newColumns = columns.filter { !campaign.columns.contains($0) }
@@ -74,8 +74,8 @@ extension CallStore {
     }
 
     /// The rows an upload skipped, in file order.
-    public func campaignProblems(campaignID: String, limit: Int = 1000) throws -> [ContactListReader.Problem] {
-        try pool.read { db in
+    public func campaignProblems(campaignID: String, limit: Int = 1000) async throws -> [ContactListReader.Problem] {
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT line, column_name, value, reason FROM campaign_problems WHERE campaign_id = ? ORDER BY line LIMIT ?",
                              arguments: [campaignID, limit])
                 .map { .init(line: $0["line"], column: $0["column_name"], value: $0["value"], reason: $0["reason"]) }
@@ -84,8 +84,8 @@ extension CallStore {
 
     /// Moves a campaign along its state machine; throws `invalidTransition` otherwise.
     @discardableResult
-    public func transition(campaignID: String, to state: CampaignState, now: Date = Date()) throws -> Campaign {
-        try pool.write { db in
+    public func transition(campaignID: String, to state: CampaignState, now: Date = Date()) async throws -> Campaign {
+        try await write { [self] db in
             guard var campaign = try Campaign.fetchOne(db, key: campaignID) else { throw CampaignFailure.notFound(campaignID) }
             guard campaign.state.canTransition(to: state) else { throw CampaignFailure.invalidTransition(id: campaignID, from: campaign.state, to: state) }
             campaign.state = state
@@ -105,9 +105,11 @@ extension CallStore {
     /// already has an open call (another campaign's, or a single call) waits its turn instead: one
     /// open call per number, as for single calls (seed 000 §11). `makeCall` builds the
     /// record (nil: the contact cannot be called, e.g. listed as do-not-call since the upload —
-    /// then it is marked with `skipReason` and the next one is tried). Returns the queued call.
-    public func claimNextContact(campaignID: String, makeCall: (ContactListReader.Contact) -> Result<CallRecord, ClaimSkip>) throws -> CallRecord? {
-        try pool.write { db in
+    /// then it is marked with `skipReason` and the next one is tried). Returns the queued call; nil
+    /// when no contact waits or the campaign is no longer running (a pause is never overtaken).
+    public func claimNextContact(campaignID: String, makeCall: @escaping @Sendable (ContactListReader.Contact) -> Result<CallRecord, ClaimSkip>) async throws -> CallRecord? {
+        try await write { [self] db in
+            guard try Campaign.fetchOne(db, key: campaignID)?.state == .running else { return nil }
             while let row = try Row.fetchOne(db, sql: """
                 SELECT id, line, number, variables FROM campaign_contacts k WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL
                     AND NOT EXISTS (SELECT 1 FROM calls c WHERE c.callee_number = k.number AND c.direction = 'outbound'
@@ -156,8 +158,8 @@ extension CallStore {
         }
     }
 
-    public func progress(campaignID: String) throws -> CampaignProgress {
-        try pool.read { db in
+    public func progress(campaignID: String) async throws -> CampaignProgress {
+        try await read { db in
             var progress = CampaignProgress()
             progress.waiting = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM campaign_contacts WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL",
                                                 arguments: [campaignID]) ?? 0
@@ -171,8 +173,8 @@ extension CallStore {
     }
 
     /// Calls of the campaign that hold one of its concurrent slots now: live, or queued and due.
-    public func campaignCallsHoldingSlots(campaignID: String, now: Date = Date()) throws -> Int {
-        try pool.read { db in
+    public func campaignCallsHoldingSlots(campaignID: String, now: Date = Date()) async throws -> Int {
+        try await read { db in
             try Int.fetchOne(db, sql: """
                 SELECT COUNT(*) FROM calls WHERE campaign_id = ? AND (state IN ('dialing', 'ringing', 'connected')
                     OR (state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))
@@ -194,8 +196,8 @@ extension CallStore {
 
     /// The campaign's contacts in upload order, `pageSize` at a time after contact id `after`
     /// (pass the last page's `nextAfter`): an export of 100,000 rows never holds more than a page.
-    public func campaignResults(campaignID: String, after: Int64 = 0, pageSize: Int = 500) throws -> (rows: [CampaignResultRow], nextAfter: Int64?) {
-        try pool.read { db in
+    public func campaignResults(campaignID: String, after: Int64 = 0, pageSize: Int = 500) async throws -> (rows: [CampaignResultRow], nextAfter: Int64?) {
+        try await read { [self] db in
             let contacts = try Row.fetchAll(db, sql: """
                 SELECT id, line, number, variables, outbound_id, skip_reason FROM campaign_contacts
                 WHERE campaign_id = ? AND id > ? ORDER BY id LIMIT ?
@@ -240,8 +242,8 @@ extension CallStore {
 
     /// The campaign's contacts in upload order, optionally only those in `state` (`waiting`,
     /// `skipped` or a call state), a page at a time.
-    public func campaignContacts(campaignID: String, state: String? = nil, limit: Int = 50, offset: Int = 0) throws -> (contacts: [CampaignContact], total: Int) {
-        try pool.read { db in
+    public func campaignContacts(campaignID: String, state: String? = nil, limit: Int = 50, offset: Int = 0) async throws -> (contacts: [CampaignContact], total: Int) {
+        try await read { [self] db in
             let stateSQL = "CASE WHEN k.skip_reason IS NOT NULL THEN 'skipped' WHEN c.state IS NULL THEN 'waiting' ELSE c.state END"
             let from = "FROM campaign_contacts k LEFT JOIN calls c ON c.outbound_id = k.outbound_id WHERE k.campaign_id = ?"
             let filter = state == nil ? "" : " AND \(stateSQL) = ?"

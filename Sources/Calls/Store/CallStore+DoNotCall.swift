@@ -27,8 +27,8 @@ extension CallStore {
 
     /// Adds each number not listed yet; returns how many were new. Numbers must be normalized.
     @discardableResult
-    public func addToDoNotCallList(_ entries: [DoNotCallEntry]) throws -> Int {
-        try pool.write { db in
+    public func addToDoNotCallList(_ entries: [DoNotCallEntry]) async throws -> Int {
+        try await write { db in
             var added = 0
             for entry in entries where try !entry.exists(db) {
                 try entry.insert(db)
@@ -40,17 +40,17 @@ extension CallStore {
 
     /// Removes `number`; returns whether it was listed.
     @discardableResult
-    public func removeFromDoNotCallList(_ number: String) throws -> Bool {
-        try pool.write { try DoNotCallEntry.deleteOne($0, key: number) }
+    public func removeFromDoNotCallList(_ number: String) async throws -> Bool {
+        try await write { try DoNotCallEntry.deleteOne($0, key: number) }
     }
 
-    public func isOnDoNotCallList(_ number: String) throws -> Bool {
-        try pool.read { try DoNotCallEntry.exists($0, key: number) }
+    public func isOnDoNotCallList(_ number: String) async throws -> Bool {
+        try await read { try DoNotCallEntry.exists($0, key: number) }
     }
 
     /// Which of `numbers` are listed (one query, for validating a whole contact list).
-    public func doNotCallListed(among numbers: [String]) throws -> Set<String> {
-        try pool.read { db in
+    public func doNotCallListed(among numbers: [String]) async throws -> Set<String> {
+        try await read { db in
             var listed = Set<String>()
             for chunk in stride(from: 0, to: numbers.count, by: 500).map({ numbers[$0..<min($0 + 500, numbers.count)] }) {
                 listed.formUnion(try String.fetchAll(db, DoNotCallEntry.select(Column("number")).filter(chunk.contains(Column("number")))))
@@ -60,8 +60,8 @@ extension CallStore {
     }
 
     /// Newest first; `search` matches digits anywhere in the number.
-    public func doNotCallPage(search: String? = nil, limit: Int = 50, offset: Int = 0) throws -> (entries: [DoNotCallEntry], total: Int) {
-        try pool.read { db in
+    public func doNotCallPage(search: String? = nil, limit: Int = 50, offset: Int = 0) async throws -> (entries: [DoNotCallEntry], total: Int) {
+        try await read { db in
             var query = DoNotCallEntry.all()
             let digits = search?.filter { $0.isASCII && $0.isNumber } ?? ""
             if !digits.isEmpty { query = query.filter(Column("number").like("%\(digits)%")) }

@@ -39,8 +39,8 @@ extension CallStore {
     }
 
     /// The key ids that have sealed data here, oldest first.
-    public func storageKeyIDs() throws -> [String] {
-        try pool.read(Self.storageKeyIDs)
+    public func storageKeyIDs() async throws -> [String] {
+        try await read(Self.storageKeyIDs)
     }
 
     static func storageKeyIDs(in db: Database) throws -> [String] {
@@ -87,8 +87,8 @@ extension CallStore {
     }
 
     /// The WAV of a call's latest recording, opened; nil when it has none (or its file is gone).
-    public func recording(callID: String) throws -> Data? {
-        guard let path = try recordingPath(callID: callID), FileManager.default.fileExists(atPath: path) else { return nil }
+    public func recording(callID: String) async throws -> Data? {
+        guard let path = try await recordingPath(callID: callID), FileManager.default.fileExists(atPath: path) else { return nil }
         return try SealedRecording.wav(path: path, cipher: cipher)
     }
 }

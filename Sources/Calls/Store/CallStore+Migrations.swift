@@ -272,6 +272,17 @@ extension CallStore {
                 t.column("first_used_at", .datetime).notNull()
             }
         }
+        // v15: several nodes on one database. Each renews its lease in `nodes`; a queued call
+        // claimed by a node, and every call it runs, carries its id.
+        migrator.registerMigration("v15-nodes") { db in
+            try db.create(table: "nodes") { t in
+                t.primaryKey("id", .text)
+                t.column("started_at", .datetime).notNull()
+                t.column("heartbeat_at", .datetime).notNull()
+            }
+            try db.alter(table: "calls") { t in t.add(column: "node_id", .text) }
+            try db.create(index: "calls_state_node", on: "calls", columns: ["state", "node_id"])
+        }
         return migrator
     }
 }

@@ -10,8 +10,8 @@ extension CallStore {
 
     /// Calls newest first, optionally only in `states` and matching `search` in either number
     /// (digits compared without separators) or the purpose.
-    public func page(states: [CallState]? = nil, search: String? = nil, limit: Int = 50, offset: Int = 0) throws -> Page {
-        try pool.read { db in
+    public func page(states: [CallState]? = nil, search: String? = nil, limit: Int = 50, offset: Int = 0) async throws -> Page {
+        try await read { [self] db in
             var query = CallRecord.all()
             if let states { query = query.filter(states.map(\.rawValue).contains(Column("state"))) }
             if let search = search?.trimmingCharacters(in: .whitespaces), !search.isEmpty {
@@ -51,8 +51,8 @@ extension CallStore {
         }
     }
 
-    public func stats() throws -> Stats {
-        try pool.read { db in
+    public func stats() async throws -> Stats {
+        try await read { db in
             var stats = Stats()
             for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls GROUP BY state") {
                 if let state = CallState(rawValue: row["state"]) { stats.byState[state] = row["n"] }
@@ -72,14 +72,14 @@ extension CallStore {
     }
 
     /// Every event of one call, oldest first.
-    public func events(callID: String) throws -> [CallEvent] {
-        try pool.read { db in
+    public func events(callID: String) async throws -> [CallEvent] {
+        try await read { db in
             try CallEvent.filter(Column("outbound_id") == callID).order(Column("id")).fetchAll(db)
         }.map(opened)
     }
 
     /// The id of the newest event (0 when there is none): where a fresh event stream starts.
-    public func latestEventID() throws -> Int64 {
-        try pool.read { try Int64.fetchOne($0, sql: "SELECT MAX(id) FROM events") ?? 0 }
+    public func latestEventID() async throws -> Int64 {
+        try await read { try Int64.fetchOne($0, sql: "SELECT MAX(id) FROM events") ?? 0 }
     }
 }

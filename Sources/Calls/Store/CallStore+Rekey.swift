@@ -33,16 +33,16 @@ extension CallStore {
         public var retiredKeys: [String] = []
     }
 
-    public func rekey(batchSize: Int = 500, progress: (RekeyProgress) -> Void = { _ in }) throws -> RekeyReport {
+    public func rekey(batchSize: Int = 500, progress: (RekeyProgress) -> Void = { _ in }) async throws -> RekeyReport {
         guard let cipher else { throw StorageCipher.Failure.noKey }
         var report = RekeyReport()
         let current = Self.sealedPattern(keyID: cipher.currentKeyID)
         for (table, column, rows) in Self.sealedColumns {
             let stale = "\(column) IS NOT NULL AND \(column) NOT LIKE ? AND \(rows)"
-            let total = try pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \(table) WHERE \(stale)", arguments: [current]) ?? 0 }
+            let total = try await read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \(table) WHERE \(stale)", arguments: [current]) ?? 0 }
             var done = 0
             while done < total {
-                let n = try pool.write { db in
+                let n = try await write { db in
                     let batch = try Row.fetchAll(db, sql: "SELECT rowid AS r, \(column) AS v FROM \(table) WHERE \(stale) LIMIT ?", arguments: [current, batchSize])
                     for row in batch {
                         try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE rowid = ?",
@@ -56,15 +56,15 @@ extension CallStore {
             }
             report.values += done
         }
-        try rekeyRecordings(cipher, &report, progress)
-        report.retiredKeys = try retireKeys(cipher)
+        try await rekeyRecordings(cipher, &report, progress)
+        report.retiredKeys = try await retireKeys(cipher)
         // Older frames in the write-ahead log may still hold what was rewritten.
-        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try await pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         return report
     }
 
-    private func rekeyRecordings(_ cipher: StorageCipher, _ report: inout RekeyReport, _ progress: (RekeyProgress) -> Void) throws {
-        let paths = try pool.read { try String.fetchAll($0, sql: "SELECT path FROM recordings ORDER BY id") }
+    private func rekeyRecordings(_ cipher: StorageCipher, _ report: inout RekeyReport, _ progress: (RekeyProgress) -> Void) async throws {
+        let paths = try await read { try String.fetchAll($0, sql: "SELECT path FROM recordings ORDER BY id") }
         for (n, path) in paths.enumerated() {
             guard FileManager.default.fileExists(atPath: path) else { report.missingRecordings += 1; continue }
             guard SealedRecording.keyID(path: path) != cipher.currentKeyID else { continue }
@@ -82,8 +82,8 @@ extension CallStore {
     private static func sealedPattern(keyID: String) -> String { StorageCipher.textPrefix + keyID + ":%" }
 
     /// Forgets the keys that nothing stored is sealed with any more.
-    private func retireKeys(_ cipher: StorageCipher) throws -> [String] {
-        try pool.write { db in
+    private func retireKeys(_ cipher: StorageCipher) async throws -> [String] {
+        try await write { db in
             // Each recording's key is read once, not once per key that might be retired.
             let recordingKeys = Set(try String.fetchAll(db, sql: "SELECT path FROM recordings").compactMap(SealedRecording.keyID(path:)))
             var retired: [String] = []

@@ -49,8 +49,8 @@ extension CallStore {
     static let endedStates = CallState.allCases.filter(\.isTerminal).map(\.rawValue)
 
     /// Every call's figures, or one campaign's.
-    public func statistics(campaignID: String? = nil) throws -> Statistics {
-        try pool.read { db in
+    public func statistics(campaignID: String? = nil) async throws -> Statistics {
+        try await read { db in
             let filter = campaignID == nil ? "1 = 1" : "c.campaign_id = ?"   // every query names the calls table c
             let arguments: StatementArguments = campaignID.map { [$0] } ?? []
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls c WHERE \(filter)", arguments: arguments) ?? 0

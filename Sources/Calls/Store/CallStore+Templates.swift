@@ -20,10 +20,11 @@ extension CallStore {
                                 decoder: { let d = JSONDecoder(); d.dateDecodingStrategy = .iso8601; return d }())
 
     /// Stores a new template as version 1.
-    public func createTemplate(_ template: CallTemplate) throws -> CallTemplate {
-        var t = template
-        t.version = 1
-        try pool.write { db in
+    public func createTemplate(_ template: CallTemplate) async throws -> CallTemplate {
+        var first = template
+        first.version = 1
+        let t = first
+        try await write { db in
             try Self.refuseTakenName(t.name, except: nil, in: db)
             try db.execute(sql: "INSERT INTO templates (id, name, version, updated_at) VALUES (?, ?, 1, ?)", arguments: [t.id, t.name, t.createdAt])
             try Self.insertVersion(t, in: db)
@@ -32,8 +33,8 @@ extension CallStore {
     }
 
     /// Stores `template` as the next version of the template `id`; the old versions stay.
-    public func updateTemplate(id: String, with template: CallTemplate) throws -> CallTemplate {
-        try pool.write { db in
+    public func updateTemplate(id: String, with template: CallTemplate) async throws -> CallTemplate {
+        try await write { db in
             guard let current = try Int.fetchOne(db, sql: "SELECT version FROM templates WHERE id = ? AND deleted_at IS NULL", arguments: [id]) else {
                 throw TemplateFailure.notFound(id)
             }
@@ -48,8 +49,8 @@ extension CallStore {
     }
 
     /// The template with this id or name (not deleted): its current version, or `version`.
-    public func template(_ key: String, version: Int? = nil) throws -> CallTemplate? {
-        try pool.read { db in
+    public func template(_ key: String, version: Int? = nil) async throws -> CallTemplate? {
+        try await read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT id, version FROM templates WHERE (id = ? OR name = ?) AND deleted_at IS NULL", arguments: [key, key]) else {
                 return nil
             }
@@ -58,21 +59,21 @@ extension CallStore {
     }
 
     /// Every template's current version, by name.
-    public func templates() throws -> [CallTemplate] {
-        try pool.read { db in
+    public func templates() async throws -> [CallTemplate] {
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT id, version FROM templates WHERE deleted_at IS NULL ORDER BY name")
                 .compactMap { try Self.version(of: $0["id"], $0["version"], in: db) }
         }
     }
 
     /// One version of a template, deleted or not (a campaign runs the version it was made with).
-    public func template(id: String, version: Int) throws -> CallTemplate? {
-        try pool.read { try Self.version(of: id, version, in: $0) }
+    public func template(id: String, version: Int) async throws -> CallTemplate? {
+        try await read { try Self.version(of: id, version, in: $0) }
     }
 
     /// Every version of one template, oldest first (deleted templates too: old calls name them).
-    public func templateVersions(id: String) throws -> [CallTemplate] {
-        try pool.read { db in
+    public func templateVersions(id: String) async throws -> [CallTemplate] {
+        try await read { db in
             try String.fetchAll(db, sql: "SELECT body FROM template_versions WHERE template_id = ? ORDER BY version", arguments: [id])
                 .map { try Self.templateCoder.decoder.decode(CallTemplate.self, from: Data($0.utf8)) }
         }
@@ -80,8 +81,8 @@ extension CallStore {
 
     /// Hides the template from lists and new calls; its versions stay for the calls that ran them.
     @discardableResult
-    public func deleteTemplate(id: String, now: Date = Date()) throws -> Bool {
-        try pool.write { db in
+    public func deleteTemplate(id: String, now: Date = Date()) async throws -> Bool {
+        try await write { db in
             try db.execute(sql: "UPDATE templates SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", arguments: [now, id])
             return db.changesCount > 0
         }

@@ -21,21 +21,21 @@ extension CallStore {
 
     // MARK: Endpoints
 
-    public func createWebhook(_ endpoint: WebhookEndpoint) throws {
-        try pool.write { try endpoint.insert($0) }
+    public func createWebhook(_ endpoint: WebhookEndpoint) async throws {
+        try await write { try endpoint.insert($0) }
     }
 
-    public func webhooks() throws -> [WebhookEndpoint] {
-        try pool.read { try WebhookEndpoint.order(Column("created_at"), Column("id")).fetchAll($0) }
+    public func webhooks() async throws -> [WebhookEndpoint] {
+        try await read { try WebhookEndpoint.order(Column("created_at"), Column("id")).fetchAll($0) }
     }
 
-    public func webhook(id: String) throws -> WebhookEndpoint? {
-        try pool.read { try WebhookEndpoint.fetchOne($0, key: id) }
+    public func webhook(id: String) async throws -> WebhookEndpoint? {
+        try await read { try WebhookEndpoint.fetchOne($0, key: id) }
     }
 
     /// Changes an API-made endpoint with `change`; one from the configuration file is refused.
-    public func updateWebhook(id: String, _ change: (inout WebhookEndpoint) -> Void) throws -> WebhookEndpoint {
-        try pool.write { db in
+    public func updateWebhook(id: String, _ change: @escaping @Sendable (inout WebhookEndpoint) -> Void) async throws -> WebhookEndpoint {
+        try await write { db in
             guard var endpoint = try WebhookEndpoint.fetchOne(db, key: id) else { throw WebhookFailure.notFound(id) }
             guard !endpoint.fromConfig else { throw WebhookFailure.fromConfig(id) }
             change(&endpoint)
@@ -46,8 +46,8 @@ extension CallStore {
     }
 
     /// Deletes an API-made endpoint with its delivery history.
-    public func deleteWebhook(id: String) throws -> Bool {
-        try pool.write { db in
+    public func deleteWebhook(id: String) async throws -> Bool {
+        try await write { db in
             guard let endpoint = try WebhookEndpoint.fetchOne(db, key: id) else { return false }
             guard !endpoint.fromConfig else { throw WebhookFailure.fromConfig(id) }
             return try endpoint.delete(db)
@@ -56,8 +56,8 @@ extension CallStore {
 
     /// Makes the stored configuration endpoints match the file: added or updated by name; one
     /// removed from the file is turned off (its deliveries stay visible), not deleted.
-    public func syncConfiguredWebhooks(_ configured: [WebhookEndpoint]) throws {
-        try pool.write { db in
+    public func syncConfiguredWebhooks(_ configured: [WebhookEndpoint]) async throws {
+        try await write { db in
             for var endpoint in configured {
                 endpoint.fromConfig = true
                 if let stored = try WebhookEndpoint.fetchOne(db, key: endpoint.id) { endpoint.createdAt = stored.createdAt }
@@ -130,8 +130,8 @@ extension CallStore {
     /// moves `lease` ahead, so a delivery in flight is not claimed twice, and one a crash
     /// interrupted is tried again once the lease runs out. A turned-off endpoint's deliveries wait
     /// (they go out if it is turned on again).
-    public func claimDueWebhookDeliveries(now: Date = Date(), limit: Int, lease: TimeInterval) throws -> [(WebhookDelivery, WebhookEndpoint)] {
-        try pool.write { db in
+    public func claimDueWebhookDeliveries(now: Date = Date(), limit: Int, lease: TimeInterval) async throws -> [(WebhookDelivery, WebhookEndpoint)] {
+        try await write { [self] db in
             let due = try WebhookDelivery.fetchAll(db, sql: """
                 SELECT * FROM webhook_deliveries
                 WHERE state = 'pending' AND next_attempt_at <= ? AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = 1)
@@ -147,8 +147,8 @@ extension CallStore {
     }
 
     /// Stores an attempt and what follows from it, in one transaction.
-    public func recordWebhookAttempt(_ attempt: WebhookAttempt, verdict: WebhookRetryPolicy.Verdict) throws {
-        try pool.write { db in
+    public func recordWebhookAttempt(_ attempt: WebhookAttempt, verdict: WebhookRetryPolicy.Verdict) async throws {
+        try await write { db in
             var attempt = attempt
             try attempt.insert(db)
             guard var delivery = try WebhookDelivery.fetchOne(db, key: attempt.deliveryId) else { return }
@@ -174,8 +174,8 @@ extension CallStore {
     }
 
     /// Sends a delivery again at once (same webhook-id), whatever became of it.
-    public func replayWebhookDelivery(id: String, now: Date = Date()) throws -> WebhookDelivery {
-        try pool.write { db in
+    public func replayWebhookDelivery(id: String, now: Date = Date()) async throws -> WebhookDelivery {
+        try await write { [self] db in
             guard var delivery = try WebhookDelivery.fetchOne(db, key: id) else { throw WebhookFailure.deliveryNotFound(id) }
             delivery.state = .pending
             delivery.nextAttemptAt = now
@@ -184,13 +184,13 @@ extension CallStore {
         }
     }
 
-    public func webhookDelivery(id: String) throws -> WebhookDelivery? {
-        try pool.read { try WebhookDelivery.fetchOne($0, key: id) }.map(opened)
+    public func webhookDelivery(id: String) async throws -> WebhookDelivery? {
+        try await read { try WebhookDelivery.fetchOne($0, key: id) }.map(opened)
     }
 
     /// An endpoint's deliveries, newest first.
-    public func webhookDeliveries(endpointID: String, state: WebhookDelivery.State? = nil, limit: Int = 50, offset: Int = 0) throws -> [WebhookDelivery] {
-        try pool.read { db in
+    public func webhookDeliveries(endpointID: String, state: WebhookDelivery.State? = nil, limit: Int = 50, offset: Int = 0) async throws -> [WebhookDelivery] {
+        try await read { db in
             var query = WebhookDelivery.filter(Column("endpoint_id") == endpointID)
             if let state { query = query.filter(Column("state") == state.rawValue) }
             return try query.order(Column("created_at").desc, Column("id")).limit(limit, offset: offset).fetchAll(db)
@@ -198,12 +198,12 @@ extension CallStore {
     }
 
     /// Deliveries that report a call, oldest first.
-    public func webhookDeliveries(callID: String) throws -> [WebhookDelivery] {
-        try pool.read { try WebhookDelivery.filter(Column("outbound_id") == callID).order(Column("created_at"), Column("id")).fetchAll($0) }.map(opened)
+    public func webhookDeliveries(callID: String) async throws -> [WebhookDelivery] {
+        try await read { try WebhookDelivery.filter(Column("outbound_id") == callID).order(Column("created_at"), Column("id")).fetchAll($0) }.map(opened)
     }
 
-    public func webhookAttempts(deliveryIDs: [String]) throws -> [String: [WebhookAttempt]] {
-        try pool.read { db in
+    public func webhookAttempts(deliveryIDs: [String]) async throws -> [String: [WebhookAttempt]] {
+        try await read { db in
             Dictionary(grouping: try WebhookAttempt.filter(deliveryIDs.contains(Column("delivery_id"))).order(Column("id")).fetchAll(db), by: \.deliveryId)
         }
     }

@@ -55,26 +55,29 @@ public final class CallStore: Sendable {
     }
 
     /// Names of the migrations applied to this file, oldest first.
-    public func appliedMigrations() throws -> [String] {
-        try pool.read { try Self.migrator.appliedMigrations($0) }   // in the order they were registered
+    public func appliedMigrations() async throws -> [String] {
+        try await read { try Self.migrator.appliedMigrations($0) }   // in the order they were registered
     }
 
-    public func journalMode() throws -> String {
-        try pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
+    public func journalMode() async throws -> String {
+        try await read { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
     }
 
     /// Answers whether the database is reachable and consistent enough to serve (for /healthz).
-    public func isHealthy() -> Bool {
-        (try? pool.read { try Int.fetchOne($0, sql: "SELECT 1") }) == 1
+    public func isHealthy() async -> Bool {
+        (try? await read { try Int.fetchOne($0, sql: "SELECT 1") }) == 1
     }
 
-    /// Closes calls a crash left in dialing, ringing or connected: they are `failed` with reason
-    /// `interrupted_by_restart`. Queued calls stay queued. Returns the ids it closed.
+    /// Closes the calls a crash of `node` left in dialing, ringing or connected (and live calls no
+    /// node claimed, from before nodes were recorded): they are `failed` with reason
+    /// `interrupted_by_restart`. Queued calls stay queued; the node's claims on them are released.
+    /// Other nodes' calls are theirs (or, once their lease runs out, `takeOverLostNodes`'s). Returns the ids it closed.
     @discardableResult
-    public func reconcileAfterRestart(now: Date = Date()) throws -> [String] {
-        try pool.write { db in
+    public func reconcileAfterRestart(node: String, now: Date = Date()) async throws -> [String] {
+        try await write { [self] db in
             let live = CallState.allCases.filter(\.isLive).map(\.rawValue)
-            let stranded = try CallRecord.filter(live.contains(Column("state"))).fetchAll(db)
+            let stranded = try CallRecord.filter(live.contains(Column("state")) && (Column("node_id") == nil || Column("node_id") == node)).fetchAll(db)
+            try db.execute(sql: "UPDATE calls SET node_id = NULL WHERE node_id = ? AND state = 'queued'", arguments: [node])
             for var call in stranded {
                 let from = call.state
                 call.state = .failed
@@ -97,8 +100,8 @@ public final class CallStore: Sendable {
     /// outbound call to a number on the do-not-call list is refused. With `onlyIfCalleeFree`, refuses
     /// (atomically, so two racing requests cannot both pass) when an outbound call to the same number is still open.
     @discardableResult
-    public func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false) throws -> CallEvent {
-        try pool.write { try insert(call, onlyIfCalleeFree: onlyIfCalleeFree, in: $0) }
+    public func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false) async throws -> CallEvent {
+        try await write { [self] in try insert(call, onlyIfCalleeFree: onlyIfCalleeFree, in: $0) }
     }
 
     /// `insert(_:onlyIfCalleeFree:)` inside a transaction the caller holds.
@@ -121,17 +124,17 @@ public final class CallStore: Sendable {
         return event
     }
 
-    public func call(id: String) throws -> CallRecord? {
-        try pool.read { try CallRecord.fetchOne($0, key: id) }.map(opened)
+    public func call(id: String) async throws -> CallRecord? {
+        try await read { try CallRecord.fetchOne($0, key: id) }.map(opened)
     }
 
     /// The call a provider knows by `externalID` (SIP Call-ID or Twilio CallSid), newest first.
-    public func call(externalID: String) throws -> CallRecord? {
-        try pool.read { try CallRecord.filter(Column("call_id") == externalID).order(Column("created_at").desc).fetchOne($0) }.map(opened)
+    public func call(externalID: String) async throws -> CallRecord? {
+        try await read { try CallRecord.filter(Column("call_id") == externalID).order(Column("created_at").desc).fetchOne($0) }.map(opened)
     }
 
-    public func calls(inStates states: [CallState]) throws -> [CallRecord] {
-        try pool.read { db in
+    public func calls(inStates states: [CallState]) async throws -> [CallRecord] {
+        try await read { db in
             try CallRecord.filter(states.map(\.rawValue).contains(Column("state")))
                 .order(Column("priority").desc, Column("created_at"))
                 .fetchAll(db)
@@ -140,35 +143,40 @@ public final class CallStore: Sendable {
 
     /// Moves a call to `state`, stamping the matching time, and appends the event — atomically. A
     /// final state also writes the call's webhook deliveries in the same transaction.
-    /// Throws `invalidTransition` when the state machine does not allow it, leaving the row as it was.
+    /// Throws `invalidTransition` when the state machine does not allow it, or the call is not in
+    /// `expected` (when given: a check and a move no other writer can come between), leaving the row as it was.
     @discardableResult
-    public func transition(id: String, to state: CallState, reason: String? = nil, now: Date = Date()) throws -> (CallRecord, CallEvent) {
-        let (call, event) = try pool.write { try transition(id: id, to: state, reason: reason, now: now, in: $0) }
+    public func transition(id: String, to state: CallState, from expected: CallState? = nil, reason: String? = nil, now: Date = Date()) async throws -> (CallRecord, CallEvent) {
+        let (call, event) = try await write { [self] in try transition(id: id, to: state, from: expected, reason: reason, now: now, in: $0) }
         return (try opened(call), event)
     }
 
     /// Ends an attempt in `state`; with `retryAt`, queues the next attempt in the same transaction,
     /// and the call's webhook waits for its final outcome instead of announcing this one.
-    public func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, now: Date = Date()) throws {
-        try pool.write { db in
-            try transition(id: id, to: state, reason: reason, announce: retryAt == nil, now: now, in: db)
-            guard let retryAt else { return }
-            try db.execute(sql: "UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", arguments: [retryAt, id])
-            try transition(id: id, to: .queued, reason: "retry after \(reason)", now: now, in: db)   // last_outcome keeps this attempt's end
-        }
+    public func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, now: Date = Date()) async throws {
+        try await write { [self] db in try endAttempt(id: id, in: state, reason: reason, retryAt: retryAt, now: now, in: db) }
+    }
+
+    /// `endAttempt(id:in:reason:retryAt:now:)` inside a transaction the caller holds.
+    func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, now: Date, in db: Database) throws {
+        try transition(id: id, to: state, reason: reason, announce: retryAt == nil, now: now, in: db)
+        guard let retryAt else { return }
+        try db.execute(sql: "UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", arguments: [retryAt, id])
+        try transition(id: id, to: .queued, reason: "retry after \(reason)", now: now, in: db)   // last_outcome keeps this attempt's end
     }
 
     /// `transition(id:to:reason:now:)` inside a transaction the caller holds; `announce: false`
     /// keeps a final state's webhook back (a retry follows in the same transaction).
     @discardableResult
-    func transition(id: String, to state: CallState, reason: String? = nil, announce: Bool = true, now: Date, in db: Database) throws -> (CallRecord, CallEvent) {
+    func transition(id: String, to state: CallState, from expected: CallState? = nil, reason: String? = nil, announce: Bool = true, now: Date,
+                    in db: Database) throws -> (CallRecord, CallEvent) {
         guard var call = try CallRecord.fetchOne(db, key: id) else { throw Failure.notFound(id) }
-        guard call.state.canTransition(to: state) else {
+        guard call.state.canTransition(to: state), expected.map({ $0 == call.state }) ?? true else {
             throw Failure.invalidTransition(id: id, from: call.state, to: state)
         }
         call.state = state
         switch state {
-        case .queued: call.completedAt = nil; call.failureReason = nil
+        case .queued: call.completedAt = nil; call.failureReason = nil; call.nodeId = nil   // any node may dial it again
         case .dialing: call.startedAt = now; call.attemptCount += 1
         case .connected: call.answeredAt = now
         case _ where state.isTerminal:
@@ -188,8 +196,8 @@ public final class CallStore: Sendable {
     }
 
     /// Events after `id` (exclusive), oldest first: what a reconnecting client missed.
-    public func events(after id: Int64 = 0, limit: Int = 1000) throws -> [CallEvent] {
-        try pool.read { db in
+    public func events(after id: Int64 = 0, limit: Int = 1000) async throws -> [CallEvent] {
+        try await read { db in
             try CallEvent.filter(Column("id") > id).order(Column("id")).limit(limit).fetchAll(db)
         }.map(opened)
     }
@@ -202,7 +210,13 @@ public final class CallStore: Sendable {
 
 extension CallStore {
     /// Checkpoints the WAL into the main file and closes the database; later calls throw.
-    public func close() throws {
+    public func close() async throws {
+        try checkpointAndClose()
+    }
+
+    /// Synchronous on purpose: GRDB's async access gives up in a cancelled task, and closing is
+    /// the last thing a shutting-down server does.
+    private func checkpointAndClose() throws {
         _ = try pool.writeWithoutTransaction { db in
             try db.checkpoint(.truncate)
         }

@@ -37,7 +37,7 @@ public final class WebhookDispatcher: Sendable {
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled {
                 let free = settings.concurrency - inFlight.load(ordering: .relaxed)
-                let due = free > 0 ? claim(limit: free) : []
+                let due = free > 0 ? await claim(limit: free) : []
                 for (delivery, endpoint) in due {
                     inFlight.add(1, ordering: .relaxed)
                     group.addTask {
@@ -50,9 +50,9 @@ public final class WebhookDispatcher: Sendable {
         }
     }
 
-    private func claim(limit: Int) -> [(WebhookDelivery, WebhookEndpoint)] {
+    private func claim(limit: Int) async -> [(WebhookDelivery, WebhookEndpoint)] {
         do {
-            return try store.claimDueWebhookDeliveries(limit: limit, lease: settings.timeout + 30)
+            return try await store.claimDueWebhookDeliveries(limit: limit, lease: settings.timeout + 30)
         } catch {
             logger.warning("could not read the webhook outbox", metadata: ["error": "\(error)"])
             return []
@@ -78,7 +78,7 @@ public final class WebhookDispatcher: Sendable {
         let attempt = WebhookAttempt(deliveryId: delivery.id, attemptedAt: started, status: status, error: failure,
                                      durationMs: Int(Date().timeIntervalSince(started) * 1000))
         let verdict = settings.policy.verdict(attempt: delivery.attemptCount + 1, status: status, retryAfter: retryAfter)
-        do { try store.recordWebhookAttempt(attempt, verdict: verdict) } catch {
+        do { try await store.recordWebhookAttempt(attempt, verdict: verdict) } catch {
             logger.error("could not store a webhook attempt", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
         }
         if verdict != .delivered {

@@ -1,0 +1,33 @@
+import Foundation
+
+extension CallManager {
+    /// Registers this node, then renews its lease five times per lease period and takes over the
+    /// nodes whose lease ran out, until cancelled. A node that dies stops renewing; the first
+    /// survivor to see its lease expired ends its live calls as `failed / node_lost` (retried as
+    /// the policy says) and gives its claimed calls back to the queue.
+    func keepLease() async {
+        let node = settings.nodeID
+        do { try await store.registerNode(node) } catch {
+            logger.error("could not register this node", metadata: ["node": "\(node)", "error": "\(error)"])
+        }
+        let retry = settings.retry
+        while !Task.isCancelled {
+            do {
+                if try await !store.heartbeat(node: node) {
+                    logger.error("this node's lease had run out and another node took its calls over; registered again",
+                                 metadata: ["node": "\(node)"])
+                }
+                let takeovers = try await store.takeOverLostNodes(survivor: node, lease: settings.leaseSeconds) {
+                    Self.retryTime(for: $0, endingIn: .failed, policy: retry)
+                }
+                for takeover in takeovers {
+                    logger.warning("took over a lost node", metadata: ["lost": "\(takeover.node)", "closed": "\(takeover.closed)",
+                                                                       "released": "\(takeover.released)"])
+                }
+            } catch {
+                logger.warning("could not renew this node's lease", metadata: ["node": "\(node)", "error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(settings.leaseSeconds / 5))
+        }
+    }
+}

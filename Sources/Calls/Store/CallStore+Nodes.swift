@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+
+/// The nodes sharing this database, and the queue they share: a node claims the queued calls it
+/// will dial (`calls.node_id`), renews its lease with a heartbeat, and when a node's lease runs
+/// out, a surviving node closes what it left behind. Every decision is one transaction, so two
+/// nodes can never claim the same call or both take over one lost node.
+extension CallStore {
+    /// Calls that hold a place under `max_concurrent_calls`: live ones, and queued ones a node has
+    /// claimed and is about to dial.
+    static let busyCallsCondition = "state IN ('dialing', 'ringing', 'connected') OR (state = 'queued' AND node_id IS NOT NULL)"
+
+    /// Records `node` as up (again) with a fresh heartbeat.
+    public func registerNode(_ node: String, now: Date = Date()) async throws {
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO nodes (id, started_at, heartbeat_at) VALUES (?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
+                """, arguments: [node, now, now])
+        }
+    }
+
+    /// Renews `node`'s lease. False when its row was gone: another node found the lease expired
+    /// and took its calls over; the node is registered again.
+    @discardableResult
+    public func heartbeat(node: String, now: Date = Date()) async throws -> Bool {
+        try await write { db in
+            try db.execute(sql: "UPDATE nodes SET heartbeat_at = ? WHERE id = ?", arguments: [now, node])
+            if db.changesCount == 1 { return true }
+            try db.execute(sql: "INSERT INTO nodes (id, started_at, heartbeat_at) VALUES (?, ?, ?)", arguments: [node, now, now])
+            return false
+        }
+    }
+
+    /// The nodes with a lease, and when each last renewed it.
+    public func nodes() async throws -> [(id: String, heartbeatAt: Date)] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT id, heartbeat_at FROM nodes ORDER BY id").map { (id: $0["id"], heartbeatAt: $0["heartbeat_at"]) }
+        }
+    }
+
+    /// Claims for `node` the queued calls it may dial now, best first: at most `room` (what the
+    /// node itself can take), and no more than keeps every node's busy calls within `maxConcurrent`.
+    /// A claimed call is skipped by every other node until it is dialed, re-queued or released.
+    public func claimDueCalls(node: String, room: Int, maxConcurrent: Int, dialableCampaigns: Set<String>, now: Date = Date()) async throws -> [CallRecord] {
+        guard room > 0 else { return [] }
+        let claimed: [CallRecord] = try await write { db in
+            let busy = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls WHERE \(Self.busyCallsCondition)") ?? 0
+            let take = min(room, maxConcurrent - busy)
+            guard take > 0 else { return [] }
+            let candidates = try CallRecord.filter(Column("state") == CallState.queued.rawValue && Column("node_id") == nil)
+                .order(Column("priority").desc, Column("created_at"))
+                .fetchAll(db)
+            let due = candidates.filter {
+                ($0.scheduledAt ?? now) <= now && ($0.nextAttemptAt ?? now) <= now
+                    && $0.campaignId.map(dialableCampaigns.contains) != false   // a paused campaign's, or one out of its window, waits
+            }.prefix(take)
+            for call in due {
+                try db.execute(sql: "UPDATE calls SET node_id = ? WHERE outbound_id = ?", arguments: [node, call.outboundId])
+            }
+            return due.map { var claimed = $0; claimed.nodeId = node; return claimed }
+        }
+        return try claimed.map(opened)
+    }
+
+    /// Gives back `node`'s claim on a call it did not dial (still queued).
+    public func releaseClaim(id: String, node: String) async throws {
+        try await write { db in
+            try db.execute(sql: "UPDATE calls SET node_id = NULL WHERE outbound_id = ? AND node_id = ? AND state = 'queued'", arguments: [id, node])
+        }
+    }
+
+    /// What a surviving node did for one node whose lease ran out.
+    public struct NodeTakeover: Sendable, Equatable {
+        public var node: String
+        /// Calls it had live, now `failed / node_lost` (or queued again, as the retry policy says).
+        public var closed: [String]
+        /// Queued calls it had claimed but not dialed, back in the queue for any node.
+        public var released: [String]
+    }
+
+    /// Takes over every node (but `survivor`) whose heartbeat is older than `lease` seconds: its
+    /// live calls end `failed / node_lost` — queued again when `retryAt` says so — and its claims
+    /// on queued calls are released. The lost node's row goes in the same transaction, so another
+    /// survivor doing the same finds nothing left to take.
+    public func takeOverLostNodes(survivor: String, lease: TimeInterval, now: Date = Date(),
+                                  retryAt: @escaping @Sendable (CallRecord) -> Date?) async throws -> [NodeTakeover] {
+        try await write { [self] db in
+            let lost = try String.fetchAll(db, sql: "SELECT id FROM nodes WHERE heartbeat_at < ? AND id <> ? ORDER BY id",
+                                           arguments: [now.addingTimeInterval(-lease), survivor])
+            return try lost.map { node in
+                let live = try CallRecord.filter(Column("node_id") == node && CallState.allCases.filter(\.isLive).map(\.rawValue).contains(Column("state")))
+                    .order(Column("created_at")).fetchAll(db)
+                for call in live {
+                    try endAttempt(id: call.outboundId, in: .failed, reason: "node_lost", retryAt: retryAt(try opened(call)), now: now, in: db)
+                }
+                let released = try String.fetchAll(db, sql: "SELECT outbound_id FROM calls WHERE node_id = ? AND state = 'queued' ORDER BY created_at", arguments: [node])
+                try db.execute(sql: "UPDATE calls SET node_id = NULL WHERE node_id = ? AND state = 'queued'", arguments: [node])
+                try db.execute(sql: "DELETE FROM nodes WHERE id = ?", arguments: [node])
+                return NodeTakeover(node: node, closed: live.map(\.outboundId), released: released)
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import Calls
+
+/// Several nodes on one database: claims, the global concurrency limit, leases and takeover. Two
+/// `CallStore`s opened on one file stand for two processes (each its own connections).
+@Suite struct NodeLeaseTests {
+    static func queuedCalls(_ count: Int, in store: CallStore) async throws -> [String] {
+        var ids: [String] = []
+        for n in 0..<count {
+            var call = CallStoreTests.sampleCall("ob-0000001\(n)")
+            call.calleeNumber = "0109876540\(n)"
+            call.createdAt = Date(timeIntervalSince1970: 1_700_000_000 + Double(n))
+            try await store.insert(call)
+            ids.append(call.outboundId)
+        }
+        return ids
+    }
+
+    @Test func twoNodesRacingForTheQueueNeverClaimOneCallTwiceAndStayUnderTheGlobalLimit() async throws {
+        let path = CallStoreTests.temporaryPath()
+        let a = try CallStore(path: path), b = try CallStore(path: path)
+        let ids = try await Self.queuedCalls(10, in: a)
+        // Both nodes ask for more than the limit, at once, many times.
+        async let fromA = (0..<20).asyncFlatMap { _ in try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 4, dialableCampaigns: []) }
+        async let fromB = (0..<20).asyncFlatMap { _ in try await b.claimDueCalls(node: "b", room: 10, maxConcurrent: 4, dialableCampaigns: []) }
+        let (claimedA, claimedB) = try await (fromA, fromB)
+        let claimed = claimedA.map(\.outboundId) + claimedB.map(\.outboundId)
+        #expect(claimed.count == 4 && Set(claimed).count == 4, "4 claims in all, none twice: \(claimed)")
+        #expect(claimed.sorted() == Array(ids.prefix(4)), "oldest first")
+        let stored = try await a.calls(inStates: [.queued])
+        #expect(stored.filter { $0.nodeId == "a" }.map(\.outboundId).sorted() == claimedA.map(\.outboundId).sorted())
+        #expect(stored.filter { $0.nodeId == "b" }.map(\.outboundId).sorted() == claimedB.map(\.outboundId).sorted())
+
+        // A claimed call dialed and ended frees its place, for whichever node asks next.
+        let first = claimed[0]
+        try await a.transition(id: first, to: .dialing, from: .queued)
+        #expect(try await b.claimDueCalls(node: "b", room: 10, maxConcurrent: 4, dialableCampaigns: []).isEmpty, "dialing still holds its place")
+        try await a.transition(id: first, to: .busy, reason: "busy")
+        let next = try await b.claimDueCalls(node: "b", room: 10, maxConcurrent: 4, dialableCampaigns: [])
+        #expect(next.map(\.outboundId) == [ids[4]] && next.first?.nodeId == "b")
+        // A node's own room limits it too; a released claim goes back to the queue.
+        try await b.releaseClaim(id: ids[4], node: "b")
+        try await a.releaseClaim(id: ids[4], node: "a")   // not a's: nothing happens
+        #expect(try await a.call(id: ids[4])?.nodeId == nil)
+        #expect(try await a.claimDueCalls(node: "a", room: 1, maxConcurrent: 100, dialableCampaigns: []).map(\.outboundId) == [ids[4]])
+    }
+
+    @Test func aRetryOrAnOperatorsRetryPutsTheCallBackForAnyNode() async throws {
+        let store = try CallStore(path: CallStoreTests.temporaryPath())
+        let ids = try await Self.queuedCalls(1, in: store)
+        _ = try await store.claimDueCalls(node: "a", room: 1, maxConcurrent: 5, dialableCampaigns: [])
+        try await store.transition(id: ids[0], to: .dialing, from: .queued)
+        try await store.endAttempt(id: ids[0], in: .noAnswer, reason: "no_answer", retryAt: Date(timeIntervalSinceNow: -1))
+        let call = try #require(try await store.call(id: ids[0]))
+        #expect(call.state == .queued && call.nodeId == nil && call.lastOutcome == "no_answer")
+        #expect(try await store.claimDueCalls(node: "b", room: 1, maxConcurrent: 5, dialableCampaigns: []).map(\.outboundId) == ids)
+    }
+
+    @Test func aLostNodesLiveCallsEndAsNodeLostAndItsClaimsGoBack() async throws {
+        let path = CallStoreTests.temporaryPath()
+        let a = try CallStore(path: path), survivor = try CallStore(path: path)
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        try await a.registerNode("a", now: t0)
+        try await survivor.registerNode("b", now: t0)
+        let ids = try await Self.queuedCalls(4, in: a)
+        _ = try await a.claimDueCalls(node: "a", room: 4, maxConcurrent: 10, dialableCampaigns: [], now: t0)
+        try await a.transition(id: ids[0], to: .dialing, from: .queued, now: t0)
+        try await a.transition(id: ids[1], to: .dialing, from: .queued, now: t0)
+        try await a.transition(id: ids[1], to: .connected, now: t0)
+        try await a.transition(id: ids[2], to: .dialing, from: .queued, now: t0)
+        try await a.transition(id: ids[2], to: .busy, reason: "busy", now: t0)
+        // ids[3]: claimed by a, never dialed. Then a goes silent; b keeps renewing.
+        let retried = ids[1]
+        let policy: @Sendable (CallRecord) -> Date? = { $0.outboundId == retried ? t0.addingTimeInterval(60) : nil }
+        try await survivor.heartbeat(node: "b", now: t0.addingTimeInterval(10))
+        #expect(try await survivor.takeOverLostNodes(survivor: "b", lease: 15, now: t0.addingTimeInterval(10), retryAt: policy).isEmpty,
+                "not before the lease runs out")
+        try await survivor.heartbeat(node: "b", now: t0.addingTimeInterval(16))
+        let takeovers = try await survivor.takeOverLostNodes(survivor: "b", lease: 15, now: t0.addingTimeInterval(16), retryAt: policy)
+        #expect(takeovers == [.init(node: "a", closed: [ids[0], ids[1]], released: [ids[3]])])
+
+        let dialing = try #require(try await survivor.call(id: ids[0]))
+        #expect(dialing.state == .failed && dialing.failureReason == "node_lost" && dialing.nodeId == "a", "the record keeps where it ran")
+        let connected = try #require(try await survivor.call(id: ids[1]))
+        #expect(connected.state == .queued && connected.lastOutcome == "failed" && connected.nodeId == nil, "the policy retries it, on any node")
+        #expect(try await survivor.attempts(callID: ids[1]).map(\.failureReason) == ["node_lost"])
+        #expect(try await survivor.call(id: ids[2])?.state == .busy, "an ended call is left alone")
+        #expect(try await survivor.call(id: ids[3])?.nodeId == nil)
+        let failed = try await survivor.events().filter { $0.outboundId == ids[0] && $0.type == "outbound_failed" }
+        #expect(failed.count == 1 && failed[0].payload.contains("node_lost"))
+        #expect(try await survivor.nodes().map(\.id) == ["b"])
+        #expect(try await survivor.takeOverLostNodes(survivor: "b", lease: 15, now: t0.addingTimeInterval(17), retryAt: policy).isEmpty,
+                "taken over once")
+
+        // The lost node comes back: its heartbeat says it lost its lease, and it is a node again.
+        #expect(try await a.heartbeat(node: "a", now: t0.addingTimeInterval(20)) == false)
+        #expect(try await a.heartbeat(node: "a", now: t0.addingTimeInterval(21)) == true)
+        #expect(try await survivor.nodes().map(\.id) == ["a", "b"])
+    }
+
+    @Test func aRestartClosesOnlyItsOwnNodesCalls() async throws {
+        let store = try CallStore(path: CallStoreTests.temporaryPath())
+        let ids = try await Self.queuedCalls(3, in: store)
+        _ = try await store.claimDueCalls(node: "a", room: 1, maxConcurrent: 10, dialableCampaigns: [])
+        _ = try await store.claimDueCalls(node: "b", room: 2, maxConcurrent: 10, dialableCampaigns: [])
+        try await store.transition(id: ids[0], to: .dialing, from: .queued)
+        try await store.transition(id: ids[1], to: .dialing, from: .queued)
+        #expect(try await store.reconcileAfterRestart(node: "a") == [ids[0]])
+        #expect(try await store.call(id: ids[1])?.state == .dialing, "b's call is b's")
+        #expect(try await store.call(id: ids[2])?.nodeId == "b")
+        #expect(try await store.reconcileAfterRestart(node: "b") == [ids[1]])
+        #expect(try await store.call(id: ids[2])?.nodeId == nil, "b's claim is released by b's restart")
+    }
+}
+
+extension Range<Int> {
+    /// Runs `body` for each element in turn and joins the results.
+    func asyncFlatMap<T>(_ body: (Int) async throws -> [T]) async rethrows -> [T] {
+        var all: [T] = []
+        for element in self { all += try await body(element) }
+        return all
+    }
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Two nodes on one database (SQLite here; the lease logic is the store's, not the engine's): both
+# take calls from the shared queue under one max_concurrent_calls; node A is killed with SIGKILL
+# mid-call; node B sees A's lease run out, ends A's live calls as failed / node_lost, retries them
+# as the policy says and dials the rest. INVITEs are counted at the simulated callee (its own
+# process): no number is dialled more often than it has attempts.
+set -u
+source "$(dirname "$0")/lib.sh"
+db=$VB_TMP/data/voicebridge.sqlite
+callee_port=$(free_port)
+env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:$callee_port VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=4
+            VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=3
+            VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON=failed VOICEBRIDGE_OUTBOUND_RETRY_RETRY_INTERVAL=0 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=1
+            VOICEBRIDGE_ENGINE_MODE=echo)   # the engine is not the point here (and echo runs on any CPU)
+query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
+create() { # port, callee number
+  curl -fsS -X POST "http://127.0.0.1:$1/api/outbound" -H 'Content-Type: application/json' \
+    -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"$2\",\"purpose\":\"the meeting\",\"questions\":[\"Can you attend?\"],\"metadata\":{\"simulated_answers\":[\"<says Hello, who is this?>\",\"Fine, thank you.\",\"<hangup>\"]}}" >/dev/null
+}
+
+"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 43800-43999 >"$VB_TMP/callee.log" 2>&1 &
+callee_pid=$!
+b_pid=
+trap 'kill $callee_pid 2>/dev/null; [ -n "$b_pid" ] && kill -KILL $b_pid 2>/dev/null; vb_stop_server KILL; rm -rf "$VB_TMP"' EXIT
+
+# Node B first (started by hand), then node A through lib.sh (which keeps A's pid for the kill).
+b_port=$(free_port)
+env VOICEBRIDGE_HTTP_PORT=$b_port VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=43400 VOICEBRIDGE_SIP_RTP_PORT_MAX=43599 \
+  VOICEBRIDGE_CLUSTER_NODE_ID=node-b "${env_common[@]}" "$VB_BINARY" serve >"$VB_TMP/b.log" 2>&1 &
+b_pid=$!
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$b_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=43600 VOICEBRIDGE_SIP_RTP_PORT_MAX=43799 \
+  VOICEBRIDGE_CLUSTER_NODE_ID=node-a "${env_common[@]}" || { not_ok "two nodes start on one database"; cat "$VB_TMP/a.log" "$VB_TMP/b.log"; exit 1; }
+check "two nodes start on one database, each with a lease" test "$(query "SELECT group_concat(id) FROM (SELECT id FROM nodes ORDER BY id)")" = "node-a,node-b"
+
+# A client of B's /api/events from before any call exists: it should hear every node's calls live.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+PYTHONPATH=$root/.deps/python timeout 300 python3 - "$b_port" >"$VB_TMP/b-events.jsonl" 2>"$VB_TMP/b-events.err" <<'PY' &
+import asyncio, sys
+from websockets.asyncio.client import connect
+async def main():
+    async with connect(f"ws://127.0.0.1:{sys.argv[1]}/api/events") as ws:
+        print("connected", flush=True)
+        while True:   # until killed, or a minute of silence
+            print(await asyncio.wait_for(ws.recv(), 60), flush=True)
+asyncio.run(main())
+PY
+listener_pid=$!
+for _ in $(seq 1 50); do grep -q connected "$VB_TMP/b-events.jsonl" && break; sleep 0.1; done
+
+# 12 calls, created through either node's API.
+for i in $(seq 10 21); do
+  if [ $((i % 2)) -eq 0 ]; then create "$VB_PORT" "01070002$i"; else create "$b_port" "01070002$i"; fi
+done
+check "12 calls are queued" test "$(query "SELECT count(*) FROM calls")" = 12
+
+# Kill A once it has a call live (and B has dialled too).
+for _ in $(seq 1 300); do
+  [ "$(query "SELECT count(*) FROM calls WHERE node_id='node-a' AND state IN ('dialing','ringing','connected')")" -ge 1 ] \
+    && [ "$(query "SELECT count(*) FROM calls WHERE node_id='node-b'")" -ge 1 ] && break
+  sleep 0.1
+done
+most=$(query "SELECT count(*) FROM calls WHERE state IN ('dialing','ringing','connected') OR (state='queued' AND node_id IS NOT NULL)")
+at_kill=$(query "SELECT group_concat(outbound_id) FROM calls WHERE node_id='node-a' AND state IN ('dialing','ringing','connected')")
+vb_stop_server KILL
+killed_at=$(date +%s.%N)
+check "A is killed with calls live on it ($at_kill); both nodes busy, $most calls in all (limit 4)" test -n "$at_kill" -a "$most" -le 4
+
+# B takes A's calls over once A's lease (3 s) has run out.
+first=${at_kill%%,*}
+for _ in $(seq 1 200); do
+  [ "$(query "SELECT count(*) FROM attempts WHERE outbound_id='$first' AND failure_reason='node_lost'")" = 1 ] && break
+  sleep 0.05
+done
+took=$(python3 -c "import sys,time; print(round(time.time() - float(sys.argv[1]), 1))" "$killed_at")
+check "B closed A's live call as node_lost ${took} s after the kill (lease 3 s)" test "$(query "SELECT count(*) FROM attempts WHERE outbound_id='$first' AND failure_reason='node_lost'")" = 1
+check "…and A's lease is gone" test "$(query "SELECT group_concat(id) FROM nodes")" = "node-b"
+grep -q "took over a lost node" "$VB_TMP/b.log"; check "B's log says it took node-a over" test $? -eq 0
+
+for _ in $(seq 1 900); do
+  [ "$(query "SELECT count(*) FROM calls WHERE state NOT IN ('completed','failed','busy','no_answer','rejected','cancelled','voicemail','voicemail_left')")" = 0 ] && break
+  sleep 0.2
+done
+states=$(query "SELECT state, count(*) FROM calls GROUP BY state")
+check "every call ends completed, on the survivor where A could not ($states)" test "$states" = "completed|12"
+lost=$(query "SELECT count(*) FROM attempts WHERE failure_reason='node_lost'")
+retried=$(query "SELECT count(*) FROM calls WHERE attempt_count=2 AND node_id='node-b'")
+check "each of A's live calls ($lost) failed once as node_lost and was retried on B ($retried)" test "$lost" -ge 1 -a "$retried" = "$lost"
+check "A's calls were all ended or given back (none left claimed by node-a unfinished)" \
+  test "$(query "SELECT count(*) FROM calls WHERE node_id='node-a' AND state NOT IN ('completed')")" = 0
+
+python3 - "$VB_TMP/callee.log" "$db" >"$VB_TMP/invites.txt" <<'PY'
+import re, sqlite3, sys, collections
+invites = collections.Counter(re.findall(r"uri=sip:(\d+)@", open(sys.argv[1]).read()))
+db = sqlite3.connect(sys.argv[2])
+attempts = dict(db.execute("SELECT c.callee_number, count(a.id) FROM calls c LEFT JOIN attempts a ON a.outbound_id = c.outbound_id GROUP BY c.callee_number"))
+over = {n: (invites[n], attempts.get(n, 0)) for n in set(invites) | set(attempts) if invites[n] > attempts.get(n, 0)}
+print(len(invites), sum(invites.values()), sum(attempts.values()), over or "{}")
+PY
+read -r numbers invites attempts over <"$VB_TMP/invites.txt"
+check "no number got more INVITEs than attempts ($invites INVITEs to $numbers numbers, $attempts attempts; over: $over)" test "$over" = "{}" -a "$numbers" = 12
+
+sleep 1
+kill $listener_pid 2>/dev/null; wait $listener_pid 2>/dev/null
+python3 - "$db" "$VB_TMP/b-events.jsonl" >"$VB_TMP/events.txt" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+stored = [r[0] for r in db.execute("SELECT id FROM events ORDER BY id")]
+heard = [json.loads(l) for l in open(sys.argv[2]) if l.startswith("{")]
+ids = [m["id"] for m in heard]
+calls = {m["outbound_id"] for m in heard}
+in_order = ids == sorted(ids) and len(set(ids)) == len(ids)
+missing = len(set(stored) - set(ids))
+lost = sum(1 for m in heard if "node_lost" in json.dumps(m))
+print(len(heard), in_order, len(calls), missing, lost)
+PY
+read -r heard in_order heard_calls missing lost_heard <"$VB_TMP/events.txt"
+check "B's /api/events streamed both nodes' events live, in one order ($heard events of $heard_calls calls, in order: $in_order, stored but not heard: $missing, node_lost: $lost_heard)" \
+  test "$in_order" = True -a "$heard_calls" = 12 -a "$missing" = 0 -a "$lost_heard" -ge 1
+
+kill -TERM $b_pid; wait $b_pid; b_status=$?; b_pid=
+check "B stops on SIGTERM with exit 0" test $b_status -eq 0
