@@ -27,9 +27,19 @@ import Testing
                                                                                 callee: "0109876541\(n)")).outboundId)
                 }
                 var mostBusy = 0
+                var refusedCancel: String?
                 let deadline = ContinuousClock.now.advanced(by: .seconds(150))
                 while ContinuousClock.now < deadline {
                     let calls = try await OutboundCallTests.calls(ids, in: store)   // one snapshot of both nodes' calls
+                    if refusedCancel == nil, let onA = calls.first(where: { $0.state == .connected && $0.nodeId == "node-a" }) {
+                        // B does not run it, so B cannot end it: it says so instead of answering as if it had.
+                        do {
+                            try await managerB.cancel(id: onA.outboundId)
+                            refusedCancel = "cancel returned as if it had ended the call"
+                        } catch let CallManager.Failure.conflict(message) where !message.contains("has already ended") {   // ended since the read: try another
+                            refusedCancel = message
+                        } catch CallManager.Failure.conflict {}
+                    }
                     mostBusy = max(mostBusy, calls.filter { $0.state.isLive || ($0.state == .queued && $0.nodeId != nil) }.count)
                     if calls.allSatisfy({ $0.state.isTerminal }) { break }
                     try await Task.sleep(for: .milliseconds(50))
@@ -39,6 +49,7 @@ import Testing
                 #expect(mostBusy <= 3 && mostBusy >= 2, "at most 3 calls busy over both nodes (saw \(mostBusy))")
                 #expect(Set(calls.compactMap(\.nodeId)) == ["node-a", "node-b"], "both nodes dialed: \(calls.map(\.nodeId))")
                 #expect(await managerA.mostLiveAtOnce <= 2)
+                #expect(refusedCancel?.contains("on node node-a; cancel it through that node") == true, "\(String(describing: refusedCancel))")
                 for call in calls {
                     let attempts = try await store.attempts(callID: call.outboundId)
                     #expect(call.attemptCount == 1 && attempts.count == 1, "dialed once: \(call.outboundId)")

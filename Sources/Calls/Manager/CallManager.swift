@@ -172,7 +172,13 @@ public actor CallManager {
                 // The scheduler started it while this was being written: it is cancelled live, below.
             }
         }
-        guard let handle = live[id] else { return }
+        guard let handle = live[id] else {
+            // Nodes share the queue, not their calls: a live call is cancelled by the node running it.
+            if let current = try await store.call(id: id), !current.state.isTerminal, let node = current.nodeId, node != settings.nodeID {
+                throw Failure.conflict("call \(id) is \(current.state.rawValue) on node \(node); cancel it through that node")
+            }
+            return
+        }
         handle.cancelRequested.store(true, ordering: .relaxed)
         if let session = handle.session.withLock({ $0 }) {
             session.requestEnd(.cancelled)
