@@ -46,6 +46,27 @@ import Testing
         #expect(try await a.claimDueCalls(node: "a", room: 1, maxConcurrent: 100, dialableCampaigns: []).map(\.outboundId) == [ids[4]])
     }
 
+    @Test func onlyDueCallsOfDialableCampaignsAreClaimedBestFirst() async throws {
+        let store = try CallStore(path: CallStoreTests.temporaryPath())
+        let now = Date()
+        var calls = (0..<5).map { n in
+            var call = CallStoreTests.sampleCall("ob-0000002\(n)")
+            call.calleeNumber = "0109876542\(n)"
+            call.createdAt = now.addingTimeInterval(Double(n) - 100)
+            return call
+        }
+        calls[0].scheduledAt = now.addingTimeInterval(60)     // later
+        calls[1].nextAttemptAt = now.addingTimeInterval(60)   // waiting for its retry
+        calls[2].campaignId = "cp-paused"
+        calls[3].campaignId = "cp-running"
+        calls[4].priority = 9                                  // newest, but first
+        for call in calls { try await store.insert(call) }
+        let claimed = try await store.claimDueCalls(node: "a", room: 10, maxConcurrent: 10, dialableCampaigns: ["cp-running"], now: now)
+        #expect(claimed.map(\.outboundId) == [calls[4].outboundId, calls[3].outboundId])
+        let later = try await store.claimDueCalls(node: "a", room: 10, maxConcurrent: 10, dialableCampaigns: ["cp-running"], now: now.addingTimeInterval(61))
+        #expect(later.map(\.outboundId) == [calls[0].outboundId, calls[1].outboundId])
+    }
+
     @Test func aRetryOrAnOperatorsRetryPutsTheCallBackForAnyNode() async throws {
         let store = try CallStore(path: CallStoreTests.temporaryPath())
         let ids = try await Self.queuedCalls(1, in: store)

@@ -48,13 +48,13 @@ extension CallStore {
             let busy = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls WHERE \(Self.busyCallsCondition)") ?? 0
             let take = min(room, maxConcurrent - busy)
             guard take > 0 else { return [] }
-            let candidates = try CallRecord.filter(Column("state") == CallState.queued.rawValue && Column("node_id") == nil)
+            let due = try CallRecord.filter(Column("state") == CallState.queued.rawValue && Column("node_id") == nil)
+                .filter(Column("scheduled_at") == nil || Column("scheduled_at") <= now)
+                .filter(Column("next_attempt_at") == nil || Column("next_attempt_at") <= now)
+                .filter(Column("campaign_id") == nil || dialableCampaigns.contains(Column("campaign_id")))   // a paused campaign's, or one out of its window, waits
                 .order(Column("priority").desc, Column("created_at"))
+                .limit(take)
                 .fetchAll(db)
-            let due = candidates.filter {
-                ($0.scheduledAt ?? now) <= now && ($0.nextAttemptAt ?? now) <= now
-                    && $0.campaignId.map(dialableCampaigns.contains) != false   // a paused campaign's, or one out of its window, waits
-            }.prefix(take)
             for call in due {
                 try db.execute(sql: "UPDATE calls SET node_id = ? WHERE outbound_id = ?", arguments: [node, call.outboundId])
             }
