@@ -1,6 +1,6 @@
 import Foundation
+import Calls
 import Hummingbird
-import Synchronization
 
 /// Who may use `/api`: with tokens configured, a request needs `Authorization: Bearer <token>`
 /// (browsers opening the event WebSocket, which cannot set headers, may pass `?access_token=`).
@@ -36,24 +36,16 @@ struct BearerAuthMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Seed 000 §11: call creations per identity per minute, over a sliding 60 s window.
-final class CreationRateLimiter: Sendable {
+/// Seed 000 §11: call creations per identity per minute, over a sliding 60 s window kept in the
+/// database, so nodes sharing it share the limit.
+struct CreationRateLimiter: Sendable {
     let perMinute: Int
-    private let history = Mutex<[String: [ContinuousClock.Instant]]>([:])
-
-    init(perMinute: Int) { self.perMinute = perMinute }
+    let store: CallStore
 
     /// Records an attempt; throws 429 (with Retry-After) when the identity is over its limit.
-    func admit(_ identity: String, now: ContinuousClock.Instant = .now) throws {
-        let wait = history.withLock { all -> Duration? in
-            var recent = (all[identity] ?? []).filter { $0.duration(to: now) < .seconds(60) }
-            defer { all[identity] = recent }
-            guard recent.count < perMinute else { return .seconds(60) - recent[0].duration(to: now) }
-            recent.append(now)
-            return nil
-        }
-        if let wait {
-            let seconds = max(1, Int(wait.totalSeconds.rounded(.up)))
+    func admit(_ identity: String) async throws {
+        if let wait = try await store.admitCreation(identity: identity, perMinute: perMinute) {
+            let seconds = max(1, Int(wait.rounded(.up)))
             throw HTTPError(.tooManyRequests, headers: [.retryAfter: "\(seconds)"],
                             message: "at most \(perMinute) calls may be created per minute; retry in \(seconds) s")
         }

@@ -9,7 +9,7 @@ extension VoiceBridgeServer {
         let outbound = api.group("outbound")
         outbound.post { request, context -> EditedResponse<CreatedCall> in
             let manager = try self.manager()
-            try limiter.admit(try access.identity(of: request))
+            try await limiter.admit(try access.identity(of: request))
             let body = try await Self.decodeJSONBody(request, as: CreateCallBody.self)
             let call = try await manager.create(body.request, requestedBy: "api")
             return EditedResponse(status: .accepted, headers: [.location: "/api/outbound/\(call.outboundId)"],

@@ -30,7 +30,7 @@ public struct VoiceBridgeServer: Sendable {
         self.calls = calls
         self.metricsRegistry = metricsRegistry
         self.access = APIAccess(tokens: Set(config.api.tokens))
-        self.limiter = CreationRateLimiter(perMinute: config.api.callCreationsPerMinute)
+        self.limiter = CreationRateLimiter(perMinute: config.api.callCreationsPerMinute, store: store)
     }
 
     /// What the call system should report through so that `/metrics` shows it.

@@ -120,6 +120,21 @@ import Testing
         #expect(try await survivor.nodes().map(\.id) == ["a", "b"])
     }
 
+    @Test func theCallCreationLimitPerTokenHoldsOverBothNodes() async throws {
+        let path = CallStoreTests.temporaryPath()
+        let a = try CallStore(path: path), b = try CallStore(path: path)
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try await a.admitCreation(identity: "token-alpha", perMinute: 3, now: t0) == nil)
+        #expect(try await b.admitCreation(identity: "token-alpha", perMinute: 3, now: t0.addingTimeInterval(10)) == nil)
+        #expect(try await a.admitCreation(identity: "token-alpha", perMinute: 3, now: t0.addingTimeInterval(20)) == nil)
+        #expect(try await b.admitCreation(identity: "token-alpha", perMinute: 3, now: t0.addingTimeInterval(30)) == 30,
+                "the fourth in a minute, on the other node: refused until the first leaves the window")
+        #expect(try await b.admitCreation(identity: "token-beta", perMinute: 3, now: t0.addingTimeInterval(30)) == nil, "per token")
+        #expect(try await a.admitCreation(identity: "token-alpha", perMinute: 3, now: t0.addingTimeInterval(60.5)) == nil)
+        let stored = try await a.read { try String.fetchAll($0, sql: "SELECT identity FROM api_admissions") }
+        #expect(!stored.contains { $0.contains("token") } && stored.allSatisfy { $0.count == 32 }, "a hash, not the token: \(stored)")
+    }
+
     @Test func aRestartClosesOnlyItsOwnNodesCalls() async throws {
         let store = try CallStore(path: CallStoreTests.temporaryPath())
         let ids = try await Self.queuedCalls(3, in: store)

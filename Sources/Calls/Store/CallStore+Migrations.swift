@@ -282,6 +282,12 @@ extension CallStore {
             }
             try db.alter(table: "calls") { t in t.add(column: "node_id", .text) }
             try db.create(index: "calls_state_node", on: "calls", columns: ["state", "node_id"])
+            // Call creations per API identity in the last minute, counted over every node.
+            try db.create(table: "api_admissions") { t in
+                t.column("identity", .text).notNull()   // a hash of the token, never the token
+                t.column("admitted_at", .datetime).notNull()
+            }
+            try db.create(index: "api_admissions_identity", on: "api_admissions", columns: ["identity", "admitted_at"])
         }
         return migrator
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 
@@ -100,5 +101,28 @@ extension CallStore {
                 return NodeTakeover(node: node, closed: live.map(\.outboundId), released: released)
             }
         }
+    }
+}
+
+extension CallStore {
+    /// Admits one call creation by `identity` if it made fewer than `perMinute` in the 60 s before
+    /// `now` — counted in the database, so the limit holds over every node. Returns nil when
+    /// admitted, else how long until the oldest creation in the window leaves it.
+    public func admitCreation(identity: String, perMinute: Int, now: Date = Date()) async throws -> TimeInterval? {
+        let key = Self.identityKey(identity)
+        return try await write { db in
+            let windowStart = now.addingTimeInterval(-60)
+            try db.execute(sql: "DELETE FROM api_admissions WHERE identity = ? AND admitted_at <= ?", arguments: [key, windowStart])
+            let recent = try Date.fetchAll(db, sql: "SELECT admitted_at FROM api_admissions WHERE identity = ? ORDER BY admitted_at LIMIT ?",
+                                           arguments: [key, perMinute])
+            guard recent.count < perMinute else { return recent[0].timeIntervalSince(windowStart) }
+            try db.execute(sql: "INSERT INTO api_admissions (identity, admitted_at) VALUES (?, ?)", arguments: [key, now])
+            return nil
+        }
+    }
+
+    /// What the table keeps of an identity (an API token): the first 16 bytes of its SHA-256, in hex.
+    static func identityKey(_ identity: String) -> String {
+        SHA256.hash(data: Data(identity.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 }
