@@ -7,18 +7,31 @@ import GRDB
 /// out, a surviving node closes what it left behind. Every decision is one transaction, so two
 /// nodes can never claim the same call or both take over one lost node.
 extension CallStore {
+    /// The states of a live call (dialing, ringing, connected), as stored.
+    static let liveStates = CallState.allCases.filter(\.isLive).map(\.rawValue)
+
     /// Calls that hold a place under `max_concurrent_calls`: live ones, and queued ones a node has
     /// claimed and is about to dial.
-    static let busyCallsCondition = "state IN ('dialing', 'ringing', 'connected') OR (state = 'queued' AND node_id IS NOT NULL)"
+    static let busyCalls = liveStates.contains(Column("state")) || (Column("state") == CallState.queued.rawValue && Column("node_id") != nil)
 
     /// Records `node` as up (again) with a fresh heartbeat.
     public func registerNode(_ node: String, now: Date = Date()) async throws {
-        try await write { db in
-            try db.execute(sql: """
-                INSERT INTO nodes (id, started_at, heartbeat_at) VALUES (?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
-                """, arguments: [node, now, now])
-        }
+        try await write { try Self.register(node, now: now, in: $0) }
+    }
+
+    static func register(_ node: String, now: Date, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO nodes (id, started_at, heartbeat_at) VALUES (?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
+            """, arguments: [node, now, now])
+    }
+
+    /// Gives every claim `node` holds on a queued call back to the queue; returns those calls.
+    @discardableResult
+    static func releaseClaims(of node: String, in db: Database) throws -> [String] {
+        let released = try String.fetchAll(db, sql: "SELECT outbound_id FROM calls WHERE node_id = ? AND state = 'queued' ORDER BY created_at", arguments: [node])
+        try db.execute(sql: "UPDATE calls SET node_id = NULL WHERE node_id = ? AND state = 'queued'", arguments: [node])
+        return released
     }
 
     /// Renews `node`'s lease. False when its row was gone: another node found the lease expired
@@ -28,7 +41,7 @@ extension CallStore {
         try await write { db in
             try db.execute(sql: "UPDATE nodes SET heartbeat_at = ? WHERE id = ?", arguments: [now, node])
             if db.changesCount == 1 { return true }
-            try db.execute(sql: "INSERT INTO nodes (id, started_at, heartbeat_at) VALUES (?, ?, ?)", arguments: [node, now, now])
+            try Self.register(node, now: now, in: db)
             return false
         }
     }
@@ -46,7 +59,7 @@ extension CallStore {
     public func claimDueCalls(node: String, room: Int, maxConcurrent: Int, dialableCampaigns: Set<String>, now: Date = Date()) async throws -> [CallRecord] {
         guard room > 0 else { return [] }
         let claimed: [CallRecord] = try await write { db in
-            let busy = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls WHERE \(Self.busyCallsCondition)") ?? 0
+            let busy = try CallRecord.filter(Self.busyCalls).fetchCount(db)
             let take = min(room, maxConcurrent - busy)
             guard take > 0 else { return [] }
             let due = try CallRecord.filter(Column("state") == CallState.queued.rawValue && Column("node_id") == nil)
@@ -90,13 +103,12 @@ extension CallStore {
             let lost = try String.fetchAll(db, sql: "SELECT id FROM nodes WHERE heartbeat_at < ? AND id <> ? ORDER BY id",
                                            arguments: [now.addingTimeInterval(-lease), survivor])
             return try lost.map { node in
-                let live = try CallRecord.filter(Column("node_id") == node && CallState.allCases.filter(\.isLive).map(\.rawValue).contains(Column("state")))
+                let live = try CallRecord.filter(Column("node_id") == node && Self.liveStates.contains(Column("state")))
                     .order(Column("created_at")).fetchAll(db)
                 for call in live {
                     try endAttempt(id: call.outboundId, in: .failed, reason: "node_lost", retryAt: retryAt(try opened(call)), now: now, in: db)
                 }
-                let released = try String.fetchAll(db, sql: "SELECT outbound_id FROM calls WHERE node_id = ? AND state = 'queued' ORDER BY created_at", arguments: [node])
-                try db.execute(sql: "UPDATE calls SET node_id = NULL WHERE node_id = ? AND state = 'queued'", arguments: [node])
+                let released = try Self.releaseClaims(of: node, in: db)
                 try db.execute(sql: "DELETE FROM nodes WHERE id = ?", arguments: [node])
                 return NodeTakeover(node: node, closed: live.map(\.outboundId), released: released)
             }

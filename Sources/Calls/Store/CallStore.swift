@@ -75,9 +75,8 @@ public final class CallStore: Sendable {
     @discardableResult
     public func reconcileAfterRestart(node: String, now: Date = Date()) async throws -> [String] {
         try await write { [self] db in
-            let live = CallState.allCases.filter(\.isLive).map(\.rawValue)
-            let stranded = try CallRecord.filter(live.contains(Column("state")) && (Column("node_id") == nil || Column("node_id") == node)).fetchAll(db)
-            try db.execute(sql: "UPDATE calls SET node_id = NULL WHERE node_id = ? AND state = 'queued'", arguments: [node])
+            let stranded = try CallRecord.filter(Self.liveStates.contains(Column("state")) && (Column("node_id") == nil || Column("node_id") == node)).fetchAll(db)
+            try Self.releaseClaims(of: node, in: db)
             for var call in stranded {
                 let from = call.state
                 call.state = .failed
