@@ -7,7 +7,6 @@ db=$VB_TMP/data/voicebridge.sqlite
 sip_port=$(free_port)
 env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_SIP_RTP_PORT_MIN=41200 VOICEBRIDGE_SIP_RTP_PORT_MAX=41399)
 
-query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
 
 if ! vb_start_server "$VB_TMP/run.log" "${env_common[@]}"; then
   not_ok "server starts with the local engine"; cat "$VB_TMP/run.log"; exit 1

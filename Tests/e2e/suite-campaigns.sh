@@ -9,7 +9,6 @@ callee_port=$(free_port)
 env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=42200 VOICEBRIDGE_SIP_RTP_PORT_MAX=42399
             VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:$callee_port VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=3 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000
             VOICEBRIDGE_CLUSTER_NODE_ID=campaign-node)   # the restart (on another HTTP port) is the same node
-query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
 api() { curl -fsS -X "$1" "http://127.0.0.1:$VB_PORT/api/$2" "${@:3}"; }
 
 "$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 42400-42599 >"$VB_TMP/callee.log" 2>&1 &
@@ -45,14 +44,7 @@ check "the campaign completes after the restart" test "$(query "SELECT state FRO
 check "every contact got a call" test "$(query "SELECT count(*) FROM campaign_contacts WHERE campaign_id='$campaign' AND outbound_id IS NOT NULL")" = 12
 
 # INVITEs per number at the callee against attempts per number in the database.
-python3 - "$VB_TMP/callee.log" "$db" >"$VB_TMP/invites.txt" <<'PY'
-import re, sqlite3, sys, collections
-invites = collections.Counter(re.findall(r"uri=sip:(\d+)@", open(sys.argv[1]).read()))
-db = sqlite3.connect(sys.argv[2])
-attempts = dict(db.execute("SELECT c.callee_number, count(a.id) FROM calls c LEFT JOIN attempts a ON a.outbound_id = c.outbound_id GROUP BY c.callee_number"))
-over = {n: (invites[n], attempts.get(n, 0)) for n in set(invites) | set(attempts) if invites[n] > attempts.get(n, 0) or invites[n] > 1}
-print(len(invites), sum(invites.values()), sum(attempts.values()), over)
-PY
+invites_against_attempts "$VB_TMP/callee.log" 1 >"$VB_TMP/invites.txt"
 read -r numbers invites attempts over <"$VB_TMP/invites.txt"
 check "no number got more INVITEs than attempts, none more than one ($invites INVITEs to $numbers numbers, $attempts attempts; over: $over)" test "$over" = "{}"
 check "the callee heard at least the 12 numbers once" test "$numbers" -eq 12

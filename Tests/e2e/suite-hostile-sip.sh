@@ -10,7 +10,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v svmap >/dev/null || { not_ok "sipvicious is installed (make deps)"; exit 1; }
 db=$VB_TMP/data/voicebridge.sqlite
 sip_port=$(free_port)
-query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
 metric() { curl -fs "http://127.0.0.1:$VB_PORT/metrics" | sed -n "s/^$1 //p"; }
 alive() { curl -fs "http://127.0.0.1:$VB_PORT/healthz" | grep -q '"sip_listening":true'; }
 

@@ -12,7 +12,6 @@ env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:
             VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=3
             VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON=failed VOICEBRIDGE_OUTBOUND_RETRY_RETRY_INTERVAL=0 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=1
             VOICEBRIDGE_ENGINE_MODE=echo)   # the engine is not the point here (and echo runs on any CPU)
-query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
 create() { # port, callee number
   curl -fsS -X POST "http://127.0.0.1:$1/api/outbound" -H 'Content-Type: application/json' \
     -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"$2\",\"purpose\":\"the meeting\",\"questions\":[\"Can you attend?\"],\"metadata\":{\"simulated_answers\":[\"<says Hello, who is this?>\",\"Fine, thank you.\",\"<hangup>\"]}}" >/dev/null
@@ -89,14 +88,7 @@ check "each of A's live calls ($lost) failed once as node_lost and was retried o
 check "A's calls were all ended or given back (none left claimed by node-a unfinished)" \
   test "$(query "SELECT count(*) FROM calls WHERE node_id='node-a' AND state NOT IN ('completed')")" = 0
 
-python3 - "$VB_TMP/callee.log" "$db" >"$VB_TMP/invites.txt" <<'PY'
-import re, sqlite3, sys, collections
-invites = collections.Counter(re.findall(r"uri=sip:(\d+)@", open(sys.argv[1]).read()))
-db = sqlite3.connect(sys.argv[2])
-attempts = dict(db.execute("SELECT c.callee_number, count(a.id) FROM calls c LEFT JOIN attempts a ON a.outbound_id = c.outbound_id GROUP BY c.callee_number"))
-over = {n: (invites[n], attempts.get(n, 0)) for n in set(invites) | set(attempts) if invites[n] > attempts.get(n, 0)}
-print(len(invites), sum(invites.values()), sum(attempts.values()), over or "{}")
-PY
+invites_against_attempts "$VB_TMP/callee.log" >"$VB_TMP/invites.txt"
 read -r numbers invites attempts over <"$VB_TMP/invites.txt"
 check "no number got more INVITEs than attempts ($invites INVITEs to $numbers numbers, $attempts attempts; over: $over)" test "$over" = "{}" -a "$numbers" = 12
 

@@ -7,7 +7,6 @@ source "$(dirname "$0")/lib.sh"
 [ -x /usr/bin/baresip ] || { ok "# SKIP baresip is not installed"; exit 0; }
 db=$VB_TMP/data/voicebridge.sqlite
 fixtures=$(cd "$(dirname "$0")/../../../shared/fixtures/audio" && pwd)
-query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
 
 # baresip's microphone: silence through the agent's opening line, then the answer, then silence
 # (baresip hangs up when its file ends).
