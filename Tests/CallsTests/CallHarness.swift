@@ -21,8 +21,8 @@ enum CallHarness {
     static func run<T: Sendable>(rtpBase: Int, store: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in },
                                  engines: EngineFactory? = nil,
                                  _ body: @Sendable (CallManager, CallStore, SIPUserAgent) async throws -> T) async throws -> T {
-        // Moonshine is loaded only for the local engine: a test that brings its own engine runs
-        // where Moonshine cannot (a CPU without AVX-512).
+        // Moonshine is loaded only for the local engine: a test that brings its own engine does
+        // not wait for the model.
         guard let tts = try? EspeakSynthesizer() else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "espeak-ng missing (make deps)"]) }
         let engines = try engines ?? {
             guard let (tts, stt) = speech else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "espeak-ng or Moonshine missing (make deps)"]) }

@@ -96,14 +96,6 @@ import TestSupport
         #expect(try await pool.run { 42 } == 42)
     }
 
-    @Test func aCPUWithoutAVX512IsNamedNotRun() {
-        let zen = "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma bmi2\n"
-        #expect(MoonshineTranscriber.missingCPUFeatures(cpuinfo: zen) == ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"])
-        let skylake = "flags\t\t: fpu avx2 avx512f avx512dq avx512cd avx512bw avx512vl\n"
-        #expect(MoonshineTranscriber.missingCPUFeatures(cpuinfo: skylake) == nil)
-        #expect(MoonshineTranscriber.missingCPUFeatures(cpuinfo: nil) == nil, "not Linux: nothing to say")
-    }
-
     @Test func aMissingModelNamesMakeDeps() {
         #expect {
             try MoonshineTranscriber(directory: "/nonexistent")

@@ -122,7 +122,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
 
         public struct Local: Sendable, Equatable {
             public var voice = "en-us"
-            /// Folder holding Moonshine's `libmoonshine.so` and `models/base-en/` (put there by `make deps`).
+            /// Folder holding onnxruntime and Moonshine's `models/base-en/` (moonshine-cpp's wheel, put there by `make deps`).
             public var moonshinePath = ".deps/moonshine"
             /// Local-engine calls at once (0: `callsPerCore` per core): beyond it outbound calls wait
             /// in the queue and inbound INVITEs get 503, rather than every call going silent for

