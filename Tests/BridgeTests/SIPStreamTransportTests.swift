@@ -88,16 +88,39 @@ import TestSupport
         #expect(receivedByClient.withLock { $0 } == ["SIP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n"])
         #expect(server.connectionCount == 1 && client.connectionCount == 1)
 
-        let wary = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: stranger.files(trusting: stranger)) { _, _ in }
+        let unreachable = Mutex<[SocketAddress]>([])
+        let wary = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: stranger.files(trusting: stranger),
+                                                       unreachable: { address, _ in unreachable.withLock { $0.append(address) } }) { _, _ in }
         wary.send(Array(Self.invite.utf8), to: serverAddress)   // the server's certificate is not one `wary` trusts
         try await Task.sleep(for: .milliseconds(500))
         #expect(receivedByServer.withLock { $0.count } == 2, "nothing arrives over a connection whose certificate did not verify")
         #expect(wary.connectionCount == 0, "the failed connection left the table")
+        #expect(unreachable.withLock { $0 }.first == serverAddress, "the peer is reported unreachable")
         await wary.close(); await client.close(); await server.close()
     }
 }
 
 extension SIPStreamTransportTests {
+    /// A TCP connection refused (nobody listens) fails the INVITE at once as a transport error,
+    /// not 32 s later at Timer B; so does a TLS peer whose certificate we do not trust.
+    @Test(arguments: [SIPTransportKind.tcp, .tls])
+    func anUnreachablePeerFailsTheCallAtOnce(transport: SIPTransportKind) async throws {
+        let ours = try TLSCertificate.make(), theirs = try TLSCertificate.make()
+        let untrusted = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: theirs.files(trusting: theirs)) { _, _ in }
+        let target = transport == .tls ? untrusted.localPort : freeUDPPort()   // over TCP: a port nobody listens on
+        let clock = ContinuousClock(), started = clock.now
+        let events = try await SIPOutboundCallTests.withUserAgent(rtpBase: 35200, transport: transport,
+                                                                  tls: transport == .tls ? ours.files(trusting: ours) : nil) { ua in
+            let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(target)")!)
+            return await SIPOutboundCallTests.collect(call) { if case .failed = $0 { true } else { false } }
+        }
+        let took = started.duration(to: clock.now)
+        guard case .failed(.transport(let reason))? = events.last else { Issue.record("expected a transport failure, got \(events)"); return }
+        #expect(reason.contains("127.0.0.1") && reason.contains("\(target)"), "\(reason)")
+        #expect(took < .seconds(5), "failed after \(took), not at Timer B (32 s)")
+        await untrusted.close()
+    }
+
     @Test func aConnectionThatNeverSendsAMessageIsClosedButAQuietCallIsNot() async throws {
         let server = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: nil, firstMessageDeadline: .milliseconds(400)) { _, _ in }
         let peer = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: nil) { _, _ in }

@@ -62,6 +62,9 @@ public actor SIPUserAgent {
     let logger: Logger
     private let datagrams: AsyncStream<([UInt8], SocketAddress)>
     private let datagramInput: AsyncStream<([UInt8], SocketAddress)>.Continuation
+    /// Peers a TCP or TLS connection could not reach, with why.
+    private let unreachablePeers: AsyncStream<(SocketAddress, String)>
+    private let unreachableInput: AsyncStream<(SocketAddress, String)>.Continuation
     var socket: (any SIPTransport)?
     var transactions: [String: ClientTransaction] = [:]   // branch + method
     var serverResponses: [String: (response: [UInt8], to: SocketAddress, until: ContinuousClock.Instant)] = [:]
@@ -86,6 +89,7 @@ public actor SIPUserAgent {
         self.portPool = try RTPPortPool(range: configuration.rtpPorts)
         (incomingCalls, incoming) = AsyncStream.makeStream(of: SIPCall.self, bufferingPolicy: .bufferingNewest(64))
         (datagrams, datagramInput) = AsyncStream.makeStream(of: ([UInt8], SocketAddress).self, bufferingPolicy: .bufferingNewest(1024))
+        (unreachablePeers, unreachableInput) = AsyncStream.makeStream(of: (SocketAddress, String).self, bufferingPolicy: .bufferingNewest(64))
         malformedCounter = Counter(label: "voicebridge_sip_malformed_total", dimensions: [], factory: configuration.metrics)
         rateLimitedCounter = Counter(label: "voicebridge_sip_rate_limited_total", dimensions: [], factory: configuration.metrics)
         rateLimiter = SIPRateLimiter(limit: configuration.rateLimit)
@@ -107,15 +111,19 @@ public actor SIPUserAgent {
             guard limiter.admits(bytes, from: from) else { return limited.increment() }
             input.yield((bytes, from))
         }
+        let unreachableInput = unreachableInput
+        let unreachable: SIPStreamTransport.Unreachable = { address, reason in unreachableInput.yield((address, reason)) }
         let socket: any SIPTransport
         switch configuration.transport {
         case .udp:
             socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port, handler: receive)
         case .tcp:
-            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, logger: logger, handler: receive)
+            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, logger: logger,
+                                                         unreachable: unreachable, handler: receive)
         case .tls:
             guard let tls = configuration.tls else { throw StartFailure.tlsWithoutCertificate }
-            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: tls, logger: logger, handler: receive)
+            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: tls, logger: logger,
+                                                         unreachable: unreachable, handler: receive)
         }
         self.socket = socket
         return socket.localPort
@@ -132,6 +140,9 @@ public actor SIPUserAgent {
             group.addTask { [datagrams] in
                 // Iterating an AsyncStream ends when the task is cancelled.
                 for await (bytes, from) in datagrams { await self.receive(bytes, from: from) }
+            }
+            group.addTask { [unreachablePeers] in
+                for await (address, reason) in unreachablePeers { await self.peerUnreachable(address, reason: reason) }
             }
             group.addTask {
                 while !Task.isCancelled {
@@ -265,7 +276,7 @@ public actor SIPUserAgent {
             case .expire: transactions[key] = nil
             case .timeout:
                 transactions[key] = nil
-                await transactionTimedOut(callID: tx.callID, method: tx.method)
+                await transactionFailed(callID: tx.callID, method: tx.method, .timeout)
             }
         }
         serverResponses = serverResponses.filter { $0.value.until > now }
@@ -274,9 +285,19 @@ public actor SIPUserAgent {
         for id in Array(inbound.keys) { await inboundTimers(id, now: now) }
     }
 
-    func transactionTimedOut(callID: String, method: String) async {
+    /// A reliable transport could not reach `address`: the transactions waiting on it fail now,
+    /// as on a 503 (RFC 3261 §8.1.3.1), not 32 s later at Timer B.
+    func peerUnreachable(_ address: SocketAddress, reason: String) async {
+        for (key, tx) in transactions where tx.completedUntil == nil && tx.destination.address == address {
+            transactions[key] = nil
+            await transactionFailed(callID: tx.callID, method: tx.method, .transport("cannot reach \(address): \(reason)"))
+        }
+    }
+
+    /// Timer B or F ran out, or the transport gave up: no final response will come.
+    func transactionFailed(callID: String, method: String, _ failure: SIPCallFailure) async {
         if method == "INVITE", outbound[callID] != nil {
-            await failOutbound(callID, .timeout)
+            await failOutbound(callID, failure)
         }
         if method == "REFER" { dialogCall(callID)?.transferProgress(.refused(0)) }
         // BYE and CANCEL timeouts: the dialog is already gone or ends on its own timers.

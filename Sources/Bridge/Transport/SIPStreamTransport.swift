@@ -10,6 +10,9 @@ import Synchronization
 /// (RFC 3261 §18.1.1, §18.2.2). Messages are framed by `SIPStreamFramer`.
 public final class SIPStreamTransport: SIPTransport {
     public typealias Handler = UDPSocket.Handler
+    /// A peer we opened a connection to could not be reached (refused, timed out, TLS failed):
+    /// what was sent to it is lost, and whoever waits for an answer can stop waiting (RFC 3261 §8.1.3.1).
+    public typealias Unreachable = @Sendable (SocketAddress, String) -> Void
 
     /// Certificates for SIP over TLS: ours (PEM chain and key) and, optionally, the authorities we
     /// trust for peers (the system's when nil). Peers we connect to are verified, IP SANs included.
@@ -41,6 +44,7 @@ public final class SIPStreamTransport: SIPTransport {
     private let client: NIOSSLContext?
     private let server: NIOSSLContext?
     private let handler: Handler
+    private let unreachable: Unreachable
     private let logger: Logger
     /// A connection that has not delivered one whole message by then is closed (a TLS handshake
     /// never finished, a peer that connects and sends nothing): it would hold a slot of the table.
@@ -48,7 +52,7 @@ public final class SIPStreamTransport: SIPTransport {
     private let connections = Mutex<[SocketAddress: Connection]>([:])
 
     private init(listener: any Channel, group: any EventLoopGroup, client: NIOSSLContext?, server: NIOSSLContext?, logger: Logger,
-                 firstMessageDeadline: TimeAmount, handler: @escaping Handler) {
+                 firstMessageDeadline: TimeAmount, unreachable: @escaping Unreachable, handler: @escaping Handler) {
         self.listener = listener
         self.localPort = listener.localAddress?.port ?? 0
         self.group = group
@@ -57,11 +61,13 @@ public final class SIPStreamTransport: SIPTransport {
         self.logger = logger
         self.firstMessageDeadline = firstMessageDeadline
         self.handler = handler
+        self.unreachable = unreachable
     }
 
     /// Listens on `host:port` (port 0 picks one); TLS (1.2 or later) when `tls` is given.
     public static func listen(host: String, port: Int, tls: TLSFiles?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                               logger: Logger = Logger(label: "sip-transport"), firstMessageDeadline: TimeAmount = .seconds(30),
+                              unreachable: @escaping Unreachable = { _, _ in },
                               handler: @escaping Handler) async throws -> SIPStreamTransport {
         var server: NIOSSLContext?
         var client: NIOSSLContext?
@@ -89,7 +95,7 @@ public final class SIPStreamTransport: SIPTransport {
             .bind(host: host, port: port)
             .get()
         let transport = SIPStreamTransport(listener: listener, group: group, client: client, server: server, logger: logger,
-                                           firstMessageDeadline: firstMessageDeadline, handler: handler)
+                                           firstMessageDeadline: firstMessageDeadline, unreachable: unreachable, handler: handler)
         box.withLock { $0 = transport }
         return transport
     }
@@ -133,11 +139,14 @@ public final class SIPStreamTransport: SIPTransport {
                     case .success(let channel):
                         table[address] = .open(channel)
                         return (channel, queued)
-                    case .failure(let error):
+                    case .failure:
                         table[address] = nil   // what was queued is lost, as a datagram to a dead host would be
-                        self.logger.warning("cannot connect to SIP peer", metadata: ["peer": "\(address)", "error": "\(error)"])
                         return (nil, [])
                     }
+                }
+                if case .failure(let error) = result {
+                    self.logger.warning("cannot connect to SIP peer", metadata: ["peer": "\(address)", "error": "\(error)"])
+                    self.unreachable(address, "\(error)")
                 }
                 guard let channel else { return }
                 for buffer in queued { channel.write(buffer, promise: nil) }
@@ -163,7 +172,7 @@ public final class SIPStreamTransport: SIPTransport {
         }
         try pipeline.addHandler(IdleStateHandler(readTimeout: firstMessageDeadline))
         try pipeline.addHandler(ByteToMessageHandler(SIPStreamFramer()))
-        try pipeline.addHandler(Inbound(transport: self, remote: remote))
+        try pipeline.addHandler(Inbound(transport: self, remote: remote, opened: peer != nil))
     }
 
     private func register(_ channel: any Channel, remote: SocketAddress) -> Bool {
@@ -182,6 +191,8 @@ public final class SIPStreamTransport: SIPTransport {
 
     fileprivate func deliver(_ bytes: [UInt8], from remote: SocketAddress) { handler(bytes, remote) }
 
+    fileprivate func lost(_ remote: SocketAddress, _ error: any Error) { unreachable(remote, "\(error)") }
+
     public var connectionCount: Int { connections.withLock { $0.count } }
 
     public func close() async {
@@ -198,12 +209,15 @@ public final class SIPStreamTransport: SIPTransport {
         let transport: SIPStreamTransport
         /// The table's key for this connection: where responses and requests to the peer go.
         let remote: SocketAddress
+        /// We opened this connection (to send a request), rather than accepted it.
+        let opened: Bool
         /// Set by the first whole message; touched only on the channel's event loop.
         var delivered = false
 
-        init(transport: SIPStreamTransport, remote: SocketAddress) {
+        init(transport: SIPStreamTransport, remote: SocketAddress, opened: Bool) {
             self.transport = transport
             self.remote = remote
+            self.opened = opened
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -225,9 +239,11 @@ public final class SIPStreamTransport: SIPTransport {
             context.fireChannelInactive()
         }
 
-        /// A stream that cannot be framed, or a failed TLS handshake: the connection goes.
+        /// A stream that cannot be framed, or a failed TLS handshake: the connection goes. On one we
+        /// opened that never brought an answer (a certificate we do not trust), the peer is unreachable.
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             transport.logger.info("SIP connection closed on error", metadata: ["peer": "\(remote)", "error": "\(error)"])
+            if opened && !delivered { transport.lost(remote, error) }
             context.close(promise: nil)
         }
     }
