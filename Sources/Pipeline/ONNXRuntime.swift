@@ -78,7 +78,7 @@ public final class ONNXRuntime: @unchecked Sendable {
             throw Failure(description: "\(libraryPath) offers no onnxruntime C API version 17")
         }
         self.table = table
-        func entry<F>(_ index: Int, as: F.Type) -> F { unsafeBitCast(table[index]!, to: F.self) }
+        func entry<F>(_ index: Int, as type: F.Type) -> F { Self.entry(table, index, as: type) }
         errorMessage = entry(2, as: GetErrorMessage.self)
         run = entry(9, as: Run.self)
         createTensor = entry(49, as: CreateTensor.self)
@@ -97,7 +97,12 @@ public final class ONNXRuntime: @unchecked Sendable {
         self.memoryInfo = memory
     }
 
-    func entry<F>(_ index: Int, as: F.Type) -> F { unsafeBitCast(table[index]!, to: F.self) }
+    func entry<F>(_ index: Int, as type: F.Type) -> F { Self.entry(table, index, as: type) }
+
+    /// Entry `index` of the `OrtApi` table, as the C function type `F` it has there.
+    private static func entry<F>(_ table: UnsafePointer<UnsafeRawPointer?>, _ index: Int, as: F.Type) -> F {
+        unsafeBitCast(table[index]!, to: F.self)
+    }
 
     private static func failure(_ status: OpaquePointer, _ what: String, _ message: GetErrorMessage, _ release: Release) -> Failure {
         defer { release(status) }

@@ -70,7 +70,6 @@ public final class ONNXSession: @unchecked Sendable {
                 }
             }
         }
-        withExtendedLifetime(inputs) {}
         let owned = outputs.compactMap { $0.map { ONNXValue(runtime: runtime, pointer: $0) } }
         try runtime.check(status, "Run")
         guard owned.count == outputNames.count else { throw ONNXRuntime.Failure(description: "Run returned \(owned.count) of \(outputNames.count) outputs") }

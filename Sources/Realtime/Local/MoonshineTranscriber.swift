@@ -28,6 +28,9 @@ public final class MoonshineTranscriber: Sendable {
     private let decoder: ONNXSession
     private let tokenizer: MoonshineTokenizer
     private let layout: DecoderLayout
+    /// What the first decoder step is given for every cache slot: read by no branch it takes, so
+    /// one zero tensor serves every transcription.
+    private let emptyCache: ONNXValue
     /// Where transcriptions run: one lane per core.
     public let workers: BlockingWorkPool
 
@@ -47,6 +50,7 @@ public final class MoonshineTranscriber: Sendable {
         decoder = try runtime.session(path: files[1], threads: 1)
         tokenizer = try MoonshineTokenizer(path: files[2])
         layout = try DecoderLayout(decoder)
+        emptyCache = try runtime.tensor([Float](repeating: 0, count: Int(Self.emptyCacheShape.reduce(1, *))), shape: Self.emptyCacheShape, type: .float)
     }
 
     /// Transcribes 16-bit samples at 16 kHz on a worker lane; throws `BlockingWorkPool.Overloaded`
@@ -61,7 +65,6 @@ public final class MoonshineTranscriber: Sendable {
         guard samples.count >= Self.minimumSamples else { return "" }
         let audio = try runtime.tensor(samples, shape: [1, Int64(samples.count)], type: .float)
         let hidden = try encoder.run([audio])[0]
-        let emptyCache = try runtime.tensor([Float](repeating: 0, count: 8 * 52), shape: Self.emptyCacheShape, type: .float)
         var cache = [ONNXValue](repeating: emptyCache, count: layout.cacheInputs.count)
         let maxTokens = Int((Double(samples.count) / Double(Self.sampleRate) * Self.maxTokensPerSecond).rounded(.up))
         var tokens: [Int] = []
