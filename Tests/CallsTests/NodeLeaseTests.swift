@@ -120,6 +120,50 @@ import Testing
         #expect(try await survivor.nodes().map(\.id) == ["a", "b"])
     }
 
+    /// The fence: a node that stalled past its lease (SIGSTOP, a paused VM) wakes believing it still
+    /// holds its calls. Whatever it then tries on a call that was taken from it — dialing a claim
+    /// that was released and claimed again, ending an attempt that was closed and queued again —
+    /// is refused in the same transaction that would have written it, so one attempt is never
+    /// dialed twice and a survivor's outcome is never overwritten.
+    @Test func aNodeThatStalledPastItsLeaseCanNeitherDialNorEndCallsTakenFromIt() async throws {
+        let path = CallStoreTests.temporaryPath()
+        let a = try CallStore(path: path), b = try CallStore(path: path)
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        try await a.registerNode("a", now: t0)
+        try await b.registerNode("b", now: t0)
+        let ids = try await Self.queuedCalls(2, in: a)
+        _ = try await a.claimDueCalls(node: "a", room: 2, maxConcurrent: 10, dialableCampaigns: [], now: t0)
+        await #expect(throws: CallStore.Failure.notHolder(id: ids[0], node: "b", holder: "a"), "a's claim is a's") {
+            try await b.transition(id: ids[0], to: .dialing, from: .queued, heldBy: "b", now: t0)
+        }
+        try await a.transition(id: ids[0], to: .dialing, from: .queued, heldBy: "a", now: t0)
+        try await a.transition(id: ids[0], to: .connected, heldBy: "a", now: t0)
+        // ids[0] live on a, ids[1] claimed by a. Then a stalls; b takes it over, the policy retries
+        // ids[0], and b claims both calls and dials them.
+        let t1 = t0.addingTimeInterval(16)
+        try await b.heartbeat(node: "b", now: t1)
+        let takeovers = try await b.takeOverLostNodes(survivor: "b", lease: 15, now: t1) { _ in t1 }
+        #expect(takeovers == [.init(node: "a", closed: [ids[0]], released: [ids[1]])])
+        #expect(Set(try await b.claimDueCalls(node: "b", room: 2, maxConcurrent: 10, dialableCampaigns: [], now: t1).map(\.outboundId)) == Set(ids))
+        try await b.transition(id: ids[0], to: .dialing, from: .queued, heldBy: "b", now: t1)
+
+        // a wakes up.
+        await #expect(throws: CallStore.Failure.notHolder(id: ids[1], node: "a", holder: "b"), "the claim it had is b's now") {
+            try await a.transition(id: ids[1], to: .dialing, from: .queued, heldBy: "a", now: t1)
+        }
+        await #expect(throws: CallStore.Failure.notHolder(id: ids[0], node: "a", holder: "b"), "its old attempt's end would end b's attempt") {
+            try await a.endAttempt(id: ids[0], in: .failed, reason: "remote_hangup", retryAt: nil, heldBy: "a", now: t1)
+        }
+        let first = try #require(try await b.call(id: ids[0]))
+        #expect(first.state == .dialing && first.nodeId == "b" && first.attemptCount == 2)
+        let second = try #require(try await b.call(id: ids[1]))
+        #expect(second.state == .queued && second.nodeId == "b" && second.attemptCount == 0, "not dialed by a")
+        #expect(try await b.attempts(callID: ids[0]).map(\.failureReason) == ["node_lost", nil], "a's write added nothing")
+        #expect(try await a.heartbeat(node: "a", now: t1) == false, "and its heartbeat tells it so")
+        #expect(CallStore.Failure.notHolder(id: "ob-1", node: "a", holder: nil).description
+                == "call ob-1 is no longer held by node a (no node holds it): its lease ran out and another node took it over")
+    }
+
     @Test func theCallCreationLimitPerTokenHoldsOverBothNodes() async throws {
         let path = CallStoreTests.temporaryPath()
         let a = try CallStore(path: path), b = try CallStore(path: path)

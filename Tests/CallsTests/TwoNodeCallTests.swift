@@ -58,4 +58,40 @@ import Testing
             }
         }
     }
+
+    /// A node back from a stall past its lease (a stopped process, a paused VM) hangs up the calls
+    /// a survivor took from it as soon as its heartbeat tells it — not when the conversation would
+    /// have ended — and what its ending call then writes is refused: the survivor's outcome and
+    /// its claim on the retry stand.
+    @Test func aNodeBackFromAStallHangsUpTheCallsTakenFromIt() async throws {
+        let path = CallStoreTests.temporaryPath()
+        try await CallHarness.run(rtpBase: 48800, store: try CallStore(path: path), tweak: {
+            $0.nodeID = "node-a"
+            $0.leaseSeconds = 1   // a heartbeat every 0.2 s
+        }, engines: { _ in EchoEngine() }) { manager, store, _ in
+            let long = ["<says Hello, who is this?>"] + Array(repeating: "Fine, thank you.", count: 30) + ["<hangup>"]
+            let id = try await manager.create(CallHarness.seedRequest(answers: long, questions: ["Can you attend?"])).outboundId
+            _ = try await CallHarness.waitFor(store, id, timeout: .seconds(30)) { $0.state == .connected }
+            // The survivor's view of a minute later: a's heartbeat is old, so b closes the call as
+            // node_lost, queues the retry the policy asks for, and claims it.
+            let b = try CallStore(path: path)
+            let later = Date().addingTimeInterval(60)
+            try await b.registerNode("node-b", now: later.addingTimeInterval(60))   // b stays fresh in a's eyes
+            let takeovers = try await b.takeOverLostNodes(survivor: "node-b", lease: 15, now: later) { _ in later }
+            #expect(takeovers.map(\.closed) == [[id]])
+            #expect(try await b.claimDueCalls(node: "node-b", room: 1, maxConcurrent: 5, dialableCampaigns: [], now: later).map(\.outboundId) == [id])
+
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while await manager.liveCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(await manager.liveCount == 0, "a hung up the call it no longer holds")
+            try await Task.sleep(for: .milliseconds(300))   // a's writes about the ended call, if any got through, are in by now
+            let call = try #require(try await store.call(id: id))
+            #expect(call.state == .queued && call.nodeId == "node-b" && call.lastOutcome == "failed",
+                    "b's outcome and claim stand: \(call.state) on \(String(describing: call.nodeId))")
+            // The conversation did happen: its transcript and answers are still stored. Its state is not a's to write.
+            let states = try await store.events().filter { $0.outboundId == id }.map(\.type)
+                .filter { CallState(rawValue: String($0.dropFirst("outbound_".count))) != nil }
+            #expect(states.suffix(2) == ["outbound_failed", "outbound_queued"], "no state from a after the takeover: \(states)")
+        }
+    }
 }

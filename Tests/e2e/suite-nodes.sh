@@ -12,9 +12,10 @@ env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:
             VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=3
             VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON=failed VOICEBRIDGE_OUTBOUND_RETRY_RETRY_INTERVAL=0 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=1
             VOICEBRIDGE_ENGINE_MODE=echo)   # the engine is not the point here (and echo runs on any CPU)
-create() { # port, callee number
+short='"<says Hello, who is this?>","Fine, thank you.","<hangup>"'
+create() { # port, callee number[, the callee's script as JSON strings]
   curl -fsS -X POST "http://127.0.0.1:$1/api/outbound" -H 'Content-Type: application/json' \
-    -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"$2\",\"purpose\":\"the meeting\",\"questions\":[\"Can you attend?\"],\"metadata\":{\"simulated_answers\":[\"<says Hello, who is this?>\",\"Fine, thank you.\",\"<hangup>\"]}}" >/dev/null
+    -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"$2\",\"purpose\":\"the meeting\",\"questions\":[\"Can you attend?\"],\"metadata\":{\"simulated_answers\":[${3:-$short}]}}" >/dev/null
 }
 
 "$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 43800-43999 >"$VB_TMP/callee.log" 2>&1 &
@@ -117,6 +118,52 @@ PY
 read -r heard in_order heard_calls missing lost_heard <"$VB_TMP/events.txt"
 check "B's /api/events streamed both nodes' events live, in one order ($heard events of $heard_calls calls, in order: $in_order, stored but not heard: $missing, node_lost: $lost_heard)" \
   test "$in_order" = True -a "$heard_calls" = 12 -a "$missing" = 0 -a "$lost_heard" -ge 1
+
+# A node that stalls instead of dying. A comes back under its id; B is paused for a moment so that
+# A claims two long calls; once one is live on A, A is stopped (SIGSTOP) past its lease. B takes the
+# call over and dials the retry; when A resumes (SIGCONT), its next heartbeat finds its lease gone
+# and it hangs up the call it no longer holds, and nothing it writes moves the call B now runs.
+vb_start_server "$VB_TMP/a2.log" VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=43600 VOICEBRIDGE_SIP_RTP_PORT_MAX=43799 \
+  VOICEBRIDGE_CLUSTER_NODE_ID=node-a "${env_common[@]}" || { not_ok "A starts again"; cat "$VB_TMP/a2.log"; exit 1; }
+long="\"<says Hello, who is this?>\"$(printf ',"Fine, thank you."%.0s' $(seq 1 12)),\"<hangup>\""
+kill -STOP $b_pid
+create "$VB_PORT" 0107000230 "$long"; create "$VB_PORT" 0107000231 "$long"
+for _ in $(seq 1 20); do [ "$(query "SELECT count(*) FROM calls WHERE node_id='node-a' AND callee_number IN ('0107000230','0107000231')")" = 2 ] && break; sleep 0.1; done
+kill -CONT $b_pid
+stalled=
+for _ in $(seq 1 300); do
+  stalled=$(query "SELECT outbound_id FROM calls WHERE node_id='node-a' AND state='connected' AND callee_number IN ('0107000230','0107000231') LIMIT 1")
+  [ -n "$stalled" ] && break; sleep 0.1
+done
+check "a long call is live on A ($stalled)" test -n "$stalled"
+kill -STOP "$VB_PID"
+for _ in $(seq 1 300); do
+  [ "$(query "SELECT state || ' ' || node_id || ' ' || attempt_count FROM calls WHERE outbound_id='$stalled'")" = "connected node-b 2" ] && break
+  sleep 0.1
+done
+check "while A is stopped, B closes A's call as node_lost and its retry is live on B" \
+  test "$(query "SELECT state || ' ' || node_id || ' ' || attempt_count FROM calls WHERE outbound_id='$stalled'")" = "connected node-b 2"
+kill -CONT "$VB_PID"
+hung_up() { grep "hanging up a call another node took over" "$VB_TMP/a2.log" | grep -q "call=$stalled"; }
+for _ in $(seq 1 100); do hung_up && break; sleep 0.1; done
+hung_up
+check "A, resumed, learns its lease is gone and hangs up the call it no longer holds" test $? -eq 0
+for _ in $(seq 1 100); do [ "$(curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk '$1 == "voicebridge_live_calls" {print $2 + 0}')" = 0 ] && break; sleep 0.1; done
+check "…and has no call live within seconds (its script had a minute to go)" \
+  test "$(curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk '$1 == "voicebridge_live_calls" {print $2 + 0}')" = 0
+for _ in $(seq 1 900); do
+  [ "$(query "SELECT count(*) FROM calls WHERE callee_number IN ('0107000230','0107000231') AND state IN ('completed','failed','cancelled')")" = 2 ] && break
+  sleep 0.2
+done
+check "B's retry of the stalled call runs to its end: completed on B, attempt 2, A's writes refused" \
+  test "$(query "SELECT state || ' ' || node_id || ' ' || attempt_count FROM calls WHERE outbound_id='$stalled'")" = "completed node-b 2"
+grep -q "is no longer held by node node-a" "$VB_TMP/a2.log"
+check "A's log names the refusal (the call is no longer held by node-a)" test $? -eq 0
+invites_against_attempts "$VB_TMP/callee.log" >"$VB_TMP/invites.txt"
+read -r numbers invites attempts over <"$VB_TMP/invites.txt"
+check "still no number got more INVITEs than attempts ($invites INVITEs, $attempts attempts; over: $over)" test "$over" = "{}"
+hung_up || cp "$VB_TMP/a2.log" "$VB_TMP/b.log" "$VB_ARTIFACTS/" 2>/dev/null   # why not, for whoever reads the run
+vb_stop_server TERM
 
 kill -TERM $b_pid; wait $b_pid; b_status=$?; b_pid=
 check "B stops on SIGTERM with exit 0" test $b_status -eq 0

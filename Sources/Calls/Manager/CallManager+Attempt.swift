@@ -12,10 +12,10 @@ extension CallManager {
         do {
             // Listed after it was queued: never dialed.
             if let queued = try await store.call(id: id), try await store.isOnDoNotCallList(queued.calleeNumber) {
-                try await store.transition(id: id, to: .cancelled, reason: "do_not_call")
+                try await store.transition(id: id, to: .cancelled, reason: "do_not_call", heldBy: settings.nodeID)
                 return
             }
-            (call, _) = try await store.transition(id: id, to: .dialing, from: .queued)   // not if it was cancelled since the claim
+            (call, _) = try await store.transition(id: id, to: .dialing, from: .queued, heldBy: settings.nodeID)   // not if it was cancelled since the claim
         } catch {
             logger.warning("could not start a call", metadata: ["call": "\(id)", "error": "\(error)"])
             try? await store.releaseClaim(id: id, node: settings.nodeID)
@@ -52,9 +52,9 @@ extension CallManager {
         for await event in sipCall.events {
             switch event {
             case .ringing:
-                if (try? await store.call(id: id))?.state == .dialing { _ = try? await store.transition(id: id, to: .ringing) }
+                if (try? await store.call(id: id))?.state == .dialing { _ = try? await store.transition(id: id, to: .ringing, heldBy: settings.nodeID) }
             case .answered:
-                _ = try? await store.transition(id: id, to: .connected)
+                _ = try? await store.transition(id: id, to: .connected, heldBy: settings.nodeID)
                 await converse(call: call, sipCall: sipCall, engine: engine, context: context, handle: handle)
                 return
             case .failed(let failure):
@@ -166,28 +166,36 @@ extension CallManager {
             case .remoteHangup: "remote_hangup"
             default: nil
             }
-            _ = try? await store.transition(id: call.outboundId, to: .completed, reason: reason)
+            await storeEnd(of: call.outboundId, in: .completed, reason: reason)
         case .cancelled:
-            _ = try? await store.transition(id: call.outboundId, to: .cancelled, reason: "cancelled by operator")
+            await storeEnd(of: call.outboundId, in: .cancelled, reason: "cancelled by operator")
         case .engineFailure(let message):
             // A realtime socket lost for good is its own, documented reason.
             let reason = message == OpenAIRealtimeEngine.disconnected ? message : "engine_failure: \(message)"
-            _ = try? await store.transition(id: call.outboundId, to: .failed, reason: reason)
+            await storeEnd(of: call.outboundId, in: .failed, reason: reason)
         case .voicemail:
             await fail(call, state: .voicemail, reason: "answering_machine")
         case .voicemailLeft:
-            _ = try? await store.transition(id: call.outboundId, to: .voicemailLeft, reason: "message left")
+            await storeEnd(of: call.outboundId, in: .voicemailLeft, reason: "message left")
         case .transferred:
-            _ = try? await store.transition(id: call.outboundId, to: .completed, reason: "transferred")
+            await storeEnd(of: call.outboundId, in: .completed, reason: "transferred")
         }
         return outcome.ending
+    }
+
+    /// Stores how a conversation this node ran ended. A refusal is logged, not thrown: the call may
+    /// have ended already, or been taken over while this node stalled (`notHolder`).
+    private func storeEnd(of id: String, in state: CallState, reason: String?) async {
+        do { try await store.transition(id: id, to: state, reason: reason, heldBy: settings.nodeID) } catch {
+            logger.warning("could not store the call's end", metadata: ["call": "\(id)", "state": "\(state.rawValue)", "error": "\(error)"])
+        }
     }
 
     /// Records a failed attempt and, when the policy says so, queues the next one in the same
     /// transaction (so the call's webhook announces only its final outcome).
     func fail(_ call: CallRecord, state: CallState, reason: String) async {
         let retryAt = (try? await store.call(id: call.outboundId)).flatMap { Self.retryTime(for: $0, endingIn: state, policy: settings.retry) }
-        do { try await store.endAttempt(id: call.outboundId, in: state, reason: reason, retryAt: retryAt) } catch {
+        do { try await store.endAttempt(id: call.outboundId, in: state, reason: reason, retryAt: retryAt, heldBy: settings.nodeID) } catch {
             logger.warning("could not store the attempt's end", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])
         }
     }
@@ -272,7 +280,7 @@ extension CallManager {
         let context = await context(for: record)
         do { engine = try engines(context) } catch {
             await hangUp()
-            _ = try? await store.transition(id: record.outboundId, to: .failed, reason: "engine_unavailable: \(error)")
+            _ = try? await store.transition(id: record.outboundId, to: .failed, reason: "engine_unavailable: \(error)", heldBy: settings.nodeID)
             return
         }
         await converse(record, engine, context, handle)

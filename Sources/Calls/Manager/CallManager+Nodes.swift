@@ -16,6 +16,7 @@ extension CallManager {
                 if try await !store.heartbeat(node: node) {
                     logger.error("this node's lease had run out and another node took its calls over; registered again",
                                  metadata: ["node": "\(node)"])
+                    await hangUpCallsTakenOver()
                 }
                 let takeovers = try await store.takeOverLostNodes(survivor: node, lease: settings.leaseSeconds) {
                     Self.retryTime(for: $0, endingIn: .failed, policy: retry)
@@ -28,6 +29,21 @@ extension CallManager {
                 logger.warning("could not renew this node's lease", metadata: ["node": "\(node)", "error": "\(error)"])
             }
             try? await Task.sleep(for: .seconds(settings.leaseSeconds / 5))
+        }
+    }
+
+    /// After this node stalled past its lease (the process stopped, the machine paused): hangs up
+    /// the calls it still runs that a surviving node has since closed as `node_lost` or queued
+    /// again, so the callee is not left talking to an agent whose call is over in the database.
+    /// Their outcome is stored already; what this node writes about them is refused (`heldBy`).
+    func hangUpCallsTakenOver() async {
+        for (id, handle) in live {
+            guard let call = try? await store.call(id: id) else { continue }
+            let stillHeld = call.nodeId == settings.nodeID && (call.state.isLive || call.state == .queued)
+            if stillHeld { continue }
+            logger.warning("hanging up a call another node took over", metadata: ["call": "\(id)", "state": "\(call.state.rawValue)",
+                                                                               "holder": "\(call.nodeId ?? "none")"])
+            await end(handle)
         }
     }
 }

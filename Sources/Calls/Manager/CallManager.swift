@@ -179,6 +179,12 @@ public actor CallManager {
             }
             return
         }
+        await end(handle)
+    }
+
+    /// Ends a live call at whatever stage it is: connected, the closing line and BYE; dialing or
+    /// ringing, CANCEL (or Twilio's). The call's task stores the outcome as `cancelled`.
+    func end(_ handle: LiveCall) async {
         handle.cancelRequested.store(true, ordering: .relaxed)
         if let session = handle.session.withLock({ $0 }) {
             session.requestEnd(.cancelled)

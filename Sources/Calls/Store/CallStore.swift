@@ -15,6 +15,9 @@ public final class CallStore: Sendable {
         case doNotCall(number: String)
         /// Data here was sealed with storage keys this store was not given (`missing`).
         case storageKeysMissing(missing: [String], configured: [String])
+        /// `node` wrote to a call it no longer holds: its lease ran out and another node took the
+        /// call over (`holder`: the node holding it now; nil: none, it waits in the queue or has ended).
+        case notHolder(id: String, node: String, holder: String?)
 
         public var description: String {
             switch self {
@@ -22,6 +25,8 @@ public final class CallStore: Sendable {
             case .doNotCall(let number): "\(number) is on the do-not-call list"
             case .notFound(let id): "no call with id \(id)"
             case .invalidTransition(let id, let from, let to): "call \(id) cannot go from \(from.rawValue) to \(to.rawValue)"
+            case .notHolder(let id, let node, let holder):
+                "call \(id) is no longer held by node \(node) (\(holder.map { "node \($0) holds it" } ?? "no node holds it")): its lease ran out and another node took it over"
             case .storageKeysMissing(let missing, let configured) where configured.isEmpty:
                 "the database holds data sealed with storage key \(missing.joined(separator: ", ")), but no storage.encryption_key is set"
             case .storageKeysMissing(let missing, let configured):
@@ -144,21 +149,26 @@ public final class CallStore: Sendable {
     /// final state also writes the call's webhook deliveries in the same transaction.
     /// Throws `invalidTransition` when the state machine does not allow it, or the call is not in
     /// `expected` (when given: a check and a move no other writer can come between), leaving the row as it was.
+    /// With `heldBy`, throws `notHolder` unless that node holds the call (claimed it, or runs it):
+    /// the fence that keeps a node which stalled past its lease from dialing or ending a call
+    /// another node has taken over.
     @discardableResult
-    public func transition(id: String, to state: CallState, from expected: CallState? = nil, reason: String? = nil, now: Date = Date()) async throws -> (CallRecord, CallEvent) {
-        let (call, event) = try await write { [self] in try transition(id: id, to: state, from: expected, reason: reason, now: now, in: $0) }
+    public func transition(id: String, to state: CallState, from expected: CallState? = nil, reason: String? = nil, heldBy node: String? = nil,
+                           now: Date = Date()) async throws -> (CallRecord, CallEvent) {
+        let (call, event) = try await write { [self] in try transition(id: id, to: state, from: expected, reason: reason, heldBy: node, now: now, in: $0) }
         return (try opened(call), event)
     }
 
     /// Ends an attempt in `state`; with `retryAt`, queues the next attempt in the same transaction,
     /// and the call's webhook waits for its final outcome instead of announcing this one.
-    public func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, now: Date = Date()) async throws {
-        try await write { [self] db in try endAttempt(id: id, in: state, reason: reason, retryAt: retryAt, now: now, in: db) }
+    /// With `heldBy`, only while that node holds the call (see `transition`).
+    public func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, heldBy node: String? = nil, now: Date = Date()) async throws {
+        try await write { [self] db in try endAttempt(id: id, in: state, reason: reason, retryAt: retryAt, heldBy: node, now: now, in: db) }
     }
 
     /// `endAttempt(id:in:reason:retryAt:now:)` inside a transaction the caller holds.
-    func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, now: Date, in db: Database) throws {
-        try transition(id: id, to: state, reason: reason, announce: retryAt == nil, now: now, in: db)
+    func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, heldBy node: String? = nil, now: Date, in db: Database) throws {
+        try transition(id: id, to: state, reason: reason, announce: retryAt == nil, heldBy: node, now: now, in: db)
         guard let retryAt else { return }
         try db.execute(sql: "UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", arguments: [retryAt, id])
         try transition(id: id, to: .queued, reason: "retry after \(reason)", now: now, in: db)   // last_outcome keeps this attempt's end
@@ -167,9 +177,10 @@ public final class CallStore: Sendable {
     /// `transition(id:to:reason:now:)` inside a transaction the caller holds; `announce: false`
     /// keeps a final state's webhook back (a retry follows in the same transaction).
     @discardableResult
-    func transition(id: String, to state: CallState, from expected: CallState? = nil, reason: String? = nil, announce: Bool = true, now: Date,
-                    in db: Database) throws -> (CallRecord, CallEvent) {
+    func transition(id: String, to state: CallState, from expected: CallState? = nil, reason: String? = nil, announce: Bool = true,
+                    heldBy node: String? = nil, now: Date, in db: Database) throws -> (CallRecord, CallEvent) {
         guard var call = try CallRecord.fetchOne(db, key: id) else { throw Failure.notFound(id) }
+        if let node, call.nodeId != node { throw Failure.notHolder(id: id, node: node, holder: call.nodeId) }
         guard call.state.canTransition(to: state), expected.map({ $0 == call.state }) ?? true else {
             throw Failure.invalidTransition(id: id, from: call.state, to: state)
         }
