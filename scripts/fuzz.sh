@@ -7,7 +7,10 @@
 set -uo pipefail
 seconds=${FUZZ_SECONDS:-60}
 # FUZZ_RUNS=N stops each target after N executions instead (FUZZ_SECONDS then only caps it).
-runs_limit=${FUZZ_RUNS:+-runs=$FUZZ_RUNS}
+# FUZZ_JOBS=N runs N processes per target on one shared corpus (they pick up each other's finds),
+# splitting FUZZ_RUNS between them; the table sums their executions and speeds.
+jobs=${FUZZ_JOBS:-1}
+runs_limit=${FUZZ_RUNS:+-runs=$((FUZZ_RUNS / jobs))}
 targets=${FUZZ_TARGETS:-sip sip-stream sdp srtp rtp rtcp telephone-event twilio dialects digest config}
 # debug (the default) builds fastest; release runs several times more executions per second
 # (@testable imports need -enable-testing there).
@@ -40,15 +43,19 @@ printf '|%s|%s|%s|%s|%s|\n' ------------------ -------------- ------------ -----
 for target in $targets; do
   mkdir -p "$work/$target"
   cp Fuzz/corpus/"$target"/* "$work/$target"/ 2>/dev/null
-  log="$work/$target.log"
-  FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no "$binary" -max_total_time="$seconds" $runs_limit -print_final_stats=1 -max_len=70000 \
-    -artifact_prefix="fuzz-artifacts/$target-" "$work/$target" >"$log" 2>&1
-  status=$?
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-  speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-  corpus=$(ls "$work/$target" | wc -l)
+  pids=()
+  for job in $(seq 1 "$jobs"); do
+    FUZZ_TARGET=$target SWIFT_BACKTRACE=enable=no "$binary" -max_total_time="$seconds" $runs_limit -print_final_stats=1 -max_len=70000 \
+      -artifact_prefix="fuzz-artifacts/$target-" "$work/$target" >"$work/$target.$job.log" 2>&1 &
+    pids+=($!)
+  done
   crashes=0
-  if [ $status -ne 0 ]; then crashes=1; failed=1; grep -E "ERROR|Fatal|precondition|==[0-9]+==" "$log" | head -5 >&2; fi
+  for pid in "${pids[@]}"; do wait "$pid" || crashes=$((crashes + 1)); done
+  sum() { cat "$work/$target".*.log | grep -o "stat::$1: *[0-9]*" | grep -o '[0-9]*$' | awk '{s += $1} END {print s + 0}'; }
+  runs=$(sum number_of_executed_units)
+  speed=$(sum average_exec_per_sec)
+  corpus=$(ls "$work/$target" | wc -l)
+  if [ $crashes -ne 0 ]; then failed=1; cat "$work/$target".*.log | grep -E "ERROR|Fatal|precondition|==[0-9]+==" | head -5 >&2; fi
   printf '| %-16s | %12s | %10s | %8s | %7s |\n' "$target" "${runs:-0}" "${speed:-0}" "$corpus" "$crashes"
 done
 exit $failed
