@@ -38,6 +38,8 @@ mkdir -p fuzz-artifacts
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
+# sum STAT: the libFuzzer final statistic STAT added over the current target's processes.
+sum() { cat "$work/$target".*.log | grep -o "stat::$1: *[0-9]*" | grep -o '[0-9]*$' | awk '{s += $1} END {print s + 0}'; }
 printf '| %-16s | %12s | %10s | %8s | %7s |\n' target executions "exec/s" corpus crashes
 printf '|%s|%s|%s|%s|%s|\n' ------------------ -------------- ------------ ---------- ---------
 for target in $targets; do
@@ -51,7 +53,6 @@ for target in $targets; do
   done
   crashes=0
   for pid in "${pids[@]}"; do wait "$pid" || crashes=$((crashes + 1)); done
-  sum() { cat "$work/$target".*.log | grep -o "stat::$1: *[0-9]*" | grep -o '[0-9]*$' | awk '{s += $1} END {print s + 0}'; }
   runs=$(sum number_of_executed_units)
   speed=$(sum average_exec_per_sec)
   corpus=$(ls "$work/$target" | wc -l)

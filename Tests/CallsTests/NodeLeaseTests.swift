@@ -17,6 +17,20 @@ import Testing
         return ids
     }
 
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Nodes a and b, each with its own store on one file and a lease from `t0`, and `count`
+    /// queued calls, all claimed by a.
+    static func callsClaimedByA(_ count: Int) async throws -> (a: CallStore, b: CallStore, ids: [String]) {
+        let path = CallStoreTests.temporaryPath()
+        let a = try CallStore(path: path), b = try CallStore(path: path)
+        try await a.registerNode("a", now: t0)
+        try await b.registerNode("b", now: t0)
+        let ids = try await queuedCalls(count, in: a)
+        _ = try await a.claimDueCalls(node: "a", room: count, maxConcurrent: 10, dialableCampaigns: [], now: t0)
+        return (a, b, ids)
+    }
+
     @Test func twoNodesRacingForTheQueueNeverClaimOneCallTwiceAndStayUnderTheGlobalLimit() async throws {
         let path = CallStoreTests.temporaryPath()
         let a = try CallStore(path: path), b = try CallStore(path: path)
@@ -79,13 +93,8 @@ import Testing
     }
 
     @Test func aLostNodesLiveCallsEndAsNodeLostAndItsClaimsGoBack() async throws {
-        let path = CallStoreTests.temporaryPath()
-        let a = try CallStore(path: path), survivor = try CallStore(path: path)
-        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-        try await a.registerNode("a", now: t0)
-        try await survivor.registerNode("b", now: t0)
-        let ids = try await Self.queuedCalls(4, in: a)
-        _ = try await a.claimDueCalls(node: "a", room: 4, maxConcurrent: 10, dialableCampaigns: [], now: t0)
+        let (a, survivor, ids) = try await Self.callsClaimedByA(4)
+        let t0 = Self.t0
         try await a.transition(id: ids[0], to: .dialing, from: .queued, now: t0)
         try await a.transition(id: ids[1], to: .dialing, from: .queued, now: t0)
         try await a.transition(id: ids[1], to: .connected, now: t0)
@@ -126,13 +135,8 @@ import Testing
     /// is refused in the same transaction that would have written it, so one attempt is never
     /// dialed twice and a survivor's outcome is never overwritten.
     @Test func aNodeThatStalledPastItsLeaseCanNeitherDialNorEndCallsTakenFromIt() async throws {
-        let path = CallStoreTests.temporaryPath()
-        let a = try CallStore(path: path), b = try CallStore(path: path)
-        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-        try await a.registerNode("a", now: t0)
-        try await b.registerNode("b", now: t0)
-        let ids = try await Self.queuedCalls(2, in: a)
-        _ = try await a.claimDueCalls(node: "a", room: 2, maxConcurrent: 10, dialableCampaigns: [], now: t0)
+        let (a, b, ids) = try await Self.callsClaimedByA(2)
+        let t0 = Self.t0
         await #expect(throws: CallStore.Failure.notHolder(id: ids[0], node: "b", holder: "a"), "a's claim is a's") {
             try await b.transition(id: ids[0], to: .dialing, from: .queued, heldBy: "b", now: t0)
         }

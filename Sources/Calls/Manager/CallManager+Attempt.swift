@@ -183,7 +183,7 @@ extension CallManager {
         return outcome.ending
     }
 
-    /// Stores how a conversation this node ran ended. A refusal is logged, not thrown: the call may
+    /// Stores how a call this node ran ended. A refusal is logged, not thrown: the call may
     /// have ended already, or been taken over while this node stalled (`notHolder`).
     private func storeEnd(of id: String, in state: CallState, reason: String?) async {
         do { try await store.transition(id: id, to: state, reason: reason, heldBy: settings.nodeID) } catch {
@@ -280,7 +280,7 @@ extension CallManager {
         let context = await context(for: record)
         do { engine = try engines(context) } catch {
             await hangUp()
-            _ = try? await store.transition(id: record.outboundId, to: .failed, reason: "engine_unavailable: \(error)", heldBy: settings.nodeID)
+            await storeEnd(of: record.outboundId, in: .failed, reason: "engine_unavailable: \(error)")
             return
         }
         await converse(record, engine, context, handle)
