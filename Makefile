@@ -4,7 +4,8 @@ SHELL := /bin/bash
 
 # Debian packages the build, the tests and the local engine need.
 APT_PACKAGES := pkg-config curl libsoxr-dev libsqlite3-dev libespeak-ng-dev espeak-ng sox libsrtp2-dev \
-                sip-tester baresip-core chromium chromium-driver fonts-nanum fonts-noto-color-emoji kamailio sipvicious
+                sip-tester baresip-core chromium chromium-driver fonts-nanum fonts-noto-color-emoji kamailio sipvicious \
+                postgresql-15
 # PyPI packages, installed into .deps/ (ignored by git). moonshine-cpp carries the Moonshine
 # base-en model files and its native library, which the local speech-to-text loads.
 MOONSHINE_VERSION := 0.1.4

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A throwaway PostgreSQL 15 server for one test (Debian's package, `make deps` installs it):
+/// initdb into a fresh folder, started on a free loopback port, stopped and deleted by `stop()`.
+/// The server refuses to run as root, so it runs as the `postgres` user the package creates.
+public final class TestPostgres: @unchecked Sendable {
+    public static let binaries = "/usr/lib/postgresql/15/bin"
+    public let folder: URL
+    public private(set) var port = 0
+    /// `postgres://vb:vbpass@127.0.0.1:<port>/voicebridge`
+    public var url: String { "postgres://vb:vbpass@127.0.0.1:\(port)/voicebridge" }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Starts a server; throws with the tool's output when a step fails (PostgreSQL not installed included).
+    public init() throws {
+        guard FileManager.default.isExecutableFile(atPath: "\(Self.binaries)/initdb") else {
+            throw Failure(description: "PostgreSQL 15 is not installed (\(Self.binaries)/initdb): run `make deps`")
+        }
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-pg-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = folder.appendingPathComponent("data").path
+        try Self.run("/bin/chown", ["postgres:postgres", folder.path])
+        try Self.asPostgres("\(Self.binaries)/initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"])
+        for attempt in 1...3 {   // a random port someone else holds: the server exits, try another
+            port = Int.random(in: 20_000...29_999)
+            if try startServer(data: data) { break }
+            if attempt == 3 { throw Failure(description: "PostgreSQL did not start: \(log)") }
+        }
+        try Self.asPostgres("/usr/bin/psql", ["-h", folder.path, "-p", "\(port)", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q",
+                                              "-c", "CREATE ROLE vb LOGIN PASSWORD 'vbpass'", "-c", "CREATE DATABASE voicebridge OWNER vb"])
+    }
+
+    private var server: Process?
+
+    /// Runs `postgres` itself as this process's child (not through pg_ctl, whose daemon would keep
+    /// Foundation's watch on the starting process open, so waiting for it never ends); true once
+    /// it accepts connections, false when it exited (its port was taken).
+    private func startServer(data: String) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid", "postgres", "--regid", "postgres", "--init-groups", "--", "\(Self.binaries)/postgres", "-D", data,
+                             "-p", "\(port)", "-k", folder.path, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
+                             "-c", "synchronous_commit=off", "-c", "max_connections=200"]
+        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
+        let logFile = folder.appendingPathComponent("log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logFile)
+        try log.seekToEnd()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, process.isRunning {
+            if (try? Self.run("/usr/bin/pg_isready", ["-q", "-h", "127.0.0.1", "-p", "\(port)"])) != nil {
+                server = process
+                return true
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        if process.isRunning { process.terminate() }
+        return false
+    }
+
+    /// Stops the server (fast shutdown) and deletes its folder.
+    public func stop() {
+        if let server, server.isRunning {
+            server.interrupt()
+            server.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The server's log (for a failing test's message).
+    public var log: String {
+        (try? String(contentsOf: folder.appendingPathComponent("log"), encoding: .utf8)) ?? ""
+    }
+
+    private static func asPostgres(_ tool: String, _ arguments: [String]) throws {
+        try run("/usr/sbin/runuser", ["-u", "postgres", "--", tool] + arguments)
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")   // postgres cannot read root's working folder
+        // Output goes to a file, not a pipe: the server pg_ctl starts keeps the pipe open, and
+        // reading it to its end would wait for the server to stop.
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("vb-pg-output-\(UUID().uuidString.prefix(8))")
+        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        let output = try FileHandle(forWritingTo: outputFile)
+        defer { try? output.close() }
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let printed = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(printed)")
+        }
+    }
+}
