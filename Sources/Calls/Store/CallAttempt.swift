@@ -20,20 +20,16 @@ public struct CallAttempt: Sendable, Equatable, Codable, FetchableRecord, Persis
 }
 
 extension CallStore {
-    /// Every attempt of a call, first first.
     public func attempts(callID: String) async throws -> [CallAttempt] {
-        try await read { try CallAttempt.filter(Column("outbound_id") == callID).order(Column("attempt_number")).fetchAll($0) }
+        try await sqlRead { try $0.fetchAll(CallAttempt.self, "SELECT * FROM attempts WHERE outbound_id = ? ORDER BY attempt_number", [.text(callID)]) }
     }
 
-    /// Opens attempt number `call.attemptCount`.
-    static func openAttempt(_ call: CallRecord, at now: Date, in db: Database) throws {
-        try CallAttempt(outboundId: call.outboundId, attemptNumber: call.attemptCount, sipCallId: call.callId, startedAt: now)
-            .insert(db)
+    static func openAttempt(_ call: CallRecord, at now: Date, in sql: any SQLConnection) throws {
+        try sql.insert(CallAttempt(outboundId: call.outboundId, attemptNumber: call.attemptCount, sipCallId: call.callId, startedAt: now), into: "attempts")
     }
 
-    /// Closes the call's running attempt with the state it ended in.
-    static func closeAttempt(callID: String, outcome: CallState, reason: String?, at now: Date, in db: Database) throws {
-        try db.execute(sql: "UPDATE attempts SET ended_at = ?, outcome = ?, failure_reason = ? WHERE outbound_id = ? AND ended_at IS NULL",
-                       arguments: [now, outcome.rawValue, reason, callID])
+    static func closeAttempt(callID: String, outcome: CallState, reason: String?, at now: Date, in sql: any SQLConnection) throws {
+        try sql.execute("UPDATE attempts SET ended_at = ?, outcome = ?, failure_reason = ? WHERE outbound_id = ? AND ended_at IS NULL",
+                        now, outcome.rawValue, reason, callID)
     }
 }

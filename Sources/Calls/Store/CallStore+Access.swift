@@ -1,9 +1,25 @@
 import GRDB
 
 extension CallStore {
-    /// Runs `value` on a reader connection and returns its result. Unlike GRDB's own async `read`,
-    /// it does not give up when the calling task is cancelled: a call's task is cancelled when the
-    /// server shuts down, and what it reads then (its retry policy) still decides what it writes.
+    /// The database the store's SQL-layer methods run on (SQLite here; the store is moving from
+    /// GRDB's query interface onto `SQLConnection`, which PostgreSQL also speaks).
+    var database: any StoreDatabase { SQLiteStoreDatabase(pool: pool) }
+
+    /// Runs `value` on one consistent snapshot and returns its result. Unlike GRDB's own async
+    /// `read`, it does not give up when the calling task is cancelled: a call's task is cancelled
+    /// when the server shuts down, and what it reads then (its retry policy) still decides what it writes.
+    func sqlRead<T: Sendable>(_ value: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await database.transaction(writes: false, value)
+    }
+
+    /// Runs `updates` in one transaction and returns its result once committed. Not cancelled with
+    /// the calling task: a call ended by a shutdown still stores its end — nothing the server
+    /// accepted is dropped on the way out.
+    func sqlWrite<T: Sendable>(_ updates: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await database.transaction(writes: true, updates)
+    }
+
+    /// `sqlRead` for code still on GRDB's query interface.
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             pool.asyncRead { database in
@@ -12,9 +28,7 @@ extension CallStore {
         }
     }
 
-    /// Runs `updates` in one transaction on the writer and returns its result once committed.
-    /// Unlike GRDB's own async `write`, it is not cancelled with the calling task: a call ended by
-    /// a shutdown still stores its end — nothing the server accepted is dropped on the way out.
+    /// `sqlWrite` for code still on GRDB's query interface.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             pool.asyncWrite(updates) { _, result in continuation.resume(with: result) }

@@ -119,7 +119,7 @@ extension CallStore {
                 let contact = ContactListReader.Contact(line: row["line"], number: row["number"], variables: try contactVariables(row["variables"]))
                 let rowID: Int64 = row["id"]
                 var skip: String?
-                if try DoNotCallEntry.exists(db, key: contact.number) { skip = "on the do-not-call list" }
+                if try DoNotCallEntry.isListed(contact.number, in: db.sql) { skip = "on the do-not-call list" }
                 if skip == nil {
                     switch makeCall(contact) {
                     case .success(let call):

@@ -5,8 +5,7 @@ import GRDB
 /// `OutboundCallRequest.normalize(number:)` gives them (digits, optional +), so "010-1234-5678"
 /// and "010 1234 5678" are one entry.
 extension CallStore {
-    public struct DoNotCallEntry: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-        public static let databaseTableName = "do_not_call"
+    public struct DoNotCallEntry: Codable, Sendable, Equatable {
         public var number: String
         public var reason: String
         public var addedBy: String
@@ -28,10 +27,10 @@ extension CallStore {
     /// Adds each number not listed yet; returns how many were new. Numbers must be normalized.
     @discardableResult
     public func addToDoNotCallList(_ entries: [DoNotCallEntry]) async throws -> Int {
-        try await write { db in
+        try await sqlWrite { sql in
             var added = 0
-            for entry in entries where try !entry.exists(db) {
-                try entry.insert(db)
+            for entry in entries where try !DoNotCallEntry.isListed(entry.number, in: sql) {
+                try sql.insert(entry, into: "do_not_call")
                 added += 1
             }
             return added
@@ -41,19 +40,20 @@ extension CallStore {
     /// Removes `number`; returns whether it was listed.
     @discardableResult
     public func removeFromDoNotCallList(_ number: String) async throws -> Bool {
-        try await write { try DoNotCallEntry.deleteOne($0, key: number) }
+        try await sqlWrite { try $0.execute("DELETE FROM do_not_call WHERE number = ?", number) > 0 }
     }
 
     public func isOnDoNotCallList(_ number: String) async throws -> Bool {
-        try await read { try DoNotCallEntry.exists($0, key: number) }
+        try await sqlRead { try DoNotCallEntry.isListed(number, in: $0) }
     }
 
-    /// Which of `numbers` are listed (one query, for validating a whole contact list).
+    /// Which of `numbers` are listed (one query per 500, for validating a whole contact list).
     public func doNotCallListed(among numbers: [String]) async throws -> Set<String> {
-        try await read { db in
+        try await sqlRead { sql in
             var listed = Set<String>()
             for chunk in stride(from: 0, to: numbers.count, by: 500).map({ numbers[$0..<min($0 + 500, numbers.count)] }) {
-                listed.formUnion(try String.fetchAll(db, DoNotCallEntry.select(Column("number")).filter(chunk.contains(Column("number")))))
+                listed.formUnion(try sql.column(String.self, "SELECT number FROM do_not_call WHERE number IN (\(sql.placeholders(chunk.count)))",
+                                                chunk.map(\.sqlValue)))
             }
             return listed
         }
@@ -61,11 +61,19 @@ extension CallStore {
 
     /// Newest first; `search` matches digits anywhere in the number.
     public func doNotCallPage(search: String? = nil, limit: Int = 50, offset: Int = 0) async throws -> (entries: [DoNotCallEntry], total: Int) {
-        try await read { db in
-            var query = DoNotCallEntry.all()
+        try await sqlRead { sql in
             let digits = search?.filter { $0.isASCII && $0.isNumber } ?? ""
-            if !digits.isEmpty { query = query.filter(Column("number").like("%\(digits)%")) }
-            return (try query.order(Column("added_at").desc, Column("number")).limit(limit, offset: offset).fetchAll(db), try query.fetchCount(db))
+            let filter = digits.isEmpty ? "" : " WHERE number LIKE ?"
+            let arguments: [SQLValue] = digits.isEmpty ? [] : [.text("%\(digits)%")]
+            let entries = try sql.fetchAll(DoNotCallEntry.self, "SELECT * FROM do_not_call\(filter) ORDER BY added_at DESC, number LIMIT ? OFFSET ?",
+                                           arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
+            return (entries, try sql.scalar(Int.self, "SELECT COUNT(*) FROM do_not_call\(filter)", arguments) ?? 0)
         }
+    }
+}
+
+extension CallStore.DoNotCallEntry {
+    static func isListed(_ number: String, in sql: any SQLConnection) throws -> Bool {
+        try sql.scalar(Int.self, "SELECT 1 FROM do_not_call WHERE number = ?", [.text(number)]) != nil
     }
 }

@@ -12,25 +12,25 @@ extension CallStore {
 
     /// Calls that hold a place under `max_concurrent_calls`: live ones, and queued ones a node has
     /// claimed and is about to dial.
-    static let busyCalls = liveStates.contains(Column("state")) || (Column("state") == CallState.queued.rawValue && Column("node_id") != nil)
+    static let busyCalls = "(state IN (\(liveStates.map { "'\($0)'" }.joined(separator: ", "))) OR (state = 'queued' AND node_id IS NOT NULL))"
 
     /// Records `node` as up (again) with a fresh heartbeat.
     public func registerNode(_ node: String, now: Date = Date()) async throws {
-        try await write { try Self.register(node, now: now, in: $0) }
+        try await sqlWrite { try Self.register(node, now: now, in: $0) }
     }
 
-    static func register(_ node: String, now: Date, in db: Database) throws {
-        try db.execute(sql: """
+    static func register(_ node: String, now: Date, in sql: any SQLConnection) throws {
+        try sql.execute("""
             INSERT INTO nodes (id, started_at, heartbeat_at) VALUES (?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
-            """, arguments: [node, now, now])
+            """, node, now, now)
     }
 
     /// Gives every claim `node` holds on a queued call back to the queue; returns those calls.
     @discardableResult
-    static func releaseClaims(of node: String, in db: Database) throws -> [String] {
-        let released = try String.fetchAll(db, sql: "SELECT outbound_id FROM calls WHERE node_id = ? AND state = 'queued' ORDER BY created_at", arguments: [node])
-        try db.execute(sql: "UPDATE calls SET node_id = NULL WHERE node_id = ? AND state = 'queued'", arguments: [node])
+    static func releaseClaims(of node: String, in sql: any SQLConnection) throws -> [String] {
+        let released = try sql.column(String.self, "SELECT outbound_id FROM calls WHERE node_id = ? AND state = 'queued' ORDER BY created_at", [.text(node)])
+        try sql.execute("UPDATE calls SET node_id = NULL WHERE node_id = ? AND state = 'queued'", node)
         return released
     }
 
@@ -38,18 +38,17 @@ extension CallStore {
     /// and took its calls over; the node is registered again.
     @discardableResult
     public func heartbeat(node: String, now: Date = Date()) async throws -> Bool {
-        try await write { db in
-            try db.execute(sql: "UPDATE nodes SET heartbeat_at = ? WHERE id = ?", arguments: [now, node])
-            if db.changesCount == 1 { return true }
-            try Self.register(node, now: now, in: db)
+        try await sqlWrite { sql in
+            if try sql.execute("UPDATE nodes SET heartbeat_at = ? WHERE id = ?", now, node) == 1 { return true }
+            try Self.register(node, now: now, in: sql)
             return false
         }
     }
 
     /// The nodes with a lease, and when each last renewed it.
     public func nodes() async throws -> [(id: String, heartbeatAt: Date)] {
-        try await read { db in
-            try Row.fetchAll(db, sql: "SELECT id, heartbeat_at FROM nodes ORDER BY id").map { (id: $0["id"], heartbeatAt: $0["heartbeat_at"]) }
+        try await sqlRead { sql in
+            try sql.rows("SELECT id, heartbeat_at FROM nodes ORDER BY id", []).map { (id: try $0.get("id"), heartbeatAt: try $0.get("heartbeat_at")) }
         }
     }
 
@@ -58,19 +57,20 @@ extension CallStore {
     /// A claimed call is skipped by every other node until it is dialed, re-queued or released.
     public func claimDueCalls(node: String, room: Int, maxConcurrent: Int, dialableCampaigns: Set<String>, now: Date = Date()) async throws -> [CallRecord] {
         guard room > 0 else { return [] }
-        let claimed: [CallRecord] = try await write { db in
-            let busy = try CallRecord.filter(Self.busyCalls).fetchCount(db)
+        let campaigns = dialableCampaigns.sorted()
+        let claimed: [CallRecord] = try await sqlWrite { sql in
+            let busy = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE \(Self.busyCalls)", []) ?? 0
             let take = min(room, maxConcurrent - busy)
             guard take > 0 else { return [] }
-            let due = try CallRecord.filter(Column("state") == CallState.queued.rawValue && Column("node_id") == nil)
-                .filter(Column("scheduled_at") == nil || Column("scheduled_at") <= now)
-                .filter(Column("next_attempt_at") == nil || Column("next_attempt_at") <= now)
-                .filter(Column("campaign_id") == nil || dialableCampaigns.contains(Column("campaign_id")))   // a paused campaign's, or one out of its window, waits
-                .order(Column("priority").desc, Column("created_at"))
-                .limit(take)
-                .fetchAll(db)
+            // A paused campaign's call, or one out of its window, waits.
+            let campaign = campaigns.isEmpty ? "campaign_id IS NULL" : "(campaign_id IS NULL OR campaign_id IN (\(sql.placeholders(campaigns.count))))"
+            let due = try sql.fetchAll(CallRecord.self, """
+                SELECT * FROM calls WHERE state = 'queued' AND node_id IS NULL
+                  AND (scheduled_at IS NULL OR scheduled_at <= ?) AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND \(campaign)
+                ORDER BY priority DESC, created_at LIMIT ?\(sql.dialect.skipLocked)
+                """, [.date(now), .date(now)] + campaigns.map(\.sqlValue) + [.integer(Int64(take))])
             for call in due {
-                try db.execute(sql: "UPDATE calls SET node_id = ? WHERE outbound_id = ?", arguments: [node, call.outboundId])
+                try sql.execute("UPDATE calls SET node_id = ? WHERE outbound_id = ?", node, call.outboundId)
             }
             return due.map { var claimed = $0; claimed.nodeId = node; return claimed }
         }
@@ -79,8 +79,8 @@ extension CallStore {
 
     /// Gives back `node`'s claim on a call it did not dial (still queued).
     public func releaseClaim(id: String, node: String) async throws {
-        try await write { db in
-            try db.execute(sql: "UPDATE calls SET node_id = NULL WHERE outbound_id = ? AND node_id = ? AND state = 'queued'", arguments: [id, node])
+        try await sqlWrite { sql in
+            try sql.execute("UPDATE calls SET node_id = NULL WHERE outbound_id = ? AND node_id = ? AND state = 'queued'", id, node)
         }
     }
 
@@ -108,7 +108,7 @@ extension CallStore {
                 for call in live {
                     try endAttempt(id: call.outboundId, in: .failed, reason: "node_lost", retryAt: retryAt(try opened(call)), now: now, in: db)
                 }
-                let released = try Self.releaseClaims(of: node, in: db)
+                let released = try Self.releaseClaims(of: node, in: db.sql)
                 try db.execute(sql: "DELETE FROM nodes WHERE id = ?", arguments: [node])
                 return NodeTakeover(node: node, closed: live.map(\.outboundId), released: released)
             }
@@ -122,13 +122,13 @@ extension CallStore {
     /// admitted, else how long until the oldest creation in the window leaves it.
     public func admitCreation(identity: String, perMinute: Int, now: Date = Date()) async throws -> TimeInterval? {
         let key = Self.identityKey(identity)
-        return try await write { db in
+        return try await sqlWrite { sql in
             let windowStart = now.addingTimeInterval(-60)
-            try db.execute(sql: "DELETE FROM api_admissions WHERE identity = ? AND admitted_at <= ?", arguments: [key, windowStart])
-            let recent = try Date.fetchAll(db, sql: "SELECT admitted_at FROM api_admissions WHERE identity = ? ORDER BY admitted_at LIMIT ?",
-                                           arguments: [key, perMinute])
+            try sql.execute("DELETE FROM api_admissions WHERE identity = ? AND admitted_at <= ?", key, windowStart)
+            let recent = try sql.column(Date.self, "SELECT admitted_at FROM api_admissions WHERE identity = ? ORDER BY admitted_at LIMIT ?",
+                                        [.text(key), .integer(Int64(perMinute))])
             guard recent.count < perMinute else { return recent[0].timeIntervalSince(windowStart) }
-            try db.execute(sql: "INSERT INTO api_admissions (identity, admitted_at) VALUES (?, ?)", arguments: [key, now])
+            try sql.execute("INSERT INTO api_admissions (identity, admitted_at) VALUES (?, ?)", key, now)
             return nil
         }
     }

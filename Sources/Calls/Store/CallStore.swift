@@ -81,7 +81,7 @@ public final class CallStore: Sendable {
     public func reconcileAfterRestart(node: String, now: Date = Date()) async throws -> [String] {
         try await write { [self] db in
             let stranded = try CallRecord.filter(Self.liveStates.contains(Column("state")) && (Column("node_id") == nil || Column("node_id") == node)).fetchAll(db)
-            try Self.releaseClaims(of: node, in: db)
+            try Self.releaseClaims(of: node, in: db.sql)
             for var call in stranded {
                 let from = call.state
                 call.state = .failed
@@ -89,7 +89,7 @@ public final class CallStore: Sendable {
                 call.completedAt = now
                 call.lastOutcome = CallState.failed.rawValue
                 try call.update(db)
-                try Self.closeAttempt(callID: call.outboundId, outcome: .failed, reason: "interrupted_by_restart", at: now, in: db)
+                try Self.closeAttempt(callID: call.outboundId, outcome: .failed, reason: "interrupted_by_restart", at: now, in: db.sql)
                 var event = CallEvent(outboundId: call.outboundId, type: "outbound_failed",
                                       payload: Self.json(["state": "failed", "previous_state": from.rawValue, "reason": "interrupted_by_restart"]),
                                       createdAt: now)
@@ -111,7 +111,7 @@ public final class CallStore: Sendable {
     /// `insert(_:onlyIfCalleeFree:)` inside a transaction the caller holds.
     @discardableResult
     func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false, in db: Database) throws -> CallEvent {
-        if call.direction == .outbound, try DoNotCallEntry.exists(db, key: call.calleeNumber) {
+        if call.direction == .outbound, try DoNotCallEntry.isListed(call.calleeNumber, in: db.sql) {
             throw Failure.doNotCall(number: call.calleeNumber)
         }
         if onlyIfCalleeFree {
@@ -121,7 +121,7 @@ public final class CallStore: Sendable {
             }
         }
         try sealed(call).insert(db)
-        if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: db) }   // inbound: answered already
+        if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: db.sql) }   // inbound: answered already
         var event = CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
                               payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt)
         try event.insert(db)
@@ -191,11 +191,11 @@ public final class CallStore: Sendable {
         case .connected: call.answeredAt = now
         case _ where state.isTerminal:
             call.completedAt = now; call.failureReason = reason; call.lastOutcome = state.rawValue
-            try Self.closeAttempt(callID: id, outcome: state, reason: reason, at: now, in: db)
+            try Self.closeAttempt(callID: id, outcome: state, reason: reason, at: now, in: db.sql)
         default: break
         }
         try call.update(db)
-        if state == .dialing { try Self.openAttempt(call, at: now, in: db) }
+        if state == .dialing { try Self.openAttempt(call, at: now, in: db.sql) }
         var payload = ["state": state.rawValue, "attempt_count": String(call.attemptCount)]
         if let reason { payload["reason"] = reason }
         var event = CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",

@@ -65,3 +65,9 @@ struct SQLiteStoreDatabase: StoreDatabase {
         }
     }
 }
+
+extension Database {
+    /// This transaction through the SQL layer: lets code still on GRDB's query interface call
+    /// store helpers already written for both databases, while the store moves over.
+    var sql: any SQLConnection { SQLiteConnection(database: self) }
+}
