@@ -151,3 +151,29 @@ import Testing
 private func db_columns(_ db: Database) throws -> [String] {
     try db.columns(in: "calls").map(\.name)
 }
+
+extension CallStoreTests {
+    /// The list view's filters: states, a purpose with LIKE's own characters taken literally, a
+    /// number typed with separators matching stored digits; newest first; total before the page.
+    @Test func pagesFilterByStateAndSearchPurposeOrNumber() async throws {
+        let store = try CallStore(path: Self.temporaryPath())
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        for (index, (purpose, callee)) in [("50% off offer", "01011112222"), ("5000 off offer", "01033334444"), ("survey", "01055556666")].enumerated() {
+            var call = Self.sampleCall("ob-page000\(index)")
+            call.purpose = purpose
+            call.calleeNumber = callee
+            call.createdAt = t0.addingTimeInterval(Double(index))
+            try await store.insert(call)
+        }
+        try await store.transition(id: "ob-page0002", to: .cancelled)
+        #expect(try await store.page(search: "50%").calls.map(\.outboundId) == ["ob-page0000"])   // not "5000", which `%` would match
+        #expect(try await store.page(search: "010-3333-4444").calls.map(\.outboundId) == ["ob-page0001"])
+        let queued = try await store.page(states: [.queued], limit: 1)
+        #expect(queued.total == 2 && queued.calls.map(\.outboundId) == ["ob-page0001"])
+        #expect(try await store.page(states: [.queued], limit: 1, offset: 1).calls.map(\.outboundId) == ["ob-page0000"])
+        #expect(try await store.page(states: [.cancelled, .completed]).calls.map(\.outboundId) == ["ob-page0002"])
+        let stats = try await store.stats()
+        #expect(stats.byState == [.queued: 2, .cancelled: 1] && stats.tasksCompleted == 0 && stats.averageDurationSeconds == 0)
+        #expect(try await store.latestEventID() == 4)   // three queued events and one cancelled
+    }
+}

@@ -11,21 +11,28 @@ extension CallStore {
     /// Calls newest first, optionally only in `states` and matching `search` in either number
     /// (digits compared without separators) or the purpose.
     public func page(states: [CallState]? = nil, search: String? = nil, limit: Int = 50, offset: Int = 0) async throws -> Page {
-        try await read { [self] db in
-            var query = CallRecord.all()
-            if let states { query = query.filter(states.map(\.rawValue).contains(Column("state"))) }
+        try await sqlRead { [self] sql in
+            var conditions: [String] = []
+            var arguments: [SQLValue] = []
+            if let states {
+                conditions.append("state IN (\(sql.placeholders(states.count)))")
+                arguments += states.map { .text($0.rawValue) }
+            }
             if let search = search?.trimmingCharacters(in: .whitespaces), !search.isEmpty {
                 let digits = search.filter { $0.isASCII && $0.isNumber }
                 let text = "%" + search.replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
-                var match = SQL("purpose LIKE \(text) ESCAPE '\\'")
-                if !digits.isEmpty {
-                    let number = "%\(digits)%"
-                    match = SQL("(\(match) OR caller_number LIKE \(number) OR callee_number LIKE \(number))")
+                if digits.isEmpty {
+                    conditions.append("purpose LIKE ? ESCAPE '\\'")
+                    arguments.append(.text(text))
+                } else {
+                    conditions.append("(purpose LIKE ? ESCAPE '\\' OR caller_number LIKE ? OR callee_number LIKE ?)")
+                    arguments += [.text(text), .text("%\(digits)%"), .text("%\(digits)%")]
                 }
-                query = query.filter(match)
             }
-            let total = try query.fetchCount(db)
-            let calls = try query.order(Column("created_at").desc, Column("outbound_id")).limit(limit, offset: offset).fetchAll(db)
+            let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            let total = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls\(filter)", arguments) ?? 0
+            let calls = try sql.fetchAll(CallRecord.self, "SELECT * FROM calls\(filter) ORDER BY created_at DESC, outbound_id LIMIT ? OFFSET ?",
+                                         arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
             return Page(calls: try calls.map(opened), total: total)
         }
     }
@@ -52,20 +59,20 @@ extension CallStore {
     }
 
     public func stats() async throws -> Stats {
-        try await read { db in
+        try await sqlRead { sql in
             var stats = Stats()
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls GROUP BY state") {
-                if let state = CallState(rawValue: row["state"]) { stats.byState[state] = row["n"] }
+            for row in try sql.rows("SELECT state, COUNT(*) AS n FROM calls GROUP BY state", []) {
+                if let state = CallState(rawValue: try row.get("state")) { stats.byState[state] = try row.get("n") }
             }
-            stats.tasksCompleted = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls WHERE state = 'completed' AND task_completed = 1") ?? 0
-            stats.averageDurationSeconds = try Double.fetchOne(db, sql: "SELECT AVG(duration_seconds) FROM calls WHERE duration_seconds IS NOT NULL") ?? 0
-            if let row = try Row.fetchOne(db, sql: """
+            stats.tasksCompleted = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE state = 'completed' AND task_completed = ?", [.bool(true)]) ?? 0
+            stats.averageDurationSeconds = try sql.scalar(Double.self, "SELECT AVG(duration_seconds) FROM calls WHERE duration_seconds IS NOT NULL", []) ?? 0
+            if let row = try sql.rows("""
                 SELECT COUNT(*) AS calls, COALESCE(SUM(estimated_cost), 0) AS cost, COALESCE(SUM(turns), 0) AS turns,
                        COALESCE(SUM(barge_ins), 0) AS barge_ins, COALESCE(SUM(first_audio_ms_total), 0) AS first_audio, MAX(currency) AS currency
                 FROM call_reports
-                """) {
-                stats.reports = .init(calls: row["calls"], estimatedCost: row["cost"], currency: row["currency"] ?? "USD", turns: row["turns"],
-                                      bargeIns: row["barge_ins"], firstAudioMillisecondsTotal: row["first_audio"])
+                """, []).first {
+                stats.reports = .init(calls: try row.get("calls"), estimatedCost: try row.get("cost"), currency: try row.get("currency", as: String?.self) ?? "USD",
+                                      turns: try row.get("turns"), bargeIns: try row.get("barge_ins"), firstAudioMillisecondsTotal: try row.get("first_audio"))
             }
             return stats
         }
@@ -73,13 +80,11 @@ extension CallStore {
 
     /// Every event of one call, oldest first.
     public func events(callID: String) async throws -> [CallEvent] {
-        try await read { db in
-            try CallEvent.filter(Column("outbound_id") == callID).order(Column("id")).fetchAll(db)
-        }.map(opened)
+        try await sqlRead { try $0.fetchAll(CallEvent.self, "SELECT * FROM events WHERE outbound_id = ? ORDER BY id", [.text(callID)]) }.map(opened)
     }
 
     /// The id of the newest event (0 when there is none): where a fresh event stream starts.
     public func latestEventID() async throws -> Int64 {
-        try await read { try Int64.fetchOne($0, sql: "SELECT MAX(id) FROM events") ?? 0 }
+        try await sqlRead { try $0.scalar(Int64.self, "SELECT MAX(id) FROM events", []) ?? 0 }
     }
 }

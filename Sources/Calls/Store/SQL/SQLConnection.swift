@@ -55,9 +55,11 @@ extension SQLConnection {
         try rows(sql, arguments).map { try $0.first() }
     }
 
-    /// The first column of the first row as `T`; nil when there is no row.
+    /// The first column of the first row as `T`; nil when there is no row or it holds NULL
+    /// (`SELECT MAX(id)` of an empty table).
     public func scalar<T: SQLValueConvertible>(_ type: T.Type, _ sql: String, _ arguments: [SQLValue] = []) throws -> T? {
-        try rows(sql, arguments).first.map { try $0.first() }
+        guard let row = try rows(sql, arguments).first, row.values.first != .null else { return nil }
+        return try row.first()
     }
 
     public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: String, _ arguments: [SQLValue] = []) throws -> [T] {
