@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Call templates, every version kept: `templates` holds each one's current version (and whether
 /// it was deleted), `template_versions` the whole text of every version as JSON.
@@ -24,57 +23,57 @@ extension CallStore {
         var first = template
         first.version = 1
         let t = first
-        try await write { db in
-            try Self.refuseTakenName(t.name, except: nil, in: db)
-            try db.execute(sql: "INSERT INTO templates (id, name, version, updated_at) VALUES (?, ?, 1, ?)", arguments: [t.id, t.name, t.createdAt])
-            try Self.insertVersion(t, in: db)
+        try await sqlWrite { sql in
+            try Self.refuseTakenName(t.name, except: nil, in: sql)
+            try sql.execute("INSERT INTO templates (id, name, version, updated_at) VALUES (?, ?, 1, ?)", t.id, t.name, t.createdAt)
+            try Self.insertVersion(t, in: sql)
         }
         return t
     }
 
     /// Stores `template` as the next version of the template `id`; the old versions stay.
     public func updateTemplate(id: String, with template: CallTemplate) async throws -> CallTemplate {
-        try await write { db in
-            guard let current = try Int.fetchOne(db, sql: "SELECT version FROM templates WHERE id = ? AND deleted_at IS NULL", arguments: [id]) else {
+        try await sqlWrite { sql in
+            guard let current = try sql.scalar(Int.self, "SELECT version FROM templates WHERE id = ? AND deleted_at IS NULL", [.text(id)]) else {
                 throw TemplateFailure.notFound(id)
             }
-            try Self.refuseTakenName(template.name, except: id, in: db)
+            try Self.refuseTakenName(template.name, except: id, in: sql)
             var t = template
             t.id = id
             t.version = current + 1
-            try db.execute(sql: "UPDATE templates SET name = ?, version = ?, updated_at = ? WHERE id = ?", arguments: [t.name, t.version, t.createdAt, id])
-            try Self.insertVersion(t, in: db)
+            try sql.execute("UPDATE templates SET name = ?, version = ?, updated_at = ? WHERE id = ?", t.name, t.version, t.createdAt, id)
+            try Self.insertVersion(t, in: sql)
             return t
         }
     }
 
     /// The template with this id or name (not deleted): its current version, or `version`.
     public func template(_ key: String, version: Int? = nil) async throws -> CallTemplate? {
-        try await read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT id, version FROM templates WHERE (id = ? OR name = ?) AND deleted_at IS NULL", arguments: [key, key]) else {
+        try await sqlRead { sql in
+            guard let row = try sql.rows("SELECT id, version FROM templates WHERE (id = ? OR name = ?) AND deleted_at IS NULL", key, key).first else {
                 return nil
             }
-            return try Self.version(of: row["id"], version ?? row["version"], in: db)
+            return try Self.version(of: try row.get("id"), try version ?? row.get("version"), in: sql)
         }
     }
 
     /// Every template's current version, by name.
     public func templates() async throws -> [CallTemplate] {
-        try await read { db in
-            try Row.fetchAll(db, sql: "SELECT id, version FROM templates WHERE deleted_at IS NULL ORDER BY name")
-                .compactMap { try Self.version(of: $0["id"], $0["version"], in: db) }
+        try await sqlRead { sql in
+            try sql.rows("SELECT id, version FROM templates WHERE deleted_at IS NULL ORDER BY name", [])
+                .compactMap { try Self.version(of: try $0.get("id"), try $0.get("version"), in: sql) }
         }
     }
 
     /// One version of a template, deleted or not (a campaign runs the version it was made with).
     public func template(id: String, version: Int) async throws -> CallTemplate? {
-        try await read { try Self.version(of: id, version, in: $0) }
+        try await sqlRead { try Self.version(of: id, version, in: $0) }
     }
 
     /// Every version of one template, oldest first (deleted templates too: old calls name them).
     public func templateVersions(id: String) async throws -> [CallTemplate] {
-        try await read { db in
-            try String.fetchAll(db, sql: "SELECT body FROM template_versions WHERE template_id = ? ORDER BY version", arguments: [id])
+        try await sqlRead { sql in
+            try sql.column(String.self, "SELECT body FROM template_versions WHERE template_id = ? ORDER BY version", [.text(id)])
                 .map { try Self.templateCoder.decoder.decode(CallTemplate.self, from: Data($0.utf8)) }
         }
     }
@@ -82,26 +81,23 @@ extension CallStore {
     /// Hides the template from lists and new calls; its versions stay for the calls that ran them.
     @discardableResult
     public func deleteTemplate(id: String, now: Date = Date()) async throws -> Bool {
-        try await write { db in
-            try db.execute(sql: "UPDATE templates SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", arguments: [now, id])
-            return db.changesCount > 0
-        }
+        try await sqlWrite { try $0.execute("UPDATE templates SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", now, id) > 0 }
     }
 
-    private static func refuseTakenName(_ name: String, except id: String?, in db: Database) throws {
-        if try Bool.fetchOne(db, sql: "SELECT 1 FROM templates WHERE name = ? AND deleted_at IS NULL AND id IS NOT ?", arguments: [name, id]) == true {
+    private static func refuseTakenName(_ name: String, except id: String?, in sql: any SQLConnection) throws {
+        // IS DISTINCT FROM: true against NULL too (a new template has no id to except).
+        if try sql.scalar(Int.self, "SELECT 1 FROM templates WHERE name = ? AND deleted_at IS NULL AND id IS DISTINCT FROM ?", [.text(name), id.sqlValue]) != nil {
             throw TemplateFailure.nameTaken(name)
         }
     }
 
-    private static func insertVersion(_ t: CallTemplate, in db: Database) throws {
+    private static func insertVersion(_ t: CallTemplate, in sql: any SQLConnection) throws {
         let body = String(decoding: try templateCoder.encoder.encode(t), as: UTF8.self)
-        try db.execute(sql: "INSERT INTO template_versions (template_id, version, body, created_at) VALUES (?, ?, ?, ?)",
-                       arguments: [t.id, t.version, body, t.createdAt])
+        try sql.execute("INSERT INTO template_versions (template_id, version, body, created_at) VALUES (?, ?, ?, ?)", t.id, t.version, body, t.createdAt)
     }
 
-    private static func version(of id: String, _ version: Int, in db: Database) throws -> CallTemplate? {
-        try String.fetchOne(db, sql: "SELECT body FROM template_versions WHERE template_id = ? AND version = ?", arguments: [id, version])
+    private static func version(of id: String, _ version: Int, in sql: any SQLConnection) throws -> CallTemplate? {
+        try sql.scalar(String.self, "SELECT body FROM template_versions WHERE template_id = ? AND version = ?", [.text(id), .integer(Int64(version))])
             .map { try templateCoder.decoder.decode(CallTemplate.self, from: Data($0.utf8)) }
     }
 }
