@@ -207,7 +207,7 @@ extension CallStore {
             var answers: [String: [TaskTracker.Answer]] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id IN (SELECT value FROM json_each(?)) ORDER BY question_id",
                                         arguments: [String(decoding: try JSONSerialization.data(withJSONObject: ids), as: UTF8.self)]) {
-                answers[row["outbound_id"], default: []].append(try answer(row))
+                answers[row["outbound_id"], default: []].append(try answer(SQLiteConnection.row(row)))
             }
             let recorded = Set(try String.fetchAll(db, sql: "SELECT outbound_id FROM recordings WHERE outbound_id IN (SELECT value FROM json_each(?))",
                                                    arguments: [String(decoding: try JSONSerialization.data(withJSONObject: ids), as: UTF8.self)]))

@@ -104,7 +104,7 @@ extension CallStore {
         ]
         for case let (key, value?) in optional { data[key] = value }
         let answers = try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", arguments: [call.outboundId])
-            .map { try answer($0) }
+            .map { try answer(SQLiteConnection.row($0)) }
         data["answers"] = answers.map { answer -> [String: Any] in
             var item: [String: Any] = ["question_id": answer.questionID, "question": answer.question, "status": answer.status.rawValue]
             if let text = answer.answerSummary ?? answer.answerText { item["answer"] = text }

@@ -90,10 +90,9 @@ public final class CallStore: Sendable {
                 call.lastOutcome = CallState.failed.rawValue
                 try call.update(db)
                 try Self.closeAttempt(callID: call.outboundId, outcome: .failed, reason: "interrupted_by_restart", at: now, in: db.sql)
-                var event = CallEvent(outboundId: call.outboundId, type: "outbound_failed",
-                                      payload: Self.json(["state": "failed", "previous_state": from.rawValue, "reason": "interrupted_by_restart"]),
-                                      createdAt: now)
-                try event.insert(db)
+                try Self.append(CallEvent(outboundId: call.outboundId, type: "outbound_failed",
+                                          payload: Self.json(["state": "failed", "previous_state": from.rawValue, "reason": "interrupted_by_restart"]),
+                                          createdAt: now), in: db.sql)
                 try enqueueCallWebhook(call, now: now, in: db)
             }
             return stranded.map(\.outboundId)
@@ -122,10 +121,8 @@ public final class CallStore: Sendable {
         }
         try sealed(call).insert(db)
         if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: db.sql) }   // inbound: answered already
-        var event = CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
-                              payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt)
-        try event.insert(db)
-        return event
+        return try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
+                                         payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt), in: db.sql)
     }
 
     public func call(id: String) async throws -> CallRecord? {
@@ -198,9 +195,8 @@ public final class CallStore: Sendable {
         if state == .dialing { try Self.openAttempt(call, at: now, in: db.sql) }
         var payload = ["state": state.rawValue, "attempt_count": String(call.attemptCount)]
         if let reason { payload["reason"] = reason }
-        var event = CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
-                              payload: Self.json(payload), createdAt: now)
-        try event.insert(db)
+        let event = try Self.append(CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
+                                              payload: Self.json(payload), createdAt: now), in: db.sql)
         if state.isTerminal, announce { try enqueueCallWebhook(call, now: now, in: db) }
         return (call, event)
     }

@@ -13,9 +13,12 @@ struct SQLiteConnection: SQLConnection {
     }
 
     func rows(_ sql: String, _ arguments: [SQLValue]) throws -> [SQLRow] {
-        try Self.reporting(sql) { try Row.fetchAll(database, sql: sql, arguments: Self.arguments(arguments)) }.map { row in
-            SQLRow(columns: Array(row.columnNames), values: row.databaseValues.map(Self.value))
-        }
+        try Self.reporting(sql) { try Row.fetchAll(database, sql: sql, arguments: Self.arguments(arguments)) }.map(Self.row)
+    }
+
+    /// A GRDB row as the SQL layer's (for code still on GRDB's query interface).
+    static func row(_ row: Row) -> SQLRow {
+        SQLRow(columns: Array(row.columnNames), values: row.databaseValues.map(value))
     }
 
     /// A statement SQLite refused becomes the same `SQLError.statement` PostgreSQL's does.
