@@ -87,8 +87,7 @@ public final class TestPostgres: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")   // postgres cannot read root's working folder
-        // Output goes to a file, not a pipe: the server pg_ctl starts keeps the pipe open, and
-        // reading it to its end would wait for the server to stop.
+        // Output goes to a file, not a pipe: a pipe read only after the exit can fill and stall the tool.
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("vb-pg-output-\(UUID().uuidString.prefix(8))")
         FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: outputFile) }

@@ -21,17 +21,11 @@ extension CallStore {
 
     /// `sqlRead` for code still on GRDB's query interface.
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            pool.asyncRead { database in
-                continuation.resume(with: Result { try value(database.get()) })
-            }
-        }
+        try await SQLiteStoreDatabase(pool: pool).transaction(writes: false, value)
     }
 
     /// `sqlWrite` for code still on GRDB's query interface.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            pool.asyncWrite(updates) { _, result in continuation.resume(with: result) }
-        }
+        try await SQLiteStoreDatabase(pool: pool).transaction(writes: true, updates)
     }
 }

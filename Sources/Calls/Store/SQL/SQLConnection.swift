@@ -10,7 +10,7 @@ public enum SQLDialect: String, Sendable {
 
     /// Column types as each database names them (a migration's DDL goes through these).
     public var dateType: String { self == .postgres ? "TIMESTAMPTZ" : "DATETIME" }
-    public var boolType: String { self == .postgres ? "BOOLEAN" : "BOOLEAN" }   // SQLite stores 0/1 under any name
+    public var boolType: String { "BOOLEAN" }   // SQLite stores 0/1 under it; PostgreSQL has the type
     public var blobType: String { self == .postgres ? "BYTEA" : "BLOB" }
     public var realType: String { self == .postgres ? "DOUBLE PRECISION" : "DOUBLE" }
     public var integerType: String { self == .postgres ? "BIGINT" : "INTEGER" }

@@ -59,11 +59,17 @@ struct SQLiteStoreDatabase: StoreDatabase {
     var dialect: SQLDialect { .sqlite }
 
     func transaction<T: Sendable>(writes: Bool, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
+        try await transaction(writes: writes) { try body(SQLiteConnection(database: $0)) }
+    }
+
+    /// The same transaction with GRDB's `Database` (for store code still on GRDB's query interface).
+    /// Unlike GRDB's own async `read` and `write`, it is not cancelled with the calling task.
+    func transaction<T: Sendable>(writes: Bool, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             if writes {
-                pool.asyncWrite({ try body(SQLiteConnection(database: $0)) }) { _, result in continuation.resume(with: result) }
+                pool.asyncWrite(body) { _, result in continuation.resume(with: result) }
             } else {
-                pool.asyncRead { database in continuation.resume(with: Result { try body(SQLiteConnection(database: database.get())) }) }
+                pool.asyncRead { database in continuation.resume(with: Result { try body(database.get()) }) }
             }
         }
     }
