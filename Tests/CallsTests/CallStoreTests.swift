@@ -25,8 +25,14 @@ import Testing
         let path = Self.temporaryPath()
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         do {
+            // Files were migrated by GRDB's migrator before the store had its own: its record of
+            // what was applied (grdb_migrations) is where the store's migrator carries on from.
             let old = try DatabaseQueue(path: path)
-            try CallStore.migrator.migrate(old, upTo: "v1-calls")
+            var grdb = DatabaseMigrator()
+            grdb.registerMigration("v1-calls") { db in
+                for statement in CallStore.migrator.migrations[0].statements(.sqlite) { try db.execute(sql: statement) }
+            }
+            try grdb.migrate(old)
             try await old.write { db in
                 try db.execute(sql: """
                     INSERT INTO calls (outbound_id, caller_number, callee_number, purpose, questions, max_duration, state, created_at)

@@ -55,13 +55,13 @@ public final class CallStore: Sendable {
         self.path = path
         self.cipher = cipher
         self.pool = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(pool)
+        try pool.write { try Self.migrator.migrate(in: $0.sql) }
         try checkStorageKeys()
     }
 
     /// Names of the migrations applied to this file, oldest first.
     public func appliedMigrations() async throws -> [String] {
-        try await read { try Self.migrator.appliedMigrations($0) }   // in the order they were registered
+        try await sqlRead { try Self.migrator.applied(in: $0) }
     }
 
     public func journalMode() async throws -> String {

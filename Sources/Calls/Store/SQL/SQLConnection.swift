@@ -70,13 +70,14 @@ extension SQLConnection {
         try rows(sql, arguments).first.map { try SQLRowDecoder.decode(T.self, from: $0) }
     }
 
-    /// Inserts `record`'s columns into `table`; with `returning`, returns that column of the new
+    /// Inserts `record`'s columns into `table` (column names quoted: a campaign has a `window`,
+    /// which PostgreSQL reserves); with `returning`, returns that column of the new
     /// row (an autoincremented id), which both databases give through `RETURNING`. A nil `id` is
     /// left out, so the database numbers the row (PostgreSQL refuses NULL there; SQLite numbers it).
     @discardableResult
     public func insert<T: Encodable>(_ record: T, into table: String, returning: String? = nil) throws -> SQLValue? {
         let columns = try SQLRowEncoder.columns(of: record).filter { !($0.column == "id" && $0.value == .null) }
-        let sql = "INSERT INTO \(table) (\(columns.map(\.column).joined(separator: ", "))) VALUES (\(placeholders(columns.count)))"
+        let sql = "INSERT INTO \(table) (\(columns.map { "\"\($0.column)\"" }.joined(separator: ", "))) VALUES (\(placeholders(columns.count)))"
         guard let returning else {
             try execute(sql, columns.map(\.value))
             return nil
@@ -91,7 +92,7 @@ extension SQLConnection {
         let columns = try SQLRowEncoder.columns(of: record)
         guard let keyValue = columns.first(where: { $0.column == key })?.value else { throw SQLError.noSuchColumn(key, in: columns.map(\.column)) }
         let set = columns.filter { $0.column != key }
-        let sql = "UPDATE \(table) SET \(set.map { "\($0.column) = ?" }.joined(separator: ", ")) WHERE \(key) = ?"
+        let sql = "UPDATE \(table) SET \(set.map { "\"\($0.column)\" = ?" }.joined(separator: ", ")) WHERE \(key) = ?"
         return try execute(sql, set.map(\.value) + [keyValue]) > 0
     }
 

@@ -1,0 +1,141 @@
+extension CallStore {
+    /// v8 onwards of `migrator` (campaigns, webhooks, machine detection, transfer, storage keys,
+    /// nodes), kept apart only to keep each file readable.
+    static let laterMigrations: [SQLMigration] = [
+        // v8: campaigns, their contacts (each becomes a call in the transaction that claims it)
+        // and the rows their uploads skipped; a call names its campaign and the outcomes it retries.
+        // `window` is quoted everywhere: PostgreSQL reserves the word.
+        SQLMigration("v8-campaigns") { d in [
+            """
+            CREATE TABLE campaigns (
+                id TEXT NOT NULL PRIMARY KEY,
+                name TEXT NOT NULL,
+                template_id TEXT NOT NULL,
+                template_version \(d.integerType) NOT NULL,
+                caller_number TEXT NOT NULL,
+                caller_display_name TEXT NOT NULL,
+                state TEXT NOT NULL,
+                "window" TEXT,
+                calls_per_minute \(d.integerType) NOT NULL,
+                max_concurrent_calls \(d.integerType) NOT NULL,
+                retry TEXT NOT NULL,
+                contacts \(d.integerType) NOT NULL DEFAULT 0,
+                skipped \(d.integerType) NOT NULL DEFAULT 0,
+                columns TEXT NOT NULL DEFAULT '[]',
+                created_at \(d.dateType) NOT NULL,
+                started_at \(d.dateType),
+                ended_at \(d.dateType))
+            """,
+            """
+            CREATE TABLE campaign_contacts (
+                \(d.autoIncrementedID),
+                campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+                line \(d.integerType) NOT NULL,
+                number TEXT NOT NULL,
+                variables TEXT NOT NULL,
+                outbound_id TEXT,
+                skip_reason TEXT,
+                UNIQUE (campaign_id, number))
+            """,
+            "CREATE INDEX campaign_contacts_waiting ON campaign_contacts(campaign_id, outbound_id, id)",
+            """
+            CREATE TABLE campaign_problems (
+                campaign_id TEXT NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+                line \(d.integerType) NOT NULL,
+                column_name TEXT NOT NULL,
+                value TEXT NOT NULL,
+                reason TEXT NOT NULL)
+            """,
+            "CREATE INDEX index_campaign_problems_on_campaign_id ON campaign_problems(campaign_id)",
+            "ALTER TABLE calls ADD COLUMN campaign_id TEXT",
+            "ALTER TABLE calls ADD COLUMN retry_on TEXT",
+            "CREATE INDEX calls_campaign ON calls(campaign_id, state)",
+        ] },
+
+        // v9: a call may be handed to an external media-stream bot.
+        SQLMigration("v9-bot-url") { _ in ["ALTER TABLE calls ADD COLUMN bot_url TEXT"] },
+
+        // v10: who answered (the carrier's answering-machine detection).
+        SQLMigration("v10-answered-by") { _ in ["ALTER TABLE calls ADD COLUMN answered_by TEXT"] },
+
+        // v11: signed webhooks. Endpoints, and an outbox of deliveries written in the transaction
+        // of the state change each reports; every attempt is kept for the operator to see.
+        SQLMigration("v11-webhooks") { d in [
+            """
+            CREATE TABLE webhook_endpoints (
+                id TEXT NOT NULL PRIMARY KEY,
+                url TEXT NOT NULL,
+                secret TEXT NOT NULL,
+                events TEXT NOT NULL,
+                description TEXT NOT NULL DEFAULT '',
+                enabled \(d.boolType) NOT NULL DEFAULT TRUE,
+                from_config \(d.boolType) NOT NULL DEFAULT FALSE,
+                disabled_reason TEXT,
+                created_at \(d.dateType) NOT NULL)
+            """,   // events: a JSON array; empty: every event
+            """
+            CREATE TABLE webhook_deliveries (
+                id TEXT NOT NULL PRIMARY KEY,
+                endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+                event_type TEXT NOT NULL,
+                outbound_id TEXT,
+                campaign_id TEXT,
+                payload TEXT NOT NULL,
+                state TEXT NOT NULL,
+                attempt_count \(d.integerType) NOT NULL DEFAULT 0,
+                next_attempt_at \(d.dateType),
+                last_status \(d.integerType),
+                last_error TEXT,
+                created_at \(d.dateType) NOT NULL,
+                delivered_at \(d.dateType))
+            """,   // id: the webhook-id, the same on every attempt; state: pending, delivered, failed
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at)",
+            "CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, created_at)",
+            "CREATE INDEX webhook_deliveries_call ON webhook_deliveries(outbound_id)",
+            """
+            CREATE TABLE webhook_attempts (
+                \(d.autoIncrementedID),
+                delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+                attempted_at \(d.dateType) NOT NULL,
+                status \(d.integerType),
+                error TEXT,
+                duration_ms \(d.integerType) NOT NULL)
+            """,
+            "CREATE INDEX index_webhook_attempts_on_delivery_id ON webhook_attempts(delivery_id)",
+        ] },
+
+        // v12: answering-machine detection on SIP calls: the action asked for, the message to
+        // leave, and when the verdict (answered_by) was made.
+        SQLMigration("v12-machine-detection") { d in [
+            "ALTER TABLE calls ADD COLUMN machine_detection TEXT",
+            "ALTER TABLE calls ADD COLUMN voicemail_message TEXT",
+            "ALTER TABLE calls ADD COLUMN answered_by_ms \(d.integerType)",
+        ] },
+
+        // v13: transfer to a person: where the call may be handed (per call or template), where
+        // it was, and how that went.
+        SQLMigration("v13-transfer") { _ in [
+            "ALTER TABLE calls ADD COLUMN transfer_to TEXT",
+            "ALTER TABLE calls ADD COLUMN transferred_to TEXT",
+            "ALTER TABLE calls ADD COLUMN transfer_outcome TEXT",
+        ] },
+
+        // v14: the storage keys that have sealed data here, so a server started without one of
+        // them (or with a wrong one) refuses to start instead of failing call by call.
+        SQLMigration("v14-storage-keys") { d in [
+            "CREATE TABLE storage_keys (key_id TEXT NOT NULL PRIMARY KEY, first_used_at \(d.dateType) NOT NULL)",
+        ] },
+
+        // v15: several nodes on one database. Each renews its lease in `nodes`; a queued call
+        // claimed by a node, and every call it runs, carries its id. `api_admissions`: call
+        // creations per API identity (a hash of the token, never the token) in the last minute,
+        // counted over every node.
+        SQLMigration("v15-nodes") { d in [
+            "CREATE TABLE nodes (id TEXT NOT NULL PRIMARY KEY, started_at \(d.dateType) NOT NULL, heartbeat_at \(d.dateType) NOT NULL)",
+            "ALTER TABLE calls ADD COLUMN node_id TEXT",
+            "CREATE INDEX calls_state_node ON calls(state, node_id)",
+            "CREATE TABLE api_admissions (identity TEXT NOT NULL, admitted_at \(d.dateType) NOT NULL)",
+            "CREATE INDEX api_admissions_identity ON api_admissions(identity, admitted_at)",
+        ] },
+    ]
+}
