@@ -179,7 +179,7 @@ import Testing
                 "the fourth in a minute, on the other node: refused until the first leaves the window")
         #expect(try await b.admitCreation(identity: "token-beta", perMinute: 3, now: t0.addingTimeInterval(30)) == nil, "per token")
         #expect(try await a.admitCreation(identity: "token-alpha", perMinute: 3, now: t0.addingTimeInterval(60.5)) == nil)
-        let stored = try await a.read { try String.fetchAll($0, sql: "SELECT identity FROM api_admissions") }
+        let stored = try await a.sqlRead { try $0.column(String.self, "SELECT identity FROM api_admissions") }
         #expect(!stored.contains { $0.contains("token") } && stored.allSatisfy { $0.count == 32 }, "a hash, not the token: \(stored)")
     }
 

@@ -171,5 +171,12 @@ import TestSupport
         #expect(try PostgresStoreDatabase.Location(url: "postgres://vb@db").database == "vb")
         #expect(throws: SQLError.self) { try PostgresStoreDatabase.Location(url: "mysql://vb@db/calls") }
         #expect(throws: SQLError.self) { try PostgresStoreDatabase.Location(url: "postgres:///calls") }
+        #expect(location.address == "postgres://vb@db.example:6543/calls", "the address logs show has no password")
+        do {
+            _ = try PostgresStoreDatabase.Location(url: "postgres://vb:secret@/calls")
+            Issue.record("a URL without a host was accepted")
+        } catch {
+            #expect(!"\(error)".contains("secret"), "a refused URL is not repeated with its password: \(error)")
+        }
     }
 }

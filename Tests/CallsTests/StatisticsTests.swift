@@ -21,7 +21,7 @@ import Testing
         if final == .completed { try await store.transition(id: call.outboundId, to: .connected) }
         try await store.transition(id: call.outboundId, to: final)
         let id = call.outboundId
-        try await store.pool.write { try $0.execute(sql: "UPDATE calls SET task_completed = ?, duration_seconds = ? WHERE outbound_id = ?", arguments: [complete, seconds, id]) }
+        try await store.sqlWrite { try $0.execute("UPDATE calls SET task_completed = ?, duration_seconds = ? WHERE outbound_id = ?", complete, seconds, id) }
         try await store.saveAnswers(callID: call.outboundId, answers: answers.enumerated().map { i, a in
             TaskTracker.Answer(questionID: "q\(i + 1)", question: a.0, status: a.1, answerText: a.2, answerSummary: a.2, confidence: 1, timesAsked: 1)
         })

@@ -70,7 +70,7 @@ import Testing
         #expect(try await store.events(after: 0).contains { $0.type == "transcript" && $0.payload.contains("marmalade") })
         #expect(try await store.webhookDeliveries(callID: id).first?.payload.contains("marmalade") == true, "the webhook carries the summary")
         #expect(try await store.page().calls.first { $0.outboundId == id }?.summary?.contains("marmalade") == true)
-        let campaignID = try #require(try await store.pool.read { try String.fetchOne($0, sql: "SELECT id FROM campaigns") })
+        let campaignID = try #require(try await store.sqlRead { try $0.scalar(String.self, "SELECT id FROM campaigns") })
         #expect(try await store.campaignResults(campaignID: campaignID).rows.first?.contact.variables["name"] == "Ophelia Quartermaine")
         #expect(try await store.campaignContacts(campaignID: campaignID).contacts.first?.variables["name"] == "Ophelia Quartermaine")
         #expect(try await store.statistics().questions.first?.yes == 1, "statistics group by the opened answer")

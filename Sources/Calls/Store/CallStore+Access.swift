@@ -1,10 +1,4 @@
-import GRDB
-
 extension CallStore {
-    /// The database the store's SQL-layer methods run on (SQLite here; the store is moving from
-    /// GRDB's query interface onto `SQLConnection`, which PostgreSQL also speaks).
-    var database: any StoreDatabase { SQLiteStoreDatabase(pool: pool) }
-
     /// Runs `value` on one consistent snapshot and returns its result. Unlike GRDB's own async
     /// `read`, it does not give up when the calling task is cancelled: a call's task is cancelled
     /// when the server shuts down, and what it reads then (its retry policy) still decides what it writes.
@@ -17,15 +11,5 @@ extension CallStore {
     /// accepted is dropped on the way out.
     func sqlWrite<T: Sendable>(_ updates: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         try await database.transaction(writes: true, updates)
-    }
-
-    /// `sqlRead` for code still on GRDB's query interface.
-    func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await SQLiteStoreDatabase(pool: pool).transaction(writes: false, value)
-    }
-
-    /// `sqlWrite` for code still on GRDB's query interface.
-    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await SQLiteStoreDatabase(pool: pool).transaction(writes: true, updates)
     }
 }

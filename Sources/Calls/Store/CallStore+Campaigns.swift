@@ -1,10 +1,5 @@
 import Foundation
-import GRDB
 import Realtime
-
-extension Campaign: FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "campaigns"
-}
 
 /// Campaigns, their contacts and the rows their uploads skipped. A contact becomes a call in the
 /// same transaction that claims it, so a crash between the two cannot dial anyone twice.
@@ -24,19 +19,23 @@ extension CallStore {
     }
 
     public func createCampaign(_ campaign: Campaign) async throws {
-        try await write { try campaign.insert($0) }
+        try await sqlWrite { try $0.insert(campaign, into: "campaigns") }
     }
 
     public func campaign(id: String) async throws -> Campaign? {
-        try await read { try Campaign.fetchOne($0, key: id) }
+        try await sqlRead { try Self.campaign(id: id, in: $0) }
+    }
+
+    static func campaign(id: String, in sql: any SQLConnection) throws -> Campaign? {
+        try sql.fetchOne(Campaign.self, "SELECT * FROM campaigns WHERE id = ?", [.text(id)])
     }
 
     /// Newest first.
     public func campaigns(inStates states: [CampaignState]? = nil) async throws -> [Campaign] {
-        try await read { db in
-            var query = Campaign.all()
-            if let states { query = query.filter(states.map(\.rawValue).contains(Column("state"))) }
-            return try query.order(Column("created_at").desc).fetchAll(db)
+        if states?.isEmpty == true { return [] }
+        return try await sqlRead { sql in
+            let filter = states.map { "WHERE state IN (\(sql.placeholders($0.count)))" } ?? ""
+            return try sql.fetchAll(Campaign.self, "SELECT * FROM campaigns \(filter) ORDER BY created_at DESC", (states ?? []).map(\.rawValue.sqlValue))
         }
     }
 
@@ -44,59 +43,58 @@ extension CallStore {
     /// not added again. Problems found on upload are kept with the campaign.
     public func addContacts(campaignID: String, _ contacts: [ContactListReader.Contact], problems: [ContactListReader.Problem],
                             columns: [String]) async throws -> [ContactListReader.Problem] {
-        try await write { [self] db in
-            guard var campaign = try Campaign.fetchOne(db, key: campaignID) else { throw CampaignFailure.notFound(campaignID) }
+        try await sqlWrite { [self] sql in
+            guard var campaign = try Self.campaign(id: campaignID, in: sql) else { throw CampaignFailure.notFound(campaignID) }
             guard campaign.state == .draft else { throw CampaignFailure.notDraft(campaignID) }
             let newColumns = columns.filter { !campaign.columns.contains($0) }
             if !newColumns.isEmpty {
                 campaign.columns += newColumns
-                try campaign.update(db, columns: ["columns"])
+                try sql.execute("UPDATE campaigns SET columns = ? WHERE id = ?", [try SQLRowEncoder.value(of: campaign.columns), .text(campaignID)])
             }
             var more = problems
             var added = 0
             for contact in contacts {
                 let variables = String(decoding: try JSONSerialization.data(withJSONObject: contact.variables, options: [.sortedKeys]), as: UTF8.self)
-                try db.execute(sql: "INSERT OR IGNORE INTO campaign_contacts (campaign_id, line, number, variables) VALUES (?, ?, ?, ?)",
-                               arguments: [campaignID, contact.line, contact.number, sealed(variables)])
-                if db.changesCount == 0 {
+                let inserted = try sql.execute("INSERT INTO campaign_contacts (campaign_id, line, number, variables) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                                               campaignID, contact.line, contact.number, sealed(variables))
+                if inserted == 0 {
                     more.append(.init(line: contact.line, column: "", value: contact.number, reason: "already in this campaign"))
                 } else {
                     added += 1
                 }
             }
             for p in more {
-                try db.execute(sql: "INSERT INTO campaign_problems (campaign_id, line, column_name, value, reason) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [campaignID, p.line, p.column, p.value, p.reason])
+                try sql.execute("INSERT INTO campaign_problems (campaign_id, line, column_name, value, reason) VALUES (?, ?, ?, ?, ?)",
+                                campaignID, p.line, p.column, p.value, p.reason)
             }
-            try db.execute(sql: "UPDATE campaigns SET contacts = contacts + ?, skipped = skipped + ? WHERE id = ?", arguments: [added, more.count, campaignID])
+            try sql.execute("UPDATE campaigns SET contacts = contacts + ?, skipped = skipped + ? WHERE id = ?", added, more.count, campaignID)
             return more
         }
     }
 
     /// The rows an upload skipped, in file order.
     public func campaignProblems(campaignID: String, limit: Int = 1000) async throws -> [ContactListReader.Problem] {
-        try await read { db in
-            try Row.fetchAll(db, sql: "SELECT line, column_name, value, reason FROM campaign_problems WHERE campaign_id = ? ORDER BY line LIMIT ?",
-                             arguments: [campaignID, limit])
-                .map { .init(line: $0["line"], column: $0["column_name"], value: $0["value"], reason: $0["reason"]) }
+        try await sqlRead { sql in
+            try sql.rows("SELECT line, column_name, value, reason FROM campaign_problems WHERE campaign_id = ? ORDER BY line LIMIT ?", campaignID, limit)
+                .map { .init(line: try $0.get("line"), column: try $0.get("column_name"), value: try $0.get("value"), reason: try $0.get("reason")) }
         }
     }
 
     /// Moves a campaign along its state machine; throws `invalidTransition` otherwise.
     @discardableResult
     public func transition(campaignID: String, to state: CampaignState, now: Date = Date()) async throws -> Campaign {
-        try await write { [self] db in
-            guard var campaign = try Campaign.fetchOne(db, key: campaignID) else { throw CampaignFailure.notFound(campaignID) }
+        try await sqlWrite { [self] sql in
+            guard var campaign = try Self.campaign(id: campaignID, in: sql) else { throw CampaignFailure.notFound(campaignID) }
             guard campaign.state.canTransition(to: state) else { throw CampaignFailure.invalidTransition(id: campaignID, from: campaign.state, to: state) }
             campaign.state = state
             if state == .running, campaign.startedAt == nil { campaign.startedAt = now }
             if state.isEnded { campaign.endedAt = now }
-            try campaign.update(db)
+            try sql.update(campaign, in: "campaigns", key: "id")
             if state == .cancelled {   // what waits in the queue is not dialed; live calls finish
-                let queued = try String.fetchAll(db, sql: "SELECT outbound_id FROM calls WHERE campaign_id = ? AND state = 'queued'", arguments: [campaignID])
-                for id in queued { _ = try transition(id: id, to: .cancelled, reason: "campaign cancelled", now: now, in: db) }
+                let queued = try sql.column(String.self, "SELECT outbound_id FROM calls WHERE campaign_id = ? AND state = 'queued'", [.text(campaignID)])
+                for id in queued { _ = try transition(id: id, to: .cancelled, reason: "campaign cancelled", now: now, in: sql) }
             }
-            if state.isEnded { try enqueueCampaignWebhook(campaign, now: now, in: db) }
+            if state.isEnded { try enqueueCampaignWebhook(campaign, now: now, in: sql) }
             return campaign
         }
     }
@@ -108,28 +106,29 @@ extension CallStore {
     /// then it is marked with `skipReason` and the next one is tried). Returns the queued call; nil
     /// when no contact waits or the campaign is no longer running (a pause is never overtaken).
     public func claimNextContact(campaignID: String, makeCall: @escaping @Sendable (ContactListReader.Contact) -> Result<CallRecord, ClaimSkip>) async throws -> CallRecord? {
-        try await write { [self] db in
-            guard try Campaign.fetchOne(db, key: campaignID)?.state == .running else { return nil }
-            while let row = try Row.fetchOne(db, sql: """
+        try await sqlWrite { [self] sql in
+            guard try Self.campaign(id: campaignID, in: sql)?.state == .running else { return nil }
+            while let row = try sql.rows("""
                 SELECT id, line, number, variables FROM campaign_contacts k WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL
                     AND NOT EXISTS (SELECT 1 FROM calls c WHERE c.callee_number = k.number AND c.direction = 'outbound'
                                     AND c.state IN ('queued', 'dialing', 'ringing', 'connected'))
                 ORDER BY id LIMIT 1
-                """, arguments: [campaignID]) {
-                let contact = ContactListReader.Contact(line: row["line"], number: row["number"], variables: try contactVariables(row["variables"]))
-                let rowID: Int64 = row["id"]
+                """, campaignID).first {
+                let contact = ContactListReader.Contact(line: try row.get("line"), number: try row.get("number"),
+                                                        variables: try contactVariables(try row.get("variables")))
+                let rowID = try row.get("id", as: Int64.self)
                 var skip: String?
-                if try DoNotCallEntry.isListed(contact.number, in: db.sql) { skip = "on the do-not-call list" }
+                if try DoNotCallEntry.isListed(contact.number, in: sql) { skip = "on the do-not-call list" }
                 if skip == nil {
                     switch makeCall(contact) {
                     case .success(let call):
-                        try insert(call, in: db)
-                        try db.execute(sql: "UPDATE campaign_contacts SET outbound_id = ? WHERE id = ?", arguments: [call.outboundId, rowID])
+                        try insert(call, in: sql)
+                        try sql.execute("UPDATE campaign_contacts SET outbound_id = ? WHERE id = ?", call.outboundId, rowID)
                         return call   // as built: its metadata in the clear
                     case .failure(let reason): skip = reason.reason
                     }
                 }
-                try db.execute(sql: "UPDATE campaign_contacts SET skip_reason = ? WHERE id = ?", arguments: [skip, rowID])
+                try sql.execute("UPDATE campaign_contacts SET skip_reason = ? WHERE id = ?", skip, rowID)
             }
             return nil
         }
@@ -159,14 +158,14 @@ extension CallStore {
     }
 
     public func progress(campaignID: String) async throws -> CampaignProgress {
-        try await read { db in
+        try await sqlRead { sql in
             var progress = CampaignProgress()
-            progress.waiting = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM campaign_contacts WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL",
-                                                arguments: [campaignID]) ?? 0
-            progress.skippedAtDial = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM campaign_contacts WHERE campaign_id = ? AND skip_reason IS NOT NULL",
-                                                      arguments: [campaignID]) ?? 0
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls WHERE campaign_id = ? GROUP BY state", arguments: [campaignID]) {
-                progress.calls[row["state"]] = row["n"]
+            progress.waiting = try sql.scalar(Int.self, "SELECT COUNT(*) FROM campaign_contacts WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL",
+                                              [.text(campaignID)]) ?? 0
+            progress.skippedAtDial = try sql.scalar(Int.self, "SELECT COUNT(*) FROM campaign_contacts WHERE campaign_id = ? AND skip_reason IS NOT NULL",
+                                                    [.text(campaignID)]) ?? 0
+            for row in try sql.rows("SELECT state, COUNT(*) AS n FROM calls WHERE campaign_id = ? GROUP BY state", campaignID) {
+                progress.calls[try row.get("state", as: String.self)] = try row.get("n", as: Int.self)
             }
             return progress
         }
@@ -174,11 +173,11 @@ extension CallStore {
 
     /// Calls of the campaign that hold one of its concurrent slots now: live, or queued and due.
     public func campaignCallsHoldingSlots(campaignID: String, now: Date = Date()) async throws -> Int {
-        try await read { db in
-            try Int.fetchOne(db, sql: """
+        try await sqlRead { sql in
+            try sql.scalar(Int.self, """
                 SELECT COUNT(*) FROM calls WHERE campaign_id = ? AND (state IN ('dialing', 'ringing', 'connected')
                     OR (state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))
-                """, arguments: [campaignID, now]) ?? 0
+                """, [.text(campaignID), .date(now)]) ?? 0
         }
     }
 }
@@ -197,27 +196,32 @@ extension CallStore {
     /// The campaign's contacts in upload order, `pageSize` at a time after contact id `after`
     /// (pass the last page's `nextAfter`): an export of 100,000 rows never holds more than a page.
     public func campaignResults(campaignID: String, after: Int64 = 0, pageSize: Int = 500) async throws -> (rows: [CampaignResultRow], nextAfter: Int64?) {
-        try await read { [self] db in
-            let contacts = try Row.fetchAll(db, sql: """
+        try await sqlRead { [self] sql in
+            let contacts = try sql.rows("""
                 SELECT id, line, number, variables, outbound_id, skip_reason FROM campaign_contacts
                 WHERE campaign_id = ? AND id > ? ORDER BY id LIMIT ?
-                """, arguments: [campaignID, after, pageSize])
-            let ids = contacts.compactMap { $0["outbound_id"] as String? }
-            let calls = Dictionary(uniqueKeysWithValues: try CallRecord.filter(keys: ids).fetchAll(db).map { ($0.outboundId, try opened($0)) })
+                """, campaignID, after, pageSize)
+            let ids = try contacts.compactMap { try $0.get("outbound_id", as: String?.self) }
+            var calls: [String: CallRecord] = [:]
             var answers: [String: [TaskTracker.Answer]] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id IN (SELECT value FROM json_each(?)) ORDER BY question_id",
-                                        arguments: [String(decoding: try JSONSerialization.data(withJSONObject: ids), as: UTF8.self)]) {
-                answers[row["outbound_id"], default: []].append(try answer(SQLiteConnection.row(row)))
+            var recorded: Set<String> = []
+            if !ids.isEmpty {
+                let list = "(\(sql.placeholders(ids.count)))"
+                for call in try sql.fetchAll(CallRecord.self, "SELECT * FROM calls WHERE outbound_id IN \(list)", ids.map(\.sqlValue)) {
+                    calls[call.outboundId] = try opened(call)
+                }
+                for row in try sql.rows("SELECT * FROM answers WHERE outbound_id IN \(list) ORDER BY question_id", ids.map(\.sqlValue)) {
+                    answers[try row.get("outbound_id", as: String.self), default: []].append(try answer(row))
+                }
+                recorded = Set(try sql.column(String.self, "SELECT outbound_id FROM recordings WHERE outbound_id IN \(list)", ids.map(\.sqlValue)))
             }
-            let recorded = Set(try String.fetchAll(db, sql: "SELECT outbound_id FROM recordings WHERE outbound_id IN (SELECT value FROM json_each(?))",
-                                                   arguments: [String(decoding: try JSONSerialization.data(withJSONObject: ids), as: UTF8.self)]))
             let rows = try contacts.map { row -> CampaignResultRow in
-                let id: String? = row["outbound_id"]
-                return CampaignResultRow(contact: .init(line: row["line"], number: row["number"], variables: try contactVariables(row["variables"])),
-                                         skipReason: row["skip_reason"],
+                let id = try row.get("outbound_id", as: String?.self)
+                return CampaignResultRow(contact: .init(line: try row.get("line"), number: try row.get("number"), variables: try contactVariables(try row.get("variables"))),
+                                         skipReason: try row.get("skip_reason"),
                                          call: id.flatMap { calls[$0] }, answers: id.flatMap { answers[$0] } ?? [], hasRecording: id.map(recorded.contains) ?? false)
             }
-            return (rows, contacts.count < pageSize ? nil : contacts.last?["id"])
+            return (rows, contacts.count < pageSize ? nil : try contacts.last?.get("id", as: Int64.self))
         }
     }
 }
@@ -243,21 +247,21 @@ extension CallStore {
     /// The campaign's contacts in upload order, optionally only those in `state` (`waiting`,
     /// `skipped` or a call state), a page at a time.
     public func campaignContacts(campaignID: String, state: String? = nil, limit: Int = 50, offset: Int = 0) async throws -> (contacts: [CampaignContact], total: Int) {
-        try await read { [self] db in
+        try await sqlRead { [self] sql in
             let stateSQL = "CASE WHEN k.skip_reason IS NOT NULL THEN 'skipped' WHEN c.state IS NULL THEN 'waiting' ELSE c.state END"
             let from = "FROM campaign_contacts k LEFT JOIN calls c ON c.outbound_id = k.outbound_id WHERE k.campaign_id = ?"
             let filter = state == nil ? "" : " AND \(stateSQL) = ?"
-            var arguments: StatementArguments = [campaignID]
-            if let state { arguments += [state] }
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) \(from)\(filter)", arguments: arguments) ?? 0
-            arguments += [limit, offset]
-            let rows = try Row.fetchAll(db, sql: """
+            var arguments: [SQLValue] = [.text(campaignID)]
+            if let state { arguments.append(.text(state)) }
+            let total = try sql.scalar(Int.self, "SELECT COUNT(*) \(from)\(filter)", arguments) ?? 0
+            let rows = try sql.rows("""
                 SELECT k.line, k.number, k.variables, k.outbound_id, k.skip_reason, \(stateSQL) AS state, COALESCE(c.attempt_count, 0) AS attempts
                 \(from)\(filter) ORDER BY k.id LIMIT ? OFFSET ?
-                """, arguments: arguments)
+                """, arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
             return (try rows.map { row in
-                CampaignContact(line: row["line"], number: row["number"], variables: try contactVariables(row["variables"]),
-                                state: row["state"], attempts: row["attempts"], outboundId: row["outbound_id"], skipReason: row["skip_reason"])
+                CampaignContact(line: try row.get("line"), number: try row.get("number"), variables: try contactVariables(try row.get("variables")),
+                                state: try row.get("state"), attempts: try row.get("attempts"), outboundId: try row.get("outbound_id"),
+                                skipReason: try row.get("skip_reason"))
             }, total)
         }
     }

@@ -7,14 +7,10 @@ import GRDB
 /// inside a transaction, rows stay as stored, so a record read and written back is never sealed
 /// twice nor written in the clear.
 extension CallStore {
-    /// Per connection: SQL can open a sealed value (`vb_open(column)`, for statistics that group by
-    /// an answer); with a cipher, freed space is zeroed (`secure_delete`), so a value rewritten
-    /// sealed leaves no plain copy behind in the file.
+    /// Per SQLite connection, with a cipher: freed space is zeroed (`secure_delete`), so a value
+    /// rewritten sealed leaves no plain copy behind in the file.
     static func prepareEncryption(_ db: Database, cipher: StorageCipher?) throws {
         if cipher != nil { try db.execute(sql: "PRAGMA secure_delete = ON") }
-        db.add(function: DatabaseFunction("vb_open", argumentCount: 1, pure: true) { values in
-            try String.fromDatabaseValue(values[0]).map { try open($0, with: cipher) }
-        })
     }
 
     /// Stored text in the clear: opened with `cipher`, or as it is when it was never sealed.
@@ -26,25 +22,23 @@ extension CallStore {
 
     /// Refuses to open a database holding data sealed with a key this store was not given (or any
     /// sealed data, without a key); records the current key as one that seals here.
-    func checkStorageKeys(now: Date = Date()) throws {
-        try pool.write { db in
-            let missing = try Self.storageKeyIDs(in: db).filter { !(cipher?.keyIDs.contains($0) ?? false) }
-            guard missing.isEmpty else {
-                throw Failure.storageKeysMissing(missing: missing, configured: cipher.map { [$0.currentKeyID] } ?? [])
-            }
-            if let cipher {
-                try db.execute(sql: "INSERT OR IGNORE INTO storage_keys (key_id, first_used_at) VALUES (?, ?)", arguments: [cipher.currentKeyID, now])
-            }
+    static func checkStorageKeys(cipher: StorageCipher?, now: Date = Date(), in sql: any SQLConnection) throws {
+        let missing = try storageKeyIDs(in: sql).filter { !(cipher?.keyIDs.contains($0) ?? false) }
+        guard missing.isEmpty else {
+            throw Failure.storageKeysMissing(missing: missing, configured: cipher.map { [$0.currentKeyID] } ?? [])
+        }
+        if let cipher {
+            try sql.execute("INSERT INTO storage_keys (key_id, first_used_at) VALUES (?, ?) ON CONFLICT DO NOTHING", cipher.currentKeyID, now)
         }
     }
 
     /// The key ids that have sealed data here, oldest first.
     public func storageKeyIDs() async throws -> [String] {
-        try await read(Self.storageKeyIDs)
+        try await sqlRead(Self.storageKeyIDs)
     }
 
-    static func storageKeyIDs(in db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT key_id FROM storage_keys ORDER BY first_used_at")
+    static func storageKeyIDs(in sql: any SQLConnection) throws -> [String] {
+        try sql.column(String.self, "SELECT key_id FROM storage_keys ORDER BY first_used_at")
     }
 
     func sealed(_ text: String) -> String { cipher?.seal(text) ?? text }

@@ -99,17 +99,18 @@ extension CallStore {
     /// survivor doing the same finds nothing left to take.
     public func takeOverLostNodes(survivor: String, lease: TimeInterval, now: Date = Date(),
                                   retryAt: @escaping @Sendable (CallRecord) -> Date?) async throws -> [NodeTakeover] {
-        try await write { [self] db in
-            let lost = try String.fetchAll(db, sql: "SELECT id FROM nodes WHERE heartbeat_at < ? AND id <> ? ORDER BY id",
-                                           arguments: [now.addingTimeInterval(-lease), survivor])
+        try await sqlWrite { [self] sql in
+            let lost = try sql.column(String.self, "SELECT id FROM nodes WHERE heartbeat_at < ? AND id <> ? ORDER BY id",
+                                      [.date(now.addingTimeInterval(-lease)), .text(survivor)])
             return try lost.map { node in
-                let live = try CallRecord.filter(Column("node_id") == node && Self.liveStates.contains(Column("state")))
-                    .order(Column("created_at")).fetchAll(db)
+                let live = try sql.fetchAll(CallRecord.self, """
+                    SELECT * FROM calls WHERE node_id = ? AND state IN (\(sql.placeholders(Self.liveStates.count))) ORDER BY created_at
+                    """, [.text(node)] + Self.liveStates.map(\.sqlValue))
                 for call in live {
-                    try endAttempt(id: call.outboundId, in: .failed, reason: "node_lost", retryAt: retryAt(try opened(call)), now: now, in: db)
+                    try endAttempt(id: call.outboundId, in: .failed, reason: "node_lost", retryAt: retryAt(try opened(call)), now: now, in: sql)
                 }
-                let released = try Self.releaseClaims(of: node, in: db.sql)
-                try db.execute(sql: "DELETE FROM nodes WHERE id = ?", arguments: [node])
+                let released = try Self.releaseClaims(of: node, in: sql)
+                try sql.execute("DELETE FROM nodes WHERE id = ?", node)
                 return NodeTakeover(node: node, closed: live.map(\.outboundId), released: released)
             }
         }

@@ -22,10 +22,10 @@ extension CallStore {
                 let digits = search.filter { $0.isASCII && $0.isNumber }
                 let text = "%" + search.replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
                 if digits.isEmpty {
-                    conditions.append("purpose LIKE ? ESCAPE '\\'")
+                    conditions.append("purpose \(sql.dialect.caseInsensitiveLike) ? ESCAPE '\\'")
                     arguments.append(.text(text))
                 } else {
-                    conditions.append("(purpose LIKE ? ESCAPE '\\' OR caller_number LIKE ? OR callee_number LIKE ?)")
+                    conditions.append("(purpose \(sql.dialect.caseInsensitiveLike) ? ESCAPE '\\' OR caller_number LIKE ? OR callee_number LIKE ?)")
                     arguments += [.text(text), .text("%\(digits)%"), .text("%\(digits)%")]
                 }
             }
@@ -65,10 +65,12 @@ extension CallStore {
                 if let state = CallState(rawValue: try row.get("state")) { stats.byState[state] = try row.get("n") }
             }
             stats.tasksCompleted = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE state = 'completed' AND task_completed = ?", [.bool(true)]) ?? 0
-            stats.averageDurationSeconds = try sql.scalar(Double.self, "SELECT AVG(duration_seconds) FROM calls WHERE duration_seconds IS NOT NULL", []) ?? 0
+            stats.averageDurationSeconds = try sql.scalar(Double.self, "SELECT CAST(AVG(duration_seconds) AS \(sql.dialect.realType)) FROM calls WHERE duration_seconds IS NOT NULL", []) ?? 0
+            let integer = sql.dialect.integerType   // PostgreSQL sums a BIGINT column as numeric
             if let row = try sql.rows("""
-                SELECT COUNT(*) AS calls, COALESCE(SUM(estimated_cost), 0) AS cost, COALESCE(SUM(turns), 0) AS turns,
-                       COALESCE(SUM(barge_ins), 0) AS barge_ins, COALESCE(SUM(first_audio_ms_total), 0) AS first_audio, MAX(currency) AS currency
+                SELECT COUNT(*) AS calls, COALESCE(SUM(estimated_cost), 0) AS cost, CAST(COALESCE(SUM(turns), 0) AS \(integer)) AS turns,
+                       CAST(COALESCE(SUM(barge_ins), 0) AS \(integer)) AS barge_ins, CAST(COALESCE(SUM(first_audio_ms_total), 0) AS \(integer)) AS first_audio,
+                       MAX(currency) AS currency
                 FROM call_reports
                 """, []).first {
                 stats.reports = .init(calls: try row.get("calls"), estimatedCost: try row.get("cost"), currency: try row.get("currency", as: String?.self) ?? "USD",

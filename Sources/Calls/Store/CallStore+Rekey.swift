@@ -1,20 +1,19 @@
 import Foundation
-import GRDB
 
 /// `voicebridge rekey`: rewrites everything sealed with an older key (or stored before encryption
 /// was turned on) under the current key, a batch per transaction. It can run beside a serving
 /// node, and stopped at any point it resumes where it was: a row already under the current key is
 /// never selected again.
 extension CallStore {
-    /// The stored text that is sealed: table, column, and which rows (transcript events only;
-    /// other events hold states and counts).
-    static let sealedColumns: [(table: String, column: String, rows: String)] = [
-        ("calls", "metadata", "1"), ("calls", "summary", "1"),
-        ("transcript_entries", "text", "1"),
-        ("answers", "answer_text", "1"), ("answers", "answer_summary", "1"),
-        ("events", "payload", "type = 'transcript'"),
-        ("webhook_deliveries", "payload", "1"),
-        ("campaign_contacts", "variables", "1"),
+    /// The stored text that is sealed: table, its key columns, column, and which rows (transcript
+    /// events only; other events hold states and counts).
+    static let sealedColumns: [(table: String, key: [String], column: String, rows: String)] = [
+        ("calls", ["outbound_id"], "metadata", "1 = 1"), ("calls", ["outbound_id"], "summary", "1 = 1"),
+        ("transcript_entries", ["id"], "text", "1 = 1"),
+        ("answers", ["outbound_id", "question_id"], "answer_text", "1 = 1"), ("answers", ["outbound_id", "question_id"], "answer_summary", "1 = 1"),
+        ("events", ["id"], "payload", "type = 'transcript'"),
+        ("webhook_deliveries", ["id"], "payload", "1 = 1"),
+        ("campaign_contacts", ["id"], "variables", "1 = 1"),
     ]
 
     public struct RekeyProgress: Sendable, Equatable {
@@ -37,16 +36,18 @@ extension CallStore {
         guard let cipher else { throw StorageCipher.Failure.noKey }
         var report = RekeyReport()
         let current = Self.sealedPattern(keyID: cipher.currentKeyID)
-        for (table, column, rows) in Self.sealedColumns {
+        for (table, key, column, rows) in Self.sealedColumns {
             let stale = "\(column) IS NOT NULL AND \(column) NOT LIKE ? AND \(rows)"
-            let total = try await read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM \(table) WHERE \(stale)", arguments: [current]) ?? 0 }
+            let total = try await sqlRead { try $0.scalar(Int.self, "SELECT COUNT(*) FROM \(table) WHERE \(stale)", [.text(current)]) ?? 0 }
             var done = 0
             while done < total {
-                let n = try await write { db in
-                    let batch = try Row.fetchAll(db, sql: "SELECT rowid AS r, \(column) AS v FROM \(table) WHERE \(stale) LIMIT ?", arguments: [current, batchSize])
+                let n = try await sqlWrite { sql in
+                    let batch = try sql.rows("SELECT \(key.joined(separator: ", ")), \(column) FROM \(table) WHERE \(stale) LIMIT ?", current, batchSize)
+                    let byKey = key.map { "\($0) = ?" }.joined(separator: " AND ")
                     for row in batch {
-                        try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE rowid = ?",
-                                       arguments: [cipher.seal(try cipher.open(row["v"] as String)), row["r"] as Int64])
+                        let resealed = cipher.seal(try cipher.open(try row.get(column, as: String.self)))
+                        let keyValues = key.map { row.value($0) ?? .null }   // selected above: never missing
+                        try sql.execute("UPDATE \(table) SET \(column) = ? WHERE \(byKey)", [.text(resealed)] + keyValues)
                     }
                     return batch.count
                 }
@@ -58,13 +59,13 @@ extension CallStore {
         }
         try await rekeyRecordings(cipher, &report, progress)
         report.retiredKeys = try await retireKeys(cipher)
-        // Older frames in the write-ahead log may still hold what was rewritten.
-        try await pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        // Older frames in SQLite's write-ahead log may still hold what was rewritten.
+        try await checkpoint()
         return report
     }
 
     private func rekeyRecordings(_ cipher: StorageCipher, _ report: inout RekeyReport, _ progress: (RekeyProgress) -> Void) async throws {
-        let paths = try await read { try String.fetchAll($0, sql: "SELECT path FROM recordings ORDER BY id") }
+        let paths = try await sqlRead { try $0.column(String.self, "SELECT path FROM recordings ORDER BY id") }
         for (n, path) in paths.enumerated() {
             guard FileManager.default.fileExists(atPath: path) else { report.missingRecordings += 1; continue }
             guard SealedRecording.keyID(path: path) != cipher.currentKeyID else { continue }
@@ -83,17 +84,17 @@ extension CallStore {
 
     /// Forgets the keys that nothing stored is sealed with any more.
     private func retireKeys(_ cipher: StorageCipher) async throws -> [String] {
-        try await write { db in
+        try await sqlWrite { sql in
             // Each recording's key is read once, not once per key that might be retired.
-            let recordingKeys = Set(try String.fetchAll(db, sql: "SELECT path FROM recordings").compactMap(SealedRecording.keyID(path:)))
+            let recordingKeys = Set(try sql.column(String.self, "SELECT path FROM recordings").compactMap(SealedRecording.keyID(path:)))
             var retired: [String] = []
-            for id in try Self.storageKeyIDs(in: db) where id != cipher.currentKeyID {
+            for id in try Self.storageKeyIDs(in: sql) where id != cipher.currentKeyID {
                 var used = recordingKeys.contains(id)
-                for (table, column, _) in Self.sealedColumns where !used {
-                    used = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(column) LIKE ?)", arguments: [Self.sealedPattern(keyID: id)]) ?? false
+                for (table, _, column, _) in Self.sealedColumns where !used {
+                    used = try sql.scalar(Int.self, "SELECT 1 FROM \(table) WHERE \(column) LIKE ? LIMIT 1", [.text(Self.sealedPattern(keyID: id))]) != nil
                 }
                 if !used {
-                    try db.execute(sql: "DELETE FROM storage_keys WHERE key_id = ?", arguments: [id])
+                    try sql.execute("DELETE FROM storage_keys WHERE key_id = ?", id)
                     retired.append(id)
                 }
             }

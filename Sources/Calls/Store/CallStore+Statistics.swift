@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Seed 000 §12 (통계 대시보드): what an operator reads off a day's or a campaign's calls. Every
 /// figure carries what it counts, so "Completed 3" beside "Success rate 33.3 %" explains itself.
@@ -50,40 +49,46 @@ extension CallStore {
 
     /// Every call's figures, or one campaign's.
     public func statistics(campaignID: String? = nil) async throws -> Statistics {
-        try await read { db in
+        try await sqlRead { [self] sql in
             let filter = campaignID == nil ? "1 = 1" : "c.campaign_id = ?"   // every query names the calls table c
-            let arguments: StatementArguments = campaignID.map { [$0] } ?? []
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls c WHERE \(filter)", arguments: arguments) ?? 0
+            let arguments: [SQLValue] = campaignID.map { [.text($0)] } ?? []
+            let total = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls c WHERE \(filter)", arguments) ?? 0
             var outcomes: [String: Int] = Dictionary(uniqueKeysWithValues: Self.endedStates.map { ($0, 0) })
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls c WHERE \(filter) GROUP BY state", arguments: arguments) {
-                let state: String = row["state"]
-                if outcomes[state] != nil { outcomes[state] = row["n"] }
+            for row in try sql.rows("SELECT state, COUNT(*) AS n FROM calls c WHERE \(filter) GROUP BY state", arguments) {
+                let state = try row.get("state", as: String.self)
+                if outcomes[state] != nil { outcomes[state] = try row.get("n", as: Int.self) }
             }
             let ended = outcomes.values.reduce(0, +)
-            let succeeded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM calls c WHERE \(filter) AND state = 'completed' AND task_completed = 1",
-                                             arguments: arguments) ?? 0
-            let talk = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, COALESCE(AVG(duration_seconds), 0) AS mean FROM calls c WHERE \(filter) AND answered_at IS NOT NULL AND duration_seconds IS NOT NULL",
-                                        arguments: arguments)
+            let succeeded = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls c WHERE \(filter) AND state = 'completed' AND task_completed = ?",
+                                           arguments + [.bool(true)]) ?? 0
+            let talk = try sql.rows("""
+                SELECT COUNT(*) AS n, CAST(COALESCE(AVG(duration_seconds), 0) AS \(sql.dialect.realType)) AS mean
+                FROM calls c WHERE \(filter) AND answered_at IS NOT NULL AND duration_seconds IS NOT NULL
+                """, arguments).first
+            // Grouped by the stored summary, opened here: sealed summaries differ even when their
+            // text is the same, so they are counted together once opened.
             var questions: [String: (order: Int, statuses: [String: Int], yes: Int, no: Int)] = [:]
-            for row in try Row.fetchAll(db, sql: """
-                SELECT a.question_text AS q, MIN(a.question_id) AS qid, a.status AS status, LOWER(COALESCE(vb_open(a.answer_summary), '')) AS normalized, COUNT(*) AS n
+            for row in try sql.rows("""
+                SELECT a.question_text AS q, MIN(a.question_id) AS qid, a.status AS status, a.answer_summary AS summary, COUNT(*) AS n
                 FROM answers a JOIN calls c ON c.outbound_id = a.outbound_id WHERE \(filter)
-                GROUP BY a.question_text, a.status, normalized
-                """, arguments: arguments) {
-                let text: String = row["q"], status: String = row["status"], summary: String = row["normalized"], n: Int = row["n"]
-                let order = Int((row["qid"] as String).dropFirst()) ?? 0
+                GROUP BY a.question_text, a.status, a.answer_summary
+                """, arguments) {
+                let text = try row.get("q", as: String.self), status = try row.get("status", as: String.self), n = try row.get("n", as: Int.self)
+                let summary = try opened(try row.get("summary", as: String?.self))?.lowercased() ?? ""
+                let order = Int(try row.get("qid", as: String.self).dropFirst()) ?? 0
                 var entry = questions[text] ?? (order, [:], 0, 0)
+                entry.order = min(entry.order, order)
                 entry.statuses[status, default: 0] += n
                 if status == "answered", summary == "yes" { entry.yes += n }
                 if status == "answered", summary == "no" { entry.no += n }
                 questions[text] = entry
             }
-            let hours = try Row.fetchAll(db, sql: """
-                SELECT strftime('%Y-%m-%dT%H:00:00Z', a.started_at) AS hour, COUNT(*) AS n FROM attempts a JOIN calls c ON c.outbound_id = a.outbound_id
+            let hours = try sql.rows("""
+                SELECT \(sql.dialect.hourUTC("a.started_at")) AS hour, COUNT(*) AS n FROM attempts a JOIN calls c ON c.outbound_id = a.outbound_id
                 WHERE \(filter) GROUP BY hour ORDER BY hour DESC LIMIT 168
-                """, arguments: arguments).compactMap { row -> Statistics.Hour? in
-                guard let date = ISO8601DateFormatter().date(from: row["hour"]) else { return nil }
-                return .init(hour: date, calls: row["n"])
+                """, arguments).compactMap { row -> Statistics.Hour? in
+                guard let date = ISO8601DateFormatter().date(from: try row.get("hour", as: String.self)) else { return nil }
+                return .init(hour: date, calls: try row.get("n"))
             }
             return Statistics(
                 scope: campaignID.map { "the calls of campaign \($0)" } ?? "every call stored, outbound and inbound",
@@ -91,8 +96,9 @@ extension CallStore {
                 successRate: .init(value: ended == 0 ? 0 : (Double(succeeded) * 1000 / Double(ended)).rounded() / 10,
                                    counts: "completed calls whose every question got an answer, as a percentage of ended calls (completed, no answer, busy, rejected, failed, cancelled)",
                                    numerator: succeeded, denominator: ended),
-                averageDurationSeconds: .init(value: ((talk?["mean"] as Double? ?? 0) * 10).rounded() / 10,
-                                              counts: "mean talk time, answer to hang-up, of calls that were answered", numerator: nil, denominator: talk?["n"]),
+                averageDurationSeconds: .init(value: ((try talk?.get("mean", as: Double.self) ?? 0) * 10).rounded() / 10,
+                                              counts: "mean talk time, answer to hang-up, of calls that were answered", numerator: nil,
+                                              denominator: try talk?.get("n", as: Int.self)),
                 outcomes: outcomes, outcomesCount: "ended calls by final state; a call waiting for its retry is not ended",
                 questions: questions.sorted { ($0.value.order, $0.key) < ($1.value.order, $1.key) }
                     .map { .init(question: $0.key, statuses: $0.value.statuses, yes: $0.value.yes, no: $0.value.no) },

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Webhook endpoints and the outbox. A delivery is written in the transaction of the state change
 /// it reports (`transition`, a campaign's end), so an event the database holds is an event that
@@ -22,52 +21,61 @@ extension CallStore {
     // MARK: Endpoints
 
     public func createWebhook(_ endpoint: WebhookEndpoint) async throws {
-        try await write { try endpoint.insert($0) }
+        try await sqlWrite { try $0.insert(endpoint, into: "webhook_endpoints") }
     }
 
     public func webhooks() async throws -> [WebhookEndpoint] {
-        try await read { try WebhookEndpoint.order(Column("created_at"), Column("id")).fetchAll($0) }
+        try await sqlRead { try $0.fetchAll(WebhookEndpoint.self, "SELECT * FROM webhook_endpoints ORDER BY created_at, id") }
     }
 
     public func webhook(id: String) async throws -> WebhookEndpoint? {
-        try await read { try WebhookEndpoint.fetchOne($0, key: id) }
+        try await sqlRead { try Self.webhook(id: id, in: $0) }
+    }
+
+    static func webhook(id: String, in sql: any SQLConnection) throws -> WebhookEndpoint? {
+        try sql.fetchOne(WebhookEndpoint.self, "SELECT * FROM webhook_endpoints WHERE id = ?", [.text(id)])
     }
 
     /// Changes an API-made endpoint with `change`; one from the configuration file is refused.
     public func updateWebhook(id: String, _ change: @escaping @Sendable (inout WebhookEndpoint) -> Void) async throws -> WebhookEndpoint {
-        try await write { db in
-            guard var endpoint = try WebhookEndpoint.fetchOne(db, key: id) else { throw WebhookFailure.notFound(id) }
+        try await sqlWrite { sql in
+            guard var endpoint = try Self.webhook(id: id, in: sql) else { throw WebhookFailure.notFound(id) }
             guard !endpoint.fromConfig else { throw WebhookFailure.fromConfig(id) }
             change(&endpoint)
             if endpoint.enabled { endpoint.disabledReason = nil }
-            try endpoint.update(db)
+            try sql.update(endpoint, in: "webhook_endpoints", key: "id")
             return endpoint
         }
     }
 
     /// Deletes an API-made endpoint with its delivery history.
     public func deleteWebhook(id: String) async throws -> Bool {
-        try await write { db in
-            guard let endpoint = try WebhookEndpoint.fetchOne(db, key: id) else { return false }
+        try await sqlWrite { sql in
+            guard let endpoint = try Self.webhook(id: id, in: sql) else { return false }
             guard !endpoint.fromConfig else { throw WebhookFailure.fromConfig(id) }
-            return try endpoint.delete(db)
+            return try sql.execute("DELETE FROM webhook_endpoints WHERE id = ?", id) > 0
         }
     }
 
     /// Makes the stored configuration endpoints match the file: added or updated by name; one
     /// removed from the file is turned off (its deliveries stay visible), not deleted.
     public func syncConfiguredWebhooks(_ configured: [WebhookEndpoint]) async throws {
-        try await write { db in
+        try await sqlWrite { sql in
             for var endpoint in configured {
                 endpoint.fromConfig = true
-                if let stored = try WebhookEndpoint.fetchOne(db, key: endpoint.id) { endpoint.createdAt = stored.createdAt }
-                try endpoint.save(db)
+                if let stored = try Self.webhook(id: endpoint.id, in: sql) {
+                    endpoint.createdAt = stored.createdAt
+                    try sql.update(endpoint, in: "webhook_endpoints", key: "id")
+                } else {
+                    try sql.insert(endpoint, into: "webhook_endpoints")
+                }
             }
             let names = Set(configured.map(\.id))
-            for var removed in try WebhookEndpoint.filter(Column("from_config") == true).fetchAll(db) where !names.contains(removed.id) && removed.enabled {
+            for var removed in try sql.fetchAll(WebhookEndpoint.self, "SELECT * FROM webhook_endpoints WHERE from_config = ?", [.bool(true)])
+            where !names.contains(removed.id) && removed.enabled {
                 removed.enabled = false
                 removed.disabledReason = "removed from the configuration file"
-                try removed.update(db)
+                try sql.update(removed, in: "webhook_endpoints", key: "id")
             }
         }
     }
@@ -76,21 +84,21 @@ extension CallStore {
 
     /// Writes one delivery of `type` with `data` for every endpoint that wants it, inside the caller's transaction.
     func enqueueWebhook(_ type: WebhookEventType, data: [String: Any], outboundID: String? = nil, campaignID: String? = nil,
-                        now: Date, in db: Database) throws {
-        let endpoints = try WebhookEndpoint.filter(Column("enabled") == true).fetchAll(db).filter { $0.wants(type) }
+                        now: Date, in sql: any SQLConnection) throws {
+        let endpoints = try sql.fetchAll(WebhookEndpoint.self, "SELECT * FROM webhook_endpoints WHERE enabled = ?", [.bool(true)]).filter { $0.wants(type) }
         guard !endpoints.isEmpty else { return }
         let body: [String: Any] = ["type": type.rawValue, "timestamp": Self.iso8601(now), "data": data]
         let payload = String(decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
         for endpoint in endpoints {
-            try WebhookDelivery(id: WebhookDelivery.newID(), endpointId: endpoint.id, eventType: type.rawValue, outboundId: outboundID,
-                                campaignId: campaignID, payload: sealed(payload), state: .pending, attemptCount: 0, nextAttemptAt: now,
-                                createdAt: now).insert(db)
+            try sql.insert(WebhookDelivery(id: WebhookDelivery.newID(), endpointId: endpoint.id, eventType: type.rawValue, outboundId: outboundID,
+                                           campaignId: campaignID, payload: sealed(payload), state: .pending, attemptCount: 0, nextAttemptAt: now,
+                                           createdAt: now), into: "webhook_deliveries")
         }
     }
 
     /// A call's final outcome, as its webhook announces it: the result without the transcript
     /// (`/api/outbound/{id}` has everything), kept well under Standard Webhooks' 20 kB advice.
-    func enqueueCallWebhook(_ call: CallRecord, now: Date, in db: Database) throws {
+    func enqueueCallWebhook(_ call: CallRecord, now: Date, in sql: any SQLConnection) throws {
         var data: [String: Any] = [
             "outbound_id": call.outboundId, "direction": call.direction.rawValue, "state": call.state.rawValue,
             "caller_number": call.callerNumber, "callee_number": call.calleeNumber, "purpose": call.purpose,
@@ -103,27 +111,27 @@ extension CallStore {
             "answered_at": call.answeredAt.map(Self.iso8601),
         ]
         for case let (key, value?) in optional { data[key] = value }
-        let answers = try Row.fetchAll(db, sql: "SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", arguments: [call.outboundId])
-            .map { try answer(SQLiteConnection.row($0)) }
+        let answers = try sql.rows("SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", call.outboundId).map(answer)
         data["answers"] = answers.map { answer -> [String: Any] in
             var item: [String: Any] = ["question_id": answer.questionID, "question": answer.question, "status": answer.status.rawValue]
             if let text = answer.answerSummary ?? answer.answerText { item["answer"] = text }
             return item
         }
         try enqueueWebhook(WebhookEventType(finalState: call.state), data: data, outboundID: call.outboundId,
-                           campaignID: call.campaignId, now: now, in: db)
+                           campaignID: call.campaignId, now: now, in: sql)
     }
 
-    func enqueueCampaignWebhook(_ campaign: Campaign, now: Date, in db: Database) throws {
+    func enqueueCampaignWebhook(_ campaign: Campaign, now: Date, in sql: any SQLConnection) throws {
         let type: WebhookEventType = campaign.state == .completed ? .campaignCompleted : .campaignCancelled
-        let counts = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM calls WHERE campaign_id = ? GROUP BY state", arguments: [campaign.id])
         var calls: [String: Int] = [:]
-        for row in counts { calls[row["state"]] = row["n"] }
+        for row in try sql.rows("SELECT state, COUNT(*) AS n FROM calls WHERE campaign_id = ? GROUP BY state", campaign.id) {
+            calls[try row.get("state", as: String.self)] = try row.get("n", as: Int.self)
+        }
         var data: [String: Any] = ["campaign_id": campaign.id, "name": campaign.name, "state": campaign.state.rawValue,
                                    "contacts": campaign.contacts, "skipped": campaign.skipped, "calls": calls]
         if let started = campaign.startedAt { data["started_at"] = Self.iso8601(started) }
         if let ended = campaign.endedAt { data["ended_at"] = Self.iso8601(ended) }
-        try enqueueWebhook(type, data: data, campaignID: campaign.id, now: now, in: db)
+        try enqueueWebhook(type, data: data, campaignID: campaign.id, now: now, in: sql)
     }
 
     /// Claims up to `limit` deliveries that are due, with their endpoints: each one's next attempt
@@ -131,16 +139,15 @@ extension CallStore {
     /// interrupted is tried again once the lease runs out. A turned-off endpoint's deliveries wait
     /// (they go out if it is turned on again).
     public func claimDueWebhookDeliveries(now: Date = Date(), limit: Int, lease: TimeInterval) async throws -> [(WebhookDelivery, WebhookEndpoint)] {
-        try await write { [self] db in
-            let due = try WebhookDelivery.fetchAll(db, sql: """
+        try await sqlWrite { [self] sql in
+            let due = try sql.fetchAll(WebhookDelivery.self, """
                 SELECT * FROM webhook_deliveries
-                WHERE state = 'pending' AND next_attempt_at <= ? AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = 1)
-                ORDER BY next_attempt_at LIMIT ?
-                """, arguments: [now, limit])
+                WHERE state = 'pending' AND next_attempt_at <= ? AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = ?)
+                ORDER BY next_attempt_at LIMIT ?\(sql.dialect.skipLocked)
+                """, [.date(now), .bool(true), .integer(Int64(limit))])
             return try due.compactMap { delivery in
-                guard let endpoint = try WebhookEndpoint.fetchOne(db, key: delivery.endpointId) else { return nil }
-                try db.execute(sql: "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?",
-                               arguments: [now.addingTimeInterval(lease), delivery.id])
+                guard let endpoint = try Self.webhook(id: delivery.endpointId, in: sql) else { return nil }
+                try sql.execute("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?", now.addingTimeInterval(lease), delivery.id)
                 return (try opened(delivery), endpoint)
             }
         }
@@ -148,10 +155,9 @@ extension CallStore {
 
     /// Stores an attempt and what follows from it, in one transaction.
     public func recordWebhookAttempt(_ attempt: WebhookAttempt, verdict: WebhookRetryPolicy.Verdict) async throws {
-        try await write { db in
-            var attempt = attempt
-            try attempt.insert(db)
-            guard var delivery = try WebhookDelivery.fetchOne(db, key: attempt.deliveryId) else { return }
+        try await sqlWrite { sql in
+            try sql.insert(attempt, into: "webhook_attempts")
+            guard var delivery = try Self.webhookDelivery(id: attempt.deliveryId, in: sql) else { return }
             delivery.attemptCount += 1
             delivery.lastStatus = attempt.status
             delivery.lastError = attempt.error
@@ -166,45 +172,53 @@ extension CallStore {
             case .disableEndpoint:
                 delivery.state = .failed; delivery.nextAttemptAt = nil
                 delivery.lastError = "the receiver answered 410 Gone: endpoint turned off"
-                try db.execute(sql: "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = '410 Gone from the receiver' WHERE id = ?",
-                               arguments: [delivery.endpointId])
+                try sql.execute("UPDATE webhook_endpoints SET enabled = ?, disabled_reason = '410 Gone from the receiver' WHERE id = ?",
+                                false, delivery.endpointId)
             }
-            try delivery.update(db)
+            try sql.update(delivery, in: "webhook_deliveries", key: "id")
         }
     }
 
     /// Sends a delivery again at once (same webhook-id), whatever became of it.
     public func replayWebhookDelivery(id: String, now: Date = Date()) async throws -> WebhookDelivery {
-        try await write { [self] db in
-            guard var delivery = try WebhookDelivery.fetchOne(db, key: id) else { throw WebhookFailure.deliveryNotFound(id) }
+        try await sqlWrite { [self] sql in
+            guard var delivery = try Self.webhookDelivery(id: id, in: sql) else { throw WebhookFailure.deliveryNotFound(id) }
             delivery.state = .pending
             delivery.nextAttemptAt = now
-            try delivery.update(db)
+            try sql.update(delivery, in: "webhook_deliveries", key: "id")
             return try opened(delivery)
         }
     }
 
     public func webhookDelivery(id: String) async throws -> WebhookDelivery? {
-        try await read { try WebhookDelivery.fetchOne($0, key: id) }.map(opened)
+        try await sqlRead { try Self.webhookDelivery(id: id, in: $0) }.map(opened)
+    }
+
+    static func webhookDelivery(id: String, in sql: any SQLConnection) throws -> WebhookDelivery? {
+        try sql.fetchOne(WebhookDelivery.self, "SELECT * FROM webhook_deliveries WHERE id = ?", [.text(id)])
     }
 
     /// An endpoint's deliveries, newest first.
     public func webhookDeliveries(endpointID: String, state: WebhookDelivery.State? = nil, limit: Int = 50, offset: Int = 0) async throws -> [WebhookDelivery] {
-        try await read { db in
-            var query = WebhookDelivery.filter(Column("endpoint_id") == endpointID)
-            if let state { query = query.filter(Column("state") == state.rawValue) }
-            return try query.order(Column("created_at").desc, Column("id")).limit(limit, offset: offset).fetchAll(db)
+        try await sqlRead { sql in
+            try sql.fetchAll(WebhookDelivery.self, """
+                SELECT * FROM webhook_deliveries WHERE endpoint_id = ?\(state == nil ? "" : " AND state = ?")
+                ORDER BY created_at DESC, id LIMIT ? OFFSET ?
+                """, [.text(endpointID)] + (state.map { [.text($0.rawValue)] } ?? []) + [.integer(Int64(limit)), .integer(Int64(offset))])
         }.map(opened)
     }
 
     /// Deliveries that report a call, oldest first.
     public func webhookDeliveries(callID: String) async throws -> [WebhookDelivery] {
-        try await read { try WebhookDelivery.filter(Column("outbound_id") == callID).order(Column("created_at"), Column("id")).fetchAll($0) }.map(opened)
+        try await sqlRead { try $0.fetchAll(WebhookDelivery.self, "SELECT * FROM webhook_deliveries WHERE outbound_id = ? ORDER BY created_at, id", [.text(callID)]) }
+            .map(opened)
     }
 
     public func webhookAttempts(deliveryIDs: [String]) async throws -> [String: [WebhookAttempt]] {
-        try await read { db in
-            Dictionary(grouping: try WebhookAttempt.filter(deliveryIDs.contains(Column("delivery_id"))).order(Column("id")).fetchAll(db), by: \.deliveryId)
+        guard !deliveryIDs.isEmpty else { return [:] }
+        return try await sqlRead { sql in
+            Dictionary(grouping: try sql.fetchAll(WebhookAttempt.self, "SELECT * FROM webhook_attempts WHERE delivery_id IN (\(sql.placeholders(deliveryIDs.count))) ORDER BY id",
+                                                  deliveryIDs.map(\.sqlValue)), by: \.deliveryId)
         }
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 
-/// The SQLite database behind every call: one file, WAL journal, versioned migrations.
+/// The database behind every call: one SQLite file (WAL journal), or a PostgreSQL server several
+/// nodes share; one schema with versioned migrations.
 ///
 /// Every state change is written here, with its event, in one transaction *before* anyone is told
 /// about it, so whatever the dashboard has shown survives a crash.
@@ -37,40 +38,73 @@ public final class CallStore: Sendable {
         }
     }
 
+    /// The SQLite file, or where the PostgreSQL server is (without its password).
     public let path: String
-    let pool: DatabasePool
+    /// Where every transaction runs: the SQLite file or the PostgreSQL server.
+    let database: any StoreDatabase
+    /// The SQLite file's pool, for what only SQLite has (journal mode, WAL checkpoints); nil on PostgreSQL.
+    let pool: DatabasePool?
     /// Seals transcripts, answers, summaries, metadata, contact variables and webhook payloads
     /// (and the recordings the call manager writes); nil: stored as plain text.
     public let cipher: StorageCipher?
 
-    /// Opens (creating if needed) the database at `path` and brings its schema up to date. With a
-    /// `cipher`, refuses a database holding data sealed with keys the cipher does not have.
-    public init(path: String, cipher: StorageCipher? = nil) throws {
+    /// Opens (creating if needed) the SQLite file at `path` and brings its schema up to date. With
+    /// a `cipher`, refuses a database holding data sealed with keys the cipher does not have.
+    public convenience init(path: String, cipher: StorageCipher? = nil) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in try Self.prepareEncryption(db, cipher: cipher) }
-        self.path = path
-        self.cipher = cipher
-        self.pool = try DatabasePool(path: path, configuration: configuration)
-        try pool.write { try Self.migrator.migrate(in: $0.sql) }
-        try checkStorageKeys()
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.write { try Self.prepare($0.sql, cipher: cipher) }
+        self.init(path: path, database: SQLiteStoreDatabase(pool: pool), pool: pool, cipher: cipher)
     }
 
-    /// Names of the migrations applied to this file, oldest first.
+    /// Opens the store `location` names: a `postgres://user:password@host:port/database` URL
+    /// selects PostgreSQL (every node of a cluster names the same one); anything else is a SQLite
+    /// file's path. The schema is brought up to date and the storage keys checked as for a file.
+    public static func open(_ location: String, cipher: StorageCipher? = nil) async throws -> CallStore {
+        guard location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") else { return try CallStore(path: location, cipher: cipher) }
+        let database = try PostgresStoreDatabase(url: location)
+        do {
+            try await database.transaction(writes: true) { try prepare($0, cipher: cipher) }
+        } catch {
+            await database.close()
+            throw error
+        }
+        return CallStore(path: database.location.address, database: database, pool: nil, cipher: cipher)
+    }
+
+    private init(path: String, database: any StoreDatabase, pool: DatabasePool?, cipher: StorageCipher?) {
+        self.path = path
+        self.database = database
+        self.pool = pool
+        self.cipher = cipher
+    }
+
+    /// Brings the schema up to date and checks the storage keys, in one transaction (on
+    /// PostgreSQL under the writers' lock, so nodes starting together migrate one at a time).
+    private static func prepare(_ sql: any SQLConnection, cipher: StorageCipher?) throws {
+        try migrator.migrate(in: sql)
+        try checkStorageKeys(cipher: cipher, in: sql)
+    }
+
+    /// Names of the migrations applied to this database, oldest first.
     public func appliedMigrations() async throws -> [String] {
         try await sqlRead { try Self.migrator.applied(in: $0) }
     }
 
-    public func journalMode() async throws -> String {
-        try await read { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
+    /// SQLite's journal mode (`wal`); nil on PostgreSQL.
+    public func journalMode() async throws -> String? {
+        guard pool != nil else { return nil }
+        return try await sqlRead { try $0.scalar(String.self, "PRAGMA journal_mode") }
     }
 
     /// Answers whether the database is reachable and consistent enough to serve (for /healthz).
     public func isHealthy() async -> Bool {
-        (try? await read { try Int.fetchOne($0, sql: "SELECT 1") }) == 1
+        (try? await sqlRead { try $0.scalar(Int.self, "SELECT 1") }) == 1
     }
 
     /// Closes the calls a crash of `node` left in dialing, ringing or connected (and live calls no
@@ -79,21 +113,22 @@ public final class CallStore: Sendable {
     /// Other nodes' calls are theirs (or, once their lease runs out, `takeOverLostNodes`'s). Returns the ids it closed.
     @discardableResult
     public func reconcileAfterRestart(node: String, now: Date = Date()) async throws -> [String] {
-        try await write { [self] db in
-            let stranded = try CallRecord.filter(Self.liveStates.contains(Column("state")) && (Column("node_id") == nil || Column("node_id") == node)).fetchAll(db)
-            try Self.releaseClaims(of: node, in: db.sql)
+        try await sqlWrite { [self] sql in
+            let stranded = try sql.fetchAll(CallRecord.self, "SELECT * FROM calls WHERE state IN (\(sql.placeholders(Self.liveStates.count))) AND (node_id IS NULL OR node_id = ?)",
+                                            Self.liveStates.map(\.sqlValue) + [.text(node)])
+            try Self.releaseClaims(of: node, in: sql)
             for var call in stranded {
                 let from = call.state
                 call.state = .failed
                 call.failureReason = "interrupted_by_restart"
                 call.completedAt = now
                 call.lastOutcome = CallState.failed.rawValue
-                try call.update(db)
-                try Self.closeAttempt(callID: call.outboundId, outcome: .failed, reason: "interrupted_by_restart", at: now, in: db.sql)
+                try sql.update(call, in: "calls", key: "outbound_id")
+                try Self.closeAttempt(callID: call.outboundId, outcome: .failed, reason: "interrupted_by_restart", at: now, in: sql)
                 try Self.append(CallEvent(outboundId: call.outboundId, type: "outbound_failed",
                                           payload: Self.json(["state": "failed", "previous_state": from.rawValue, "reason": "interrupted_by_restart"]),
-                                          createdAt: now), in: db.sql)
-                try enqueueCallWebhook(call, now: now, in: db)
+                                          createdAt: now), in: sql)
+                try enqueueCallWebhook(call, now: now, in: sql)
             }
             return stranded.map(\.outboundId)
         }
@@ -104,41 +139,47 @@ public final class CallStore: Sendable {
     /// (atomically, so two racing requests cannot both pass) when an outbound call to the same number is still open.
     @discardableResult
     public func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false) async throws -> CallEvent {
-        try await write { [self] in try insert(call, onlyIfCalleeFree: onlyIfCalleeFree, in: $0) }
+        try await sqlWrite { [self] in try insert(call, onlyIfCalleeFree: onlyIfCalleeFree, in: $0) }
     }
 
     /// `insert(_:onlyIfCalleeFree:)` inside a transaction the caller holds.
     @discardableResult
-    func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false, in db: Database) throws -> CallEvent {
-        if call.direction == .outbound, try DoNotCallEntry.isListed(call.calleeNumber, in: db.sql) {
+    func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false, in sql: any SQLConnection) throws -> CallEvent {
+        if call.direction == .outbound, try DoNotCallEntry.isListed(call.calleeNumber, in: sql) {
             throw Failure.doNotCall(number: call.calleeNumber)
         }
         if onlyIfCalleeFree {
-            let open = [CallState.queued, .dialing, .ringing, .connected].map(\.rawValue)
-            if let existing = try CallRecord.filter(Column("callee_number") == call.calleeNumber && open.contains(Column("state")) && Column("direction") == "outbound").fetchOne(db) {
-                throw Failure.calleeBusy(number: call.calleeNumber, existing: existing.outboundId)
+            if let existing = try sql.scalar(String.self, """
+                SELECT outbound_id FROM calls WHERE callee_number = ? AND state IN ('queued', 'dialing', 'ringing', 'connected') AND direction = 'outbound' LIMIT 1
+                """, [.text(call.calleeNumber)]) {
+                throw Failure.calleeBusy(number: call.calleeNumber, existing: existing)
             }
         }
-        try sealed(call).insert(db)
-        if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: db.sql) }   // inbound: answered already
+        try sql.insert(sealed(call), into: "calls")
+        if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: sql) }   // inbound: answered already
         return try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
-                                         payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt), in: db.sql)
+                                         payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt), in: sql)
     }
 
     public func call(id: String) async throws -> CallRecord? {
-        try await read { try CallRecord.fetchOne($0, key: id) }.map(opened)
+        try await sqlRead { try Self.call(id: id, in: $0) }.map(opened)
+    }
+
+    static func call(id: String, in sql: any SQLConnection) throws -> CallRecord? {
+        try sql.fetchOne(CallRecord.self, "SELECT * FROM calls WHERE outbound_id = ?", [.text(id)])
     }
 
     /// The call a provider knows by `externalID` (SIP Call-ID or Twilio CallSid), newest first.
     public func call(externalID: String) async throws -> CallRecord? {
-        try await read { try CallRecord.filter(Column("call_id") == externalID).order(Column("created_at").desc).fetchOne($0) }.map(opened)
+        try await sqlRead { try $0.fetchOne(CallRecord.self, "SELECT * FROM calls WHERE call_id = ? ORDER BY created_at DESC LIMIT 1", [.text(externalID)]) }
+            .map(opened)
     }
 
     public func calls(inStates states: [CallState]) async throws -> [CallRecord] {
-        try await read { db in
-            try CallRecord.filter(states.map(\.rawValue).contains(Column("state")))
-                .order(Column("priority").desc, Column("created_at"))
-                .fetchAll(db)
+        guard !states.isEmpty else { return [] }
+        return try await sqlRead { sql in
+            try sql.fetchAll(CallRecord.self, "SELECT * FROM calls WHERE state IN (\(sql.placeholders(states.count))) ORDER BY priority DESC, created_at",
+                             states.map(\.rawValue.sqlValue))
         }.map(opened)
     }
 
@@ -152,7 +193,7 @@ public final class CallStore: Sendable {
     @discardableResult
     public func transition(id: String, to state: CallState, from expected: CallState? = nil, reason: String? = nil, heldBy node: String? = nil,
                            now: Date = Date()) async throws -> (CallRecord, CallEvent) {
-        let (call, event) = try await write { [self] in try transition(id: id, to: state, from: expected, reason: reason, heldBy: node, now: now, in: $0) }
+        let (call, event) = try await sqlWrite { [self] in try transition(id: id, to: state, from: expected, reason: reason, heldBy: node, now: now, in: $0) }
         return (try opened(call), event)
     }
 
@@ -160,23 +201,23 @@ public final class CallStore: Sendable {
     /// and the call's webhook waits for its final outcome instead of announcing this one.
     /// With `heldBy`, only while that node holds the call (see `transition`).
     public func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, heldBy node: String? = nil, now: Date = Date()) async throws {
-        try await write { [self] db in try endAttempt(id: id, in: state, reason: reason, retryAt: retryAt, heldBy: node, now: now, in: db) }
+        try await sqlWrite { [self] sql in try endAttempt(id: id, in: state, reason: reason, retryAt: retryAt, heldBy: node, now: now, in: sql) }
     }
 
     /// `endAttempt(id:in:reason:retryAt:now:)` inside a transaction the caller holds.
-    func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, heldBy node: String? = nil, now: Date, in db: Database) throws {
-        try transition(id: id, to: state, reason: reason, announce: retryAt == nil, heldBy: node, now: now, in: db)
+    func endAttempt(id: String, in state: CallState, reason: String, retryAt: Date?, heldBy node: String? = nil, now: Date, in sql: any SQLConnection) throws {
+        try transition(id: id, to: state, reason: reason, announce: retryAt == nil, heldBy: node, now: now, in: sql)
         guard let retryAt else { return }
-        try db.execute(sql: "UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", arguments: [retryAt, id])
-        try transition(id: id, to: .queued, reason: "retry after \(reason)", now: now, in: db)   // last_outcome keeps this attempt's end
+        try sql.execute("UPDATE calls SET next_attempt_at = ? WHERE outbound_id = ?", retryAt, id)
+        try transition(id: id, to: .queued, reason: "retry after \(reason)", now: now, in: sql)   // last_outcome keeps this attempt's end
     }
 
     /// `transition(id:to:reason:now:)` inside a transaction the caller holds; `announce: false`
     /// keeps a final state's webhook back (a retry follows in the same transaction).
     @discardableResult
     func transition(id: String, to state: CallState, from expected: CallState? = nil, reason: String? = nil, announce: Bool = true,
-                    heldBy node: String? = nil, now: Date, in db: Database) throws -> (CallRecord, CallEvent) {
-        guard var call = try CallRecord.fetchOne(db, key: id) else { throw Failure.notFound(id) }
+                    heldBy node: String? = nil, now: Date, in sql: any SQLConnection) throws -> (CallRecord, CallEvent) {
+        guard var call = try Self.call(id: id, in: sql) else { throw Failure.notFound(id) }
         if let node, call.nodeId != node { throw Failure.notHolder(id: id, node: node, holder: call.nodeId) }
         guard call.state.canTransition(to: state), expected.map({ $0 == call.state }) ?? true else {
             throw Failure.invalidTransition(id: id, from: call.state, to: state)
@@ -188,24 +229,23 @@ public final class CallStore: Sendable {
         case .connected: call.answeredAt = now
         case _ where state.isTerminal:
             call.completedAt = now; call.failureReason = reason; call.lastOutcome = state.rawValue
-            try Self.closeAttempt(callID: id, outcome: state, reason: reason, at: now, in: db.sql)
+            try Self.closeAttempt(callID: id, outcome: state, reason: reason, at: now, in: sql)
         default: break
         }
-        try call.update(db)
-        if state == .dialing { try Self.openAttempt(call, at: now, in: db.sql) }
+        try sql.update(call, in: "calls", key: "outbound_id")
+        if state == .dialing { try Self.openAttempt(call, at: now, in: sql) }
         var payload = ["state": state.rawValue, "attempt_count": String(call.attemptCount)]
         if let reason { payload["reason"] = reason }
         let event = try Self.append(CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
-                                              payload: Self.json(payload), createdAt: now), in: db.sql)
-        if state.isTerminal, announce { try enqueueCallWebhook(call, now: now, in: db) }
+                                              payload: Self.json(payload), createdAt: now), in: sql)
+        if state.isTerminal, announce { try enqueueCallWebhook(call, now: now, in: sql) }
         return (call, event)
     }
 
     /// Events after `id` (exclusive), oldest first: what a reconnecting client missed.
     public func events(after id: Int64 = 0, limit: Int = 1000) async throws -> [CallEvent] {
-        try await read { db in
-            try CallEvent.filter(Column("id") > id).order(Column("id")).limit(limit).fetchAll(db)
-        }.map(opened)
+        try await sqlRead { try $0.fetchAll(CallEvent.self, "SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?", [.integer(id), .integer(Int64(limit))]) }
+            .map(opened)
     }
 
     static func json(_ object: [String: String]) -> String {
@@ -215,14 +255,23 @@ public final class CallStore: Sendable {
 }
 
 extension CallStore {
-    /// Checkpoints the WAL into the main file and closes the database; later calls throw.
+    /// Closes the database (a SQLite file's WAL checkpointed into it first); later calls throw.
     public func close() async throws {
+        if let database = database as? PostgresStoreDatabase { await database.close() }
         try checkpointAndClose()
+    }
+
+    /// Moves SQLite's write-ahead log into the main file and empties it (older frames may hold
+    /// values since rewritten); nothing on PostgreSQL.
+    func checkpoint() async throws {
+        guard let pool else { return }
+        try await pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
     }
 
     /// Synchronous on purpose: GRDB's async access gives up in a cancelled task, and closing is
     /// the last thing a shutting-down server does.
     private func checkpointAndClose() throws {
+        guard let pool else { return }
         _ = try pool.writeWithoutTransaction { db in
             try db.checkpoint(.truncate)
         }

@@ -1,13 +1,8 @@
 import Foundation
-import GRDB
 
 /// One event for one endpoint: the outbox row. Its id is the `webhook-id` header, the same on every
 /// attempt, so a receiver drops duplicates by it. The body is fixed when the row is written.
-public struct WebhookDelivery: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "webhook_deliveries"
-    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-
+public struct WebhookDelivery: Sendable, Equatable, Codable {
     public enum State: String, Sendable, Codable {
         /// Waiting for its next attempt (`next_attempt_at`).
         case pending
@@ -37,11 +32,7 @@ public struct WebhookDelivery: Sendable, Equatable, Codable, FetchableRecord, Pe
 }
 
 /// One try at delivering: the receiver's status, or the network error, and how long it took.
-public struct WebhookAttempt: Sendable, Equatable, Codable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "webhook_attempts"
-    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-
+public struct WebhookAttempt: Sendable, Equatable, Codable {
     public var id: Int64?
     public var deliveryId: String
     public var attemptedAt: Date
@@ -56,6 +47,4 @@ public struct WebhookAttempt: Sendable, Equatable, Codable, FetchableRecord, Mut
         self.error = error
         self.durationMs = durationMs
     }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }

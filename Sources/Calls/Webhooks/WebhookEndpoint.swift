@@ -1,14 +1,9 @@
 import Foundation
-import GRDB
 
 /// Where signed event notifications go: a URL, the endpoint's own secret, and the events it wants.
 /// Endpoints come from the configuration file (`webhooks.endpoints.<name>`, read-only over the API)
 /// or from `/api/webhooks`.
-public struct WebhookEndpoint: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "webhook_endpoints"
-    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-
+public struct WebhookEndpoint: Sendable, Equatable, Codable {
     public var id: String
     public var url: String
     /// `whsec_` + base64 of the HMAC key (Standard Webhooks).

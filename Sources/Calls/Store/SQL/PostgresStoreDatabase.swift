@@ -24,9 +24,12 @@ public final class PostgresStoreDatabase: StoreDatabase {
         public var database: String
 
         public init(url: String) throws {
-            guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
+            let parts = URLComponents(string: url)
+            guard let parts, ["postgres", "postgresql"].contains(parts.scheme ?? ""),
                   let host = parts.host, !host.isEmpty, let username = parts.user, !username.isEmpty else {
-                throw SQLError.notConnected("database.url must look like postgres://user:password@host:5432/database, not \(url)")
+                // The address is not repeated: it may hold a password.
+                let what = parts?.scheme.map { "a \($0): address" } ?? "text that is not a URL"
+                throw SQLError.notConnected("database.url must look like postgres://user:password@host:5432/database; it is \(what), or lacks a host or user")
             }
             let database = String(parts.path.drop(while: { $0 == "/" }))
             self.host = host
@@ -35,6 +38,9 @@ public final class PostgresStoreDatabase: StoreDatabase {
             self.password = parts.password?.removingPercentEncoding
             self.database = database.isEmpty ? username : database
         }
+
+        /// Where it points, without the password (for logs).
+        public var address: String { "postgres://\(username)@\(host):\(port)/\(database)" }
     }
 
     /// The lock every writing transaction takes (any constant both nodes agree on: "VoBr").

@@ -14,6 +14,17 @@ public enum SQLDialect: String, Sendable {
     public var blobType: String { self == .postgres ? "BYTEA" : "BLOB" }
     public var realType: String { self == .postgres ? "DOUBLE PRECISION" : "DOUBLE" }
     public var integerType: String { self == .postgres ? "BIGINT" : "INTEGER" }
+    /// `LIKE` that ignores letter case, as SQLite's does for ASCII.
+    var caseInsensitiveLike: String { self == .postgres ? "ILIKE" : "LIKE" }
+
+    /// The hour a date column falls in, UTC, as ISO 8601 text (`2026-11-24T09:00:00Z`).
+    func hourUTC(_ column: String) -> String {
+        switch self {
+        case .sqlite: "strftime('%Y-%m-%dT%H:00:00Z', \(column))"
+        case .postgres: "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:00:00\"Z\"')"
+        }
+    }
+
     /// An `id` column numbered by the database, as the first column of a table.
     public var autoIncrementedID: String {
         self == .postgres ? "id BIGSERIAL PRIMARY KEY" : "id INTEGER PRIMARY KEY AUTOINCREMENT"
