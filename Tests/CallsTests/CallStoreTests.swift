@@ -21,6 +21,21 @@ import Testing
         #expect(await store.isHealthy())
     }
 
+    /// PostgreSQL gets the same migrations; two nodes opening one new database at the same moment
+    /// migrate it once (the second waits for the writers' lock and finds nothing to do).
+    @Test func migratesAnEmptyPostgreSQLDatabaseOnceForTwoNodes() async throws {
+        let url = try StoreBackend.postgres.newLocation()
+        async let a = CallStore.open(url)
+        async let b = CallStore.open(url)
+        let (first, second) = try await (a, b)
+        #expect(try await first.appliedMigrations() == CallStore.migrator.migrations.map(\.name))
+        #expect(try await second.appliedMigrations().count == 15)
+        #expect(try await first.journalMode() == nil && first.path.hasPrefix("postgres://vb@127.0.0.1:") && !first.path.contains("vbpass"))
+        #expect(await second.isHealthy())
+        try await first.close()
+        try await second.close()
+    }
+
     @Test func migratesAFileFromThePreviousSchemaKeepingItsRows() async throws {
         let path = Self.temporaryPath()
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -50,8 +65,9 @@ import Testing
         #expect(try await store.call(id: "ob-0000beef")?.lastOutcome == "busy", "v5 fills the last outcome of ended calls")
     }
 
-    @Test func storesAndReadsBackEveryField() async throws {
-        let store = try CallStore(path: Self.temporaryPath())
+    @Test(arguments: StoreBackend.allCases)
+    func storesAndReadsBackEveryField(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         var call = Self.sampleCall("ob-12345678")
         call.scheduledAt = Date(timeIntervalSince1970: 1_800_000_000)
         call.priority = 9
@@ -62,8 +78,9 @@ import Testing
         #expect(back.scheduledAt == call.scheduledAt && back.priority == 9 && back.direction == .outbound)
     }
 
-    @Test func transitionsFollowTheStateMachineAndAppendEvents() async throws {
-        let store = try CallStore(path: Self.temporaryPath())
+    @Test(arguments: StoreBackend.allCases)
+    func transitionsFollowTheStateMachineAndAppendEvents(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         let call = Self.sampleCall()
         try await store.insert(call)
         let (dialing, _) = try await store.transition(id: call.outboundId, to: .dialing)
@@ -85,8 +102,9 @@ import Testing
 
     /// A move made only from the state its writer saw (cancel a queued call) is refused once another
     /// writer has moved the call on, and the row keeps the other writer's state.
-    @Test func aMoveFromAnExpectedStateIsRefusedOnceTheCallHasMovedOn() async throws {
-        let store = try CallStore(path: Self.temporaryPath())
+    @Test(arguments: StoreBackend.allCases)
+    func aMoveFromAnExpectedStateIsRefusedOnceTheCallHasMovedOn(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         let call = Self.sampleCall()
         try await store.insert(call)
         try await store.transition(id: call.outboundId, to: .dialing)
@@ -98,8 +116,9 @@ import Testing
     }
 
     /// A call's task is cancelled when the server shuts down; the end it writes then is stored.
-    @Test func aCancelledTaskStillReadsAndWrites() async throws {
-        let store = try CallStore(path: Self.temporaryPath())
+    @Test(arguments: StoreBackend.allCases)
+    func aCancelledTaskStillReadsAndWrites(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         let call = Self.sampleCall()
         try await store.insert(call)
         let task = Task {
@@ -111,11 +130,12 @@ import Testing
         #expect(try await task.value == .dialing)
     }
 
-    @Test func reconciliationClosesLiveCallsAndKeepsQueuedOnes() async throws {
-        let path = Self.temporaryPath()
+    @Test(arguments: StoreBackend.allCases)
+    func reconciliationClosesLiveCallsAndKeepsQueuedOnes(backend: StoreBackend) async throws {
+        let path = try backend.newLocation()
         let ids = (0..<5).map { "ob-0000000\($0)" }
         do {
-            let store = try CallStore(path: path)
+            let store = try await CallStore.open(path)
             for id in ids { try await store.insert(Self.sampleCall(id)) }
             try await store.transition(id: ids[1], to: .dialing)
             try await store.transition(id: ids[2], to: .dialing); try await store.transition(id: ids[2], to: .ringing)
@@ -123,7 +143,7 @@ import Testing
             try await store.transition(id: ids[4], to: .dialing); try await store.transition(id: ids[4], to: .busy, reason: "486")
             // No close(): the process "crashes" here.
         }
-        let reopened = try CallStore(path: path)
+        let reopened = try await CallStore.open(path)
         let closed = try await reopened.reconcileAfterRestart(node: "n1")
         #expect(Set(closed) == Set(ids[1...3]))
         #expect(try await reopened.call(id: ids[0])?.state == .queued)
@@ -161,8 +181,9 @@ private func db_columns(_ db: Database) throws -> [String] {
 extension CallStoreTests {
     /// The list view's filters: states, a purpose with LIKE's own characters taken literally, a
     /// number typed with separators matching stored digits; newest first; total before the page.
-    @Test func pagesFilterByStateAndSearchPurposeOrNumber() async throws {
-        let store = try CallStore(path: Self.temporaryPath())
+    @Test(arguments: StoreBackend.allCases)
+    func pagesFilterByStateAndSearchPurposeOrNumber(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         for (index, (purpose, callee)) in [("50% off offer", "01011112222"), ("5000 off offer", "01033334444"), ("survey", "01055556666")].enumerated() {
             var call = Self.sampleCall("ob-page000\(index)")
@@ -174,6 +195,7 @@ extension CallStoreTests {
         try await store.transition(id: "ob-page0002", to: .cancelled)
         #expect(try await store.page(search: "50%").calls.map(\.outboundId) == ["ob-page0000"])   // not "5000", which `%` would match
         #expect(try await store.page(search: "010-3333-4444").calls.map(\.outboundId) == ["ob-page0001"])
+        #expect(try await store.page(search: "SURVEY").calls.map(\.outboundId) == ["ob-page0002"], "letter case aside, as SQLite's LIKE")
         let queued = try await store.page(states: [.queued], limit: 1)
         #expect(queued.total == 2 && queued.calls.map(\.outboundId) == ["ob-page0001"])
         #expect(try await store.page(states: [.queued], limit: 1, offset: 1).calls.map(\.outboundId) == ["ob-page0000"])

@@ -6,8 +6,9 @@ import TestSupport
 /// Seed 000 §11: a number on the do-not-call list is never dialed — refused when queued, and
 /// when it was listed after the call was queued, cancelled at dial time without an INVITE.
 @Suite(.serialized) struct DoNotCallTests {
-    @Test func theStoreRefusesAListedNumberInTheSameTransactionAsTheInsert() async throws {
-        let store = try CallStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("vb-dnc-\(UUID().uuidString)/db.sqlite").path)
+    @Test(arguments: StoreBackend.allCases)
+    func theStoreRefusesAListedNumberInTheSameTransactionAsTheInsert(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         #expect(try await store.addToDoNotCallList([.init(number: "01012345678", reason: "asked")]) == 1)
         #expect(try await store.addToDoNotCallList([.init(number: "01012345678"), .init(number: "0212345678")]) == 1)
         var call = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: "01012345678", purpose: "p", questions: ["q"], maxDuration: 60)

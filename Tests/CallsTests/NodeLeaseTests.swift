@@ -21,9 +21,9 @@ import Testing
 
     /// Nodes a and b, each with its own store on one file and a lease from `t0`, and `count`
     /// queued calls, all claimed by a.
-    static func callsClaimedByA(_ count: Int) async throws -> (a: CallStore, b: CallStore, ids: [String]) {
-        let path = CallStoreTests.temporaryPath()
-        let a = try CallStore(path: path), b = try CallStore(path: path)
+    static func callsClaimedByA(_ count: Int, on backend: StoreBackend) async throws -> (a: CallStore, b: CallStore, ids: [String]) {
+        let path = try backend.newLocation()
+        let a = try await CallStore.open(path), b = try await CallStore.open(path)
         try await a.registerNode("a", now: t0)
         try await b.registerNode("b", now: t0)
         let ids = try await queuedCalls(count, in: a)
@@ -31,9 +31,10 @@ import Testing
         return (a, b, ids)
     }
 
-    @Test func twoNodesRacingForTheQueueNeverClaimOneCallTwiceAndStayUnderTheGlobalLimit() async throws {
-        let path = CallStoreTests.temporaryPath()
-        let a = try CallStore(path: path), b = try CallStore(path: path)
+    @Test(arguments: StoreBackend.allCases)
+    func twoNodesRacingForTheQueueNeverClaimOneCallTwiceAndStayUnderTheGlobalLimit(backend: StoreBackend) async throws {
+        let path = try backend.newLocation()
+        let a = try await CallStore.open(path), b = try await CallStore.open(path)
         let ids = try await Self.queuedCalls(10, in: a)
         // Both nodes ask for more than the limit, at once, many times.
         async let fromA = (0..<20).asyncFlatMap { _ in try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 4, dialableCampaigns: []) }
@@ -60,8 +61,9 @@ import Testing
         #expect(try await a.claimDueCalls(node: "a", room: 1, maxConcurrent: 100, dialableCampaigns: []).map(\.outboundId) == [ids[4]])
     }
 
-    @Test func onlyDueCallsOfDialableCampaignsAreClaimedBestFirst() async throws {
-        let store = try CallStore(path: CallStoreTests.temporaryPath())
+    @Test(arguments: StoreBackend.allCases)
+    func onlyDueCallsOfDialableCampaignsAreClaimedBestFirst(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         let now = Date()
         var calls = (0..<5).map { n in
             var call = CallStoreTests.sampleCall("ob-0000002\(n)")
@@ -81,8 +83,9 @@ import Testing
         #expect(later.map(\.outboundId) == [calls[0].outboundId, calls[1].outboundId])
     }
 
-    @Test func aRetryOrAnOperatorsRetryPutsTheCallBackForAnyNode() async throws {
-        let store = try CallStore(path: CallStoreTests.temporaryPath())
+    @Test(arguments: StoreBackend.allCases)
+    func aRetryOrAnOperatorsRetryPutsTheCallBackForAnyNode(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         let ids = try await Self.queuedCalls(1, in: store)
         _ = try await store.claimDueCalls(node: "a", room: 1, maxConcurrent: 5, dialableCampaigns: [])
         try await store.transition(id: ids[0], to: .dialing, from: .queued)
@@ -92,8 +95,9 @@ import Testing
         #expect(try await store.claimDueCalls(node: "b", room: 1, maxConcurrent: 5, dialableCampaigns: []).map(\.outboundId) == ids)
     }
 
-    @Test func aLostNodesLiveCallsEndAsNodeLostAndItsClaimsGoBack() async throws {
-        let (a, survivor, ids) = try await Self.callsClaimedByA(4)
+    @Test(arguments: StoreBackend.allCases)
+    func aLostNodesLiveCallsEndAsNodeLostAndItsClaimsGoBack(backend: StoreBackend) async throws {
+        let (a, survivor, ids) = try await Self.callsClaimedByA(4, on: backend)
         let t0 = Self.t0
         try await a.transition(id: ids[0], to: .dialing, from: .queued, now: t0)
         try await a.transition(id: ids[1], to: .dialing, from: .queued, now: t0)
@@ -134,8 +138,9 @@ import Testing
     /// that was released and claimed again, ending an attempt that was closed and queued again —
     /// is refused in the same transaction that would have written it, so one attempt is never
     /// dialed twice and a survivor's outcome is never overwritten.
-    @Test func aNodeThatStalledPastItsLeaseCanNeitherDialNorEndCallsTakenFromIt() async throws {
-        let (a, b, ids) = try await Self.callsClaimedByA(2)
+    @Test(arguments: StoreBackend.allCases)
+    func aNodeThatStalledPastItsLeaseCanNeitherDialNorEndCallsTakenFromIt(backend: StoreBackend) async throws {
+        let (a, b, ids) = try await Self.callsClaimedByA(2, on: backend)
         let t0 = Self.t0
         await #expect(throws: CallStore.Failure.notHolder(id: ids[0], node: "b", holder: "a"), "a's claim is a's") {
             try await b.transition(id: ids[0], to: .dialing, from: .queued, heldBy: "b", now: t0)
@@ -168,9 +173,10 @@ import Testing
                 == "call ob-1 is no longer held by node a (no node holds it): its lease ran out and another node took it over")
     }
 
-    @Test func theCallCreationLimitPerTokenHoldsOverBothNodes() async throws {
-        let path = CallStoreTests.temporaryPath()
-        let a = try CallStore(path: path), b = try CallStore(path: path)
+    @Test(arguments: StoreBackend.allCases)
+    func theCallCreationLimitPerTokenHoldsOverBothNodes(backend: StoreBackend) async throws {
+        let path = try backend.newLocation()
+        let a = try await CallStore.open(path), b = try await CallStore.open(path)
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(try await a.admitCreation(identity: "token-alpha", perMinute: 3, now: t0) == nil)
         #expect(try await b.admitCreation(identity: "token-alpha", perMinute: 3, now: t0.addingTimeInterval(10)) == nil)
@@ -183,8 +189,9 @@ import Testing
         #expect(!stored.contains { $0.contains("token") } && stored.allSatisfy { $0.count == 32 }, "a hash, not the token: \(stored)")
     }
 
-    @Test func aRestartClosesOnlyItsOwnNodesCalls() async throws {
-        let store = try CallStore(path: CallStoreTests.temporaryPath())
+    @Test(arguments: StoreBackend.allCases)
+    func aRestartClosesOnlyItsOwnNodesCalls(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         let ids = try await Self.queuedCalls(3, in: store)
         _ = try await store.claimDueCalls(node: "a", room: 1, maxConcurrent: 10, dialableCampaigns: [])
         _ = try await store.claimDueCalls(node: "b", room: 2, maxConcurrent: 10, dialableCampaigns: [])

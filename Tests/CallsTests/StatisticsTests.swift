@@ -6,9 +6,6 @@ import Testing
 
 /// `statistics(campaignID:)` on a real store: each figure from the rows that it says it counts.
 @Suite struct StatisticsTests {
-    static func store() throws -> CallStore {
-        try CallStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("vb-stats-\(UUID().uuidString)/db.sqlite").path)
-    }
 
     /// A call driven through the store to `final`, with its talk time and answers.
     static func call(_ store: CallStore, _ n: Int, campaign: String? = nil, final: CallState, complete: Bool = false, seconds: Int? = nil,
@@ -27,8 +24,9 @@ import Testing
         })
     }
 
-    @Test func everyFigureCountsWhatItSays() async throws {
-        let store = try Self.store()
+    @Test(arguments: StoreBackend.allCases)
+    func everyFigureCountsWhatItSays(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         let campaign = Campaign(name: "c", callerNumber: "0701234")
         try await store.createCampaign(campaign)
         try await Self.call(store, 1, campaign: campaign.id, final: .completed, complete: true, seconds: 30,

@@ -48,8 +48,8 @@ import Testing
         #expect(WebhookRetryPolicy.standardSchedule.reduce(0, +) * 0.8 >= 24 * 3600)
     }
 
-    static func storeWithEndpoints() async throws -> (CallStore, all: WebhookEndpoint, failures: WebhookEndpoint) {
-        let store = try CallStore(path: CallStoreTests.temporaryPath())
+    static func storeWithEndpoints(on backend: StoreBackend) async throws -> (CallStore, all: WebhookEndpoint, failures: WebhookEndpoint) {
+        let store = try await backend.store()
         let all = WebhookEndpoint(url: "http://127.0.0.1:9/all")
         let failures = WebhookEndpoint(url: "http://127.0.0.1:9/failures", events: ["call.failed"])
         try await store.createWebhook(all)
@@ -58,8 +58,9 @@ import Testing
         return (store, all, failures)
     }
 
-    @Test func aCallsFinalStateWritesItsDeliveriesWithItsAnswers() async throws {
-        let (store, all, failures) = try await Self.storeWithEndpoints()
+    @Test(arguments: StoreBackend.allCases)
+    func aCallsFinalStateWritesItsDeliveriesWithItsAnswers(backend: StoreBackend) async throws {
+        let (store, all, failures) = try await Self.storeWithEndpoints(on: backend)
         let call = CallStoreTests.sampleCall()
         try await store.insert(call)
         try await store.transition(id: call.outboundId, to: .dialing)
@@ -81,8 +82,9 @@ import Testing
         _ = failures
     }
 
-    @Test func aRetriedAttemptWaitsForTheFinalOutcome() async throws {
-        let (store, all, failures) = try await Self.storeWithEndpoints()
+    @Test(arguments: StoreBackend.allCases)
+    func aRetriedAttemptWaitsForTheFinalOutcome(backend: StoreBackend) async throws {
+        let (store, all, failures) = try await Self.storeWithEndpoints(on: backend)
         let call = CallStoreTests.sampleCall()
         try await store.insert(call)
         try await store.transition(id: call.outboundId, to: .dialing)
@@ -103,16 +105,18 @@ import Testing
         #expect([CallState.failed, .busy, .noAnswer, .rejected].map(WebhookEventType.init(finalState:)).allSatisfy { $0 == .callFailed })
     }
 
-    @Test func aRefusedTransitionWritesNothing() async throws {
-        let (store, _, _) = try await Self.storeWithEndpoints()
+    @Test(arguments: StoreBackend.allCases)
+    func aRefusedTransitionWritesNothing(backend: StoreBackend) async throws {
+        let (store, _, _) = try await Self.storeWithEndpoints(on: backend)
         let call = CallStoreTests.sampleCall()
         try await store.insert(call)
         await #expect(throws: CallStore.Failure.self) { try await store.transition(id: call.outboundId, to: .completed) }   // queued → completed is not allowed
         #expect(try await store.webhookDeliveries(callID: call.outboundId).isEmpty)
     }
 
-    @Test func aCampaignsEndIsAnnounced() async throws {
-        let (store, all, _) = try await Self.storeWithEndpoints()
+    @Test(arguments: StoreBackend.allCases)
+    func aCampaignsEndIsAnnounced(backend: StoreBackend) async throws {
+        let (store, all, _) = try await Self.storeWithEndpoints(on: backend)
         let campaign = Campaign(name: "Tuesday reminders", callerNumber: "0701")
         try await store.createCampaign(campaign)
         try await store.transition(campaignID: campaign.id, to: .running)
@@ -121,8 +125,9 @@ import Testing
         #expect(delivery.eventType == "campaign.cancelled" && delivery.campaignId == campaign.id && delivery.payload.contains("Tuesday reminders"))
     }
 
-    @Test func attemptsAreKeptAndTheirVerdictsApplied() async throws {
-        let (store, all, _) = try await Self.storeWithEndpoints()
+    @Test(arguments: StoreBackend.allCases)
+    func attemptsAreKeptAndTheirVerdictsApplied(backend: StoreBackend) async throws {
+        let (store, all, _) = try await Self.storeWithEndpoints(on: backend)
         let call = CallStoreTests.sampleCall()
         try await store.insert(call)
         try await store.transition(id: call.outboundId, to: .cancelled)
@@ -150,8 +155,9 @@ import Testing
         #expect(try await store.claimDueWebhookDeliveries(limit: 10, lease: 60).map(\.0.id) == [id])
     }
 
-    @Test func configuredEndpointsAreSyncedAndProtected() async throws {
-        let store = try CallStore(path: CallStoreTests.temporaryPath())
+    @Test(arguments: StoreBackend.allCases)
+    func configuredEndpointsAreSyncedAndProtected(backend: StoreBackend) async throws {
+        let store = try await backend.store()
         let crm = WebhookEndpoint(id: "crm", url: "https://crm.example.com/h", fromConfig: true)
         try await store.syncConfiguredWebhooks([crm, WebhookEndpoint(id: "old", url: "https://old.example.com/h")])
         try await store.syncConfiguredWebhooks([crm])

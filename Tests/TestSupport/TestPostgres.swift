@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 
 /// A throwaway PostgreSQL 15 server for one test (Debian's package, `make deps` installs it):
-/// initdb into a fresh folder, started on a free loopback port, stopped and deleted by `stop()`.
+/// initdb into a fresh folder, started on a free loopback port, stopped and deleted by `stop()` or
+/// when the test process is gone.
 /// The server refuses to run as root, so it runs as the `postgres` user the package creates.
 public final class TestPostgres: @unchecked Sendable {
     public static let binaries = "/usr/lib/postgresql/15/bin"
@@ -30,7 +32,7 @@ public final class TestPostgres: @unchecked Sendable {
             if attempt == 3 { throw Failure(description: "PostgreSQL did not start: \(log)") }
         }
         try Self.asPostgres("/usr/bin/psql", ["-h", folder.path, "-p", "\(port)", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q",
-                                              "-c", "CREATE ROLE vb LOGIN PASSWORD 'vbpass'", "-c", "CREATE DATABASE voicebridge OWNER vb"])
+                                              "-c", "CREATE ROLE vb LOGIN CREATEDB PASSWORD 'vbpass'", "-c", "CREATE DATABASE voicebridge OWNER vb"])
     }
 
     private var server: Process?
@@ -41,7 +43,16 @@ public final class TestPostgres: @unchecked Sendable {
     private func startServer(data: String) throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid", "postgres", "--regid", "postgres", "--init-groups", "--", "\(Self.binaries)/postgres", "-D", data,
+        // A small shell stays beside the server and stops it (fast shutdown) when this test process
+        // is gone, however it ended — a crashed or killed test leaves no server behind — or when
+        // `stop()` interrupts it.
+        let watch = """
+            trap 'kill -INT $p; wait $p; exit 0' INT TERM
+            "$0" "$@" & p=$!
+            while [ -d /proc/\(ProcessInfo.processInfo.processIdentifier) ] && kill -0 $p 2>/dev/null; do sleep 0.5; done
+            kill -INT $p 2>/dev/null; wait $p; rm -rf '\(folder.path)'
+            """
+        process.arguments = ["--reuid", "postgres", "--regid", "postgres", "--init-groups", "--", "/bin/sh", "-c", watch, "\(Self.binaries)/postgres", "-D", data,
                              "-p", "\(port)", "-k", folder.path, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
                              "-c", "synchronous_commit=off", "-c", "max_connections=200"]
         process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
@@ -72,6 +83,27 @@ public final class TestPostgres: @unchecked Sendable {
         }
         try? FileManager.default.removeItem(at: folder)
     }
+
+    /// A new, empty database on this server (owned by `vb`); its URL.
+    public func newDatabase() throws -> String {
+        let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
+        try Self.asPostgres("/usr/bin/psql", ["-h", folder.path, "-p", "\(port)", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q",
+                                              "-c", "CREATE DATABASE \(name) OWNER vb"])
+        return "postgres://vb:vbpass@127.0.0.1:\(port)/\(name)"
+    }
+
+    /// One server for the whole test process, started by the first test that asks and stopped
+    /// (its folder deleted) within a second of the process's exit; each test takes a database of its own (`newDatabase`).
+    public static func shared() throws -> TestPostgres {
+        try sharedServer.withLock { server in
+            if let server { return server }
+            let started = try TestPostgres()
+            server = started
+            return started
+        }
+    }
+
+    private static let sharedServer = Mutex<TestPostgres?>(nil)
 
     /// The server's log (for a failing test's message).
     public var log: String {

@@ -68,7 +68,8 @@ public final class PostgresStoreDatabase: StoreDatabase {
     }
 
     deinit {
-        for connection in idle.withLockedValue({ $0.connections }) { connection.close().whenComplete { _ in } }
+        // Each connection is kept until its close completes: PostgresNIO traps on one freed open.
+        for connection in idle.withLockedValue({ $0.connections }) { connection.close().whenComplete { _ in withExtendedLifetime(connection) {} } }
         threads.shutdownGracefully { _ in }
     }
 
