@@ -235,7 +235,7 @@ public final class CallSystem: Sendable {
         settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {
-            settings.recordingsFolder = ((config.database.path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("recordings")
+            settings.recordingsFolder = config.database.recordings
         }
         let scheduler = PacerScheduler<[UInt8]>()
         let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger, metrics: metrics)

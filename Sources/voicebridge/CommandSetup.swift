@@ -16,11 +16,11 @@ enum CommandSetup {
 
     /// A database that cannot be opened — a storage key it needs and was not given among the
     /// reasons — ends the command with exit code 1, saying why.
-    static func store(_ settings: VoiceBridgeConfig) throws -> CallStore {
+    static func store(_ settings: VoiceBridgeConfig) async throws -> CallStore {
         do {
-            return try CallStore(path: settings.database.path, cipher: settings.storage.cipher)
+            return try await CallStore.open(settings.database.location, cipher: settings.storage.cipher)
         } catch {
-            FileHandle.standardError.write(Data("voicebridge: cannot open database \(settings.database.path): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("voicebridge: cannot open database \(settings.database.displayName): \(error)\n".utf8))
             throw ExitCode(1)
         }
     }

@@ -24,10 +24,10 @@ struct RekeyCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("voicebridge rekey: \(StorageCipher.Failure.noKey)\n".utf8))
             throw ExitCode(2)
         }
-        let store = try CommandSetup.store(settings)
+        let store = try await CommandSetup.store(settings)
         // Progress rewrites its line in place; everything goes out unbuffered, in order.
         func say(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
-        say("rekeying \(settings.database.path) to storage key \(cipher.currentKeyID)\n")
+        say("rekeying \(settings.database.displayName) to storage key \(cipher.currentKeyID)\n")
         var last = ""
         let report = try await store.rekey(batchSize: max(1, batchSize)) { step in
             // One line per column, rewritten in place as it goes.

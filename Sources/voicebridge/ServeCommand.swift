@@ -28,11 +28,11 @@ struct ServeCommand: AsyncParsableCommand {
 
         let settings = try CommandSetup.configuration(path: config)
         if checkConfig {
-            print("configuration ok: http \(settings.http.host):\(settings.http.port), database \(settings.database.path), engine \(settings.engine.mode.rawValue)")
+            print("configuration ok: http \(settings.http.host):\(settings.http.port), database \(settings.database.displayName), engine \(settings.engine.mode.rawValue)")
             return
         }
 
-        let store = try CommandSetup.store(settings)
+        let store = try await CommandSetup.store(settings)
         try await store.syncConfiguredWebhooks(settings.webhooks.storedEndpoints)   // before reconciling: its failures are announced
         let closed = try await store.reconcileAfterRestart(node: settings.cluster.resolvedNodeID(httpPort: settings.http.port))
         if !closed.isEmpty {

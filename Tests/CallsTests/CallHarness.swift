@@ -40,7 +40,9 @@ enum CallHarness {
         settings.simulatedCallee = true
         settings.ringTimeout = .seconds(4)
         settings.retry.retryIntervalSeconds = 0
-        settings.recordingsFolder = (store.path as NSString).deletingLastPathComponent + "/recordings"
+        settings.recordingsFolder = store.path.hasPrefix("postgres://")
+            ? FileManager.default.temporaryDirectory.appendingPathComponent("vb-recordings-\(UUID().uuidString)").path
+            : (store.path as NSString).deletingLastPathComponent + "/recordings"
         settings.localVoice = LocalVoice(tts: tts)
         settings.neuralVAD = neuralVAD   // what `engine.vad: auto` gives the local engine
         tweak(&settings)

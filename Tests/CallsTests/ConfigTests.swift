@@ -212,6 +212,25 @@ import Testing
         #expect(c.webhooks.storedEndpoints.map(\.id) == ["crm"] && c.webhooks.storedEndpoints[0].fromConfig)
     }
 
+    /// `database.url` (or VOICEBRIDGE_DATABASE_URL) selects PostgreSQL in place of the file; a
+    /// malformed one stops the server naming the key, without repeating a password.
+    @Test func aPostgreSQLURLReplacesTheFileAndABadOneIsNamed() throws {
+        let c = try VoiceBridgeConfig(source: ConfigSource(environment: [
+            "VOICEBRIDGE_DATABASE_URL": "postgres://vb:s3cret@db.internal:5432/voicebridge",
+            "VOICEBRIDGE_DATABASE_RECORDINGS_FOLDER": "/shared/recordings",
+        ]))
+        #expect(c.database.location == "postgres://vb:s3cret@db.internal:5432/voicebridge")
+        #expect(c.database.displayName == "postgres://vb@db.internal:5432/voicebridge" && c.database.recordings == "/shared/recordings")
+        let file = try VoiceBridgeConfig(source: ConfigSource(environment: [:]))
+        #expect(file.database.location == "./data/voicebridge.sqlite" && file.database.recordings == "./data/recordings")
+        do {
+            _ = try VoiceBridgeConfig(source: ConfigSource(environment: ["VOICEBRIDGE_DATABASE_URL": "mysql://vb:s3cret@db/voicebridge"]))
+            Issue.record("a mysql URL was accepted")
+        } catch let error as ConfigError {
+            #expect(error.key == "database.url" && error.origin == "environment VOICEBRIDGE_DATABASE_URL" && !"\(error)".contains("s3cret"))
+        }
+    }
+
     @Test func aBadEnvironmentValueNamesTheVariable() {
         #expect {
             try VoiceBridgeConfig(source: ConfigSource(environment: ["VOICEBRIDGE_SIP_PORT": "x"]))

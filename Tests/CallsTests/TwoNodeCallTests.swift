@@ -4,19 +4,21 @@ import Testing
 @testable import Calls
 
 /// Two whole call managers — each with its own SIP user agent, simulated callee and connections —
-/// sharing one database file, as two nodes would: they share the queue and its global limit.
+/// sharing one database (a SQLite file, or PostgreSQL), as two nodes would: they share the queue
+/// and its global limit.
 @Suite(.serialized) struct TwoNodeCallTests {
     /// A few seconds of call with the echo engine (it answers by playing back what it heard).
     static let script = ["<says Hello, who is this?>", "Fine, thank you.", "<hangup>"]
 
-    @Test func twoNodesShareTheQueueDialEachCallOnceAndKeepTheGlobalLimit() async throws {
-        let path = CallStoreTests.temporaryPath()
-        try await CallHarness.run(rtpBase: 48000, store: try CallStore(path: path), tweak: {
+    @Test(arguments: StoreBackend.allCases)
+    func twoNodesShareTheQueueDialEachCallOnceAndKeepTheGlobalLimit(backend: StoreBackend) async throws {
+        let path = try backend.newLocation()
+        try await CallHarness.run(rtpBase: 48000, store: try await CallStore.open(path), tweak: {
             $0.nodeID = "node-a"
             $0.maxConcurrentCalls = 3
             $0.engineCallLimit = 2   // a can hold 2 at most, so b must dial some
         }, engines: { _ in EchoEngine() }) { managerA, store, _ in
-            try await CallHarness.run(rtpBase: 48400, store: try CallStore(path: path), tweak: {
+            try await CallHarness.run(rtpBase: 48400, store: try await CallStore.open(path), tweak: {
                 $0.nodeID = "node-b"
                 $0.maxConcurrentCalls = 3
             }, engines: { _ in EchoEngine() }) { managerB, _, _ in
@@ -63,9 +65,10 @@ import Testing
     /// a survivor took from it as soon as its heartbeat tells it — not when the conversation would
     /// have ended — and what its ending call then writes is refused: the survivor's outcome and
     /// its claim on the retry stand.
-    @Test func aNodeBackFromAStallHangsUpTheCallsTakenFromIt() async throws {
-        let path = CallStoreTests.temporaryPath()
-        try await CallHarness.run(rtpBase: 48800, store: try CallStore(path: path), tweak: {
+    @Test(arguments: StoreBackend.allCases)
+    func aNodeBackFromAStallHangsUpTheCallsTakenFromIt(backend: StoreBackend) async throws {
+        let path = try backend.newLocation()
+        try await CallHarness.run(rtpBase: 48800, store: try await CallStore.open(path), tweak: {
             $0.nodeID = "node-a"
             $0.leaseSeconds = 1   // a heartbeat every 0.2 s
         }, engines: { _ in EchoEngine() }) { manager, store, _ in
@@ -74,7 +77,7 @@ import Testing
             _ = try await CallHarness.waitFor(store, id, timeout: .seconds(30)) { $0.state == .connected }
             // The survivor's view of a minute later: a's heartbeat is old, so b closes the call as
             // node_lost, queues the retry the policy asks for, and claims it.
-            let b = try CallStore(path: path)
+            let b = try await CallStore.open(path)
             let later = Date().addingTimeInterval(60)
             try await b.registerNode("node-b", now: later.addingTimeInterval(60))   // b stays fresh in a's eyes
             let takeovers = try await b.takeOverLostNodes(survivor: "node-b", lease: 15, now: later) { _ in later }

@@ -28,6 +28,13 @@ extension VoiceBridgeConfig {
         if c.database.path.isEmpty {
             throw ConfigError(key: "database.path", problem: "must not be empty")
         }
+        c.database.url = try r.optionalString("database.url")
+        if let url = c.database.url {
+            do { _ = try PostgresStoreDatabase.Location(url: url) } catch {
+                throw ConfigError(key: "database.url", problem: "\(error)", origin: r.origin(of: "database.url"))
+            }
+        }
+        c.database.recordingsFolder = try r.optionalString("database.recordings_folder")
 
         c.cluster.nodeID = try r.string("cluster.node_id", default: c.cluster.nodeID)
         c.cluster.leaseSeconds = try r.double("cluster.lease_seconds", default: c.cluster.leaseSeconds, in: 3...3600)

@@ -23,7 +23,25 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     }
 
     public struct Database: Sendable, Equatable {
+        /// The SQLite file (one node, or several on one host).
         public var path = "./data/voicebridge.sqlite"
+        /// `postgres://user:password@host:5432/database`: PostgreSQL, which every node of a cluster
+        /// names; it replaces `path`.
+        public var url: String?
+        /// Where call recordings are written; nil: `recordings/` beside the SQLite file. With
+        /// several hosts, a folder every node mounts at the same path (NFS, …): the database
+        /// stores each recording's path, and any node serves it from there.
+        public var recordingsFolder: String?
+
+        /// What `CallStore.open` takes: the URL, or else the file.
+        public var location: String { url ?? path }
+
+        /// The database as logs and messages name it (a URL without its password).
+        public var displayName: String { url.flatMap { try? PostgresStoreDatabase.Location(url: $0).address } ?? path }
+
+        public var recordings: String {
+            recordingsFolder ?? ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("recordings")
+        }
     }
 
     /// Several nodes sharing one database: each is known by its id, and holds a lease it renews.
