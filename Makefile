@@ -22,7 +22,7 @@ SILERO := $(DEPS)/silero_vad
 SWIFT_BUILD_FLAGS ?=
 RUN_ARGS ?=
 
-.PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test bench soak fuzz clean
+.PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test cluster-test bench soak fuzz clean
 
 deps: apt-deps python-deps
 
@@ -78,6 +78,14 @@ e2e-test:
 	swift build --product voicebridge $(SWIFT_BUILD_FLAGS)
 	swift build --product voicebridge-bench $(SWIFT_BUILD_FLAGS)   # the soak suite's load
 	Tests/e2e/run-all.sh .build/debug/voicebridge
+
+# The cluster alone (also part of e2e-test): PostgreSQL 15, Kamailio and two nodes on 127.0.0.1,
+# 40 outbound and 20 inbound calls, one node killed with SIGKILL in the middle.
+cluster-test: deps
+	swift build --product voicebridge $(SWIFT_BUILD_FLAGS)
+	mkdir -p test-artifacts
+	VB_BINARY=$(CURDIR)/.build/debug/voicebridge VB_ARTIFACTS=$(CURDIR)/test-artifacts bash Tests/e2e/suite-cluster.sh | tee test-artifacts/cluster.tap
+	! grep -q '^not ok' test-artifacts/cluster.tap
 
 # libFuzzer over the untrusted-input parsers, FUZZ_SECONDS each (default 60; FUZZ_RUNS=N for a
 # number of executions, FUZZ_BUILD=release, FUZZ_SANITIZE=address); CI runs 20 s of each after `make test`.

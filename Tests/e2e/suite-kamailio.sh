@@ -4,7 +4,8 @@
 # killed with SIGKILL is taken out by OPTIONS probing while calls sent to it in the meantime fail
 # over to the survivor; it is put back once it answers again; a node's outbound call leaves
 # through Kamailio to the trunk and its ACK and BYE follow the Record-Route back.
-# Each node has its own SQLite file here (the shared PostgreSQL store is not built yet).
+# Each node has its own SQLite file here: this suite is about Kamailio; suite-cluster.sh runs the
+# nodes on one PostgreSQL database behind the same config.
 # VB_KEEP=DIR keeps the run's logs, configs and databases in DIR.
 set -u
 source "$(dirname "$0")/lib.sh"
