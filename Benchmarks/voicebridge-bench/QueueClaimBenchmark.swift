@@ -1,12 +1,16 @@
 import Calls
 import Foundation
 import Pipeline
+import TestSupport
 
 /// The shared queue: calls stored, then claimed and started by one node or by two nodes at once
-/// (two `CallStore`s on one SQLite file, as two processes would open it), through the same
-/// `claimDueCalls` and `transition(to: .dialing, from: .queued)` the scheduler runs.
+/// (two `CallStore`s on one database, as two processes would open it — a SQLite file, or a
+/// PostgreSQL 15 server started for the run), through the same `claimDueCalls` and
+/// `transition(to: .dialing, from: .queued)` the scheduler runs; and a lost node's live calls
+/// taken over through the same `takeOverLostNodes` a survivor runs.
 enum QueueClaimBenchmark {
     struct Result {
+        var database: String
         var nodes: Int
         var calls: Int
         var insertsPerSecond: Double
@@ -14,13 +18,14 @@ enum QueueClaimBenchmark {
         var claimP50Milliseconds: Double
         var claimP99Milliseconds: Double
         var claimedTwiceOrNever: Int
+        /// `takeOverLostNodes` closing a lost node's 100 live calls (node_lost, retries queued), ms.
+        var takeoverMilliseconds: Double
     }
 
-    static func run(nodes: Int, calls: Int) async throws -> Result {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-queue-bench-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("queue.sqlite").path
-        let stores = try (0..<nodes).map { _ in try CallStore(path: path) }
+    /// `location`: a new database (a file path or a postgres:// URL).
+    static func run(database: String, location: String, nodes: Int, calls: Int) async throws -> Result {
+        var stores: [CallStore] = []
+        for _ in 0..<nodes { stores.append(try await CallStore.open(location)) }
         let insertStart = ContinuousClock.now
         for n in 0..<calls {
             try await stores[0].insert(CallRecord(outboundId: String(format: "ob-%08x", n), callerNumber: "0701234567", calleeNumber: "010\(10_000_000 + n)",
@@ -48,24 +53,72 @@ enum QueueClaimBenchmark {
         let claimSeconds = (ContinuousClock.now - claimStart).totalSeconds
         let claimed = perNode.flatMap(\.0)
         let latencies = perNode.flatMap(\.1).sorted()
+        let takeover = try await takeover(stores[0], liveCalls: 100)
         for store in stores { try await store.close() }
-        return Result(nodes: nodes, calls: calls, insertsPerSecond: Double(calls) / insertSeconds, claimedPerSecond: Double(claimed.count) / claimSeconds,
+        return Result(database: database, nodes: nodes, calls: calls, insertsPerSecond: Double(calls) / insertSeconds, claimedPerSecond: Double(claimed.count) / claimSeconds,
                       claimP50Milliseconds: latencies[latencies.count / 2], claimP99Milliseconds: latencies[latencies.count * 99 / 100],
-                      claimedTwiceOrNever: claimed.count - Set(claimed).count + (calls - Set(claimed).count))
+                      claimedTwiceOrNever: claimed.count - Set(claimed).count + (calls - Set(claimed).count), takeoverMilliseconds: takeover)
     }
+
+    /// A node holding `liveCalls` dialing calls stops renewing its lease; how long the survivor's
+    /// takeover transaction takes (the rest of death → reconciled is the lease itself and at most
+    /// one heartbeat interval, lease / 5).
+    static func takeover(_ store: CallStore, liveCalls: Int) async throws -> Double {
+        let t0 = Date()
+        try await store.registerNode("lost", now: t0)
+        try await store.registerNode("survivor", now: t0.addingTimeInterval(60))
+        for n in 0..<liveCalls {
+            try await store.insert(CallRecord(outboundId: String(format: "ob-lost%04x", n), callerNumber: "0701234567", calleeNumber: "011\(10_000_000 + n)",
+                                              purpose: "takeover benchmark", questions: ["Can you attend?"]))
+        }
+        var claimed = 0
+        while claimed < liveCalls {
+            let batch = try await store.claimDueCalls(node: "lost", room: 10, maxConcurrent: .max, dialableCampaigns: [], now: t0)
+            if batch.isEmpty { break }
+            for call in batch { try await store.transition(id: call.outboundId, to: .dialing, from: .queued, heldBy: "lost", now: t0) }
+            claimed += batch.count
+        }
+        let started = ContinuousClock.now
+        let takeovers = try await store.takeOverLostNodes(survivor: "survivor", lease: 3, now: t0.addingTimeInterval(10)) { _ in t0.addingTimeInterval(10) }
+        let elapsed = (ContinuousClock.now - started).totalSeconds * 1000
+        guard takeovers.first?.closed.count == claimed else { throw BenchFailure("takeover closed \(takeovers.first?.closed.count ?? 0) of \(claimed) live calls") }
+        return elapsed
+    }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
 
 extension BenchMain {
     static func queue(output: String) async throws {
-        print("== Shared queue on SQLite: 3000 calls stored, then claimed (10 a transaction) and started (queued → dialing) by 1 node, or by 2 nodes on one file at once")
+        print("== Shared queue: 3000 calls stored, then claimed (10 a transaction) and started (queued → dialing) by 1 node, or by 2 nodes on one database at once;"
+              + " then a lost node's 100 live calls taken over")
         var results: [QueueClaimBenchmark.Result] = []
-        for nodes in [1, 2] { results.append(try await QueueClaimBenchmark.run(nodes: nodes, calls: 3000)) }
-        print(table(["nodes", "calls stored per s", "calls claimed + started per s", "claim p50 ms", "claim p99 ms", "claimed twice or never"], results.map {
-            ["\($0.nodes)", format($0.insertsPerSecond, digits: 0), format($0.claimedPerSecond, digits: 0), format($0.claimP50Milliseconds),
-             format($0.claimP99Milliseconds), "\($0.claimedTwiceOrNever)"]
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-queue-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for nodes in [1, 2] {
+            let path = folder.appendingPathComponent("queue-\(nodes).sqlite").path
+            results.append(try await QueueClaimBenchmark.run(database: "SQLite", location: path, nodes: nodes, calls: 3000))
+        }
+        do {
+            let server = try TestPostgres()
+            defer { server.stop() }
+            for nodes in [1, 2] {
+                results.append(try await QueueClaimBenchmark.run(database: "PostgreSQL 15", location: try server.newDatabase(), nodes: nodes, calls: 3000))
+            }
+        } catch let failure as TestPostgres.Failure {
+            print("PostgreSQL rows skipped: \(failure)")
+        }
+        print(table(["database", "nodes", "calls stored per s", "calls claimed + started per s", "claim p50 ms", "claim p99 ms", "claimed twice or never",
+                     "takeover of 100 live calls ms"], results.map {
+            [$0.database, "\($0.nodes)", format($0.insertsPerSecond, digits: 0), format($0.claimedPerSecond, digits: 0), format($0.claimP50Milliseconds),
+             format($0.claimP99Milliseconds), "\($0.claimedTwiceOrNever)", format($0.takeoverMilliseconds, digits: 0)]
         }))
-        try write(results.map { ["nodes": $0.nodes, "calls": $0.calls, "inserts_per_second": $0.insertsPerSecond, "claimed_per_second": $0.claimedPerSecond,
-                                 "claim_p50_ms": $0.claimP50Milliseconds, "claim_p99_ms": $0.claimP99Milliseconds, "claimed_twice_or_never": $0.claimedTwiceOrNever] },
+        try write(results.map { ["database": $0.database, "nodes": $0.nodes, "calls": $0.calls, "inserts_per_second": $0.insertsPerSecond,
+                                 "claimed_per_second": $0.claimedPerSecond, "claim_p50_ms": $0.claimP50Milliseconds, "claim_p99_ms": $0.claimP99Milliseconds,
+                                 "claimed_twice_or_never": $0.claimedTwiceOrNever, "takeover_100_live_calls_ms": $0.takeoverMilliseconds] },
                   to: output, as: "queue.json")
     }
 }
