@@ -4,13 +4,14 @@ import HummingbirdWebSocket
 import Logging
 
 /// `GET /api/events`: seed 000 §6.3's events and transcript lines as they happen, read from the
-/// append-only events table — events are stored before they are announced, so a client that
+/// append-only events table (every node's, when nodes share a database) — events are stored before they are announced, so a client that
 /// reconnects with `?since=<last id it saw>` gets exactly what it missed, in order.
 struct EventStream: Sendable {
     let store: CallStore
     let logger: Logger
-    /// How often the table is read for new events while nothing is pending.
-    var pollInterval: Duration = .milliseconds(150)
+    /// How often the table is read for new events while nothing is pending: often on SQLite;
+    /// rarely on PostgreSQL, where a notification from the writing node wakes the reader at once.
+    var pollInterval: Duration { store.announcesEvents ? .seconds(2) : .milliseconds(150) }
 
     /// One message per stored event: `{id, type, outbound_id, created_at, data}`.
     struct Message: Encodable {
@@ -44,7 +45,10 @@ struct EventStream: Sendable {
                         let message = try await message(for: event)
                         try await outbound.write(.text(String(decoding: try encoder.encode(message), as: UTF8.self)))
                     }
-                    if events.count < 500 { try await Task.sleep(for: pollInterval) }
+                    if events.count < 500 {
+                        await store.waitForEvents(timeout: pollInterval)
+                        try Task.checkCancellation()
+                    }
                 }
             }
             try await group.next()

@@ -254,6 +254,7 @@ public final class CallSystem: Sendable {
             }
             group.addTask { await self.manager.run() }
             group.addTask { await self.webhooks.run() }
+            group.addTask { await self.manager.store.listenForEvents() }   // wakes /api/events readers (PostgreSQL)
         }
     }
 }

@@ -36,6 +36,33 @@ import Testing
         try await second.close()
     }
 
+    /// A reader waiting for events on one node is woken as soon as another node's transaction
+    /// that appended one commits (LISTEN/NOTIFY), long before its timeout.
+    @Test func anotherNodesEventWakesAWaitingReaderAtOnce() async throws {
+        let url = try StoreBackend.postgres.newLocation()
+        let reader = try await CallStore.open(url), writer = try await CallStore.open(url)
+        #expect(reader.announcesEvents)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await reader.listenForEvents() }
+            let listening = ContinuousClock.now
+            await reader.waitForEvents(timeout: .seconds(10))   // rung once listening starts
+            #expect(ContinuousClock.now - listening < .seconds(5))
+            let woken = Task {
+                let started = ContinuousClock.now
+                await reader.waitForEvents(timeout: .seconds(10))
+                return ContinuousClock.now - started
+            }
+            while reader.eventBell.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            try await writer.insert(Self.sampleCall())
+            let waited = await woken.value
+            #expect(waited < .seconds(2), "woken by the other node's event after \(waited), not by the 10 s timeout")
+            #expect(try await reader.events().map(\.type) == ["outbound_queued"])
+            group.cancelAll()
+        }
+        try await reader.close()
+        try await writer.close()
+    }
+
     @Test func migratesAFileFromThePreviousSchemaKeepingItsRows() async throws {
         let path = Self.temporaryPath()
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

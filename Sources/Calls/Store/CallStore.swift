@@ -47,6 +47,8 @@ public final class CallStore: Sendable {
     /// Seals transcripts, answers, summaries, metadata, contact variables and webhook payloads
     /// (and the recordings the call manager writes); nil: stored as plain text.
     public let cipher: StorageCipher?
+    /// Rung when another node's events are committed (PostgreSQL); see `waitForEvents`.
+    let eventBell = EventBell()
 
     /// Opens (creating if needed) the SQLite file at `path` and brings its schema up to date. With
     /// a `cipher`, refuses a database holding data sealed with keys the cipher does not have.
@@ -276,5 +278,27 @@ extension CallStore {
             try db.checkpoint(.truncate)
         }
         try pool.close()
+    }
+}
+
+extension CallStore {
+    /// The PostgreSQL channel a transaction that appended events notifies.
+    static let eventsChannel = "voicebridge_events"
+
+    /// Whether `waitForEvents` is woken by new events (PostgreSQL, while `listenForEvents` runs);
+    /// on SQLite it only times out, so readers poll.
+    public var announcesEvents: Bool { database is PostgresStoreDatabase }
+
+    /// Rings the event bell for every NOTIFY any node's transaction commits, until cancelled
+    /// (a server runs it for its whole life); returns at once on SQLite.
+    public func listenForEvents() async {
+        guard let database = database as? PostgresStoreDatabase else { return }
+        await database.listen(Self.eventsChannel) { [eventBell] in eventBell.ring() }
+    }
+
+    /// Returns when events may have been added (another node announced some), after `timeout`,
+    /// or when the task is cancelled.
+    public func waitForEvents(timeout: Duration) async {
+        await eventBell.wait(timeout: timeout)
     }
 }

@@ -115,10 +115,7 @@ public final class PostgresStoreDatabase: StoreDatabase {
         case .use(let connection): return connection
         case .open(let id):
             do {
-                return try await PostgresConnection.connect(
-                    configuration: .init(host: location.host, port: location.port, username: location.username,
-                                         password: location.password, database: location.database, tls: .disable),
-                    id: id, logger: logger)
+                return try await PostgresConnection.connect(configuration: connectionConfiguration, id: id, logger: logger)
             } catch {
                 idle.withLockedValue { $0.open -= 1 }
                 throw SQLError.notConnected("cannot connect to PostgreSQL at \(location.host):\(location.port) as \(location.username): \(String(reflecting: error))")
@@ -129,6 +126,35 @@ public final class PostgresStoreDatabase: StoreDatabase {
             }
             if let handed { return handed }
             return try await lend()   // nil: a connection closed, so one may be opened
+        }
+    }
+
+    private var connectionConfiguration: PostgresConnection.Configuration {
+        .init(host: location.host, port: location.port, username: location.username, password: location.password,
+              database: location.database, tls: .disable)
+    }
+
+    /// Calls `announced` once listening starts and then for every notification on `channel` (a
+    /// NOTIFY any node's transaction committed), until the calling task is cancelled. It keeps a
+    /// connection of its own; a lost one is opened again a second later (and `announced` called,
+    /// since notifications sent meanwhile were missed).
+    public func listen(_ channel: String, _ announced: @escaping @Sendable () -> Void) async {
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: connectionConfiguration, id: 0, logger: logger)
+                do {
+                    try await connection.listen(on: channel) { notifications in
+                        announced()
+                        for try await _ in notifications { announced() }
+                    }
+                } catch {
+                    if !Task.isCancelled { logger.warning("listening for notifications stopped", metadata: ["channel": "\(channel)", "error": "\(error)"]) }
+                }
+                try? await connection.close()
+            } catch {
+                logger.warning("cannot listen for notifications", metadata: ["channel": "\(channel)", "error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(1))
         }
     }
 
