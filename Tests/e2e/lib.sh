@@ -15,15 +15,17 @@ check() { # description, then a command
 query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$db" "$1"; }
 
 # invites_against_attempts CALLEE_LOG [MAX]: the INVITEs the simulated callee logged, per number,
-# against the attempts $db holds per number. Prints "numbers invites attempts over", where over
-# maps each number that got more INVITEs than attempts (or more than MAX) to (invites, attempts).
+# against the attempts the suite's database holds per number (read through `query`, which a suite
+# on PostgreSQL redefines). Prints "numbers invites attempts over", where over maps each number
+# that got more INVITEs than attempts (or more than MAX) to (invites, attempts).
 invites_against_attempts() {
-  python3 - "$1" "$db" "${2:-0}" <<'PY'
-import re, sqlite3, sys, collections
+  query "SELECT c.callee_number, count(a.id) FROM calls c LEFT JOIN attempts a ON a.outbound_id = c.outbound_id WHERE c.direction = 'outbound' GROUP BY c.callee_number" \
+    >"$VB_TMP/attempts-per-number.txt"
+  python3 - "$1" "$VB_TMP/attempts-per-number.txt" "${2:-0}" <<'PY'
+import re, sys, collections
 invites = collections.Counter(re.findall(r"uri=sip:(\d+)@", open(sys.argv[1]).read()))
-db = sqlite3.connect(sys.argv[2])
+attempts = {n: int(k) for n, k in (l.strip().split("|") for l in open(sys.argv[2]) if l.strip())}
 most = int(sys.argv[3])
-attempts = dict(db.execute("SELECT c.callee_number, count(a.id) FROM calls c LEFT JOIN attempts a ON a.outbound_id = c.outbound_id GROUP BY c.callee_number"))
 over = {n: (invites[n], attempts.get(n, 0)) for n in set(invites) | set(attempts) if invites[n] > attempts.get(n, 0) or (most and invites[n] > most)}
 print(len(invites), sum(invites.values()), sum(attempts.values()), over)
 PY

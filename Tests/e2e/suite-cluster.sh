@@ -154,14 +154,7 @@ check "every call reaches a final state: 40 outbound completed, 20 inbound compl
 lost=$(query "SELECT count(*) FROM attempts WHERE failure_reason='node_lost'")
 retried=$(query "SELECT count(*) FROM calls WHERE direction='outbound' AND attempt_count=2 AND node_id='node-b'")
 check "A's live outbound calls ($lost) failed once as node_lost and were retried on B ($retried)" test "$lost" -ge 1 -a "$retried" -ge 1
-query "SELECT c.callee_number, count(a.id) FROM calls c LEFT JOIN attempts a ON a.outbound_id = c.outbound_id WHERE c.direction='outbound' GROUP BY c.callee_number" >"$VB_TMP/attempts.txt"
-python3 - "$VB_TMP/callee.log" "$VB_TMP/attempts.txt" >"$VB_TMP/invites.txt" <<'PY'
-import re, sys, collections
-invites = collections.Counter(re.findall(r"uri=sip:(\d+)@", open(sys.argv[1]).read()))
-attempts = {n: int(k) for n, k in (l.strip().split("|") for l in open(sys.argv[2]) if l.strip())}
-over = {n: (invites[n], attempts.get(n, 0)) for n in set(invites) | set(attempts) if invites[n] > attempts.get(n, 0)}
-print(len(invites), sum(invites.values()), sum(attempts.values()), over)
-PY
+invites_against_attempts "$VB_TMP/callee.log" >"$VB_TMP/invites.txt"
 read -r numbers invites attempts over <"$VB_TMP/invites.txt"
 check "no number got more INVITEs than attempts ($invites INVITEs to $numbers numbers, $attempts attempts; over: $over)" test "$over" = "{}" -a "$numbers" = 40
 
