@@ -1,14 +1,9 @@
 import Foundation
-import GRDB
 
 /// One try at a call: dialled (or answered, inbound) at `startedAt`, ended with `outcome` — the
 /// state it ended in (`busy`, `no_answer`, `completed` …) — and its reason. A call that is retried
 /// keeps every attempt.
-public struct CallAttempt: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "attempts"
-    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-
+public struct CallAttempt: Sendable, Equatable, Codable {
     public var outboundId: String
     public var attemptNumber: Int
     public var sipCallId: String?

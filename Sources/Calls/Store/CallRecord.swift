@@ -1,12 +1,7 @@
 import Foundation
-import GRDB
 
 /// One call, outbound or inbound: every field of seed 000's OutboundCallRecord plus its result.
-public struct CallRecord: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "calls"
-    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-
+public struct CallRecord: Sendable, Equatable, Codable {
     public var outboundId: String
     public var callId: String?
     public var direction: CallDirection
@@ -106,11 +101,7 @@ public struct CallRecord: Sendable, Equatable, Codable, FetchableRecord, Persist
 }
 
 /// An append-only event: what the event WebSocket announces, stored first (ids are the order).
-public struct CallEvent: Sendable, Equatable, Codable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "events"
-    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-
+public struct CallEvent: Sendable, Equatable, Codable {
     public var id: Int64?
     public var outboundId: String
     public var type: String
@@ -123,9 +114,5 @@ public struct CallEvent: Sendable, Equatable, Codable, FetchableRecord, MutableP
         self.type = type
         self.payload = payload
         self.createdAt = createdAt
-    }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Seed 000 §11 (spam prevention): numbers that must never be called. Numbers are kept as
 /// `OutboundCallRequest.normalize(number:)` gives them (digits, optional +), so "010-1234-5678"

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// The nodes sharing this database, and the queue they share: a node claims the queued calls it
 /// will dial (`calls.node_id`), renews its lease with a heartbeat, and when a node's lease runs

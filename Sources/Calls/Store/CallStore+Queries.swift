@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Reads behind the REST API's list, stats and detail views.
 extension CallStore {

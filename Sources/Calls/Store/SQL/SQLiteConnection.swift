@@ -16,7 +16,7 @@ struct SQLiteConnection: SQLConnection {
         try Self.reporting(sql) { try Row.fetchAll(database, sql: sql, arguments: Self.arguments(arguments)) }.map(Self.row)
     }
 
-    /// A GRDB row as the SQL layer's (for code still on GRDB's query interface).
+    /// A GRDB row as the SQL layer's.
     static func row(_ row: Row) -> SQLRow {
         SQLRow(columns: Array(row.columnNames), values: row.databaseValues.map(value))
     }
@@ -58,25 +58,19 @@ struct SQLiteStoreDatabase: StoreDatabase {
     let pool: DatabasePool
     var dialect: SQLDialect { .sqlite }
 
+    /// Unlike GRDB's own async `read` and `write`, not cancelled with the calling task.
     func transaction<T: Sendable>(writes: Bool, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await transaction(writes: writes) { try body(SQLiteConnection(database: $0)) }
-    }
-
-    /// The same transaction with GRDB's `Database` (for store code still on GRDB's query interface).
-    /// Unlike GRDB's own async `read` and `write`, it is not cancelled with the calling task.
-    func transaction<T: Sendable>(writes: Bool, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             if writes {
-                pool.asyncWrite(body) { _, result in continuation.resume(with: result) }
+                pool.asyncWrite({ try body($0.sql) }) { _, result in continuation.resume(with: result) }
             } else {
-                pool.asyncRead { database in continuation.resume(with: Result { try body(database.get()) }) }
+                pool.asyncRead { database in continuation.resume(with: Result { try body(database.get().sql) }) }
             }
         }
     }
 }
 
 extension Database {
-    /// This transaction through the SQL layer: lets code still on GRDB's query interface call
-    /// store helpers already written for both databases, while the store moves over.
+    /// This transaction through the SQL layer (the store opening a file migrates it synchronously).
     var sql: any SQLConnection { SQLiteConnection(database: self) }
 }
