@@ -5,11 +5,11 @@ import Testing
 @testable import Calls
 import Realtime
 
-/// A campaign's ticks with the clock in the test's hands: a real store and call manager that is
-/// not dialing, so every queued call stays where the tick put it.
+/// A campaign's ticks with the clock in the test's hands: a real store (a SQLite file, or
+/// PostgreSQL) and call manager that is not dialing, so every queued call stays where the tick put it.
 @Suite struct CampaignTickTests {
-    static func manager(maxConcurrentCalls: Int = 50) throws -> (CallManager, CallStore) {
-        let store = try CallStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("vb-campaign-\(UUID().uuidString)/db.sqlite").path)
+    static func manager(maxConcurrentCalls: Int = 50, on backend: StoreBackend) async throws -> (CallManager, CallStore) {
+        let store = try await backend.store()
         var settings = CallManager.Settings(gateway: SIPURI("sip:127.0.0.1:5999")!)
         settings.maxConcurrentCalls = maxConcurrentCalls
         settings.engineMode = "echo"
@@ -32,8 +32,9 @@ import Realtime
 
     static let monday = ISO8601DateFormatter().date(from: "2026-11-23T01:00:00Z")!   // 10:00 in Seoul
 
-    @Test func callsAreQueuedAtTheConfiguredRate() async throws {
-        let (manager, store) = try Self.manager()
+    @Test(arguments: StoreBackend.allCases)
+    func callsAreQueuedAtTheConfiguredRate(backend: StoreBackend) async throws {
+        let (manager, store) = try await Self.manager(on: backend)
         let campaign = try await Self.campaign(manager, store, contacts: 20, perMinute: 6, concurrent: 20)
         var queued: [Int] = []
         for second in stride(from: 0, through: 60, by: 5) {
@@ -45,10 +46,26 @@ import Realtime
         #expect(call.campaignId == campaign.id && call.purpose == "a visit for N0" && call.retryOn == "no_answer,busy" && call.retryInterval == 300)
     }
 
+    /// A second upload to a draft adds only the numbers not in it yet; the others come back as
+    /// skipped, and the campaign's counts and columns add up.
+    @Test(arguments: StoreBackend.allCases)
+    func aSecondUploadSkipsNumbersAlreadyInTheCampaign(backend: StoreBackend) async throws {
+        let (manager, store) = try await Self.manager(on: backend)
+        _ = try await store.createTemplate(CallTemplate(name: "t", purpose: "a visit for {name}", questions: ["Is {name} home?"]))
+        let campaign = try await manager.createCampaign(Campaign(name: "c", callerNumber: "0701234567"), template: "t")
+        _ = try await manager.uploadContacts(campaignID: campaign.id, csv: Data("phone,name\n01055550001,A\n01055550002,B".utf8), phoneColumn: nil)
+        let second = try await manager.uploadContacts(campaignID: campaign.id, csv: Data("phone,name,floor\n01055550002,B,3\n01055550003,C,4".utf8), phoneColumn: nil)
+        #expect(second.accepted == 1 && second.skipped.map(\.reason) == ["already in this campaign"])
+        let stored = try #require(try await store.campaign(id: campaign.id))
+        #expect(stored.contacts == 3 && stored.skipped == 1 && stored.columns == ["name", "floor"])
+        #expect(try await store.campaignProblems(campaignID: campaign.id).map(\.value) == ["01055550002"])
+    }
+
     /// The pause is checked in the claim's own transaction: a tick that read the campaign as
     /// running before an operator paused it claims nothing after the pause.
-    @Test func aPausedCampaignHasNoContactClaimed() async throws {
-        let (manager, store) = try Self.manager()
+    @Test(arguments: StoreBackend.allCases)
+    func aPausedCampaignHasNoContactClaimed(backend: StoreBackend) async throws {
+        let (manager, store) = try await Self.manager(on: backend)
         let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 3)
         _ = try await store.transition(campaignID: campaign.id, to: .paused)
         let claimed = try await store.claimNextContact(campaignID: campaign.id) { contact in
@@ -58,8 +75,9 @@ import Realtime
         #expect(try await store.progress(campaignID: campaign.id).waiting == 3)
     }
 
-    @Test func neverMoreOpenThanTheCampaignsConcurrency() async throws {
-        let (manager, store) = try Self.manager()
+    @Test(arguments: StoreBackend.allCases)
+    func neverMoreOpenThanTheCampaignsConcurrency(backend: StoreBackend) async throws {
+        let (manager, store) = try await Self.manager(on: backend)
         let campaign = try await Self.campaign(manager, store, contacts: 10, perMinute: 6000, concurrent: 3)
         for tick in 0..<50 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
         #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 3)
@@ -71,8 +89,9 @@ import Realtime
         #expect(try await store.progress(campaignID: campaign.id).waiting == 6)
     }
 
-    @Test func outsideItsWindowOrPausedNothingIsQueuedOrDialed() async throws {
-        let (manager, store) = try Self.manager()
+    @Test(arguments: StoreBackend.allCases)
+    func outsideItsWindowOrPausedNothingIsQueuedOrDialed(backend: StoreBackend) async throws {
+        let (manager, store) = try await Self.manager(on: backend)
         let seoul = CallingWindow(timeZone: "Asia/Seoul", days: [1, 2, 3, 4, 5], start: "09:00", end: "18:00")
         let campaign = try await Self.campaign(manager, store, contacts: 5, perMinute: 6000, concurrent: 2, window: seoul)
         let saturday = ISO8601DateFormatter().date(from: "2026-11-28T01:00:00Z")!
@@ -90,8 +109,9 @@ import Realtime
         #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 2)
     }
 
-    @Test func itCompletesWhenEveryContactsCallHasEnded() async throws {
-        let (manager, store) = try Self.manager()
+    @Test(arguments: StoreBackend.allCases)
+    func itCompletesWhenEveryContactsCallHasEnded(backend: StoreBackend) async throws {
+        let (manager, store) = try await Self.manager(on: backend)
         let campaign = try await Self.campaign(manager, store, contacts: 2, perMinute: 6000, concurrent: 5)
         await manager.campaignTick(now: Self.monday, monotonic: 0)
         await manager.campaignTick(now: Self.monday, monotonic: 1)
@@ -100,10 +120,15 @@ import Realtime
         await manager.campaignTick(now: Self.monday, monotonic: 2)
         let done = try #require(try await store.campaign(id: campaign.id))
         #expect(done.state == .completed && done.endedAt != nil)
+        let results = try await store.campaignResults(campaignID: campaign.id)
+        #expect(results.rows.map(\.contact.number) == ["01055550000", "01055550001"] && results.rows.allSatisfy { $0.call?.state == .cancelled })
+        let contacts = try await store.campaignContacts(campaignID: campaign.id, state: "cancelled")
+        #expect(contacts.total == 2 && contacts.contacts.map(\.variables) == [["name": "N0"], ["name": "N1"]])
     }
 
-    @Test func aContactWhoseNumberHasAnOpenCallWaitsForItToEnd() async throws {
-        let (manager, store) = try Self.manager()
+    @Test(arguments: StoreBackend.allCases)
+    func aContactWhoseNumberHasAnOpenCallWaitsForItToEnd(backend: StoreBackend) async throws {
+        let (manager, store) = try await Self.manager(on: backend)
         let single = try await manager.create(OutboundCallRequest(callerNumber: "0701234567", calleeNumber: "010-5555-0000", purpose: "p", questions: ["q?"]))
         let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 5)
         for tick in 0..<5 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
@@ -115,8 +140,9 @@ import Realtime
         #expect(try await store.progress(campaignID: campaign.id).waiting == 0, "its turn comes once that call ended")
     }
 
-    @Test func aContactListedAsDoNotCallAfterTheUploadIsSkippedWhenItsTurnComes() async throws {
-        let (manager, store) = try Self.manager()
+    @Test(arguments: StoreBackend.allCases)
+    func aContactListedAsDoNotCallAfterTheUploadIsSkippedWhenItsTurnComes(backend: StoreBackend) async throws {
+        let (manager, store) = try await Self.manager(on: backend)
         let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 5)
         try await store.addToDoNotCallList([.init(number: "01055550000")])
         for tick in 0..<5 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
