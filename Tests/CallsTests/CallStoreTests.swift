@@ -232,3 +232,30 @@ extension CallStoreTests {
         #expect(try await store.latestEventID() == 4)   // three queued events and one cancelled
     }
 }
+
+extension CallStoreTests {
+    /// Templates keep every version; a live name is taken (a deleted template's name is free again),
+    /// and a template renamed keeps its id.
+    @Test(arguments: StoreBackend.allCases)
+    func templatesKeepTheirVersionsAndTheirNamesStayUnique(backend: StoreBackend) async throws {
+        let store = try await backend.store()
+        let first = try await store.createTemplate(CallTemplate(name: "visit", purpose: "a visit", questions: ["Home?"]))
+        #expect(first.version == 1)
+        await #expect(throws: CallStore.TemplateFailure.nameTaken("visit")) {
+            try await store.createTemplate(CallTemplate(name: "visit", purpose: "another", questions: ["q?"]))
+        }
+        let second = try await store.updateTemplate(id: first.id, with: CallTemplate(name: "house call", purpose: "a house call", questions: ["Home?", "When?"]))
+        #expect(second.id == first.id && second.version == 2)
+        #expect(try await store.template("house call")?.questions == ["Home?", "When?"])
+        #expect(try await store.template(first.id, version: 1)?.name == "visit")
+        #expect(try await store.templateVersions(id: first.id).map(\.version) == [1, 2])
+        _ = try await store.createTemplate(CallTemplate(name: "visit", purpose: "the old name, free again", questions: ["q?"]))
+        #expect(try await store.templates().map(\.name) == ["house call", "visit"])
+        #expect(try await store.deleteTemplate(id: first.id))
+        #expect(try await store.template("house call") == nil)
+        #expect(try await store.template(id: first.id, version: 2)?.purpose == "a house call", "a deleted template's versions stay")
+        await #expect(throws: CallStore.TemplateFailure.notFound(first.id)) {
+            try await store.updateTemplate(id: first.id, with: CallTemplate(name: "x", purpose: "x", questions: ["x?"]))
+        }
+    }
+}
