@@ -111,7 +111,7 @@ extension CallStore {
             while let row = try sql.rows("""
                 SELECT id, line, number, variables FROM campaign_contacts k WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL
                     AND NOT EXISTS (SELECT 1 FROM calls c WHERE c.callee_number = k.number AND c.direction = 'outbound'
-                                    AND c.state IN ('queued', 'dialing', 'ringing', 'connected'))
+                                    AND \(Self.isOpen("c.state")))
                 ORDER BY id LIMIT 1
                 """, campaignID).first {
                 let contact = ContactListReader.Contact(line: try row.get("line"), number: try row.get("number"),
@@ -175,7 +175,7 @@ extension CallStore {
     public func campaignCallsHoldingSlots(campaignID: String, now: Date = Date()) async throws -> Int {
         try await sqlRead { sql in
             try sql.scalar(Int.self, """
-                SELECT COUNT(*) FROM calls WHERE campaign_id = ? AND (state IN ('dialing', 'ringing', 'connected')
+                SELECT COUNT(*) FROM calls WHERE campaign_id = ? AND (\(Self.isLive())
                     OR (state = 'queued' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)))
                 """, [.text(campaignID), .date(now)]) ?? 0
         }

@@ -6,12 +6,19 @@ import Foundation
 /// out, a surviving node closes what it left behind. Every decision is one transaction, so two
 /// nodes can never claim the same call or both take over one lost node.
 extension CallStore {
-    /// The states of a live call (dialing, ringing, connected), as stored.
-    static let liveStates = CallState.allCases.filter(\.isLive).map(\.rawValue)
+    /// SQL: the state in `column` is a live call's (dialing, ringing, connected).
+    static func isLive(_ column: String = "state") -> String {
+        "\(column) IN (\(CallState.allCases.filter(\.isLive).map { "'\($0.rawValue)'" }.joined(separator: ", ")))"
+    }
+
+    /// SQL: the state in `column` is an open call's, queued or live (one open call per number).
+    static func isOpen(_ column: String = "state") -> String {
+        "(\(column) = 'queued' OR \(isLive(column)))"
+    }
 
     /// Calls that hold a place under `max_concurrent_calls`: live ones, and queued ones a node has
     /// claimed and is about to dial.
-    static let busyCalls = "(state IN (\(liveStates.map { "'\($0)'" }.joined(separator: ", "))) OR (state = 'queued' AND node_id IS NOT NULL))"
+    static let busyCalls = "(\(isLive()) OR (state = 'queued' AND node_id IS NOT NULL))"
 
     /// Records `node` as up (again) with a fresh heartbeat.
     public func registerNode(_ node: String, now: Date = Date()) async throws {
@@ -102,9 +109,7 @@ extension CallStore {
             let lost = try sql.column(String.self, "SELECT id FROM nodes WHERE heartbeat_at < ? AND id <> ? ORDER BY id",
                                       [.date(now.addingTimeInterval(-lease)), .text(survivor)])
             return try lost.map { node in
-                let live = try sql.fetchAll(CallRecord.self, """
-                    SELECT * FROM calls WHERE node_id = ? AND state IN (\(sql.placeholders(Self.liveStates.count))) ORDER BY created_at
-                    """, [.text(node)] + Self.liveStates.map(\.sqlValue))
+                let live = try sql.fetchAll(CallRecord.self, "SELECT * FROM calls WHERE node_id = ? AND \(Self.isLive()) ORDER BY created_at", [.text(node)])
                 for call in live {
                     try endAttempt(id: call.outboundId, in: .failed, reason: "node_lost", retryAt: retryAt(try opened(call)), now: now, in: sql)
                 }

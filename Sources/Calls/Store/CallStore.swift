@@ -68,7 +68,7 @@ public final class CallStore: Sendable {
     /// selects PostgreSQL (every node of a cluster names the same one); anything else is a SQLite
     /// file's path. The schema is brought up to date and the storage keys checked as for a file.
     public static func open(_ location: String, cipher: StorageCipher? = nil) async throws -> CallStore {
-        guard location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") else { return try CallStore(path: location, cipher: cipher) }
+        guard PostgresStoreDatabase.Location.isURL(location) else { return try CallStore(path: location, cipher: cipher) }
         let database = try PostgresStoreDatabase(url: location)
         do {
             try await database.transaction(writes: true) { try prepare($0, cipher: cipher) }
@@ -116,8 +116,7 @@ public final class CallStore: Sendable {
     @discardableResult
     public func reconcileAfterRestart(node: String, now: Date = Date()) async throws -> [String] {
         try await sqlWrite { [self] sql in
-            let stranded = try sql.fetchAll(CallRecord.self, "SELECT * FROM calls WHERE state IN (\(sql.placeholders(Self.liveStates.count))) AND (node_id IS NULL OR node_id = ?)",
-                                            Self.liveStates.map(\.sqlValue) + [.text(node)])
+            let stranded = try sql.fetchAll(CallRecord.self, "SELECT * FROM calls WHERE \(Self.isLive()) AND (node_id IS NULL OR node_id = ?)", [.text(node)])
             try Self.releaseClaims(of: node, in: sql)
             for var call in stranded {
                 let from = call.state
@@ -152,7 +151,7 @@ public final class CallStore: Sendable {
         }
         if onlyIfCalleeFree {
             if let existing = try sql.scalar(String.self, """
-                SELECT outbound_id FROM calls WHERE callee_number = ? AND state IN ('queued', 'dialing', 'ringing', 'connected') AND direction = 'outbound' LIMIT 1
+                SELECT outbound_id FROM calls WHERE callee_number = ? AND \(Self.isOpen()) AND direction = 'outbound' LIMIT 1
                 """, [.text(call.calleeNumber)]) {
                 throw Failure.calleeBusy(number: call.calleeNumber, existing: existing)
             }

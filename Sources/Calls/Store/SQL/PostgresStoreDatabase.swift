@@ -23,9 +23,17 @@ public final class PostgresStoreDatabase: StoreDatabase {
         public var password: String?
         public var database: String
 
+        /// The URL schemes that name a PostgreSQL server.
+        static let schemes = ["postgres", "postgresql"]
+
+        /// Whether `location` is meant as a PostgreSQL URL (rather than a SQLite file's path).
+        public static func isURL(_ location: String) -> Bool {
+            schemes.contains { location.hasPrefix("\($0)://") }
+        }
+
         public init(url: String) throws {
             let parts = URLComponents(string: url)
-            guard let parts, ["postgres", "postgresql"].contains(parts.scheme ?? ""),
+            guard let parts, Self.schemes.contains(parts.scheme ?? ""),
                   let host = parts.host, !host.isEmpty, let username = parts.user, !username.isEmpty else {
                 // The address is not repeated: it may hold a password.
                 let what = parts?.scheme.map { "a \($0): address" } ?? "text that is not a URL"
