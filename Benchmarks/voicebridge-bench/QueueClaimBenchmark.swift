@@ -81,14 +81,9 @@ enum QueueClaimBenchmark {
         let started = ContinuousClock.now
         let takeovers = try await store.takeOverLostNodes(survivor: "survivor", lease: 3, now: t0.addingTimeInterval(10)) { _ in t0.addingTimeInterval(10) }
         let elapsed = (ContinuousClock.now - started).totalSeconds * 1000
-        guard takeovers.first?.closed.count == claimed else { throw BenchFailure("takeover closed \(takeovers.first?.closed.count ?? 0) of \(claimed) live calls") }
+        guard takeovers.first?.closed.count == claimed else { throw BenchError("takeover closed \(takeovers.first?.closed.count ?? 0) of \(claimed) live calls") }
         return elapsed
     }
-}
-
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 extension BenchMain {

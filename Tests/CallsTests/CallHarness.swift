@@ -40,7 +40,7 @@ enum CallHarness {
         settings.simulatedCallee = true
         settings.ringTimeout = .seconds(4)
         settings.retry.retryIntervalSeconds = 0
-        settings.recordingsFolder = store.path.hasPrefix("postgres://")
+        settings.recordingsFolder = store.database is PostgresStoreDatabase
             ? FileManager.default.temporaryDirectory.appendingPathComponent("vb-recordings-\(UUID().uuidString)").path
             : (store.path as NSString).deletingLastPathComponent + "/recordings"
         settings.localVoice = LocalVoice(tts: tts)

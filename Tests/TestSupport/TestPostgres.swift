@@ -10,7 +10,10 @@ public final class TestPostgres: @unchecked Sendable {
     public let folder: URL
     public private(set) var port = 0
     /// `postgres://vb:vbpass@127.0.0.1:<port>/voicebridge`
-    public var url: String { "postgres://vb:vbpass@127.0.0.1:\(port)/voicebridge" }
+    public var url: String { url(of: "voicebridge") }
+
+    /// The URL of database `name` on this server, as role `vb`.
+    private func url(of name: String) -> String { "postgres://vb:vbpass@127.0.0.1:\(port)/\(name)" }
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -32,7 +35,7 @@ public final class TestPostgres: @unchecked Sendable {
             if attempt == 3 { throw Failure(description: "PostgreSQL did not start: \(log)") }
         }
         try Self.asPostgres("/usr/bin/psql", ["-h", folder.path, "-p", "\(port)", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q",
-                                              "-c", "CREATE ROLE vb LOGIN CREATEDB PASSWORD 'vbpass'", "-c", "CREATE DATABASE voicebridge OWNER vb"])
+                                              "-c", "CREATE ROLE vb LOGIN PASSWORD 'vbpass'", "-c", "CREATE DATABASE voicebridge OWNER vb"])
     }
 
     private var server: Process?
@@ -89,7 +92,7 @@ public final class TestPostgres: @unchecked Sendable {
         let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
         try Self.asPostgres("/usr/bin/psql", ["-h", folder.path, "-p", "\(port)", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q",
                                               "-c", "CREATE DATABASE \(name) OWNER vb"])
-        return "postgres://vb:vbpass@127.0.0.1:\(port)/\(name)"
+        return url(of: name)
     }
 
     /// One server for the whole test process, started by the first test that asks and stopped

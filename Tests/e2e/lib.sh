@@ -31,6 +31,17 @@ print(len(invites), sum(invites.values()), sum(attempts.values()), over)
 PY
 }
 
+# open_calls: how many calls in the suite's database (read through `query`) have no final state yet.
+open_calls() {
+  query "SELECT count(*) FROM calls WHERE state NOT IN ('completed','failed','busy','no_answer','rejected','cancelled','voicemail','voicemail_left')"
+}
+
+# wait_until_every_call_ends: until open_calls is 0, at most 180 s.
+wait_until_every_call_ends() {
+  for _ in $(seq 1 900); do [ "$(open_calls)" = 0 ] && return 0; sleep 0.2; done
+  return 1
+}
+
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }

@@ -132,7 +132,7 @@ for _ in $(seq 1 900); do
 done
 kill -KILL "${node_pid[0]}"; wait "${node_pid[0]}" 2>/dev/null; node_pid[0]=""; killed_at=$(date +%s.%N)
 at_kill=$(query "SELECT string_agg(outbound_id, ',') FROM calls WHERE node_id='node-a' AND state IN ('dialing','ringing','connected')")
-open_at_kill=$(query "SELECT count(*) FROM calls WHERE state NOT IN ('completed','failed','busy','no_answer','rejected','cancelled')")
+open_at_kill=$(open_calls)
 check "A is killed (SIGKILL) with calls live on it (${at_kill:-none}) and $open_at_kill of 60 calls still open" test -n "$at_kill"
 
 for _ in $(seq 1 150); do [ "$(node_flags 0)" = IP ] && break; sleep 0.1; done
@@ -146,10 +146,7 @@ after=$(query "SELECT string_agg(node_id || ':' || n, ' ') FROM (SELECT node_id,
 check "…and all landed on the survivor ($after)" test "$after" = "node-b:10"
 
 # --- everything ends; nothing twice, nothing lost -----------------------------------------------
-for _ in $(seq 1 900); do
-  [ "$(query "SELECT count(*) FROM calls WHERE state NOT IN ('completed','failed','busy','no_answer','rejected','cancelled')")" = 0 ] && break
-  sleep 0.2
-done
+wait_until_every_call_ends
 states=$(query "SELECT string_agg(direction || ' ' || state || ' ' || n, ', ' ORDER BY direction, state) FROM (SELECT direction, state, count(*) AS n FROM calls GROUP BY direction, state) t")
 check "every call reaches a final state: 40 outbound completed, 20 inbound completed ($states)" test "$states" = "inbound completed 20, outbound completed 40"
 lost=$(query "SELECT count(*) FROM attempts WHERE failure_reason='node_lost'")

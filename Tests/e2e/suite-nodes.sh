@@ -85,10 +85,7 @@ check "B closed A's live call as node_lost ${took} s after the kill (lease 3 s)"
 check "…and A's lease is gone" test "$(query "SELECT group_concat(id) FROM nodes")" = "node-b"
 grep -q "took over a lost node" "$VB_TMP/b.log"; check "B's log says it took node-a over" test $? -eq 0
 
-for _ in $(seq 1 900); do
-  [ "$(query "SELECT count(*) FROM calls WHERE state NOT IN ('completed','failed','busy','no_answer','rejected','cancelled','voicemail','voicemail_left')")" = 0 ] && break
-  sleep 0.2
-done
+wait_until_every_call_ends
 states=$(query "SELECT state, count(*) FROM calls GROUP BY state")
 check "every call ends completed, on the survivor where A could not ($states)" test "$states" = "completed|12"
 lost=$(query "SELECT count(*) FROM attempts WHERE failure_reason='node_lost'")
