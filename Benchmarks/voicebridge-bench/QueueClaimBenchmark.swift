@@ -20,6 +20,8 @@ enum QueueClaimBenchmark {
         var claimedTwiceOrNever: Int
         /// `takeOverLostNodes` closing a lost node's 100 live calls (node_lost, retries queued), ms.
         var takeoverMilliseconds: Double
+        /// The same database with `nodes` running servers, calls created by `POST /api/outbound`.
+        var api: APICreationBenchmark.Result? = nil
     }
 
     /// `location`: a new database (a file path or a postgres:// URL).
@@ -89,31 +91,41 @@ enum QueueClaimBenchmark {
 extension BenchMain {
     static func queue(output: String) async throws {
         print("== Shared queue: 3000 calls stored, then claimed (10 a transaction) and started (queued → dialing) by 1 node, or by 2 nodes on one database at once;"
-              + " then a lost node's 100 live calls taken over")
+              + " then a lost node's 100 live calls taken over; and 2000 calls created by POST /api/outbound to 1 or 2 running servers (8 requests in flight each)")
+        let binary = try serverBinary()
         var results: [QueueClaimBenchmark.Result] = []
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-queue-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for nodes in [1, 2] {
             let path = folder.appendingPathComponent("queue-\(nodes).sqlite").path
-            results.append(try await QueueClaimBenchmark.run(database: "SQLite", location: path, nodes: nodes, calls: 3000))
+            var result = try await QueueClaimBenchmark.run(database: "SQLite", location: path, nodes: nodes, calls: 3000)
+            let apiPath = folder.appendingPathComponent("api-\(nodes).sqlite").path
+            result.api = try await APICreationBenchmark.run(serverBinary: binary, database: ["VOICEBRIDGE_DATABASE_PATH": apiPath], nodes: nodes, calls: 2000)
+            results.append(result)
         }
         do {
             let server = try TestPostgres()
             defer { server.stop() }
             for nodes in [1, 2] {
-                results.append(try await QueueClaimBenchmark.run(database: "PostgreSQL 15", location: try server.newDatabase(), nodes: nodes, calls: 3000))
+                var result = try await QueueClaimBenchmark.run(database: "PostgreSQL 15", location: try server.newDatabase(), nodes: nodes, calls: 3000)
+                result.api = try await APICreationBenchmark.run(serverBinary: binary, database: ["VOICEBRIDGE_DATABASE_URL": try server.newDatabase()], nodes: nodes, calls: 2000)
+                results.append(result)
             }
         } catch let failure as TestPostgres.Failure {
             print("PostgreSQL rows skipped: \(failure)")
         }
         print(table(["database", "nodes", "calls stored per s", "calls claimed + started per s", "claim p50 ms", "claim p99 ms", "claimed twice or never",
-                     "takeover of 100 live calls ms"], results.map {
+                     "takeover of 100 live calls ms", "created through the API per s", "API create p50 / p99 ms"], results.map {
             [$0.database, "\($0.nodes)", format($0.insertsPerSecond, digits: 0), format($0.claimedPerSecond, digits: 0), format($0.claimP50Milliseconds),
-             format($0.claimP99Milliseconds), "\($0.claimedTwiceOrNever)", format($0.takeoverMilliseconds, digits: 0)]
+             format($0.claimP99Milliseconds), "\($0.claimedTwiceOrNever)", format($0.takeoverMilliseconds, digits: 0),
+             $0.api.map { format($0.createdPerSecond, digits: 0) } ?? "—", $0.api.map { "\(format($0.p50Milliseconds, digits: 1)) / \(format($0.p99Milliseconds, digits: 1))" } ?? "—"]
         }))
         try write(results.map { ["database": $0.database, "nodes": $0.nodes, "calls": $0.calls, "inserts_per_second": $0.insertsPerSecond,
                                  "claimed_per_second": $0.claimedPerSecond, "claim_p50_ms": $0.claimP50Milliseconds, "claim_p99_ms": $0.claimP99Milliseconds,
-                                 "claimed_twice_or_never": $0.claimedTwiceOrNever, "takeover_100_live_calls_ms": $0.takeoverMilliseconds] },
+                                 "claimed_twice_or_never": $0.claimedTwiceOrNever, "takeover_100_live_calls_ms": $0.takeoverMilliseconds,
+                                 "api_created": $0.api?.created ?? 0, "api_created_per_second": $0.api?.createdPerSecond ?? 0,
+                                 "api_create_p50_ms": $0.api?.p50Milliseconds ?? 0, "api_create_p99_ms": $0.api?.p99Milliseconds ?? 0] },
                   to: output, as: "queue.json")
     }
 }
