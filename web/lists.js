@@ -72,11 +72,13 @@ async function showDoNotCall() {
   $('#dnc-file', view).addEventListener('change', async (event) => {
     const file = event.target.files[0];
     if (!file) return;
+    // The last report would otherwise stand until the import answers.
+    $('#dnc-report', view).textContent = t('dnc.importing');
     const headers = { 'Content-Type': 'text/csv' };
     if (token()) headers.Authorization = 'Bearer ' + token();
     const response = await fetch('/api/dnc/import', { method: 'POST', headers, body: await file.text() });
     const body = await response.json();
-    if (!response.ok) { alertError(new Error(body.detail)); return; }
+    if (!response.ok) { $('#dnc-report', view).textContent = ''; alertError(new Error(body.detail)); return; }
     const rows = body.skipped.map((row) => `${t('campaigns.line')} ${row.line}: ${row.reason}`).join('; ');
     $('#dnc-report', view).textContent = `${body.added} ${t('dnc.added')}, ${body.already_listed} ${t('dnc.already')}, ${body.skipped.length} ${t('dnc.skipped')}${rows ? ' — ' + rows : ''}`;
     await load();

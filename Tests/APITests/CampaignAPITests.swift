@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 @testable import API
 @testable import Calls
 
@@ -13,8 +14,8 @@ import Testing
     static let template = #"{"name":"reminder","purpose":"{이름}님의 예약","questions":["{날짜}에 오실 수 있나요?","Parking?"]}"#
     static let list = "\u{FEFF}이름,전화번호,날짜\n김민수,010-1111-0001,월요일\n이영희,010-1111-0002,화요일\n박지훈,12,수요일\n최수진,010 1111 0001,목요일\n정다은,010-1111-0003,\n한지민,010-9999-0000,금요일\n"
 
-    @Test func uploadReportsEveryRowThenTheLifecycleAndTheExport() async throws {
-        let h = try await OutboundAPITests.harness()
+    @Test(arguments: StoreBackend.allCases) func uploadReportsEveryRowThenTheLifecycleAndTheExport(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
         try await h.store.addToDoNotCallList([.init(number: "01099990000")])
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: Self.template)) { response in

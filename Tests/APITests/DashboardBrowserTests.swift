@@ -11,9 +11,12 @@ import TestSupport
 
     /// The live server (its web root this repository's `web/`, RTP on `rtpPorts`) and a phone-sized
     /// headless Chromium; a failing walk-through leaves `<name>-failure.png` in test-artifacts.
-    static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, before: @Sendable (VoiceBridgeConfig) async throws -> Void = { _ in },
+    static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, database: StoreBackend = .sqlite,
+                            before: @Sendable (VoiceBridgeConfig) async throws -> Void = { _ in },
                             _ walk: @Sendable (WebDriver, Int) async throws -> Void) async throws {
         var config = TwilioStreamTests.config()
+        if database == .postgres { config.database.url = try database.newLocation() }
+        let name = database == .sqlite ? name : "\(name)-\(database.rawValue)"
         config.sip.rtpPortMin = rtpPorts.lowerBound
         config.sip.rtpPortMax = rtpPorts.upperBound
         config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
@@ -32,8 +35,8 @@ import TestSupport
         }
     }
 
-    @Test func aCallFromTheFormCompletesLiveAndShowsItsResult() async throws {
-        try await Self.withBrowser(rtpPorts: 42800...43199, name: "dashboard") { browser, port in try await Self.walkThrough(browser, port: port) }
+    @Test(arguments: StoreBackend.allCases) func aCallFromTheFormCompletesLiveAndShowsItsResult(database: StoreBackend) async throws {
+        try await Self.withBrowser(rtpPorts: 42800...43199, name: "dashboard", database: database) { browser, port in try await Self.walkThrough(browser, port: port) }
     }
 
     static func walkThrough(_ browser: WebDriver, port: Int) async throws {

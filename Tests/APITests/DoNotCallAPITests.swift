@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 @testable import API
 @testable import Calls
 
@@ -10,8 +11,8 @@ import Testing
 @Suite(.serialized) struct DoNotCallAPITests {
     static func json(_ buffer: ByteBuffer) -> [String: Any] { OutboundAPITests.json(buffer) }
 
-    @Test func listedNumbersAreRefusedUntilRemoved() async throws {
-        let h = try await OutboundAPITests.harness()
+    @Test(arguments: StoreBackend.allCases) func listedNumbersAreRefusedUntilRemoved(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
             // All or none: one bad number is a 422 naming it, and nothing is added.
             try await client.execute(uri: "/api/dnc", method: .post, body: ByteBuffer(string: #"{"numbers":["010-9876-5432","hello"],"reason":"asked"}"#)) { response in
@@ -53,8 +54,8 @@ import Testing
         }
     }
 
-    @Test func aCSVImportAddsGoodRowsAndReportsEveryOtherRow() async throws {
-        let h = try await OutboundAPITests.harness()
+    @Test(arguments: StoreBackend.allCases) func aCSVImportAddsGoodRowsAndReportsEveryOtherRow(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
         let csv = "\u{FEFF}이름,전화번호,메모\n김민수,010-1111-2222,\"VIP, 오전만\"\n이영희,not a number,\n\n박지훈,010 1111 2222,중복\n최수진,+82-10-3333-4444\n정다은,02-555-0101,\"여러\n줄\"\n"
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/dnc/import", method: .post, headers: [.contentType: "text/csv"], body: ByteBuffer(string: csv)) { response in

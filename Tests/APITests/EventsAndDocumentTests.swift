@@ -151,8 +151,8 @@ import Yams
         }
     }
 
-    @Test func metricsExposeCallsByStateAndTheCallSystemsCounters() async throws {
-        let h = try await OutboundAPITests.harness()
+    @Test(arguments: StoreBackend.allCases) func metricsExposeCallsByStateAndTheCallSystemsCounters(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: OutboundAPITests.seedBody)) { _ in }
             try await client.execute(uri: "/metrics", method: .get) { response in

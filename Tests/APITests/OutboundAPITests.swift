@@ -16,12 +16,15 @@ import TestSupport
         let app: Application<RouterResponder<BasicRequestContext>>
     }
 
-    static func harness(tokens: [String] = [], perMinute: Int = 30) async throws -> Harness {
+    /// The server's routes on the in-process client, over a new store on `database`.
+    static func harness(tokens: [String] = [], perMinute: Int = 30, database: StoreBackend = .sqlite) async throws -> Harness {
         var config = TwilioStreamTests.config()
         config.engine.mode = .echo
         config.api.tokens = tokens
         config.api.callCreationsPerMinute = perMinute
-        let store = try CallStore(path: config.database.path)
+        if database == .postgres { config.database.url = try database.newLocation() }
+        let store = try await CallStore.open(config.database.location)
+        precondition((store.database is PostgresStoreDatabase) == (database == .postgres), "the harness opened the wrong database")
         let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
         let server = VoiceBridgeServer(config: config, store: store, logger: Logger(label: "test"), calls: calls)
         return Harness(server: server, store: store, app: Application(router: server.router()))
@@ -33,8 +36,8 @@ import TestSupport
         (try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView))) as? [String: Any] ?? [:]
     }
 
-    @Test func createListDetailCancelRetry() async throws {
-        let h = try await Self.harness()
+    @Test(arguments: StoreBackend.allCases) func createListDetailCancelRetry(database: StoreBackend) async throws {
+        let h = try await Self.harness(database: database)
         try await h.app.test(.router) { client in
             var id = ""
             try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.seedBody)) { response in
@@ -94,8 +97,8 @@ import TestSupport
 
     /// Every attempt is listed with its outcome and times, and a call waiting for its retry says
     /// what the last attempt ended in (the store moves the call as the call manager would).
-    @Test func attemptsAndTheLastOutcomeAreShown() async throws {
-        let h = try await Self.harness()
+    @Test(arguments: StoreBackend.allCases) func attemptsAndTheLastOutcomeAreShown(database: StoreBackend) async throws {
+        let h = try await Self.harness(database: database)
         try await h.app.test(.router) { client in
             var id = ""
             try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.seedBody)) { response in
@@ -153,8 +156,8 @@ import TestSupport
         #expect(try await h.store.page().total == 0, "nothing invalid was stored")
     }
 
-    @Test func filtersSearchPaginationStatsAndActive() async throws {
-        let h = try await Self.harness()
+    @Test(arguments: StoreBackend.allCases) func filtersSearchPaginationStatsAndActive(database: StoreBackend) async throws {
+        let h = try await Self.harness(database: database)
         // Rows written straight into the store in known states.
         for (n, state) in [CallState.completed, .completed, .noAnswer, .busy, .failed, .queued].enumerated() {
             var call = CallRecord(outboundId: String(format: "ob-%08x", n), callerNumber: "07012345678", calleeNumber: "0109999000\(n)",
@@ -192,11 +195,13 @@ import TestSupport
         }
     }
 
-    @Test func recordingsServeByteRanges() async throws {
-        let h = try await Self.harness()
+    @Test(arguments: StoreBackend.allCases) func recordingsServeByteRanges(database: StoreBackend) async throws {
+        let h = try await Self.harness(database: database)
         let call = CallRecord(outboundId: "ob-0000beef", callerNumber: "0701", calleeNumber: "0109", purpose: "p", questions: ["q"])
         try await h.store.insert(call)
-        let path = (h.store.path as NSString).deletingLastPathComponent + "/rec.wav"
+        let folder = h.server.config.database.recordings
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/rec.wav"
         let bytes = (0..<1000).map { UInt8($0 % 251) }
         FileManager.default.createFile(atPath: path, contents: Data(bytes))
         try await h.store.addRecording(callID: call.outboundId, path: path, bytes: bytes.count, durationSeconds: 0.1)
@@ -221,8 +226,8 @@ import TestSupport
         }
     }
 
-    @Test func tokensAreRequiredWhenConfiguredAndCreationsAreRateLimited() async throws {
-        let h = try await Self.harness(tokens: ["alpha", "beta"], perMinute: 2)
+    @Test(arguments: StoreBackend.allCases) func tokensAreRequiredWhenConfiguredAndCreationsAreRateLimited(database: StoreBackend) async throws {
+        let h = try await Self.harness(tokens: ["alpha", "beta"], perMinute: 2, database: database)
         @Sendable func body(_ n: Int) -> ByteBuffer { ByteBuffer(string: Self.seedBody.replacingOccurrences(of: "010-9876-5432", with: "010-0000-000\(n)")) }
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/outbound/", method: .get) { response in

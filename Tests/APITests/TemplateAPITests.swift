@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 @testable import API
 @testable import Calls
 
@@ -14,8 +15,8 @@ import Testing
          "greeting":"Hello {name}, this is {display_name} about {purpose}.","max_duration":90,"max_retries":1,"variables":{"date":"Monday"}}
         """#
 
-    @Test func editingMakesVersionsAndEveryCallNamesTheOneItRan() async throws {
-        let h = try await OutboundAPITests.harness()
+    @Test(arguments: StoreBackend.allCases) func editingMakesVersionsAndEveryCallNamesTheOneItRan(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
             var id = ""
             try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: Self.reminder)) { response in
@@ -73,8 +74,8 @@ import Testing
         }
     }
 
-    @Test func aPlaceholderWithoutAValueIsA422NamingIt() async throws {
-        let h = try await OutboundAPITests.harness()
+    @Test(arguments: StoreBackend.allCases) func aPlaceholderWithoutAValueIsA422NamingIt(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
             let template = Self.reminder.replacingOccurrences(of: #""variables":{"date":"Monday"}"#, with: #""variables":{}"#)
             try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: template)) { response in #expect(response.status == .created) }

@@ -27,9 +27,9 @@ import TestSupport
     }
 
     /// The whole server (HTTP, WebSocket, SIP, local engine) on free ports for `body`, then a
-    /// graceful shutdown; the caller reopens `config.database.path` to check what was kept.
+    /// graceful shutdown; the caller reopens `config.database.location` to check what was kept.
     static func withLiveServer(_ config: VoiceBridgeConfig, _ body: @Sendable (Int) async throws -> Void) async throws {
-        let store = try CallStore(path: config.database.path)
+        let store = try await CallStore.open(config.database.location)
         let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
         try await withLiveServer(config, store: store, calls: calls, body)
     }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import TestSupport
 @testable import API
 @testable import Calls
 
@@ -15,8 +16,8 @@ import Testing
         }
     }
 
-    @Test func endpointsAreValidatedChangedAndDeleted() async throws {
-        let h = try await OutboundAPITests.harness()
+    @Test(arguments: StoreBackend.allCases) func endpointsAreValidatedChangedAndDeleted(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
             var (status, body) = try await Self.send(client, .post, "/api/webhooks", #"{"events":["call.completed"]}"#)
             #expect(status == 422 && (body["detail"] as? String)?.contains("url") == true)
@@ -42,8 +43,8 @@ import Testing
         }
     }
 
-    @Test func aCallsDetailListsItsDeliveriesAndATurnedOffEndpointIsNotReplayed() async throws {
-        let h = try await OutboundAPITests.harness()
+    @Test(arguments: StoreBackend.allCases) func aCallsDetailListsItsDeliveriesAndATurnedOffEndpointIsNotReplayed(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
         try await h.store.createWebhook(WebhookEndpoint(id: "wh_00000001", url: "http://127.0.0.1:9/x"))
         try await h.app.test(.router) { client in
             var (_, body) = try await Self.send(client, .post, "/api/outbound/", OutboundAPITests.seedBody)

@@ -1,12 +1,11 @@
 import Foundation
 import GRDB
 import Testing
+import TestSupport
 @testable import Calls
 
 @Suite struct CallStoreTests {
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("vb-\(UUID().uuidString)/calls.sqlite").path
-    }
+    static func temporaryPath() -> String { StoreBackend.temporarySQLitePath() }
 
     static func sampleCall(_ id: String = CallRecord.newID()) -> CallRecord {
         CallRecord(outboundId: id, callerNumber: "07012345678", calleeNumber: "01098765432",

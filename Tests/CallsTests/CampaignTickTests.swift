@@ -2,6 +2,7 @@ import Bridge
 import Foundation
 import Logging
 import Testing
+import TestSupport
 @testable import Calls
 import Realtime
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Calls
 
 /// Several nodes on one database: claims, the global concurrency limit, leases and takeover. Two

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Realtime
 import Testing
+import TestSupport
 @testable import Calls
 
 /// `statistics(campaignID:)` on a real store: each figure from the rows that it says it counts.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Realtime
 import Testing
+import TestSupport
 @testable import Calls
 
 /// Encryption at rest (seed 000 §11.1) on a real SQLite file: what a call said and produced is

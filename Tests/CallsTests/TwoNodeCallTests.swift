@@ -1,6 +1,7 @@
 import Foundation
 import Realtime
 import Testing
+import TestSupport
 @testable import Calls
 
 /// Two whole call managers — each with its own SIP user agent, simulated callee and connections —

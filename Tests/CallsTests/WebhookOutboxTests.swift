@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Realtime
 import Testing
+import TestSupport
 @testable import Calls
 
 /// The outbox side of webhooks: what is written, when, in which transaction; the signature; the
