@@ -20,6 +20,19 @@ import TestSupport
         #expect(await store.isHealthy())
     }
 
+    /// Nodes started together on one new SQLite file all open it: switching a new file to WAL
+    /// needs a lock another opener may hold, and SQLite refuses that at once instead of waiting.
+    @Test func nodesOpeningOneNewFileAtOnceAllOpenIt() throws {
+        for _ in 0..<10 {
+            let path = Self.temporaryPath()
+            let failures = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 3) { _ in
+                do { _ = try CallStore(path: path) } catch { failures.withLock { $0.append("\(error)") } }
+            }
+            #expect(failures.withLock { $0 } == [])
+        }
+    }
+
     /// PostgreSQL gets the same migrations; two nodes opening one new database at the same moment
     /// migrate it once (the second waits for the writers' lock and finds nothing to do).
     @Test func migratesAnEmptyPostgreSQLDatabaseOnceForTwoNodes() async throws {

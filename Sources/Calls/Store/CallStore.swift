@@ -59,9 +59,23 @@ public final class CallStore: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in try Self.prepareEncryption(db, cipher: cipher) }
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        let pool = try Self.openPool(path: path, configuration: configuration)
         try pool.write { try Self.prepare($0.sql, cipher: cipher) }
         self.init(path: path, database: SQLiteStoreDatabase(pool: pool), pool: pool, cipher: cipher)
+    }
+
+    /// Nodes started together on one new file: switching it to WAL needs a lock that another
+    /// opener may hold for a moment, and SQLite answers that switch with SQLITE_BUSY at once
+    /// rather than through the busy timeout. So the open is tried again for up to 10 s.
+    private static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
     }
 
     /// Opens the store `location` names: a `postgres://user:password@host:port/database` URL
