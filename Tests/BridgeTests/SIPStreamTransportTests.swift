@@ -133,6 +133,33 @@ extension SIPStreamTransportTests {
         #expect(server.connectionCount == 1 && peer.connectionCount == 1, "the one that spoke stays, quiet or not")
         await peer.close(); await server.close()
     }
+
+    /// One host opening connection after connection gets its share of the table and no more; the
+    /// rest are closed at once and counted, and another host still gets in and is heard.
+    @Test func oneAddressCannotTakeTheWholeConnectionTable() async throws {
+        let refusals = Mutex(0)
+        let heard = Mutex<[String]>([])
+        let server = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: nil, refused: { _ in refusals.withLock { $0 += 1 } }) { _, from in
+            heard.withLock { $0.append(from.ipAddress ?? "") }
+        }
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var opened: [any Channel] = []
+        for _ in 0..<(SIPStreamTransport.maximumConnectionsPerAddress + 8) {
+            opened.append(try await bootstrap.connect(host: "127.0.0.1", port: server.localPort).get())
+        }
+        let flood = opened
+        try await waitUntil { refusals.withLock { $0 } == 8 }
+        #expect(refusals.withLock { $0 } == 8 && server.connectionCount == SIPStreamTransport.maximumConnectionsPerAddress)
+        try await waitUntil { flood.filter(\.isActive).count == SIPStreamTransport.maximumConnectionsPerAddress }
+        #expect(flood.filter(\.isActive).count == SIPStreamTransport.maximumConnectionsPerAddress, "the surplus connections were closed")
+        let other = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(to: try SocketAddress(ipAddress: "127.0.0.2", port: 0)).connect(host: "127.0.0.1", port: server.localPort).get()
+        try await other.writeAndFlush(ByteBuffer(string: Self.options))
+        try await waitUntil { heard.withLock { $0 } == ["127.0.0.2"] }
+        #expect(heard.withLock { $0 } == ["127.0.0.2"] && server.connectionCount == SIPStreamTransport.maximumConnectionsPerAddress + 1)
+        for channel in flood + [other] { try? await channel.close() }
+        await server.close()
+    }
 }
 
 /// Waits up to 5 s for `condition`.

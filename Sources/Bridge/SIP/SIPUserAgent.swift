@@ -79,6 +79,8 @@ public actor SIPUserAgent {
     let malformedCounter: Counter
     /// Requests dropped by the per-source rate limit.
     let rateLimitedCounter: Counter
+    /// TCP/TLS connections closed at accept: the table, or one address's share of it, was full.
+    let refusedConnectionsCounter: Counter
     let rateLimiter: SIPRateLimiter
     /// RTP and RTCP packets dropped because they failed SRTP.
     let srtpRejectedCounter: Counter
@@ -92,6 +94,7 @@ public actor SIPUserAgent {
         (unreachablePeers, unreachableInput) = AsyncStream.makeStream(of: (SocketAddress, String).self, bufferingPolicy: .bufferingNewest(64))
         malformedCounter = Counter(label: "voicebridge_sip_malformed_total", dimensions: [], factory: configuration.metrics)
         rateLimitedCounter = Counter(label: "voicebridge_sip_rate_limited_total", dimensions: [], factory: configuration.metrics)
+        refusedConnectionsCounter = Counter(label: "voicebridge_sip_connections_refused_total", dimensions: [], factory: configuration.metrics)
         rateLimiter = SIPRateLimiter(limit: configuration.rateLimit)
         srtpRejectedCounter = Counter(label: "voicebridge_srtp_rejected_total", dimensions: [], factory: configuration.metrics)
     }
@@ -113,17 +116,19 @@ public actor SIPUserAgent {
         }
         let unreachableInput = unreachableInput
         let unreachable: SIPStreamTransport.Unreachable = { address, reason in unreachableInput.yield((address, reason)) }
+        let refusedConnections = refusedConnectionsCounter
+        let refused: SIPStreamTransport.Refused = { _ in refusedConnections.increment() }
         let socket: any SIPTransport
         switch configuration.transport {
         case .udp:
             socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port, handler: receive)
         case .tcp:
             socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, logger: logger,
-                                                         unreachable: unreachable, handler: receive)
+                                                         unreachable: unreachable, refused: refused, handler: receive)
         case .tls:
             guard let tls = configuration.tls else { throw StartFailure.tlsWithoutCertificate }
             socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: tls, logger: logger,
-                                                         unreachable: unreachable, handler: receive)
+                                                         unreachable: unreachable, refused: refused, handler: receive)
         }
         self.socket = socket
         return socket.localPort

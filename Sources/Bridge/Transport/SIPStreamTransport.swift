@@ -13,6 +13,8 @@ public final class SIPStreamTransport: SIPTransport {
     /// A peer we opened a connection to could not be reached (refused, timed out, TLS failed):
     /// what was sent to it is lost, and whoever waits for an answer can stop waiting (RFC 3261 §8.1.3.1).
     public typealias Unreachable = @Sendable (SocketAddress, String) -> Void
+    /// A connection from this address was closed at once: the table, or the address's share of it, was full.
+    public typealias Refused = @Sendable (SocketAddress) -> Void
 
     /// Certificates for SIP over TLS: ours (PEM chain and key) and, optionally, the authorities we
     /// trust for peers (the system's when nil). Peers we connect to are verified, IP SANs included.
@@ -30,6 +32,9 @@ public final class SIPStreamTransport: SIPTransport {
 
     /// More connections than this (both directions) and new ones are refused: the table is bounded.
     public static let maximumConnections = 1024
+    /// Connections one IP address may hold open to us: one host cannot take the whole table and
+    /// lock every other caller out. A proxy or trunk in front needs a handful.
+    public static let maximumConnectionsPerAddress = 32
     /// Bytes waiting for a connection being opened to one peer.
     static let maximumPending = 256 * 1024
 
@@ -45,6 +50,7 @@ public final class SIPStreamTransport: SIPTransport {
     private let server: NIOSSLContext?
     private let handler: Handler
     private let unreachable: Unreachable
+    private let refused: Refused
     private let logger: Logger
     /// A connection that has not delivered one whole message by then is closed (a TLS handshake
     /// never finished, a peer that connects and sends nothing): it would hold a slot of the table.
@@ -52,7 +58,7 @@ public final class SIPStreamTransport: SIPTransport {
     private let connections = Mutex<[SocketAddress: Connection]>([:])
 
     private init(listener: any Channel, group: any EventLoopGroup, client: NIOSSLContext?, server: NIOSSLContext?, logger: Logger,
-                 firstMessageDeadline: TimeAmount, unreachable: @escaping Unreachable, handler: @escaping Handler) {
+                 firstMessageDeadline: TimeAmount, unreachable: @escaping Unreachable, refused: @escaping Refused, handler: @escaping Handler) {
         self.listener = listener
         self.localPort = listener.localAddress?.port ?? 0
         self.group = group
@@ -62,12 +68,13 @@ public final class SIPStreamTransport: SIPTransport {
         self.firstMessageDeadline = firstMessageDeadline
         self.handler = handler
         self.unreachable = unreachable
+        self.refused = refused
     }
 
     /// Listens on `host:port` (port 0 picks one); TLS (1.2 or later) when `tls` is given.
     public static func listen(host: String, port: Int, tls: TLSFiles?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                               logger: Logger = Logger(label: "sip-transport"), firstMessageDeadline: TimeAmount = .seconds(30),
-                              unreachable: @escaping Unreachable = { _, _ in },
+                              unreachable: @escaping Unreachable = { _, _ in }, refused: @escaping Refused = { _ in },
                               handler: @escaping Handler) async throws -> SIPStreamTransport {
         var server: NIOSSLContext?
         var client: NIOSSLContext?
@@ -95,7 +102,7 @@ public final class SIPStreamTransport: SIPTransport {
             .bind(host: host, port: port)
             .get()
         let transport = SIPStreamTransport(listener: listener, group: group, client: client, server: server, logger: logger,
-                                           firstMessageDeadline: firstMessageDeadline, unreachable: unreachable, handler: handler)
+                                           firstMessageDeadline: firstMessageDeadline, unreachable: unreachable, refused: refused, handler: handler)
         box.withLock { $0 = transport }
         return transport
     }
@@ -164,6 +171,7 @@ public final class SIPStreamTransport: SIPTransport {
             if let client { try pipeline.addHandler(NIOSSLClientHandler(context: client, serverHostname: nil)) }
         } else {
             guard let accepted = channel.remoteAddress, register(channel, remote: accepted) else {
+                if let address = channel.remoteAddress { refused(address) }
                 channel.close(promise: nil)
                 return
             }
@@ -177,7 +185,8 @@ public final class SIPStreamTransport: SIPTransport {
 
     private func register(_ channel: any Channel, remote: SocketAddress) -> Bool {
         connections.withLock { table in
-            guard table.count < Self.maximumConnections else { return false }
+            guard table.count < Self.maximumConnections,
+                  table.keys.lazy.filter({ $0.ipAddress == remote.ipAddress }).count < Self.maximumConnectionsPerAddress else { return false }
             table[remote] = .open(channel)
             return true
         }
