@@ -1,22 +1,29 @@
 #!/usr/bin/env python3
-"""Hostile SIP for the e2e suite, sent over UDP to 127.0.0.1 only.
+"""Hostile SIP for the e2e suite, sent to 127.0.0.1 only, over UDP or (with `tcp`) TCP.
 
-  hostile_sip.py corpus PORT           one malformed message at a time; prints `name|codes` (the
-                                       status codes that came back within 0.7 s, space-separated)
-  hostile_sip.py flood PORT SOURCE RATE SECONDS
+  hostile_sip.py corpus PORT [tcp]     one malformed message at a time (over TCP each on a new
+                                       connection); prints `name|codes` (the status codes that came
+                                       back within 0.7 s, space-separated) and, over TCP,
+                                       `|closed` when the server closed the connection
+  hostile_sip.py flood PORT SOURCE RATE SECONDS [tcp]
                                        valid INVITEs (each its own Call-ID, with SDP) from SOURCE
-                                       (e.g. 127.0.0.2) at RATE per second; prints
-                                       `sent N answered M` (M: Call-IDs that got any response)
+                                       (e.g. 127.0.0.2) at RATE per second, over TCP on one
+                                       connection; prints `sent N answered M` (M: Call-IDs that got
+                                       any response)
+  hostile_sip.py connections PORT SOURCE N SECONDS
+                                       N TCP connections from SOURCE, held SECONDS; prints `opened N
+                                       kept K` (K: the ones the server had not closed by then)
 """
 import re
+import select
 import socket
 import sys
 import time
 
 
-def request(method, call_id, port, extra="", body="", content_length=None, drop=()):
+def request(method, call_id, port, extra="", body="", content_length=None, drop=(), transport="UDP"):
     headers = [
-        ("Via", f"SIP/2.0/UDP 127.0.0.1:{port};branch=z9hG4bK{call_id}"),
+        ("Via", f"SIP/2.0/{transport} 127.0.0.1:{port};branch=z9hG4bK{call_id}"),
         ("From", "<sip:attacker@127.0.0.1>;tag=a1"),
         ("To", "<sip:0212345678@127.0.0.1>"),
         ("Call-ID", call_id),
@@ -37,7 +44,7 @@ def request(method, call_id, port, extra="", body="", content_length=None, drop=
 SDP = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n"
 
 
-def corpus(port):
+def corpus(port, tcp=False):
     def cases(p):
         yield "truncated-headers", request("OPTIONS", "trunc", p)[:60]
         yield "huge-content-length", request("INVITE", "huge", p, body=SDP, content_length=2_000_000_000)
@@ -55,6 +62,11 @@ def corpus(port):
         yield "binary-garbage", bytes(range(256)) * 4
         yield "empty", b""
 
+    if tcp:
+        # Each case on a connection of its own, its Via naming that connection's port.
+        for index, (name, _) in enumerate(cases(1)):
+            print(f"{name}|{tcp_exchange(port, lambda p: list(cases(p))[index][1])}", flush=True)
+        return
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.bind(("127.0.0.1", 0))
     p = sock.getsockname()[1]
@@ -73,12 +85,65 @@ def corpus(port):
         print(f"{name}|{' '.join(codes)}", flush=True)
 
 
-def flood(port, source, rate, seconds):
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+def tcp_exchange(port, message):
+    """Sends `message(local port)` on a new connection; the codes answered within 0.7 s, then
+    `|closed` if the server closed the connection (as it must when the stream cannot be framed)."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.settimeout(0.1)
+    sock.sendall(message(sock.getsockname()[1]).replace(b"SIP/2.0/UDP", b"SIP/2.0/TCP"))
+    received, closed, deadline = b"", False, time.time() + 0.7
+    while time.time() < deadline and not closed:
+        try:
+            chunk = sock.recv(70000)
+            closed = chunk == b""
+            received += chunk
+        except socket.timeout:
+            continue
+        except ConnectionResetError:
+            closed = True
+    sock.close()
+    codes = " ".join(m.decode() for m in re.findall(rb"(?:^|\r\n)SIP/2\.0 (\d{3})", received))
+    return codes + ("|closed" if closed else "")
+
+
+def connections(port, source, count, seconds):
+    socks = []
+    for _ in range(count):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind((source, 0))
+        sock.connect(("127.0.0.1", port))
+        sock.setblocking(False)
+        socks.append(sock)
+    time.sleep(seconds)
+    kept = 0
+    for sock in socks:
+        try:
+            kept += sock.recv(1) != b""
+        except BlockingIOError:
+            kept += 1   # nothing to read and not closed: still open
+        except ConnectionResetError:
+            pass
+    print(f"opened {count} kept {kept}")
+    for sock in socks:
+        sock.close()
+
+
+def flood(port, source, rate, seconds, tcp=False):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM if tcp else socket.SOCK_DGRAM)
     sock.bind((source, 0))
+    if tcp:
+        sock.connect(("127.0.0.1", port))
     p = sock.getsockname()[1]
-    sock.setblocking(False)
     answered, sent = set(), 0
+
+    def read_replies(wait):
+        # Over TCP one read may hold several responses: every Call-ID in it counts.
+        while select.select([sock], [], [], wait)[0]:
+            reply = sock.recv(70000)
+            if not reply:
+                return
+            answered.update(re.findall(rb"\r\nCall-ID: ([^\r]+)", reply))
+
     start = time.time()
     total = int(rate * seconds)
     while sent < total:
@@ -86,30 +151,23 @@ def flood(port, source, rate, seconds):
         now = time.time()
         if now < due:
             time.sleep(min(due - now, 0.001))
-        sock.sendto(request("INVITE", f"flood-{sent}", p, body=SDP), ("127.0.0.1", port))
+        message = request("INVITE", f"flood-{sent}", p, body=SDP, transport="TCP" if tcp else "UDP")
+        if tcp:
+            sock.sendall(message)
+        else:
+            sock.sendto(message, ("127.0.0.1", port))
         sent += 1
-        while True:
-            try:
-                reply = sock.recv(70000)
-            except BlockingIOError:
-                break
-            match = re.search(rb"\r\nCall-ID: ([^\r]+)", reply)
-            if match:
-                answered.add(match.group(1))
+        read_replies(0)
     end = time.time() + 1
     while time.time() < end:
-        try:
-            reply = sock.recv(70000)
-            match = re.search(rb"\r\nCall-ID: ([^\r]+)", reply)
-            if match:
-                answered.add(match.group(1))
-        except BlockingIOError:
-            time.sleep(0.01)
+        read_replies(0.01)
     print(f"sent {sent} answered {len(answered)} in {time.time() - start - 1:.1f} s")
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "corpus":
-        corpus(int(sys.argv[2]))
+        corpus(int(sys.argv[2]), tcp=sys.argv[3:] == ["tcp"])
+    elif sys.argv[1] == "connections":
+        connections(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     else:
-        flood(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]))
+        flood(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), tcp=sys.argv[6:] == ["tcp"])

@@ -3,7 +3,8 @@
 # password cracker, a corpus of malformed messages, and an INVITE flood of 2,000/s from one
 # address (127.0.0.2) while real calls come from another. The server never goes down, answers what
 # can be answered with the right code, says the same to every number, drops and counts what is
-# over the per-source limit, and the real calls complete.
+# over the per-source limit, and the real calls complete. Then the same over SIP on TCP, with a flood
+# of connections from one address besides.
 set -u
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -80,3 +81,52 @@ sleep 1
 check "both real calls are stored as completed" test "$(query "SELECT count(*) FROM calls WHERE direction='inbound' AND state='completed' AND caller_number='sipp'")" -ge 2
 vb_stop_server TERM
 check "the server stops cleanly" test "$VB_EXIT" -eq 0
+
+# 4. The same server on SIP over TCP: the corpus on a connection each, a flood of connections from
+# one address, and an INVITE flood on one connection, while real callers dial in over TCP.
+db=$VB_TMP/data/voicebridge-tcp.sqlite
+sip_port=$(free_port)
+if ! vb_start_server "$VB_TMP/run-tcp.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" VOICEBRIDGE_SIP_TRANSPORT=tcp \
+    VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$(free_port)" \
+    VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=20 \
+    VOICEBRIDGE_SIP_RTP_PORT_MIN=43200 VOICEBRIDGE_SIP_RTP_PORT_MAX=43599; then
+  not_ok "the server starts on TCP"; cat "$VB_TMP/run-tcp.log"; exit 1
+fi
+python3 "$here/hostile_sip.py" corpus "$sip_port" tcp >"$VB_TMP/corpus.txt"
+# A stream that cannot be framed (no end to the body, a header past 64 KB) cannot be answered on:
+# the connection is closed. The rest is answered as over UDP.
+expect huge-content-length "|closed"
+expect negative-content-length "|closed"
+expect 1400-via-headers "|closed"
+expect missing-cseq 400
+expect wrong-sdp "100 488"
+expect unknown-method 501
+expect register 405
+for silent in truncated-headers missing-call-id missing-via invalid-utf8 64kb-header nul-bytes binary-garbage empty; do
+  expect "$silent" ""
+done
+malformed=$(metric voicebridge_sip_malformed_total)
+check "malformed messages over TCP are counted in /metrics ($malformed)" test "${malformed:-0}" -ge 6
+sleep 3
+timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -t t1 -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
+  -m 2 -r 1 -d 4000 -nostdin -timeout 40s -timeout_error >"$VB_TMP/real-callers-tcp.log" 2>&1 &
+callers=$!
+python3 "$here/hostile_sip.py" connections "$sip_port" 127.0.0.2 300 5 >"$VB_TMP/connections.txt" &
+holder=$!
+flood=$(python3 "$here/hostile_sip.py" flood "$sip_port" 127.0.0.3 2000 3 tcp)
+wait $callers
+check "real calls over TCP placed during the floods complete (sipp exit 0)" test $? -eq 0
+wait $holder
+held=$(cat "$VB_TMP/connections.txt")
+check "300 connections from one address: it keeps 32, the table's share of one address ($held)" test "$held" = "opened 300 kept 32"
+refused=$(metric voicebridge_sip_connections_refused_total)
+check "the refused connections are counted in /metrics ($refused)" test "${refused:-0}" -eq 268
+sent=$(awk '{print $2}' <<<"$flood"); answered=$(awk '{print $4}' <<<"$flood")
+check "the INVITE flood on one connection ($flood) got at most the burst and the rate through" test "$sent" -eq 6000 -a "$answered" -le 15
+limited=$(metric voicebridge_sip_rate_limited_total)
+check "its dropped INVITEs are counted in /metrics ($limited)" test "${limited:-0}" -ge 5900
+check "the server is up after the TCP attacks" alive
+sleep 1
+check "both real TCP calls are stored as completed" test "$(query "SELECT count(*) FROM calls WHERE direction='inbound' AND state='completed' AND caller_number='sipp'")" -ge 2
+vb_stop_server TERM
+check "the TCP server stops cleanly" test "$VB_EXIT" -eq 0
