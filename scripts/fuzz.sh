@@ -27,13 +27,24 @@ cd "$root"
 sanitizers=(--sanitize fuzzer); scratch=.build-fuzz
 case ${FUZZ_SANITIZE:-} in
   "") ;;
-  address) sanitizers+=(-Xswiftc -sanitize=fuzzer,address); scratch=.build-fuzz-asan ;;   # one flag: two --sanitize arrive in random order (TESTING-2 §5)
+  address) sanitizers+=(-Xswiftc -sanitize=fuzzer,address); scratch=.build-fuzz-asan   # one flag: two --sanitize arrive in random order (TESTING-2 §5)
+    # libsrtp built with ASan too, so its C is checked as well: its headers through pkg-config, and
+    # its archive linked whole, because the system folder that espeak-ng and soxr put first on the
+    # search path would otherwise give -lsrtp2 Debian's uninstrumented shared library.
+    scripts/asan-libsrtp.sh || exit 1
+    export PKG_CONFIG_PATH="$root/.deps/libsrtp-asan/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+    sanitizers+=(-Xlinker --whole-archive -Xlinker "$root/.deps/libsrtp-asan/lib/libsrtp2.a" -Xlinker --no-whole-archive) ;;
   *) echo "FUZZ_SANITIZE must be empty or address, got '$FUZZ_SANITIZE'" >&2; exit 2 ;;
 esac
 echo "building the fuzzer ($configuration, swift build ${sanitizers[*]}, scratch path $scratch)…"
 swift build --scratch-path "$scratch" --product voicebridge-fuzz "${sanitizers[@]}" "${build_flags[@]}" ${SWIFT_BUILD_FLAGS:-} >"$scratch.log" 2>&1 \
   || { tail -30 "$scratch.log"; exit 1; }
 binary=$scratch/$configuration/voicebridge-fuzz
+# Debian's libsrtp2.so stays a dependency (CSRTP's module map links it), but the fuzzer must carry
+# the instrumented functions itself, so that its calls go to them.
+if [ -n "${FUZZ_SANITIZE:-}" ] && ! nm "$binary" | grep " T srtp_unprotect$" >/dev/null; then  # (not grep -q: under pipefail, nm would die of SIGPIPE)
+  echo "the ASan fuzzer does not carry .deps/libsrtp-asan's srtp_unprotect: it would call the uninstrumented libsrtp2" >&2; exit 1
+fi
 mkdir -p fuzz-artifacts
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -10,7 +10,8 @@ enum FuzzTarget: String, CaseIterable {
     case sip
     /// A SIP byte stream (TCP, TLS) cut into messages by Content-Length, each one parsed.
     case sipStream = "sip-stream"
-    /// Packets into libsrtp2's unprotect (RTP and RTCP): C code fed what any peer sends.
+    /// Packets into libsrtp2's unprotect (RTP and RTCP): C code fed what any peer sends; and the
+    /// input sealed by a keyed peer, which must open to itself.
     case srtp
     /// SDP bodies, and our answer to (or acceptance of) what parses.
     case sdp
@@ -86,12 +87,26 @@ enum FuzzTarget: String, CaseIterable {
         }
     }
 
-    /// One session for the whole run, as a call has: replay state builds up as it would.
+    /// Our session and the peer's (keys crossed), one each for the whole run, as a call has:
+    /// replay state builds up as it would.
     nonisolated(unsafe) static let srtpSession = try! SRTPSession(keys: SRTPKeys(local: Array(repeating: 1, count: 30), remote: Array(0..<30)))
+    nonisolated(unsafe) static let srtpPeer = try! SRTPSession(keys: SRTPKeys(local: Array(0..<30), remote: Array(repeating: 1, count: 30)))
 
     static func srtp(_ bytes: [UInt8]) {
+        // What anyone can send: arbitrary bytes, nearly all refused at the tag.
         if let opened = srtpSession.unprotect(bytes) { precondition(opened.count <= bytes.count - 10, "an opened packet longer than its ciphertext") }
         if let opened = srtpSession.unprotectRTCP(bytes) { precondition(opened.count <= bytes.count - 14, "an opened report longer than its ciphertext") }
+        // What only the keyed peer can send: the input sealed by it, which must open to itself. This
+        // takes libsrtp's decryption, authentication and replay paths over fuzzed headers (CSRCs,
+        // extensions, padding), which random bytes never pass the tag to reach. One SSRC, so the
+        // run keeps one stream per session, as a call does.
+        guard bytes.count >= 12 else { return }
+        var packet = bytes
+        packet.replaceSubrange(8..<12, with: [0, 0, 0x12, 0x34])
+        if let sealed = srtpPeer.protect(packet), let opened = srtpSession.unprotect(sealed) { precondition(opened == packet, "a sealed packet opened to other bytes") }
+        var report = bytes
+        report.replaceSubrange(4..<8, with: [0, 0, 0x12, 0x34])
+        if let sealed = srtpPeer.protectRTCP(report), let opened = srtpSession.unprotectRTCP(sealed) { precondition(opened == report, "a sealed report opened to other bytes") }
     }
 
     static func sdp(_ bytes: [UInt8]) {
