@@ -63,7 +63,7 @@ import TestSupport
         try await CallHarness.run(rtpBase: 47400) { manager, store, _ in
             // Asked twice, as a caller does when not understood: the recognizer sometimes mishears
             // espeak's first try; said into the bridge, the second request only comes back as echo.
-            var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "I want to speak to an operator.",
+            var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "I want to talk to a real person.",
                                                             "Hello, is this the front desk?", "<hangup>"],
                                                   questions: ["Can you attend?"], callee: "0109876702")
             request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
@@ -92,7 +92,7 @@ import TestSupport
         // the first), so when the first was understood the second reaches a busy desk again.
         let person = try Sipp(scenario: Sipp.busyCallee, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 100, calls: 2)
         try await CallHarness.run(rtpBase: 47400) { manager, store, _ in
-            var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "I want to speak to an operator.", "Yes, I can attend."],
+            var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "I want to talk to a real person.", "Yes, I can attend."],
                                                   questions: ["Can you attend?"],
                                                   callee: "0109876703")
             request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
