@@ -11,7 +11,8 @@ callee_port=$(free_port)
 env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:$callee_port VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=4
             VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=3
             VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON=failed VOICEBRIDGE_OUTBOUND_RETRY_RETRY_INTERVAL=0 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=1
-            VOICEBRIDGE_ENGINE_MODE=echo)   # the engine is not the point here (and echo runs on any CPU)
+            VOICEBRIDGE_ENGINE_MODE=echo    # the engine is not the point here (and echo runs on any CPU)
+            LOG_LEVEL=debug)                # each node's claims in its log
 short='"<says Hello, who is this?>","Fine, thank you.","<hangup>"'
 create() { # port, callee number[, the callee's script as JSON strings]
   curl -fsS -X POST "http://127.0.0.1:$1/api/outbound" -H 'Content-Type: application/json' \
@@ -72,7 +73,11 @@ killed_at=$(date +%s.%N)
 at_kill=$(query "SELECT group_concat(outbound_id) FROM calls WHERE node_id='node-a' AND state IN ('dialing','ringing','connected')")
 [ "$at_kill" != None ] || at_kill=
 check "A is killed with calls live on it (${at_kill:-none}); both nodes busy, $most calls in all (limit 4)" test -n "$at_kill" -a "$most" -le 4
-[ -n "$at_kill" ] || cp "$VB_TMP/a.log" "$VB_TMP/b.log" "$VB_ARTIFACTS/" 2>/dev/null   # why A had no call, for whoever reads the run
+if [ -z "$at_kill" ]; then   # why A had no call, for whoever reads the run: both logs (claims at debug level) and the leases
+  query "SELECT * FROM nodes" >"$VB_TMP/nodes-at-kill.txt"
+  query "SELECT outbound_id, node_id, state, attempt_count, started_at, completed_at FROM calls ORDER BY created_at" >"$VB_TMP/calls-at-kill.txt"
+  cp "$VB_TMP/a.log" "$VB_TMP/b.log" "$VB_TMP/nodes-at-kill.txt" "$VB_TMP/calls-at-kill.txt" "$VB_ARTIFACTS/" 2>/dev/null
+fi
 
 # B takes A's calls over once A's lease (3 s) has run out.
 first=${at_kill%%,*}

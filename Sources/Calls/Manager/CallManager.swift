@@ -239,6 +239,7 @@ public actor CallManager {
             logger.warning("could not claim queued calls", metadata: ["error": "\(error)"])
             return []
         }
+        if !claimed.isEmpty { logger.debug("claimed queued calls", metadata: ["calls": "\(claimed.map(\.outboundId))", "live": "\(live.count)"]) }
         // Inbound calls may have been answered while the claim was written: what no longer fits goes back.
         let fits = max(0, engineLimit - live.count)
         for call in claimed.dropFirst(fits) { try? await store.releaseClaim(id: call.outboundId, node: settings.nodeID) }
