@@ -18,11 +18,10 @@ import TestSupport
 
     /// The server's routes on the in-process client, over a new store on `database`.
     static func harness(tokens: [String] = [], perMinute: Int = 30, database: StoreBackend = .sqlite) async throws -> Harness {
-        var config = TwilioStreamTests.config()
+        var config = try TwilioStreamTests.config(database: database)
         config.engine.mode = .echo
         config.api.tokens = tokens
         config.api.callCreationsPerMinute = perMinute
-        if database == .postgres { config.database.url = try database.newLocation() }
         let store = try await CallStore.open(config.database.location)
         try #require((store.database is PostgresStoreDatabase) == (database == .postgres), "the harness opened the wrong database")
         let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))

@@ -26,6 +26,13 @@ import TestSupport
         return c
     }
 
+    /// The same, its store on `database`: the SQLite file, or a new PostgreSQL database.
+    static func config(database: StoreBackend) throws -> VoiceBridgeConfig {
+        var c = config()
+        if database == .postgres { c.database.url = try database.newLocation() }
+        return c
+    }
+
     /// The whole server (HTTP, WebSocket, SIP, local engine) on free ports for `body`, then a
     /// graceful shutdown; the caller reopens `config.database.location` to check what was kept.
     static func withLiveServer(_ config: VoiceBridgeConfig, _ body: @Sendable (Int) async throws -> Void) async throws {
