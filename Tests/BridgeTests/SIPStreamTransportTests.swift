@@ -160,6 +160,30 @@ extension SIPStreamTransportTests {
         for channel in flood + [other] { try? await channel.close() }
         await server.close()
     }
+
+    /// A stream that loses its message boundary (here a negative Content-Length after one good
+    /// message) is reported once, so the user agent can count it as malformed, and its connection
+    /// is closed; the message before it was delivered, and a well-behaved connection is untouched.
+    @Test func aStreamThatCannotBeFramedIsReportedAndItsConnectionClosed() async throws {
+        let unframeable = Mutex<[String]>([])
+        let heard = Mutex(0)
+        let server = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: nil,
+                                                         unframeable: { from in unframeable.withLock { $0.append(from.ipAddress ?? "") } }) { _, _ in
+            heard.withLock { $0 += 1 }
+        }
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let good = try await bootstrap.connect(host: "127.0.0.1", port: server.localPort).get()
+        let bad = try await bootstrap.connect(host: "127.0.0.1", port: server.localPort).get()
+        try await bad.writeAndFlush(ByteBuffer(string: Self.options + "INVITE sip:1@h SIP/2.0\r\nContent-Length: -5\r\n\r\n"))
+        try await waitUntil { !bad.isActive }
+        #expect(!bad.isActive, "the connection that cannot be framed was closed")
+        #expect(unframeable.withLock { $0 } == ["127.0.0.1"] && heard.withLock { $0 } == 1, "reported once, after its good message")
+        try await good.writeAndFlush(ByteBuffer(string: Self.options))
+        try await waitUntil { heard.withLock { $0 } == 2 }
+        #expect(good.isActive && heard.withLock { $0 } == 2 && unframeable.withLock { $0.count } == 1)
+        try? await good.close()
+        await server.close()
+    }
 }
 
 /// Waits up to 5 s for `condition`.

@@ -75,7 +75,8 @@ public actor SIPUserAgent {
     var cancelled: Set<String> = []   // …and that a CANCEL reached meanwhile
     var admission: @Sendable (SIPMessage) -> Admission = { _ in .accept(ringing: .zero) }
     public private(set) var malformedDatagrams = 0
-    /// Datagrams that are not SIP, or SIP we refused (answered 400 where it could be answered).
+    /// Datagrams that are not SIP, or SIP we refused (answered 400 where it could be answered), and
+    /// TCP/TLS streams that could not be cut into messages (their connection closed).
     let malformedCounter: Counter
     /// Requests dropped by the per-source rate limit.
     let rateLimitedCounter: Counter
@@ -118,17 +119,21 @@ public actor SIPUserAgent {
         let unreachable: SIPStreamTransport.Unreachable = { address, reason in unreachableInput.yield((address, reason)) }
         let refusedConnections = refusedConnectionsCounter
         let refused: SIPStreamTransport.Refused = { _ in refusedConnections.increment() }
+        let malformed = malformedCounter
+        let unframeable: SIPStreamTransport.Unframeable = { _ in malformed.increment() }
         let socket: any SIPTransport
         switch configuration.transport {
         case .udp:
             socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port, handler: receive)
         case .tcp:
             socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, logger: logger,
-                                                         unreachable: unreachable, refused: refused, handler: receive)
+                                                         unreachable: unreachable, refused: refused, unframeable: unframeable,
+                                                         handler: receive)
         case .tls:
             guard let tls = configuration.tls else { throw StartFailure.tlsWithoutCertificate }
             socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: tls, logger: logger,
-                                                         unreachable: unreachable, refused: refused, handler: receive)
+                                                         unreachable: unreachable, refused: refused, unframeable: unframeable,
+                                                         handler: receive)
         }
         self.socket = socket
         return socket.localPort

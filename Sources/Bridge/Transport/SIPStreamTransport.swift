@@ -15,6 +15,9 @@ public final class SIPStreamTransport: SIPTransport {
     public typealias Unreachable = @Sendable (SocketAddress, String) -> Void
     /// A connection from this address was closed at once: the table, or the address's share of it, was full.
     public typealias Refused = @Sendable (SocketAddress) -> Void
+    /// A connection's bytes could not be cut into SIP messages (a bad or huge Content-Length, a
+    /// header past the limit): the connection was closed, and the stream counts as malformed.
+    public typealias Unframeable = @Sendable (SocketAddress) -> Void
 
     /// Certificates for SIP over TLS: ours (PEM chain and key) and, optionally, the authorities we
     /// trust for peers (the system's when nil). Peers we connect to are verified, IP SANs included.
@@ -51,6 +54,7 @@ public final class SIPStreamTransport: SIPTransport {
     private let handler: Handler
     private let unreachable: Unreachable
     private let refused: Refused
+    private let unframeable: Unframeable
     private let logger: Logger
     /// A connection that has not delivered one whole message by then is closed (a TLS handshake
     /// never finished, a peer that connects and sends nothing): it would hold a slot of the table.
@@ -58,7 +62,8 @@ public final class SIPStreamTransport: SIPTransport {
     private let connections = Mutex<[SocketAddress: Connection]>([:])
 
     private init(listener: any Channel, group: any EventLoopGroup, client: NIOSSLContext?, server: NIOSSLContext?, logger: Logger,
-                 firstMessageDeadline: TimeAmount, unreachable: @escaping Unreachable, refused: @escaping Refused, handler: @escaping Handler) {
+                 firstMessageDeadline: TimeAmount, unreachable: @escaping Unreachable, refused: @escaping Refused,
+                 unframeable: @escaping Unframeable, handler: @escaping Handler) {
         self.listener = listener
         self.localPort = listener.localAddress?.port ?? 0
         self.group = group
@@ -69,13 +74,14 @@ public final class SIPStreamTransport: SIPTransport {
         self.handler = handler
         self.unreachable = unreachable
         self.refused = refused
+        self.unframeable = unframeable
     }
 
     /// Listens on `host:port` (port 0 picks one); TLS (1.2 or later) when `tls` is given.
     public static func listen(host: String, port: Int, tls: TLSFiles?, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                               logger: Logger = Logger(label: "sip-transport"), firstMessageDeadline: TimeAmount = .seconds(30),
                               unreachable: @escaping Unreachable = { _, _ in }, refused: @escaping Refused = { _ in },
-                              handler: @escaping Handler) async throws -> SIPStreamTransport {
+                              unframeable: @escaping Unframeable = { _ in }, handler: @escaping Handler) async throws -> SIPStreamTransport {
         var server: NIOSSLContext?
         var client: NIOSSLContext?
         if let tls {
@@ -102,7 +108,7 @@ public final class SIPStreamTransport: SIPTransport {
             .bind(host: host, port: port)
             .get()
         let transport = SIPStreamTransport(listener: listener, group: group, client: client, server: server, logger: logger,
-                                           firstMessageDeadline: firstMessageDeadline, unreachable: unreachable, refused: refused, handler: handler)
+                                           firstMessageDeadline: firstMessageDeadline, unreachable: unreachable, refused: refused, unframeable: unframeable, handler: handler)
         box.withLock { $0 = transport }
         return transport
     }
@@ -202,6 +208,8 @@ public final class SIPStreamTransport: SIPTransport {
 
     fileprivate func lost(_ remote: SocketAddress, _ error: any Error) { unreachable(remote, "\(error)") }
 
+    fileprivate func cannotFrame(_ remote: SocketAddress) { unframeable(remote) }
+
     public var connectionCount: Int { connections.withLock { $0.count } }
 
     public func close() async {
@@ -252,6 +260,7 @@ public final class SIPStreamTransport: SIPTransport {
         /// opened that never brought an answer (a certificate we do not trust), the peer is unreachable.
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             transport.logger.info("SIP connection closed on error", metadata: ["peer": "\(remote)", "error": "\(error)"])
+            if error is SIPStreamFramer.Failure { transport.cannotFrame(remote) }
             if opened && !delivered { transport.lost(remote, error) }
             context.close(promise: nil)
         }
