@@ -62,6 +62,24 @@ import TestSupport
         #expect(try await a.claimDueCalls(node: "a", room: 1, maxConcurrent: 100, dialableCampaigns: []).map(\.outboundId) == [ids[4]])
     }
 
+    /// Calls that end together free several places at once: the node polling first takes its share
+    /// (free ÷ nodes, rounded up), not all of them, so the other node's next poll finds work. With
+    /// one node, one claim takes every free place.
+    @Test(arguments: StoreBackend.allCases)
+    func aClaimTakesThisNodesShareOfTheFreePlaces(backend: StoreBackend) async throws {
+        let path = try backend.newLocation()
+        let a = try await CallStore.open(path), b = try await CallStore.open(path)
+        try await a.registerNode("a")
+        _ = try await Self.queuedCalls(8, in: a)
+        #expect(try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 4, dialableCampaigns: []).count == 4, "alone, a takes all 4")
+        _ = try await a.sqlWrite { try $0.execute("UPDATE calls SET node_id = NULL WHERE node_id = 'a'") }
+        try await b.registerNode("b")
+        let turns = [("a", a), ("a", a), ("b", b), ("b", b)]
+        var taken: [Int] = []
+        for (node, store) in turns { taken.append(try await store.claimDueCalls(node: node, room: 10, maxConcurrent: 4, dialableCampaigns: []).count) }
+        #expect(taken == [2, 1, 1, 0], "a polls twice before b: 2 of 4, then 1 of 2; b still gets the last place")
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func onlyDueCallsOfDialableCampaignsAreClaimedBestFirst(backend: StoreBackend) async throws {
         let store = try await backend.store()

@@ -61,12 +61,19 @@ extension CallStore {
     /// Claims for `node` the queued calls it may dial now, best first: at most `room` (what the
     /// node itself can take), and no more than keeps every node's busy calls within `maxConcurrent`.
     /// A claimed call is skipped by every other node until it is dialed, re-queued or released.
+    ///
+    /// One claim takes at most this node's share of the free places — free ÷ nodes with a lease,
+    /// rounded up — so that the node polling first cannot take every place each time calls end
+    /// together and leave the others idle; what it leaves is claimed by the next poll, its own or
+    /// another node's, so no place stays free for longer than one poll.
     public func claimDueCalls(node: String, room: Int, maxConcurrent: Int, dialableCampaigns: Set<String>, now: Date = Date()) async throws -> [CallRecord] {
         guard room > 0 else { return [] }
         let campaigns = dialableCampaigns.sorted()
         let claimed: [CallRecord] = try await sqlWrite { sql in
             let busy = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE \(Self.busyCalls)", []) ?? 0
-            let take = min(room, maxConcurrent - busy)
+            let nodes = max(1, try sql.scalar(Int.self, "SELECT COUNT(*) FROM nodes", []) ?? 1)
+            let free = maxConcurrent - busy
+            let take = min(room, free / nodes + (free % nodes == 0 ? 0 : 1))
             guard take > 0 else { return [] }
             // A paused campaign's call, or one out of its window, waits.
             let campaign = campaigns.isEmpty ? "campaign_id IS NULL" : "(campaign_id IS NULL OR campaign_id IN (\(sql.placeholders(campaigns.count))))"
