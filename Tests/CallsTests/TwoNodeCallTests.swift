@@ -48,7 +48,7 @@ import TestSupport
                     try await Task.sleep(for: .milliseconds(50))
                 }
                 let calls = try await OutboundCallTests.calls(ids, in: store)
-                #expect(calls.allSatisfy { $0.state == .completed }, "\(calls.map(\.state))")
+                #expect(calls.allSatisfy { $0.state == .completed }, "\(calls.map { "\($0.state.rawValue) \($0.nodeId ?? "-") \($0.failureReason ?? "")" })")
                 #expect(mostBusy <= 3 && mostBusy >= 2, "at most 3 calls busy over both nodes (saw \(mostBusy))")
                 #expect(Set(calls.compactMap(\.nodeId)) == ["node-a", "node-b"], "both nodes dialed: \(calls.map(\.nodeId))")
                 #expect(await managerA.mostLiveAtOnce <= 2)

@@ -188,7 +188,9 @@ extension CallManager {
     private func storeEnd(of id: String, in state: CallState, reason: String?) async {
         do { try await store.transition(id: id, to: state, reason: reason, heldBy: settings.nodeID) } catch {
             logger.warning("could not store the call's end", metadata: ["call": "\(id)", "state": "\(state.rawValue)", "error": "\(error)"])
+            return
         }
+        logger.info("call ended", metadata: ["call": "\(id)", "state": "\(state.rawValue)", "reason": "\(reason ?? "")"])
     }
 
     /// Records a failed attempt and, when the policy says so, queues the next one in the same
@@ -197,7 +199,10 @@ extension CallManager {
         let retryAt = (try? await store.call(id: call.outboundId)).flatMap { Self.retryTime(for: $0, endingIn: state, policy: settings.retry) }
         do { try await store.endAttempt(id: call.outboundId, in: state, reason: reason, retryAt: retryAt, heldBy: settings.nodeID) } catch {
             logger.warning("could not store the attempt's end", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])
+            return
         }
+        logger.info("call attempt ended", metadata: ["call": "\(call.outboundId)", "state": "\(state.rawValue)", "reason": "\(reason)",
+                                                     "retry": "\(retryAt.map { "\($0)" } ?? "no")"])
     }
 
     /// When the retry `policy` tries `call` again after an attempt ending in `state`; nil: it does not.
