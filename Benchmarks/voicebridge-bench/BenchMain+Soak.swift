@@ -1,14 +1,26 @@
 import Foundation
 
 extension BenchMain {
-    /// `voicebridge-bench soak [--seconds 600] [--sip-calls 200] [--streams 200] [--call-seconds 20]
+    /// `voicebridge-bench soak [--seconds 600] [--sip-calls 200] [--streams 200] [--call-seconds 60]
     /// [--interval 10] [--output DIR]`: prints a line per sample as it goes, then the verdict;
     /// exits 1 when the run is not flat, loses or delays frames, or leaves a call incomplete.
     static func soak(_ args: [String]) async throws {
         // Unbuffered, so each sample shows as it is taken even when the output is a pipe (CI).
         func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
-        func option(_ name: String, _ value: Double) -> Double { args.firstIndex(of: name).flatMap { Double(args[$0 + 1]) } ?? value }
-        let output = args.firstIndex(of: "--output").map { args[$0 + 1] } ?? "bench-results"
+        // A typo or `--help` must not start a ten-minute run with the defaults.
+        let usage = "usage: voicebridge-bench soak [--seconds 600] [--sip-calls 200] [--streams 200] [--call-seconds 60] [--interval 10] [--output DIR]"
+        var given: [String: String] = [:]
+        var rest = args.makeIterator()
+        while let name = rest.next() {
+            guard ["--seconds", "--sip-calls", "--streams", "--call-seconds", "--interval", "--output"].contains(name), let value = rest.next(),
+                  name == "--output" || Double(value).map({ $0 >= 0 }) == true else {
+                FileHandle.standardError.write(Data("voicebridge-bench soak: cannot read `\(name)`\n\(usage)\n".utf8))
+                exit(2)
+            }
+            given[name] = value
+        }
+        func option(_ name: String, _ value: Double) -> Double { given[name].flatMap(Double.init) ?? value }
+        let output = given["--output"] ?? "bench-results"
         let seconds = option("--seconds", 600), sipCalls = Int(option("--sip-calls", 200)), streams = Int(option("--streams", 200))
         let callSeconds = option("--call-seconds", 60), interval = option("--interval", 10)
         say("== Soak: `voicebridge serve` (loopback engine) for \(Int(seconds)) s with \(sipCalls) SIP calls (sipp, G.711 RTP) and \(streams) Twilio streams"
