@@ -78,6 +78,7 @@ import TestSupport
         var taken: [Int] = []
         for (node, store) in turns { taken.append(try await store.claimDueCalls(node: node, room: 10, maxConcurrent: 4, dialableCampaigns: []).count) }
         #expect(taken == [2, 1, 1, 0], "a polls twice before b: 2 of 4, then 1 of 2; b still gets the last place")
+        #expect(try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 3, dialableCampaigns: []).isEmpty, "a limit lowered under what is busy frees nothing")
     }
 
     @Test(arguments: StoreBackend.allCases)

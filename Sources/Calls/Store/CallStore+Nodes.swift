@@ -71,10 +71,10 @@ extension CallStore {
         let campaigns = dialableCampaigns.sorted()
         let claimed: [CallRecord] = try await sqlWrite { sql in
             let busy = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE \(Self.busyCalls)", []) ?? 0
+            let free = maxConcurrent - busy   // below zero when the limit was lowered under what is busy
+            guard free > 0 else { return [] }
             let nodes = max(1, try sql.scalar(Int.self, "SELECT COUNT(*) FROM nodes", []) ?? 1)
-            let free = maxConcurrent - busy
             let take = min(room, free / nodes + (free % nodes == 0 ? 0 : 1))
-            guard take > 0 else { return [] }
             // A paused campaign's call, or one out of its window, waits.
             let campaign = campaigns.isEmpty ? "campaign_id IS NULL" : "(campaign_id IS NULL OR campaign_id IN (\(sql.placeholders(campaigns.count))))"
             let due = try sql.fetchAll(CallRecord.self, """
