@@ -69,19 +69,30 @@ extension CallStore {
     public func claimDueCalls(node: String, room: Int, maxConcurrent: Int, dialableCampaigns: Set<String>, now: Date = Date()) async throws -> [CallRecord] {
         guard room > 0 else { return [] }
         let campaigns = dialableCampaigns.sorted()
+        // Unclaimed queued calls due now; a paused campaign's call, or one out of its window, waits.
+        let isDue: @Sendable (any SQLConnection) -> (condition: String, values: [SQLValue]) = { sql in
+            let campaign = campaigns.isEmpty ? "campaign_id IS NULL" : "(campaign_id IS NULL OR campaign_id IN (\(sql.placeholders(campaigns.count))))"
+            return ("state = 'queued' AND node_id IS NULL AND (scheduled_at IS NULL OR scheduled_at <= ?) AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND \(campaign)",
+                    [.date(now), .date(now)] + campaigns.map(\.sqlValue))
+        }
+        // Most polls find nothing due: a read says so without the writers' lock, which every idle
+        // node would otherwise take ten times a second (and a node stalled inside it stalls them all).
+        let anyDue = try await sqlRead { sql in
+            let (condition, values) = isDue(sql)
+            return try sql.scalar(Int.self, "SELECT COUNT(*) FROM (SELECT 1 FROM calls WHERE \(condition) LIMIT 1) AS due", values) ?? 0
+        }
+        guard anyDue > 0 else { return [] }
         let claimed: [CallRecord] = try await sqlWrite { sql in
             let busy = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE \(Self.busyCalls)", []) ?? 0
             let free = maxConcurrent - busy   // below zero when the limit was lowered under what is busy
             guard free > 0 else { return [] }
             let nodes = max(1, try sql.scalar(Int.self, "SELECT COUNT(*) FROM nodes", []) ?? 1)
             let take = min(room, free / nodes + (free % nodes == 0 ? 0 : 1))
-            // A paused campaign's call, or one out of its window, waits.
-            let campaign = campaigns.isEmpty ? "campaign_id IS NULL" : "(campaign_id IS NULL OR campaign_id IN (\(sql.placeholders(campaigns.count))))"
+            let (condition, values) = isDue(sql)
             let due = try sql.fetchAll(CallRecord.self, """
-                SELECT * FROM calls WHERE state = 'queued' AND node_id IS NULL
-                  AND (scheduled_at IS NULL OR scheduled_at <= ?) AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND \(campaign)
+                SELECT * FROM calls WHERE \(condition)
                 ORDER BY priority DESC, created_at LIMIT ?\(sql.dialect.skipLocked)
-                """, [.date(now), .date(now)] + campaigns.map(\.sqlValue) + [.integer(Int64(take))])
+                """, values + [.integer(Int64(take))])
             for call in due {
                 try sql.execute("UPDATE calls SET node_id = ? WHERE outbound_id = ?", node, call.outboundId)
             }
