@@ -7,22 +7,24 @@ extension BenchMain {
     static func soak(_ args: [String]) async throws {
         // Unbuffered, so each sample shows as it is taken even when the output is a pipe (CI).
         func say(_ text: String) { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
-        // A typo or `--help` must not start a ten-minute run with the defaults.
-        let usage = "usage: voicebridge-bench soak [--seconds 600] [--sip-calls 200] [--streams 200] [--call-seconds 60] [--interval 10] [--output DIR]"
-        var given: [String: String] = [:]
+        // A typo or `--help` must not start a ten-minute run with the defaults. One table gives the
+        // options, their defaults and the usage line.
+        let defaults: KeyValuePairs = ["--seconds": "600", "--sip-calls": "200", "--streams": "200", "--call-seconds": "60",
+                                       "--interval": "10", "--output": "bench-results"]
+        let usage = "usage: voicebridge-bench soak " + defaults.map { "[\($0.key) \($0.value)]" }.joined(separator: " ")
+        var given = Dictionary(uniqueKeysWithValues: defaults.map { ($0.key, $0.value) })
         var rest = args.makeIterator()
         while let name = rest.next() {
-            guard ["--seconds", "--sip-calls", "--streams", "--call-seconds", "--interval", "--output"].contains(name), let value = rest.next(),
-                  name == "--output" || Double(value).map({ $0 >= 0 }) == true else {
+            guard given[name] != nil, let value = rest.next(), name == "--output" || Double(value).map({ $0 >= 0 }) == true else {
                 FileHandle.standardError.write(Data("voicebridge-bench soak: cannot read `\(name)`\n\(usage)\n".utf8))
                 exit(2)
             }
             given[name] = value
         }
-        func option(_ name: String, _ value: Double) -> Double { given[name].flatMap(Double.init) ?? value }
-        let output = given["--output"] ?? "bench-results"
-        let seconds = option("--seconds", 600), sipCalls = Int(option("--sip-calls", 200)), streams = Int(option("--streams", 200))
-        let callSeconds = option("--call-seconds", 60), interval = option("--interval", 10)
+        func option(_ name: String) -> Double { Double(given[name]!)! }   // every value was checked above or is a default
+        let output = given["--output"]!
+        let seconds = option("--seconds"), sipCalls = Int(option("--sip-calls")), streams = Int(option("--streams"))
+        let callSeconds = option("--call-seconds"), interval = option("--interval")
         say("== Soak: `voicebridge serve` (loopback engine) for \(Int(seconds)) s with \(sipCalls) SIP calls (sipp, G.711 RTP) and \(streams) Twilio streams"
               + " at once, each call \(Int(callSeconds)) s then replaced; sampled every \(Int(interval)) s")
         say(table(["s", "RSS MB", "fds", "threads", "live calls", "queue high-water", "late frames", "> 40 ms", "dropped"], []))
