@@ -81,6 +81,36 @@ import TestSupport
         #expect(try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 3, dialableCampaigns: []).isEmpty, "a limit lowered under what is busy frees nothing")
     }
 
+    /// A node stalled inside a write (SIGSTOP) holds every other node's writes. A poll that can
+    /// claim nothing — nothing due, or every place busy — must not be among them: it reads, and
+    /// returns at once. A poll that can claim waits for the lock, and claims.
+    @Test(arguments: StoreBackend.allCases)
+    func aPollThatCanClaimNothingDoesNotWaitForTheWritersLock(backend: StoreBackend) async throws {
+        let path = try backend.newLocation()
+        let a = try await CallStore.open(path), b = try await CallStore.open(path)
+        let t0 = Self.t0
+        let ids = try await Self.queuedCalls(2, in: a)
+        var later = CallStoreTests.sampleCall("ob-00000030")
+        later.scheduledAt = t0.addingTimeInterval(60)
+        try await a.insert(later)
+        for id in ids {   // two places busy
+            _ = try await a.claimDueCalls(node: "a", room: 1, maxConcurrent: 10, dialableCampaigns: [], now: t0)
+            try await a.transition(id: id, to: .dialing, from: .queued, now: t0)
+        }
+        let stall = Task { try await b.sqlWrite { _ in Thread.sleep(forTimeInterval: 3) } }
+        try await Task.sleep(for: .milliseconds(300))   // b is inside its write
+        let started = ContinuousClock.now
+        #expect(try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 10, dialableCampaigns: [], now: t0).isEmpty)
+        let nothingDue = ContinuousClock.now - started
+        #expect(try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 2, dialableCampaigns: [], now: t0.addingTimeInterval(61)).isEmpty)
+        let full = ContinuousClock.now - started - nothingDue
+        #expect(nothingDue < .seconds(1) && full < .seconds(1), "nothing due: \(nothingDue), every place busy: \(full); b holds the lock for 3 s")
+        let claimed = try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 3, dialableCampaigns: [], now: t0.addingTimeInterval(61))
+        #expect(claimed.map(\.outboundId) == [later.outboundId])
+        #expect(ContinuousClock.now - started > .seconds(1.5), "a claim waits for b's write")
+        try await stall.value
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func onlyDueCallsOfDialableCampaignsAreClaimedBestFirst(backend: StoreBackend) async throws {
         let store = try await backend.store()

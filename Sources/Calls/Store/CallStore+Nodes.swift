@@ -20,6 +20,10 @@ extension CallStore {
     /// claimed and is about to dial.
     static let busyCalls = "(\(isLive()) OR (state = 'queued' AND node_id IS NOT NULL))"
 
+    static func busyCount(in sql: any SQLConnection) throws -> Int {
+        try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE \(busyCalls)", []) ?? 0
+    }
+
     /// Records `node` as up (again) with a fresh heartbeat.
     public func registerNode(_ node: String, now: Date = Date()) async throws {
         try await sqlWrite { try Self.register(node, now: now, in: $0) }
@@ -75,15 +79,18 @@ extension CallStore {
             return ("state = 'queued' AND node_id IS NULL AND (scheduled_at IS NULL OR scheduled_at <= ?) AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND \(campaign)",
                     [.date(now), .date(now)] + campaigns.map(\.sqlValue))
         }
-        // Most polls find nothing due: a read says so without the writers' lock, which every idle
-        // node would otherwise take ten times a second (and a node stalled inside it stalls them all).
-        let anyDue = try await sqlRead { sql in
+        // Most polls can claim nothing — none due, or every place busy (a campaign's long queue):
+        // a read says so without the writers' lock, which every node would otherwise take ten
+        // times a second (and a node stalled inside it stalls them all). The count under the lock
+        // below is the one that decides.
+        let (anyDue, busyNow) = try await sqlRead { sql in
             let (condition, values) = isDue(sql)
-            return try sql.scalar(Int.self, "SELECT COUNT(*) FROM (SELECT 1 FROM calls WHERE \(condition) LIMIT 1) AS due", values) ?? 0
+            return (try sql.scalar(Int.self, "SELECT COUNT(*) FROM (SELECT 1 FROM calls WHERE \(condition) LIMIT 1) AS due", values) ?? 0,
+                    try Self.busyCount(in: sql))
         }
-        guard anyDue > 0 else { return [] }
+        guard anyDue > 0, busyNow < maxConcurrent else { return [] }
         let claimed: [CallRecord] = try await sqlWrite { sql in
-            let busy = try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE \(Self.busyCalls)", []) ?? 0
+            let busy = try Self.busyCount(in: sql)
             let free = maxConcurrent - busy   // below zero when the limit was lowered under what is busy
             guard free > 0 else { return [] }
             let nodes = max(1, try sql.scalar(Int.self, "SELECT COUNT(*) FROM nodes", []) ?? 1)
