@@ -111,6 +111,30 @@ import TestSupport
         try await stall.value
     }
 
+    /// On PostgreSQL a node stalled inside a write (SIGSTOP, a paused VM) does not hold every
+    /// other node's writes for as long as it sleeps: the server ends its session after 5 s idle in
+    /// the transaction, which is rolled back whole, and the others go on.
+    @Test func onPostgreSQLANodeStalledInsideAWriteLetsTheOthersGoOnAfterFiveSeconds() async throws {
+        let path = try StoreBackend.postgres.newLocation()
+        let a = try await CallStore.open(path), b = try await CallStore.open(path)
+        let ids = try await Self.queuedCalls(1, in: a)
+        let priority = try #require(try await a.call(id: ids[0])?.priority)
+        let stall = Task {
+            try await b.sqlWrite { sql in
+                try sql.execute("UPDATE calls SET priority = priority + 1 WHERE outbound_id = ?", ids[0])
+                Thread.sleep(forTimeInterval: 9)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))   // b is inside its write
+        let started = ContinuousClock.now
+        #expect(try await a.claimDueCalls(node: "a", room: 1, maxConcurrent: 10, dialableCampaigns: []).map(\.outboundId) == ids)
+        let waited = ContinuousClock.now - started
+        #expect(waited > .seconds(4) && waited < .seconds(8), "a waited \(waited): the server's 5 s, not b's 9 s")
+        await #expect(throws: (any Error).self, "b's write fails when it wakes") { try await stall.value }
+        #expect(try await a.call(id: ids[0])?.priority == priority, "and nothing of it was committed")
+        #expect(try await b.call(id: ids[0])?.nodeId == "a", "b's store goes on with a new connection")
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func onlyDueCallsOfDialableCampaignsAreClaimedBestFirst(backend: StoreBackend) async throws {
         let store = try await backend.store()

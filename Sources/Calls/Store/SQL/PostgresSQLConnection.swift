@@ -41,8 +41,18 @@ struct PostgresSQLConnection: SQLConnection {
             }
         }
         let query = PostgresQuery(unsafeSQL: Self.numberedPlaceholders(sql), binds: binds)
+        // A statement written to a connection the server has closed (idle-in-transaction timeout,
+        // a restart) is dropped by the channel, and its result never comes: while one is awaited,
+        // the connection is looked at every second. (Not `closeFuture.whenComplete`: every
+        // statement would leave a callback on a connection that lives for hours.)
+        let answer = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+        connection.query(query, logger: logger).cascade(to: answer)
+        let watch = connection.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [connection] _ in
+            if connection.isClosed { answer.fail(SQLError.notConnected("the PostgreSQL server closed the connection")) }
+        }
+        answer.futureResult.whenComplete { _ in watch.cancel() }
         do {
-            return try connection.query(query, logger: logger).wait()
+            return try answer.futureResult.wait()
         } catch let error as PSQLError {
             throw SQLError.statement(message: error.serverInfo?[.message] ?? "\(error.code)", sql: sql)
         }

@@ -137,9 +137,17 @@ public final class PostgresStoreDatabase: StoreDatabase {
         }
     }
 
+    /// How long the server lets one of our sessions sit inside a transaction between statements.
+    /// The store's transactions run their statements back to back, so a longer gap means the node
+    /// has stalled (SIGSTOP, a paused VM) — perhaps holding the writers' lock every node waits on.
+    /// The server then ends that session, which rolls the transaction back and frees the lock.
+    static let idleInTransactionTimeout = "5s"
+
     private var connectionConfiguration: PostgresConnection.Configuration {
-        .init(host: location.host, port: location.port, username: location.username, password: location.password,
-              database: location.database, tls: .disable)
+        var configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.username,
+                                                             password: location.password, database: location.database, tls: .disable)
+        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", Self.idleInTransactionTimeout)]
+        return configuration
     }
 
     /// Calls `announced` once listening starts and then for every notification on `channel` (a
