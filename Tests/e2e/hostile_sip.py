@@ -137,12 +137,14 @@ def flood(port, source, rate, seconds, tcp=False):
     answered, sent = set(), 0
 
     def read_replies(wait):
-        # Over TCP one read may hold several responses: every Call-ID in it counts.
+        # Over TCP one read may hold several responses: every Call-ID in it counts. False: the
+        # server closed the connection.
         while select.select([sock], [], [], wait)[0]:
             reply = sock.recv(70000)
             if not reply:
-                return
+                return False
             answered.update(re.findall(rb"\r\nCall-ID: ([^\r]+)", reply))
+        return True
 
     start = time.time()
     total = int(rate * seconds)
@@ -158,10 +160,19 @@ def flood(port, source, rate, seconds, tcp=False):
             sock.sendto(message, ("127.0.0.1", port))
         sent += 1
         read_replies(0)
-    end = time.time() + 1
-    while time.time() < end:
-        read_replies(0.01)
-    print(f"sent {sent} answered {len(answered)} in {time.time() - start - 1:.1f} s")
+    took = time.time() - start
+    if tcp:
+        # Closing with replies unread would send a reset, and a reset throws away whatever the
+        # server has not read yet: say we are done, and read until the server has read it all.
+        sock.shutdown(socket.SHUT_WR)
+        end = time.time() + 30
+        while time.time() < end and read_replies(0.1):
+            pass
+    else:
+        end = time.time() + 1
+        while time.time() < end:
+            read_replies(0.01)
+    print(f"sent {sent} answered {len(answered)} in {took:.1f} s")
 
 
 if __name__ == "__main__":
