@@ -16,12 +16,10 @@ extension CallStore {
         "(\(column) = 'queued' OR \(isLive(column)))"
     }
 
-    /// Calls that hold a place under `max_concurrent_calls`: live ones, and queued ones a node has
-    /// claimed and is about to dial.
-    static let busyCalls = "(\(isLive()) OR (state = 'queued' AND node_id IS NOT NULL))"
-
+    /// How many calls hold a place under `max_concurrent_calls`: live ones, and queued ones a node
+    /// has claimed and is about to dial.
     static func busyCount(in sql: any SQLConnection) throws -> Int {
-        try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE \(busyCalls)", []) ?? 0
+        try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE \(isLive()) OR (state = 'queued' AND node_id IS NOT NULL)", []) ?? 0
     }
 
     /// Records `node` as up (again) with a fresh heartbeat.
