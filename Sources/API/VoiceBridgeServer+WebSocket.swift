@@ -1,45 +1,66 @@
 import Bridge
 import Calls
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 
-/// The WebSocket side of the server: Twilio media streams and the event stream.
+/// The WebSocket side of the server: media streams (`GET /twilio/stream`, `/telnyx/stream`,
+/// `/plivo/stream`, `/exotel/stream` — a stream in that dialect becomes a call) and the event
+/// stream (`GET /api/events`), decided on the upgrade request's head.
+///
+/// Not through Hummingbird's WebSocket router: in hummingbird-websocket 2.8.1 the router's request
+/// context holds a `WebSocketHandlerReference` whose box holds the context again, a reference
+/// cycle nothing breaks. Every upgraded connection — its closed channel, receive buffers and all,
+/// 10–30 KB for a media stream — stayed in memory for the life of the server (the soak test's
+/// memory growth, #20).
 extension VoiceBridgeServer {
-    /// The WebSocket routes: `GET /twilio/stream`, `/telnyx/stream`, `/plivo/stream`,
-    /// `/exotel/stream` (a media stream in that dialect becomes a call) and `GET /api/events`
-    /// (the event stream).
-    func webSocketRouter() -> Router<MediaSocketRequestContext> {
-        let router = Router(context: MediaSocketRequestContext.self)
-        for dialect in MediaStreamDialect.allCases {
-            router.ws(RouterPath(dialect.path)) { request, _ in
-                if dialect == .twilio {
-                    do {
-                        try self.checkSignature(request, url: TwiML.webSocketBase(self.publicBase(request)) + "/twilio/stream")
-                    } catch {
-                        throw HTTPError(.forbidden, message: "invalid X-Twilio-Signature")
-                    }
+    typealias WebSocketHandler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+
+    /// What a WebSocket request asks for, by its path.
+    enum WebSocketEndpoint: Equatable {
+        case mediaStream(MediaStreamDialect)
+        case events
+
+        init?(path: String) {
+            let path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+            if path == "/api/events" {
+                self = .events
+            } else if let dialect = MediaStreamDialect.allCases.first(where: { "/" + $0.path == path }) {
+                self = .mediaStream(dialect)
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// Upgrades a request for one of the WebSocket endpoints that may have it; anything else is
+    /// refused (Hummingbird answers 400 and closes).
+    func shouldUpgrade(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketHandler> {
+        let request = Request(head: head, body: .init(buffer: ByteBuffer()))
+        guard let endpoint = WebSocketEndpoint(path: request.uri.path) else { return .dontUpgrade }
+        switch endpoint {
+        case .mediaStream(let dialect):
+            if dialect == .twilio {
+                guard (try? checkSignature(request, url: TwiML.webSocketBase(publicBase(request)) + "/twilio/stream")) != nil else { return .dontUpgrade }
+            }
+            guard let calls else { return .dontUpgrade }
+            return .upgrade([:]) { inbound, outbound, _ in
+                await self.serveMediaStream(dialect: dialect, inbound: inbound, outbound: outbound, channel: channel, calls: calls)
+            }
+        case .events:
+            guard (try? access.identity(of: request)) != nil else { return .dontUpgrade }
+            let since = request.uri.queryParameters.get("since")
+            if let since, Int64(since) == nil { return .dontUpgrade }
+            return .upgrade([:]) { inbound, outbound, _ in
+                do {
+                    try await EventStream(store: self.store, logger: self.logger).run(since: since.flatMap { Int64($0) }, outbound: outbound, inbound: inbound)
+                } catch {
+                    self.logger.debug("event stream ended", metadata: ["error": "\(error)"])
                 }
-                guard self.calls != nil else { return .dontUpgrade }
-                return .upgrade([:])
-            } onUpgrade: { inbound, outbound, context in
-                guard let calls = self.calls else { return }
-                await self.serveMediaStream(dialect: dialect, inbound: inbound, outbound: outbound, channel: context.requestContext.channel, calls: calls)
             }
         }
-        router.ws("api/events") { request, _ in
-            do { _ = try self.access.identity(of: request) } catch { return .dontUpgrade }
-            if let since = request.uri.queryParameters.get("since"), Int64(since) == nil { return .dontUpgrade }
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            let since = context.request.uri.queryParameters.get("since").flatMap { Int64($0) }
-            do {
-                try await EventStream(store: self.store, logger: self.logger).run(since: since, outbound: outbound, inbound: inbound)
-            } catch {
-                self.logger.debug("event stream ended", metadata: ["error": "\(error)"])
-            }
-        }
-        return router
     }
 }

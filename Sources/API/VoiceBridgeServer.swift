@@ -86,7 +86,7 @@ public struct VoiceBridgeServer: Sendable {
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var app = Application(
             router: router(),
-            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter()),
+            server: .http1WebSocketUpgrade { head, channel, _ in self.shouldUpgrade(head, channel: channel) },
             configuration: .init(address: .hostname(config.http.host, port: config.http.port), serverName: "VoiceBridge"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger
