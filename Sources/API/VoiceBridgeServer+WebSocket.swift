@@ -20,19 +20,24 @@ extension VoiceBridgeServer {
     typealias WebSocketHandler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
 
     /// What a WebSocket request asks for, by its path.
-    enum WebSocketEndpoint: Equatable {
+    enum WebSocketEndpoint {
         case mediaStream(MediaStreamDialect)
         case events
 
+        static let all: [WebSocketEndpoint] = [.events] + MediaStreamDialect.allCases.map { .mediaStream($0) }
+
+        /// The route's path, without the leading slash.
+        var path: String {
+            switch self {
+            case .mediaStream(let dialect): dialect.path
+            case .events: "api/events"
+            }
+        }
+
         init?(path: String) {
             let path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
-            if path == "/api/events" {
-                self = .events
-            } else if let dialect = MediaStreamDialect.allCases.first(where: { "/" + $0.path == path }) {
-                self = .mediaStream(dialect)
-            } else {
-                return nil
-            }
+            guard let endpoint = Self.all.first(where: { "/" + $0.path == path }) else { return nil }
+            self = endpoint
         }
     }
 
@@ -52,11 +57,12 @@ extension VoiceBridgeServer {
             }
         case .events:
             guard (try? access.identity(of: request)) != nil else { return .dontUpgrade }
-            let since = request.uri.queryParameters.get("since")
-            if let since, Int64(since) == nil { return .dontUpgrade }
+            let sinceText = request.uri.queryParameters.get("since")
+            let since = sinceText.flatMap { Int64($0) }
+            if sinceText != nil, since == nil { return .dontUpgrade }
             return .upgrade([:]) { inbound, outbound, _ in
                 do {
-                    try await EventStream(store: self.store, logger: self.logger).run(since: since.flatMap { Int64($0) }, outbound: outbound, inbound: inbound)
+                    try await EventStream(store: self.store, logger: self.logger).run(since: since, outbound: outbound, inbound: inbound)
                 } catch {
                     self.logger.debug("event stream ended", metadata: ["error": "\(error)"])
                 }

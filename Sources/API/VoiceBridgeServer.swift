@@ -63,7 +63,7 @@ public struct VoiceBridgeServer: Sendable {
         addStatisticsRoutes(to: api)
         addWebhookRoutes(to: api)
         // WebSocket routes answer a plain GET with what it takes to use them.
-        for path in ["api/events"] + MediaStreamDialect.allCases.map(\.path) {
+        for path in WebSocketEndpoint.all.map(\.path) {
             router.get(RouterPath(path)) { _, _ -> Response in
                 ProblemDetails(.upgradeRequired, detail: "/\(path) is a WebSocket: send an Upgrade: websocket request").response(headers: [.upgrade: "websocket"])
             }
