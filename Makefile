@@ -69,9 +69,12 @@ test: deps unit-test e2e-test
 
 # Serial: suites with real peers and real-time assertions must not share the two cores with
 # CPU-heavy ones (speech recognition), or their timing checks measure the neighbour.
+# A failure is repeated at the end, where a CI log's tail shows it.
 unit-test:
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
-	swift test --skip-build --no-parallel
+	mkdir -p test-artifacts
+	set -o pipefail; swift test --skip-build --no-parallel 2>&1 | tee test-artifacts/unit.log || \
+	  { echo "== unit tests that failed =="; grep -a '✘\|error:' test-artifacts/unit.log | grep -av 'Suite .* failed after' | tail -40; exit 1; }
 
 # End-to-end suites: the real binary, real processes, real sockets on 127.0.0.1.
 e2e-test:

@@ -6,14 +6,17 @@ binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 export VB_BINARY=$binary
 export VB_ARTIFACTS=${VB_ARTIFACTS:-$(cd "$here/../.." && pwd)/test-artifacts}
 mkdir -p "$VB_ARTIFACTS"
-passed=0; failed=0
+passed=0; failed=0; failures=
 for suite in "$here"/suite-*.sh; do
   echo "== $(basename "$suite")"
   out=$(bash "$suite" 2>&1); status=$?
   echo "$out"
   p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
   passed=$((passed + p)); failed=$((failed + f))
-  if [ $status -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); echo "not ok - $(basename "$suite") exited $status"; fi
+  [ "$f" -gt 0 ] && failures+=$(grep '^not ok ' <<<"$out" | sed "s|^|$(basename "$suite"): |")$'\n'
+  if [ $status -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); echo "not ok - $(basename "$suite") exited $status"; failures+="$(basename "$suite") exited $status"$'\n'; fi
 done
+# The failures again at the end, where a CI log's tail shows them.
+[ "$failed" -eq 0 ] || printf '== e2e checks that failed ==\n%s' "$failures"
 echo "e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
