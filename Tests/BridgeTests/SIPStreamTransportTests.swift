@@ -95,8 +95,8 @@ import TestSupport
         try await Task.sleep(for: .milliseconds(500))
         #expect(receivedByServer.withLock { $0.count } == 2, "nothing arrives over a connection whose certificate did not verify")
         // It leaves once the channel has closed: after the TLS alert, NIOSSL's shutdown waits for
-        // the peer's close (up to its timeout), which on a busy machine comes after the report.
-        try await waitUntil { wary.connectionCount == 0 }
+        // the peer's close, up to its 5-s timeout, which on a busy machine comes after the report.
+        try await waitUntil(seconds: 10) { wary.connectionCount == 0 }
         #expect(wary.connectionCount == 0, "the failed connection left the table")
         #expect(unreachable.withLock { $0 }.first == serverAddress, "the peer is reported unreachable")
         await wary.close(); await client.close(); await server.close()
@@ -190,6 +190,6 @@ extension SIPStreamTransportTests {
 }
 
 /// Waits up to 5 s for `condition`.
-func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-    for _ in 0..<250 where !condition() { try await Task.sleep(for: .milliseconds(20)) }
+func waitUntil(seconds: Int = 5, _ condition: @Sendable () -> Bool) async throws {
+    for _ in 0..<(seconds * 50) where !condition() { try await Task.sleep(for: .milliseconds(20)) }
 }
