@@ -130,6 +130,9 @@ import Yams
                 try await client.execute(uri: uri, method: method == "get" ? .get : .post, headers: headers, body: body) { response in
                     let status = String(response.status.code)
                     #expect(statuses.contains(status), "\(method.uppercased()) \(template) answered \(status), documented: \(statuses.sorted())")
+                    if statuses.contains("101") {   // a WebSocket route, asked without an Upgrade
+                        #expect(status == "426" && response.headers[.upgrade] == "websocket", "plain GET \(template) answered \(status)")
+                    }
                     if let documented = content[status] {
                         let type = response.headers[.contentType] ?? ""
                         #expect(type.hasPrefix(documented), "\(method.uppercased()) \(template): \(type), documented \(documented)")
