@@ -69,8 +69,9 @@ import Testing
             let before = Self.bytesInUse()
             var upgraded = 0
             for path in ["/api/events", "/twilio/stream"] { upgraded += try await Self.connectAndClose(port: port, path: path, count: 1000) }
-            // Closing leaves timers queued for 15 and 30 s (the close handshake's timeout among them:
-            // a cancelled Task.sleep stays queued until its deadline), so wait out what they hold.
+            // Closing leaves timers queued for 15 and 30 s (each side's close-handshake timeout, the
+            // server's auto-ping period: a cancelled Task.sleep stays queued until its deadline), so
+            // wait out what they hold.
             let start = ContinuousClock.now
             var grown = Self.bytesInUse() - before
             var seen = ["\(grown / 1024)"]
