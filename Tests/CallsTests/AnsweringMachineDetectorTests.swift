@@ -5,8 +5,9 @@ import Testing
 /// personas over real RTP — is `MachineDetectionCallTests` and `make bench` (amd).
 @Suite struct AnsweringMachineDetectorTests {
     /// Runs `script` — (milliseconds, speech?) pieces, a beep at `beepAtMs` — and returns every verdict made.
-    static func run(_ script: [(Int, Bool)], beepAtMs: Int? = nil, words: (atMs: Int, text: String)? = nil) -> [AnsweringMachineDetector.Decision] {
-        var detector = AnsweringMachineDetector()
+    static func run(_ script: [(Int, Bool)], beepAtMs: Int? = nil, words: (atMs: Int, text: String)? = nil,
+                    settings: AnsweringMachineDetector.Settings = .init()) -> [AnsweringMachineDetector.Decision] {
+        var detector = AnsweringMachineDetector(settings: settings)
         var decisions: [AnsweringMachineDetector.Decision] = []
         var t = 0
         for (ms, speech) in script {
@@ -26,7 +27,22 @@ import Testing
 
     @Test func aLongGreetingIsAMachineBeforeItEnds() {
         let d = Self.run([(300, false), (900, true), (200, false), (900, true), (8000, true)])
-        #expect(d.map(\.verdict) == [.machine] && d[0].atMs == 2000 && d[0].reason.contains("longer"))
+        #expect(d.map(\.verdict) == [.machine] && d[0].atMs == 2900 && d[0].reason.contains("longer than 2400 ms"), "\(d)")
+    }
+
+    /// "Hello, Tom speaking." (1.6 s in espeak-ng, more with the VAD's hangover) and a pause is a
+    /// person under the default 2.4-s threshold; under Asterisk's 1.5 s it was a machine's greeting.
+    @Test func aPersonIntroducingThemselvesIsAPersonAndTheThresholdIsSettable() {
+        let introduction: [(Int, Bool)] = [(300, false), (1800, true), (2000, false)]
+        let d = Self.run(introduction)
+        #expect(d.map(\.verdict) == [.human] && d[0].atMs == 2900, "\(d)")
+        #expect(Self.run(introduction, settings: .init(greetingMaxMs: 1500)).map(\.verdict) == [.machine])
+        // A higher threshold moves the deadline with it: a 3-s greeting and its pause still decide.
+        let long = AnsweringMachineDetector.Settings(greetingMaxMs: 4000)
+        #expect(long.decideByMs == 5100)
+        let d3 = Self.run([(300, false), (3000, true), (2000, false)], settings: long)
+        #expect(d3.map(\.verdict) == [.human] && d3[0].atMs == 4100, "\(d3)")
+        #expect(AnsweringMachineDetector.Settings(greetingMaxMs: 2400) == .init(), "the default is Twilio's 2400 ms")
     }
 
     @Test func aBeepIsAMachineAndEndsItsGreeting() {

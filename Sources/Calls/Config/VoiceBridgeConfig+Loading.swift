@@ -303,6 +303,7 @@ extension VoiceBridgeConfig {
         o.machineDetection.action = try r.choice("outbound.machine_detection.action", default: o.machineDetection.action)
         o.machineDetection.holdGreetingMs = try r.int("outbound.machine_detection.hold_greeting_ms", default: o.machineDetection.holdGreetingMs, in: 500...10_000)
         o.machineDetection.message = try r.string("outbound.machine_detection.message", default: o.machineDetection.message)
+        o.machineDetection.speechThresholdMs = try r.int("outbound.machine_detection.speech_threshold_ms", default: o.machineDetection.speechThresholdMs, in: 1000...6000)
     }
 
     static func isSIPURI(_ text: String) -> Bool {

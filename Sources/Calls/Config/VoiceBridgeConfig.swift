@@ -254,6 +254,8 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
             public var action: Action = .off
             /// The longest the agent's greeting waits for a verdict.
             public var holdGreetingMs = 3500
+            /// A first greeting with more speech than this is a machine's (Twilio's `MachineDetectionSpeechThreshold`).
+            public var speechThresholdMs = 2400
             /// `leave_message`'s words; `{display_name}` and `{purpose}` are filled.
             public var message = "Hello, this is the AI assistant of {display_name}, calling about {purpose}. We will call again later. Thank you."
         }

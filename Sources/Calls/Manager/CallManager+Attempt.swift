@@ -141,6 +141,7 @@ extension CallManager {
         case .leaveMessage: detection = MachineDetection(action: .leaveMessage(call.voicemailMessage ?? configured.message))
         }
         detection.holdGreeting = .milliseconds(configured.holdGreetingMs)
+        detection.detector = AnsweringMachineDetector.Settings(greetingMaxMs: configured.speechThresholdMs)
         return detection
     }
 

@@ -10,8 +10,11 @@ public struct AnsweringMachineDetector: Sendable {
     public struct Settings: Sendable, Equatable {
         /// Nobody speaks this long after answer: `unknown`.
         public var initialSilenceMs = 2500
-        /// The first greeting's voiced time beyond which it is a machine's.
-        public var greetingMaxMs = 1500
+        /// The first greeting's voiced time beyond which it is a machine's. Twilio's default
+        /// (`MachineDetectionSpeechThreshold`, 2400 ms): a person introducing themselves ("Hello, Tom
+        /// speaking.", 1.6 s in espeak-ng) talks past 1.5 s, and hanging up on a person costs more
+        /// than talking to a machine until its beep.
+        public var greetingMaxMs = 2400
         /// A greeting shorter than that, then this much silence (a pause for a reply): a person.
         public var afterGreetingSilenceMs = 800
         /// No verdict by then: `unknown`.
@@ -22,6 +25,13 @@ public struct AnsweringMachineDetector: Sendable {
         public var lateWindowMs = 20_000
 
         public init() {}
+
+        /// With a speech threshold of `greetingMaxMs`: the verdict's deadline moves with it, so a
+        /// greeting just under the threshold still has time to pause for a reply.
+        public init(greetingMaxMs: Int) {
+            self.greetingMaxMs = greetingMaxMs
+            decideByMs = max(decideByMs, greetingMaxMs + afterGreetingSilenceMs + 300)
+        }
     }
 
     public enum Verdict: String, Sendable, Equatable {
