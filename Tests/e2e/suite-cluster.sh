@@ -86,15 +86,7 @@ node_flags() { kam dispatcher.list 2>/dev/null | grep -A1 "URI: sip:127.0.0.1:${
 for _ in $(seq 1 100); do [ "$(node_flags 0) $(node_flags 1)" = "AP AP" ] && break; sleep 0.2; done
 check "Kamailio probes both nodes with OPTIONS and finds them up" test "$(node_flags 0) $(node_flags 1)" = "AP AP"
 
-sipp -sd uac | sed -e 's/<recv response="200" rtd="true">/<recv response="200" rtd="true" rrs="true">/' \
-  -e 's/^\(\s*\)\(ACK\|BYE\) sip:\[service\]@\[remote_ip\]:\[remote_port\] SIP\/2.0/\1\2 [next_url] SIP\/2.0\n\1[routes]/' >"$run/uac_rr.xml"
-# A late 180 (a node's answer to a retransmitted INVITE, overtaken in Kamailio by its 200 from
-# another worker process) is legal and ignored, as a phone would: sipp's abort on it is turned off.
-callers() { # N NAME: N inbound calls through Kamailio, 3 s each
-  timeout 120 sipp -sf "$run/uac_rr.xml" "127.0.0.1:$kam_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
-    -default_behaviors all,-abortunexp \
-    -m "$1" -r 4 -d 3000 -nostdin -timeout 90s -timeout_error -trace_err -error_file "$VB_TMP/callers-$2-errors.log" >"$VB_TMP/callers-$2.log" 2>&1
-}
+callers() { sipp_callers "$kam_port" "$1" "$2" 90; }   # N NAME: N inbound calls through Kamailio
 
 # A client of B's /api/events from before any call: it should hear every node's calls.
 PYTHONPATH=$here/.deps/python timeout 600 python3 - "${node_http[1]}" >"$VB_TMP/b-events.jsonl" 2>"$VB_TMP/b-events.err" <<'PY' &

@@ -61,16 +61,8 @@ inbound_calls() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv
 kam() { kamcmd -s "unix:$run/kamailio_ctl" "$@"; }
 # node_flags I: the dispatcher's flags for node I (AP: active and probed, IP: inactive).
 node_flags() { kam dispatcher.list 2>/dev/null | grep -A1 "URI: sip:127.0.0.1:${node_sip[$1]}\$" | sed -n 's/.*FLAGS: //p'; }
-# callers N: N inbound calls through Kamailio, 3 s each (sipp's uac, patched to follow Record-Route).
-sipp -sd uac | sed -e 's/<recv response="200" rtd="true">/<recv response="200" rtd="true" rrs="true">/' \
-  -e 's/^\(\s*\)\(ACK\|BYE\) sip:\[service\]@\[remote_ip\]:\[remote_port\] SIP\/2.0/\1\2 [next_url] SIP\/2.0\n\1[routes]/' >"$run/uac_rr.xml"
 sipp -sd uas | sed 's/^\(\s*\)\[last_CSeq:\]$/&\n\1[last_Record-Route:]/' >"$run/uas_rr.xml"
-# A late 180 (overtaken in Kamailio by the 200 from another of its worker processes) is legal and
-# ignored, as a phone would, and as suite-cluster does: sipp's abort on it is turned off.
-callers() {
-  timeout 90 sipp -sf "$run/uac_rr.xml" "127.0.0.1:$kam_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
-    -default_behaviors all,-abortunexp -m "$1" -r 4 -d 3000 -nostdin -timeout 60s -timeout_error -trace_err -error_file "$VB_TMP/callers-$2-errors.log" >"$VB_TMP/callers-$2.log" 2>&1
-}
+callers() { sipp_callers "$kam_port" "$1" "$2" 60; }   # N NAME: N inbound calls through Kamailio
 
 node 0 && node 1
 check "two nodes start" test $? -eq 0
