@@ -8,13 +8,14 @@ export VB_ARTIFACTS=${VB_ARTIFACTS:-$(cd "$here/../.." && pwd)/test-artifacts}
 mkdir -p "$VB_ARTIFACTS"
 passed=0; failed=0; failures=
 for suite in "$here"/suite-*.sh; do
-  echo "== $(basename "$suite")"
+  name=$(basename "$suite")
+  echo "== $name"
   out=$(bash "$suite" 2>&1); status=$?
   echo "$out"
   p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
   passed=$((passed + p)); failed=$((failed + f))
-  [ "$f" -gt 0 ] && failures+=$(grep '^not ok ' <<<"$out" | sed "s|^|$(basename "$suite"): |")$'\n'
-  if [ $status -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); echo "not ok - $(basename "$suite") exited $status"; failures+="$(basename "$suite") exited $status"$'\n'; fi
+  [ "$f" -gt 0 ] && failures+=$(grep '^not ok ' <<<"$out" | sed "s|^|$name: |")$'\n'
+  if [ $status -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); echo "not ok - $name exited $status"; failures+="$name exited $status"$'\n'; fi
 done
 # The failures again at the end, where a CI log's tail shows them.
 [ "$failed" -eq 0 ] || printf '== e2e checks that failed ==\n%s' "$failures"
