@@ -44,7 +44,7 @@ enum EngineBenchmark {
         let questions = (1...turns).map { "Question number \($0), is that right?" }
         let engine = LocalEngine(context: ConversationContext(purpose: "a benchmark", questions: questions), tts: tts, stt: stt)
         // The caller's answer, spoken by espeak and sent as a phone would: 8 kHz μ-law, then 16 kHz.
-        let voice = try tts.synthesize("Yes, that is right.")
+        let voice = try await tts.synthesize("Yes, that is right.")
         let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
         let answer = G711.decode(G711.encode(down.process(voice) + down.flush(), law: .muLaw), law: .muLaw)
         let run = LocalRun()

@@ -5,9 +5,9 @@ import TestSupport
 @testable import Realtime
 
 @Suite struct LocalSpeechTests {
-    @Test func espeakSpeaksEnglishAt22050Hz() throws {
+    @Test func espeakSpeaksEnglishAt22050Hz() async throws {
         let tts = try EspeakSynthesizer(voice: "en-us")
-        let samples = try tts.synthesize("Hello, this is the assistant of ABC Company.")
+        let samples = try await tts.synthesize("Hello, this is the assistant of ABC Company.")
         let seconds = Double(samples.count) / Double(EspeakSynthesizer.sampleRate)
         #expect(seconds > 1.5 && seconds < 6, "\(seconds) s of speech")
         let peak = samples.map { abs(Int($0)) }.max() ?? 0
@@ -49,7 +49,7 @@ import TestSupport
 
     @Test func whatEspeakSaysMoonshineUnderstands() async throws {
         let tts = try EspeakSynthesizer(voice: "en-us")
-        let speech = try tts.synthesize("Does the place need to change?")
+        let speech = try await tts.synthesize("Does the place need to change?")
         let resampler = try Resampler(from: EspeakSynthesizer.sampleRate, to: 16000)
         let text = try await MoonshineTranscriber(directory: Fixtures.moonshine).transcribe(pcm16k: resampler.process(speech) + resampler.flush()).lowercased()
         #expect(text.contains("place") && text.contains("change"), "heard: \(text)")
@@ -66,7 +66,7 @@ import TestSupport
         var clips: [[Int16]] = []
         for sentence in sentences {
             let resampler = try Resampler(from: EspeakSynthesizer.sampleRate, to: 16000)
-            clips.append(resampler.process(try tts.synthesize(sentence)) + resampler.flush())
+            clips.append(resampler.process(try await tts.synthesize(sentence)) + resampler.flush())
         }
         let clock = ContinuousClock()
         var alone: [String] = []

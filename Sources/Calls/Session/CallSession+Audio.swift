@@ -219,7 +219,7 @@ extension CallSession {
         /// and the time to hear them (bounded). False when there is no local voice.
         @discardableResult
         func sayLocally(_ text: String, item: String) async -> Bool {
-            guard let voice = localVoice, let frames = try? voice.frames(saying: text) else { return false }
+            guard let voice = localVoice, let frames = try? await voice.frames(saying: text) else { return false }
             await appendTranscript(speaker: .ai, text: text, item: item)
             agent.withLock { a in
                 a.frames.handle(.interrupt) { _ in }   // whatever the engine left half-said

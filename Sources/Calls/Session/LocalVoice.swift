@@ -14,9 +14,9 @@ public struct LocalVoice: Sendable {
     public init(tts: EspeakSynthesizer) { self.tts = tts }
 
     /// `text` as 8 kHz 20 ms frames, ready for the agent side's frames chain.
-    func frames(saying text: String) throws -> [AudioFrame] {
+    func frames(saying text: String) async throws -> [AudioFrame] {
         let resampler = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
         var chunker = FrameChunker(sampleRate: 8000)
-        return chunker.push(resampler.process(try tts.synthesize(text)) + resampler.flush()) + [chunker.flush()].compactMap { $0 }
+        return chunker.push(resampler.process(try await tts.synthesize(text)) + resampler.flush()) + [chunker.flush()].compactMap { $0 }
     }
 }

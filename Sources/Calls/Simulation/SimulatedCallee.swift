@@ -88,9 +88,9 @@ public final class SimulatedCallee: Sendable {
     ]
 
     /// `text` spoken (espeak-ng; Korean text in a Korean voice) as 8 kHz μ-law.
-    func speech(_ text: String) -> [UInt8]? {
+    func speech(_ text: String) async -> [UInt8]? {
         let korean = text.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) }
-        guard let voice = korean ? try? EspeakSynthesizer(voice: "ko") : tts, let samples = try? voice.synthesize(text),
+        guard let voice = korean ? try? EspeakSynthesizer(voice: "ko") : tts, let samples = try? await voice.synthesize(text),
               let downsampler = try? Resampler(from: EspeakSynthesizer.sampleRate, to: 8000) else { return nil }
         return G711.encode(downsampler.process(samples) + downsampler.flush(), law: .muLaw)
     }
@@ -100,7 +100,7 @@ public final class SimulatedCallee: Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
             try? await Task.sleep(for: .milliseconds(300))
-            if let words = speech(greeting) { await leg.send(.media(words)) }
+            if let words = await speech(greeting) { await leg.send(.media(words)) }
             await leg.send(.media(Self.silence(milliseconds: 400) + Self.beep))
             await leg.send(.mark("beep"))
             for await _ in leg.events {}
@@ -129,7 +129,7 @@ public final class SimulatedCallee: Sendable {
         var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: 700))
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
-            if let opening, let words = speech(opening) {
+            if let opening, let words = await speech(opening) {
                 try? await Task.sleep(for: .milliseconds(400))   // picks up, then speaks
                 await leg.send(.media(words))
             }
@@ -152,7 +152,7 @@ public final class SimulatedCallee: Sendable {
                     }
                     words = answer[keys.range.upperBound...]
                 }
-                guard !words.isEmpty, let audio = speech(String(words)) else { continue }
+                guard !words.isEmpty, let audio = await speech(String(words)) else { continue }
                 try? await Task.sleep(for: .milliseconds(300))   // a human beat before answering
                 await leg.send(.media(audio))
                 await leg.send(.mark("answer-\(next)"))

@@ -4,8 +4,13 @@ import Synchronization
 
 /// Text-to-speech through libespeak-ng: 22 050 Hz mono 16-bit, about a thousand times real time.
 ///
-/// espeak-ng keeps process-wide state (one voice, one callback), so every synthesis in the
-/// process goes through one lock; the samples reach Swift through the callback's `user_data`.
+/// Thread safety of libespeak-ng: one voice, one parameter set and one callback per process, and
+/// `espeak_Synth` in synchronous mode runs the whole synthesis (milliseconds a sentence, more for
+/// a long text) on the calling thread. So every call into the library holds one lock, and the
+/// syntheses run on `lane`, a dispatch queue of their own, never on Swift's cooperative pool (two
+/// threads here, pacing every call's audio): a task waiting for its speech suspends instead of
+/// blocking a pool thread behind another call's synthesis. Which voices exist is asked of the
+/// library once per name and remembered, so making a synthesizer for a call costs no lock.
 public final class EspeakSynthesizer: Sendable {
     public static let sampleRate = 22_050
 
@@ -15,23 +20,37 @@ public final class EspeakSynthesizer: Sendable {
 
     /// The library's global state, guarded; `initialized` is set once per process.
     private static let library = Mutex(false)
+    /// Voice names already asked of the library: whether it has them.
+    private static let voices = Mutex<[String: Bool]>([:])
+    /// One lane: the library does one synthesis at a time whatever the number of threads.
+    static let lane = BlockingWorkPool(label: "voicebridge.espeak", width: 1, capacity: 256)
 
     public let voice: String
     public let wordsPerMinute: Int
 
+    /// Checks that espeak-ng has `voice` (asking the library the first time a name is used).
     public init(voice: String = "en-us", wordsPerMinute: Int = 165) throws {
         self.voice = voice
         self.wordsPerMinute = wordsPerMinute
-        try Self.library.withLock { initialized in
-            if !initialized {
-                // Synchronous mode: espeak_Synth returns when all audio went through the callback.
-                let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, nil, 0)
-                guard rate == Int32(Self.sampleRate) else { throw Failure(description: "espeak_Initialize failed (\(rate)); is espeak-ng-data installed? (make deps)") }
-                espeak_SetSynthCallback(synthCallback)
-                initialized = true
-            }
-            guard espeak_SetVoiceByName(voice) == EE_OK else { throw Failure(description: "espeak-ng has no voice '\(voice)'") }
+        if let known = Self.voices.withLock({ $0[voice] }) {
+            guard known else { throw Failure(description: "espeak-ng has no voice '\(voice)'") }
+            return
         }
+        let exists = try Self.library.withLock { initialized in
+            try Self.initialize(&initialized)
+            return espeak_SetVoiceByName(voice) == EE_OK
+        }
+        Self.voices.withLock { $0[voice] = exists }
+        guard exists else { throw Failure(description: "espeak-ng has no voice '\(voice)'") }
+    }
+
+    private static func initialize(_ initialized: inout Bool) throws {
+        guard !initialized else { return }
+        // Synchronous mode: espeak_Synth returns when all audio went through the callback.
+        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, nil, 0)
+        guard rate == Int32(sampleRate) else { throw Failure(description: "espeak_Initialize failed (\(rate)); is espeak-ng-data installed? (make deps)") }
+        espeak_SetSynthCallback(synthCallback)
+        initialized = true
     }
 
     /// Collects callback samples for one `synthesize` call.
@@ -39,9 +58,15 @@ public final class EspeakSynthesizer: Sendable {
         var samples: [Int16] = []
     }
 
-    /// Speaks `text`; returns 22.05 kHz samples.
-    public func synthesize(_ text: String) throws -> [Int16] {
-        try Self.library.withLock { _ in
+    /// Speaks `text` on the synthesis lane; returns 22.05 kHz samples.
+    public func synthesize(_ text: String) async throws -> [Int16] {
+        try await Self.lane.run { [self] in try synthesizeNow(text) }
+    }
+
+    /// Speaks `text` on the calling thread, blocking it for the synthesis.
+    private func synthesizeNow(_ text: String) throws -> [Int16] {
+        try Self.library.withLock { initialized in
+            try Self.initialize(&initialized)
             guard espeak_SetVoiceByName(voice) == EE_OK else { throw Failure(description: "espeak-ng has no voice '\(voice)'") }
             espeak_SetParameter(espeakRATE, Int32(wordsPerMinute), 0)
             let collector = Collector()

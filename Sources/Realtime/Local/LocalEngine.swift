@@ -291,7 +291,7 @@ public final class LocalEngine: ConversationEngine {
             let started = ContinuousClock.now
             var spoken = 0
             for (n, sentence) in Self.sentences(text).enumerated() {
-                let samples = try tts.synthesize(sentence)
+                let samples = try await tts.synthesize(sentence)
                 meter.add { $0.ttsCharacters += sentence.count }
                 if n == 0 { await firstByte("tts", since: started) }
                 spoken += samples.count
