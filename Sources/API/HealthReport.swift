@@ -10,9 +10,16 @@ struct HealthReport: ResponseEncodable, Equatable {
     var engineMode: String
     /// The shared media tick; nil when the server runs without its call system.
     var media: MediaTickReport?
+    /// "ok", or "stalled" when Swift's cooperative pool has not run the heartbeat for
+    /// `HealthMonitor.stallAfter` (every pool thread blocked): calls and requests are not served.
+    var cooperativePool: String
+    /// How long the heartbeat has been late, when stalled.
+    var poolStalledSeconds: Double?
 
     enum CodingKeys: String, CodingKey {
         case status, version, database, media
+        case cooperativePool = "cooperative_pool"
+        case poolStalledSeconds = "pool_stalled_seconds"
         case sipListening = "sip_listening"
         case engineMode = "engine_mode"
     }

@@ -20,6 +20,8 @@ public struct VoiceBridgeServer: Sendable {
     let access: APIAccess
     let limiter: CreationRateLimiter
     let stageMetrics = StageMetricsExporter()
+    /// The cooperative pool's heartbeat and the database's last state, for `/healthz`.
+    public let health: HealthMonitor
 
     public init(config: VoiceBridgeConfig, store: CallStore, status: RuntimeStatus = RuntimeStatus(), logger: Logger, calls: CallSystem? = nil,
                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -31,6 +33,7 @@ public struct VoiceBridgeServer: Sendable {
         self.metricsRegistry = metricsRegistry
         self.access = APIAccess(tokens: Set(config.api.tokens))
         self.limiter = CreationRateLimiter(perMinute: config.api.callCreationsPerMinute, store: store)
+        self.health = HealthMonitor(store: store)
     }
 
     /// What the call system should report through so that `/metrics` shows it.
@@ -41,17 +44,11 @@ public struct VoiceBridgeServer: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: FileMiddleware(config.http.webRoot, searchForIndexHtml: true, logger: logger))
+        // Served on the event loop by `HealthEndpointHandler`; this route answers where that
+        // handler is not in the pipeline (the in-process test client, a pipelined request).
         router.get("healthz") { _, _ -> EditedResponse<HealthReport> in
-            let databaseOK = await store.isHealthy()
-            let report = HealthReport(
-                status: databaseOK ? "ok" : "degraded",
-                version: VoiceBridgeVersion.current,
-                database: databaseOK ? "ok" : "unavailable",
-                sipListening: status.sipListening,
-                engineMode: config.engine.mode.rawValue,
-                media: calls.map { MediaTickReport(legs: $0.pacedLegs, statistics: $0.mediaTickStatistics) }
-            )
-            return EditedResponse(status: databaseOK ? .ok : .serviceUnavailable, response: report)
+            let (report, status) = healthReport(databaseOK: await store.isHealthy())
+            return EditedResponse(status: status, response: report)
         }
         addTwilioRoutes(to: router)
         addTwilioCarrierRoutes(to: router)
@@ -81,18 +78,39 @@ public struct VoiceBridgeServer: Sendable {
         return router
     }
 
+    /// `/healthz`'s answer: 503 when the database is unavailable or the cooperative pool stalled.
+    /// Synchronous, so the event loop can build it with no task.
+    func healthReport(databaseOK: Bool?) -> (HealthReport, HTTPResponse.Status) {
+        let stalled = health.poolStalledSeconds
+        let databaseOK = databaseOK ?? true   // not asked yet: the store opened at start-up
+        let report = HealthReport(
+            status: stalled != nil ? "stalled" : databaseOK ? "ok" : "degraded",
+            version: VoiceBridgeVersion.current,
+            database: databaseOK ? "ok" : "unavailable",
+            sipListening: status.sipListening,
+            engineMode: config.engine.mode.rawValue,
+            media: calls.map { MediaTickReport(legs: $0.pacedLegs, statistics: $0.mediaTickStatistics) },
+            cooperativePool: stalled == nil ? "ok" : "stalled",
+            poolStalledSeconds: stalled.map { ($0 * 10).rounded() / 10 }
+        )
+        return (report, databaseOK && stalled == nil ? .ok : .serviceUnavailable)
+    }
+
     /// The application with its companion services. Shutdown runs in reverse order: the HTTP server
     /// stops taking requests first, then live calls are ended (BYE), then the store is closed last.
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var app = Application(
             router: router(),
-            server: .http1WebSocketUpgrade { head, channel, _ in self.shouldUpgrade(head, channel: channel) },
+            server: .http1WebSocketUpgrade(configuration: .init(http1: .init(additionalChannelHandlers: [HealthEndpointHandler(server: self)]))) { head, channel, _ in
+                self.shouldUpgrade(head, channel: channel)
+            },
             configuration: .init(address: .hostname(config.http.host, port: config.http.port), serverName: "VoiceBridge"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
         app.addServices(StoreCloser(store: store, logger: logger))
         if let calls { app.addServices(CallSystemService(system: calls, logger: logger)) }
+        app.addServices(health)   // added last, stopped first: it asks the store
         return app
     }
 }
