@@ -31,6 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
             print("configuration ok: http \(settings.http.host):\(settings.http.port), database \(settings.database.displayName), engine \(settings.engine.mode.rawValue)")
             return
         }
+        ShutdownWatchdog.install(timeout: settings.http.shutdownTimeoutSeconds)
 
         let store = try await CommandSetup.store(settings)
         try await store.syncConfiguredWebhooks(settings.webhooks.storedEndpoints)   // before reconciling: its failures are announced

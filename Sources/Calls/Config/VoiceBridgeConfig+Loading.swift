@@ -15,6 +15,7 @@ extension VoiceBridgeConfig {
         c.http.port = try r.int("http.port", default: c.http.port, in: 0...65535)
         c.http.publicURL = try r.optionalString("http.public_url")
         c.http.webRoot = try r.string("http.web_root", default: c.http.webRoot)
+        c.http.shutdownTimeoutSeconds = try r.int("http.shutdown_timeout_seconds", default: c.http.shutdownTimeoutSeconds, in: 1...600)
         if let url = c.http.publicURL {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
                 throw ConfigError(key: "http.public_url", problem: "must be an http(s) URL like https://voice.example.com, got '\(url)'", origin: r.origin(of: "http.public_url"))

@@ -14,6 +14,9 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var publicURL: String?
         /// Folder with the dashboard's static files.
         public var webRoot = "web"
+        /// After SIGTERM or SIGINT, how long a graceful shutdown may take before the watchdog
+        /// prints every thread's stack and exits with status 70 (a stuck server still stops).
+        public var shutdownTimeoutSeconds = 30
     }
 
     public struct API: Sendable, Equatable {
