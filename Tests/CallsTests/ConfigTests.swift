@@ -79,7 +79,7 @@ import Testing
             "VOICEBRIDGE_SIP_PORT": "5099",
             "VOICEBRIDGE_SIP_GATEWAY": "sip:127.0.0.1:5090",
             "VOICEBRIDGE_ENGINE_MODE": "echo",
-            "VOICEBRIDGE_API_TOKEN": "t0ken",
+            "VOICEBRIDGE_API_TOKEN": "t0ken-0123456789abcdef",
             "VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON": "no_answer, failed",
             "VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS": "9",
             "OPENAI_API_KEY": "sk-test",
@@ -92,7 +92,7 @@ import Testing
         #expect(c.database.path == "/tmp/env.sqlite")
         #expect(c.sip.bind == "127.0.0.3" && c.sip.port == 5099 && c.sip.gateway == "sip:127.0.0.1:5090")
         #expect(c.engine.mode == .echo)
-        #expect(c.api.tokens == ["t0ken"])
+        #expect(c.api.tokens == ["t0ken-0123456789abcdef"])
         #expect(c.outbound.retry.retryOn == [.noAnswer, .failed])
         #expect(c.outbound.maxConcurrentCalls == 9)
         #expect(c.engine.openAI.apiKey == "sk-test" && c.engine.openAI.baseURL == "http://127.0.0.1:1/v1")
@@ -142,6 +142,10 @@ import Testing
         ("sip: {rate_limit: {requests_per_second: -1}}", "sip.rate_limit.requests_per_second", "between"),
         ("outbound: {max_concurent_calls: 3}", "outbound.max_concurent_calls", "unknown key"),
         ("http: {host: 0.0.0.0}", "http.host", "not a loopback address"),
+        ("http: {host: 127.evil.example}", "http.host", "not a loopback address"),
+        ("http: {host: 0.0.0.0}\napi: {tokens: ['']}", "api.tokens", "an empty token"),
+        ("api: {tokens: [a]}", "api.tokens", "at least 16 characters"),
+        ("api: {tokens: ['sixteen chars ok']}", "api.tokens", "no spaces"),
         ("engine: {mode: realtime}", "engine.openai.api_key", "no OpenAI key"),
         ("http: {public_url: 'voice.example.com'}", "http.public_url", "http(s) URL"),
         ("http: [1, 2]", "http", "unknown key"),
@@ -240,8 +244,18 @@ import Testing
         }
     }
 
+    @Test(arguments: ["localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]", "0:0:0:0:0:0:0:1"])
+    func loopbackIsDecidedByTheAddress(host: String) {
+        #expect(VoiceBridgeConfig.isLoopback(host))
+    }
+
+    @Test(arguments: ["127.evil.example", "0.0.0.0", "128.0.0.1", "::", "::2", "localhost.example", ""])
+    func namesAndOtherAddressesAreNotLoopback(host: String) {
+        #expect(!VoiceBridgeConfig.isLoopback(host))
+    }
+
     @Test func aNonLoopbackHostIsAllowedOnceATokenIsSet() throws {
-        let c = try VoiceBridgeConfig(source: ConfigSource(yaml: "http: {host: 0.0.0.0}\napi: {tokens: [abc]}"))
+        let c = try VoiceBridgeConfig(source: ConfigSource(yaml: "http: {host: 0.0.0.0}\napi: {tokens: [abcdefghijklmnop]}"))
         #expect(c.http.host == "0.0.0.0")
     }
 

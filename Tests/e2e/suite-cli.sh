@@ -6,12 +6,12 @@ set -u
 source "$(dirname "$0")/lib.sh"
 env_common=(VOICEBRIDGE_DATABASE_PATH=$VB_TMP/data/voicebridge.sqlite VOICEBRIDGE_SIP_PORT=$(free_port)
             VOICEBRIDGE_SIP_RTP_PORT_MIN=41600 VOICEBRIDGE_SIP_RTP_PORT_MAX=41799 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=0 VOICEBRIDGE_OUTBOUND_RING_TIMEOUT=4)
-if ! vb_start_server "$VB_TMP/run.log" "${env_common[@]}" VOICEBRIDGE_API_TOKEN=e2e-secret; then
+if ! vb_start_server "$VB_TMP/run.log" "${env_common[@]}" VOICEBRIDGE_API_TOKEN=e2e-secret-0123456789; then
   not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1
 fi
 server=http://127.0.0.1:$VB_PORT
 
-out=$(timeout 120 "$VB_BINARY" call --server "$server" --token e2e-secret --from 070-1234-5678 --to 010-9876-5432 \
+out=$(timeout 120 "$VB_BINARY" call --server "$server" --token e2e-secret-0123456789 --from 070-1234-5678 --to 010-9876-5432 \
       --purpose "tomorrow's 2 pm meeting" --question "Can you attend?" --question "Does the place need to change?" \
       --answer "Yes, I can attend the meeting." --answer "No, the original location is fine." --wait 2>&1)
 status=$?
@@ -22,12 +22,12 @@ check "…and the transcript lines as they happened" grep -q "AI .*Hello, this i
 check "…then the answers" grep -qE "\[answered\] Can you attend\? → yes" <<<"$out"
 check "…and the full transcript with times" grep -qE "\[00:00\] ai: Hello" <<<"$out"
 
-out=$(timeout 120 "$VB_BINARY" call --server "$server" --token e2e-secret --from 0701 --to 0102222 --purpose p --question q --answer "<no_answer>" --wait 2>&1)
+out=$(timeout 120 "$VB_BINARY" call --server "$server" --token e2e-secret-0123456789 --from 0701 --to 0102222 --purpose p --question q --answer "<no_answer>" --wait 2>&1)
 status=$?
 check "a call that is not answered exits 1 (got $status)" test $status -eq 1
 check "…saying no_answer" grep -q ": no_answer" <<<"$out"
 
-out=$(timeout 30 "$VB_BINARY" call --server "$server" --token e2e-secret --from abc --to 0103333 --purpose p --question q 2>&1)
+out=$(timeout 30 "$VB_BINARY" call --server "$server" --token e2e-secret-0123456789 --from abc --to 0103333 --purpose p --question q 2>&1)
 status=$?
 check "an invalid number exits 2 (got $status)" test $status -eq 2
 check "…naming the field" grep -q "caller_number: must be 3 to 20 digits" <<<"$out"
@@ -37,6 +37,6 @@ status=$?
 check "without the token the server refuses (exit 2)" test $status -eq 2
 check "…with 401" grep -q "(401)" <<<"$out"
 
-out=$(timeout 30 "$VB_BINARY" call --server "$server" --token e2e-secret --from 0701 --to 0105555 --purpose p --question q 2>&1)
+out=$(timeout 30 "$VB_BINARY" call --server "$server" --token e2e-secret-0123456789 --from 0701 --to 0105555 --purpose p --question q 2>&1)
 check "without --wait it prints the new id and state" grep -qE "^ob-[0-9a-f]{8} queued$" <<<"$out"
 vb_stop_server TERM

@@ -15,6 +15,10 @@ extension VoiceBridgeConfig {
         c.http.port = try r.int("http.port", default: c.http.port, in: 0...65535)
         c.http.publicURL = try r.optionalString("http.public_url")
         c.http.webRoot = try r.string("http.web_root", default: c.http.webRoot)
+        c.http.allowedHosts = try r.list("http.allowed_hosts", default: [])
+        if let bad = c.http.allowedHosts.first(where: { $0.isEmpty || $0.contains(where: { $0 == "/" || $0.isWhitespace }) || Self.containsControlCharacters($0) }) {
+            throw ConfigError(key: "http.allowed_hosts", problem: "'\(bad)' is not a host name or address (no scheme, path or spaces)", origin: r.origin(of: "http.allowed_hosts"))
+        }
         c.http.shutdownTimeoutSeconds = try r.int("http.shutdown_timeout_seconds", default: c.http.shutdownTimeoutSeconds, in: 1...600)
         if let url = c.http.publicURL {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
@@ -23,6 +27,12 @@ extension VoiceBridgeConfig {
         }
 
         c.api.tokens = try r.list("api.tokens", default: [], aliases: ["VOICEBRIDGE_API_TOKEN"])
+        // An empty token would turn authentication off while lifting the loopback-only rule; a
+        // short one can be guessed. Generate one with `openssl rand -hex 24`.
+        if let weak = c.api.tokens.first(where: { $0.count < API.minimumTokenLength || $0.contains(where: \.isWhitespace) }) {
+            let shown = weak.isEmpty ? "an empty token" : "a token of \(weak.count) characters"
+            throw ConfigError(key: "api.tokens", problem: "\(shown): each token needs at least \(API.minimumTokenLength) characters and no spaces (e.g. `openssl rand -hex 24`)", origin: r.origin(of: "api.tokens"))
+        }
         c.api.callCreationsPerMinute = try r.int("api.call_creations_per_minute", default: c.api.callCreationsPerMinute, in: 1...100_000)
 
         c.database.path = try r.string("database.path", default: c.database.path)
@@ -220,6 +230,7 @@ extension VoiceBridgeConfig {
 
     /// What is wrong with a transfer target, if anything: a phone number, or a `sip:` URI.
     public static func transferTargetProblem(_ target: String) -> String? {
+        if containsControlCharacters(target) { return "must not contain control characters (line breaks, tabs)" }
         if target.hasPrefix("sip:") { return isSIPURI(target) ? nil : "a SIP target is sip:user@host[:port], got '\(target)'" }
         return OutboundCallRequest.normalize(number: target) == nil ? "must be a phone number (3 to 20 digits) or a sip: URI, got '\(target)'" : nil
     }
@@ -316,7 +327,15 @@ extension VoiceBridgeConfig {
         return true
     }
 
+    /// Whether `host` is `localhost` or a loopback address (127.0.0.0/8, ::1), decided by parsing
+    /// the address: a name such as `127.example.com` is not loopback.
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        let host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if host.lowercased() == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+        return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
     }
 }

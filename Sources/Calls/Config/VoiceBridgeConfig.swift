@@ -14,12 +14,17 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var publicURL: String?
         /// Folder with the dashboard's static files.
         public var webRoot = "web"
+        /// Host names requests may carry besides loopback ones, `host` and `publicURL`'s (a LAN
+        /// name, the address a proxy forwards to): any other Host is refused (DNS rebinding).
+        public var allowedHosts: [String] = []
         /// After SIGTERM or SIGINT, how long a graceful shutdown may take before the watchdog
         /// prints every thread's stack and exits with status 70 (a stuck server still stops).
         public var shutdownTimeoutSeconds = 30
     }
 
     public struct API: Sendable, Equatable {
+        /// The shortest bearer token the configuration accepts.
+        public static let minimumTokenLength = 16
         /// Bearer tokens accepted by the REST and event API. Empty: no auth, loopback only.
         public var tokens: [String] = []
         public var callCreationsPerMinute = 30
