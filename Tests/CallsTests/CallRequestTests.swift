@@ -69,4 +69,26 @@ import Testing
             try request.validated(maxCallDuration: 300, allowedCallerIDs: [])
         }
     }
+
+    /// Values bound for SIP headers are refused at the boundary if they could start a line.
+    @Test func displayNamesAndTransferTargetsCannotCarryLineBreaks() {
+        var request = Self.valid
+        request.callerDisplayName = "ACME\r\nP-Asserted-Identity: <sip:ceo@x>"
+        #expect {
+            try request.validated(maxCallDuration: 300, allowedCallerIDs: [])
+        } throws: { error in
+            (error as? ValidationError)?.fields.map(\.name) == ["caller_display_name"]
+        }
+        request.callerDisplayName = String(repeating: "가", count: 65)
+        #expect(throws: ValidationError.self) { try request.validated(maxCallDuration: 300, allowedCallerIDs: []) }
+        request.callerDisplayName = "ACME 고객센터"
+        #expect(throws: Never.self) { try request.validated(maxCallDuration: 300, allowedCallerIDs: []) }
+
+        request.transferTo = "sip:desk@pbx.example\r\nX-Evil: 1"
+        #expect {
+            try request.applying(nil)
+        } throws: { error in
+            (error as? ValidationError)?.fields.map(\.name) == ["transfer_to"]
+        }
+    }
 }

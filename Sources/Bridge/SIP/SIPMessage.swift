@@ -47,15 +47,17 @@ public struct SIPMessage: Sendable, Equatable {
     public var to: NameAddress? { headers["To"].flatMap(NameAddress.init) }
     public var contact: NameAddress? { headers.values("Contact").first.flatMap(NameAddress.init) }
 
-    /// The message on the wire. Content-Length is always written, and always right.
+    /// The message on the wire. Content-Length is always written, and always right. No value can
+    /// add a line: a control character in the start line or a header (a CR or LF that got past the
+    /// API's and the configuration's checks) is written as a space.
     public func serialized() -> [UInt8] {
         var text: String
         switch startLine {
-        case .request(let method, let uri): text = "\(method) \(uri) SIP/2.0\r\n"
-        case .response(let code, let reason): text = "SIP/2.0 \(code) \(reason)\r\n"
+        case .request(let method, let uri): text = "\(method.oneLine) \(uri.oneLine) SIP/2.0\r\n"
+        case .response(let code, let reason): text = "SIP/2.0 \(code) \(reason.oneLine)\r\n"
         }
         for (name, value) in headers where !name.caseInsensitiveEquals("Content-Length") {
-            text += "\(name): \(value)\r\n"
+            text += "\(name.oneLine): \(value.oneLine)\r\n"
         }
         text += "Content-Length: \(body.count)\r\n\r\n"
         return Array(text.utf8) + body
@@ -84,5 +86,13 @@ public struct SIPMessage: Sendable, Equatable {
         case 603: "Decline"
         default: code < 300 ? "OK" : "Error"
         }
+    }
+}
+
+extension String {
+    /// The text with every control character but HTAB replaced by a space (no copy when there is none).
+    var oneLine: String {
+        guard utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return self }
+        return String(decoding: utf8.map { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F ? 0x20 : $0 }, as: UTF8.self)
     }
 }

@@ -12,6 +12,7 @@ public enum SIPParser {
         case malformedStartLine(String)
         case unsupportedVersion(String)
         case malformedHeader(String)
+        case bareLineBreak(String)
         case headerTooLong(Int)
         case tooManyHeaders
         case missingHeader(String)
@@ -29,6 +30,7 @@ public enum SIPParser {
             case .malformedStartLine(let line): "malformed start line: \(line.prefix(80))"
             case .unsupportedVersion(let v): "unsupported SIP version \(v.prefix(20))"
             case .malformedHeader(let line): "malformed header line: \(line.prefix(80))"
+            case .bareLineBreak(let line): "a CR or LF inside a line: \(line.prefix(80).debugDescription)"
             case .headerTooLong(let n): "header line of \(n) bytes exceeds \(SIPParser.maximumHeaderLineLength)"
             case .tooManyHeaders: "more than \(SIPParser.maximumHeaderCount) header fields"
             case .missingHeader(let name): "missing mandatory header \(name)"
@@ -103,6 +105,11 @@ public enum SIPParser {
 
         var lines = unfold(text.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init))
         guard !lines.isEmpty else { throw .empty }
+        // Lines end with CRLF only (§7): a bare CR or LF inside one would become a line of its own
+        // wherever the value is written again — a header injected by the sender.
+        if let broken = lines.first(where: { $0.unicodeScalars.contains { $0 == "\r" || $0 == "\n" } }) {
+            throw .bareLineBreak(broken)
+        }
         let startLine = try parseStartLine(lines.removeFirst())
         guard lines.count <= maximumHeaderCount else { throw .tooManyHeaders }
 

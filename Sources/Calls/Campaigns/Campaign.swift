@@ -92,6 +92,7 @@ public struct Campaign: Codable, Sendable, Equatable {
     public func problems(globalLimit: Int) -> [ValidationError.Field] {
         var problems: [ValidationError.Field] = []
         if name.trimmingCharacters(in: .whitespaces).isEmpty || name.count > 200 { problems.append(.init(name: "name", message: "must be 1 to 200 characters")) }
+        if let problem = VoiceBridgeConfig.displayNameProblem(callerDisplayName) { problems.append(.init(name: "caller_display_name", message: problem)) }
         if OutboundCallRequest.normalize(number: callerNumber) == nil {
             problems.append(.init(name: "caller_number", message: "must be 3 to 20 digits, optionally starting with +"))
         }

@@ -92,6 +92,9 @@ extension OutboundCallRequest {
         if let d = maxDuration, !(10...maxCallDuration).contains(d) {
             problems.append(.init(name: "max_duration", message: "must be between 10 and \(maxCallDuration) seconds"))
         }
+        if let name = callerDisplayName, let problem = VoiceBridgeConfig.displayNameProblem(name) {
+            problems.append(.init(name: "caller_display_name", message: problem))
+        }
         if let p = priority, !(1...10).contains(p) { problems.append(.init(name: "priority", message: "must be between 1 and 10")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         if let metadata {
