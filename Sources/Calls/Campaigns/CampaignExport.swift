@@ -69,9 +69,19 @@ public struct CampaignExport: Sendable {
     func csv(_ rows: [[String]]) -> Data {
         let stream = OutputStream(toMemory: ())
         guard let writer = try? CSVWriter(stream: stream, newline: .crlf) else { return Data() }
-        for row in rows { try? writer.write(row: row) }
+        for row in rows { try? writer.write(row: row.map(Self.spreadsheetSafe)) }
         writer.stream.close()
         let data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
         return data.isEmpty ? data : data + Data("\r\n".utf8)   // the writer separates rows; every page's last line ends too
+    }
+
+    /// A cell a spreadsheet will show as text, not run as a formula (OWASP "CSV injection"): one
+    /// that begins with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. Plain
+    /// numbers (`+821012345678`, `-3`, `2.5`) are left as they are: a spreadsheet reads them as
+    /// numbers, and a phone number keeps its form.
+    static func spreadsheetSafe(_ cell: String) -> String {
+        guard let first = cell.first, "=+-@\t\r".contains(first) else { return cell }
+        if cell.wholeMatch(of: /[+-]?[0-9]+(\.[0-9]+)?/) != nil { return cell }
+        return "'" + cell
     }
 }
