@@ -45,7 +45,8 @@ extension VoiceBridgeServer {
     /// refused (Hummingbird answers 400 and closes).
     func shouldUpgrade(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketHandler> {
         let request = Request(head: head, body: .init(buffer: ByteBuffer()))
-        guard head.method == .get, let endpoint = WebSocketEndpoint(path: request.uri.path) else { return .dontUpgrade }
+        guard head.method == .get, let endpoint = WebSocketEndpoint(path: request.uri.path),
+              boundary.problem(authority: head.authority, origin: head.headerFields[.origin]) == nil else { return .dontUpgrade }
         switch endpoint {
         case .mediaStream(let dialect):
             if dialect == .twilio {

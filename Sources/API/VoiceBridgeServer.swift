@@ -18,6 +18,7 @@ public struct VoiceBridgeServer: Sendable {
     /// Where `/metrics` reads from; the call system reports into it (`metricsFactory`).
     public let metricsRegistry: PrometheusCollectorRegistry
     let access: APIAccess
+    let boundary: BrowserBoundary
     let limiter: CreationRateLimiter
     let stageMetrics = StageMetricsExporter()
     /// The cooperative pool's heartbeat and the database's last state, for `/healthz`.
@@ -32,6 +33,7 @@ public struct VoiceBridgeServer: Sendable {
         self.calls = calls
         self.metricsRegistry = metricsRegistry
         self.access = APIAccess(tokens: Set(config.api.tokens))
+        self.boundary = BrowserBoundary(config: config)
         self.limiter = CreationRateLimiter(perMinute: config.api.callCreationsPerMinute, store: store)
         self.health = HealthMonitor(store: store)
     }
@@ -43,6 +45,7 @@ public struct VoiceBridgeServer: Sendable {
 
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: BrowserBoundaryMiddleware(boundary: boundary))
         router.add(middleware: FileMiddleware(config.http.webRoot, searchForIndexHtml: true, logger: logger))
         // Served on the event loop by `HealthEndpointHandler`; this route answers where that
         // handler is not in the pipeline (the in-process test client, a pipelined request).

@@ -18,18 +18,18 @@ import TestSupport
         let h = try await OutboundAPITests.harness(database: database)
         try await h.store.addToDoNotCallList([.init(number: "01099990000")])
         try await h.app.test(.router) { client in
-            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: Self.template)) { response in
+            try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.template)) { response in
                 #expect(response.status == .created)
             }
             let invalid = #"{"name":"x","template":"nope","caller_number":"1","max_concurrent_calls":99,"window":{"time_zone":"Seoul","days":[1],"start":"09:00","end":"18:00"}}"#
-            try await client.execute(uri: "/api/campaigns", method: .post, body: ByteBuffer(string: invalid)) { response in
+            try await client.execute(uri: "/api/campaigns", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: invalid)) { response in
                 #expect(response.status == .unprocessableContent)
                 let fields = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
                 #expect(fields == ["caller_number", "max_concurrent_calls", "window.time_zone", "template"], "\(fields)")
             }
             var id = ""
             let body = #"{"name":"11월 예약 확인","template":"reminder","caller_number":"070-1234-5678","calls_per_minute":30,"max_concurrent_calls":2,"window":{"time_zone":"Asia/Seoul","days":[1,2,3,4,5],"start":"09:00","end":"18:00"},"retry":{"on":["no_answer"],"max_retries":1,"delay_seconds":600}}"#
-            try await client.execute(uri: "/api/campaigns", method: .post, body: ByteBuffer(string: body)) { response in
+            try await client.execute(uri: "/api/campaigns", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)) { response in
                 #expect(response.status == .created)
                 let campaign = Self.json(response.body)
                 id = campaign["id"] as? String ?? ""
@@ -72,7 +72,7 @@ import TestSupport
                     if !state.isEmpty { #expect(Self.json(response.body)["state"] as? String == state, "\(action)") }
                 }
             }
-            try await client.execute(uri: "/api/campaigns/\(id)/contacts", method: .post, body: ByteBuffer(string: Self.list)) { response in
+            try await client.execute(uri: "/api/campaigns/\(id)/contacts", method: .post, headers: [.contentType: "text/csv"], body: ByteBuffer(string: Self.list)) { response in
                 #expect(response.status == .conflict, "contacts only go into a draft")
             }
             try await client.execute(uri: "/api/campaigns/\(id)/results.csv", method: .get) { response in

@@ -15,18 +15,18 @@ import TestSupport
         let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
             // All or none: one bad number is a 422 naming it, and nothing is added.
-            try await client.execute(uri: "/api/dnc", method: .post, body: ByteBuffer(string: #"{"numbers":["010-9876-5432","hello"],"reason":"asked"}"#)) { response in
+            try await client.execute(uri: "/api/dnc", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"numbers":["010-9876-5432","hello"],"reason":"asked"}"#)) { response in
                 #expect(response.status == .unprocessableContent)
                 let errors = Self.json(response.body)["errors"] as? [[String: Any]]
                 #expect(errors?.map { $0["field"] as? String } == ["numbers.1"], "\(errors ?? [])")
             }
             #expect(try await h.store.isOnDoNotCallList("01098765432") == false)
-            try await client.execute(uri: "/api/dnc", method: .post, body: ByteBuffer(string: #"{"numbers":["010-9876-5432","+82 2 555 0100"],"reason":"asked not to be called"}"#)) { response in
+            try await client.execute(uri: "/api/dnc", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"numbers":["010-9876-5432","+82 2 555 0100"],"reason":"asked not to be called"}"#)) { response in
                 #expect(response.status == .ok)
                 let body = Self.json(response.body)
                 #expect(body["added"] as? Int == 2 && body["already_listed"] as? Int == 0)
             }
-            try await client.execute(uri: "/api/dnc", method: .post, body: ByteBuffer(string: #"{"numbers":["010 9876 5432"]}"#)) { response in
+            try await client.execute(uri: "/api/dnc", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"numbers":["010 9876 5432"]}"#)) { response in
                 #expect(Self.json(response.body)["added"] as? Int == 0 && Self.json(response.body)["already_listed"] as? Int == 1, "one entry per number however it is written")
             }
             try await client.execute(uri: "/api/dnc?q=9876", method: .get) { response in
@@ -36,7 +36,7 @@ import TestSupport
                 #expect(items?.first?["reason"] as? String == "asked not to be called" && items?.first?["added_at"] is String)
             }
             // The seed call goes to 010-9876-5432: refused, and nothing is stored.
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: OutboundAPITests.seedBody)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: OutboundAPITests.seedBody)) { response in
                 #expect(response.status == .forbidden)
                 #expect(response.headers[.contentType] == "application/problem+json")
                 #expect((Self.json(response.body)["detail"] as? String)?.contains("01098765432 is on the do-not-call list") == true)
@@ -48,7 +48,7 @@ import TestSupport
             try await client.execute(uri: "/api/dnc/010-9876-5432", method: .delete) { response in
                 #expect(response.status == .notFound)
             }
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: OutboundAPITests.seedBody)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: OutboundAPITests.seedBody)) { response in
                 #expect(response.status == .accepted, "callable again once removed")
             }
         }
@@ -68,7 +68,7 @@ import TestSupport
                                     "6  has 2 fields; the header has 3"], "\(skipped)")
             }
             #expect(try await h.store.doNotCallListed(among: ["01011112222", "025550101", "+821033334444"]) == ["01011112222", "025550101"])
-            try await client.execute(uri: "/api/dnc/import?phone_column=phone", method: .post, body: ByteBuffer(string: csv)) { response in
+            try await client.execute(uri: "/api/dnc/import?phone_column=phone", method: .post, headers: [.contentType: "text/csv"], body: ByteBuffer(string: csv)) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect((Self.json(response.body)["detail"] as? String)?.contains("there is no column 'phone'") == true)
             }

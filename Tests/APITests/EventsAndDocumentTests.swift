@@ -46,6 +46,7 @@ import Yams
             try await Task.sleep(for: .milliseconds(300))
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/outbound/")
             request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: #"{"caller_number":"07012345678","callee_number":"01098765432","purpose":"tomorrow's 2 pm meeting","questions":["Can you attend?"],"metadata":{"simulated_answers":["Yes, I can attend."]}}"#))
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
             #expect(response.status == .accepted)
@@ -157,7 +158,7 @@ import Yams
     @Test(arguments: StoreBackend.allCases) func metricsExposeCallsByStateAndTheCallSystemsCounters(database: StoreBackend) async throws {
         let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: OutboundAPITests.seedBody)) { _ in }
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: OutboundAPITests.seedBody)) { _ in }
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let text = String(buffer: response.body)
                 #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix("text/plain") == true)

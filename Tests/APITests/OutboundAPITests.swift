@@ -67,7 +67,7 @@ import TestSupport
                 #expect(answers?.first?["question_text"] as? String == "참석 가능 여부")
             }
             // One open call per callee number: the same number again is a conflict.
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: Self.seedBody)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.seedBody)) { response in
                 #expect(response.status == .conflict)
                 #expect(response.headers[.contentType] == "application/problem+json")
             }
@@ -128,16 +128,16 @@ import TestSupport
         let h = try await Self.harness()
         try await h.app.test(.router) { client in
             let bad = #"{"caller_number":"abc","callee_number":"","purpose":" ","questions":[],"max_duration":5,"priority":11}"#
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: bad)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: bad)) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect(response.headers[.contentType] == "application/problem+json")
                 let fields = (Self.json(response.body)["errors"] as? [[String: String]] ?? []).compactMap { $0["field"] }
                 #expect(Set(fields) == ["caller_number", "callee_number", "purpose", "questions", "max_duration", "priority"], "\(fields)")
             }
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: "{not json")) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{not json")) { response in
                 #expect(response.status == .badRequest && Self.json(response.body)["title"] as? String == "Bad Request")
             }
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: #"{"questions":"one"}"#)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"questions":"one"}"#)) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect((Self.json(response.body)["errors"] as? [[String: String]])?.first?["field"] == "questions")
             }
@@ -148,7 +148,7 @@ import TestSupport
             try await client.execute(uri: "/api/nothing-here", method: .get) { response in
                 #expect(response.status == .notFound && response.headers[.contentType] == "application/problem+json")
             }
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(repeating: UInt8(ascii: "a"), count: 200_000)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(repeating: UInt8(ascii: "a"), count: 200_000)) { response in
                 #expect(response.status == .contentTooLarge || response.status == .badRequest, "an oversized body is refused: \(response.status)")
             }
         }
@@ -239,14 +239,14 @@ import TestSupport
                 #expect(response.status == .unauthorized)
             }
             for n in 0..<2 {
-                try await client.execute(uri: "/api/outbound/", method: .post, headers: [.authorization: "Bearer alpha"], body: body(n)) { response in
+                try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json", .authorization: "Bearer alpha"], body: body(n)) { response in
                     #expect(response.status == .accepted)
                 }
             }
-            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.authorization: "Bearer alpha"], body: body(2)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json", .authorization: "Bearer alpha"], body: body(2)) { response in
                 #expect(response.status == .tooManyRequests && Int(response.headers[.retryAfter] ?? "") ?? 0 > 0)
             }
-            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.authorization: "Bearer beta"], body: body(3)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json", .authorization: "Bearer beta"], body: body(3)) { response in
                 #expect(response.status == .accepted, "the limit is per token")
             }
             try await client.execute(uri: "/healthz", method: .get) { response in
@@ -264,11 +264,11 @@ import TestSupport
         let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
         let app = Application(router: VoiceBridgeServer(config: config, store: store, logger: Logger(label: "test"), calls: calls).router())
         try await app.test(.router) { client in
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: Self.seedBody.replacingOccurrences(of: "070-1234-5678", with: "070-1111-2222"))) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.seedBody.replacingOccurrences(of: "070-1234-5678", with: "070-1111-2222"))) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect((Self.json(response.body)["errors"] as? [[String: String]])?.first == ["field": "caller_number", "message": "is not an allowed caller ID"])
             }
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: Self.seedBody)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.seedBody)) { response in
                 #expect(response.status == .accepted)
             }
         }

@@ -19,19 +19,19 @@ import TestSupport
         let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
             var id = ""
-            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: Self.reminder)) { response in
+            try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.reminder)) { response in
                 #expect(response.status == .created)
                 let body = Self.json(response.body)
                 id = body["id"] as? String ?? ""
                 #expect(id.hasPrefix("tp-") && body["version"] as? Int == 1 && response.headers[.location] == "/api/templates/\(id)")
             }
-            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: Self.reminder)) { response in
+            try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.reminder)) { response in
                 #expect(response.status == .conflict, "names are unique")
             }
             // A call from the template: variables filled (the call's own over the template's defaults).
             var first = ""
             let call = #"{"template":"meeting reminder","caller_number":"070-1234-5678","callee_number":"010-2222-3333","variables":{"name":"Minsu"}}"#
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: call)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: call)) { response in
                 #expect(response.status == .accepted, "\(String(buffer: response.body))")
                 first = Self.json(response.body)["outbound_id"] as? String ?? ""
             }
@@ -45,7 +45,7 @@ import TestSupport
             }
             // Edit: version 2; the first call still names version 1, which stays readable.
             let edited = Self.reminder.replacingOccurrences(of: "Do you need parking, {name}?", with: "Will you bring a guest?")
-            try await client.execute(uri: "/api/templates/\(id)", method: .put, body: ByteBuffer(string: edited)) { response in
+            try await client.execute(uri: "/api/templates/\(id)", method: .put, headers: [.contentType: "application/json"], body: ByteBuffer(string: edited)) { response in
                 #expect(response.status == .ok && Self.json(response.body)["version"] as? Int == 2)
             }
             try await client.execute(uri: "/api/templates/\(id)?version=1", method: .get) { response in
@@ -55,7 +55,7 @@ import TestSupport
                 #expect((Self.json(response.body)["items"] as? [[String: Any]])?.map { $0["version"] as? Int } == [1, 2])
             }
             let second = call.replacingOccurrences(of: "010-2222-3333", with: "010-2222-4444").replacingOccurrences(of: #""name":"Minsu""#, with: #""name":"Jisu","date":"Friday""#)
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: second)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: second)) { response in
                 let created = Self.json(response.body)["outbound_id"] as? String ?? ""
                 let stored = try #require(try await h.store.call(id: created))
                 #expect(stored.templateVersion == 2 && stored.questions == ["Can you attend on Friday?", "Will you bring a guest?"])
@@ -66,7 +66,7 @@ import TestSupport
             try await client.execute(uri: "/api/templates", method: .get) { response in
                 #expect((Self.json(response.body)["items"] as? [Any])?.isEmpty == true)
             }
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: call.replacingOccurrences(of: "3333", with: "5555"))) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: call.replacingOccurrences(of: "3333", with: "5555"))) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect((Self.json(response.body)["errors"] as? [[String: Any]])?.first?["message"] as? String == "no template 'meeting reminder'")
             }
@@ -78,16 +78,16 @@ import TestSupport
         let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
             let template = Self.reminder.replacingOccurrences(of: #""variables":{"date":"Monday"}"#, with: #""variables":{}"#)
-            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: template)) { response in #expect(response.status == .created) }
+            try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: template)) { response in #expect(response.status == .created) }
             let call = #"{"template":"meeting reminder","caller_number":"070-1234-5678","callee_number":"010-2222-3333","variables":{"name":"Minsu"}}"#
-            try await client.execute(uri: "/api/outbound/", method: .post, body: ByteBuffer(string: call)) { response in
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: call)) { response in
                 #expect(response.status == .unprocessableContent)
                 let errors = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).map { "\($0["field"] ?? ""): \($0["message"] ?? "")" }
                 #expect(errors == ["purpose: has no value for {date}: give it in `variables`",
                                    "questions.0: has no value for {date}: give it in `variables`"], "\(errors)")
             }
             // Without a template too: a plain call never says "{name}" aloud.
-            try await client.execute(uri: "/api/outbound/", method: .post,
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"],
                                      body: ByteBuffer(string: #"{"caller_number":"0701234","callee_number":"0109999","purpose":"hello {고객명}","questions":["ok?"]}"#)) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect(String(buffer: response.body).contains("has no value for {고객명}"))
@@ -100,12 +100,12 @@ import TestSupport
         let h = try await OutboundAPITests.harness()   // engine.mode echo, language en
         try await h.app.test(.router) { client in
             let body = #"{"name":"x","purpose":"p","questions":["q?"],"engine_mode":"realtime","language":"ko"}"#
-            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: body)) { response in
+            try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)) { response in
                 #expect(response.status == .unprocessableContent)
                 let fields = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
                 #expect(fields == ["engine_mode", "language"])
             }
-            try await client.execute(uri: "/api/templates", method: .post, body: ByteBuffer(string: #"{"name":" ","questions":[]}"#)) { response in
+            try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"name":" ","questions":[]}"#)) { response in
                 let fields = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
                 #expect(fields == ["name", "purpose", "questions"], "every problem at once")
             }
