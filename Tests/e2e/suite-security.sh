@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Safe to expose (issue 36): the probes an attacker tried, replayed against the real binary, each
+# refused — and the legitimate request beside it still served. Covered so far: the browser boundary
+# (a rebinding Host, a foreign Origin on HTTP and WebSocket, preflight-free body types, the
+# security headers), weak API tokens and look-alike loopback hosts in the configuration, CR/LF in
+# values bound for SIP headers (API, writer, parser) and formula cells in CSV exports.
+set -u
+source "$(dirname "$0")/lib.sh"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+db=$VB_TMP/data/voicebridge.sqlite
+sip_port=$(free_port)
+vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_ENGINE_MODE=echo \
+  || { not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1; }
+base=http://127.0.0.1:$VB_PORT
+status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+json='Content-Type: application/json'
+
+# --- the browser boundary --------------------------------------------------------------------
+check "a rebinding Host (evil.example resolving here) is refused: 421" test "$(status -H 'Host: evil.example' "$base/api/outbound/")" = 421
+check "…the dashboard too" test "$(status -H 'Host: 127.0.0.1.evil.example' "$base/")" = 421
+check "the same requests with this server's own Host are served" test "$(status "$base/api/outbound/")" = 200
+forged=$(status -X POST "$base/api/webhooks" -H 'Content-Type: text/plain' -H 'Origin: https://evil.example' \
+  -d '{"url":"https://evil.example/collect","events":["call.completed"]}')
+check "a cross-site POST (text/plain, foreign Origin) to create a webhook is refused ($forged)" test "$forged" = 403
+check "…as is one with no Origin sent as text/plain: 415" \
+  test "$(status -X POST "$base/api/webhooks" -H 'Content-Type: text/plain' -d '{"url":"https://evil.example/c"}')" = 415
+check "…and no webhook was created" test "$(curl -fs "$base/api/webhooks" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')" = 0
+upgrade() { # ORIGIN: whether /api/events upgrades with that Origin
+  PYTHONPATH=$root/.deps/python timeout 20 python3 - "$VB_PORT" "$1" <<'PY'
+import asyncio, sys
+from websockets.asyncio.client import connect
+async def main():
+    try:
+        async with connect(f"ws://127.0.0.1:{sys.argv[1]}/api/events", origin=sys.argv[2] or None):
+            print("upgraded")
+    except Exception as error:
+        print(f"refused: {type(error).__name__}")
+asyncio.run(main())
+PY
+}
+check "the event WebSocket refuses a foreign Origin" grep -q '^refused' <<<"$(upgrade https://evil.example)"
+check "…and upgrades for the dashboard's own" grep -q '^upgraded' <<<"$(upgrade "http://127.0.0.1:$VB_PORT")"
+headers=$(curl -sD - -o /dev/null "$base/")
+check "the dashboard says: scripts from here only, no framing, no sniffing" \
+  bash -c 'grep -qi "^content-security-policy: default-src '"'"'self'"'"'" <<<"$0" && grep -qi "^x-frame-options: DENY" <<<"$0" && grep -qi "^x-content-type-options: nosniff" <<<"$0"' "$headers"
+
+# --- configuration -----------------------------------------------------------------------------
+refuses() { # ENV…: the configuration is refused (exit 2) with that environment
+  env "$@" "$VB_BINARY" serve --check-config >"$VB_TMP/config.out" 2>&1; [ $? -eq 2 ]
+}
+check "an API token of one character is refused at start" refuses VOICEBRIDGE_API_TOKEN=a
+check "an empty API token cannot open a non-loopback listener" refuses VOICEBRIDGE_API_TOKEN= VOICEBRIDGE_HTTP_HOST=0.0.0.0
+check "a host name that merely starts with 127. is not loopback" refuses VOICEBRIDGE_HTTP_HOST=127.evil.example
+check "a 24-character token on 0.0.0.0 is accepted" \
+  env VOICEBRIDGE_API_TOKEN=0123456789abcdef01234567 VOICEBRIDGE_HTTP_HOST=0.0.0.0 "$VB_BINARY" serve --check-config
+
+# --- values bound for SIP headers ------------------------------------------------------------------
+call() { # EXTRA-JSON-FIELDS: the HTTP status of creating a call with them
+  status -X POST "$base/api/outbound/" -H "$json" \
+    -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"0109990$((RANDOM % 9000 + 1000))\",\"purpose\":\"p\",\"questions\":[\"q?\"]$1}"
+}
+check "a display name carrying CR/LF and a P-Asserted-Identity line is refused: 422" \
+  test "$(call ',"caller_display_name":"ACME\r\nP-Asserted-Identity: <sip:ceo@bank.example>"')" = 422
+check "a transfer target carrying CR/LF is refused: 422" test "$(call ',"transfer_to":"sip:desk@pbx.example\r\nX-Evil: 1"')" = 422
+check "a plain display name is accepted: 202" test "$(call ',"caller_display_name":"ACME 고객센터"')" = 202
+sip() { # MESSAGE: the first answer to it over UDP within 2 s, or "none"
+  python3 - "$sip_port" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); s.settimeout(2)
+port = s.getsockname()[1]
+message = sys.argv[2].replace("PORT", str(port)).replace("\\n", "\n").replace("\\r", "\r")
+s.sendto(message.encode(), ("127.0.0.1", int(sys.argv[1])))
+try: print(s.recv(65535).decode(errors="replace").split("\r\n")[0])
+except socket.timeout: print("none")
+PY
+}
+options='OPTIONS sip:agent@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:PORT;branch=z9hG4bK-sec1\r\nFrom: <sip:probe@127.0.0.1>;tag=1\r\nTo: <sip:agent@127.0.0.1>\r\nCall-ID: sec-1\r\nCSeq: 1 OPTIONS\r\nMax-Forwards: 70\r\n'
+injected=$(sip "${options}Subject: hi\nP-Asserted-Identity: <sip:ceo@bank.example>\r\n\r\n")
+check "a SIP request with a bare LF inside a header gets no answer (nothing echoed) ($injected)" test "$injected" = none
+check "…and the same request without it is answered" grep -q "^SIP/2.0 200" <<<"$(sip "${options}\r\n")"
+
+# --- CSV exports ---------------------------------------------------------------------------------
+curl -fsS -X POST "$base/api/templates" -H "$json" -d '{"name":"sec","purpose":"for {name}","questions":["Can you attend?"]}' >/dev/null
+campaign=$(curl -fsS -X POST "$base/api/campaigns" -H "$json" -d '{"name":"csv","template":"sec","caller_number":"0701234567"}' \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+printf 'phone,name\n01070001111,"=HYPERLINK(""https://evil.example"",""click"")"\n01070002222,@SUM(1+1)\n' >"$VB_TMP/list.csv"
+curl -fsS -X POST "$base/api/campaigns/$campaign/contacts" -H 'Content-Type: text/csv' --data-binary @"$VB_TMP/list.csv" >/dev/null
+export_csv=$(curl -fsS "$base/api/campaigns/$campaign/results.csv")
+check "results.csv writes formula cells as text ('=HYPERLINK…, '@SUM…) and numbers as they are" \
+  bash -c 'grep -q "\"'"'"'=HYPERLINK(" <<<"$0" && grep -q ",'"'"'@SUM(1+1)," <<<"$0" && grep -q ",01070001111," <<<"$0"' "$export_csv"
+vb_stop_server TERM
+check "the server exits 0 after all of it" test "$VB_EXIT" = 0
