@@ -54,7 +54,10 @@ extension VoiceBridgeServer {
         }
     }
 
+    /// A callback about a call we placed through Twilio: only with `twilio.auth_token` set (which
+    /// `carrier: twilio` requires), so only Twilio can send one; otherwise the route is not there.
     private func signedCarrierCallback(_ request: Request, _ context: BasicRequestContext, path: String) async throws -> (String, [String: String]) {
+        guard config.twilio.authToken != nil else { throw HTTPError(.notFound, message: "Twilio is not configured (twilio.auth_token)") }
         let form = try await formParameters(request, context)
         guard let id = request.uri.queryParameters.get("outbound_id") else { throw HTTPError(.badRequest, message: "outbound_id is missing") }
         try checkSignature(request, url: publicBase(request) + path + "?" + (request.uri.query ?? ""), parameters: form)

@@ -10,7 +10,8 @@ import Synchronization
 /// connection's event loop where the per-frame work is (see `MediaFrameReader` and
 /// `channelWriter`); the async side only answers the call and watches the socket.
 extension VoiceBridgeServer {
-    func serveMediaStream(dialect: MediaStreamDialect, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, calls: CallSystem) async {
+    /// `signed`: Twilio signed the upgrade — only then may the stream name the outbound call it carries.
+    func serveMediaStream(dialect: MediaStreamDialect, signed: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, calls: CallSystem) async {
         let socket = MediaStreamSocketLeg.Socket(send: channelWriter(channel), close: { try? await outbound.close(.normalClosure, reason: "call ended") })
         let leg = MediaStreamSocketLeg(dialect: dialect, scheduler: calls.scheduler(for: channel.eventLoop), logger: logger, socket: socket)
         let reader: NIOLoopBound<MediaFrameReader>
@@ -32,7 +33,7 @@ extension VoiceBridgeServer {
             // The call: answered once `start` has come, over when the session ends.
             group.addTask {
                 guard let start = await leg.waitForStart() else { return .call }
-                if let outbound = start.customParameters["outbound_id"] {
+                if signed, let outbound = start.customParameters["outbound_id"] {
                     // A call we placed through Twilio: its stream is that call's leg.
                     if await !calls.manager.answerOutbound(stream: leg, outboundID: outbound) {
                         self.logger.warning("a media stream for a call that is not waiting for one", metadata: ["call": "\(outbound)"])

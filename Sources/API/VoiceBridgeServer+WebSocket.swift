@@ -53,8 +53,14 @@ extension VoiceBridgeServer {
                 guard (try? checkSignature(request, url: TwiML.webSocketBase(publicBase(request)) + "/twilio/stream")) != nil else { return .dontUpgrade }
             }
             guard let calls else { return .dontUpgrade }
-            return .upgrade([:]) { inbound, outbound, _ in
-                await self.serveMediaStream(dialect: dialect, inbound: inbound, outbound: outbound, channel: channel, calls: calls)
+            switch streamAccess.decide(dialect, presentedToken: request.uri.queryParameters.get("token")) {
+            case .refuse(let reason):
+                logger.info("media stream refused", metadata: ["dialect": "\(dialect.rawValue)", "reason": "\(reason)"])
+                return .dontUpgrade
+            case .accept(let signed):
+                return .upgrade([:]) { inbound, outbound, _ in
+                    await self.serveMediaStream(dialect: dialect, signed: signed, inbound: inbound, outbound: outbound, channel: channel, calls: calls)
+                }
             }
         case .events:
             guard (try? access.identity(of: request)) != nil else { return .dontUpgrade }

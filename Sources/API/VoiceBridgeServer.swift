@@ -19,6 +19,7 @@ public struct VoiceBridgeServer: Sendable {
     public let metricsRegistry: PrometheusCollectorRegistry
     let access: APIAccess
     let boundary: BrowserBoundary
+    let streamAccess: MediaStreamAccess
     let limiter: CreationRateLimiter
     let stageMetrics = StageMetricsExporter()
     /// The cooperative pool's heartbeat and the database's last state, for `/healthz`.
@@ -34,6 +35,7 @@ public struct VoiceBridgeServer: Sendable {
         self.metricsRegistry = metricsRegistry
         self.access = APIAccess(tokens: Set(config.api.tokens))
         self.boundary = BrowserBoundary(config: config)
+        self.streamAccess = MediaStreamAccess(config: config)
         self.limiter = CreationRateLimiter(perMinute: config.api.callCreationsPerMinute, store: store)
         self.health = HealthMonitor(store: store)
     }

@@ -3,13 +3,15 @@
 # refused — and the legitimate request beside it still served. Covered so far: the browser boundary
 # (a rebinding Host, a foreign Origin on HTTP and WebSocket, preflight-free body types, the
 # security headers), weak API tokens and look-alike loopback hosts in the configuration, CR/LF in
-# values bound for SIP headers (API, writer, parser) and formula cells in CSV exports.
+# values bound for SIP headers (API, writer, parser), formula cells in CSV exports, and who may open
+# a media stream (authenticated or closed; counted against the inbound limit; never taking over an
+# outbound call unless Twilio signed it).
 set -u
 source "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 db=$VB_TMP/data/voicebridge.sqlite
 sip_port=$(free_port)
-vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_ENGINE_MODE=echo \
+vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_ENGINE_MODE=echo VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=2 \
   || { not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1; }
 base=http://127.0.0.1:$VB_PORT
 status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
@@ -88,5 +90,58 @@ curl -fsS -X POST "$base/api/campaigns/$campaign/contacts" -H 'Content-Type: tex
 export_csv=$(curl -fsS "$base/api/campaigns/$campaign/results.csv")
 check "results.csv writes formula cells as text ('=HYPERLINK…, '@SUM…) and numbers as they are" \
   bash -c 'grep -q "\"'"'"'=HYPERLINK(" <<<"$0" && grep -q ",'"'"'@SUM(1+1)," <<<"$0" && grep -q ",01070001111," <<<"$0"' "$export_csv"
+# --- media streams ---------------------------------------------------------------------------------
+streams() { # PORT PATH N [OUTBOUND_ID]: N Twilio-dialect streams at once, each sending start and 2 s of
+  # silence; prints how many the server kept open until they stopped
+  PYTHONPATH=$root/.deps/python timeout 30 python3 - "$@" <<'PY'
+import asyncio, base64, json, sys
+from websockets.asyncio.client import connect
+port, path, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+extra = {"outbound_id": sys.argv[4]} if len(sys.argv) > 4 else {}
+async def stream(i):
+    try:
+        async with connect(f"ws://127.0.0.1:{port}{path}") as ws:
+            sid = f"MZsec{i}"
+            await ws.send(json.dumps({"event": "start", "sequenceNumber": "1", "streamSid": sid, "start": {"streamSid": sid, "callSid": f"CAsec{i}",
+                "customParameters": {"from": "+15550000000", "to": "+15550000001", **extra}, "mediaFormat": {"encoding": "audio/x-mulaw", "sampleRate": 8000, "channels": 1}}}))
+            for n in range(100):
+                await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": base64.b64encode(b"\xff" * 160).decode()}}))
+                await asyncio.sleep(0.02)
+            return 1
+    except Exception:
+        return 0
+async def main():
+    print(sum(await asyncio.gather(*(stream(i) for i in range(count)))))
+asyncio.run(main())
+PY
+}
+before=$(query "SELECT count(*) FROM calls WHERE direction='inbound'")
+kept=$(streams "$VB_PORT" /twilio/stream 4)
+sleep 1
+stored=$(( $(query "SELECT count(*) FROM calls WHERE direction='inbound'") - before ))
+check "4 streams at once over sip.max_inbound_calls 2: 2 kept and stored as calls, the rest closed unanswered (kept $kept, stored $stored)" \
+  test "$kept" = 2 -a "$stored" = 2
+waiting=$(curl -fsS -X POST "$base/api/outbound/" -H "$json" \
+  -d '{"caller_number":"0701234567","callee_number":"0107776666","purpose":"p","questions":["q?"],"scheduled_at":"2099-01-01T00:00:00Z"}' \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["outbound_id"])')
+before=$(query "SELECT count(*) FROM calls WHERE direction='inbound'")
+streams "$VB_PORT" /twilio/stream 1 "$waiting" >/dev/null
+sleep 1
+check "an unsigned stream naming an outbound call ($waiting) is an inbound call of its own, the outbound one untouched" \
+  test "$(query "SELECT count(*) FROM calls WHERE direction='inbound'") $(query "SELECT state FROM calls WHERE outbound_id='$waiting'")" = "$((before + 1)) queued"
+check "Twilio's call-status callback is not there when Twilio is not configured: 404" \
+  test "$(status -X POST "$base/twilio/call-status?outbound_id=$waiting" -d 'CallStatus=completed')" = 404
 vb_stop_server TERM
 check "the server exits 0 after all of it" test "$VB_EXIT" = 0
+
+# A server that listens beyond loopback (API token set): every stream endpoint needs its secret.
+secret=stream-secret-0123456789abcdef
+vb_start_server "$VB_TMP/exposed.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/exposed.sqlite VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_MODE=echo \
+  VOICEBRIDGE_API_TOKEN=api-token-0123456789abcdef VOICEBRIDGE_MEDIA_STREAM_TOKEN=$secret \
+  || { not_ok "the tokened server starts"; cat "$VB_TMP/exposed.log"; exit 1; }
+check "with API tokens, /exotel/stream without ?token= is refused" test "$(streams "$VB_PORT" /exotel/stream 1)" = 0
+check "…and /twilio/stream without a Twilio auth token or ?token= too" test "$(streams "$VB_PORT" /twilio/stream 1)" = 0
+check "…with a wrong token too" test "$(streams "$VB_PORT" "/telnyx/stream?token=${secret}x" 1)" = 0
+check "a stream URL with media_streams.token is served" test "$(streams "$VB_PORT" "/twilio/stream?token=$secret" 1)" = 1
+check "the secret is never logged" bash -c "! grep -q '$secret' '$VB_TMP/exposed.log'"
+vb_stop_server TERM

@@ -1,3 +1,4 @@
+import Bridge
 import Foundation
 import NIOCore
 
@@ -88,6 +89,16 @@ extension VoiceBridgeConfig {
         c.twilio.machineDetection = try r.bool("twilio.machine_detection", default: c.twilio.machineDetection)
         c.carrier = try r.choice("carrier", default: c.carrier)
         if c.carrier == .twilio { try Self.checkTwilioCarrier(c, r) }
+        c.mediaStreams.token = try r.optionalString("media_streams.token", aliases: ["VOICEBRIDGE_MEDIA_STREAM_TOKEN"])
+        if let token = c.mediaStreams.token, token.count < API.minimumTokenLength || token.contains(where: { !$0.isASCII || !($0.isLetter || $0.isNumber || "-._~".contains($0)) }) {
+            throw ConfigError(key: "media_streams.token", problem: "needs at least \(API.minimumTokenLength) characters, letters, digits and - . _ ~ only (it goes into a URL): e.g. `openssl rand -hex 24`", origin: r.origin(of: "media_streams.token"))
+        }
+        c.mediaStreams.dialects = try r.list("media_streams.dialects", default: []).map { name in
+            guard let dialect = MediaStreamDialect(rawValue: name) else {
+                throw ConfigError(key: "media_streams.dialects", problem: "'\(name)' is not one of \(MediaStreamDialect.allCases.map(\.rawValue).joined(separator: ", "))", origin: r.origin(of: "media_streams.dialects"))
+            }
+            return dialect
+        }
 
         try Self.readOutbound(&c.outbound, &r)
         try Self.readWebhooks(&c.webhooks, &r)

@@ -323,6 +323,18 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         }
     }
 
+    /// Who may open a media-stream WebSocket (`/twilio/stream`, `/telnyx/stream`, …): each
+    /// `start` runs the engine and stores a call, so no endpoint is open to anyone on a server
+    /// that listens beyond this machine.
+    public struct MediaStreams: Sendable, Equatable {
+        /// The secret a provider's stream URL carries as `?token=` (the operator writes it into
+        /// the URL given to Telnyx, Plivo, Exotel — or Twilio when no auth token signs its
+        /// upgrades). Compared in constant time, never logged.
+        public var token: String?
+        /// The dialects accepted at all; empty: every dialect that can be authenticated.
+        public var dialects: [MediaStreamDialect] = []
+    }
+
     public var http = HTTP()
     public var api = API()
     public var database = Database()
@@ -331,6 +343,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var sip = SIP()
     public var engine = Engine()
     public var twilio = Twilio()
+    public var mediaStreams = MediaStreams()
     public var carrier: Carrier = .sip
     public var outbound = Outbound()
     public var inbound = Inbound()

@@ -255,7 +255,18 @@ extension CallManager {
 
     /// A media stream that arrived on its own (a Twilio `<Connect><Stream>`): an inbound call
     /// run with the inbound profile, stored like any other. Returns when the call is over.
+    /// Beyond `sip.max_inbound_calls` inbound streams, or the engine's call limit, the stream is
+    /// closed unanswered and nothing is stored, as an INVITE then gets 503.
     public func answer(stream leg: any MediaStreamLeg, caller: String, callee: String, externalID: String) async {
+        guard inboundStreams < settings.maxInboundCalls, live.count < (settings.engineCallLimit ?? .max) else {
+            logger.warning("an inbound media stream refused: at the limit of calls at once",
+                           metadata: ["streams": "\(inboundStreams)", "live": "\(live.count)"])
+            metrics.refusedInbound()
+            await leg.hangUp()
+            return
+        }
+        inboundStreams += 1
+        defer { inboundStreams -= 1 }
         await answer(caller: caller, callee: callee, externalID: externalID) { record, engine, context, handle in
             await self.converse(call: record, leg: leg, engine: engine, context: context, handle: handle)
         } hangUp: {

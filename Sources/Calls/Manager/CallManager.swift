@@ -36,6 +36,8 @@ public actor CallManager {
         /// `engine.local.max_calls`); nil: only `maxConcurrentCalls` limits. Outbound calls beyond it
         /// stay queued; an inbound INVITE beyond it gets 503.
         public var engineCallLimit: Int?
+        /// `sip.max_inbound_calls`: inbound media streams count against it as INVITEs do.
+        public var maxInboundCalls = 20
         /// `engine.mode`: a template written for another engine is refused, not run on this one.
         public var engineMode = "local"
         /// `carrier: twilio`: outbound calls go through Twilio's REST API, not `gateway`.
@@ -91,6 +93,8 @@ public actor CallManager {
     /// `live.count`, for the SIP admission decision (made outside this actor).
     nonisolated let liveCalls = Atomic<Int>(0)
     public private(set) var mostLiveAtOnce = 0
+    /// Inbound calls on media streams now live (SIP's are counted by the user agent).
+    var inboundStreams = 0
     /// Outbound Twilio calls waiting for their status callbacks and media stream.
     var twilioWaiters: [String: AsyncStream<TwilioCallEvent>.Continuation] = [:]
     /// Each running campaign's dial pacing.

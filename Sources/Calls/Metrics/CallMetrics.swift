@@ -10,6 +10,8 @@ public struct CallMetrics: Sendable {
     let pipelineDrops: Counter
     /// A campaign contact claimed and its call queued: the one transaction that keeps dials exactly once.
     let campaignClaim: CoreMetrics.Timer
+    /// Inbound media streams closed unanswered at the limit of calls at once.
+    let refusedStreams: Counter
 
     public static let turnLatencyLabel = "voicebridge_turn_latency_seconds"
     public static let campaignClaimLabel = "voicebridge_campaign_claim_seconds"
@@ -23,7 +25,10 @@ public struct CallMetrics: Sendable {
         engineErrors = Counter(label: "voicebridge_engine_errors_total", dimensions: [], factory: factory)
         pipelineDrops = Counter(label: "voicebridge_pipeline_dropped_frames_total", dimensions: [], factory: factory)
         campaignClaim = CoreMetrics.Timer(label: Self.campaignClaimLabel, dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
+        refusedStreams = Counter(label: "voicebridge_inbound_streams_refused_total", dimensions: [], factory: factory)
     }
+
+    func refusedInbound() { refusedStreams.increment() }
 
     /// Reports nowhere (tests and tools that do not care).
     public static let none = CallMetrics(factory: NOOPMetricsHandler.instance)
