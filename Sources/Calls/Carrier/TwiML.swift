@@ -10,7 +10,7 @@ public enum TwiML {
     /// becoming its `customParameters`.
     public static func connectStream(publicBase: String, parameters: [(String, String)]) -> String {
         let parameters = parameters.map { "<Parameter name=\"\(escape($0.0))\" value=\"\(escape($0.1))\"/>" }.joined()
-        return #"<Response><Connect><Stream url="\#(webSocketBase(publicBase))/twilio/stream">\#(parameters)</Stream></Connect></Response>"#
+        return #"<Response><Connect><Stream url="\#(escape(webSocketBase(publicBase) + "/twilio/stream"))">\#(parameters)</Stream></Connect></Response>"#
     }
 
     /// Hands the call to a person (PROTOCOLS-2 §1.5): a `<Dial>` to `number` (a `sip:` URI dials `<Sip>`).
