@@ -9,7 +9,10 @@ import Synchronization
 /// jitter buffer, and reports.
 ///
 /// - Symmetric RTP: until the first valid packet arrives media goes to the SDP address; then to
-///   wherever that packet came from (NAT-friendly latching).
+///   wherever that packet came from (NAT-friendly latching), if it is of the SDP address's family.
+///   From then on only that address is heard: RTP or RTCP from any other is dropped and counted
+///   (`foreignPackets`), so a stranger who finds the port can neither be played nor press keys.
+///   (SRTP is the answer on a hostile network: a packet without the key never verifies.)
 /// - The timestamp advances 160 per 20 ms tick whether or not a frame was sent; the first frame
 ///   after a silent tick carries the marker bit (a new talkspurt).
 /// - `tick(now:)` runs on the shared 20 ms media grid: it releases due packets, closes the
@@ -24,6 +27,8 @@ public final class RTPSession: Sendable {
         public var invalidPackets = 0
         /// Packets dropped because they failed SRTP (or were plain on a call that requires SRTP).
         public var srtpRejected = 0
+        /// Packets from an address other than the latched one (or of another family before latching).
+        public var foreignPackets = 0
         public var jitter = JitterBuffer.Counters()
         public var rtcpReceived = 0
     }
@@ -35,10 +40,11 @@ public final class RTPSession: Sendable {
     private let cname: String
     private let inactivityTimeout: Double
     private let srtpRejections: Counter?
+    private let foreignPackets: Counter?
     private let state: Mutex<State>
     private let epoch = ContinuousClock.now
 
-    private struct State {
+    struct State {
         var remote: SocketAddress?
         var remoteRTCP: SocketAddress?
         var latched = false
@@ -78,7 +84,7 @@ public final class RTPSession: Sendable {
     /// and tick on it (see `PacerScheduler.run(on:)`), so sends need no thread hop.
     /// `requireSRTP`: drop every packet until SRTP keys are set (a call whose SDP demands SRTP).
     public static func open(host: String, pool: RTPPortPool, law: G711.Law = .muLaw, payloadType: Int = 0, telephoneEventPayloadType: Int? = 101,
-                            inactivityTimeout: Double = 30, cname: String = "voicebridge", requireSRTP: Bool = false, srtpRejections: Counter? = nil,
+                            inactivityTimeout: Double = 30, cname: String = "voicebridge", requireSRTP: Bool = false, srtpRejections: Counter? = nil, foreignPackets: Counter? = nil,
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> RTPSession {
         var lastError: (any Error)?
         for _ in 0..<8 {   // another program may hold a port of our range: try the next pair
@@ -89,7 +95,7 @@ public final class RTPSession: Sendable {
                 do {
                     let rtcp = try await UDPSocket.bind(host: host, port: port + 1, group: group) { bytes, from in inbox.deliver(bytes, from, rtcp: true) }
                     let session = RTPSession(port: port, rtp: rtp, rtcp: rtcp, pool: pool, inactivityTimeout: inactivityTimeout, cname: cname,
-                                             srtpRejections: srtpRejections)
+                                             srtpRejections: srtpRejections, foreignPackets: foreignPackets)
                     session.state.withLock { $0.requiresSRTP = requireSRTP }
                     session.negotiate(law: law, payloadType: payloadType, telephoneEventPayloadType: telephoneEventPayloadType)
                     inbox.session.withLock { $0 = session }
@@ -115,7 +121,7 @@ public final class RTPSession: Sendable {
         }
     }
 
-    private init(port: Int, rtp: UDPSocket, rtcp: UDPSocket, pool: RTPPortPool, inactivityTimeout: Double, cname: String, srtpRejections: Counter?) {
+    private init(port: Int, rtp: UDPSocket, rtcp: UDPSocket, pool: RTPPortPool, inactivityTimeout: Double, cname: String, srtpRejections: Counter?, foreignPackets: Counter?) {
         self.localPort = port
         self.rtp = rtp
         self.rtcp = rtcp
@@ -123,6 +129,7 @@ public final class RTPSession: Sendable {
         self.inactivityTimeout = inactivityTimeout
         self.cname = cname
         self.srtpRejections = srtpRejections
+        self.foreignPackets = foreignPackets
         self.state = Mutex(State(lastReceivedAt: 0, nextRTCPAt: 2500, law: .muLaw, payloadType: 0))
     }
 
@@ -269,11 +276,16 @@ public final class RTPSession: Sendable {
             return
         }
         let t = now
+        let foreign = state.withLock { $0.counters.foreignPackets }
         let digit: (Character, (@Sendable (Character) -> Void)?)? = state.withLock { s in
             // Offer/answer: the peer may send any format we offered; we accept voice in the negotiated law.
             guard packet.payloadType == s.payloadType || packet.payloadType == s.telephoneEventPayloadType
                     || (packet.payloadType == 0 && s.law == .muLaw) || (packet.payloadType == 8 && s.law == .aLaw) else {
                 s.counters.invalidPackets += 1
+                return nil
+            }
+            guard s.hears(from) else {
+                s.counters.foreignPackets += 1
                 return nil
             }
             if !s.latched {   // symmetric RTP: answer to where the media really comes from
@@ -292,16 +304,20 @@ public final class RTPSession: Sendable {
             return nil
         }
         if let (d, handler) = digit { handler?(d) }
+        if state.withLock({ $0.counters.foreignPackets }) != foreign { foreignPackets?.increment() }
     }
 
     func receiveRTCP(_ bytes: [UInt8], from: SocketAddress) {
         guard let bytes = opened(bytes, rtcp: true) else { return }
         guard let report = RTCPPacket.parse(bytes) else { return }
         let t = now
-        state.withLock { s in
+        let heard = state.withLock { s in
+            guard s.hearsControl(from) else { s.counters.foreignPackets += 1; return false }
             s.counters.rtcpReceived += 1
             if let sender = report.sender { s.lastSRMiddle = sender.middle32; s.lastSRAt = t }
+            return true
         }
+        if !heard { foreignPackets?.increment() }
     }
 
     /// The packet as it arrived on a plain call; decrypted on an SRTP call; nil (counted) when it

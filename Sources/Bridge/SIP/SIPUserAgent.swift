@@ -85,6 +85,8 @@ public actor SIPUserAgent {
     let rateLimiter: SIPRateLimiter
     /// RTP and RTCP packets dropped because they failed SRTP.
     let srtpRejectedCounter: Counter
+    /// RTP and RTCP dropped for coming from somewhere other than the call's peer.
+    let foreignRTPCounter: Counter
 
     public init(configuration: Configuration, logger: Logger = Logger(label: "sip")) throws {
         self.configuration = configuration
@@ -98,6 +100,7 @@ public actor SIPUserAgent {
         refusedConnectionsCounter = Counter(label: "voicebridge_sip_connections_refused_total", dimensions: [], factory: configuration.metrics)
         rateLimiter = SIPRateLimiter(limit: configuration.rateLimit)
         srtpRejectedCounter = Counter(label: "voicebridge_srtp_rejected_total", dimensions: [], factory: configuration.metrics)
+        foreignRTPCounter = Counter(label: "voicebridge_rtp_foreign_packets_total", dimensions: [], factory: configuration.metrics)
     }
 
     public enum StartFailure: Error, Equatable, CustomStringConvertible {
@@ -264,7 +267,7 @@ public actor SIPUserAgent {
     /// A call's RTP session; on a required-SRTP call it drops everything until the keys are known.
     func openRTP() async throws -> RTPSession {
         try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds,
-                                  requireSRTP: configuration.srtp == .required, srtpRejections: srtpRejectedCounter, group: configuration.mediaGroup)
+                                  requireSRTP: configuration.srtp == .required, srtpRejections: srtpRejectedCounter, foreignPackets: foreignRTPCounter, group: configuration.mediaGroup)
     }
 
     /// Puts what offer/answer settled into the RTP session: codec, payload types, address, SRTP keys.
