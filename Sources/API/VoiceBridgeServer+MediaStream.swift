@@ -28,7 +28,7 @@ extension VoiceBridgeServer {
             return
         }
 
-        enum Ended { case call, socket }
+        enum Ended { case call, socket, startWatch }
         await withTaskGroup(of: Ended.self) { group in
             // The call: answered once `start` has come, over when the session ends.
             group.addTask {
@@ -64,9 +64,26 @@ extension VoiceBridgeServer {
                 }
                 return .socket
             }
-            // Whichever ends first ends the stream; the call task is always waited for (it writes
-            // the call's end), the socket's reader is not needed once the call is over.
-            let first = await group.next()
+            // No `start` within media_streams.start_timeout_seconds: the socket is closed. Polled
+            // (ten times a second, only until the stream starts or ends) so that nothing has to
+            // cancel it: the call task must never be cancelled mid-write.
+            group.addTask {
+                let deadline = ContinuousClock.now + .seconds(self.config.mediaStreams.startTimeoutSeconds)
+                while leg.start == nil, !leg.isFinished {
+                    guard ContinuousClock.now < deadline else {
+                        self.logger.info("media stream closed: no start", metadata: ["dialect": "\(dialect.rawValue)", "seconds": "\(self.config.mediaStreams.startTimeoutSeconds)"])
+                        await leg.hangUp()
+                        break
+                    }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+                return .startWatch
+            }
+            // Whichever of the call and the socket ends first ends the stream; the call task is
+            // always waited for (it writes the call's end), the socket's reader is not needed once
+            // the call is over.
+            var first = await group.next()
+            while first == .startWatch { first = await group.next() }
             leg.finish()
             if first == .call { group.cancelAll() }
             await group.waitForAll()

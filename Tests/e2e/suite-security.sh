@@ -5,13 +5,14 @@
 # security headers), weak API tokens and look-alike loopback hosts in the configuration, CR/LF in
 # values bound for SIP headers (API, writer, parser), formula cells in CSV exports, and who may open
 # a media stream (authenticated or closed; counted against the inbound limit; never taking over an
-# outbound call unless Twilio signed it).
+# outbound call unless Twilio signed it; closed when it never starts).
 set -u
 source "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 db=$VB_TMP/data/voicebridge.sqlite
 sip_port=$(free_port)
 vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_ENGINE_MODE=echo VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=2 \
+  VOICEBRIDGE_MEDIA_STREAMS_START_TIMEOUT_SECONDS=1 \
   || { not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1; }
 base=http://127.0.0.1:$VB_PORT
 status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
@@ -129,6 +130,22 @@ streams "$VB_PORT" /twilio/stream 1 "$waiting" >/dev/null
 sleep 1
 check "an unsigned stream naming an outbound call ($waiting) is an inbound call of its own, the outbound one untouched" \
   test "$(query "SELECT count(*) FROM calls WHERE direction='inbound'") $(query "SELECT state FROM calls WHERE outbound_id='$waiting'")" = "$((before + 1)) queued"
+silent=$(PYTHONPATH=$root/.deps/python timeout 20 python3 - "$VB_PORT" <<'PY'
+import asyncio, sys, time
+from websockets.asyncio.client import connect
+async def main():
+    async with connect(f"ws://127.0.0.1:{sys.argv[1]}/exotel/stream") as ws:
+        opened = time.monotonic()
+        try:
+            await asyncio.wait_for(ws.wait_closed(), 10)
+            print(f"{time.monotonic() - opened:.1f}")
+        except asyncio.TimeoutError:
+            print("open")
+asyncio.run(main())
+PY
+)
+check "a stream that never sends start is closed after media_streams.start_timeout_seconds (1 s here: closed after ${silent} s)" \
+  python3 -c "import sys; sys.exit(0 if 0.8 <= float(sys.argv[1]) <= 3 else 1)" "$silent"
 check "Twilio's call-status callback is not there when Twilio is not configured: 404" \
   test "$(status -X POST "$base/twilio/call-status?outbound_id=$waiting" -d 'CallStatus=completed')" = 404
 vb_stop_server TERM

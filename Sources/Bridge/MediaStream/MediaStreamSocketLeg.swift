@@ -97,6 +97,8 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
     public var streamSid: String { state.withLock { $0.streamSid } }
     /// The `start` message, once it came.
     public var start: MediaStreamStart? { state.withLock { $0.start } }
+    /// Whether the stream is over (socket closed, `stop`, or hung up).
+    public var isFinished: Bool { state.withLock { $0.finished } }
     public var counters: (unknown: Int, malformed: Int) { state.withLock { ($0.unknown, $0.malformed) } }
 
     /// The `start` message once it has come, or nil if the stream ends first.

@@ -93,6 +93,7 @@ extension VoiceBridgeConfig {
         if let token = c.mediaStreams.token, token.count < API.minimumTokenLength || token.contains(where: { !$0.isASCII || !($0.isLetter || $0.isNumber || "-._~".contains($0)) }) {
             throw ConfigError(key: "media_streams.token", problem: "needs at least \(API.minimumTokenLength) characters, letters, digits and - . _ ~ only (it goes into a URL): e.g. `openssl rand -hex 24`", origin: r.origin(of: "media_streams.token"))
         }
+        c.mediaStreams.startTimeoutSeconds = try r.int("media_streams.start_timeout_seconds", default: c.mediaStreams.startTimeoutSeconds, in: 1...300)
         c.mediaStreams.dialects = try r.list("media_streams.dialects", default: []).map { name in
             guard let dialect = MediaStreamDialect(rawValue: name) else {
                 throw ConfigError(key: "media_streams.dialects", problem: "'\(name)' is not one of \(MediaStreamDialect.allCases.map(\.rawValue).joined(separator: ", "))", origin: r.origin(of: "media_streams.dialects"))

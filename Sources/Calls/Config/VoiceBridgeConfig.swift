@@ -333,6 +333,9 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var token: String?
         /// The dialects accepted at all; empty: every dialect that can be authenticated.
         public var dialects: [MediaStreamDialect] = []
+        /// A stream that has not sent `start` this long after its upgrade is closed: an open
+        /// socket that never becomes a call holds a connection and a task for nothing.
+        public var startTimeoutSeconds = 10
     }
 
     public var http = HTTP()
