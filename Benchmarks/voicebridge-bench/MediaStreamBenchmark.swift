@@ -29,7 +29,8 @@ enum MediaStreamBenchmark {
 
     /// `mode`: `echo` (each utterance repeated once it ends) or `loopback` (every frame straight back).
     static func run(streams n: Int, seconds: Double, serverBinary: String, mode: String = "echo", dialect: LoadDialect = .twilio) async throws -> Result {
-        let server = try ServerProcess(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": mode])
+        // Inbound streams count against sip.max_inbound_calls as INVITEs do: room for every one.
+        let server = try ServerProcess(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": mode, "VOICEBRIDGE_SIP_MAX_INBOUND_CALLS": "\(n + 10)"])
         defer { server.stop() }
         try await server.waitUntilHealthy()
         let baselineRSS = server.residentKilobytes()
