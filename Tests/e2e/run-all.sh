@@ -10,8 +10,10 @@ passed=0; failed=0; failures=
 for suite in "$here"/suite-*.sh; do
   name=$(basename "$suite")
   echo "== $name"
+  started=$SECONDS
   out=$(bash "$suite" 2>&1); status=$?
   echo "$out"
+  echo "== $name took $((SECONDS - started)) s"   # where make test's time goes (issue 37)
   p=$(grep -c '^ok ' <<<"$out"); f=$(grep -c '^not ok ' <<<"$out")
   passed=$((passed + p)); failed=$((failed + f))
   [ "$f" -gt 0 ] && failures+=$(grep '^not ok ' <<<"$out" | sed "s|^|$name: |")$'\n'
