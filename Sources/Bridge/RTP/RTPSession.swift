@@ -276,17 +276,17 @@ public final class RTPSession: Sendable {
             return
         }
         let t = now
-        let foreign = state.withLock { $0.counters.foreignPackets }
-        let digit: (Character, (@Sendable (Character) -> Void)?)? = state.withLock { s in
+        // One lock per packet: what to do after it is returned, not read again.
+        let (digit, foreign): ((Character, (@Sendable (Character) -> Void)?)?, Bool) = state.withLock { s in
             // Offer/answer: the peer may send any format we offered; we accept voice in the negotiated law.
             guard packet.payloadType == s.payloadType || packet.payloadType == s.telephoneEventPayloadType
                     || (packet.payloadType == 0 && s.law == .muLaw) || (packet.payloadType == 8 && s.law == .aLaw) else {
                 s.counters.invalidPackets += 1
-                return nil
+                return (nil, false)
             }
             guard s.hears(from) else {
                 s.counters.foreignPackets += 1
-                return nil
+                return (nil, true)
             }
             if !s.latched {   // symmetric RTP: answer to where the media really comes from
                 s.latched = true
@@ -297,14 +297,14 @@ public final class RTPSession: Sendable {
             s.lastReceivedAt = t
             s.remoteSSRC = packet.ssrc
             if packet.payloadType == s.telephoneEventPayloadType {
-                guard let event = TelephoneEvent(parsing: packet.payload), let d = s.dtmf.receive(event, timestamp: packet.timestamp) else { return nil }
-                return (d, s.onDTMF)
+                guard let event = TelephoneEvent(parsing: packet.payload), let d = s.dtmf.receive(event, timestamp: packet.timestamp) else { return (nil, false) }
+                return ((d, s.onDTMF), false)
             }
             s.jitter.insert(packet, now: t)
-            return nil
+            return (nil, false)
         }
         if let (d, handler) = digit { handler?(d) }
-        if state.withLock({ $0.counters.foreignPackets }) != foreign { foreignPackets?.increment() }
+        if foreign { foreignPackets?.increment() }
     }
 
     func receiveRTCP(_ bytes: [UInt8], from: SocketAddress) {
