@@ -18,7 +18,7 @@ struct BrowserBoundary: Sendable {
     private let hosts: Set<String>
 
     init(config: VoiceBridgeConfig) {
-        var hosts = Set(config.http.allowedHosts.map { $0.lowercased() })
+        var hosts = Set(config.http.allowedHosts.map(Self.hostName))
         if !["0.0.0.0", "::", ""].contains(config.http.host) { hosts.insert(Self.hostName(config.http.host)) }
         if let url = config.http.publicURL.flatMap(URL.init(string:)), let host = url.host { hosts.insert(Self.hostName(host)) }
         self.hosts = hosts
