@@ -142,7 +142,9 @@ let package = Package(
             "Realtime", "TestSupport", "Pipeline",
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline"]),
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline",
+                                                     .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                     .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(
             name: "APITests",
             dependencies: [

@@ -69,11 +69,11 @@ public final class CallSystem: Sendable {
     /// The engine factory for `engine.mode`; a call that names a bot (`bot_url`) goes to it
     /// whatever the mode. Local speech is loaded once, here, so a missing model stops the server
     /// at startup with a message that names `make deps`.
-    public static func engines(for config: VoiceBridgeConfig.Engine) throws -> EngineFactory {
+    public static func engines(for config: VoiceBridgeConfig.Engine, egress: EgressPolicy) throws -> EngineFactory {
         let modeEngines = try modeEngines(for: config)
         let modeBot = config.mode == .stream ? config.stream.url : nil
         return { context in
-            if let url = context.botURL ?? modeBot { return StreamBotEngine(url: url, context: context) }
+            if let url = context.botURL ?? modeBot { return StreamBotEngine(url: url, context: context, egress: egress) }
             return try modeEngines(context)
         }
     }
@@ -164,7 +164,7 @@ public final class CallSystem: Sendable {
 
     /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
     public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
-        let engines = try engines(for: config.engine)
+        let engines = try engines(for: config.engine, egress: config.egressPolicy)
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
         let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
         var ua = SIPUserAgent.Configuration()
@@ -176,6 +176,7 @@ public final class CallSystem: Sendable {
         ua.srtp = config.sip.srtp
         ua.username = config.sip.username
         ua.password = config.sip.password
+        ua.credentialsHost = config.sip.gateway.flatMap(SIPURI.init)?.host ?? "127.0.0.1"
         ua.maxInboundCalls = config.sip.maxInboundCalls
         ua.ringTimeout = .seconds(config.outbound.ringTimeoutSeconds)
         ua.mediaTimeoutSeconds = Double(config.sip.mediaTimeoutSeconds)
@@ -214,10 +215,12 @@ public final class CallSystem: Sendable {
         settings.retry = config.outbound.retry
         settings.machineDetection = config.outbound.machineDetection
         settings.transferTarget = config.transfer.target
+        settings.transferTargets = config.transferTargetPolicy
         settings.ai = config.outbound.ai
         settings.inbound = config.inbound
         if config.carrier == .twilio, let sid = config.twilio.accountSID, let token = config.twilio.authToken, let publicURL = config.http.publicURL {
             var rest = TwilioCalls.Settings(accountSID: sid, username: config.twilio.apiKey ?? sid, password: config.twilio.apiSecret ?? token)
+            rest.egress = config.egressPolicy
             rest.baseURL = config.twilio.apiBaseURL.hasSuffix("/") ? String(config.twilio.apiBaseURL.dropLast()) : config.twilio.apiBaseURL
             settings.carrier = TwilioCarrier(calls: TwilioCalls(settings: rest), publicURL: publicURL, fromNumber: config.twilio.fromNumber,
                                              machineDetection: config.twilio.machineDetection)
@@ -240,7 +243,7 @@ public final class CallSystem: Sendable {
         }
         let scheduler = PacerScheduler<[UInt8]>()
         let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger, metrics: metrics)
-        let webhooks = WebhookDispatcher(store: store, settings: .init(config.webhooks), logger: logger)
+        let webhooks = WebhookDispatcher(store: store, settings: .init(config.webhooks, egress: config.egressPolicy), logger: logger)
         return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop,
                           webhooks: webhooks)
     }

@@ -8,7 +8,7 @@ import TestSupport
 /// Our UAC against sipp as the far end, on 127.0.0.1.
 @Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct SIPOutboundCallTests {
     /// A user agent on a free port with its own RTP range, running for the body's duration.
-    static func withUserAgent<T: Sendable>(rtpBase: Int, username: String? = nil, password: String? = nil, ringTimeout: Duration = .seconds(30),
+    static func withUserAgent<T: Sendable>(rtpBase: Int, username: String? = nil, password: String? = nil, credentialsHost: String? = nil, ringTimeout: Duration = .seconds(30),
                                            transport: SIPTransportKind = .udp, tls: SIPStreamTransport.TLSFiles? = nil, srtp: SRTPMode = .off,
                                            _ body: @Sendable (SIPUserAgent) async throws -> T) async throws -> T {
         var configuration = SIPUserAgent.Configuration()
@@ -19,6 +19,7 @@ import TestSupport
         configuration.rtpPorts = rtpBase...(rtpBase + 99)
         configuration.username = username
         configuration.password = password
+        configuration.credentialsHost = credentialsHost
         configuration.ringTimeout = ringTimeout
         let ua = try SIPUserAgent(configuration: configuration, logger: Logger(label: "test-sip"))
         try await ua.start()
@@ -153,5 +154,22 @@ import TestSupport
         }
         _ = await sipp.wait()
         #expect(events.last == .failed(.failed(403)))
+    }
+
+    /// Issue 36: a transfer target that challenges (any host but the gateway) gets no digest of the
+    /// trunk's credentials; the call fails saying so, and no second INVITE is sent.
+    @Test func credentialsAreNotSentToAHostOtherThanTheGateway() async throws {
+        let sipPort = freeUDPPort()
+        // sipp waits for the second INVITE that never comes: a short life.
+        let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: false, username: "alice", password: "s3cret"), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"],
+                            seconds: 8)
+        try await Task.sleep(for: .milliseconds(300))
+        let events = try await Self.withUserAgent(rtpBase: 32100, username: "alice", password: "s3cret", credentialsHost: "gateway.example") { ua in
+            let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
+            return await Self.collect(call) { _ in false }
+        }
+        _ = await sipp.wait()
+        // With the credentials sent, sipp would have verified them and answered.
+        #expect(events.last == .failed(.credentialsWithheld(401)) && !events.contains(.answered), "events: \(events)")
     }
 }

@@ -14,7 +14,7 @@ import Testing
         return c
     }()
 
-    func engine() -> StreamBotEngine { StreamBotEngine(url: "ws://127.0.0.1:1/bot", context: context) }
+    func engine() -> StreamBotEngine { StreamBotEngine(url: "ws://127.0.0.1:1/bot", context: context, egress: EgressPolicy(allowsLoopback: true)) }
 
     func drained<T>(_ queue: BoundedQueue<T>) -> [T] {
         var out: [T] = []

@@ -5,7 +5,8 @@
 # security headers), weak API tokens and look-alike loopback hosts in the configuration, CR/LF in
 # values bound for SIP headers (API, writer, parser), formula cells in CSV exports, and who may open
 # a media stream (authenticated or closed; counted against the inbound limit; never taking over an
-# outbound call unless Twilio signed it; closed when it never starts).
+# outbound call unless Twilio signed it; closed when it never starts), and where the server connects
+# out (bot URLs and webhooks checked after DNS, transfer targets on the gateway's host).
 set -u
 source "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -161,4 +162,41 @@ check "…and /twilio/stream without a Twilio auth token or ?token= too" test "$
 check "…with a wrong token too" test "$(streams "$VB_PORT" "/telnyx/stream?token=${secret}x" 1)" = 0
 check "a stream URL with media_streams.token is served" test "$(streams "$VB_PORT" "/twilio/stream?token=$secret" 1)" = 1
 check "the secret is never logged" bash -c "! grep -q '$secret' '$VB_TMP/exposed.log'"
+
+# --- where the server connects out (egress policy) --------------------------------------------------
+token=api-token-0123456789abcdef
+auth="Authorization: Bearer $token"
+db=$VB_TMP/exposed.sqlite
+rx_port=$(free_port)
+echo '{}' >"$VB_TMP/rx-secrets.json"
+python3 "$root/Tests/e2e/webhook_receiver.py" "$rx_port" "$VB_TMP/rx-secrets.json" "$VB_TMP/rx.jsonl" 0 >"$VB_TMP/rx.log" 2>&1 &
+rx_pid=$!
+hook() { # URL: creates a webhook for every event; prints the HTTP status
+  status -X POST "$base/api/webhooks" -H "$json" -H "$auth" -d "{\"url\":\"$1\"}"
+}
+base=http://127.0.0.1:$VB_PORT
+check "a webhook to the local receiver can be created (its address is checked when delivered): 201" test "$(hook "http://127.0.0.1:$rx_port/a")" = 201
+check "…and one to the cloud metadata address" test "$(hook "http://169.254.169.254/latest/meta-data")" = 201
+bot_call=$(curl -fsS -X POST "$base/api/outbound/" -H "$json" -H "$auth" \
+  -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"0105550001\",\"purpose\":\"p\",\"questions\":[\"q?\"],\"bot_url\":\"ws://127.0.0.1:$rx_port/bot\"}" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["outbound_id"])')
+for _ in $(seq 1 100); do
+  [ "$(query "SELECT count(*) FROM webhook_attempts")" -ge 2 ] && break; sleep 0.1
+done
+reason=$(query "SELECT failure_reason FROM calls WHERE outbound_id='$bot_call'")
+check "a bot_url on loopback is refused before connecting: the call fails saying so ($reason)" grep -q "not an allowed destination" <<<"$reason"
+errors=$(query "SELECT e.url || ' ' || a.error FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints e ON e.id = d.endpoint_id")
+check "webhooks to loopback and link-local addresses are not sent: each attempt says why" \
+  bash -c 'grep -q "127.0.0.1:'"$rx_port"'/a .*not an allowed destination" <<<"$0" && grep -q "169.254.169.254/latest/meta-data .*not an allowed destination" <<<"$0"' "$errors"
+check "…and the receiver got nothing" test ! -s "$VB_TMP/rx.jsonl"
+check "a transfer to a SIP host that is not the gateway's is refused: 422" \
+  test "$(status -X POST "$base/api/outbound/" -H "$json" -H "$auth" -d '{"caller_number":"0701234567","callee_number":"0105550002","purpose":"p","questions":["q?"],"transfer_to":"sip:desk@evil.example"}')" = 422
+vb_stop_server TERM
+# The same server with the receiver's address allowed (egress.allow): delivered.
+vb_start_server "$VB_TMP/exposed.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_MODE=echo \
+  VOICEBRIDGE_API_TOKEN=$token VOICEBRIDGE_EGRESS_ALLOW=127.0.0.1/32 \
+  || { not_ok "the tokened server starts again"; cat "$VB_TMP/exposed.log"; exit 1; }
+for _ in $(seq 1 150); do [ -s "$VB_TMP/rx.jsonl" ] && break; sleep 0.1; done   # the retry is due 5 s ± 20 % after the refusal
+check "with egress.allow listing it, the receiver on 127.0.0.1 gets the webhook" test -s "$VB_TMP/rx.jsonl"
+kill "$rx_pid" 2>/dev/null; wait "$rx_pid" 2>/dev/null
 vb_stop_server TERM

@@ -8,6 +8,7 @@ public enum SIPCallFailure: Error, Sendable, Equatable, CustomStringConvertible 
     case cancelled                 // the operator cancelled
     case redirected(Int, String?)  // 3xx
     case authenticationFailed(Int) // 401/407 after our credentials
+    case credentialsWithheld(Int)  // 401/407 from a host that is not the gateway the credentials are for
     case failed(Int)               // any other final status
     case timeout                   // Timer B: no response at all
     case transport(String)
@@ -20,6 +21,7 @@ public enum SIPCallFailure: Error, Sendable, Equatable, CustomStringConvertible 
         case .cancelled: "cancelled"
         case .redirected(let code, let target): "redirected_\(code)" + (target.map { " to \($0)" } ?? "")
         case .authenticationFailed(let code): "authentication_failed_\(code)"
+        case .credentialsWithheld(let code): "credentials_withheld_\(code)"
         case .failed(let code): "sip_\(code)"
         case .timeout: "sip_timeout"
         case .transport(let message): "transport: \(message)"

@@ -9,6 +9,8 @@ struct OutboundDialog {
     var invite: SIPMessage
     let destination: SIPDestination
     let requestURI: String
+    /// The host the INVITE was sent to (credentials answer only the configured one's challenges).
+    let gatewayHost: String
     var remoteTag: String?
     var remoteTarget: String?
     var routeSet: [String] = []
@@ -56,7 +58,7 @@ extension SIPUserAgent {
         let offer = SDPNegotiation.offer(address: configuration.host, port: rtp.localPort, srtp: configuration.srtp, crypto: crypto)
         let invite = SIPMessage.request("INVITE", uri: requestURI, headers: headers, body: offer.serialized())
         outbound[callID] = OutboundDialog(call: call, rtp: rtp, invite: invite, destination: destination, requestURI: requestURI,
-                                          ringDeadline: .now.advanced(by: ringTimeout ?? configuration.ringTimeout), offeredCrypto: crypto)
+                                          gatewayHost: gateway.host, ringDeadline: .now.advanced(by: ringTimeout ?? configuration.ringTimeout), offeredCrypto: crypto)
         startTransaction(invite, to: destination)
         return call
     }
@@ -136,6 +138,12 @@ extension SIPUserAgent {
             }
         case 401, 407:
             let header = response.headers[code == 401 ? "WWW-Authenticate" : "Proxy-Authenticate"]
+            if let allowed = configuration.credentialsHost, allowed.lowercased() != d.gatewayHost.lowercased() {
+                logger.warning("a host other than the gateway asked for the SIP credentials; they were not sent",
+                               metadata: ["host": "\(d.gatewayHost.oneLine)", "gateway": "\(allowed)"])
+                await failOutbound(callID, .credentialsWithheld(code))
+                return
+            }
             guard !d.authTried, let user = configuration.username, let password = configuration.password,
                   let challenge = header.flatMap(DigestChallenge.init) else {
                 await failOutbound(callID, .authenticationFailed(code))

@@ -22,6 +22,10 @@ public actor SIPUserAgent {
         public var rtpPorts: ClosedRange<Int> = 20000...20999
         public var username: String?
         public var password: String?
+        /// The one host `username`/`password` answer digest challenges from (the gateway's); a
+        /// challenge from any other host (a transfer target) fails the call without them. Nil: any
+        /// host (a user agent with a single peer).
+        public var credentialsHost: String?
         public var maxInboundCalls = 20
         public var ringTimeout: Duration = .seconds(30)
         public var mediaTimeoutSeconds: Double = 30

@@ -34,6 +34,7 @@ public final class StreamBotEngine: ConversationEngine {
     /// overtake it.
     let outbox = BoundedQueue<MediaStreamEvent>(capacity: 256, policy: .dropOldest)
     let url: String
+    let egress: EgressPolicy
     let context: ConversationContext
     let streamSid: String
     let logger: Logger
@@ -57,8 +58,9 @@ public final class StreamBotEngine: ConversationEngine {
         var malformed = 0
     }
 
-    public init(url: String, context: ConversationContext, logger: Logger = Logger(label: "stream-bot")) {
+    public init(url: String, context: ConversationContext, egress: EgressPolicy, logger: Logger = Logger(label: "stream-bot")) {
         self.url = url
+        self.egress = egress
         self.context = context
         self.logger = logger
         streamSid = "MZ" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
@@ -77,6 +79,13 @@ public final class StreamBotEngine: ConversationEngine {
         var configuration = WebSocketClientConfiguration()
         configuration.maxFrameSize = 1 << 20
         var close: WebSocketCloseFrame?
+        // Checked after resolution; the WebSocket client then connects by name (it offers no way to
+        // give it the checked address and keep the Host header), so an answer that changes between
+        // the two lookups is not caught here — the webhooks' and Twilio's requests do pin it.
+        guard let parsed = URL(string: url) else { throw EngineStartError(description: "the bot URL \(url) is not a URL") }
+        do { _ = try await egress.destination(of: parsed) } catch {
+            throw EngineStartError(description: "cannot reach the bot at \(url): \(error)")
+        }
         do {
             close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
                 opened.store(true, ordering: .relaxed)
@@ -98,7 +107,10 @@ public final class StreamBotEngine: ConversationEngine {
             }
         } catch {
             guard opened.load(ordering: .relaxed) else {
-                throw EngineStartError(description: "cannot reach the bot at \(url): \(error)")
+                // How it failed (refused, reset, timed out) stays in the log: the call's stored reason
+                // must not tell an API user which ports answer behind the server.
+                logger.warning("cannot reach the bot", metadata: ["url": "\(url)", "error": "\(error)"])
+                throw EngineStartError(description: "cannot reach the bot at \(url): could not connect, or it did not accept a WebSocket")
             }
             logger.warning("bot stream error", metadata: ["url": "\(url)", "error": "\(error)"])
         }

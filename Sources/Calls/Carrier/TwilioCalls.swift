@@ -15,6 +15,8 @@ public struct TwilioCalls: Sendable {
         public var baseURL = "https://api.twilio.com"
         /// Waits before the 2nd and later tries of a request Twilio refused for load.
         public var backoff: [Duration] = [.milliseconds(500), .seconds(1), .seconds(2)]
+        /// `twilio.api_base_url` is checked like every other destination.
+        public var egress = EgressPolicy()
 
         public init(accountSID: String, username: String, password: String) {
             self.accountSID = accountSID
@@ -85,9 +87,9 @@ public struct TwilioCalls: Sendable {
         request.body = .bytes(ByteBuffer(string: Self.formEncoded(form)))
         var tries = 0
         while true {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(15))
-            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
-            let status = Int(response.status.code)
+            let response = try await EgressHTTPClient(policy: settings.egress).send(request, timeout: .seconds(15))
+            let text = String(buffer: response.body)
+            let status = response.status
             if status == expecting || (200..<300).contains(status) { return text }
             let failure = Self.failure(status: status, body: text)
             guard failure.isRetryable, tries < settings.backoff.count else { throw failure }

@@ -107,6 +107,7 @@ extension VoiceBridgeConfig {
         if let target = c.transfer.target, let problem = Self.transferTargetProblem(target) {
             throw ConfigError(key: "transfer.target", problem: problem, origin: r.origin(of: "transfer.target"))
         }
+        try Self.readEgress(&c, &r)
 
         c.inbound.greeting = try r.string("inbound.greeting", default: c.inbound.greeting)
         c.inbound.displayName = try r.string("inbound.display_name", default: c.inbound.displayName)

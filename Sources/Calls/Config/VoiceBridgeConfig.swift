@@ -213,6 +213,15 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public struct Transfer: Sendable, Equatable {
         /// Where: a number (dialled through the SIP gateway, or by Twilio) or a `sip:` URI; nil: nobody.
         public var target: String?
+        /// Where a call's or template's `transfer_to` may point (see `TransferTargetRule`); empty:
+        /// any number, and `sip:` URIs on the gateway's host only.
+        public var allowedTargets: [String] = []
+    }
+
+    /// Outbound connections made for what API users and callers supply (bot URLs, webhooks,
+    /// Twilio's API base): the blocks allowed although they are not public.
+    public struct Egress: Sendable, Equatable {
+        public var allow: [IPNetwork] = []
     }
 
     /// Signed event notifications (`webhooks.*`): endpoints from the file, plus those made over the API.
@@ -353,6 +362,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var pricing = Pricing()
     public var webhooks = Webhooks()
     public var transfer = Transfer()
+    public var egress = Egress()
 
     public init() {}
 }

@@ -14,8 +14,14 @@ extension CallManager {
             problems.append(.init(name: "language", message: "is \(language), but this server's engine speaks \(settings.language) (engine.language)"))
         }
         if let voice = t.voice, t.botURL == nil, let problem = voiceProblem(voice) { problems.append(.init(name: "voice", message: problem)) }
+        if let target = t.transferTo, let problem = transferTargetRefusal(target) { problems.append(.init(name: "transfer_to", message: problem)) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return t
+    }
+
+    /// Why this server will not hand callers to `target` (see `TransferTargetPolicy`).
+    nonisolated func transferTargetRefusal(_ target: String) -> String? {
+        settings.transferTargets.refusal(target, gatewayHost: settings.carrier == nil ? settings.gateway.host : nil)
     }
 
     /// The stored template a call names (id or name), checked against this server.

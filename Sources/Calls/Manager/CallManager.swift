@@ -44,6 +44,8 @@ public actor CallManager {
         public var carrier: TwilioCarrier?
         /// Where callers who ask for a person are handed (`transfer.target`), unless a call or template says otherwise.
         public var transferTarget: String?
+        /// Which `transfer_to` values calls and templates may hold (`transfer.allowed_targets`).
+        public var transferTargets = TransferTargetPolicy()
         /// Answering-machine detection on SIP calls, unless a call or its template says otherwise.
         public var machineDetection = VoiceBridgeConfig.Outbound.MachineDetection()
         /// This node among those sharing the database (`cluster.node_id`), and how long its lease
@@ -145,6 +147,7 @@ public actor CallManager {
         let valid = try request.applying(template).validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs)
         if let voice = valid.voice, valid.botURL == nil, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
         if let url = valid.botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { throw ValidationError(fields: [.init(name: "bot_url", message: problem)]) }
+        if let target = valid.transferTo, let problem = transferTargetRefusal(target) { throw ValidationError(fields: [.init(name: "transfer_to", message: problem)]) }
         var record = CallRecord(outboundId: CallRecord.newID(), callerNumber: valid.callerNumber, calleeNumber: valid.calleeNumber,
                                 callerDisplayName: valid.callerDisplayName ?? "", purpose: valid.purpose, questions: valid.questions,
                                 maxDuration: valid.maxDuration ?? min(180, settings.maxCallDurationSeconds), priority: valid.priority ?? 5,

@@ -1,8 +1,9 @@
 import Foundation
 
 extension WebhookDispatcher.Settings {
-    public init(_ config: VoiceBridgeConfig.Webhooks) {
+    public init(_ config: VoiceBridgeConfig.Webhooks, egress: EgressPolicy) {
         self.init()
+        self.egress = egress
         policy = WebhookRetryPolicy(schedule: config.retrySchedule)
         timeout = config.timeoutSeconds
         concurrency = config.concurrency

@@ -18,6 +18,8 @@ public final class WebhookDispatcher: Sendable {
         public var concurrency = 4
         /// How often the outbox is looked at when nothing is due.
         public var pollInterval: TimeInterval = 0.25
+        /// Where receivers may be (a delivery to a refused address fails and is retried like any).
+        public var egress = EgressPolicy()
 
         public init() {}
     }
@@ -66,11 +68,11 @@ public final class WebhookDispatcher: Sendable {
         var retryAfter: String?
         var failure: String?
         do {
-            let response = try await HTTPClient.shared.execute(request(for: delivery, to: endpoint, at: started),
-                                                                 timeout: .milliseconds(Int64(settings.timeout * 1000)))
-            status = Int(response.status.code)
+            // The answer's body is not needed; it is read (up to 64 KB) to end the exchange cleanly.
+            let response = try await EgressHTTPClient(policy: settings.egress).send(request(for: delivery, to: endpoint, at: started),
+                                                                                     timeout: .milliseconds(Int64(settings.timeout * 1000)), bodyLimit: 64 << 10)
+            status = response.status
             retryAfter = response.headers.first(name: "Retry-After")
-            _ = try? await response.body.collect(upTo: 64 << 10)   // the answer's body is not needed, but is read to free the connection
         } catch {
             if Task.isCancelled { return }
             failure = Self.describe(error)

@@ -1,0 +1,58 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// HTTP requests to destinations the egress policy checks: the name is resolved and checked once,
+/// and the connection goes to the address that was checked (AsyncHTTPClient's `dnsOverride`; TLS
+/// still verifies the certificate against the name). Redirects are not followed — a 3xx is the
+/// answer. A connection that fails says only that it failed, not how (refused, reset, filtered),
+/// so a stored error cannot be used to map which ports answer behind the server.
+public struct EgressHTTPClient: Sendable {
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var body: ByteBuffer
+    }
+
+    /// The connection could not be made or broke before an answer; deliberately vague.
+    public struct ConnectionFailed: Error, CustomStringConvertible {
+        public var description: String { "could not connect or the connection broke before an answer" }
+    }
+
+    public let policy: EgressPolicy
+
+    public init(policy: EgressPolicy) { self.policy = policy }
+
+    /// Sends `request` and reads at most `bodyLimit` bytes of the answer.
+    public func send(_ request: HTTPClientRequest, timeout: TimeAmount, bodyLimit: Int = 1 << 20) async throws -> Response {
+        guard let url = URL(string: request.url), let host = url.host else { throw EgressPolicy.Refusal(host: request.url, reason: "not a URL") }
+        let address = try await policy.destination(of: url)
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: .seconds(10))
+        if IPAddressBytes(parsing: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) == nil, let ip = address.ipAddress {
+            configuration.dnsOverride = [host: ip]
+        }
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            let body = try await response.body.collect(upTo: bodyLimit)
+            try await client.shutdown()
+            return Response(status: Int(response.status.code), headers: response.headers, body: body)
+        } catch {
+            try? await client.shutdown()
+            throw Self.plain(error)
+        }
+    }
+
+    /// Timeouts stay timeouts (they are retried as such); anything below HTTP becomes `ConnectionFailed`.
+    static func plain(_ error: any Error) -> any Error {
+        if let error = error as? HTTPClientError {
+            if error == .deadlineExceeded || error == .readTimeout { return error }
+            if error == .bodyLengthMismatch { return error }
+        }
+        if error is NIOTooManyBytesError { return error }
+        return ConnectionFailed()
+    }
+}
