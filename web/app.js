@@ -36,6 +36,17 @@ async function api(path, options = {}) {
   return body;
 }
 
+// A file the API serves (a recording, an export) as an object URL: fetched with the token in the
+// Authorization header — the server takes ?access_token= on WebSocket upgrades only, so a token
+// never sits in a URL that history, logs or a Referer could keep.
+async function apiBlobURL(path) {
+  const headers = {};
+  if (token()) headers.Authorization = 'Bearer ' + token();
+  const response = await fetch(path, { headers });
+  if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+  return URL.createObjectURL(await response.blob());
+}
+
 // ---- Formatting ----------------------------------------------------------------------------
 
 const two = (n) => String(n).padStart(2, '0');
@@ -220,11 +231,13 @@ async function showDetail(id) {
     renderReport(view, report);
     renderDeliveries(view, call, load);
     const audio = $('#recording', view);
-    if (result.recording_url && ended) {
-      const src = result.recording_url + (token() ? `?access_token=${encodeURIComponent(token())}` : '');
-      if (audio.getAttribute('src') !== src) audio.src = src;
-      audio.hidden = false;
-      $('#no-recording', view).hidden = true;
+    if (result.recording_url && ended && audio.dataset.recording !== result.recording_url) {
+      audio.dataset.recording = result.recording_url;
+      apiBlobURL(result.recording_url).then((src) => {
+        audio.src = src;
+        audio.hidden = false;
+        $('#no-recording', view).hidden = true;
+      }, (error) => { delete audio.dataset.recording; alertError(error); });
     }
   };
   $('#cancel-call', view).addEventListener('click', () => api(`/api/outbound/${id}/cancel`, { method: 'POST' }).then(load, alertError));

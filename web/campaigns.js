@@ -91,8 +91,18 @@ function campaignItem(campaign) {
   }
   for (const format of ['csv', 'jsonl']) {
     const link = el('a', `⬇ ${format.toUpperCase()}`);
-    link.href = `/api/campaigns/${campaign.id}/results.${format}` + (token() ? `?access_token=${encodeURIComponent(token())}` : '');
+    link.href = `/api/campaigns/${campaign.id}/results.${format}`;
     link.dataset.export = format;
+    link.addEventListener('click', (event) => {   // with the token in a header, as a download
+      event.preventDefault();
+      apiBlobURL(link.href).then((url) => {
+        const save = el('a');
+        save.href = url;
+        save.download = `${campaign.name || campaign.id}.${format}`;
+        save.click();
+        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      }, alertError);
+    });
     actions.append(link);
   }
   li.append(title, bar, summary, actions, contactsTable(campaign));

@@ -1,9 +1,12 @@
 import Foundation
 import Calls
+import HTTPTypes
 import Hummingbird
 
 /// Who may use `/api`: with tokens configured, a request needs `Authorization: Bearer <token>`
-/// (browsers opening the event WebSocket, which cannot set headers, may pass `?access_token=`).
+/// (browsers opening the event WebSocket, which cannot set headers, may pass `?access_token=` —
+/// on a WebSocket upgrade only: anywhere else a token in the URL would end up in history, proxy
+/// logs and Referer headers, so the dashboard fetches recordings and exports with the header).
 /// With none configured the server only listens on loopback (the config refuses anything else),
 /// so every local client is trusted.
 struct APIAccess: Sendable {
@@ -16,6 +19,10 @@ struct APIAccess: Sendable {
         if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
             presented = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         } else if let query = request.uri.queryParameters.get("access_token") {
+            guard Self.isWebSocketUpgrade(request) else {
+                throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: #"Bearer realm="voicebridge""#],
+                                message: "access_token in the URL is accepted on WebSocket upgrades only; send Authorization: Bearer")
+            }
             presented = query
         }
         guard let presented, tokens.contains(presented) else {
@@ -23,6 +30,10 @@ struct APIAccess: Sendable {
                             message: presented == nil ? "a bearer token is required" : "the bearer token is not valid")
         }
         return presented
+    }
+
+    static func isWebSocketUpgrade(_ request: Request) -> Bool {
+        request.headers[HTTPField.Name("Upgrade")!]?.lowercased() == "websocket"
     }
 }
 

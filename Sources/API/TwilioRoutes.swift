@@ -19,6 +19,10 @@ extension VoiceBridgeServer {
         router.post("twilio/voice") { request, context -> Response in
             let form = try await self.formParameters(request, context)
             try self.checkSignature(request, url: self.publicBase(request) + "/twilio/voice", parameters: form)
+            // An exposed server (API tokens) never writes a URL it took from the request's Host.
+            guard self.config.http.publicURL != nil || self.config.api.tokens.isEmpty else {
+                throw HTTPError(.serviceUnavailable, message: "set http.public_url: a server with API tokens builds Twilio's stream URL only from it")
+            }
             let values = Dictionary(form, uniquingKeysWith: { first, _ in first })
             let parameters = [("from", values["From"] ?? ""), ("to", values["To"] ?? ""), ("call_sid", values["CallSid"] ?? "")]
             let twiml = #"<?xml version="1.0" encoding="UTF-8"?>"# + TwiML.connectStream(publicBase: self.publicBase(request), parameters: parameters)

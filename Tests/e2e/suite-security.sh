@@ -147,6 +147,21 @@ PY
 )
 check "a stream that never sends start is closed after media_streams.start_timeout_seconds (1 s here: closed after ${silent} s)" \
   python3 -c "import sys; sys.exit(0 if 0.8 <= float(sys.argv[1]) <= 3 else 1)" "$silent"
+PYTHONPATH=$root/.deps/python timeout 20 python3 - "$VB_PORT" <<'PY'
+import asyncio, json, sys
+from websockets.asyncio.client import connect
+async def main():
+    async with connect(f"ws://127.0.0.1:{sys.argv[1]}/twilio/stream") as ws:
+        sid = "MZlog\nFORGED-LINE critical voicebridge: admin logged in"
+        await ws.send(json.dumps({"event": "start", "sequenceNumber": "1", "streamSid": sid, "start": {"streamSid": sid, "callSid": "CAlog",
+            "customParameters": {}, "mediaFormat": {"encoding": "audio/x-mulaw", "sampleRate": 8000, "channels": 1}}}))
+        await ws.send(b"\x00binary")   # logged with the stream id
+        await asyncio.sleep(0.5)
+asyncio.run(main())
+PY
+sleep 0.5
+check "a stream id carrying a line break is logged escaped, not as a forged line" \
+  bash -c '! grep -q "^FORGED-LINE" "$0" && grep -q "MZlog\\\\nFORGED-LINE" "$0"' "$VB_TMP/run.log"
 check "Twilio's call-status callback is not there when Twilio is not configured: 404" \
   test "$(status -X POST "$base/twilio/call-status?outbound_id=$waiting" -d 'CallStatus=completed')" = 404
 vb_stop_server TERM
@@ -175,6 +190,23 @@ hook() { # URL: creates a webhook for every event; prints the HTTP status
   status -X POST "$base/api/webhooks" -H "$json" -H "$auth" -d "{\"url\":\"$1\"}"
 }
 base=http://127.0.0.1:$VB_PORT
+check "with API tokens and no http.public_url, /twilio/voice writes no TwiML from the Host header: 503" \
+  test "$(status -X POST "$base/twilio/voice" -d 'From=%2B15550001&To=%2B15550002&CallSid=CA1')" = 503
+check "?access_token= is refused on a plain request (tokens stay out of URLs): 401" test "$(status "$base/api/outbound/?access_token=$token")" = 401
+check "…the same request with the header is served" test "$(status -H "$auth" "$base/api/outbound/")" = 200
+events_with_query=$(PYTHONPATH=$root/.deps/python timeout 20 python3 - "$VB_PORT" "$token" <<'PY'
+import asyncio, sys
+from websockets.asyncio.client import connect
+async def main():
+    try:
+        async with connect(f"ws://127.0.0.1:{sys.argv[1]}/api/events?access_token={sys.argv[2]}"):
+            print("upgraded")
+    except Exception as error:
+        print(f"refused: {error}")
+asyncio.run(main())
+PY
+)
+check "…and the event WebSocket still takes it in the URL ($events_with_query)" test "$events_with_query" = upgraded
 check "a webhook to the local receiver can be created (its address is checked when delivered): 201" test "$(hook "http://127.0.0.1:$rx_port/a")" = 201
 check "…and one to the cloud metadata address" test "$(hook "http://169.254.169.254/latest/meta-data")" = 201
 bot_call=$(curl -fsS -X POST "$base/api/outbound/" -H "$json" -H "$auth" \
