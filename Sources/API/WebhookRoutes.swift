@@ -20,8 +20,10 @@ extension VoiceBridgeServer {
             try await self.store.createWebhook(endpoint)
             return EditedResponse(status: .created, headers: [.location: "/api/webhooks/\(endpoint.id)"], response: WebhookView(endpoint, showingSecret: true))
         }
+        // The secret is shown once, in the answer that made it (or to whoever just set it): never
+        // read back, so a leaked read-only view of the API does not let anyone forge deliveries.
         webhooks.get(":id") { _, context -> WebhookView in
-            WebhookView(try await self.endpoint(context), showingSecret: true)
+            WebhookView(try await self.endpoint(context), showingSecret: false)
         }
         webhooks.patch(":id") { request, context -> WebhookView in
             let current = try await self.endpoint(context)
@@ -38,7 +40,7 @@ extension VoiceBridgeServer {
                     if let enabled = body.enabled { e.enabled = enabled }
                 }
             }
-            return WebhookView(updated, showingSecret: true)
+            return WebhookView(updated, showingSecret: false)
         }
         webhooks.delete(":id") { _, context -> Response in
             let id = context.parameters.get("id") ?? ""

@@ -57,10 +57,17 @@ import TestSupport
 
     @Test func whatACallProducedIsSealedOnDiskAndReadInTheClear() async throws {
         let store = try CallStore(path: CallStoreTests.temporaryPath(), cipher: StorageCipher(currentKey: Self.keyA))
-        try await store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
+        let endpoint = WebhookEndpoint(url: "http://127.0.0.1:9/all")
+        try await store.createWebhook(endpoint)
         let id = try await Self.writeCall(store, number: "0100000001")
 
         let bytes = try Self.fileBytes(store)
+        #expect(bytes.range(of: Data(endpoint.secret.utf8)) == nil, "the webhook's signing secret is sealed on disk")
+        #expect(try await store.webhook(id: endpoint.id)?.secret == endpoint.secret)
+        #expect(try await store.claimDueWebhookDeliveries(limit: 5, lease: 30).first?.1.secret == endpoint.secret, "the dispatcher signs with it opened")
+        let renamed = try await store.updateWebhook(id: endpoint.id) { $0.description = "renamed" }
+        let reread = try await store.webhook(id: endpoint.id)
+        #expect(renamed.secret == endpoint.secret && reread?.secret == endpoint.secret && reread?.description == "renamed", "an update keeps it")
         for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is on disk in the clear") }
         #expect(bytes.range(of: Data("the delivery".utf8)) != nil, "control: the purpose, not sealed, is found by the same search")
 

@@ -67,9 +67,11 @@ ok "the server starts with a configured endpoint"
 made=$(api POST webhooks -H 'Content-Type: application/json' -d "{\"url\":\"http://127.0.0.1:$rx_port/b\",\"events\":[\"call.completed\"],\"description\":\"results\"}")
 b_id=$(json 'd["id"]' <<<"$made"); secret_b=$(json 'd["secret"]' <<<"$made")
 check "POST /api/webhooks makes an endpoint with a generated whsec_ secret" grep -q '^whsec_' <<<"$secret_b"
-reject_id=$(api POST webhooks -H 'Content-Type: application/json' -d "{\"url\":\"http://127.0.0.1:$rx_port/reject\",\"events\":[\"call.completed\"]}" | json 'd["id"]')
+made_reject=$(api POST webhooks -H 'Content-Type: application/json' -d "{\"url\":\"http://127.0.0.1:$rx_port/reject\",\"events\":[\"call.completed\"]}")
+reject_id=$(json 'd["id"]' <<<"$made_reject")
 python3 -c "import json,sys; json.dump({'/a': sys.argv[1], '/b': sys.argv[2], '/reject': sys.argv[3]}, open(sys.argv[4], 'w'))" \
-  "$secret_a" "$secret_b" "$(api GET "webhooks/$reject_id" | json 'd["secret"]')" "$secrets"
+  "$secret_a" "$secret_b" "$(json 'd["secret"]' <<<"$made_reject")" "$secrets"
+check "the secret is shown once: GET /api/webhooks/{id} does not return it" test "$(api GET "webhooks/$reject_id" | json '"secret" in d')" = False
 check "the list shows both kinds, without secrets" \
   test "$(api GET webhooks | json '[(e["id"], e["from_config"], "secret" in e) for e in d["items"]] == [("crm", True, False), ("'"$b_id"'", False, False), ("'"$reject_id"'", False, False)]')" = True
 status=$(curl -s -o /dev/null -w '%{http_code}' -X PATCH "http://127.0.0.1:$VB_PORT/api/webhooks/crm" -H 'Content-Type: application/json' -d '{"enabled":false}')

@@ -13,6 +13,7 @@ extension CallStore {
         ("answers", ["outbound_id", "question_id"], "answer_text", "1 = 1"), ("answers", ["outbound_id", "question_id"], "answer_summary", "1 = 1"),
         ("events", ["id"], "payload", "type = 'transcript'"),
         ("webhook_deliveries", ["id"], "payload", "1 = 1"),
+        ("webhook_endpoints", ["id"], "secret", "1 = 1"),
         ("campaign_contacts", ["id"], "variables", "1 = 1"),
     ]
 

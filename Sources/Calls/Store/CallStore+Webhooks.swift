@@ -20,16 +20,30 @@ extension CallStore {
 
     // MARK: Endpoints
 
+    /// Stored with its secret sealed (with a storage key): the secret signs every delivery, so it
+    /// is as worth protecting as the results it announces.
     public func createWebhook(_ endpoint: WebhookEndpoint) async throws {
-        try await sqlWrite { try $0.insert(endpoint, into: "webhook_endpoints") }
+        try await sqlWrite { [self] in try $0.insert(sealed(endpoint), into: "webhook_endpoints") }
     }
 
     public func webhooks() async throws -> [WebhookEndpoint] {
-        try await sqlRead { try $0.fetchAll(WebhookEndpoint.self, "SELECT * FROM webhook_endpoints ORDER BY created_at, id") }
+        try await sqlRead { [self] in try $0.fetchAll(WebhookEndpoint.self, "SELECT * FROM webhook_endpoints ORDER BY created_at, id").map(opened) }
     }
 
     public func webhook(id: String) async throws -> WebhookEndpoint? {
-        try await sqlRead { try Self.webhook(id: id, in: $0) }
+        try await sqlRead { [self] in try Self.webhook(id: id, in: $0).map(opened) }
+    }
+
+    func sealed(_ endpoint: WebhookEndpoint) -> WebhookEndpoint {
+        var e = endpoint
+        e.secret = sealed(e.secret)
+        return e
+    }
+
+    func opened(_ endpoint: WebhookEndpoint) throws -> WebhookEndpoint {
+        var e = endpoint
+        e.secret = try opened(e.secret)
+        return e
     }
 
     static func webhook(id: String, in sql: any SQLConnection) throws -> WebhookEndpoint? {
@@ -38,12 +52,15 @@ extension CallStore {
 
     /// Changes an API-made endpoint with `change`; one from the configuration file is refused.
     public func updateWebhook(id: String, _ change: @escaping @Sendable (inout WebhookEndpoint) -> Void) async throws -> WebhookEndpoint {
-        try await sqlWrite { sql in
-            guard var endpoint = try Self.webhook(id: id, in: sql) else { throw WebhookFailure.notFound(id) }
-            guard !endpoint.fromConfig else { throw WebhookFailure.fromConfig(id) }
+        try await sqlWrite { [self] sql in
+            guard let stored = try Self.webhook(id: id, in: sql) else { throw WebhookFailure.notFound(id) }
+            guard !stored.fromConfig else { throw WebhookFailure.fromConfig(id) }
+            var endpoint = try opened(stored)
             change(&endpoint)
             if endpoint.enabled { endpoint.disabledReason = nil }
-            try sql.update(endpoint, in: "webhook_endpoints", key: "id")
+            var row = sealed(endpoint)
+            if endpoint.secret == (try opened(stored)).secret { row.secret = stored.secret }   // unchanged: not sealed again
+            try sql.update(row, in: "webhook_endpoints", key: "id")
             return endpoint
         }
     }
@@ -60,14 +77,16 @@ extension CallStore {
     /// Makes the stored configuration endpoints match the file: added or updated by name; one
     /// removed from the file is turned off (its deliveries stay visible), not deleted.
     public func syncConfiguredWebhooks(_ configured: [WebhookEndpoint]) async throws {
-        try await sqlWrite { sql in
+        try await sqlWrite { [self] sql in
             for var endpoint in configured {
                 endpoint.fromConfig = true
                 if let stored = try Self.webhook(id: endpoint.id, in: sql) {
                     endpoint.createdAt = stored.createdAt
-                    try sql.update(endpoint, in: "webhook_endpoints", key: "id")
+                    var row = sealed(endpoint)
+                    if endpoint.secret == (try opened(stored)).secret { row.secret = stored.secret }
+                    try sql.update(row, in: "webhook_endpoints", key: "id")
                 } else {
-                    try sql.insert(endpoint, into: "webhook_endpoints")
+                    try sql.insert(sealed(endpoint), into: "webhook_endpoints")
                 }
             }
             let names = Set(configured.map(\.id))
@@ -148,7 +167,7 @@ extension CallStore {
             return try due.compactMap { delivery in
                 guard let endpoint = try Self.webhook(id: delivery.endpointId, in: sql) else { return nil }
                 try sql.execute("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?", now.addingTimeInterval(lease), delivery.id)
-                return (try opened(delivery), endpoint)
+                return (try opened(delivery), try opened(endpoint))
             }
         }
     }
