@@ -14,7 +14,7 @@ extension VoiceBridgeServer {
         webhooks.post { request, _ -> EditedResponse<WebhookView> in
             let body = try await Self.decodeJSONBody(request, as: WebhookBody.self)
             guard let url = body.url else { throw ProblemDetails(.unprocessableContent, detail: "url is required", errors: [.init(field: "url", message: "is required")]) }
-            try Self.check(url: url, secret: body.secret, events: body.events ?? [])
+            try Self.check(url: url, secret: body.secret, events: body.events ?? [], description: body.description)
             let endpoint = WebhookEndpoint(url: url, secret: body.secret ?? WebhookSignature.newSecret(), events: body.events ?? [],
                                            description: body.description ?? "", enabled: body.enabled ?? true)
             try await self.store.createWebhook(endpoint)
@@ -31,6 +31,7 @@ extension VoiceBridgeServer {
             if body.url != nil || body.events != nil || body.secret != nil {
                 try Self.check(url: body.url ?? current.url, secret: body.secret, events: body.events ?? current.events)
             }
+            try Self.check(description: body.description)
             let updated = try await Self.storingWebhook {
                 try await self.store.updateWebhook(id: current.id) { e in
                     if let url = body.url { e.url = url }
@@ -83,9 +84,16 @@ extension VoiceBridgeServer {
         return deliveries.map { DeliveryView($0, attempts: attempts[$0.id] ?? []) }
     }
 
-    static func check(url: String, secret: String?, events: [String]) throws {
+    static func check(url: String, secret: String?, events: [String], description: String? = nil) throws {
         if let problem = WebhookEndpoint.problem(url: url, secret: secret, events: events) {
             throw ProblemDetails(.unprocessableContent, detail: problem)
+        }
+        try check(description: description)
+    }
+
+    static func check(description: String?) throws {
+        if let description, description.count > TextLimits.webhookDescription {
+            throw ProblemDetails(.unprocessableContent, detail: "description must be at most \(TextLimits.webhookDescription) characters")
         }
     }
 

@@ -55,6 +55,34 @@ import Testing
         }
     }
 
+    /// Issue 36: every free-text field has a cap (one 60 KB greeting was one espeak synthesis holding its lane).
+    @Test func everyFreeTextFieldHasALengthCap() throws {
+        var request = Self.valid
+        let long = String(repeating: "a", count: 60_000)
+        request.greeting = long
+        request.closing = long
+        request.voice = long
+        request.questions = ["Can you attend?", String(repeating: "q", count: TextLimits.question + 1)]
+        request.variables = ["name": long]
+        request.metadata = #"{"note":""# + long + #""}"#
+        #expect {
+            try request.validated(maxCallDuration: 300, allowedCallerIDs: [])
+        } throws: { error in
+            (error as? ValidationError)?.fields.map(\.name) == ["greeting", "closing", "voice", "metadata", "questions.1", "variables.name"]
+        }
+        request = Self.valid
+        request.greeting = String(repeating: "가", count: TextLimits.greeting)
+        #expect(try request.validated(maxCallDuration: 300, allowedCallerIDs: []).greeting?.count == TextLimits.greeting, "at the cap is fine")
+        var template = CallTemplate(name: "t", purpose: "p", questions: ["q?"])
+        template.closing = long
+        template.keypad = ["1": long]
+        #expect {
+            try template.validated(engineModes: ["local"])
+        } throws: { error in
+            (error as? ValidationError)?.fields.map(\.name) == ["closing", "keypad.1"]
+        }
+    }
+
     @Test func callerIDAllowListIsEnforced() throws {
         #expect(throws: ValidationError(fields: [.init(name: "caller_number", message: "is not an allowed caller ID")])) {
             try Self.valid.validated(maxCallDuration: 300, allowedCallerIDs: ["0701234567"])

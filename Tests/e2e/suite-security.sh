@@ -66,6 +66,8 @@ call() { # EXTRA-JSON-FIELDS: the HTTP status of creating a call with them
 check "a display name carrying CR/LF and a P-Asserted-Identity line is refused: 422" \
   test "$(call ',"caller_display_name":"ACME\r\nP-Asserted-Identity: <sip:ceo@bank.example>"')" = 422
 check "a transfer target carrying CR/LF is refused: 422" test "$(call ',"transfer_to":"sip:desk@pbx.example\r\nX-Evil: 1"')" = 422
+long_text=$(python3 -c 'print("a" * 60000)')
+check "a 60 KB greeting is refused: 422 (every free-text field has a cap)" test "$(call ",\"greeting\":\"$long_text\"")" = 422
 check "a plain display name is accepted: 202" test "$(call ',"caller_display_name":"ACME 고객센터"')" = 202
 sip() { # MESSAGE: the first answer to it over UDP within 2 s, or "none"
   python3 - "$sip_port" "$1" <<'PY'

@@ -80,7 +80,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         t.purpose = purpose.trimmingCharacters(in: .whitespacesAndNewlines)
         t.questions = questions.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         if t.name.isEmpty || t.name.count > 100 { problems.append(.init(name: "name", message: "must be 1 to 100 characters")) }
-        if t.purpose.isEmpty || t.purpose.count > 1000 { problems.append(.init(name: "purpose", message: "must be 1 to 1000 characters")) }
+        if t.purpose.isEmpty || t.purpose.count > TextLimits.purpose { problems.append(.init(name: "purpose", message: "must be 1 to 1000 characters")) }
         if !(1...20).contains(t.questions.count) || t.questions.contains(where: \.isEmpty) {
             problems.append(.init(name: "questions", message: "must hold 1 to 20 questions, none empty"))
         }
@@ -97,6 +97,13 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         if let target = transferTo, let problem = VoiceBridgeConfig.transferTargetProblem(target) {
             problems.append(.init(name: "transfer_to", message: problem))
         }
+        problems += TextLimits.problems([("greeting", greeting, TextLimits.greeting), ("closing", closing, TextLimits.closing),
+                                         ("voice", voice, TextLimits.voice), ("bot_url", botURL, TextLimits.url),
+                                         ("transfer_to", transferTo, TextLimits.transferTarget),
+                                         ("voicemail_message", voicemailMessage, TextLimits.voicemailMessage)]
+                                        + t.questions.enumerated().map { ("questions.\($0.offset)", $0.element, TextLimits.question) }
+                                        + (keypad ?? [:]).sorted { $0.key < $1.key }.map { ("keypad.\($0.key)", $0.value, TextLimits.keypadMeaning) }
+                                        + variables.sorted { $0.key < $1.key }.map { ("variables.\($0.key)", $0.value, TextLimits.variableValue) })
         if let d = maxDuration, !(10...3600).contains(d) { problems.append(.init(name: "max_duration", message: "must be between 10 and 3600 seconds")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }

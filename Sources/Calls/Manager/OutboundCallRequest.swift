@@ -95,6 +95,11 @@ extension OutboundCallRequest {
         if let name = callerDisplayName, let problem = VoiceBridgeConfig.displayNameProblem(name) {
             problems.append(.init(name: "caller_display_name", message: problem))
         }
+        problems += TextLimits.problems([("greeting", greeting, TextLimits.greeting), ("closing", closing, TextLimits.closing),
+                                         ("voice", voice, TextLimits.voice), ("bot_url", botURL, TextLimits.url),
+                                         ("transfer_to", transferTo, TextLimits.transferTarget), ("metadata", metadata, TextLimits.metadata)]
+                                        + request.questions.enumerated().map { ("questions.\($0.offset)", $0.element, TextLimits.question) }
+                                        + variables.sorted { $0.key < $1.key }.map { ("variables.\($0.key)", $0.value, TextLimits.variableValue) })
         if let p = priority, !(1...10).contains(p) { problems.append(.init(name: "priority", message: "must be between 1 and 10")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         if let metadata {

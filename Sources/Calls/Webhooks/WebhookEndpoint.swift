@@ -43,6 +43,7 @@ public struct WebhookEndpoint: Sendable, Equatable, Codable {
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host?.isEmpty == false else {
             return "url must be an absolute http:// or https:// URL, got '\(url)'"
         }
+        if url.count > TextLimits.url { return "url must be at most \(TextLimits.url) characters" }
         if let secret, WebhookSignature.key(fromSecret: secret) == nil {
             return "secret must be whsec_ followed by the base64 of 24 to 64 random bytes"
         }
