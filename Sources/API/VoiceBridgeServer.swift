@@ -2,7 +2,9 @@ import Bridge
 import Calls
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
+import NIOCore
 import Logging
 import Prometheus
 import ServiceLifecycle
@@ -104,11 +106,19 @@ public struct VoiceBridgeServer: Sendable {
     /// The application with its companion services. Shutdown runs in reverse order: the HTTP server
     /// stops taking requests first, then live calls are ended (BYE), then the store is closed last.
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let connections = HTTPConnectionGuard.Table(maxTotal: config.http.maxConnections, maxPerAddress: config.http.maxConnectionsPerAddress,
+                                                    metrics: MetricsRoute.factory(registry: metricsRegistry))
+        let headerTimeout = TimeAmount.seconds(Int64(config.http.headerTimeoutSeconds))
+        let http1 = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(additionalChannelHandlers: [HealthEndpointHandler(server: self)], idleTimeout: .seconds(Int64(config.http.idleTimeoutSeconds))))
+        let server = HTTPServerBuilder { responder in
+            GuardedChildChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: http1) { head, channel, _ in
+                self.shouldUpgrade(head, channel: channel)
+            }) { HTTPConnectionGuard(table: connections, headerTimeout: headerTimeout) }
+        }
         var app = Application(
             router: router(),
-            server: .http1WebSocketUpgrade(configuration: .init(http1: .init(additionalChannelHandlers: [HealthEndpointHandler(server: self)]))) { head, channel, _ in
-                self.shouldUpgrade(head, channel: channel)
-            },
+            server: server,
             configuration: .init(address: .hostname(config.http.host, port: config.http.port), serverName: "VoiceBridge"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger

@@ -234,3 +234,36 @@ for _ in $(seq 1 150); do [ -s "$VB_TMP/rx.jsonl" ] && break; sleep 0.1; done   
 check "with egress.allow listing it, the receiver on 127.0.0.1 gets the webhook" test -s "$VB_TMP/rx.jsonl"
 kill "$rx_pid" 2>/dev/null; wait "$rx_pid" 2>/dev/null
 vb_stop_server TERM
+
+# --- bounded connections ---------------------------------------------------------------------------
+vb_start_server "$VB_TMP/bounded.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/bounded.sqlite VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_MODE=echo \
+  VOICEBRIDGE_HTTP_HEADER_TIMEOUT_SECONDS=1 VOICEBRIDGE_HTTP_IDLE_TIMEOUT_SECONDS=2 VOICEBRIDGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS=5 \
+  || { not_ok "the bounded server starts"; cat "$VB_TMP/bounded.log"; exit 1; }
+bounded=$(python3 - "$VB_PORT" <<'PY'
+import select, socket, sys, time
+port = int(sys.argv[1])
+def connect():
+    s = socket.create_connection(("127.0.0.1", port)); s.setblocking(False); return s
+half = connect(); half.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+silent = connect()
+idle = connect(); idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+opened, closed = time.monotonic(), {}
+while len(closed) < 3 and time.monotonic() - opened < 8:   # seconds from opening until the server closes each
+    for s in select.select([s for s in (half, silent, idle) if s not in closed], [], [], 0.1)[0]:
+        try: data = s.recv(65536)
+        except ConnectionResetError: data = b""
+        if data == b"": closed[s] = round(time.monotonic() - opened, 1)
+results = [closed.get(s) for s in (half, silent, idle)]
+held = [connect() for _ in range(8)]
+time.sleep(0.5)   # within the 1 s header timeout: only the cap has closed any
+print(*results, 8 - len(select.select(held, [], [], 0)[0]))
+PY
+)
+read half silent idle held <<<"$bounded"
+check "a half-sent request head is closed after http.header_timeout_seconds (1 s: $half s)" python3 -c "import sys; sys.exit(0 if sys.argv[1] != 'None' and float(sys.argv[1]) <= 3 else 1)" "$half"
+check "…a connection that sends nothing too ($silent s)" python3 -c "import sys; sys.exit(0 if sys.argv[1] != 'None' and float(sys.argv[1]) <= 3 else 1)" "$silent"
+check "…and an idle keep-alive after http.idle_timeout_seconds (2 s: $idle s)" python3 -c "import sys; sys.exit(0 if sys.argv[1] != 'None' and float(sys.argv[1]) <= 5 else 1)" "$idle"
+check "8 connections from one address over http.max_connections_per_address 5: 5 kept ($held)" test "$held" = 5
+check "…the refused ones counted in /metrics" grep -q '^voicebridge_http_connections_refused_total [1-9]' <<<"$(curl -fs "http://127.0.0.1:$VB_PORT/metrics")"
+check "…and requests are served again once they closed" test "$(status "http://127.0.0.1:$VB_PORT/healthz")" = 200
+vb_stop_server TERM

@@ -21,6 +21,10 @@ extension VoiceBridgeConfig {
             throw ConfigError(key: "http.allowed_hosts", problem: "'\(bad)' is not a host name or address (no scheme, path or spaces)", origin: r.origin(of: "http.allowed_hosts"))
         }
         c.http.shutdownTimeoutSeconds = try r.int("http.shutdown_timeout_seconds", default: c.http.shutdownTimeoutSeconds, in: 1...600)
+        c.http.headerTimeoutSeconds = try r.int("http.header_timeout_seconds", default: c.http.headerTimeoutSeconds, in: 1...300)
+        c.http.idleTimeoutSeconds = try r.int("http.idle_timeout_seconds", default: c.http.idleTimeoutSeconds, in: 1...3600)
+        c.http.maxConnections = try r.int("http.max_connections", default: c.http.maxConnections, in: 1...1_000_000)
+        c.http.maxConnectionsPerAddress = try r.int("http.max_connections_per_address", default: c.http.maxConnectionsPerAddress, in: 1...1_000_000)
         if let url = c.http.publicURL {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
                 throw ConfigError(key: "http.public_url", problem: "must be an http(s) URL like https://voice.example.com, got '\(url)'", origin: r.origin(of: "http.public_url"))

@@ -20,6 +20,14 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         /// After SIGTERM or SIGINT, how long a graceful shutdown may take before the watchdog
         /// prints every thread's stack and exits with status 70 (a stuck server still stops).
         public var shutdownTimeoutSeconds = 30
+        /// A connection that has not sent a whole request head this long after it opened is closed.
+        public var headerTimeoutSeconds = 10
+        /// A kept-alive connection with no request this long is closed.
+        public var idleTimeoutSeconds = 60
+        /// Connections at once, in all and from one address (media streams count: a provider's
+        /// media servers send many calls from a few addresses).
+        public var maxConnections = 2048
+        public var maxConnectionsPerAddress = 256
     }
 
     public struct API: Sendable, Equatable {
