@@ -98,7 +98,8 @@ extension VoiceBridgeServer {
             try await manager.cancel(id: call.outboundId)
             return CallView(try await self.store.call(id: call.outboundId) ?? call, masked: false)
         }
-        outbound.post(":id/retry") { _, context -> EditedResponse<CallView> in
+        outbound.post(":id/retry") { request, context -> EditedResponse<CallView> in
+            try await limiter.admit(try access.identity(of: request))   // a retry is a new dial: it counts
             let manager = try self.manager()
             let call = try await self.call(context)
             let queued = try await manager.retry(id: call.outboundId)

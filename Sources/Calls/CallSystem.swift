@@ -207,6 +207,7 @@ public final class CallSystem: Sendable {
         var settings = CallManager.Settings(gateway: gateway)
         settings.simulatedCallee = callee != nil
         settings.maxConcurrentCalls = config.outbound.maxConcurrentCalls
+        settings.campaignCallsPerMinute = config.outbound.campaignCallsPerMinute
         settings.maxInboundCalls = config.sip.maxInboundCalls
         settings.nodeID = config.cluster.resolvedNodeID(httpPort: config.http.port)
         settings.leaseSeconds = config.cluster.leaseSeconds

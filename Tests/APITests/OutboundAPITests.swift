@@ -246,6 +246,10 @@ import TestSupport
             try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json", .authorization: "Bearer alpha"], body: body(2)) { response in
                 #expect(response.status == .tooManyRequests && Int(response.headers[.retryAfter] ?? "") ?? 0 > 0)
             }
+            let first = try #require(try await h.store.page().calls.first?.outboundId)
+            try await client.execute(uri: "/api/outbound/\(first)/retry", method: .post, headers: [.authorization: "Bearer alpha"]) { response in
+                #expect(response.status == .tooManyRequests, "a retry is a dial: it counts against the same limit (issue 36)")
+            }
             try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json", .authorization: "Bearer beta"], body: body(3)) { response in
                 #expect(response.status == .accepted, "the limit is per token")
             }

@@ -9,10 +9,11 @@ import Realtime
 /// A campaign's ticks with the clock in the test's hands: a real store (a SQLite file, or
 /// PostgreSQL) and call manager that is not dialing, so every queued call stays where the tick put it.
 @Suite struct CampaignTickTests {
-    static func manager(maxConcurrentCalls: Int = 50, on backend: StoreBackend) async throws -> (CallManager, CallStore) {
+    static func manager(maxConcurrentCalls: Int = 50, campaignCallsPerMinute: Int = 6000, on backend: StoreBackend) async throws -> (CallManager, CallStore) {
         let store = try await backend.store()
         var settings = CallManager.Settings(gateway: SIPURI("sip:127.0.0.1:5999")!)
         settings.maxConcurrentCalls = maxConcurrentCalls
+        settings.campaignCallsPerMinute = campaignCallsPerMinute
         settings.engineMode = "echo"
         let ua = try SIPUserAgent(configuration: .init(), logger: Logger(label: "test"))
         let manager = CallManager(settings: settings, store: store, userAgent: ua, scheduler: .init(), engines: { _ in EchoEngine(sampleRate: 8000) },
@@ -21,11 +22,12 @@ import Realtime
     }
 
     /// A running campaign of `contacts` numbers over a one-question template.
-    static func campaign(_ manager: CallManager, _ store: CallStore, contacts: Int, perMinute: Int, concurrent: Int, window: CallingWindow? = nil) async throws -> Campaign {
-        _ = try await store.createTemplate(CallTemplate(name: "t", purpose: "a visit for {name}", questions: ["Is {name} home?"]))
+    static func campaign(_ manager: CallManager, _ store: CallStore, contacts: Int, perMinute: Int, concurrent: Int, window: CallingWindow? = nil,
+                         template: String = "t", firstNumber: Int = 0) async throws -> Campaign {
+        _ = try await store.createTemplate(CallTemplate(name: template, purpose: "a visit for {name}", questions: ["Is {name} home?"]))
         let draft = Campaign(name: "c", callerNumber: "0701234567", window: window, callsPerMinute: perMinute, maxConcurrentCalls: concurrent)
-        let campaign = try await manager.createCampaign(draft, template: "t")
-        let csv = "phone,name\n" + (0..<contacts).map { String(format: "0105555%04d,N%d", $0, $0) }.joined(separator: "\n")
+        let campaign = try await manager.createCampaign(draft, template: template)
+        let csv = "phone,name\n" + (firstNumber..<(firstNumber + contacts)).map { String(format: "0105555%04d,N%d", $0, $0) }.joined(separator: "\n")
         let report = try await manager.uploadContacts(campaignID: campaign.id, csv: Data(csv.utf8), phoneColumn: nil)
         #expect(report.accepted == contacts && report.skipped.isEmpty)
         return try await manager.setCampaign(campaign.id, to: .running)
@@ -45,6 +47,17 @@ import Realtime
         #expect(queued == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7], "one every 10 s: \(queued)")
         let call = try #require(try await store.calls(inStates: [.queued]).first)
         #expect(call.campaignId == campaign.id && call.purpose == "a visit for N0" && call.retryOn == "no_answer,busy" && call.retryInterval == 300)
+    }
+
+    /// Issue 36: campaigns spend `outbound.campaign_calls_per_minute` together — two campaigns at
+    /// 600 a minute each, on a budget of 60 a minute, dial one a second between them.
+    @Test func campaignsShareOneDialBudget() async throws {
+        let (manager, store) = try await Self.manager(campaignCallsPerMinute: 60, on: .sqlite)
+        let a = try await Self.campaign(manager, store, contacts: 30, perMinute: 600, concurrent: 30, template: "a")
+        let b = try await Self.campaign(manager, store, contacts: 30, perMinute: 600, concurrent: 30, template: "b", firstNumber: 100)
+        for tick in 0...100 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick) / 10) }   // 10 s of 100 ms ticks
+        let queued = (try await store.progress(campaignID: a.id).calls["queued"] ?? 0) + (try await store.progress(campaignID: b.id).calls["queued"] ?? 0)
+        #expect(queued == 11, "one a second in all (and the first at once), not 10 a second each: \(queued)")
     }
 
     /// A second upload to a draft adds only the numbers not in it yet; the others come back as

@@ -310,6 +310,7 @@ extension VoiceBridgeConfig {
 
     private static func readOutbound(_ o: inout Outbound, _ r: inout ConfigReader) throws {
         o.maxConcurrentCalls = try r.int("outbound.max_concurrent_calls", default: o.maxConcurrentCalls, in: 1...10_000)
+        o.campaignCallsPerMinute = try r.int("outbound.campaign_calls_per_minute", default: o.campaignCallsPerMinute, in: 1...60_000)
         o.ringTimeoutSeconds = try r.int("outbound.ring_timeout", default: o.ringTimeoutSeconds, in: 1...600)
         o.maxCallDurationSeconds = try r.int("outbound.max_call_duration", default: o.maxCallDurationSeconds, in: 10...86_400)
         o.retry.enabled = try r.bool("outbound.retry.enabled", default: o.retry.enabled)

@@ -258,6 +258,10 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
 
     public struct Outbound: Sendable, Equatable {
         public var maxConcurrentCalls = 5
+        /// Campaign dials per minute on this node, all running campaigns together: the budget
+        /// campaigns spend instead of `api.call_creations_per_minute` (a campaign's own
+        /// `calls_per_minute` paces it within this).
+        public var campaignCallsPerMinute = 600
         public var ringTimeoutSeconds = 30
         public var maxCallDurationSeconds = 300
         public var retry = Retry()

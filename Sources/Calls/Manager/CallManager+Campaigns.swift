@@ -101,7 +101,8 @@ extension CallManager {
             }
             dialable.insert(campaign.id)
             let holding = (try? await store.campaignCallsHoldingSlots(campaignID: campaign.id, now: now)) ?? campaign.maxConcurrentCalls
-            for _ in 0..<pacer.release(wanted: max(0, campaign.maxConcurrentCalls - holding), now: monotonic) {
+            let paced = pacer.release(wanted: max(0, campaign.maxConcurrentCalls - holding), now: monotonic)
+            for _ in 0..<campaignBudget.take(paced, now: monotonic) {
                 guard (try? await claimNextCall(of: campaign)) != nil else { break }
             }
             if let progress = try? await store.progress(campaignID: campaign.id), progress.waiting == 0, progress.open == 0 {

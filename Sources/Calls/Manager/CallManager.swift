@@ -14,6 +14,8 @@ public typealias EngineFactory = @Sendable (ConversationContext) throws -> any C
 public actor CallManager {
     public struct Settings: Sendable {
         public var maxConcurrentCalls = 5
+        /// All campaigns' dials per minute (`outbound.campaign_calls_per_minute`).
+        public var campaignCallsPerMinute = 600
         public var ringTimeout: Duration = .seconds(30)
         public var maxCallDurationSeconds = 300
         public var retry = VoiceBridgeConfig.Outbound.Retry()
@@ -101,6 +103,8 @@ public actor CallManager {
     var twilioWaiters: [String: AsyncStream<TwilioCallEvent>.Continuation] = [:]
     /// Each running campaign's dial pacing.
     var campaignPacers: [String: DialPacer] = [:]
+    /// `outbound.campaign_calls_per_minute`: every campaign's dials draw on it.
+    lazy var campaignBudget = DialBudget(callsPerMinute: settings.campaignCallsPerMinute)
     /// Campaigns whose queued calls may be dialed now (running, inside their window).
     var dialableCampaigns: Set<String> = []
     /// Campaigns paused or cancelled while a tick was reading the database: the tick's view of
