@@ -87,10 +87,10 @@ extension VoiceBridgeServer {
         }
         outbound.get(":id/recording") { request, context -> Response in
             let call = try await self.call(context)
-            guard let wav = try await self.store.recording(callID: call.outboundId) else {
+            guard let recording = try await self.store.recording(callID: call.outboundId) else {
                 throw ProblemDetails(.notFound, detail: "call \(call.outboundId) has no recording")
             }
-            return try RecordingResponse.make(wav: wav, range: request.headers[.range])
+            return try RecordingResponse.make(recording, range: request.headers[.range])
         }
         outbound.post(":id/cancel") { _, context -> CallView in
             let manager = try self.manager()

@@ -1,24 +1,31 @@
+import Calls
 import Foundation
 import Hummingbird
 
-/// A WAV recording, whole or one byte range (RFC 9110 §14), so browsers can seek in `<audio>`.
-/// The store hands it over opened (a sealed recording is opened whole, then ranged).
+/// A WAV recording, whole or one byte range (RFC 9110 §14), so browsers can seek in `<audio>`;
+/// streamed from disk a block at a time (`RecordingReader`), sealed or not.
 enum RecordingResponse {
-    static func make(wav: Data, range: String?) throws -> Response {
-        let size = wav.count
+    static func make(_ recording: RecordingReader, range: String?) throws -> Response {
+        let size = recording.size
         var headers: HTTPFields = [.contentType: "audio/wav", .acceptRanges: "bytes"]
-        guard let range else {
-            headers[.contentLength] = "\(size)"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: wav)))
+        var status = HTTPResponse.Status.ok
+        var bounds = 0..<size
+        if let range {
+            guard let asked = parse(range, size: size) else {
+                headers[.contentRange] = "bytes */\(size)"
+                throw HTTPError(.rangeNotSatisfiable, headers: headers, message: "range \(range) is not satisfiable for \(size) bytes")
+            }
+            bounds = asked
+            status = .partialContent
+            headers[.contentRange] = "bytes \(bounds.lowerBound)-\(bounds.upperBound - 1)/\(size)"
         }
-        guard let bounds = parse(range, size: size) else {
-            headers[.contentRange] = "bytes */\(size)"
-            throw HTTPError(.rangeNotSatisfiable, headers: headers, message: "range \(range) is not satisfiable for \(size) bytes")
+        headers[.contentLength] = "\(bounds.count)"
+        let sent = bounds
+        let body = ResponseBody(contentLength: sent.count) { writer in
+            try await recording.read(sent) { try await writer.write(ByteBuffer(bytes: $0)) }
+            try await writer.finish(nil)
         }
-        let data = wav[wav.startIndex + bounds.lowerBound ..< wav.startIndex + bounds.upperBound]
-        headers[.contentRange] = "bytes \(bounds.lowerBound)-\(bounds.upperBound - 1)/\(size)"
-        headers[.contentLength] = "\(data.count)"
-        return Response(status: .partialContent, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: body)
     }
 
     /// One range of `bytes=a-b`, `bytes=a-` or `bytes=-n`, clamped to the file; nil when unsatisfiable.

@@ -80,9 +80,9 @@ extension CallStore {
         (try? JSONSerialization.jsonObject(with: Data(try opened(stored).utf8))) as? [String: String] ?? [:]
     }
 
-    /// The WAV of a call's latest recording, opened; nil when it has none (or its file is gone).
-    public func recording(callID: String) async throws -> Data? {
+    /// A call's latest recording, to read block by block; nil when it has none (or its file is gone).
+    public func recording(callID: String) async throws -> RecordingReader? {
         guard let path = try await recordingPath(callID: callID), FileManager.default.fileExists(atPath: path) else { return nil }
-        return try SealedRecording.wav(path: path, cipher: cipher)
+        return try await RecordingReader.open(path: path, cipher: cipher)
     }
 }

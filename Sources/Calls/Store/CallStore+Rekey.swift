@@ -70,7 +70,7 @@ extension CallStore {
         for (n, path) in paths.enumerated() {
             guard FileManager.default.fileExists(atPath: path) else { report.missingRecordings += 1; continue }
             guard SealedRecording.keyID(path: path) != cipher.currentKeyID else { continue }
-            let wav = try SealedRecording.wav(path: path, cipher: cipher)
+            let wav = try await RecordingReader.open(path: path, cipher: cipher).wholeWAV()
             // Written beside it and renamed over it: a crash leaves the old file or the new one, whole.
             let next = path + ".rekey"
             try SealedRecording.seal(wav: wav, cipher: cipher).write(to: URL(fileURLWithPath: next))

@@ -9,11 +9,14 @@ import Foundation
 ///
 /// Each segment authenticates its index and whether it is the final (header) one, so segments
 /// cannot be reordered, dropped from the middle, or passed off as the header. A recording cut
-/// short by a crash has no final segment: it reads as the audio that was written.
+/// short by a crash has no final segment: it reads as the audio that was written. `RecordingReader`
+/// reads it back.
 public enum SealedRecording {
     static let magic = Data("VBREC1".utf8)
     static let keyIDBytes = 8
     static let fileHeaderBytes = magic.count + keyIDBytes + 1   // the key id, then "\n"
+    /// AES-GCM's combined form around a segment: the 12-byte nonce and the 16-byte tag.
+    static let sealOverhead = 12 + 16
 
     public static func fileHeader(keyID: String) -> Data { magic + Data(keyID.utf8) + Data("\n".utf8) }
 
@@ -23,7 +26,7 @@ public enum SealedRecording {
         return Data([UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)]) + sealed
     }
 
-    private static func context(index: Int, final: Bool) -> Data {
+    static func context(index: Int, final: Bool) -> Data {
         Data((0..<8).map { UInt8(truncatingIfNeeded: UInt64(index) >> (56 - 8 * $0)) } + [final ? 1 : 0])
     }
 
@@ -35,31 +38,10 @@ public enum SealedRecording {
         return keyID(head)
     }
 
-    private static func keyID(_ head: Data) -> String? {
+    static func keyID(_ head: Data) -> String? {
         guard head.count >= fileHeaderBytes, head.prefix(magic.count) == magic else { return nil }
         let id = head.startIndex + magic.count
         return String(decoding: head[id ..< id + keyIDBytes], as: UTF8.self)
-    }
-
-    /// The WAV a recording file holds, opened with `cipher` when it is sealed.
-    public static func wav(path: String, cipher: StorageCipher?) throws -> Data {
-        let file = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let id = keyID(file) else { return file }
-        guard let cipher else { throw StorageCipher.Failure.unknownKey(id) }
-        var audio = Data(), header: Data?, at = file.startIndex + fileHeaderBytes, index = 0
-        while at + 4 <= file.endIndex, header == nil {
-            let n = file[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
-            guard n > 0, at + 4 + n <= file.endIndex else { break }   // a torn last segment: the call was cut short
-            let sealed = file[at + 4 ..< at + 4 + n]
-            if let plain = try? cipher.open(sealed, keyID: id, context: context(index: index, final: false)) {
-                audio += plain
-            } else {
-                header = try cipher.open(sealed, keyID: id, context: context(index: index, final: true))
-            }
-            at += 4 + n
-            index += 1
-        }
-        return (header ?? CallRecorder.header(dataBytes: audio.count)) + audio
     }
 
     /// `wav` sealed whole, in the recorder's block size (what `voicebridge rekey` writes).
