@@ -18,7 +18,7 @@ enum CommandSetup {
     /// reasons — ends the command with exit code 1, saying why.
     static func store(_ settings: VoiceBridgeConfig) async throws -> CallStore {
         do {
-            return try await CallStore.open(settings.database.location, cipher: settings.storage.cipher)
+            return try await CallStore.open(settings.database.location, cipher: settings.storage.cipher, numbers: settings.numbers)
         } catch {
             FileHandle.standardError.write(Data("voicebridge: cannot open database \(settings.database.displayName): \(error)\n".utf8))
             throw ExitCode(1)

@@ -85,6 +85,17 @@ injected=$(sip "${options}Subject: hi\nP-Asserted-Identity: <sip:ceo@bank.exampl
 check "a SIP request with a bare LF inside a header gets no answer (nothing echoed) ($injected)" test "$injected" = none
 check "…and the same request without it is answered" grep -q "^SIP/2.0 200" <<<"$(sip "${options}\r\n")"
 
+# --- numbers in one form ------------------------------------------------------------------------
+curl -fsS -X POST "$base/api/dnc" -H "$json" -d '{"numbers":["+821012345678"],"reason":"asked"}' >/dev/null
+dialled() { # CALLEE: the HTTP status of creating a call to it
+  status -X POST "$base/api/outbound/" -H "$json" -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"$1\",\"purpose\":\"p\",\"questions\":[\"q?\"]}"
+}
+spellings=$(for n in 01012345678 821012345678 +8201012345678 010-1234-5678; do printf '%s=%s ' "$n" "$(dialled "$n")"; done)
+check "with +821012345678 on the do-not-call list, no spelling of it is dialled: all 403 ($spellings)" \
+  test "$(grep -o '=403' <<<"$spellings" | wc -l)" = 4
+check "…and one open call per number holds across spellings too: 202 then 409" \
+  test "$(dialled 010-7777-1234) $(dialled +82-10-7777-1234)" = "202 409"
+
 # --- CSV exports ---------------------------------------------------------------------------------
 curl -fsS -X POST "$base/api/templates" -H "$json" -d '{"name":"sec","purpose":"for {name}","questions":["Can you attend?"]}' >/dev/null
 campaign=$(curl -fsS -X POST "$base/api/campaigns" -H "$json" -d '{"name":"csv","template":"sec","caller_number":"0701234567"}' \

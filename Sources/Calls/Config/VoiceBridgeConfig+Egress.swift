@@ -9,6 +9,12 @@ extension VoiceBridgeConfig {
             }
             return network
         }
+        let country = try r.string("numbers.default_country", default: c.numbers.country.iso)
+        guard let plan = NumberPlan(defaultCountry: country) else {
+            throw ConfigError(key: "numbers.default_country", problem: "'\(country)' is not one of \(NumberPlan.countries.map(\.iso).joined(separator: ", ")) (numbers in other countries work when written with +)",
+                              origin: r.origin(of: "numbers.default_country"))
+        }
+        c.numbers = plan
         c.transfer.allowedTargets = try r.list("transfer.allowed_targets", default: [])
         if let bad = c.transfer.allowedTargets.first(where: { TransferTargetRule($0) == nil }) {
             throw ConfigError(key: "transfer.allowed_targets", problem: "'\(bad)' is not a number, a number prefix ending in * (+8210*), sip:user@host or sip:*@host",

@@ -337,10 +337,14 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
             public init(number: String) { self.number = number }
         }
 
-        /// The route for a called number (digits compared, `+` and punctuation ignored).
-        public func route(for called: String) -> Route? {
+        /// The route for a called number: the same number in E.164, or the same digits (`+` and
+        /// punctuation ignored — a SIP trunk may send the number without its `+`).
+        public func route(for called: String, numbers: NumberPlan = .korea) -> Route? {
             let digits = called.filter(\.isNumber)
-            return routes.first { !digits.isEmpty && $0.number.filter(\.isNumber) == digits }
+            let canonical = numbers.canonical(called)
+            return routes.first {
+                !digits.isEmpty && ($0.number.filter(\.isNumber) == digits || (canonical != nil && numbers.canonical($0.number) == canonical))
+            }
         }
     }
 
@@ -375,6 +379,8 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var webhooks = Webhooks()
     public var transfer = Transfer()
     public var egress = Egress()
+    /// How numbers written without `+` are read (`numbers.default_country`, ISO 3166 code).
+    public var numbers = NumberPlan.korea
 
     public init() {}
 }

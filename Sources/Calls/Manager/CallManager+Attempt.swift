@@ -309,7 +309,7 @@ extension CallManager {
     /// its template's, then the inbound defaults; a bot if the route or template names one.
     func inboundRecord(caller: String, callee: String) async -> CallRecord {
         let inbound = settings.inbound
-        let route = inbound.route(for: callee)
+        let route = inbound.route(for: callee, numbers: store.numbers)
         var template: CallTemplate?
         if let key = route?.template { template = try? await store.template(key) }
         let fill = { (text: String) in Placeholders.fill(text, with: template?.variables ?? [:]) }

@@ -148,7 +148,8 @@ public actor CallManager {
 
     /// A queued call for `request` over `template`, validated (every problem at once), not stored yet.
     nonisolated func record(for request: OutboundCallRequest, template: CallTemplate?, requestedBy: String) throws -> CallRecord {
-        let valid = try request.applying(template).validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs)
+        let valid = try request.applying(template).validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs,
+                                                                  numbers: store.numbers)
         if let voice = valid.voice, valid.botURL == nil, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
         if let url = valid.botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { throw ValidationError(fields: [.init(name: "bot_url", message: problem)]) }
         if let target = valid.transferTo, let problem = transferTargetRefusal(target) { throw ValidationError(fields: [.init(name: "transfer_to", message: problem)]) }

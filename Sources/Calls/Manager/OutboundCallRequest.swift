@@ -71,7 +71,7 @@ extension OutboundCallRequest {
     }
 
     /// The request with numbers normalized, or every problem at once.
-    public func validated(maxCallDuration: Int, allowedCallerIDs: [String]) throws(ValidationError) -> OutboundCallRequest {
+    public func validated(maxCallDuration: Int, allowedCallerIDs: [String], numbers: NumberPlan = .korea) throws(ValidationError) -> OutboundCallRequest {
         var problems: [ValidationError.Field] = []
         var request = self
         if let caller = Self.normalize(number: callerNumber) { request.callerNumber = caller } else {
@@ -80,7 +80,7 @@ extension OutboundCallRequest {
         if let callee = Self.normalize(number: calleeNumber) { request.calleeNumber = callee } else {
             problems.append(.init(name: "callee_number", message: "must be 3 to 20 digits, optionally starting with +"))
         }
-        if !allowedCallerIDs.isEmpty, !allowedCallerIDs.contains(request.callerNumber) {
+        if !allowedCallerIDs.isEmpty, !allowedCallerIDs.contains(where: { numbers.canonical($0) == numbers.canonical(request.callerNumber) }) {
             problems.append(.init(name: "caller_number", message: "is not an allowed caller ID"))
         }
         request.purpose = purpose.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -66,6 +66,9 @@ public struct CallRecord: Sendable, Equatable, Codable {
     public var retryOn: String?
     /// The node that claimed the call to dial it, or answered it (schema v15); nil: waiting for any node.
     public var nodeId: String?
+    /// `calleeNumber` in E.164, as the store's `NumberPlan` reads it (schema v16): what the
+    /// do-not-call list and the one-open-call rule compare. Set by the store on insert.
+    public var calleeCanonical: String?
 
     public init(
         outboundId: String, direction: CallDirection = .outbound, callerNumber: String, calleeNumber: String,

@@ -55,8 +55,9 @@ extension CallStore {
             var added = 0
             for contact in contacts {
                 let variables = String(decoding: try JSONSerialization.data(withJSONObject: contact.variables, options: [.sortedKeys]), as: UTF8.self)
-                let inserted = try sql.execute("INSERT INTO campaign_contacts (campaign_id, line, number, variables) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                                               campaignID, contact.line, contact.number, sealed(variables))
+                let inserted = try sql.execute(
+                    "INSERT INTO campaign_contacts (campaign_id, line, number, canonical, variables) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    campaignID, contact.line, contact.number, numbers.canonical(contact.number) ?? contact.number, sealed(variables))
                 if inserted == 0 {
                     more.append(.init(line: contact.line, column: "", value: contact.number, reason: "already in this campaign"))
                 } else {
@@ -109,8 +110,8 @@ extension CallStore {
         try await sqlWrite { [self] sql in
             guard try Self.campaign(id: campaignID, in: sql)?.state == .running else { return nil }
             while let row = try sql.rows("""
-                SELECT id, line, number, variables FROM campaign_contacts k WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL
-                    AND NOT EXISTS (SELECT 1 FROM calls c WHERE c.callee_number = k.number AND c.direction = 'outbound'
+                SELECT id, line, number, canonical, variables FROM campaign_contacts k WHERE campaign_id = ? AND outbound_id IS NULL AND skip_reason IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM calls c WHERE c.callee_canonical = k.canonical AND c.direction = 'outbound'
                                     AND \(Self.isOpen("c.state")))
                 ORDER BY id LIMIT 1
                 """, campaignID).first {
@@ -118,7 +119,7 @@ extension CallStore {
                                                         variables: try contactVariables(try row.get("variables")))
                 let rowID = try row.get("id", as: Int64.self)
                 var skip: String?
-                if try DoNotCallEntry.isListed(contact.number, in: sql) { skip = "on the do-not-call list" }
+                if try DoNotCallEntry.isListed(canonical: try row.get("canonical"), in: sql) { skip = "on the do-not-call list" }
                 if skip == nil {
                     switch makeCall(contact) {
                     case .success(let call):

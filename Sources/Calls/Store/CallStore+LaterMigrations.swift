@@ -137,5 +137,15 @@ extension CallStore {
             "CREATE TABLE api_admissions (identity TEXT NOT NULL, admitted_at \(d.dateType) NOT NULL)",
             "CREATE INDEX api_admissions_identity ON api_admissions(identity, admitted_at)",
         ] },
+
+        // v16: numbers compared in E.164 (`NumberPlan`): the do-not-call list and the one open call
+        // per number match every spelling of a number. Filled for existing rows when the store opens.
+        SQLMigration("v16-canonical-numbers") { _ in [
+            "ALTER TABLE calls ADD COLUMN callee_canonical TEXT",
+            "CREATE INDEX calls_callee_canonical ON calls(callee_canonical)",
+            "ALTER TABLE do_not_call ADD COLUMN canonical TEXT",
+            "CREATE INDEX do_not_call_canonical ON do_not_call(canonical)",
+            "ALTER TABLE campaign_contacts ADD COLUMN canonical TEXT",
+        ] },
     ]
 }

@@ -47,12 +47,14 @@ public final class CallStore: Sendable {
     /// Seals transcripts, answers, summaries, metadata, contact variables and webhook payloads
     /// (and the recordings the call manager writes); nil: stored as plain text.
     public let cipher: StorageCipher?
+    /// How numbers are read for comparison (`numbers.default_country`).
+    public let numbers: NumberPlan
     /// Rung when another node's events are committed (PostgreSQL); see `waitForEvents`.
     let eventBell = EventBell()
 
     /// Opens (creating if needed) the SQLite file at `path` and brings its schema up to date. With
     /// a `cipher`, refuses a database holding data sealed with keys the cipher does not have.
-    public convenience init(path: String, cipher: StorageCipher? = nil) throws {
+    public convenience init(path: String, cipher: StorageCipher? = nil, numbers: NumberPlan = .korea) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = Configuration()
@@ -60,8 +62,8 @@ public final class CallStore: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in try Self.prepareEncryption(db, cipher: cipher) }
         let pool = try Self.openPool(path: path, configuration: configuration)
-        try pool.write { try Self.prepare($0.sql, cipher: cipher) }
-        self.init(path: path, database: SQLiteStoreDatabase(pool: pool), pool: pool, cipher: cipher)
+        try pool.write { try Self.prepare($0.sql, cipher: cipher, numbers: numbers) }
+        self.init(path: path, database: SQLiteStoreDatabase(pool: pool), pool: pool, cipher: cipher, numbers: numbers)
     }
 
     /// Nodes started together on one new file: switching it to WAL needs a lock that another
@@ -81,30 +83,32 @@ public final class CallStore: Sendable {
     /// Opens the store `location` names: a `postgres://user:password@host:port/database` URL
     /// selects PostgreSQL (every node of a cluster names the same one); anything else is a SQLite
     /// file's path. The schema is brought up to date and the storage keys checked as for a file.
-    public static func open(_ location: String, cipher: StorageCipher? = nil) async throws -> CallStore {
-        guard PostgresStoreDatabase.Location.isURL(location) else { return try CallStore(path: location, cipher: cipher) }
+    public static func open(_ location: String, cipher: StorageCipher? = nil, numbers: NumberPlan = .korea) async throws -> CallStore {
+        guard PostgresStoreDatabase.Location.isURL(location) else { return try CallStore(path: location, cipher: cipher, numbers: numbers) }
         let database = try PostgresStoreDatabase(url: location)
         do {
-            try await database.transaction(writes: true) { try prepare($0, cipher: cipher) }
+            try await database.transaction(writes: true) { try prepare($0, cipher: cipher, numbers: numbers) }
         } catch {
             await database.close()
             throw error
         }
-        return CallStore(path: database.location.address, database: database, pool: nil, cipher: cipher)
+        return CallStore(path: database.location.address, database: database, pool: nil, cipher: cipher, numbers: numbers)
     }
 
-    private init(path: String, database: any StoreDatabase, pool: DatabasePool?, cipher: StorageCipher?) {
+    private init(path: String, database: any StoreDatabase, pool: DatabasePool?, cipher: StorageCipher?, numbers: NumberPlan) {
         self.path = path
         self.database = database
         self.pool = pool
         self.cipher = cipher
+        self.numbers = numbers
     }
 
     /// Brings the schema up to date and checks the storage keys, in one transaction (on
     /// PostgreSQL under the writers' lock, so nodes starting together migrate one at a time).
-    private static func prepare(_ sql: any SQLConnection, cipher: StorageCipher?) throws {
+    private static func prepare(_ sql: any SQLConnection, cipher: StorageCipher?, numbers: NumberPlan) throws {
         try migrator.migrate(in: sql)
         try checkStorageKeys(cipher: cipher, in: sql)
+        try fillCanonicalNumbers(numbers, in: sql)
     }
 
     /// Names of the migrations applied to this database, oldest first.
@@ -160,13 +164,16 @@ public final class CallStore: Sendable {
     /// `insert(_:onlyIfCalleeFree:)` inside a transaction the caller holds.
     @discardableResult
     func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false, in sql: any SQLConnection) throws -> CallEvent {
-        if call.direction == .outbound, try DoNotCallEntry.isListed(call.calleeNumber, in: sql) {
+        var call = call
+        let canonical = numbers.canonical(call.calleeNumber) ?? call.calleeNumber
+        call.calleeCanonical = canonical
+        if call.direction == .outbound, try DoNotCallEntry.isListed(canonical: canonical, in: sql) {
             throw Failure.doNotCall(number: call.calleeNumber)
         }
         if onlyIfCalleeFree {
             if let existing = try sql.scalar(String.self, """
-                SELECT outbound_id FROM calls WHERE callee_number = ? AND \(Self.isOpen()) AND direction = 'outbound' LIMIT 1
-                """, [.text(call.calleeNumber)]) {
+                SELECT outbound_id FROM calls WHERE callee_canonical = ? AND \(Self.isOpen()) AND direction = 'outbound' LIMIT 1
+                """, [.text(canonical)]) {
                 throw Failure.calleeBusy(number: call.calleeNumber, existing: existing)
             }
         }
