@@ -72,7 +72,7 @@ node() { # I: starts node I (0: node-a, 1: node-b)
 }
 node 0 && node 1
 check "two nodes start on one PostgreSQL database, each with a lease" test "$(query "SELECT string_agg(id, ',' ORDER BY id) FROM nodes")" = "node-a,node-b"
-check "the schema came from the one migration list (15 migrations recorded)" test "$(query "SELECT count(*) FROM grdb_migrations")" = 15
+check "the schema came from the one migration list (16 migrations recorded)" test "$(query "SELECT count(*) FROM grdb_migrations")" = 16
 
 printf '1 sip:127.0.0.1:%s\n1 sip:127.0.0.1:%s\n' "${node_sip[0]}" "${node_sip[1]}" >"$run/dispatcher.list"
 sed -e "s|^#!substdef \"!VB_LISTEN!.*|#!substdef \"!VB_LISTEN!udp:127.0.0.1:$kam_port!g\"|" \
