@@ -49,6 +49,7 @@ enum SoakTest {
             "VOICEBRIDGE_ENGINE_MODE": "loopback",
             "VOICEBRIDGE_SIP_PORT": "\(sipPort)",
             "VOICEBRIDGE_SIP_MAX_INBOUND_CALLS": "\(sipCalls + 50)",
+            "VOICEBRIDGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "\(streams + 50)",   // every stream comes from 127.0.0.1
             "VOICEBRIDGE_SIP_RTP_PORT_MIN": "30000", "VOICEBRIDGE_SIP_RTP_PORT_MAX": "\(30000 + 4 * sipCalls + 200)",
             // Thousands of calls × a WAV each would fill the disk in ten minutes; the recorder's
             // cost is in `make bench` (pipeline suite).

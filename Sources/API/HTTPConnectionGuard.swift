@@ -53,7 +53,6 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
 
     private let table: Table
     private let headerTimeout: TimeAmount
-    private var address: String?
     private var deadline: Scheduled<Void>?
     /// The last bytes read, to find "\r\n\r\n" split across reads.
     private var tail: [UInt8] = []
@@ -69,7 +68,10 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
             context.close(promise: nil)
             return
         }
-        self.address = address
+        // Released when the connection closes, wherever the guard is by then (it leaves the
+        // pipeline once the head is read, so that a WebSocket's frames never pass through it).
+        let table = table
+        context.channel.closeFuture.whenComplete { _ in table.release(address) }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         deadline = context.eventLoop.scheduleTask(in: headerTimeout) { loopBound.value.close(promise: nil) }
         context.fireChannelActive()
@@ -77,19 +79,18 @@ final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler 
 
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
-        if let address {
-            table.release(address)
-            self.address = nil
-        }
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if deadline != nil, headEnds(in: unwrapInboundIn(data)) {
-            deadline?.cancel()
-            deadline = nil   // from here on Hummingbird's idle timeout (or the WebSocket's own rules) apply
-        }
+        let ended = headEnds(in: unwrapInboundIn(data))
         context.fireChannelRead(data)
+        if ended {
+            // From here on Hummingbird's idle timeout (or the WebSocket's own rules) apply.
+            deadline?.cancel()
+            deadline = nil
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
     }
 
     /// Whether the bytes read so far hold the blank line that ends a request head.
