@@ -55,11 +55,12 @@ extension CallStore {
         try await sqlWrite { [self] sql in
             guard let stored = try Self.webhook(id: id, in: sql) else { throw WebhookFailure.notFound(id) }
             guard !stored.fromConfig else { throw WebhookFailure.fromConfig(id) }
-            var endpoint = try opened(stored)
+            let before = try opened(stored)
+            var endpoint = before
             change(&endpoint)
             if endpoint.enabled { endpoint.disabledReason = nil }
             var row = sealed(endpoint)
-            if endpoint.secret == (try opened(stored)).secret { row.secret = stored.secret }   // unchanged: not sealed again
+            if endpoint.secret == before.secret { row.secret = stored.secret }   // unchanged: not sealed again
             try sql.update(row, in: "webhook_endpoints", key: "id")
             return endpoint
         }
