@@ -63,13 +63,15 @@ public struct RecordingReader: Sendable {
     }
 
     /// Hands `range` of the WAV to `write` in blocks of at most `block` bytes (plain) or a segment.
+    /// The file is opened once for the whole range.
     public func read(_ range: Range<Int>, block: Int = 64 * 1024, into write: (Data) async throws -> Void) async throws {
+        let file = try await NIOThreadPool.singleton.runIfActive { try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) }
+        defer { try? file.close() }
         switch layout {
         case .plain:
             var at = range.lowerBound
             while at < range.upperBound {
-                let count = min(block, range.upperBound - at)
-                let data = try await Self.readFile(path, offset: at, count: count)
+                let data = try await Self.read(file, offset: at, count: min(block, range.upperBound - at))
                 guard !data.isEmpty else { throw CocoaError(.fileReadCorruptFile) }
                 try await write(data)
                 at += data.count
@@ -83,7 +85,7 @@ public struct RecordingReader: Sendable {
                 let end = start + segment.audioBytes
                 defer { start = end }
                 guard end > range.lowerBound, start < range.upperBound else { continue }
-                let sealed = try await Self.readFile(path, offset: segment.fileOffset, count: segment.sealedLength)
+                let sealed = try await Self.read(file, offset: segment.fileOffset, count: segment.sealedLength)
                 let plain = try cipher.open(sealed, keyID: keyID, context: SealedRecording.context(index: index, final: false))
                 try await write(plain[(max(range.lowerBound, start) - start) ..< (min(range.upperBound, end) - start)])
                 if end >= range.upperBound { break }
@@ -98,12 +100,10 @@ public struct RecordingReader: Sendable {
         return out
     }
 
-    private static func readFile(_ path: String, offset: Int, count: Int) async throws -> Data {
+    private static func read(_ file: FileHandle, offset: Int, count: Int) async throws -> Data {
         try await NIOThreadPool.singleton.runIfActive {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            try handle.seek(toOffset: UInt64(offset))
-            return try handle.read(upToCount: count) ?? Data()
+            try file.seek(toOffset: UInt64(offset))
+            return try file.read(upToCount: count) ?? Data()
         }
     }
 }
