@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: first
 # The cluster: Debian's PostgreSQL 15 (initdb into a temporary folder, run as the `postgres` user),
 # Debian's Kamailio with deploy/kamailio/kamailio.cfg as shipped (its substdef lines rewritten for
 # loopback ports), two `voicebridge serve` nodes sharing the database through
@@ -140,7 +141,17 @@ check "…and all landed on the survivor ($after)" test "$after" = "node-b:10"
 # --- everything ends; nothing twice, nothing lost -----------------------------------------------
 wait_until_every_call_ends
 states=$(query "SELECT string_agg(direction || ' ' || state || ' ' || n, ', ' ORDER BY direction, state) FROM (SELECT direction, state, count(*) AS n FROM calls GROUP BY direction, state) t")
-check "every call reaches a final state: 40 outbound completed, 20 inbound completed ($states)" test "$states" = "inbound completed 20, outbound completed 40"
+# Every attempt that did not complete, with its node and reason: what a failure here is read from.
+unfinished=$(query "SELECT string_agg(c.node_id || ' ' || a.outbound_id || '#' || a.attempt_number || ' ' || a.outcome || ' (' || coalesce(a.failure_reason, '') || ')', '; ' ORDER BY a.outbound_id, a.attempt_number)
+                    FROM attempts a JOIN calls c ON c.outbound_id = a.outbound_id WHERE a.outcome IS DISTINCT FROM 'completed'")
+check "every call reaches a final state: 40 outbound completed, 20 inbound completed ($states; attempts not completed: ${unfinished:-none})" test "$states" = "inbound completed 20, outbound completed 40"
+if [ "$states" != "inbound completed 20, outbound completed 40" ]; then   # what the nodes and the callee said of those calls
+  for id in $(grep -o 'ob-[0-9a-f]*' <<<"$unfinished" | sort -u); do
+    grep -h "$id" "$VB_TMP"/node*.log | grep -iv ' info ' | head -8 | sed "s|^|# $id: |"
+    sip_id=$(query "SELECT string_agg(sip_call_id, ' ') FROM attempts WHERE outbound_id = '$id'")
+    for c in $sip_id; do grep -h "$c" "$VB_TMP/callee.log" | head -4 | sed "s|^|# $id callee: |"; done
+  done
+fi
 lost=$(query "SELECT count(*) FROM attempts WHERE failure_reason='node_lost'")
 retried=$(query "SELECT count(*) FROM calls WHERE direction='outbound' AND attempt_count=2 AND node_id='node-b'")
 reconciled=$(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 1))" \
