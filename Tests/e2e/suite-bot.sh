@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: first
 # Bring your own bot. A bot written for Twilio in Python (twilio_bot.py) runs calls behind
 # VoiceBridge: an outbound call that names it, an inbound SIP call (sipp) routed to it by the
 # called number; a bot that drops the stream, one that cannot be reached, one behind a TLS

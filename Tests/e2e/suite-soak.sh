@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: alone
 # The soak test's one-minute version (`make soak` runs ten minutes at 200 + 200 on a release
 # build): the debug server under 10 SIP calls from sipp with RTP and 10 Twilio media streams at
 # once, every call ending after 15 s and replaced, sampled every 10 s. voicebridge-bench judges:
