@@ -42,8 +42,23 @@ wait_until_every_call_ends() {
   return 1
 }
 
+# free_port: a port free for both TCP and UDP right now (SIP listens on both; a port free for TCP
+# alone may be another process's RTP socket), outside 41000-47999, where the suites' servers and
+# callees take their RTP ports (each suite its own block, so suites can run side by side).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  python3 -c '
+import socket
+while True:
+    t = socket.socket(); t.bind(("127.0.0.1", 0)); port = t.getsockname()[1]
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        if not 41000 <= port <= 47999:
+            u.bind(("127.0.0.1", port)); print(port); break
+    except OSError:
+        pass
+    finally:
+        t.close(); u.close()
+'
 }
 
 # free_media_port: an even base for sipp's -mp, below the ephemeral range, with all four ports sipp binds from it

@@ -16,8 +16,10 @@ check "/healthz says SIP is listening" grep -q '"sip_listening":true' <<<"$(curl
 
 # 1. A caller dials in, listens 8 s, hangs up.
 timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
-  -m 1 -d 8000 -nostdin -timeout 30s -timeout_error >"$VB_TMP/sipp1.log" 2>&1
-check "the caller's call completed from sipp's side" test $? -eq 0
+  -m 1 -d 8000 -nostdin -timeout 30s -timeout_error -trace_err -error_file "$VB_TMP/sipp1-errors.log" >"$VB_TMP/sipp1.log" 2>&1
+status=$?
+check "the caller's call completed from sipp's side (exit $status)" test $status -eq 0
+[ $status -eq 0 ] || { tail -n 20 "$VB_TMP/sipp1-errors.log" "$VB_TMP/sipp1.log" | sed 's/^/# /'; grep -v ' info ' "$VB_TMP/run.log" | tail -n 10 | sed 's/^/# server: /'; }
 sleep 1
 row=$(query "SELECT state, direction, callee_number FROM calls WHERE direction='inbound'")
 check "the inbound call is stored as completed" grep -q "^completed|inbound|0212345678$" <<<"$row"
