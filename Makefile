@@ -76,14 +76,17 @@ test:
 # Unit tests in two passes (issue 37). Most suites wait on real calls in real time, so they run
 # UNIT_WIDTH tests at a time (Swift Testing's in-process parallelism, capped). Suites whose checks
 # measure time, memory or audio under load (TIMED_SUITES: pacing, timers, barge-in, answering-
-# machine verdicts, a real peer's audio) then run alone, one test at a time, as every suite once did.
+# machine verdicts, a real peer's audio, speech or keys the agent must hear in time) then run
+# alone, one test at a time, as every suite once did. At three at a time a transfer request and a
+# key press went unheard in one run of three (why was not looked into; both are heard by a call
+# under load), so two at a time, and those two suites are timed ones.
 # A failure is repeated at the end, where a CI log's tail shows it; so are the slowest tests.
-UNIT_WIDTH ?= 3
+UNIT_WIDTH ?= 2
 TIMED_SUITES := PacerSchedulerEventLoopTests PacerSchedulerTests PacerTests MediaStreamSocketLegPacingTests SIPBadRequestTests \
   SIPRateLimiterTests RTPSessionSRTPTests RTPSessionPeerTests RTPInactivityTests TimerHAndRTCPTests SIPServerTransactionTests \
   ClientTransactionTimerTests SIPStreamTransportTests SIPCallLegTests LoopbackStreamTests TwilioStreamTests TwilioBargeInTests \
   DialectStreamTests BaresipTests WebSocketMemoryTests MachineDetectionCallTests CallStoreTests ResamplerConcurrencyTests \
-  HealthEndpointHandlerTests HealthAndShutdownTests
+  HealthEndpointHandlerTests HealthAndShutdownTests TransferCallTests KeypadCallTests
 empty :=
 space := $(empty) $(empty)
 TIMED := \.($(subst $(space),|,$(strip $(TIMED_SUITES))))/
