@@ -42,6 +42,9 @@ wait_until_every_call_ends() {
   return 1
 }
 
+# metric NAME: the value of one of the server's /metrics lines (the server on $VB_PORT), as a number.
+metric() { curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk -v name="$1" '$1 == name {print $2 + 0}'; }
+
 # free_port: a port free for both TCP and UDP right now (SIP listens on both; a port free for TCP
 # alone may be another process's RTP socket), outside 41000-47999, where the suites' servers and
 # callees take their RTP ports (each suite its own block, so suites can run side by side).

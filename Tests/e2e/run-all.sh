@@ -59,7 +59,6 @@ while :; do
   done
   started=("${unreported[@]}")
 done
-for name in "${started[@]}"; do report "$name"; done
 for name in "${alone[@]}"; do run_suite "$name"; report "$name"; done
 
 # The failures again at the end, where a CI log's tail shows them.

@@ -161,9 +161,9 @@ hung_up() { grep "hanging up a call another node took over" "$VB_TMP/a2.log" | g
 for _ in $(seq 1 100); do hung_up && break; sleep 0.1; done
 hung_up
 check "A, resumed, learns its lease is gone and hangs up the call it no longer holds" test $? -eq 0
-for _ in $(seq 1 100); do [ "$(curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk '$1 == "voicebridge_live_calls" {print $2 + 0}')" = 0 ] && break; sleep 0.1; done
+for _ in $(seq 1 100); do [ "$(metric voicebridge_live_calls)" = 0 ] && break; sleep 0.1; done
 check "…and has no call live within seconds (its script had a minute to go)" \
-  test "$(curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk '$1 == "voicebridge_live_calls" {print $2 + 0}')" = 0
+  test "$(metric voicebridge_live_calls)" = 0
 for _ in $(seq 1 900); do
   [ "$(query "SELECT count(*) FROM calls WHERE callee_number IN ('0107000230','0107000231') AND state IN ('completed','failed','cancelled')")" = 2 ] && break
   sleep 0.2

@@ -164,7 +164,6 @@ check "a stream that never sends start is closed after media_streams.start_timeo
 # is logged only once the stream is admitted: the streams above hold sip.max_inbound_calls until
 # their calls end, so wait for none to be live, and send again (at most 5 times) if the metrics say
 # this one was refused all the same.
-metric() { curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk -v name="$1" '$1 == name {print $2 + 0}'; }
 for _ in $(seq 1 5); do
   for _ in $(seq 1 100); do [ "$(metric voicebridge_live_calls)" = 0 ] && break; sleep 0.1; done
   refused=$(metric voicebridge_inbound_streams_refused_total)
