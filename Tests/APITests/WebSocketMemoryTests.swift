@@ -5,6 +5,7 @@ import HummingbirdWSClient
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 @testable import API
 
 /// A WebSocket connection that has closed leaves nothing behind. Hummingbird's WebSocket router
@@ -12,28 +13,6 @@ import Testing
 /// cycle for the life of the server: about 5 KB a connection in this test, 10–30 KB for a media stream
 /// that carried audio, and the soak test's memory grew with every stream.
 @Suite(.serialized) struct WebSocketMemoryTests {
-    /// Bytes the allocator has handed out and not had back, over all arenas: glibc's
-    /// `malloc_info` totals (what the arenas hold from the system, less their free chunks, plus
-    /// mmapped blocks). Not resident memory, which arenas keep after frees.
-    static func bytesInUse() -> Int {
-        typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
-        let mallocInfo = unsafeBitCast(dlsym(nil, "malloc_info")!, to: MallocInfo.self)
-        var text: UnsafeMutablePointer<CChar>?
-        var length = 0
-        let stream = open_memstream(&text, &length)
-        _ = mallocInfo(0, stream)
-        fclose(stream)
-        defer { free(text) }
-        let xml = String(cString: text!)
-        let totals = xml[xml.range(of: "</heap>", options: .backwards)!.upperBound...]   // after the last arena
-        func size(_ element: String) -> Int {
-            let start = totals.range(of: element)!.upperBound
-            let value = totals[totals.range(of: "size=\"", range: start..<totals.endIndex)!.upperBound...].prefix { $0.isNumber }
-            return Int(value)!
-        }
-        return size(#"<system type="current""#) - size(#"<total type="fast""#) - size(#"<total type="rest""#) + size(#"<total type="mmap""#)
-    }
-
     /// `count` connections to `path`, eight at a time, each closed by the client at once.
     static func connectAndClose(port: Int, path: String, count: Int) async throws -> Int {
         try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -66,18 +45,18 @@ import Testing
             // Warm up: the event loops' pools, the allocator's arenas, the client's group.
             for path in ["/api/events", "/twilio/stream"] { _ = try await Self.connectAndClose(port: port, path: path, count: 50) }
             try await Task.sleep(for: .seconds(1))
-            let before = Self.bytesInUse()
+            let before = AllocatorUsage.bytesInUse()
             var upgraded = 0
             for path in ["/api/events", "/twilio/stream"] { upgraded += try await Self.connectAndClose(port: port, path: path, count: 1000) }
             // Closing leaves timers queued for 15 and 30 s (each side's close-handshake timeout, the
             // server's auto-ping period: a cancelled Task.sleep stays queued until its deadline), so
             // wait out what they hold.
             let start = ContinuousClock.now
-            var grown = Self.bytesInUse() - before
+            var grown = AllocatorUsage.bytesInUse() - before
             var seen = ["\(grown / 1024)"]
             while grown >= Self.limit, ContinuousClock.now < start.advanced(by: .seconds(60)) {
                 try await Task.sleep(for: .seconds(1))
-                grown = Self.bytesInUse() - before
+                grown = AllocatorUsage.bytesInUse() - before
                 seen.append("\(grown / 1024)")
             }
             #expect(upgraded == 2000, "every connection was upgraded: \(upgraded)")

@@ -131,7 +131,7 @@ public final class SIPCall: Sendable {
                 return accepted ? .failed(0) : .refused(0)
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleepOnEventLoop(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil

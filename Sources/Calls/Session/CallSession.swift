@@ -150,11 +150,11 @@ public final class CallSession: Sendable {
                 do { try await self.engine.start() } catch { self.finish(.engineFailure("\(error)")) }
             }
             group.addTask {
-                try? await Task.sleep(for: .seconds(self.context.maxDurationSeconds))
+                try? await Task.sleepOnEventLoop(for: .seconds(self.context.maxDurationSeconds))
                 guard !Task.isCancelled else { return }
                 self.requestEnd(.maxDuration)
                 // The closing line gets 15 s to play; then the call ends regardless.
-                try? await Task.sleep(for: .seconds(15))
+                try? await Task.sleepOnEventLoop(for: .seconds(15))
                 if !Task.isCancelled { self.finish(.maxDuration) }
             }
             for await first in endings {

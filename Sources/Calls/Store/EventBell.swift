@@ -1,4 +1,5 @@
 import Foundation
+import Bridge
 import Synchronization
 
 /// Wakes the readers of the event table when another node announces new events (PostgreSQL
@@ -49,7 +50,7 @@ final class EventBell: Sendable {
                     if done { continuation.resume() }
                 }
             }
-            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { try? await Task.sleepOnEventLoop(for: timeout) }
             await group.next()
             let pending: CheckedContinuation<Void, Never>? = waiters.withLock { waiters in
                 switch waiters[id] {
