@@ -1,24 +1,50 @@
 #!/usr/bin/env python3
-"""Hostile SIP for the e2e suite, sent to 127.0.0.1 only, over UDP or (with `tcp`) TCP.
+"""Hostile SIP for the e2e suite, sent to 127.0.0.1 only, over UDP, or (with `tcp` or `tls`) a
+byte stream — TLS without checking the server's certificate (the attacker does not care).
 
-  hostile_sip.py corpus PORT [tcp]     one malformed message at a time (over TCP each on a new
-                                       connection); prints `name|codes` (the status codes that came
-                                       back within 0.7 s, space-separated) and, over TCP,
-                                       `|closed` when the server closed the connection
-  hostile_sip.py flood PORT SOURCE RATE SECONDS [tcp]
+  hostile_sip.py corpus PORT [tcp|tls] one malformed message at a time (over TCP or TLS each on a
+                                       new connection); prints `name|codes` (the status codes that
+                                       came back within 0.7 s, space-separated) and, over a
+                                       stream, `|closed` when the server closed the connection
+  hostile_sip.py flood PORT SOURCE RATE SECONDS [tcp|tls]
                                        valid INVITEs (each its own Call-ID, with SDP) from SOURCE
-                                       (e.g. 127.0.0.2) at RATE per second, over TCP on one
+                                       (e.g. 127.0.0.2) at RATE per second, over a stream on one
                                        connection; prints `sent N answered M` (M: Call-IDs that got
                                        any response)
   hostile_sip.py connections PORT SOURCE N SECONDS
-                                       N TCP connections from SOURCE, held SECONDS; prints `opened N
-                                       kept K` (K: the ones the server had not closed by then)
+                                       N TCP connections from SOURCE, held SECONDS and never used
+                                       (nor a TLS handshake begun); prints `opened N kept K` (K: the
+                                       ones the server had not closed by then)
+  hostile_sip.py call PORT tls         a real caller over TLS (sipp has no TLS here): INVITE, ACK
+                                       on the 200, BYE 2 s later; prints `completed` once the BYE
+                                       is answered 200, else what went wrong
 """
 import re
 import select
 import socket
+import ssl
 import sys
 import time
+
+
+def connect(port, stream, source=None):
+    """A connection to the server over `stream` ("tcp" or "tls"), from `source` if given."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if source:
+        sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    if stream == "tls":
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        sock = context.wrap_socket(sock)
+    return sock
+
+
+def readable(sock, wait):
+    """Whether `sock` has something to read within `wait` s (a TLS socket may hold decrypted bytes
+    that select cannot see)."""
+    return (isinstance(sock, ssl.SSLSocket) and sock.pending() > 0) or bool(select.select([sock], [], [], wait)[0])
 
 
 def request(method, call_id, port, extra="", body="", content_length=None, drop=(), transport="UDP"):
@@ -44,7 +70,7 @@ def request(method, call_id, port, extra="", body="", content_length=None, drop=
 SDP = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n"
 
 
-def corpus(port, tcp=False):
+def corpus(port, stream=None):
     def cases(p):
         yield "truncated-headers", request("OPTIONS", "trunc", p)[:60]
         yield "huge-content-length", request("INVITE", "huge", p, body=SDP, content_length=2_000_000_000)
@@ -62,10 +88,10 @@ def corpus(port, tcp=False):
         yield "binary-garbage", bytes(range(256)) * 4
         yield "empty", b""
 
-    if tcp:
+    if stream:
         # Each case on a connection of its own, its Via naming that connection's port.
         for index, (name, _) in enumerate(cases(1)):
-            print(f"{name}|{tcp_exchange(port, lambda p: list(cases(p))[index][1])}", flush=True)
+            print(f"{name}|{stream_exchange(port, stream, lambda p: list(cases(p))[index][1])}", flush=True)
         return
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.bind(("127.0.0.1", 0))
@@ -85,12 +111,15 @@ def corpus(port, tcp=False):
         print(f"{name}|{' '.join(codes)}", flush=True)
 
 
-def tcp_exchange(port, message):
+def stream_exchange(port, stream, message):
     """Sends `message(local port)` on a new connection; the codes answered within 0.7 s, then
     `|closed` if the server closed the connection (as it must when the stream cannot be framed)."""
-    sock = socket.create_connection(("127.0.0.1", port))
+    sock = connect(port, stream)
     sock.settimeout(0.1)
-    sock.sendall(message(sock.getsockname()[1]).replace(b"SIP/2.0/UDP", b"SIP/2.0/TCP"))
+    try:
+        sock.sendall(message(sock.getsockname()[1]).replace(b"SIP/2.0/UDP", f"SIP/2.0/{stream.upper()}".encode()))
+    except (ConnectionResetError, BrokenPipeError, ssl.SSLError):
+        return "|closed"   # closed while the 64 KB were still going out
     received, closed, deadline = b"", False, time.time() + 0.7
     while time.time() < deadline and not closed:
         try:
@@ -99,7 +128,7 @@ def tcp_exchange(port, message):
             received += chunk
         except socket.timeout:
             continue
-        except ConnectionResetError:
+        except (ConnectionResetError, ssl.SSLError):
             closed = True
     sock.close()
     codes = " ".join(m.decode() for m in re.findall(rb"(?:^|\r\n)SIP/2\.0 (\d{3})", received))
@@ -128,18 +157,19 @@ def connections(port, source, count, seconds):
         sock.close()
 
 
-def flood(port, source, rate, seconds, tcp=False):
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM if tcp else socket.SOCK_DGRAM)
-    sock.bind((source, 0))
-    if tcp:
-        sock.connect(("127.0.0.1", port))
+def flood(port, source, rate, seconds, stream=None):
+    if stream:
+        sock = connect(port, stream, source)
+    else:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.bind((source, 0))
     p = sock.getsockname()[1]
     answered, sent = set(), 0
 
     def read_replies(wait):
         # Over TCP one read may hold several responses: every Call-ID in it counts. False: the
         # server closed the connection.
-        while select.select([sock], [], [], wait)[0]:
+        while readable(sock, wait):
             reply = sock.recv(70000)
             if not reply:
                 return False
@@ -153,21 +183,30 @@ def flood(port, source, rate, seconds, tcp=False):
         now = time.time()
         if now < due:
             time.sleep(min(due - now, 0.001))
-        message = request("INVITE", f"flood-{sent}", p, body=SDP, transport="TCP" if tcp else "UDP")
-        if tcp:
+        message = request("INVITE", f"flood-{sent}", p, body=SDP, transport=(stream or "udp").upper())
+        if stream:
             sock.sendall(message)
         else:
             sock.sendto(message, ("127.0.0.1", port))
         sent += 1
         read_replies(0)
     took = time.time() - start
-    if tcp:
+    if stream:
         # Closing with replies unread would send a reset, and a reset throws away whatever the
         # server has not read yet: say we are done, and read until the server has read it all.
-        sock.shutdown(socket.SHUT_WR)
+        # (TLS cannot half-close: its reads run for as long as the server answers.)
         end = time.time() + 30
-        while time.time() < end and read_replies(0.1):
-            pass
+        if stream == "tcp":
+            sock.shutdown(socket.SHUT_WR)
+            while time.time() < end and read_replies(0.1):
+                pass
+        else:
+            # Until a second passes with no Call-ID answered that was not answered before.
+            before = -1
+            while time.time() < end and len(answered) != before:
+                before = len(answered)
+                if not read_replies(1.0):
+                    break
     else:
         end = time.time() + 1
         while time.time() < end:
@@ -175,10 +214,55 @@ def flood(port, source, rate, seconds, tcp=False):
     print(f"sent {sent} answered {len(answered)} in {took:.1f} s")
 
 
+def call(port, stream):
+    """One well-behaved call over `stream`; prints `completed` or where it went wrong."""
+    sock = connect(port, stream)
+    sock.settimeout(10)
+    p = sock.getsockname()[1]
+    call_id = f"real-{p}-{time.time():.0f}"
+    transport = stream.upper()
+    received = b""
+
+    def response(cseq):
+        nonlocal received
+        while True:
+            for match in re.finditer(rb"SIP/2\.0 (\d{3})[^\r]*\r\n((?:[^\r]+\r\n)*)\r\n", received):
+                headers = match.group(2)
+                if re.search(rb"\r?\nCSeq: " + cseq.encode() + rb"\r\n", b"\r\n" + headers) and int(match.group(1)) >= 200:
+                    return int(match.group(1)), headers
+            chunk = sock.recv(70000)
+            if not chunk:
+                raise ConnectionError("the server closed the connection")
+            received += chunk
+
+    invite = request("INVITE", call_id, p, body=SDP, transport=transport).replace(b"attacker@", b"caller@")
+    sock.sendall(invite)
+    code, headers = response("1 INVITE")
+    if code != 200:
+        print(f"INVITE answered {code}")
+        return
+    to = re.search(rb"\r?\nTo: ([^\r]+)", b"\r\n" + headers).group(1).decode()
+
+    def in_dialog(method, cseq):
+        return (f"{method} sip:0212345678@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/{transport} 127.0.0.1:{p};branch=z9hG4bK{method}{call_id}\r\n"
+                f"From: <sip:caller@127.0.0.1>;tag=a1\r\nTo: {to}\r\nCall-ID: {call_id}\r\nCSeq: {cseq} {method}\r\n"
+                f"Max-Forwards: 70\r\nContent-Length: 0\r\n\r\n").encode()
+
+    sock.sendall(in_dialog("ACK", 1))
+    time.sleep(2)
+    sock.sendall(in_dialog("BYE", 2))
+    code, _ = response("2 BYE")
+    print("completed" if code == 200 else f"BYE answered {code}")
+    sock.close()
+
+
 if __name__ == "__main__":
+    stream = next((a for a in sys.argv[3:] if a in ("tcp", "tls")), None)
     if sys.argv[1] == "corpus":
-        corpus(int(sys.argv[2]), tcp=sys.argv[3:] == ["tcp"])
+        corpus(int(sys.argv[2]), stream)
     elif sys.argv[1] == "connections":
         connections(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
+    elif sys.argv[1] == "call":
+        call(int(sys.argv[2]), stream)
     else:
-        flood(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), tcp=sys.argv[6:] == ["tcp"])
+        flood(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), stream)

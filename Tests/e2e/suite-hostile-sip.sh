@@ -3,8 +3,8 @@
 # password cracker, a corpus of malformed messages, and an INVITE flood of 2,000/s from one
 # address (127.0.0.2) while real calls come from another. The server never goes down, answers what
 # can be answered with the right code, says the same to every number, drops and counts what is
-# over the per-source limit, and the real calls complete. Then the same over SIP on TCP, with a flood
-# of connections from one address besides.
+# over the per-source limit, and the real calls complete. Then the same over SIP on TCP and on TLS,
+# with a flood of connections from one address besides.
 set -u
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,9 +13,10 @@ db=$VB_TMP/data/voicebridge.sqlite
 sip_port=$(free_port)
 metric() { curl -fs "http://127.0.0.1:$VB_PORT/metrics" | sed -n "s/^$1 //p"; }
 alive() { curl -fs "http://127.0.0.1:$VB_PORT/healthz" | grep -q '"sip_listening":true'; }
-# after_flood TRANSPORT OUTPUT COUNTED: the INVITE flood (hostile_sip.py's OUTPUT) got at most the
-# burst and the rate through, at least COUNTED dropped INVITEs are in /metrics, the server is up,
-# both real callers' calls are stored completed, and the server stops cleanly.
+# after_flood TRANSPORT OUTPUT COUNTED [CALLER]: the INVITE flood (hostile_sip.py's OUTPUT) got at
+# most the burst and the rate through, at least COUNTED dropped INVITEs are in /metrics, the server
+# is up, both real callers' calls (from CALLER, sipp by default) are stored completed, and the
+# server stops cleanly.
 after_flood() {
   local sent answered limited
   sent=$(awk '{print $2}' <<<"$2"); answered=$(awk '{print $4}' <<<"$2")
@@ -25,7 +26,7 @@ after_flood() {
   check "$1: the server is up after the flood" alive
   sleep 1
   check "$1: both real calls are stored as completed" \
-    test "$(query "SELECT count(*) FROM calls WHERE direction='inbound' AND state='completed' AND caller_number='sipp'")" -ge 2
+    test "$(query "SELECT count(*) FROM calls WHERE direction='inbound' AND state='completed' AND caller_number='${4:-sipp}'")" -ge 2
   vb_stop_server TERM
   check "$1: the server stops cleanly" test "$VB_EXIT" -eq 0
 }
@@ -130,3 +131,47 @@ check "300 connections from one address: it keeps 32, the table's share of one a
 refused=$(metric voicebridge_sip_connections_refused_total)
 check "the refused connections are counted in /metrics ($refused)" test "${refused:-0}" -eq 268
 after_flood TCP "$flood" 5900
+
+# 5. The same on SIP over TLS: the corpus on a TLS connection each, a flood of connections that never
+# begin their handshake, and an INVITE flood on one TLS connection, while two real calls come in over
+# TLS (hostile_sip.py's caller: this sipp has no TLS).
+(cd "$VB_TMP" && openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
+  -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1)
+db=$VB_TMP/data/voicebridge-tls.sqlite
+sip_port=$(free_port)
+if ! vb_start_server "$VB_TMP/run-tls.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" VOICEBRIDGE_SIP_TRANSPORT=tls \
+    VOICEBRIDGE_SIP_TLS_CERTIFICATE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_TLS_PRIVATE_KEY="$VB_TMP/key.pem" \
+    VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$(free_port)" \
+    VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=20 \
+    VOICEBRIDGE_SIP_RTP_PORT_MIN=45400 VOICEBRIDGE_SIP_RTP_PORT_MAX=45799; then
+  not_ok "the server starts on TLS"; cat "$VB_TMP/run-tls.log"; exit 1
+fi
+python3 "$here/hostile_sip.py" corpus "$sip_port" tls >"$VB_TMP/corpus.txt"
+expect huge-content-length "|closed"
+expect negative-content-length "|closed"
+expect 1400-via-headers "|closed"
+expect missing-cseq 400
+expect wrong-sdp "100 488"
+expect unknown-method 501
+expect register 405
+for silent in truncated-headers missing-call-id missing-via invalid-utf8 64kb-header nul-bytes binary-garbage empty; do
+  expect "$silent" ""
+done
+malformed=$(metric voicebridge_sip_malformed_total)
+check "malformed messages over TLS, and the three streams that could not be framed, are counted in /metrics ($malformed)" test "${malformed:-0}" -ge 9
+sleep 3
+(for call in 1 2; do python3 "$here/hostile_sip.py" call "$sip_port" tls; sleep 1; done) >"$VB_TMP/real-callers-tls.log" 2>&1 &
+callers=$!
+# Held 3 s: a TLS connection that has not finished its handshake in 5 s is closed by the server anyway.
+python3 "$here/hostile_sip.py" connections "$sip_port" 127.0.0.2 300 3 >"$VB_TMP/connections.txt" &
+holder=$!
+flood=$(python3 "$here/hostile_sip.py" flood "$sip_port" 127.0.0.3 2000 3 tls)
+wait $callers
+check "real calls over TLS placed during the floods complete ($(tr '\n' ' ' <"$VB_TMP/real-callers-tls.log"))" \
+  test "$(grep -c '^completed$' "$VB_TMP/real-callers-tls.log")" -eq 2
+wait $holder
+held=$(cat "$VB_TMP/connections.txt")
+check "TLS: 300 connections from one address: it keeps 32, the table's share of one address ($held)" test "$held" = "opened 300 kept 32"
+refused=$(metric voicebridge_sip_connections_refused_total)
+check "TLS: the refused connections are counted in /metrics ($refused)" test "${refused:-0}" -eq 268
+after_flood TLS "$flood" 5900 caller
