@@ -65,13 +65,12 @@ run: build
 demo: build
 	scripts/demo.sh .build/release/voicebridge
 
-# The e2e suites run even when a unit test failed (-k), so one CI run shows every failure; the
-# run ends with where the time went (the slowest tests and suites) and its wall time.
-test:
-	@started=$$(date +%s); rm -f test-artifacts/unit.log test-artifacts/e2e.log; \
-	$(MAKE) --no-print-directory deps && $(MAKE) --no-print-directory -k unit-test e2e-test; status=$$?; \
-	python3 scripts/slowest.py test-artifacts/unit.log test-artifacts/e2e.log; \
-	echo "make test: $$(( $$(date +%s) - started )) s wall time (exit $$status)"; exit $$status
+# Every unit test and e2e suite: the untimed unit tests beside the e2e suites that may share the
+# machine, then the timed unit suites and the `# e2e: alone` suites by themselves (scripts/make-test.sh).
+# Every part runs even when one before it failed, so one CI run shows every failure; the run ends
+# with where the time went (the slowest tests and suites) and its wall time.
+test: deps
+	@TIMED='$(TIMED)' UNIT_WIDTH=$(UNIT_WIDTH) SWIFT_BUILD_FLAGS='$(SWIFT_BUILD_FLAGS)' scripts/make-test.sh
 
 # Unit tests in two passes (issue 37). Most suites wait on real calls in real time, so they run
 # UNIT_WIDTH tests at a time (Swift Testing's in-process parallelism, capped). Suites whose checks
@@ -117,13 +116,16 @@ cluster-test: deps
 fuzz:
 	scripts/fuzz.sh
 
-# Ten minutes (SOAK_SECONDS) of 200 SIP calls and 200 Twilio streams at once, calls ending and
-# starting all the time, on a release build; not in `make test` (which runs a one-minute version).
-SOAK_SECONDS ?= 600
+# Ten minutes (SOAK_SECONDS, or SECONDS) of 200 SIP calls and 200 Twilio streams at once
+# (SOAK_SIP_CALLS, SOAK_STREAMS), calls ending and starting all the time, on a release build; not
+# in `make test` (which runs a one-minute version). The two-hour figure: `make soak SECONDS=7200`.
+SOAK_SECONDS ?= $(or $(SECONDS),600)
+SOAK_SIP_CALLS ?= 200
+SOAK_STREAMS ?= 200
 soak: deps
 	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
 	swift build -c release --product voicebridge-bench $(SWIFT_BUILD_FLAGS)
-	.build/release/voicebridge-bench soak --seconds $(SOAK_SECONDS) --sip-calls 200 --streams 200 --output bench-results
+	.build/release/voicebridge-bench soak --seconds $(SOAK_SECONDS) --sip-calls $(SOAK_SIP_CALLS) --streams $(SOAK_STREAMS) --output bench-results
 
 bench: deps
 	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)

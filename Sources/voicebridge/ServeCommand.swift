@@ -19,6 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
     var checkConfig = false
 
     func run() async throws {
+        MallocArenas.limitToOnePerCore()
         LoggingSystem.bootstrap { label in
             var handler = EscapingLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
