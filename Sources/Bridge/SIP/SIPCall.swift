@@ -60,10 +60,13 @@ public final class SIPCall: Sendable {
     public let outboundCallID: String?
     /// The INVITE's headers (inbound calls): application headers such as `X-…` travel here.
     public let requestHeaders: SIPHeaders
+    /// What happens to the call, ending with `.failed` or `.ended`. One reader at a time: an event
+    /// goes to whichever iterator awaits it (the call's leg reads them once it runs). `ending`
+    /// says how the call ended without reading the stream.
     public let events: AsyncStream<SIPCallEvent>
     private let continuation: AsyncStream<SIPCallEvent>.Continuation
     private let mediaSession = Mutex<RTPSession?>(nil)
-    private let finished = Atomic<Bool>(false)
+    private let finalEvent = Mutex<SIPCallEvent?>(nil)
     /// Where a transfer in progress hears from its REFER (nil: none in progress).
     private let transferUpdates = Mutex<AsyncStream<SIPTransferProgress>.Continuation?>(nil)
     unowned let userAgent: SIPUserAgent
@@ -82,17 +85,19 @@ public final class SIPCall: Sendable {
 
     /// The media session, once the call is answered (or has early media).
     public var media: RTPSession? { mediaSession.withLock { $0 } }
-    public var isFinished: Bool { finished.load(ordering: .relaxed) }
+    public var isFinished: Bool { ending != nil }
+    /// The `.failed` or `.ended` event the call ended with; nil while it goes on.
+    public var ending: SIPCallEvent? { finalEvent.withLock { $0 } }
 
     func attach(_ session: RTPSession) { mediaSession.withLock { $0 = session } }
 
     func emit(_ event: SIPCallEvent) {
-        continuation.yield(event)
         switch event {
         case .failed, .ended:
-            finished.store(true, ordering: .relaxed)
+            finalEvent.withLock { $0 = $0 ?? event }
+            continuation.yield(event)
             continuation.finish()
-        default: break
+        default: continuation.yield(event)
         }
     }
 
