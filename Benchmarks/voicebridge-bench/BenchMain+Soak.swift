@@ -59,6 +59,7 @@ extension BenchMain {
             say("soak: passed")
         } else {
             say("soak: FAILED\n" + report.failures.map { "  - \($0)" }.joined(separator: "\n"))
+            if !report.sipErrors.isEmpty { say("sipp's error log, last lines:\n" + report.sipErrors.joined(separator: "\n")) }
             exit(1)
         }
     }

@@ -35,6 +35,8 @@ enum SoakTest {
         var storedStreamCalls = 0
         var incompleteCalls: [String] = []
         var failures: [String] = []
+        /// The last lines of sipp's error log, when calls failed.
+        var sipErrors: [String] = []
         var passed: Bool { failures.isEmpty }
     }
 
@@ -104,6 +106,11 @@ enum SoakTest {
         await streaming.value
         report.streams = churn.snapshot
         report.sip = try await sipp?.finish(timeout: .seconds(Int(SoakSIPCallers.pcapSeconds * 2 + callSeconds) + 30)) ?? .init(exitStatus: 0)
+        if let sipp, report.sip.failed > 0 {
+            // What sipp said of its failed calls (its -error_file), before the server's folder goes.
+            let errors = (try? String(contentsOfFile: sipp.log, encoding: .utf8)) ?? ""
+            report.sipErrors = errors.split(separator: "\n").suffix(60).map(String.init)
+        }
         // Frames the media tick was due to pace: every live leg, every tick (an upper bound's worth for the budget).
         report.framesDue = ticksRun * max(1, sipCalls + streams)
         try await Task.sleep(for: .seconds(3))   // the last BYEs and stops are written
