@@ -85,7 +85,8 @@ TIMED_SUITES := PacerSchedulerEventLoopTests PacerSchedulerTests PacerTests Medi
   SIPRateLimiterTests RTPSessionSRTPTests RTPSessionPeerTests RTPInactivityTests TimerHAndRTCPTests SIPServerTransactionTests \
   ClientTransactionTimerTests SIPStreamTransportTests SIPCallLegTests LoopbackStreamTests TwilioStreamTests TwilioBargeInTests \
   DialectStreamTests BaresipTests WebSocketMemoryTests MachineDetectionCallTests CallStoreTests ResamplerConcurrencyTests \
-  HealthEndpointHandlerTests HealthAndShutdownTests TransferCallTests KeypadCallTests
+  HealthEndpointHandlerTests HealthAndShutdownTests TransferCallTests KeypadCallTests \
+  MoonshineLanesTests EventLoopSleepTests
 empty :=
 space := $(empty) $(empty)
 TIMED := \.($(subst $(space),|,$(strip $(TIMED_SUITES))))/

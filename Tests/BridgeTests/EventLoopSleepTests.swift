@@ -5,7 +5,8 @@ import TestSupport
 /// `Task.sleepOnEventLoop`: the timer a call arms for its maximum duration (and its ring and
 /// transfer timeouts) and nearly always cancels. With `Task.sleep` each cancelled timer held its
 /// task (≈ 740 bytes) until the deadline — an hour's limit at 400 calls a minute is 18 MB — which
-/// the soak showed as memory growing for as long as the limit.
+/// the soak showed as memory growing for as long as the limit. A timed suite in make test: it
+/// counts the allocator's bytes, which other tests running beside it would move.
 @Suite(.serialized) struct EventLoopSleepTests {
     @Test func cancelledSleepsGiveTheirMemoryBack() async throws {
         func sleepAndCancel(_ count: Int) async {

@@ -46,7 +46,7 @@ wait_until_every_call_ends() {
 metric() { curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk -v name="$1" '$1 == name {print $2 + 0}'; }
 
 # free_port: a port free for both TCP and UDP right now (SIP listens on both; a port free for TCP
-# alone may be another process's RTP socket), outside 41000-47999, where the suites' servers and
+# alone may be another process's RTP socket), outside 51000-57999, where the suites' servers and
 # callees take their RTP ports (each suite its own block, so suites can run side by side).
 free_port() {
   python3 -c '
@@ -55,7 +55,7 @@ while True:
     t = socket.socket(); t.bind(("127.0.0.1", 0)); port = t.getsockname()[1]
     u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
-        if not 41000 <= port <= 47999:
+        if not 51000 <= port <= 57999:
             u.bind(("127.0.0.1", port)); print(port); break
     except OSError:
         pass

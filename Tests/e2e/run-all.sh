@@ -7,6 +7,8 @@
 # (so the short ones fill the other lane beside it), and `# e2e: alone` keeps a suite whose checks
 # measure time or load (frame lateness, calls started at the same instant) for the end, by itself.
 # A suite's output is printed whole when it ends, so the log reads suite by suite.
+# VB_E2E_PART=shared runs only the suites that may share the machine, VB_E2E_PART=alone only the
+# `# e2e: alone` ones (make test runs the first part beside the unit tests; see scripts/make-test.sh).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -38,12 +40,15 @@ report() { # NAME: prints an ended suite and counts its checks
 }
 
 first=(); rest=(); alone=()
+part=${VB_E2E_PART:-all}
 for suite in "$here"/suite-*.sh; do
   name=$(basename "$suite")
   if grep -q '^# e2e: alone' "$suite"; then alone+=("$name")
   elif grep -q '^# e2e: first' "$suite"; then first+=("$name")
   else rest+=("$name"); fi
 done
+[ "$part" = alone ] && first=() rest=()
+[ "$part" = shared ] && alone=()
 
 pending=("${first[@]}" "${rest[@]}"); started=()
 while :; do
@@ -63,5 +68,5 @@ for name in "${alone[@]}"; do run_suite "$name"; report "$name"; done
 
 # The failures again at the end, where a CI log's tail shows them.
 [ "$failed" -eq 0 ] || printf '== e2e checks that failed ==\n%s' "$failures"
-echo "e2e: $passed passed, $failed failed"
+echo "e2e: $passed passed, $failed failed$([ "$part" = all ] || echo " (suites: $part)")"
 [ "$failed" -eq 0 ]

@@ -49,7 +49,7 @@ inbound:
     "+15550101": {bot_url: "ws://127.0.0.1:$bot_port/bot-close", display_name: "Bot line"}
 EOF
 VB_CONFIG=$VB_TMP/edge.yaml vb_start_server "$VB_TMP/edge.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port \
-  VOICEBRIDGE_SIP_RTP_PORT_MIN=43200 VOICEBRIDGE_SIP_RTP_PORT_MAX=43399 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 \
+  VOICEBRIDGE_SIP_RTP_PORT_MIN=53200 VOICEBRIDGE_SIP_RTP_PORT_MAX=53399 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 \
   || { not_ok "the edge starts with an inbound route to the bot"; cat "$VB_TMP/edge.log"; exit 1; }
 ok "the edge starts with an inbound route to the bot"
 
@@ -114,7 +114,7 @@ inbound:
     "+15550102": {template: dental, display_name: "Dr. Kim's office"}
 EOF
 VB_CONFIG=$VB_TMP/routes.yaml vb_start_server "$VB_TMP/routes.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port \
-  VOICEBRIDGE_SIP_RTP_PORT_MIN=43200 VOICEBRIDGE_SIP_RTP_PORT_MAX=43399 \
+  VOICEBRIDGE_SIP_RTP_PORT_MIN=53200 VOICEBRIDGE_SIP_RTP_PORT_MAX=53399 \
   || { not_ok "the edge starts with a template route"; cat "$VB_TMP/routes.log"; exit 1; }
 timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s +15550102 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 1 -d 6000 -nostdin -timeout 30s >"$VB_TMP/sipp-route.log" 2>&1
@@ -136,12 +136,12 @@ check "a route naming an unknown template stops the server at start-up (exit $ba
 b_db=$VB_TMP/b/voicebridge.sqlite
 b_port=$(free_port)
 env VOICEBRIDGE_HTTP_PORT=$b_port VOICEBRIDGE_DATABASE_PATH=$b_db VOICEBRIDGE_SIP_PORT=$(free_port) \
-  VOICEBRIDGE_SIP_RTP_PORT_MIN=43600 VOICEBRIDGE_SIP_RTP_PORT_MAX=43799 "$VB_BINARY" serve >"$VB_TMP/b.log" 2>&1 &
+  VOICEBRIDGE_SIP_RTP_PORT_MIN=53600 VOICEBRIDGE_SIP_RTP_PORT_MAX=53799 "$VB_BINARY" serve >"$VB_TMP/b.log" 2>&1 &
 b_pid=$!
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$b_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 a_db=$VB_TMP/a/voicebridge.sqlite
 vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_DATABASE_PATH=$a_db VOICEBRIDGE_SIP_PORT=$(free_port) \
-  VOICEBRIDGE_SIP_RTP_PORT_MIN=43400 VOICEBRIDGE_SIP_RTP_PORT_MAX=43599 \
+  VOICEBRIDGE_SIP_RTP_PORT_MIN=53400 VOICEBRIDGE_SIP_RTP_PORT_MAX=53599 \
   VOICEBRIDGE_ENGINE_MODE=stream VOICEBRIDGE_ENGINE_STREAM_URL=ws://127.0.0.1:$b_port/twilio/stream \
   || { not_ok "the edge starts in engine.mode stream"; cat "$VB_TMP/a.log"; exit 1; }
 id=$(api POST outbound -H 'Content-Type: application/json' -d '{"caller_number":"0701234567","callee_number":"0105550123","purpose":"a message",

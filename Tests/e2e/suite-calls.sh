@@ -5,7 +5,7 @@ set -u
 source "$(dirname "$0")/lib.sh"
 db=$VB_TMP/data/voicebridge.sqlite
 sip_port=$(free_port)
-env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_SIP_RTP_PORT_MIN=41200 VOICEBRIDGE_SIP_RTP_PORT_MAX=41399)
+env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_SIP_RTP_PORT_MIN=51200 VOICEBRIDGE_SIP_RTP_PORT_MAX=51399)
 
 
 if ! vb_start_server "$VB_TMP/run.log" "${env_common[@]}"; then
@@ -44,7 +44,7 @@ check "no call is left in a live state" test "$(query "SELECT count(*) FROM call
 
 # 3. The simulated callee on its own: any SIP UA can dial it.
 callee_port=$(free_port)
-"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 41400-41499 >"$VB_TMP/callee.log" 2>&1 &
+"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 51400-51499 >"$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
 sleep 1
 timeout 30 sipp -sn uac "127.0.0.1:$callee_port" -s 0101234 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \

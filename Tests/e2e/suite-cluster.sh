@@ -56,14 +56,14 @@ url="postgres://vb:vbpass@127.0.0.1:$pg_port/voicebridge"
 query() { PGPASSWORD=vbpass psql -h 127.0.0.1 -p "$pg_port" -U vb -d voicebridge -At -F'|' -c "$1"; }
 
 # --- the callee (trunk), the nodes, Kamailio ---------------------------------------------------
-"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 44400-44599 >"$VB_TMP/callee.log" 2>&1 &
+"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 54400-54599 >"$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
 short='"<says Hello, who is this?>","Fine, thank you.","<hangup>"'
 node() { # I: starts node I (0: node-a, 1: node-b)
   local i=$1
   env VOICEBRIDGE_HTTP_PORT="${node_http[$i]}" VOICEBRIDGE_SIP_PORT="${node_sip[$i]}" VOICEBRIDGE_CLUSTER_NODE_ID="${names[$i]}" \
       VOICEBRIDGE_DATABASE_URL="$url" VOICEBRIDGE_DATABASE_RECORDINGS_FOLDER="$VB_TMP/recordings" \
-      VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$callee_port" VOICEBRIDGE_SIP_RTP_PORT_MIN=$((44000 + i * 200)) VOICEBRIDGE_SIP_RTP_PORT_MAX=$((44199 + i * 200)) \
+      VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$callee_port" VOICEBRIDGE_SIP_RTP_PORT_MIN=$((54000 + i * 200)) VOICEBRIDGE_SIP_RTP_PORT_MAX=$((54199 + i * 200)) \
       VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=6 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=3 \
       VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON=failed VOICEBRIDGE_OUTBOUND_RETRY_RETRY_INTERVAL=0 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=1 \
       VOICEBRIDGE_ENGINE_MODE=echo "$VB_BINARY" serve >>"$VB_TMP/node$i.log" 2>&1 &

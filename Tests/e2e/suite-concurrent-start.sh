@@ -65,7 +65,7 @@ for round in $(seq 1 "$rounds"); do
   rm -rf "$VB_TMP/data"
   sip_port=$(free_port)
   if ! vb_start_server "$VB_TMP/round-$round.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port \
-       VOICEBRIDGE_SIP_RTP_PORT_MIN=46600 VOICEBRIDGE_SIP_RTP_PORT_MAX=46799 VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=10 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=10 \
+       VOICEBRIDGE_SIP_RTP_PORT_MIN=56600 VOICEBRIDGE_SIP_RTP_PORT_MAX=56799 VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=10 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=10 \
        LD_PRELOAD=$faults VB_FAULT_LOG=$VB_TMP/locks-$round.log VB_FAULT_INIT_DELAY_US=20000; then
     not_ok "round $round: the server starts"; cat "$VB_TMP/round-$round.log"; continue
   fi
@@ -103,7 +103,7 @@ check "libsoxr's shared-table locks were initialised once per server ($inits ini
 # A C call that never returns, on purpose: every pool thread ends up waiting in soxr_create.
 sip_port=$(free_port)
 vb_start_server "$VB_TMP/stuck.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_HTTP_SHUTDOWN_TIMEOUT_SECONDS=3 \
-  VOICEBRIDGE_SIP_RTP_PORT_MIN=46600 VOICEBRIDGE_SIP_RTP_PORT_MAX=46799 LD_PRELOAD=$faults VB_FAULT_BLOCK=$VB_TMP/block \
+  VOICEBRIDGE_SIP_RTP_PORT_MIN=56600 VOICEBRIDGE_SIP_RTP_PORT_MAX=56799 LD_PRELOAD=$faults VB_FAULT_BLOCK=$VB_TMP/block \
   || { not_ok "the server for the stuck call starts"; cat "$VB_TMP/stuck.log"; exit 1; }
 touch "$VB_TMP/block"
 timeout 30 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \

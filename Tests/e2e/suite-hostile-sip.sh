@@ -42,7 +42,7 @@ VB_CONFIG=$VB_TMP/config.yaml
 # that pass the limit are answered like any caller's and hold a call until their ACK never comes.
 if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" \
     VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=20 \
-    VOICEBRIDGE_SIP_RTP_PORT_MIN=45400 VOICEBRIDGE_SIP_RTP_PORT_MAX=45799; then
+    VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1
 fi
 
@@ -98,7 +98,7 @@ sip_port=$(free_port)
 if ! vb_start_server "$VB_TMP/run-tcp.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" VOICEBRIDGE_SIP_TRANSPORT=tcp \
     VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$(free_port)" \
     VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=20 \
-    VOICEBRIDGE_SIP_RTP_PORT_MIN=45400 VOICEBRIDGE_SIP_RTP_PORT_MAX=45799; then
+    VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "the server starts on TCP"; cat "$VB_TMP/run-tcp.log"; exit 1
 fi
 python3 "$here/hostile_sip.py" corpus "$sip_port" tcp >"$VB_TMP/corpus.txt"
@@ -143,7 +143,7 @@ if ! vb_start_server "$VB_TMP/run-tls.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICE
     VOICEBRIDGE_SIP_TLS_CERTIFICATE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_TLS_PRIVATE_KEY="$VB_TMP/key.pem" \
     VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$(free_port)" \
     VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=20 \
-    VOICEBRIDGE_SIP_RTP_PORT_MIN=45400 VOICEBRIDGE_SIP_RTP_PORT_MAX=45799; then
+    VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "the server starts on TLS"; cat "$VB_TMP/run-tls.log"; exit 1
 fi
 python3 "$here/hostile_sip.py" corpus "$sip_port" tls >"$VB_TMP/corpus.txt"

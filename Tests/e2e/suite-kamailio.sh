@@ -48,7 +48,7 @@ node() {
   local i=$1
   env VOICEBRIDGE_HTTP_PORT="${node_http[$i]}" VOICEBRIDGE_SIP_PORT="${node_sip[$i]}" \
       VOICEBRIDGE_DATABASE_PATH="$VB_TMP/node$i/voicebridge.sqlite" VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$kam_port" \
-      VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=10 VOICEBRIDGE_SIP_RTP_PORT_MIN=$((42000 + i * 400)) VOICEBRIDGE_SIP_RTP_PORT_MAX=$((42399 + i * 400)) \
+      VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=10 VOICEBRIDGE_SIP_RTP_PORT_MIN=$((52000 + i * 400)) VOICEBRIDGE_SIP_RTP_PORT_MAX=$((52399 + i * 400)) \
       "$VB_BINARY" serve >>"$VB_TMP/node$i.log" 2>&1 &
   node_pid[$i]=$!
   for _ in $(seq 1 150); do

@@ -19,18 +19,18 @@ create() { # port, callee number[, the callee's script as JSON strings]
     -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"$2\",\"purpose\":\"the meeting\",\"questions\":[\"Can you attend?\"],\"metadata\":{\"simulated_answers\":[${3:-$short}]}}" >/dev/null
 }
 
-"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 46000-46199 >"$VB_TMP/callee.log" 2>&1 &
+"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 56000-56199 >"$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
 b_pid=
 trap 'kill $callee_pid 2>/dev/null; [ -n "$b_pid" ] && kill -KILL $b_pid 2>/dev/null; vb_stop_server KILL; rm -rf "$VB_TMP"' EXIT
 
 # Node B first (started by hand), then node A through lib.sh (which keeps A's pid for the kill).
 b_port=$(free_port)
-env VOICEBRIDGE_HTTP_PORT=$b_port VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=46200 VOICEBRIDGE_SIP_RTP_PORT_MAX=46399 \
+env VOICEBRIDGE_HTTP_PORT=$b_port VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=56200 VOICEBRIDGE_SIP_RTP_PORT_MAX=56399 \
   VOICEBRIDGE_CLUSTER_NODE_ID=node-b "${env_common[@]}" "$VB_BINARY" serve >"$VB_TMP/b.log" 2>&1 &
 b_pid=$!
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$b_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=46400 VOICEBRIDGE_SIP_RTP_PORT_MAX=46599 \
+vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=56400 VOICEBRIDGE_SIP_RTP_PORT_MAX=56599 \
   VOICEBRIDGE_CLUSTER_NODE_ID=node-a "${env_common[@]}" || { not_ok "two nodes start on one database"; cat "$VB_TMP/a.log" "$VB_TMP/b.log"; exit 1; }
 check "two nodes start on one database, each with a lease" test "$(query "SELECT group_concat(id) FROM (SELECT id FROM nodes ORDER BY id)")" = "node-a,node-b"
 
@@ -125,7 +125,7 @@ check "B's /api/events streamed both nodes' events live, in one order ($heard ev
 # A claims two long calls; once one is live on A, A is stopped (SIGSTOP) past its lease. B takes the
 # call over and dials the retry; when A resumes (SIGCONT), its next heartbeat finds its lease gone
 # and it hangs up the call it no longer holds, and nothing it writes moves the call B now runs.
-vb_start_server "$VB_TMP/a2.log" VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=46400 VOICEBRIDGE_SIP_RTP_PORT_MAX=46599 \
+vb_start_server "$VB_TMP/a2.log" VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=56400 VOICEBRIDGE_SIP_RTP_PORT_MAX=56599 \
   VOICEBRIDGE_CLUSTER_NODE_ID=node-a "${env_common[@]}" || { not_ok "A starts again"; cat "$VB_TMP/a2.log"; exit 1; }
 long="\"<says Hello, who is this?>\"$(printf ',"Fine, thank you."%.0s' $(seq 1 12)),\"<hangup>\""
 kill -STOP $b_pid

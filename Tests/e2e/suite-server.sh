@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 db=$VB_TMP/data/voicebridge.sqlite
 web=$(cd "$(dirname "$0")/../../web" && pwd)
 common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_HTTP_WEB_ROOT=$web VOICEBRIDGE_SIP_PORT=$(free_port)
-        VOICEBRIDGE_SIP_RTP_PORT_MIN=41000 VOICEBRIDGE_SIP_RTP_PORT_MAX=41199)
+        VOICEBRIDGE_SIP_RTP_PORT_MIN=51000 VOICEBRIDGE_SIP_RTP_PORT_MAX=51199)
 
 # 1. An invalid configuration exits non-zero and names the key.
 printf 'outbound:\n  max_concurrent_calls: lots\n' >"$VB_TMP/bad.yaml"

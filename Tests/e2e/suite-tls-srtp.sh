@@ -41,14 +41,14 @@ CONF
 }
 
 callee_sip=$(free_port)
-baresip_folder callee "$callee_sip" 47200-47249 srtp-mand answer
+baresip_folder callee "$callee_sip" 57200-57249 srtp-mand answer
 timeout 120 baresip -f "$VB_TMP/callee" -t 110 > "$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
 sleep 1
 
 sip_port=$(free_port)
 if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" \
-     VOICEBRIDGE_SIP_RTP_PORT_MIN=47000 VOICEBRIDGE_SIP_RTP_PORT_MAX=47199 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=0 \
+     VOICEBRIDGE_SIP_RTP_PORT_MIN=57000 VOICEBRIDGE_SIP_RTP_PORT_MAX=57199 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=0 \
      VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION=20 VOICEBRIDGE_SIP_TRANSPORT=tls VOICEBRIDGE_SIP_SRTP=required \
      VOICEBRIDGE_SIP_TLS_CERTIFICATE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_TLS_PRIVATE_KEY="$VB_TMP/key.pem" \
      VOICEBRIDGE_SIP_TLS_CA_FILE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$((callee_sip + 1))"; then
@@ -77,7 +77,7 @@ check "baresip decrypted and heard the agent (RMS ${rms:-none})" test "${rms:-0}
 
 # 2. baresip calls us over TLS with SRTP required: answered by the agent, stored.
 caller_sip=$(free_port)
-baresip_folder caller "$caller_sip" 47250-47299 srtp-mand
+baresip_folder caller "$caller_sip" 57250-57299 srtp-mand
 timeout 30 baresip -f "$VB_TMP/caller" -t 12 -e "/dial sip:0212345678@127.0.0.1:$sip_port" > "$VB_TMP/caller.log" 2>&1
 check "baresip's call to us over TLS was established with SRTP" \
   bash -c "grep -q 'Call established' '$VB_TMP/caller.log' && grep -q 'SRTP is Enabled' '$VB_TMP/caller.log'"
@@ -89,7 +89,7 @@ check "the agent greeted the TLS caller" test "${greeting:-0}" -gt 0
 
 # 3. A caller offering plain RTP is refused: SRTP is required.
 plain_sip=$(free_port)
-baresip_folder plain "$plain_sip" 47250-47299 ""
+baresip_folder plain "$plain_sip" 57250-57299 ""
 timeout 20 baresip -f "$VB_TMP/plain" -t 5 -e "/dial sip:0213333333@127.0.0.1:$sip_port" > "$VB_TMP/plain.log" 2>&1
 check "a plain-RTP offer over TLS gets 488" grep -q "488" "$VB_TMP/plain.log"
 check "…and no call was stored for it" test "$(query "SELECT count(*) FROM calls WHERE callee_number = '0213333333'")" = "0"
