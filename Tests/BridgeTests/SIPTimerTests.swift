@@ -85,32 +85,6 @@ import TestSupport
     }
 }
 
-extension SIPServerTransactionTests {
-    /// The caller sends an INVITE and is gone before our 200 arrives (its port closed): the 200 draws
-    /// an ICMP port unreachable, and the call ends at once — no ACK can come — instead of holding
-    /// its place and its RTP port until Timer H (32 s).
-    @Test func anAnsweredCallWhoseCallerIsGoneEndsAtOnce() async throws {
-        try await SIPInboundCallTests.withUserAgent(rtpBase: 35400) { ua, port in
-            let oks = Mutex(0)
-            let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, _ in
-                if (try? SIPParser.parse(bytes))?.statusCode == 200 { oks.withLock { $0 += 1 } }
-            }
-            peer.send(Self.invite(branch: "z9hG4bKgone1", callID: "gone-1", port: peer.localPort), to: try SocketAddress(ipAddress: "127.0.0.1", port: port))
-            var iterator = ua.incomingCalls.makeAsyncIterator()
-            let call = try #require(await iterator.next())
-            while oks.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            await peer.close()   // gone: Timer G's next 200 (at 0.5 s) finds the port closed
-            let clock = ContinuousClock(), closed = clock.now
-            var last: SIPCallEvent?
-            for await event in call.events { last = event }
-            let took = closed.duration(to: clock.now)
-            #expect(last == .ended(.noACK), "\(String(describing: last))")
-            #expect(took < .seconds(3), "ended \(took) after the caller left, not at Timer H (32 s)")
-            #expect(await ua.liveCallCount == 0)
-        }
-    }
-}
-
 @Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct RTPInactivityTests {
     /// sipp answers but never sends RTP: after the media timeout we hang up with that reason.
     @Test func silenceOnTheWireEndsTheCallWithMediaTimeout() async throws {

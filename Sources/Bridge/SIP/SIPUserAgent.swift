@@ -131,7 +131,7 @@ public actor SIPUserAgent {
         let socket: any SIPTransport
         switch configuration.transport {
         case .udp:
-            socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port, unreachable: unreachable, handler: receive)
+            socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port, handler: receive)
         case .tcp:
             socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, logger: logger,
                                                          unreachable: unreachable, refused: refused, unframeable: unframeable,
@@ -302,18 +302,12 @@ public actor SIPUserAgent {
         for id in Array(inbound.keys) { await inboundTimers(id, now: now) }
     }
 
-    /// The transport could not reach `address` (a TCP or TLS connection failed, or a datagram drew
-    /// an ICMP port or host unreachable): the transactions waiting on it fail now, as on a 503
-    /// (RFC 3261 §8.1.3.1), not 32 s later at Timer B; and an answered call whose 200 went there
-    /// ends now — its ACK cannot come — instead of holding the call until Timer H.
+    /// A reliable transport could not reach `address`: the transactions waiting on it fail now,
+    /// as on a 503 (RFC 3261 §8.1.3.1), not 32 s later at Timer B.
     func peerUnreachable(_ address: SocketAddress, reason: String) async {
         for (key, tx) in transactions where tx.completedUntil == nil && tx.destination.address == address {
             transactions[key] = nil
             await transactionFailed(callID: tx.callID, method: tx.method, .transport("cannot reach \(address): \(reason)"))
-        }
-        for (callID, dialog) in inbound where !dialog.acked && dialog.source == address {
-            logger.info("answered call's caller is unreachable; no ACK will come", metadata: ["call": "\(callID)", "reason": "\(reason)"])
-            await endInbound(callID, reason: .noACK, sendBye: false)
         }
     }
 
