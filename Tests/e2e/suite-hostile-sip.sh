@@ -81,6 +81,26 @@ check "malformed messages are counted in /metrics ($malformed)" test "${malforme
 check "the server is up after the corpus" alive
 sleep 3
 
+# stream_corpus tcp|tls: the corpus over a stream, a connection per message. A stream that cannot be
+# framed (no end to the body, a header past 64 KB) cannot be answered on: the connection is closed.
+# The rest is answered as over UDP.
+stream_corpus() {
+  local name=${1^^}
+  python3 "$here/hostile_sip.py" corpus "$sip_port" "$1" >"$VB_TMP/corpus.txt"
+  expect huge-content-length "|closed"
+  expect negative-content-length "|closed"
+  expect 1400-via-headers "|closed"
+  expect missing-cseq 400
+  expect wrong-sdp "100 488"
+  expect unknown-method 501
+  expect register 405
+  for silent in truncated-headers missing-call-id missing-via invalid-utf8 64kb-header nul-bytes binary-garbage empty; do
+    expect "$silent" ""
+  done
+  malformed=$(metric voicebridge_sip_malformed_total)
+  check "malformed messages over $name, and the three streams that could not be framed, are counted in /metrics ($malformed)" test "${malformed:-0}" -ge 9
+}
+
 # 3. An INVITE flood of 2,000/s for 3 s from 127.0.0.2, while two real callers dial in from 127.0.0.1.
 timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 2 -r 1 -d 4000 -nostdin -timeout 40s -timeout_error >"$VB_TMP/real-callers.log" 2>&1 &
@@ -101,21 +121,7 @@ if ! vb_start_server "$VB_TMP/run-tcp.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICE
     VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "the server starts on TCP"; cat "$VB_TMP/run-tcp.log"; exit 1
 fi
-python3 "$here/hostile_sip.py" corpus "$sip_port" tcp >"$VB_TMP/corpus.txt"
-# A stream that cannot be framed (no end to the body, a header past 64 KB) cannot be answered on:
-# the connection is closed. The rest is answered as over UDP.
-expect huge-content-length "|closed"
-expect negative-content-length "|closed"
-expect 1400-via-headers "|closed"
-expect missing-cseq 400
-expect wrong-sdp "100 488"
-expect unknown-method 501
-expect register 405
-for silent in truncated-headers missing-call-id missing-via invalid-utf8 64kb-header nul-bytes binary-garbage empty; do
-  expect "$silent" ""
-done
-malformed=$(metric voicebridge_sip_malformed_total)
-check "malformed messages over TCP, and the three streams that could not be framed, are counted in /metrics ($malformed)" test "${malformed:-0}" -ge 9
+stream_corpus tcp
 sleep 3
 timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -t t1 -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 2 -r 1 -d 4000 -nostdin -timeout 40s -timeout_error >"$VB_TMP/real-callers-tcp.log" 2>&1 &
@@ -146,19 +152,7 @@ if ! vb_start_server "$VB_TMP/run-tls.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICE
     VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "the server starts on TLS"; cat "$VB_TMP/run-tls.log"; exit 1
 fi
-python3 "$here/hostile_sip.py" corpus "$sip_port" tls >"$VB_TMP/corpus.txt"
-expect huge-content-length "|closed"
-expect negative-content-length "|closed"
-expect 1400-via-headers "|closed"
-expect missing-cseq 400
-expect wrong-sdp "100 488"
-expect unknown-method 501
-expect register 405
-for silent in truncated-headers missing-call-id missing-via invalid-utf8 64kb-header nul-bytes binary-garbage empty; do
-  expect "$silent" ""
-done
-malformed=$(metric voicebridge_sip_malformed_total)
-check "malformed messages over TLS, and the three streams that could not be framed, are counted in /metrics ($malformed)" test "${malformed:-0}" -ge 9
+stream_corpus tls
 sleep 3
 (for call in 1 2; do python3 "$here/hostile_sip.py" call "$sip_port" tls; sleep 1; done) >"$VB_TMP/real-callers-tls.log" 2>&1 &
 callers=$!
