@@ -196,6 +196,7 @@ extension SIPUserAgent {
             await endInbound(callID, reason: .noACK, sendBye: true)
         } else if let next = d.nextRetransmit, now >= next {   // Timer G
             socket?.send(d.ok, to: d.source)
+            if d.interval == ClientTransaction.t1 { probe(d.source) }   // T1 without an ACK
             d.interval = min(d.interval * 2, ClientTransaction.t2)
             d.nextRetransmit = now.advanced(by: d.interval)
             inbound[callID] = d

@@ -69,6 +69,9 @@ public actor SIPUserAgent {
     /// Peers a TCP or TLS connection could not reach, with why.
     private let unreachablePeers: AsyncStream<(SocketAddress, String)>
     private let unreachableInput: AsyncStream<(SocketAddress, String)>.Continuation
+    /// UDP peers that left a request or a 2xx unanswered for T1: probed for ICMP port unreachable.
+    private let probeRequests: AsyncStream<SocketAddress>
+    private let probeInput: AsyncStream<SocketAddress>.Continuation
     var socket: (any SIPTransport)?
     var transactions: [String: ClientTransaction] = [:]   // branch + method
     var serverResponses: [String: (response: [UInt8], to: SocketAddress, until: ContinuousClock.Instant)] = [:]
@@ -99,6 +102,7 @@ public actor SIPUserAgent {
         (incomingCalls, incoming) = AsyncStream.makeStream(of: SIPCall.self, bufferingPolicy: .bufferingNewest(64))
         (datagrams, datagramInput) = AsyncStream.makeStream(of: ([UInt8], SocketAddress).self, bufferingPolicy: .bufferingNewest(1024))
         (unreachablePeers, unreachableInput) = AsyncStream.makeStream(of: (SocketAddress, String).self, bufferingPolicy: .bufferingNewest(64))
+        (probeRequests, probeInput) = AsyncStream.makeStream(of: SocketAddress.self, bufferingPolicy: .bufferingNewest(64))
         malformedCounter = Counter(label: "voicebridge_sip_malformed_total", dimensions: [], factory: configuration.metrics)
         rateLimitedCounter = Counter(label: "voicebridge_sip_rate_limited_total", dimensions: [], factory: configuration.metrics)
         refusedConnectionsCounter = Counter(label: "voicebridge_sip_connections_refused_total", dimensions: [], factory: configuration.metrics)
@@ -160,6 +164,18 @@ public actor SIPUserAgent {
             }
             group.addTask { [unreachablePeers] in
                 for await (address, reason) in unreachablePeers { await self.peerUnreachable(address, reason: reason) }
+            }
+            group.addTask { [probeRequests, unreachableInput] in
+                await withTaskGroup(of: Void.self) { probes in
+                    var running = 0
+                    for await address in probeRequests {
+                        if running == Self.probesAtOnce { await probes.next(); running -= 1 }
+                        running += 1
+                        probes.addTask {
+                            if await UDPPortProbe.isRefused(address) { unreachableInput.yield((address, "ICMP port unreachable")) }
+                        }
+                    }
+                }
             }
             group.addTask {
                 while !Task.isCancelled {
@@ -290,6 +306,7 @@ public actor SIPUserAgent {
             case .retransmit:
                 transactions[key] = tx
                 socket?.send(tx.request, to: tx.destination.address)
+                if tx.retransmissions == 1 { probe(tx.destination.address) }   // T1 without a word back
             case .expire: transactions[key] = nil
             case .timeout:
                 transactions[key] = nil
@@ -302,12 +319,27 @@ public actor SIPUserAgent {
         for id in Array(inbound.keys) { await inboundTimers(id, now: now) }
     }
 
-    /// A reliable transport could not reach `address`: the transactions waiting on it fail now,
-    /// as on a 503 (RFC 3261 §8.1.3.1), not 32 s later at Timer B.
+    static let probesAtOnce = 32
+
+    /// Over UDP, asks whether anything still listens at `address` (see UDPPortProbe); a refusal
+    /// comes back through peerUnreachable. Probes beyond the bounded queue are dropped: the
+    /// transaction's own timers still end it.
+    func probe(_ address: SocketAddress) {
+        guard configuration.transport == .udp else { return }
+        probeInput.yield(address)
+    }
+
+    /// A reliable transport could not reach `address`, or a UDP probe drew ICMP port unreachable:
+    /// the transactions waiting on it fail now, as on a 503 (RFC 3261 §8.1.3.1), not 32 s later at
+    /// Timer B, and answered calls still waiting for their ACK from there end (Timer H's work).
     func peerUnreachable(_ address: SocketAddress, reason: String) async {
+        logger.info("SIP peer unreachable", metadata: ["peer": "\(address)", "reason": "\(reason)"])
         for (key, tx) in transactions where tx.completedUntil == nil && tx.destination.address == address {
             transactions[key] = nil
             await transactionFailed(callID: tx.callID, method: tx.method, .transport("cannot reach \(address): \(reason)"))
+        }
+        for (callID, d) in inbound where !d.acked && d.source == address {
+            await endInbound(callID, reason: .noACK, sendBye: false)
         }
     }
 

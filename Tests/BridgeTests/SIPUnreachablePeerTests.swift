@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+import TestSupport
+@testable import Bridge
+
+/// A UDP peer that is gone (its port closed, so the kernel answers ICMP port unreachable) ends the
+/// transaction or the un-ACKed call within T1 and a round trip, not at Timer B or H 32 s later.
+@Suite(.serialized) struct SIPUnreachablePeerTests {
+    /// A UDP port that nothing listens on: bound, then closed.
+    static func closedPort() async throws -> SocketAddress {
+        let socket = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
+        let port = socket.localPort
+        await socket.close()
+        return try SocketAddress(ipAddress: "127.0.0.1", port: port)
+    }
+
+    @Test func theProbeHearsAClosedPortAndNotAnOpenOne() async throws {
+        let clock = ContinuousClock()
+        let closed = try await Self.closedPort()
+        var refused = false
+        let spent = await clock.measure { refused = await UDPPortProbe.isRefused(closed) }
+        #expect(refused, "nothing listens at \(closed)")
+        #expect(spent < .milliseconds(500), "the refusal came at once: \(spent)")
+
+        let listener = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
+        let open = try SocketAddress(ipAddress: "127.0.0.1", port: listener.localPort)
+        #expect(await UDPPortProbe.isRefused(open, wait: .milliseconds(300)) == false, "a listener is not refused")
+        await listener.close()
+    }
+
+    @Test func anInviteToAClosedPortFailsWithinAMoment() async throws {
+        let closed = try await Self.closedPort()
+        let started = ContinuousClock.now
+        let events = try await SIPOutboundCallTests.withUserAgent(rtpBase: 44900) { ua in
+            let call = try await ua.placeCall(from: "0701", to: "gone", gateway: SIPURI("sip:127.0.0.1:\(closed.port ?? 0)")!)
+            return try await withTimeout(.seconds(5)) { await call.events.reduce(into: []) { $0.append($1) } }
+        }
+        let spent = ContinuousClock.now - started
+        guard case .failed(.transport(let why)) = events.last else {
+            Issue.record("the INVITE failed on the transport: \(events)")
+            return
+        }
+        #expect(why.contains("ICMP port unreachable"), "\(why)")
+        #expect(spent < .seconds(3), "T1 (0.5 s) and a probe, not Timer B's 32 s: \(spent)")
+    }
+
+    @Test func anAnsweredCallWhoseCallerIsGoneEndsWithoutWaitingForTheACK() async throws {
+        try await SIPInboundCallTests.withUserAgent(rtpBase: 45000) { ua, port in
+            let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
+            let invite = SIPServerTransactionTests.invite(branch: "z9hG4bKgone", callID: "gone-1", port: peer.localPort)
+            peer.send(invite, to: try SocketAddress(ipAddress: "127.0.0.1", port: port))
+            var incoming = ua.incomingCalls.makeAsyncIterator()
+            let call = try #require(await incoming.next())
+            await peer.close()   // the caller is gone before its ACK
+            let started = ContinuousClock.now
+            let events = try await withTimeout(.seconds(5)) { await call.events.reduce(into: []) { $0.append($1) } }
+            let spent = ContinuousClock.now - started
+            #expect(events == [.answered, .ended(.noACK)])
+            #expect(spent < .seconds(3), "T1 and a probe, not Timer H's 32 s: \(spent)")
+            #expect(await ua.liveCallCount == 0)
+        }
+    }
+}
