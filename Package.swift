@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Dependencies point one way: Pipeline ← Bridge, Pipeline ← Realtime, Bridge + Realtime ← Calls ← API ← voicebridge.
+// Dependencies point one way: Pipeline ← Bridge, Pipeline + Tools ← Realtime, Bridge + Realtime ← Calls ← API ← voicebridge.
 // See ../shared/DESIGN.md for the map.
 let package = Package(
     name: "VoiceBridge",
@@ -51,10 +51,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The operator's tools (HTTP, MCP): declarations, argument checks, secrets, the request.
+        .target(name: "Tools"),
         .target(
             name: "Realtime",
             dependencies: [
                 "Pipeline",
+                "Tools",
                 "CEspeakNG",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -66,6 +69,7 @@ let package = Package(
             dependencies: [
                 "Bridge",
                 "Realtime",
+                "Tools",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -135,15 +139,16 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
+        .testTarget(name: "ToolsTests", dependencies: ["Tools"]),
         .testTarget(name: "BridgeTests", dependencies: [
             "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "RealtimeTests", dependencies: [
-            "Realtime", "TestSupport", "Pipeline",
+            "Realtime", "TestSupport", "Pipeline", "Tools", "Calls",   // Calls: the server's tool transport
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline",
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools",
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(

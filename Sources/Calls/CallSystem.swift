@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import Pipeline
 import Realtime
+import Tools
 
 /// Everything that makes calls, assembled from the configuration: the SIP user agent, the media
 /// ticks (one per event loop; SIP legs pace on the one that owns the RTP sockets), the engine
@@ -69,8 +70,8 @@ public final class CallSystem: Sendable {
     /// The engine factory for `engine.mode`; a call that names a bot (`bot_url`) goes to it
     /// whatever the mode. Local speech is loaded once, here, so a missing model stops the server
     /// at startup with a message that names `make deps`.
-    public static func engines(for config: VoiceBridgeConfig.Engine, egress: EgressPolicy) throws -> EngineFactory {
-        let modeEngines = try modeEngines(for: config)
+    public static func engines(for config: VoiceBridgeConfig.Engine, egress: EgressPolicy, tools: ToolRunner? = nil) throws -> EngineFactory {
+        let modeEngines = try modeEngines(for: config, tools: tools)
         let modeBot = config.mode == .stream ? config.stream.url : nil
         return { context in
             if let url = context.botURL ?? modeBot { return StreamBotEngine(url: url, context: context, egress: egress) }
@@ -78,7 +79,7 @@ public final class CallSystem: Sendable {
         }
     }
 
-    private static func modeEngines(for config: VoiceBridgeConfig.Engine) throws -> EngineFactory {
+    private static func modeEngines(for config: VoiceBridgeConfig.Engine, tools: ToolRunner?) throws -> EngineFactory {
         switch config.mode {
         case .stream:
             return { _ in throw StartupError(description: "engine.mode stream needs engine.stream.url") }
@@ -137,7 +138,7 @@ public final class CallSystem: Sendable {
             return { context in
                 var settings = fixed
                 settings.ttsVoice = context.voice ?? fixed.ttsVoice
-                return CascadeEngine(context: context, settings: settings)
+                return CascadeEngine(context: context, settings: settings, tools: tools)
             }
         }
     }
@@ -162,9 +163,15 @@ public final class CallSystem: Sendable {
         }
     }
 
+    /// The operator's tools go out through the egress policy, with the configured secrets (then
+    /// `VOICEBRIDGE_SECRET_*` from the environment); every call is counted in `/metrics`.
+    static func toolRunner(config: VoiceBridgeConfig, metrics: CallMetrics) -> ToolRunner {
+        ToolRunner(transport: EgressToolTransport(policy: config.egressPolicy), secrets: config.toolSecrets, observe: metrics.toolCalled)
+    }
+
     /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
     public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
-        let engines = try engines(for: config.engine, egress: config.egressPolicy)
+        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: toolRunner(config: config, metrics: metrics))
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
         let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
         var ua = SIPUserAgent.Configuration()

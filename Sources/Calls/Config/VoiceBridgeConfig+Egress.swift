@@ -1,4 +1,5 @@
 import Foundation
+import Tools
 
 extension VoiceBridgeConfig {
     /// `egress.allow` and `transfer.allowed_targets`.
@@ -31,6 +32,11 @@ extension VoiceBridgeConfig {
     /// Where transfers may go: `transfer.allowed_targets`, the configured target, the gateway's host.
     public var transferTargetPolicy: TransferTargetPolicy {
         TransferTargetPolicy(rules: transfer.allowedTargets.compactMap(TransferTargetRule.init), configuredTarget: transfer.target)
+    }
+
+    /// The secrets tools may name: `secrets.*`, then `VOICEBRIDGE_SECRET_<NAME>` in the environment.
+    public var toolSecrets: ToolSecrets {
+        ToolSecrets(configured: secrets, environment: ProcessInfo.processInfo.environment)
     }
 }
 
@@ -115,4 +121,5 @@ public enum TransferTargetRule: Sendable, Equatable {
             return number.hasPrefix(prefix)
         }
     }
+
 }

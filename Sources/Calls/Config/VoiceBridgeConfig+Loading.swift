@@ -112,6 +112,12 @@ extension VoiceBridgeConfig {
             throw ConfigError(key: "transfer.target", problem: problem, origin: r.origin(of: "transfer.target"))
         }
         try Self.readEgress(&c, &r)
+        for name in r.childNames(of: "secrets") {
+            guard name.wholeMatch(of: /[A-Za-z0-9_]{1,64}/) != nil else {
+                throw ConfigError(key: "secrets.\(name)", problem: "a secret's name is 1 to 64 letters, digits or _", origin: r.origin(of: "secrets.\(name)"))
+            }
+            c.secrets[name] = try r.string("secrets.\(name)", default: "")
+        }
 
         c.inbound.greeting = try r.string("inbound.greeting", default: c.inbound.greeting)
         c.inbound.displayName = try r.string("inbound.display_name", default: c.inbound.displayName)

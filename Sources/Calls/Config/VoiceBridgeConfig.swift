@@ -379,6 +379,8 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var webhooks = Webhooks()
     public var transfer = Transfer()
     public var egress = Egress()
+    /// Values the operator's tools name in their headers (`${secret:crm_token}`): `secrets.<name>`.
+    public var secrets: [String: String] = [:]
     /// How numbers written without `+` are read (`numbers.default_country`, ISO 3166 code).
     public var numbers = NumberPlan.korea
 

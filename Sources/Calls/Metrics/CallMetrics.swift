@@ -1,4 +1,5 @@
 import CoreMetrics
+import Tools
 
 /// What calls report to the metrics backend (Prometheus at `/metrics` in the server). Made from an
 /// explicit factory so a server (or a test) owns its registry instead of a process-wide bootstrap.
@@ -29,6 +30,13 @@ public struct CallMetrics: Sendable {
     }
 
     func refusedInbound() { refusedStreams.increment() }
+
+    /// One of the operator's tools was called: counted by outcome, timed.
+    public func toolCalled(_ record: ToolCallRecord) {
+        Counter(label: "voicebridge_tool_calls_total", dimensions: [("status", record.status.rawValue)], factory: factory).increment()
+        CoreMetrics.Timer(label: "voicebridge_tool_call_seconds", dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
+            .recordMilliseconds(record.milliseconds)
+    }
 
     /// Reports nowhere (tests and tools that do not care).
     public static let none = CallMetrics(factory: NOOPMetricsHandler.instance)

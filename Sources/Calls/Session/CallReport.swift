@@ -1,6 +1,7 @@
 import Foundation
 import Pipeline
 import Realtime
+import Tools
 
 /// What a call's media path did, kept with the call: every stage's and queue's figures, the
 /// tones heard, and the turn latencies. `GET /api/outbound/{id}/report`.
@@ -14,9 +15,13 @@ public struct CallReport: Sendable, Codable, Equatable {
     public var interruptions: [Interruption]
     public var usage: EngineUsage
     public var cost: CostEstimate
+    /// The operator's tools the agent called (tool, arguments with secrets masked, status, ms);
+    /// absent when it called none (and in reports stored before tools existed).
+    public var tools: [ToolCallRecord]?
 
     public init(stages: [StageMeter.Snapshot] = [], tones: [ToneEvent] = [], turns: [TurnTiming] = [], interruptions: [Interruption] = [],
-                usage: EngineUsage = EngineUsage(), cost: CostEstimate = CostEstimate(currency: "USD")) {
+                usage: EngineUsage = EngineUsage(), cost: CostEstimate = CostEstimate(currency: "USD"), tools: [ToolCallRecord] = []) {
+        self.tools = tools.isEmpty ? nil : tools
         self.stages = stages
         self.tones = tones.map(\.reportLine)
         self.turns = turns
@@ -40,9 +45,9 @@ extension ToneEvent {
 extension CallSession {
     /// The report as it stands (a live call's figures grow until it ends).
     public var report: CallReport {
-        let (timeline, seconds) = state.withLock { ($0.timeline, $0.answeredAt.duration(to: .now).totalSeconds) }
+        let (timeline, seconds, tools) = state.withLock { ($0.timeline, $0.answeredAt.duration(to: .now).totalSeconds, $0.toolCalls) }
         let usage = engine.usage
         return CallReport(stages: meters.snapshots, tones: tones, turns: timeline.turns, interruptions: timeline.interruptions, usage: usage,
-                          cost: pricing.estimate(seconds: seconds, usage: usage))
+                          cost: pricing.estimate(seconds: seconds, usage: usage), tools: tools)
     }
 }

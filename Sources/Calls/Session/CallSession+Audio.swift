@@ -2,6 +2,7 @@ import Foundation
 import Bridge
 import Pipeline
 import Realtime
+import Tools
 import Synchronization
 
 extension CallSession {
@@ -309,6 +310,9 @@ extension CallSession {
                 try? await store.saveAnswers(callID: callID, answers: tracker.answers)
             case .milestone(let milestone, let at):
                 state.withLock { $0.timeline.milestone(milestone, at: at) }
+            case .toolCalled(let record):
+                state.withLock { $0.toolCalls.append(record) }
+                await appendTranscript(speaker: .ai, text: record.transcriptLine, item: nil)
             case .speechStarted:
                 // The engine heard the caller (server VAD): barge in at once if the agent is talking.
                 await bargeIn()

@@ -3,6 +3,7 @@ import Logging
 import Bridge
 import Pipeline
 import Realtime
+import Tools
 import Synchronization
 
 /// One connected call: a leg (SIP or Twilio stream) ↔ the audio pipeline ↔ a conversation engine.
@@ -75,6 +76,8 @@ public final class CallSession: Sendable {
         var closingReason: Ending?
         /// DTMF digits and beeps heard, in order.
         var tones: [ToneEvent] = []
+        /// The operator's tools the agent called, in order.
+        var toolCalls: [ToolCallRecord] = []
         var detector: AnsweringMachineDetector?
         /// A machine was recognized after the greeting went out; the agent side leaves the message.
         var machineMessagePending = false

@@ -107,6 +107,7 @@ extension CascadeEngine {
             assistant["tool_calls"] = calls.map { ["id": $0.id, "type": "function", "function": ["name": $0.name, "arguments": $0.arguments]] as [String: any Sendable] }
         }
         appendMessage(assistant)
+        var ranTools = false
         for call in calls {
             switch call.name {
             case "update_task_state":
@@ -124,10 +125,13 @@ extension CascadeEngine {
                 await events.emit(.transfer(reason: reason ?? "the caller asked for a person", afterItem: item))
                 return true
             default:
-                appendMessage(["role": "tool", "tool_call_id": call.id, "content": #"{"error":"unknown tool"}"#])
+                // The operator's tool: its answer goes back to the model, which speaks next round.
+                let outcome = await callTool(named: call.name, arguments: call.arguments)
+                appendMessage(["role": "tool", "tool_call_id": call.id, "content": outcome.answer])
+                ranTools = true
             }
         }
-        return !spoken.isEmpty || calls.isEmpty
+        return !ranTools && (!spoken.isEmpty || calls.isEmpty)
     }
 
     /// Where the first complete sentence in `text` ends (after its punctuation), if any.

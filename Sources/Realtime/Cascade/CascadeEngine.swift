@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Pipeline
 import Synchronization
+import Tools
 
 /// Streaming STT → LLM → TTS: Deepgram (or OpenAI transcription of each utterance the VAD ends)
 /// hears; any OpenAI-compatible chat endpoint thinks, streamed, with tools; OpenAI speech (24 kHz
@@ -50,6 +51,8 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
     let inputs: AsyncStream<TurnInput>
     let inputSink: AsyncStream<TurnInput>.Continuation
     let deepgram: Mutex<DeepgramTranscriber?> = Mutex(nil)
+    /// Runs the operator's tools (`context.tools`); nil: the call has none to run.
+    let toolRunner: ToolRunner?
 
     struct State {
         var tracker: TaskTracker
@@ -66,8 +69,9 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         var recent: [UInt8] = []
     }
 
-    public init(context: ConversationContext, settings: Settings, logger: Logger = Logger(label: "cascade")) {
+    public init(context: ConversationContext, settings: Settings, tools: ToolRunner? = nil, logger: Logger = Logger(label: "cascade")) {
         self.context = context
+        self.toolRunner = tools
         self.settings = settings
         self.logger = logger
         chat = ChatCompletionStream(baseURL: settings.llmBaseURL, apiKey: settings.llmAPIKey, model: settings.llmModel)

@@ -1,4 +1,5 @@
 import Pipeline
+import Tools
 
 /// How handing a call to a person went.
 public enum TransferOutcome: String, Sendable, Equatable {
@@ -58,6 +59,8 @@ public enum EngineEvent: Sendable, Equatable {
     case error(message: String, fatal: Bool)
     /// A step of the current turn, for the call's per-turn timeline.
     case milestone(EngineMilestone, at: ContinuousClock.Instant)
+    /// One of the operator's tools was called: for the transcript and the report.
+    case toolCalled(ToolCallRecord)
 }
 
 /// One conversation engine behind a call: audio in, events out.

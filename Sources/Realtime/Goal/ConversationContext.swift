@@ -1,4 +1,5 @@
 import Foundation
+import Tools
 
 /// What a call is for: the input every engine and the goal tracking share.
 public struct ConversationContext: Sendable, Equatable {
@@ -25,6 +26,12 @@ public struct ConversationContext: Sendable, Equatable {
     /// Where a caller who asks for a person is transferred (a number or SIP URI); nil: nobody,
     /// and the agent does not offer it.
     public var transferTarget: String?
+    /// The operator's tools on this call (a template's, a route's or the request's): offered to
+    /// LLM engines beside their own, except those that run after the call (`on_end`).
+    public var tools: [ToolDefinition] = []
+
+    /// The tools a model may call during the conversation.
+    public var conversationTools: [ToolDefinition] { tools.filter { !$0.onEnd } }
 
     public struct CallIdentity: Sendable, Equatable {
         public var id = ""
@@ -64,3 +71,4 @@ public struct ConversationContext: Sendable, Equatable {
         template.replacingOccurrences(of: "{display_name}", with: displayName).replacingOccurrences(of: "{purpose}", with: purpose)
     }
 }
+

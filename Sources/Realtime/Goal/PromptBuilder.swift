@@ -1,3 +1,5 @@
+import Tools
+
 /// Instructions for LLM-backed engines, following seed 000 §5.2's conversation rules.
 public enum PromptBuilder {
     /// How a key press reaches a model: a user line, as the caller's own words would.
@@ -26,7 +28,7 @@ public enum PromptBuilder {
         7. Use a polite, respectful register.
         8. Keep every turn short: this is a phone call.
         9. A line "[DTMF 1]" means the caller pressed that key on the phone's keypad: take it as their
-           answer where a question offers keys ("press 1 for yes"), otherwise acknowledge it briefly.\(transferRule(context))
+           answer where a question offers keys ("press 1 for yes"), otherwise acknowledge it briefly.\(transferRule(context))\(toolRule(context))
 
         ## Reporting progress
         After each answer call the tool `update_task_state` with the question id (q1, q2, …), its status
@@ -47,6 +49,18 @@ public enum PromptBuilder {
         """
     }
 
+    /// Rule 11, when the operator gave the agent tools.
+    static func toolRule(_ context: ConversationContext) -> String {
+        let names = context.conversationTools.map { "`\($0.name)`" }
+        guard !names.isEmpty else { return "" }
+        return """
+
+        11. You have tools to look things up and act: \(names.joined(separator: ", ")). Call one whenever the caller's
+            request needs it; never invent what a tool would tell you. If a tool's result has an "error", say plainly
+            that you could not do it right now and offer to pass the request on.
+        """
+    }
+
     /// The tools an LLM engine offers on this call: name, description, JSON schema of the arguments.
     public static func tools(for context: ConversationContext) -> [(name: String, description: String, parameters: String)] {
         var tools = [("update_task_state", "Record the caller's answer to one of the questions (or that it was unclear or refused).", updateTaskStateParameters),
@@ -54,7 +68,7 @@ public enum PromptBuilder {
         if context.transferTarget != nil {
             tools.append(("transfer_call", "Hand the caller to a person, after saying you will connect them.", transferCallParameters))
         }
-        return tools
+        return tools + context.conversationTools.map { ($0.name, $0.description, $0.parameters.serialized) }
     }
 
     /// What a transfer that reached nobody reports back to the model as the tool's result.

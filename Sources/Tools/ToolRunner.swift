@@ -1,0 +1,119 @@
+import Foundation
+
+/// Runs the operator's tools for the engines: checks the model's arguments against the tool's
+/// schema, fills in secrets, makes the request and turns whatever happened into a JSON answer the
+/// model can act on — the tool's own answer, or `{"error": …}` saying what went wrong — and a
+/// record with secrets masked.
+public struct ToolRunner: Sendable {
+    /// What the model is handed, and what is kept.
+    public struct Outcome: Sendable, Equatable {
+        public var answer: String
+        public var record: ToolCallRecord
+    }
+
+    let transport: any ToolTransport
+    let secrets: ToolSecrets
+    /// Sees every call's record (the server counts them in `/metrics`).
+    let observe: @Sendable (ToolCallRecord) -> Void
+
+    public init(transport: any ToolTransport, secrets: ToolSecrets, observe: @escaping @Sendable (ToolCallRecord) -> Void = { _ in }) {
+        self.transport = transport
+        self.secrets = secrets
+        self.observe = observe
+    }
+
+    /// Calls `tool` with the model's `arguments` (a JSON text).
+    public func call(_ tool: ToolDefinition, arguments: String) async -> Outcome {
+        let started = ContinuousClock.now
+        let outcome = await attempt(tool, arguments: arguments)
+        let elapsed = started.duration(to: .now)
+        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let record = ToolCallRecord(tool: tool.name, arguments: secrets.masked(arguments), status: outcome.status, httpStatus: outcome.httpStatus,
+                                    milliseconds: milliseconds, error: outcome.error.map(secrets.masked))
+        observe(record)
+        return Outcome(answer: secrets.masked(outcome.answer), record: record)
+    }
+
+    /// The answer and record for a tool the model named that this call does not have.
+    public func unknown(_ name: String, arguments: String) -> Outcome {
+        let outcome = Self.unknownTool(name, arguments: secrets.masked(arguments))
+        observe(outcome.record)
+        return outcome
+    }
+
+    public static func unknownTool(_ name: String, arguments: String) -> Outcome {
+        let record = ToolCallRecord(tool: String(name.prefix(64)), arguments: arguments, status: .unknownTool, milliseconds: 0, error: "no tool of that name")
+        return Outcome(answer: error("unknown_tool", "there is no tool named \(name.prefix(64))"), record: record)
+    }
+
+    private struct Attempt {
+        var status: ToolCallRecord.Status
+        var answer: String
+        var httpStatus: Int? = nil
+        var error: String? = nil
+    }
+
+    private func attempt(_ tool: ToolDefinition, arguments: String) async -> Attempt {
+        let value: JSONValue
+        do { value = try JSONValue.parse(arguments.isEmpty ? "{}" : arguments) } catch {
+            return failed(.invalidArguments, "the arguments are \(error)")
+        }
+        let violations = (try? JSONSchema(parameters: tool.parameters))?.violations(of: value) ?? ["the tool's schema is unusable"]
+        guard violations.isEmpty else { return failed(.invalidArguments, violations.joined(separator: "; ")) }
+        let request: ToolHTTPRequest
+        do { request = try self.request(for: tool, arguments: value) } catch {
+            return failed(.failed, "\(error)")
+        }
+        let response: ToolHTTPResponse
+        do {
+            response = try await transport.send(request, timeout: .milliseconds(tool.timeoutMilliseconds), bodyLimit: ToolDefinition.answerLimit)
+        } catch {
+            switch error {
+            case .timeout: return failed(.timeout, "the tool did not answer within \(tool.timeoutMilliseconds) ms")
+            case .tooLarge: return failed(.tooLarge, "the tool's answer is larger than \(ToolDefinition.answerLimit) bytes")
+            case .refused(let why): return failed(.refused, "the server may not connect there: \(why)")
+            case .connectionFailed: return failed(.failed, "could not connect to the tool")
+            }
+        }
+        let body = response.body.isEmpty ? JSONValue.object([:]) : try? JSONValue.parse(String(decoding: response.body, as: UTF8.self))
+        guard (200..<300).contains(response.status) else {
+            var answer: [String: JSONValue] = ["error": .string("http_error"), "status": .integer(Int64(response.status))]
+            if let body { answer["answer"] = body }
+            return Attempt(status: .httpError, answer: JSONValue.object(answer).serialized, httpStatus: response.status,
+                           error: "the tool answered HTTP \(response.status)")
+        }
+        guard let body else { return failed(.invalidJSON, "the tool's answer is not JSON", httpStatus: response.status) }
+        return Attempt(status: .ok, answer: body.serialized, httpStatus: response.status)
+    }
+
+    private func failed(_ status: ToolCallRecord.Status, _ message: String, httpStatus: Int? = nil) -> Attempt {
+        Attempt(status: status, answer: Self.error(status.rawValue, message), httpStatus: httpStatus, error: message)
+    }
+
+    static func error(_ code: String, _ message: String) -> String {
+        JSONValue.object(["error": .string(code), "message": .string(message)]).serialized
+    }
+
+    /// GET and DELETE: the arguments as query parameters (strings as they are, anything else as
+    /// JSON); POST, PUT, PATCH: the arguments as a JSON body.
+    func request(for tool: ToolDefinition, arguments: JSONValue) throws(SecretReference.Missing) -> ToolHTTPRequest {
+        var headers: [(name: String, value: String)] = [("Accept", "application/json"), ("User-Agent", "VoiceBridge tools")]
+        for (name, value) in tool.headers.sorted(by: { $0.key < $1.key }) {
+            headers.removeAll { $0.name.lowercased() == name.lowercased() }
+            headers.append((name, try SecretReference.resolve(value, in: secrets)))
+        }
+        if ["GET", "DELETE"].contains(tool.method) {
+            guard var components = URLComponents(string: tool.url) else { return ToolHTTPRequest(method: tool.method, url: tool.url, headers: headers, body: nil) }
+            let items = (arguments.objectValue ?? [:]).sorted { $0.key < $1.key }.map { name, value in
+                URLQueryItem(name: name, value: value.stringValue ?? value.serialized)
+            }
+            if !items.isEmpty { components.queryItems = (components.queryItems ?? []) + items }
+            // `+` is a space to many servers: spelled out, it stays a plus.
+            let query = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+            components.percentEncodedQuery = query
+            return ToolHTTPRequest(method: tool.method, url: components.string ?? tool.url, headers: headers, body: nil)
+        }
+        if !headers.contains(where: { $0.name.lowercased() == "content-type" }) { headers.append(("Content-Type", "application/json")) }
+        return ToolHTTPRequest(method: tool.method, url: tool.url, headers: headers, body: Array(arguments.serialized.utf8))
+    }
+}
