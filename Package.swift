@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Calls", "Pipeline",
+                "Calls", "Pipeline", "Tools",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

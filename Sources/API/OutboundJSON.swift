@@ -2,6 +2,7 @@ import Calls
 import Foundation
 import Hummingbird
 import Realtime
+import Tools
 
 /// `POST /api/outbound/` body (seed 000 §4.1). Decoded leniently so that every problem can be
 /// reported at once by `OutboundCallRequest.validated`, not only the first one JSON decoding hits.
@@ -26,9 +27,10 @@ struct CreateCallBody: Decodable {
     var machineDetection: String?
     var voicemailMessage: String?
     var transferTo: String?
+    var tools: [ToolDefinition]?
 
     enum CodingKeys: String, CodingKey {
-        case purpose, questions, priority, metadata, template, variables, greeting, closing, voice
+        case purpose, questions, priority, metadata, template, variables, greeting, closing, voice, tools
         case botURL = "bot_url", machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
         case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
         case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
@@ -47,6 +49,7 @@ struct CreateCallBody: Decodable {
         request.machineDetection = machineDetection
         request.voicemailMessage = voicemailMessage
         request.transferTo = transferTo
+        request.tools = tools
         return request
     }
 }
@@ -149,6 +152,8 @@ struct CallView: ResponseEncodable {
     /// Where the call was handed to a person, and how that went.
     var transferredTo: String?
     var transferOutcome: String?
+    /// The operator's tools the agent may call (secrets by reference only).
+    var tools: [ToolDefinition]?
     /// Detail only: the state timeline.
     var timeline: [TimelineEntry]?
     /// Detail only: every attempt with its outcome and times.
@@ -180,7 +185,7 @@ struct CallView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice
+        case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice, tools
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
         case transferTo = "transfer_to", transferredTo = "transferred_to", transferOutcome = "transfer_outcome"
@@ -204,6 +209,7 @@ struct CallView: ResponseEncodable {
         templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; botURL = c.botUrl; answeredBy = c.answeredBy
         answeredByMs = c.answeredByMs; machineDetection = c.machineDetection; voicemailMessage = c.voicemailMessage
         transferTo = c.transferTo; transferredTo = c.transferredTo; transferOutcome = c.transferOutcome
+        tools = c.tools
         self.timeline = timeline
         self.attempts = attempts
         self.webhooks = webhooks

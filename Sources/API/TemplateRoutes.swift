@@ -1,4 +1,5 @@
 import Calls
+import Tools
 import Foundation
 import Hummingbird
 
@@ -76,9 +77,10 @@ struct TemplateBody: Decodable {
     var retryOnNoAnswer: Bool?
     var maxRetries: Int?
     var variables: [String: String]?
+    var tools: [ToolDefinition]?
 
     enum CodingKeys: String, CodingKey {
-        case name, purpose, questions, greeting, closing, language, voice, variables
+        case name, purpose, questions, greeting, closing, language, voice, variables, tools
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
     }
@@ -90,6 +92,7 @@ struct TemplateBody: Decodable {
         t.machineDetection = machineDetection
         t.voicemailMessage = voicemailMessage
         t.transferTo = transferTo
+        t.tools = tools
         return t
     }
 }

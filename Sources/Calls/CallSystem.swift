@@ -224,6 +224,7 @@ public final class CallSystem: Sendable {
         settings.machineDetection = config.outbound.machineDetection
         settings.transferTarget = config.transfer.target
         settings.transferTargets = config.transferTargetPolicy
+        settings.toolSecrets = config.toolSecrets
         settings.ai = config.outbound.ai
         settings.inbound = config.inbound
         if config.carrier == .twilio, let sid = config.twilio.accountSID, let token = config.twilio.authToken, let publicURL = config.http.publicURL {

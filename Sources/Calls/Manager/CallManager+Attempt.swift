@@ -323,6 +323,7 @@ extension CallManager {
         record.closing = template?.closing.map(fill)
         record.voice = template?.voice
         record.botUrl = route?.botURL ?? template?.botURL
+        record.tools = template?.tools
         record.templateId = template?.id
         record.templateVersion = template?.version
         return record

@@ -1,4 +1,5 @@
 import Realtime
+import Tools
 
 extension CallManager {
     /// A template checked against this server: stored it must be valid, and what it asks of the
@@ -15,6 +16,7 @@ extension CallManager {
         }
         if let voice = t.voice, t.botURL == nil, let problem = voiceProblem(voice) { problems.append(.init(name: "voice", message: problem)) }
         if let target = t.transferTo, let problem = transferTargetRefusal(target) { problems.append(.init(name: "transfer_to", message: problem)) }
+        problems += ToolDefinition.problems(in: t.tools ?? [], secrets: settings.toolSecrets).map { .init(name: $0.field, message: $0.message) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return t
     }

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import Tools
 import Logging
 import Pipeline
 import Realtime
@@ -48,6 +49,8 @@ public actor CallManager {
         public var transferTarget: String?
         /// Which `transfer_to` values calls and templates may hold (`transfer.allowed_targets`).
         public var transferTargets = TransferTargetPolicy()
+        /// The secrets tools may name: a declaration naming another is refused.
+        public var toolSecrets = ToolSecrets()
         /// Answering-machine detection on SIP calls, unless a call or its template says otherwise.
         public var machineDetection = VoiceBridgeConfig.Outbound.MachineDetection()
         /// This node among those sharing the database (`cluster.node_id`), and how long its lease
@@ -153,6 +156,8 @@ public actor CallManager {
         if let voice = valid.voice, valid.botURL == nil, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
         if let url = valid.botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { throw ValidationError(fields: [.init(name: "bot_url", message: problem)]) }
         if let target = valid.transferTo, let problem = transferTargetRefusal(target) { throw ValidationError(fields: [.init(name: "transfer_to", message: problem)]) }
+        let missingSecrets = ToolDefinition.problems(in: valid.tools ?? [], secrets: settings.toolSecrets)
+        if !missingSecrets.isEmpty { throw ValidationError(fields: missingSecrets.map { .init(name: $0.field, message: $0.message) }) }
         var record = CallRecord(outboundId: CallRecord.newID(), callerNumber: valid.callerNumber, calleeNumber: valid.calleeNumber,
                                 callerDisplayName: valid.callerDisplayName ?? "", purpose: valid.purpose, questions: valid.questions,
                                 maxDuration: valid.maxDuration ?? min(180, settings.maxCallDurationSeconds), priority: valid.priority ?? 5,
@@ -169,6 +174,7 @@ public actor CallManager {
         record.machineDetection = valid.machineDetection
         record.voicemailMessage = valid.voicemailMessage
         record.transferTo = valid.transferTo
+        record.tools = valid.tools
         return record
     }
 
@@ -271,6 +277,7 @@ public actor CallManager {
         context.call = .init(id: call.outboundId, direction: call.direction.rawValue, from: call.callerNumber, to: call.calleeNumber)
         context.botURL = call.botUrl
         context.transferTarget = call.transferTo ?? settings.transferTarget
+        context.tools = call.tools ?? []
         // The keys of the template version the call was made from.
         if let id = call.templateId, let version = call.templateVersion, let keypad = try? await store.template(id: id, version: version)?.keypad {
             context.keypad = keypad

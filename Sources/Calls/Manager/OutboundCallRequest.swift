@@ -1,4 +1,5 @@
 import Foundation
+import Tools
 
 /// What an operator asks for (seed 000 §4.1), validated before anything is stored.
 public struct OutboundCallRequest: Sendable, Equatable {
@@ -29,6 +30,8 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var voicemailMessage: String?
     /// Where a caller who asks for a person is handed; nil: `transfer.target`.
     public var transferTo: String?
+    /// The operator's tools for this call; nil: the template's.
+    public var tools: [ToolDefinition]?
 
     public init(callerNumber: String, calleeNumber: String, purpose: String, questions: [String], callerDisplayName: String? = nil,
                 maxDuration: Int? = nil, priority: Int? = nil, scheduledAt: Date? = nil, retryOnNoAnswer: Bool? = nil,
@@ -102,6 +105,7 @@ extension OutboundCallRequest {
                                         + variables.sorted { $0.key < $1.key }.map { ("variables.\($0.key)", $0.value, TextLimits.variableValue) })
         if let p = priority, !(1...10).contains(p) { problems.append(.init(name: "priority", message: "must be between 1 and 10")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
+        problems += ToolDefinition.problems(in: tools ?? []).map { .init(name: $0.field, message: $0.message) }
         if let metadata {
             let object = try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any]
             if object == nil { problems.append(.init(name: "metadata", message: "must be a JSON object")) }
@@ -129,6 +133,7 @@ extension OutboundCallRequest {
             r.machineDetection = machineDetection ?? template.machineDetection
             r.voicemailMessage = voicemailMessage ?? template.voicemailMessage
             r.transferTo = transferTo ?? template.transferTo
+            r.tools = tools ?? template.tools
             r.maxDuration = maxDuration ?? template.maxDuration
             r.retryOnNoAnswer = retryOnNoAnswer ?? template.retryOnNoAnswer
             r.maxRetries = maxRetries ?? template.maxRetries

@@ -1,4 +1,5 @@
 import Foundation
+import Tools
 
 /// One call, outbound or inbound: every field of seed 000's OutboundCallRecord plus its result.
 public struct CallRecord: Sendable, Equatable, Codable {
@@ -57,6 +58,8 @@ public struct CallRecord: Sendable, Equatable, Codable {
     public var voicemailMessage: String?
     /// Where a caller who asks for a person is handed (number or SIP URI); nil: `transfer.target` (schema v13).
     public var transferTo: String?
+    /// The operator's tools the agent may call, as declared (secrets by reference only) (schema v17).
+    public var tools: [ToolDefinition]?
     /// Where the call was handed, and how that went: answered, busy, no_answer, failed.
     public var transferredTo: String?
     public var transferOutcome: String?

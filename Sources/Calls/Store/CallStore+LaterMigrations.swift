@@ -147,5 +147,10 @@ extension CallStore {
             "CREATE INDEX do_not_call_canonical ON do_not_call(canonical)",
             "ALTER TABLE campaign_contacts ADD COLUMN canonical TEXT",
         ] },
+
+        // v17: the operator's tools a call's agent may call (JSON declarations; secrets only by name).
+        SQLMigration("v17-tools") { _ in [
+            "ALTER TABLE calls ADD COLUMN tools TEXT",
+        ] },
     ]
 }

@@ -1,0 +1,86 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import Realtime
+import Testing
+import TestSupport
+import Tools
+@testable import Calls
+
+/// A template's tool in a whole call: the server's cascade engine (against fake OpenAI servers)
+/// calls it, the request leaves through the egress client with the configured secret, and the
+/// call keeps it — a transcript line and the report's `tools`, the secret nowhere.
+@Suite(.serialized, .enabled(if: CallHarness.speech != nil)) struct ToolCallTests {
+    /// Greets and checks the calendar at once; then says what the tool answered and ends the call.
+    static func chat(_ n: Int) -> (chunks: [String], delay: Duration) {
+        if n == 0 {
+            let call: [String: Any] = ["index": 0, "delta": ["tool_calls": [["index": 0, "id": "call_slots", "type": "function",
+                                       "function": ["name": "free_slots", "arguments": #"{"day":"2026-12-01"}"#]]]], "finish_reason": "tool_calls"]
+            return (FakeCascadeServers.sse([FakeCascadeServers.content("Hello, this is ABC Company. "), call]) + ["data: [DONE]\n\n"], .milliseconds(5))
+        }
+        let end: [String: Any] = ["index": 0, "delta": ["tool_calls": [["index": 0, "id": "call_end", "type": "function",
+                                  "function": ["name": "end_call", "arguments": #"{"reason":"told the slot"}"#]]]], "finish_reason": "tool_calls"]
+        return (FakeCascadeServers.sse([FakeCascadeServers.content("Ten thirty is free. Goodbye."), end]) + ["data: [DONE]\n\n"], .milliseconds(5))
+    }
+
+    @Test func aTemplatesToolIsCalledDuringTheCallAndKeptWithIt() async throws {
+        let asked = Locked<[String]>([])
+        let tool = Router()
+        tool.get("slots") { request, _ -> Response in
+            asked.withLock { $0.append("\(request.uri.query ?? "") key=\(request.headers[.init("X-Api-Key")!] ?? "")") }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"free":["10:30"]}"#)))
+        }
+        let log = FakeCascadeServers.Log()
+        let kept = Locked<(transcript: [TranscriptEntry], report: CallReport?)>(([], nil))
+        try await withLoopbackServer(router: tool, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { toolPort in
+            try await FakeCascadeServers.withFakeServers(log, chat: Self.chat) { port in
+                var config = VoiceBridgeConfig()
+                config.engine.mode = .cascade
+                config.engine.cascade.stt = .openai
+                config.engine.cascade.llmBaseURL = "http://127.0.0.1:\(port)/v1"
+                config.engine.openAI.baseURL = "http://127.0.0.1:\(port)/v1"
+                config.engine.openAI.apiKey = "test-key"
+                config.secrets = ["calendar_key": "cal-s3cr3t"]
+                let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: .none))
+                try await CallHarness.run(rtpBase: 41200, tweak: { $0.toolSecrets = config.toolSecrets; $0.engineMode = "cascade" }, engines: engines) { manager, store, _ in
+                    let slots = ToolDefinition(name: "free_slots", description: "The free appointment times on a day.",
+                                               parameters: try JSONValue.parse(#"{"type":"object","properties":{"day":{"type":"string"}},"required":["day"]}"#),
+                                               url: "http://127.0.0.1:\(toolPort)/slots", method: "GET", headers: ["X-Api-Key": "${secret:calendar_key}"])
+                    var template = CallTemplate(name: "clinic", purpose: "your appointment", questions: ["Which time suits you?"])
+                    template.tools = [slots]
+                    template = try await store.createTemplate(try await manager.acceptable(template))
+                    var request = CallHarness.seedRequest()
+                    request.template = template.id
+                    let id = try await manager.create(request).outboundId
+                    let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
+                    #expect(call.tools == [slots], "the call keeps the template's tools")
+                    let transcript = try await store.transcript(callID: id).map(\.entry)
+                    let report = try await store.report(callID: id)
+                    kept.withLock { $0 = (transcript, report) }
+                }
+            }
+        }
+        let (transcript, report) = kept.value
+        #expect(asked.value == ["day=2026-12-01 key=cal-s3cr3t"], "the tool got the model's arguments and the secret")
+        let lines = transcript.filter { $0.speaker == .ai }.map(\.text)
+        #expect(lines.contains { $0.hasPrefix(#"[tool free_slots {"day":"2026-12-01"} → ok, "#) }, "\(lines)")
+        #expect(lines.last == "Ten thirty is free. Goodbye.")
+        let record = try #require(report?.tools?.first)
+        #expect(record.tool == "free_slots" && record.status == .ok && record.httpStatus == 200)
+        #expect(!transcript.contains { $0.text.contains("cal-s3cr3t") })
+        let answer = (try? JSONSerialization.jsonObject(with: Data((log.chatBodies.value.dropFirst().first ?? "").utf8)) as? [String: Any])?["messages"] as? [[String: Any]]
+        #expect(answer?.last?["content"] as? String == #"{"free":["10:30"]}"#, "the model heard the tool's answer")
+    }
+
+    @Test func aToolNamingAnUnknownSecretIsRefusedWithTheField() async throws {
+        try await CallHarness.run(rtpBase: 41200, engines: { _ in throw CocoaError(.featureUnsupported) }) { manager, _, _ in
+            var template = CallTemplate(name: "bad", purpose: "p", questions: ["q?"])
+            template.tools = [ToolDefinition(name: "crm", description: "CRM.", url: "https://crm.example.com/", headers: ["Authorization": "Bearer ${secret:nope}"])]
+            await #expect(throws: ValidationError(fields: [.init(name: "tools.0.headers.Authorization",
+                                                           message: "names the secret 'nope', which is not configured (secrets: in the configuration, or VOICEBRIDGE_SECRET_NOPE)")])) {
+                try await manager.acceptable(template)
+            }
+        }
+    }
+}
