@@ -112,7 +112,7 @@ public final class CallSystem: Sendable {
             return { context in
                 var settings = fixed
                 settings.voice = context.voice ?? fixed.voice
-                return OpenAIRealtimeEngine(context: context, settings: settings)
+                return OpenAIRealtimeEngine(context: context, settings: settings, tools: tools)
             }
         case .cascade:
             let c = config.cascade

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the operator's tools for the engines: checks the model's arguments against the tool's
 /// schema, fills in secrets, makes the request and turns whatever happened into a JSON answer the
@@ -32,6 +33,34 @@ public struct ToolRunner: Sendable {
                                     milliseconds: milliseconds, error: outcome.error.map(secrets.masked))
         observe(record)
         return Outcome(answer: secrets.masked(outcome.answer), record: record)
+    }
+
+    /// Calls `tool`, and if it has not answered after `ToolDefinition.waitBeforeSpeaking`, runs
+    /// `waiting` (the engine says the tool's waiting line) while the request goes on: the caller
+    /// never hears dead air. A line begun is said to its end; the answer is returned after it.
+    public func call(_ tool: ToolDefinition, arguments: String, whileWaiting waiting: @escaping @Sendable () async -> Void) async -> Outcome {
+        final class Line: Sendable { let state = Mutex((answered: false, speaking: false)) }
+        let line = Line()
+        return await withTaskGroup(of: Outcome?.self) { group -> Outcome in
+            group.addTask { await self.call(tool, arguments: arguments) }
+            group.addTask {
+                try? await Task.sleep(for: ToolDefinition.waitBeforeSpeaking)
+                let speak = line.state.withLock { l in
+                    if l.answered || Task.isCancelled { return false }
+                    l.speaking = true
+                    return true
+                }
+                if speak { await waiting() }
+                return nil
+            }
+            var finished: Outcome?
+            while let next = await group.next() {
+                guard let next else { continue }
+                finished = next
+                if line.state.withLock({ l in l.answered = true; return !l.speaking }) { group.cancelAll() }   // no line needed
+            }
+            return finished!   // the request's task always returns an outcome
+        }
     }
 
     /// The answer and record for a tool the model named that this call does not have.

@@ -9,26 +9,12 @@ extension CascadeEngine {
             await events.emit(.toolCalled(outcome.record))
             return outcome
         }
-        let outcome = await withTaskGroup(of: ToolRunner.Outcome?.self) { group -> ToolRunner.Outcome in
-            group.addTask { await runner.call(tool, arguments: arguments) }
-            group.addTask {
-                try? await Task.sleep(for: ToolDefinition.waitBeforeSpeaking)
-                return nil
-            }
-            var finished: ToolRunner.Outcome?
-            while let next = await group.next() {
-                if let next {
-                    finished = next
-                    group.cancelAll()   // the waiting line is not needed (or has been said)
-                } else if !Task.isCancelled {
-                    let line = tool.speakWhileWaiting ?? ToolDefinition.defaultWaitingLine
-                    let item = nextItem()
-                    await speak(sentences: [line], item: item)
-                    await events.emit(.transcript(speaker: .ai, text: line, item: item))
-                    await events.emit(.audioDone(item: item))
-                }
-            }
-            return finished ?? runner.unknown(name, arguments: arguments)
+        let outcome = await runner.call(tool, arguments: arguments) {
+            let line = tool.speakWhileWaiting ?? ToolDefinition.defaultWaitingLine
+            let item = self.nextItem()
+            await self.speak(sentences: [line], item: item)
+            await self.events.emit(.transcript(speaker: .ai, text: line, item: item))
+            await self.events.emit(.audioDone(item: item))
         }
         await events.emit(.toolCalled(outcome.record))
         return outcome

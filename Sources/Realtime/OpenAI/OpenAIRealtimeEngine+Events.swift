@@ -1,5 +1,7 @@
 import Foundation
 import Pipeline
+import HummingbirdWSClient
+import Tools
 
 /// What the engine does with each server event.
 extension OpenAIRealtimeEngine {
@@ -55,7 +57,10 @@ extension OpenAIRealtimeEngine {
 
     /// Tools run only for a completed response (an interrupted one may carry half a call).
     func responseDone(status: String, calls: [RealtimeServerEvent.FunctionCall]) async {
-        let (closing, lastItem, writer) = state.withLock { ($0.closingReason, $0.lastAssistantItem, $0.writer) }
+        let (closing, lastItem, writer, toolCalls) = state.withLock { s in
+            s.waitingLineInFlight = false
+            return (s.closingReason, s.lastAssistantItem, s.writer, s.toolCalls)
+        }
         if let closing {
             state.withLock { $0.ended = true }
             await events.emit(.endCall(reason: closing, afterItem: lastItem))
@@ -63,6 +68,7 @@ extension OpenAIRealtimeEngine {
         }
         guard status == "completed", !calls.isEmpty else { return }
         var continueTalking = false
+        var toolQueued = false
         for call in calls {
             switch call.name {
             case "update_task_state":
@@ -80,11 +86,41 @@ extension OpenAIRealtimeEngine {
                 await events.emit(.transfer(reason: reason ?? "the caller asked for a person", afterItem: lastItem))
                 return
             default:
-                try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: #"{"error":"unknown tool"}"#)))
-                continueTalking = true
+                if context.conversationTools.contains(where: { $0.name == call.name }), let toolCalls {
+                    toolCalls.yield(call)   // runTool answers it and asks for the reply
+                    toolQueued = true
+                } else {
+                    let outcome = toolRunner?.unknown(call.name, arguments: call.arguments) ?? ToolRunner.unknownTool(call.name, arguments: call.arguments)
+                    await events.emit(.toolCalled(outcome.record))
+                    try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: outcome.answer)))
+                    continueTalking = true
+                }
             }
         }
-        if continueTalking { try? await writer?.write(.text(RealtimeClientEvent.responseCreate())) }
+        if continueTalking, !toolQueued { try? await writer?.write(.text(RealtimeClientEvent.responseCreate())) }
+    }
+
+    /// One of the operator's tools: the model says the waiting line if it takes more than a moment
+    /// (its own response, which must be done before the next), then hears the answer and replies.
+    func runTool(_ call: RealtimeServerEvent.FunctionCall, writer: WebSocketOutboundWriter) async {
+        guard let tool = context.conversationTools.first(where: { $0.name == call.name }) else { return }
+        let outcome: ToolRunner.Outcome
+        if let toolRunner {
+            outcome = await toolRunner.call(tool, arguments: call.arguments) {
+                let line = tool.speakWhileWaiting ?? ToolDefinition.defaultWaitingLine
+                self.state.withLock { $0.waitingLineInFlight = true }
+                try? await writer.write(.text(RealtimeClientEvent.responseCreate(instructions: "Say exactly \"\(line)\" and nothing else.")))
+            }
+        } else {
+            outcome = ToolRunner.unknownTool(call.name, arguments: call.arguments)
+        }
+        await events.emit(.toolCalled(outcome.record))
+        try? await writer.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: outcome.answer)))
+        // One response at a time: a waiting line still being said finishes first (bounded: 10 s).
+        for _ in 0..<200 where state.withLock({ $0.waitingLineInFlight }) && !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        try? await writer.write(.text(RealtimeClientEvent.responseCreate()))
     }
 
     /// The transfer reached nobody: the model hears so as the tool's result, and speaks.

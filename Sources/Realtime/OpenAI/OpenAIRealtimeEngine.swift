@@ -3,6 +3,7 @@ import HummingbirdWSClient
 import Logging
 import Pipeline
 import Synchronization
+import Tools
 
 /// OpenAI Realtime (GA) speech-to-speech over one WebSocket per call (PROTOCOLS.md §3).
 ///
@@ -56,6 +57,8 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
     let context: ConversationContext
     let logger: Logger
     let state: Mutex<State>
+    /// Runs the operator's tools (`context.tools`); nil: the call has none to run.
+    let toolRunner: ToolRunner?
 
     struct State {
         var tracker: TaskTracker
@@ -73,10 +76,15 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
         var stopped = false
         var aiTurns = 0
         var droppedAppends = 0
+        /// The connection's queue of the operator's tool calls (run one at a time, beside the socket).
+        var toolCalls: AsyncStream<RealtimeServerEvent.FunctionCall>.Continuation?
+        /// A waiting line was asked for and its response is not done: the tool's answer waits for it.
+        var waitingLineInFlight = false
     }
 
-    public init(context: ConversationContext, settings: Settings, logger: Logger = Logger(label: "openai-realtime")) {
+    public init(context: ConversationContext, settings: Settings, tools: ToolRunner? = nil, logger: Logger = Logger(label: "openai-realtime")) {
         self.context = context
+        self.toolRunner = tools
         self.settings = settings
         self.logger = logger
         self.state = Mutex(State(tracker: TaskTracker(questions: context.questions)))
@@ -125,10 +133,18 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
                     try await outbound.write(.text(RealtimeClientEvent.responseCreate(
                         instructions: "Start the call now: say \"\(self.context.greeting)\" and ask the first question.")))
                 }
-                for try await message in inbound.messages(maxSize: 16 << 20) {
-                    guard case .text(let text) = message else { continue }
-                    await self.handle(text)
-                    if self.state.withLock({ $0.ended || $0.stopped }) { break }
+                // The operator's tools run beside the socket, so events keep flowing while one runs.
+                let (toolCalls, toolInput) = AsyncStream.makeStream(of: RealtimeServerEvent.FunctionCall.self, bufferingPolicy: .bufferingOldest(8))
+                self.state.withLock { $0.toolCalls = toolInput }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { for await call in toolCalls { await self.runTool(call, writer: outbound) } }
+                    for try await message in inbound.messages(maxSize: 16 << 20) {
+                        guard case .text(let text) = message else { continue }
+                        await self.handle(text)
+                        if self.state.withLock({ $0.ended || $0.stopped }) { break }
+                    }
+                    toolInput.finish()
+                    group.cancelAll()
                 }
             }
         } catch {
