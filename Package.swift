@@ -149,6 +149,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools",
+                                                     .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import MetricsTestKit
 import NIOCore
 import Realtime
 import Testing
@@ -32,6 +33,7 @@ import Tools
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"free":["10:30"]}"#)))
         }
         let log = FakeCascadeServers.Log()
+        let metrics = TestMetrics()
         let kept = Locked<(transcript: [TranscriptEntry], report: CallReport?)>(([], nil))
         try await withLoopbackServer(router: tool, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { toolPort in
             try await FakeCascadeServers.withFakeServers(log, chat: Self.chat) { port in
@@ -42,7 +44,7 @@ import Tools
                 config.engine.openAI.baseURL = "http://127.0.0.1:\(port)/v1"
                 config.engine.openAI.apiKey = "test-key"
                 config.secrets = ["calendar_key": "cal-s3cr3t"]
-                let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: .none))
+                let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: CallMetrics(factory: metrics)))
                 try await CallHarness.run(rtpBase: 41200, tweak: { $0.toolSecrets = config.toolSecrets; $0.engineMode = "cascade" }, engines: engines) { manager, store, _ in
                     let slots = ToolDefinition(name: "free_slots", description: "The free appointment times on a day.",
                                                parameters: try JSONValue.parse(#"{"type":"object","properties":{"day":{"type":"string"}},"required":["day"]}"#),
@@ -69,6 +71,8 @@ import Tools
         let record = try #require(report?.tools?.first)
         #expect(record.tool == "free_slots" && record.status == .ok && record.httpStatus == 200)
         #expect(!transcript.contains { $0.text.contains("cal-s3cr3t") })
+        #expect(try metrics.expectCounter("voicebridge_tool_calls_total", [("status", "ok")]).totalValue == 1, "counted in /metrics")
+        #expect(try metrics.expectTimer("voicebridge_tool_call_seconds").values.count == 1)
         let answer = (try? JSONSerialization.jsonObject(with: Data((log.chatBodies.value.dropFirst().first ?? "").utf8)) as? [String: Any])?["messages"] as? [[String: Any]]
         #expect(answer?.last?["content"] as? String == #"{"free":["10:30"]}"#, "the model heard the tool's answer")
     }
