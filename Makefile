@@ -15,6 +15,8 @@ SILERO_VERSION := 6.2.3
 # websockets runs the e2e suite's Twilio-dialect bot (Tests/e2e/twilio_bot.py), a bot written
 # in another language than the server it stands behind.
 WEBSOCKETS_VERSION := 15.0.1
+# mcp (with its dependencies, in .deps/mcp) serves the reference MCP server the tool tests call.
+MCP_VERSION := 2.3.0
 DEPS := .deps
 MOONSHINE := $(DEPS)/moonshine
 SILERO := $(DEPS)/silero_vad
@@ -36,7 +38,7 @@ apt-deps:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing < /dev/null; \
 	fi
 
-python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py
+python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py
 
 $(MOONSHINE)/models/base-en/encoder_model.ort:
 	@echo "make deps: installing moonshine-cpp $(MOONSHINE_VERSION) into $(DEPS)/python"
@@ -53,6 +55,11 @@ $(SILERO)/data/silero_vad.onnx:
 $(DEPS)/python/websockets/__init__.py:
 	@echo "make deps: installing websockets $(WEBSOCKETS_VERSION) into $(DEPS)/python"
 	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/python websockets==$(WEBSOCKETS_VERSION)
+
+# With its dependencies, in a folder of its own (they must not change what the others use).
+$(DEPS)/mcp/mcp/__init__.py:
+	@echo "make deps: installing mcp $(MCP_VERSION) (the reference MCP server the tests run) into $(DEPS)/mcp"
+	python3 -m pip install --quiet --disable-pip-version-check --target $(DEPS)/mcp mcp==$(MCP_VERSION)
 
 build: deps
 	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)

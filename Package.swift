@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
     ],
     targets: [
         // C libraries from Debian, through pkg-config.
@@ -52,7 +53,10 @@ let package = Package(
             ]
         ),
         // The operator's tools (HTTP, MCP): declarations, argument checks, secrets, the request.
-        .target(name: "Tools"),
+        .target(name: "Tools", dependencies: [
+            .product(name: "MCP", package: "swift-sdk"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(
             name: "Realtime",
             dependencies: [

@@ -28,9 +28,10 @@ struct CreateCallBody: Decodable {
     var voicemailMessage: String?
     var transferTo: String?
     var tools: [ToolDefinition]?
+    var mcpServers: [MCPServerDeclaration]?
 
     enum CodingKeys: String, CodingKey {
-        case purpose, questions, priority, metadata, template, variables, greeting, closing, voice, tools
+        case purpose, questions, priority, metadata, template, variables, greeting, closing, voice, tools, mcpServers = "mcp_servers"
         case botURL = "bot_url", machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
         case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
         case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
@@ -50,6 +51,7 @@ struct CreateCallBody: Decodable {
         request.voicemailMessage = voicemailMessage
         request.transferTo = transferTo
         request.tools = tools
+        request.mcpServers = mcpServers
         return request
     }
 }
@@ -154,6 +156,7 @@ struct CallView: ResponseEncodable {
     var transferOutcome: String?
     /// The operator's tools the agent may call (secrets by reference only).
     var tools: [ToolDefinition]?
+    var mcpServers: [MCPServerDeclaration]?
     /// Detail only: the state timeline.
     var timeline: [TimelineEntry]?
     /// Detail only: every attempt with its outcome and times.
@@ -185,7 +188,7 @@ struct CallView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice, tools
+        case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice, tools, mcpServers = "mcp_servers"
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
         case transferTo = "transfer_to", transferredTo = "transferred_to", transferOutcome = "transfer_outcome"
@@ -210,6 +213,7 @@ struct CallView: ResponseEncodable {
         answeredByMs = c.answeredByMs; machineDetection = c.machineDetection; voicemailMessage = c.voicemailMessage
         transferTo = c.transferTo; transferredTo = c.transferredTo; transferOutcome = c.transferOutcome
         tools = c.tools
+        mcpServers = c.mcpServers
         self.timeline = timeline
         self.attempts = attempts
         self.webhooks = webhooks

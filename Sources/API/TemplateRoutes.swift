@@ -78,9 +78,10 @@ struct TemplateBody: Decodable {
     var maxRetries: Int?
     var variables: [String: String]?
     var tools: [ToolDefinition]?
+    var mcpServers: [MCPServerDeclaration]?
 
     enum CodingKeys: String, CodingKey {
-        case name, purpose, questions, greeting, closing, language, voice, variables, tools
+        case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers"
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
     }
@@ -93,6 +94,7 @@ struct TemplateBody: Decodable {
         t.voicemailMessage = voicemailMessage
         t.transferTo = transferTo
         t.tools = tools
+        t.mcpServers = mcpServers
         return t
     }
 }

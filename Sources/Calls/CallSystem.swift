@@ -225,6 +225,7 @@ public final class CallSystem: Sendable {
         settings.transferTarget = config.transfer.target
         settings.transferTargets = config.transferTargetPolicy
         settings.toolSecrets = config.toolSecrets
+        settings.mcpCatalog = MCPToolCatalog(transport: EgressToolTransport(policy: config.egressPolicy), secrets: config.toolSecrets)
         settings.ai = config.outbound.ai
         settings.inbound = config.inbound
         if config.carrier == .twilio, let sid = config.twilio.accountSID, let token = config.twilio.authToken, let publicURL = config.http.publicURL {

@@ -21,6 +21,9 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
     public var speakWhileWaiting: String?
     /// Run after the call with its result (a CRM write), not offered to the model.
     public var onEnd: Bool
+    /// Set on a tool an MCP server lists: its name there (`url` is then the server's endpoint, and
+    /// the call is an MCP `tools/call`, not a plain request).
+    public var mcpTool: String?
 
     public static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     public static let defaultTimeoutMilliseconds = 5000
@@ -34,7 +37,7 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case name, description, parameters, url, method, headers
-        case timeoutMilliseconds = "timeout_ms", speakWhileWaiting = "speak_while_waiting", onEnd = "on_end"
+        case timeoutMilliseconds = "timeout_ms", speakWhileWaiting = "speak_while_waiting", onEnd = "on_end", mcpTool = "mcp_tool"
     }
 
     public init(name: String, description: String, parameters: JSONValue = .object(["type": .string("object"), "properties": .object([:])]),
@@ -62,6 +65,7 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
         timeoutMilliseconds = try c.decodeIfPresent(Int.self, forKey: .timeoutMilliseconds) ?? Self.defaultTimeoutMilliseconds
         speakWhileWaiting = try c.decodeIfPresent(String.self, forKey: .speakWhileWaiting)
         onEnd = try c.decodeIfPresent(Bool.self, forKey: .onEnd) ?? false
+        mcpTool = try c.decodeIfPresent(String.self, forKey: .mcpTool)
     }
 
     /// One thing wrong with a declaration, and where (`tools.0.url`).

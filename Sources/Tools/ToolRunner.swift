@@ -1,4 +1,5 @@
 import Foundation
+import MCP
 import Synchronization
 
 /// Runs the operator's tools for the engines: checks the model's arguments against the tool's
@@ -87,8 +88,11 @@ public struct ToolRunner: Sendable {
         do { value = try JSONValue.parse(arguments.isEmpty ? "{}" : arguments) } catch {
             return failed(.invalidArguments, "the arguments are \(error)")
         }
-        let violations = (try? JSONSchema(parameters: tool.parameters))?.violations(of: value) ?? ["the tool's schema is unusable"]
+        // An MCP server's schema may use keywords this check does not know: the server checks those itself.
+        let schema = try? JSONSchema(parameters: tool.parameters)
+        let violations = schema?.violations(of: value) ?? (tool.mcpTool == nil ? ["the tool's schema is unusable"] : [])
         guard violations.isEmpty else { return failed(.invalidArguments, violations.joined(separator: "; ")) }
+        if let name = tool.mcpTool { return await callMCP(tool, name: name, arguments: value) }
         let request: ToolHTTPRequest
         do { request = try self.request(for: tool, arguments: value) } catch {
             return failed(.failed, "\(error)")
@@ -113,6 +117,36 @@ public struct ToolRunner: Sendable {
         }
         guard let body else { return failed(.invalidJSON, "the tool's answer is not JSON", httpStatus: response.status) }
         return Attempt(status: .ok, answer: body.serialized, httpStatus: response.status)
+    }
+
+    /// An MCP server's tool: `tools/call` in a session of its own. Its text content is the answer
+    /// (as JSON when it is JSON); `isError` makes it a failure the model is told of.
+    private func callMCP(_ tool: ToolDefinition, name: String, arguments: JSONValue) async -> Attempt {
+        let mcpArguments: [String: Value]
+        do {
+            mcpArguments = try JSONDecoder().decode([String: Value].self, from: JSONEncoder().encode(arguments))
+        } catch {
+            return failed(.invalidArguments, "the arguments are not an object")
+        }
+        do {
+            let (content, isError) = try await MCPSession.with(tool.url, headers: tool.headers, secrets: secrets, transport: transport,
+                                                              timeout: .milliseconds(tool.timeoutMilliseconds)) { client in
+                try await client.callTool(name: name, arguments: mcpArguments)
+            }
+            let text = content.compactMap { if case .text(let text, _, _) = $0 { text } else { nil } }.joined(separator: "\n")
+            if isError == true { return failed(.failed, "the MCP tool reported an error: \(text.prefix(500))") }
+            let answer = (try? JSONValue.parse(text)) ?? .object(["content": .string(text)])
+            guard answer.serialized.utf8.count <= ToolDefinition.answerLimit else {
+                return failed(.tooLarge, "the tool's answer is larger than \(ToolDefinition.answerLimit) bytes")
+            }
+            return Attempt(status: .ok, answer: answer.serialized)
+        } catch is MCPSession.TimedOut {
+            return failed(.timeout, "the tool did not answer within \(tool.timeoutMilliseconds) ms")
+        } catch let missing as SecretReference.Missing {
+            return failed(.failed, missing.description)
+        } catch {
+            return failed(.failed, "the MCP server failed: \(String(describing: error).prefix(300))")
+        }
     }
 
     private func failed(_ status: ToolCallRecord.Status, _ message: String, httpStatus: Int? = nil) -> Attempt {

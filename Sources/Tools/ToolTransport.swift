@@ -11,6 +11,13 @@ public struct ToolHTTPRequest: Sendable, Equatable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
 
+    public init(method: String, url: String, headers: [(name: String, value: String)], body: [UInt8]?) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
     public static func == (a: Self, b: Self) -> Bool {
         a.method == b.method && a.url == b.url && a.body == b.body && a.headers.elementsEqual(b.headers) { $0 == $1 }
     }
@@ -19,9 +26,12 @@ public struct ToolHTTPRequest: Sendable, Equatable {
 public struct ToolHTTPResponse: Sendable, Equatable {
     public var status: Int
     public var body: [UInt8]
-    public init(status: Int, body: [UInt8]) {
+    /// Names lowercased.
+    public var headers: [String: String]
+    public init(status: Int, body: [UInt8], headers: [String: String] = [:]) {
         self.status = status
         self.body = body
+        self.headers = headers
     }
 }
 

@@ -14,10 +14,12 @@ import Tools
 /// call keeps it — a transcript line and the report's `tools`, the secret nowhere.
 @Suite(.serialized, .enabled(if: CallHarness.speech != nil)) struct ToolCallTests {
     /// Greets and checks the calendar at once; then says what the tool answered and ends the call.
-    static func chat(_ n: Int) -> (chunks: [String], delay: Duration) {
+    static func chat(_ n: Int) -> (chunks: [String], delay: Duration) { chat(n, tool: "free_slots") }
+
+    static func chat(_ n: Int, tool: String) -> (chunks: [String], delay: Duration) {
         if n == 0 {
             let call: [String: Any] = ["index": 0, "delta": ["tool_calls": [["index": 0, "id": "call_slots", "type": "function",
-                                       "function": ["name": "free_slots", "arguments": #"{"day":"2026-12-01"}"#]]]], "finish_reason": "tool_calls"]
+                                       "function": ["name": tool, "arguments": #"{"day":"2026-12-01"}"#]]]], "finish_reason": "tool_calls"]
             return (FakeCascadeServers.sse([FakeCascadeServers.content("Hello, this is ABC Company. "), call]) + ["data: [DONE]\n\n"], .milliseconds(5))
         }
         let end: [String: Any] = ["index": 0, "delta": ["tool_calls": [["index": 0, "id": "call_end", "type": "function",
@@ -75,6 +77,43 @@ import Tools
         #expect(try metrics.expectTimer("voicebridge_tool_call_seconds").values.count == 1)
         let answer = (try? JSONSerialization.jsonObject(with: Data((log.chatBodies.value.dropFirst().first ?? "").utf8)) as? [String: Any])?["messages"] as? [[String: Any]]
         #expect(answer?.last?["content"] as? String == #"{"free":["10:30"]}"#, "the model heard the tool's answer")
+    }
+
+    /// The same call with the tool on an MCP server (Python's reference SDK) that the template names.
+    @Test(.enabled(if: MCPReferenceServer.isInstalled)) func anMCPServersToolIsCalledDuringTheCall() async throws {
+        let mcp = try await MCPReferenceServer()
+        defer { mcp.stop() }
+        let log = FakeCascadeServers.Log()
+        let kept = Locked<[TranscriptEntry]>([])
+        try await FakeCascadeServers.withFakeServers(log, chat: { Self.chat($0, tool: "clinic_free_slots") }) { port in
+            var config = VoiceBridgeConfig()
+            config.engine.mode = .cascade
+            config.engine.cascade.stt = .openai
+            config.engine.cascade.llmBaseURL = "http://127.0.0.1:\(port)/v1"
+            config.engine.openAI.baseURL = "http://127.0.0.1:\(port)/v1"
+            config.engine.openAI.apiKey = "test-key"
+            let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: .none))
+            try await CallHarness.run(rtpBase: 41200, tweak: {
+                $0.engineMode = "cascade"
+                $0.mcpCatalog = MCPToolCatalog(transport: EgressToolTransport(policy: config.egressPolicy), secrets: config.toolSecrets)
+            }, engines: engines) { manager, store, _ in
+                var template = CallTemplate(name: "clinic-mcp", purpose: "your appointment", questions: ["Which time suits you?"])
+                template.mcpServers = [MCPServerDeclaration(name: "clinic", url: mcp.url)]
+                template = try await store.createTemplate(try await manager.acceptable(template))
+                var request = CallHarness.seedRequest()
+                request.template = template.id
+                let id = try await manager.create(request).outboundId
+                _ = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
+                let transcript = try await store.transcript(callID: id).map(\.entry)
+                kept.withLock { $0 = transcript }
+            }
+        }
+        let bodies = log.chatBodies.value.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let offered = (bodies.first?["tools"] as? [[String: Any]])?.compactMap { ($0["function"] as? [String: Any])?["name"] as? String }
+        #expect(offered == ["update_task_state", "end_call", "clinic_free_slots", "clinic_cancel_booking"] || offered == ["update_task_state", "end_call", "clinic_cancel_booking", "clinic_free_slots"], "\(offered ?? [])")
+        let answer = (bodies.dropFirst().first?["messages"] as? [[String: Any]])?.last
+        #expect(try JSONValue.parse(answer?["content"] as? String ?? "") == JSONValue.parse(#"{"day":"2026-12-01","free":["10:30","14:00"]}"#))
+        #expect(kept.value.contains { $0.text.hasPrefix(#"[tool clinic_free_slots {"day":"2026-12-01"} → ok, "#) }, "\(kept.value.map(\.text))")
     }
 
     @Test func aToolNamingAnUnknownSecretIsRefusedWithTheField() async throws {

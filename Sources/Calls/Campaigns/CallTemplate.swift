@@ -37,6 +37,8 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     public var maxRetries: Int?
     /// The operator's tools the agent may call on these calls (HTTP requests, see `ToolDefinition`).
     public var tools: [ToolDefinition]?
+    /// MCP servers whose tools the agent may call on these calls.
+    public var mcpServers: [MCPServerDeclaration]?
     /// Defaults for variables a call does not give.
     public var variables: [String: String]
     public var createdAt: Date
@@ -44,7 +46,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
-        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", tools
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", tools, mcpServers = "mcp_servers"
         case createdAt = "created_at"
     }
 
@@ -110,6 +112,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         if let d = maxDuration, !(10...3600).contains(d) { problems.append(.init(name: "max_duration", message: "must be between 10 and 3600 seconds")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         problems += ToolDefinition.problems(in: tools ?? []).map { .init(name: $0.field, message: $0.message) }
+        problems += MCPServerDeclaration.problems(in: mcpServers ?? []).map { .init(name: $0.field, message: $0.message) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return t
     }

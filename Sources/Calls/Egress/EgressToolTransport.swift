@@ -18,7 +18,9 @@ public struct EgressToolTransport: ToolTransport {
         let (seconds, attoseconds) = timeout.components
         do {
             let response = try await client.send(outgoing, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000), bodyLimit: bodyLimit)
-            return ToolHTTPResponse(status: response.status, body: Array(buffer: response.body))
+            var headers: [String: String] = [:]
+            for header in response.headers { headers[header.name.lowercased()] = header.value }
+            return ToolHTTPResponse(status: response.status, body: Array(buffer: response.body), headers: headers)
         } catch let refusal as EgressPolicy.Refusal {
             throw .refused(refusal.description)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {

@@ -324,6 +324,7 @@ extension CallManager {
         record.voice = template?.voice
         record.botUrl = route?.botURL ?? template?.botURL
         record.tools = template?.tools
+        record.mcpServers = template?.mcpServers
         record.templateId = template?.id
         record.templateVersion = template?.version
         return record

@@ -17,6 +17,7 @@ extension CallManager {
         if let voice = t.voice, t.botURL == nil, let problem = voiceProblem(voice) { problems.append(.init(name: "voice", message: problem)) }
         if let target = t.transferTo, let problem = transferTargetRefusal(target) { problems.append(.init(name: "transfer_to", message: problem)) }
         problems += ToolDefinition.problems(in: t.tools ?? [], secrets: settings.toolSecrets).map { .init(name: $0.field, message: $0.message) }
+        problems += MCPServerDeclaration.problems(in: t.mcpServers ?? [], secrets: settings.toolSecrets).map { .init(name: $0.field, message: $0.message) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return t
     }

@@ -51,6 +51,8 @@ public actor CallManager {
         public var transferTargets = TransferTargetPolicy()
         /// The secrets tools may name: a declaration naming another is refused.
         public var toolSecrets = ToolSecrets()
+        /// Lists the MCP servers' tools when a call starts (cached); nil: MCP servers are not asked.
+        public var mcpCatalog: MCPToolCatalog?
         /// Answering-machine detection on SIP calls, unless a call or its template says otherwise.
         public var machineDetection = VoiceBridgeConfig.Outbound.MachineDetection()
         /// This node among those sharing the database (`cluster.node_id`), and how long its lease
@@ -157,6 +159,7 @@ public actor CallManager {
         if let url = valid.botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { throw ValidationError(fields: [.init(name: "bot_url", message: problem)]) }
         if let target = valid.transferTo, let problem = transferTargetRefusal(target) { throw ValidationError(fields: [.init(name: "transfer_to", message: problem)]) }
         let missingSecrets = ToolDefinition.problems(in: valid.tools ?? [], secrets: settings.toolSecrets)
+            + MCPServerDeclaration.problems(in: valid.mcpServers ?? [], secrets: settings.toolSecrets)
         if !missingSecrets.isEmpty { throw ValidationError(fields: missingSecrets.map { .init(name: $0.field, message: $0.message) }) }
         var record = CallRecord(outboundId: CallRecord.newID(), callerNumber: valid.callerNumber, calleeNumber: valid.calleeNumber,
                                 callerDisplayName: valid.callerDisplayName ?? "", purpose: valid.purpose, questions: valid.questions,
@@ -175,6 +178,7 @@ public actor CallManager {
         record.voicemailMessage = valid.voicemailMessage
         record.transferTo = valid.transferTo
         record.tools = valid.tools
+        record.mcpServers = valid.mcpServers
         return record
     }
 
@@ -278,6 +282,11 @@ public actor CallManager {
         context.botURL = call.botUrl
         context.transferTarget = call.transferTo ?? settings.transferTarget
         context.tools = call.tools ?? []
+        if let servers = call.mcpServers, !servers.isEmpty, let catalog = settings.mcpCatalog {
+            let (listed, failures) = await catalog.tools(of: servers)
+            context.tools += listed
+            for failure in failures { logger.warning("an MCP server's tools could not be listed", metadata: ["call": "\(call.outboundId)", "server": "\(failure)"]) }
+        }
         // The keys of the template version the call was made from.
         if let id = call.templateId, let version = call.templateVersion, let keypad = try? await store.template(id: id, version: version)?.keypad {
             context.keypad = keypad

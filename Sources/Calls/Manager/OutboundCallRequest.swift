@@ -32,6 +32,8 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var transferTo: String?
     /// The operator's tools for this call; nil: the template's.
     public var tools: [ToolDefinition]?
+    /// MCP servers whose tools the agent may call; nil: the template's.
+    public var mcpServers: [MCPServerDeclaration]?
 
     public init(callerNumber: String, calleeNumber: String, purpose: String, questions: [String], callerDisplayName: String? = nil,
                 maxDuration: Int? = nil, priority: Int? = nil, scheduledAt: Date? = nil, retryOnNoAnswer: Bool? = nil,
@@ -106,6 +108,7 @@ extension OutboundCallRequest {
         if let p = priority, !(1...10).contains(p) { problems.append(.init(name: "priority", message: "must be between 1 and 10")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         problems += ToolDefinition.problems(in: tools ?? []).map { .init(name: $0.field, message: $0.message) }
+        problems += MCPServerDeclaration.problems(in: mcpServers ?? []).map { .init(name: $0.field, message: $0.message) }
         if let metadata {
             let object = try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any]
             if object == nil { problems.append(.init(name: "metadata", message: "must be a JSON object")) }
@@ -134,6 +137,7 @@ extension OutboundCallRequest {
             r.voicemailMessage = voicemailMessage ?? template.voicemailMessage
             r.transferTo = transferTo ?? template.transferTo
             r.tools = tools ?? template.tools
+            r.mcpServers = mcpServers ?? template.mcpServers
             r.maxDuration = maxDuration ?? template.maxDuration
             r.retryOnNoAnswer = retryOnNoAnswer ?? template.retryOnNoAnswer
             r.maxRetries = maxRetries ?? template.maxRetries

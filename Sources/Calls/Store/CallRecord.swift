@@ -60,6 +60,8 @@ public struct CallRecord: Sendable, Equatable, Codable {
     public var transferTo: String?
     /// The operator's tools the agent may call, as declared (secrets by reference only) (schema v17).
     public var tools: [ToolDefinition]?
+    /// MCP servers whose tools the agent may call, listed when the call starts (schema v17).
+    public var mcpServers: [MCPServerDeclaration]?
     /// Where the call was handed, and how that went: answered, busy, no_answer, failed.
     public var transferredTo: String?
     public var transferOutcome: String?

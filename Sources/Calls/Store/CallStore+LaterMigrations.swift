@@ -148,9 +148,11 @@ extension CallStore {
             "ALTER TABLE campaign_contacts ADD COLUMN canonical TEXT",
         ] },
 
-        // v17: the operator's tools a call's agent may call (JSON declarations; secrets only by name).
+        // v17: the operator's tools a call's agent may call, and the MCP servers whose tools it may
+        // (JSON declarations; secrets only by name).
         SQLMigration("v17-tools") { _ in [
             "ALTER TABLE calls ADD COLUMN tools TEXT",
+            "ALTER TABLE calls ADD COLUMN mcp_servers TEXT",
         ] },
     ]
 }
