@@ -27,6 +27,17 @@ import Tools
         return (FakeCascadeServers.sse([FakeCascadeServers.content("Ten thirty is free. Goodbye."), end]) + ["data: [DONE]\n\n"], .milliseconds(5))
     }
 
+    /// The server's cascade engine against the fake OpenAI servers on `port`.
+    static func cascade(port: Int) -> VoiceBridgeConfig {
+        var config = VoiceBridgeConfig()
+        config.engine.mode = .cascade
+        config.engine.cascade.stt = .openai
+        config.engine.cascade.llmBaseURL = "http://127.0.0.1:\(port)/v1"
+        config.engine.openAI.baseURL = "http://127.0.0.1:\(port)/v1"
+        config.engine.openAI.apiKey = "test-key"
+        return config
+    }
+
     @Test func aTemplatesToolIsCalledDuringTheCallAndKeptWithIt() async throws {
         let asked = Locked<[String]>([])
         let tool = Router()
@@ -39,12 +50,7 @@ import Tools
         let kept = Locked<(transcript: [TranscriptEntry], report: CallReport?)>(([], nil))
         try await withLoopbackServer(router: tool, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { toolPort in
             try await FakeCascadeServers.withFakeServers(log, chat: Self.chat) { port in
-                var config = VoiceBridgeConfig()
-                config.engine.mode = .cascade
-                config.engine.cascade.stt = .openai
-                config.engine.cascade.llmBaseURL = "http://127.0.0.1:\(port)/v1"
-                config.engine.openAI.baseURL = "http://127.0.0.1:\(port)/v1"
-                config.engine.openAI.apiKey = "test-key"
+                var config = Self.cascade(port: port)
                 config.secrets = ["calendar_key": "cal-s3cr3t"]
                 let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: CallMetrics(factory: metrics)))
                 try await CallHarness.run(rtpBase: 41200, tweak: { $0.toolSecrets = config.toolSecrets; $0.engineMode = "cascade" }, engines: engines) { manager, store, _ in
@@ -86,12 +92,7 @@ import Tools
         let log = FakeCascadeServers.Log()
         let kept = Locked<[TranscriptEntry]>([])
         try await FakeCascadeServers.withFakeServers(log, chat: { Self.chat($0, tool: "clinic_free_slots") }) { port in
-            var config = VoiceBridgeConfig()
-            config.engine.mode = .cascade
-            config.engine.cascade.stt = .openai
-            config.engine.cascade.llmBaseURL = "http://127.0.0.1:\(port)/v1"
-            config.engine.openAI.baseURL = "http://127.0.0.1:\(port)/v1"
-            config.engine.openAI.apiKey = "test-key"
+            let config = Self.cascade(port: port)
             let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: .none))
             try await CallHarness.run(rtpBase: 41200, tweak: {
                 $0.engineMode = "cascade"
