@@ -127,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "voicebridge-bench",
             dependencies: [
-                "Pipeline", "Bridge", "Realtime", "Calls", "TestSupport",   // TestSupport: the fixtures and the labelled VAD set
+                "Pipeline", "Bridge", "Realtime", "Calls", "Tools", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -12,7 +12,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools"]
         var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -55,6 +55,7 @@ struct BenchMain {
         if suites.contains("amd") { try await machineDetection(output: output) }
         if suites.contains("campaigns") { try await campaigns(output: output) }
         if suites.contains("queue") { try await queue(output: output) }
+        if suites.contains("tools") { try await tools(output: output) }
     }
 
     static func vad(output: String) throws {
