@@ -100,7 +100,7 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
         } else if Self.reservedNames.contains(name) {
             problems.append(.init(field: "name", message: "is one of the agent's own tools"))
         }
-        if !onEnd, description.trimmingCharacters(in: .whitespaces).isEmpty || description.count > 1024 {
+        if description.trimmingCharacters(in: .whitespaces).isEmpty || description.count > 1024 {
             problems.append(.init(field: "description", message: "must be 1 to 1024 characters: the model decides from it when to call the tool"))
         }
         do { _ = try JSONSchema(parameters: parameters) } catch {
@@ -125,6 +125,10 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
         }
         if !Self.timeoutRange.contains(timeoutMilliseconds) {
             problems.append(.init(field: "timeout_ms", message: "must be between \(Self.timeoutRange.lowerBound) and \(Self.timeoutRange.upperBound)"))
+        }
+        if onEnd {
+            // Accepted and never run would lose the write it stands for: refused until it exists.
+            problems.append(.init(field: "on_end", message: "is not supported yet: tools that run after the call are not built"))
         }
         if let line = speakWhileWaiting, line.trimmingCharacters(in: .whitespaces).isEmpty || line.count > 200 {
             problems.append(.init(field: "speak_while_waiting", message: "must be 1 to 200 characters"))
