@@ -73,7 +73,9 @@ node() { # I: starts node I (0: node-a, 1: node-b)
 }
 node 0 && node 1
 check "two nodes start on one PostgreSQL database, each with a lease" test "$(query "SELECT string_agg(id, ',' ORDER BY id) FROM nodes")" = "node-a,node-b"
-check "the schema came from the one migration list (16 migrations recorded)" test "$(query "SELECT count(*) FROM grdb_migrations")" = 16
+# As many rows as the list in Sources/Calls/Store has migrations: each applied once, by one node.
+migrations=$(cat "$(dirname "$0")"/../../Sources/Calls/Store/*.swift | grep -o 'SQLMigration("' | wc -l)
+check "the schema came from the one migration list ($migrations migrations recorded)" test "$(query "SELECT count(*) FROM grdb_migrations")" = "$migrations"
 
 printf '1 sip:127.0.0.1:%s\n1 sip:127.0.0.1:%s\n' "${node_sip[0]}" "${node_sip[1]}" >"$run/dispatcher.list"
 sed -e "s|^#!substdef \"!VB_LISTEN!.*|#!substdef \"!VB_LISTEN!udp:127.0.0.1:$kam_port!g\"|" \

@@ -117,8 +117,10 @@ extension OpenAIRealtimeEngine {
         await events.emit(.toolCalled(outcome.record))
         try? await writer.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: outcome.answer)))
         // One response at a time: a waiting line still being said finishes first (bounded: 10 s).
-        for _ in 0..<200 where state.withLock({ $0.waitingLineInFlight }) && !Task.isCancelled {
+        var waited = 0
+        while waited < 200, state.withLock({ $0.waitingLineInFlight }), !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(50))
+            waited += 1
         }
         try? await writer.write(.text(RealtimeClientEvent.responseCreate()))
     }
