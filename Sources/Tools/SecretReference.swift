@@ -12,6 +12,13 @@ public enum SecretReference {
         public var description: String { "the secret '\(name)' is not configured" }
     }
 
+    /// `headers` (sorted by name) with every reference replaced by its value: what is sent.
+    public static func resolve(headers: [String: String], in secrets: ToolSecrets) throws(Missing) -> [(name: String, value: String)] {
+        var resolved: [(name: String, value: String)] = []
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { resolved.append((name, try resolve(value, in: secrets))) }
+        return resolved
+    }
+
     /// `text` with every reference replaced by its value.
     public static func resolve(_ text: String, in secrets: ToolSecrets) throws(Missing) -> String {
         var missing: String?

@@ -79,6 +79,31 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
         public var description: String { "\(field) \(message)" }
     }
 
+    /// A tool's (or an MCP server's) URL: absolute http(s), no secrets in it.
+    static func urlProblems(_ url: String) -> [Problem] {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host?.isEmpty == false else {
+            return [.init(field: "url", message: "must be an absolute http:// or https:// URL")]
+        }
+        return url.contains("${") ? [.init(field: "url", message: "may not hold secrets: put them in a header")] : []
+    }
+
+    /// A tool's (or an MCP server's) headers: names, one-line values, secrets that exist (when `secrets` is given).
+    static func headerProblems(_ headers: [String: String], secrets: ToolSecrets?) -> [Problem] {
+        var problems: [Problem] = []
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            if name.wholeMatch(of: /[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}/) == nil {
+                problems.append(.init(field: "headers.\(name)", message: "is not an HTTP header name"))
+            }
+            if value.contains(where: { $0.isNewline || $0 == "\0" }) || value.count > 4096 {
+                problems.append(.init(field: "headers.\(name)", message: "must be one line of at most 4096 characters"))
+            }
+            for secret in SecretReference.names(in: value) where secrets.map({ $0.value(secret) == nil }) ?? false {
+                problems.append(.init(field: "headers.\(name)", message: "names the secret '\(secret)', which is not configured (secrets: in the configuration, or VOICEBRIDGE_SECRET_\(secret.uppercased()))"))
+            }
+        }
+        return problems
+    }
+
     /// Every problem with a list of declarations, fields prefixed with `prefix.<index>`; names must
     /// differ, and secrets named in headers must be among `secrets` (nil: not checked here).
     public static func problems(in tools: [ToolDefinition], prefix: String = "tools", secrets: ToolSecrets? = nil) -> [Problem] {
@@ -106,23 +131,9 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
         do { _ = try JSONSchema(parameters: parameters) } catch {
             problems.append(.init(field: error.field, message: error.message))
         }
-        if let url = URL(string: url), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false {
-            if self.url.contains("${") { problems.append(.init(field: "url", message: "may not hold secrets: put them in a header")) }
-        } else {
-            problems.append(.init(field: "url", message: "must be an absolute http:// or https:// URL"))
-        }
+        problems += Self.urlProblems(url)
         if !Self.methods.contains(method) { problems.append(.init(field: "method", message: "must be one of \(Self.methods.joined(separator: ", "))")) }
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            if name.wholeMatch(of: /[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}/) == nil {
-                problems.append(.init(field: "headers.\(name)", message: "is not an HTTP header name"))
-            }
-            if value.contains(where: { $0.isNewline || $0 == "\0" }) || value.count > 4096 {
-                problems.append(.init(field: "headers.\(name)", message: "must be one line of at most 4096 characters"))
-            }
-            for secret in SecretReference.names(in: value) where secrets.map({ $0.value(secret) == nil }) ?? false {
-                problems.append(.init(field: "headers.\(name)", message: "names the secret '\(secret)', which is not configured (secrets: in the configuration, or VOICEBRIDGE_SECRET_\(secret.uppercased()))"))
-            }
-        }
+        problems += Self.headerProblems(headers, secrets: secrets)
         if !Self.timeoutRange.contains(timeoutMilliseconds) {
             problems.append(.init(field: "timeout_ms", message: "must be between \(Self.timeoutRange.lowerBound) and \(Self.timeoutRange.upperBound)"))
         }

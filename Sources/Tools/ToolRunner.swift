@@ -28,8 +28,7 @@ public struct ToolRunner: Sendable {
     public func call(_ tool: ToolDefinition, arguments: String) async -> Outcome {
         let started = ContinuousClock.now
         let outcome = await attempt(tool, arguments: arguments)
-        let elapsed = started.duration(to: .now)
-        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(started.duration(to: .now) / .milliseconds(1))
         let record = ToolCallRecord(tool: tool.name, arguments: secrets.masked(arguments), status: outcome.status, httpStatus: outcome.httpStatus,
                                     milliseconds: milliseconds, error: outcome.error.map(secrets.masked))
         observe(record)
@@ -161,9 +160,9 @@ public struct ToolRunner: Sendable {
     /// JSON); POST, PUT, PATCH: the arguments as a JSON body.
     func request(for tool: ToolDefinition, arguments: JSONValue) throws(SecretReference.Missing) -> ToolHTTPRequest {
         var headers: [(name: String, value: String)] = [("Accept", "application/json"), ("User-Agent", "VoiceBridge tools")]
-        for (name, value) in tool.headers.sorted(by: { $0.key < $1.key }) {
-            headers.removeAll { $0.name.lowercased() == name.lowercased() }
-            headers.append((name, try SecretReference.resolve(value, in: secrets)))
+        for header in try SecretReference.resolve(headers: tool.headers, in: secrets) {
+            headers.removeAll { $0.name.lowercased() == header.name.lowercased() }
+            headers.append(header)
         }
         if ["GET", "DELETE"].contains(tool.method) {
             guard var components = URLComponents(string: tool.url) else { return ToolHTTPRequest(method: tool.method, url: tool.url, headers: headers, body: nil) }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Pipeline
 
 /// Asks whether anything listens on a UDP address, the one way our shared SIP socket cannot.
 ///
@@ -28,8 +29,7 @@ enum UDPPortProbe {
         } catch {
             return false
         }
-        let (seconds, attoseconds) = wait.components
-        let timeout = loop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) { verdict.succeed(false) }
+        let timeout = loop.scheduleTask(in: .nanoseconds(Int64(wait.totalNanoseconds))) { verdict.succeed(false) }
         channel.writeAndFlush(ByteBuffer(), promise: nil)
         let refused = (try? await verdict.futureResult.get()) ?? false
         timeout.cancel()

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import Pipeline
 import Tools
 
 /// The operator's tools reach out the way webhooks do: only where the egress policy allows, to the
@@ -15,9 +16,8 @@ public struct EgressToolTransport: ToolTransport {
         outgoing.method = HTTPMethod(rawValue: request.method)
         for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let (seconds, attoseconds) = timeout.components
         do {
-            let response = try await client.send(outgoing, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000), bodyLimit: bodyLimit)
+            let response = try await client.send(outgoing, timeout: .nanoseconds(Int64(timeout.totalNanoseconds)), bodyLimit: bodyLimit)
             var headers: [String: String] = [:]
             for header in response.headers { headers[header.name.lowercased()] = header.value }
             return ToolHTTPResponse(status: response.status, body: Array(buffer: response.body), headers: headers)

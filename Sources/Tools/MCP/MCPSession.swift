@@ -10,9 +10,7 @@ enum MCPSession {
 
     static func with<T: Sendable>(_ url: String, headers: [String: String], secrets: ToolSecrets, transport: any ToolTransport, timeout: Duration,
                                   _ body: @escaping @Sendable (Client) async throws -> T) async throws -> T {
-        var resolved: [(name: String, value: String)] = []
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { resolved.append((name, try SecretReference.resolve(value, in: secrets))) }
-        let connection = MCPHTTPTransport(endpoint: url, headers: resolved, transport: transport, timeout: timeout)
+        let connection = MCPHTTPTransport(endpoint: url, headers: try SecretReference.resolve(headers: headers, in: secrets), transport: transport, timeout: timeout)
         let client = Client(name: "VoiceBridge", version: "1")
         let outcome: Result<T, any Error>
         do {
