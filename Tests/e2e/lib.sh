@@ -8,7 +8,7 @@ ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
 check() { # description, then a command
   local what=$1; shift
-  if "$@"; then ok "$what"; else not_ok "$what"; fi
+  if "$@"; then ok "$what"; else not_ok "$what"; return 1; fi
 }
 
 # query SQL: the rows of the suite's database ($db), columns joined by |, a row a line.
@@ -62,6 +62,17 @@ while True:
     finally:
         t.close(); u.close()
 '
+}
+
+# wait_tcp PORT [SECONDS]: waits until something accepts TCP connections on 127.0.0.1:PORT (a
+# peer started in the background is listening), 10 s unless told; fails when it never does.
+wait_tcp() {
+  local _
+  for _ in $(seq 1 $((${2:-10} * 10))); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
 }
 
 # free_media_port: an even base for sipp's -mp, below the ephemeral range, with all four ports sipp binds from it

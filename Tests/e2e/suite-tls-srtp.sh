@@ -44,7 +44,7 @@ callee_sip=$(free_port)
 baresip_folder callee "$callee_sip" 57200-57249 srtp-mand answer
 timeout 120 baresip -f "$VB_TMP/callee" -t 110 > "$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
-sleep 1
+wait_tcp $((callee_sip + 1)) 20 || { not_ok "baresip (the callee) listens for TLS on $((callee_sip + 1))"; tail -n 20 "$VB_TMP/callee.log" | sed 's/^/# /'; }
 
 sip_port=$(free_port)
 if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" \
@@ -60,7 +60,8 @@ ok "server starts with SIP over TLS and SRTP required"
 out=$(timeout 90 "$VB_BINARY" call --server "http://127.0.0.1:$VB_PORT" --from 070-1234-5678 --to 0109876543 \
       --purpose "the delivery of the turquoise armchair" --question "Is Thursday morning convenient?" --wait 2>&1)
 echo "$out" > "$VB_ARTIFACTS/tls-srtp-outbound.txt"
-check "our call to baresip over TLS was answered and ended (exit $?)" grep -q -E ': (completed|no_answer_from_callee)' <<<"$out"
+check "our call to baresip over TLS was answered and ended (exit $?)" grep -q -E ': (completed|no_answer_from_callee)' <<<"$out" ||
+  { sed 's/^/# call: /' <<<"$out" | tail -n 10; tail -n 15 "$VB_TMP/callee.log" | sed 's/^/# baresip: /'; grep -v ' info ' "$VB_TMP/run.log" | tail -n 10 | sed 's/^/# server: /'; }
 id=$(grep -o 'ob-[0-9a-f]*' <<<"$out" | head -1)
 check "baresip negotiated SRTP for it" grep -q "SRTP is Enabled" "$VB_TMP/callee.log"
 ai=$(query "SELECT count(*) FROM transcript_entries WHERE outbound_id = '$id' AND speaker = 'ai'")
