@@ -57,11 +57,14 @@ let package = Package(
             .product(name: "MCP", package: "swift-sdk"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The operator's documents: reading, chunking, the search terms, the search tool.
+        .target(name: "Knowledge", dependencies: ["Tools", .product(name: "CSV", package: "CSV.swift")]),
         .target(
             name: "Realtime",
             dependencies: [
                 "Pipeline",
                 "Tools",
+                "Knowledge",
                 "CEspeakNG",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -74,6 +77,7 @@ let package = Package(
                 "Bridge",
                 "Realtime",
                 "Tools",
+                "Knowledge",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -127,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "voicebridge-bench",
             dependencies: [
-                "Pipeline", "Bridge", "Realtime", "Calls", "Tools", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
+                "Pipeline", "Bridge", "Realtime", "Calls", "Tools", "Knowledge", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -144,15 +148,16 @@ let package = Package(
         ], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
         .testTarget(name: "ToolsTests", dependencies: ["Tools"]),
+        .testTarget(name: "KnowledgeTests", dependencies: ["Knowledge", "Tools"]),
         .testTarget(name: "BridgeTests", dependencies: [
             "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "RealtimeTests", dependencies: [
-            "Realtime", "TestSupport", "Pipeline", "Tools", "Calls",   // Calls: the server's tool transport
+            "Realtime", "TestSupport", "Pipeline", "Tools", "Knowledge", "Calls",   // Calls: the server's tool transport
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools",
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),

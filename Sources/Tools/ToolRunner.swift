@@ -17,11 +17,20 @@ public struct ToolRunner: Sendable {
     let secrets: ToolSecrets
     /// Sees every call's record (the server counts them in `/metrics`).
     let observe: @Sendable (ToolCallRecord) -> Void
+    /// Tools the server answers itself, by name (a call's `search_knowledge`).
+    private(set) var localTools: [String: any LocalTool] = [:]
 
     public init(transport: any ToolTransport, secrets: ToolSecrets, observe: @escaping @Sendable (ToolCallRecord) -> Void = { _ in }) {
         self.transport = transport
         self.secrets = secrets
         self.observe = observe
+    }
+
+    /// This runner with `tool` answering calls to `name` (a call's own knowledge search).
+    public func adding(_ tool: any LocalTool, named name: String) -> ToolRunner {
+        var runner = self
+        runner.localTools[name] = tool
+        return runner
     }
 
     /// Calls `tool` with the model's `arguments` (a JSON text).
@@ -91,6 +100,10 @@ public struct ToolRunner: Sendable {
         let schema = try? JSONSchema(parameters: tool.parameters)
         let violations = schema?.violations(of: value) ?? (tool.mcpTool == nil ? ["the tool's schema is unusable"] : [])
         guard violations.isEmpty else { return failed(.invalidArguments, violations.joined(separator: "; ")) }
+        if let local = localTools[tool.name] {
+            let answer = await local.run(value)
+            return Attempt(status: answer.error == nil ? .ok : .failed, answer: answer.answer.serialized, error: answer.error)
+        }
         if let name = tool.mcpTool { return await callMCP(tool, name: name, arguments: value) }
         let request: ToolHTTPRequest
         do { request = try self.request(for: tool, arguments: value) } catch {

@@ -154,5 +154,27 @@ extension CallStore {
             "ALTER TABLE calls ADD COLUMN tools TEXT",
             "ALTER TABLE calls ADD COLUMN mcp_servers TEXT",
         ] },
+
+        // v18: the knowledge base. A collection is the documents uploaded under its name; a
+        // document is its chunks. The index holds each chunk's search terms (`KnowledgeTerms`):
+        // an FTS5 table on SQLite (BM25), a weighted tsvector with a GIN index on PostgreSQL.
+        // `calls.knowledge`: the collections a call's agent searches (JSON list of names).
+        SQLMigration("v18-knowledge") { d in [
+            """
+            CREATE TABLE knowledge_documents (collection TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
+                bytes \(d.integerType) NOT NULL, chunks \(d.integerType) NOT NULL, sha256 TEXT NOT NULL, uploaded_at \(d.dateType) NOT NULL,
+                PRIMARY KEY (collection, name))
+            """,
+            """
+            CREATE TABLE knowledge_chunks (\(d.autoIncrementedID), collection TEXT NOT NULL, document TEXT NOT NULL,
+                ordinal \(d.integerType) NOT NULL, line \(d.integerType) NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL,
+                faq \(d.boolType) NOT NULL, title_terms TEXT NOT NULL, body_terms TEXT NOT NULL\(d == .postgres ? ", search TSVECTOR NOT NULL" : ""),
+                FOREIGN KEY (collection, document) REFERENCES knowledge_documents(collection, name) ON DELETE CASCADE)
+            """,
+            "CREATE INDEX knowledge_chunks_document ON knowledge_chunks(collection, document)",
+            d == .postgres ? "CREATE INDEX knowledge_chunks_search ON knowledge_chunks USING GIN (search)"
+                : "CREATE VIRTUAL TABLE knowledge_index USING fts5(title_terms, body_terms, tokenize = 'unicode61 remove_diacritics 0')",
+            "ALTER TABLE calls ADD COLUMN knowledge TEXT",
+        ] },
     ]
 }

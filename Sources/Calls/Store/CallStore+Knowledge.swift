@@ -1,0 +1,152 @@
+import Foundation
+import Knowledge
+
+/// The knowledge base's documents and their search index (schema v18). An upload replaces its
+/// documents in one transaction: a search running meanwhile sees the old chunks or the new ones,
+/// never a document half-replaced, and a failed upload leaves the collection as it was.
+extension CallStore: KnowledgeSearching {
+    public struct KnowledgeDocumentInfo: Codable, Sendable, Equatable {
+        public var collection: String
+        public var name: String
+        public var kind: String
+        public var bytes: Int
+        public var chunks: Int
+        public var sha256: String
+        public var uploadedAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case collection, name, kind, bytes, chunks, sha256
+            case uploadedAt = "uploaded_at"
+        }
+    }
+
+    public struct KnowledgeCollectionInfo: Codable, Sendable, Equatable {
+        public var name: String
+        public var documents: Int
+        public var chunks: Int
+        public var updatedAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case name, documents, chunks
+            case updatedAt = "updated_at"
+        }
+    }
+
+    /// Stores `documents` in `collection`, each replacing the document of its name, all in one transaction.
+    @discardableResult
+    public func replaceKnowledge(collection: String, documents: [KnowledgeDocument], now: Date = Date()) async throws -> [KnowledgeDocumentInfo] {
+        try await sqlWrite { sql in
+            try documents.map { document in
+                try Self.deleteKnowledgeDocument(collection: collection, name: document.name, in: sql)
+                let info = KnowledgeDocumentInfo(collection: collection, name: document.name, kind: document.kind.rawValue, bytes: document.bytes,
+                                                 chunks: document.chunks.count, sha256: document.sha256, uploadedAt: now)
+                try sql.insert(info, into: "knowledge_documents")
+                for (ordinal, chunk) in document.chunks.enumerated() {
+                    try Self.insert(chunk, ordinal: ordinal, collection: collection, document: document.name, in: sql)
+                }
+                return info
+            }
+        }
+    }
+
+    private static func insert(_ chunk: KnowledgeChunk, ordinal: Int, collection: String, document: String, in sql: any SQLConnection) throws {
+        let titleTerms = chunk.titleTerms, bodyTerms = chunk.textTerms
+        let columns = "collection, document, ordinal, line, title, body, faq, title_terms, body_terms"
+        let values: [any SQLValueConvertible] = [collection, document, ordinal, chunk.line, chunk.title, chunk.text, chunk.isFAQ, titleTerms, bodyTerms]
+        switch sql.dialect {
+        case .postgres:
+            // The terms are the lexemes as they are: no text-search parser between them and the index.
+            try sql.execute("""
+                INSERT INTO knowledge_chunks (\(columns), search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,
+                    setweight(array_to_tsvector(string_to_array(?, ' ')), 'A') || setweight(array_to_tsvector(string_to_array(?, ' ')), 'B'))
+                """, (values + [titleTerms, bodyTerms]).map(\.sqlValue))
+        case .sqlite:
+            let id = try sql.scalar(Int64.self, "INSERT INTO knowledge_chunks (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", values.map(\.sqlValue))
+            try sql.execute("INSERT INTO knowledge_index (rowid, title_terms, body_terms) VALUES (?, ?, ?)", id, titleTerms, bodyTerms)
+        }
+    }
+
+    @discardableResult
+    private static func deleteKnowledgeDocument(collection: String, name: String, in sql: any SQLConnection) throws -> Bool {
+        if sql.dialect == .sqlite {
+            try sql.execute("DELETE FROM knowledge_index WHERE rowid IN (SELECT id FROM knowledge_chunks WHERE collection = ? AND document = ?)", collection, name)
+        }
+        try sql.execute("DELETE FROM knowledge_chunks WHERE collection = ? AND document = ?", collection, name)
+        return try sql.execute("DELETE FROM knowledge_documents WHERE collection = ? AND name = ?", collection, name) > 0
+    }
+
+    /// Removes one document and its chunks; false when there was none of that name.
+    public func deleteKnowledgeDocument(collection: String, name: String) async throws -> Bool {
+        try await sqlWrite { try Self.deleteKnowledgeDocument(collection: collection, name: name, in: $0) }
+    }
+
+    /// Removes a collection's documents; returns how many there were.
+    public func deleteKnowledgeCollection(_ collection: String) async throws -> Int {
+        try await sqlWrite { sql in
+            let names = try sql.column(String.self, "SELECT name FROM knowledge_documents WHERE collection = ?", [collection.sqlValue])
+            for name in names { try Self.deleteKnowledgeDocument(collection: collection, name: name, in: sql) }
+            return names.count
+        }
+    }
+
+    public func knowledgeCollections() async throws -> [KnowledgeCollectionInfo] {
+        try await sqlRead { sql in
+            try sql.fetchAll(KnowledgeCollectionInfo.self, """
+                SELECT collection AS name, COUNT(*) AS documents, CAST(SUM(chunks) AS BIGINT) AS chunks, MAX(uploaded_at) AS updated_at
+                FROM knowledge_documents GROUP BY collection ORDER BY collection
+                """)
+        }
+    }
+
+    public func knowledgeDocuments(collection: String) async throws -> [KnowledgeDocumentInfo] {
+        try await sqlRead { sql in
+            try sql.fetchAll(KnowledgeDocumentInfo.self, "SELECT * FROM knowledge_documents WHERE collection = ? ORDER BY name", [collection.sqlValue])
+        }
+    }
+
+    /// The chunks of one document, in order (what the dashboard shows of it).
+    public func knowledgeChunks(collection: String, document: String) async throws -> [KnowledgeChunk] {
+        try await sqlRead { sql in
+            try sql.rows("SELECT title, body, line, faq FROM knowledge_chunks WHERE collection = ? AND document = ? ORDER BY ordinal", collection, document)
+                .map { KnowledgeChunk(title: try $0.get("title"), text: try $0.get("body"), line: try $0.get("line"), isFAQ: try $0.get("faq")) }
+        }
+    }
+
+    /// The best chunks of `collections` for `query`: BM25 (title terms weigh twice) on SQLite,
+    /// `ts_rank` over the weighted vector on PostgreSQL. A chunk matches if it holds any of the
+    /// query's terms; a query without terms ("um, so…") finds nothing.
+    public func searchKnowledge(_ query: String, in collections: [String], limit: Int) async throws -> [KnowledgeHit] {
+        let terms = Array(KnowledgeTerms.queryTerms(of: query).prefix(64))
+        guard !terms.isEmpty, !collections.isEmpty, limit > 0 else { return [] }
+        let places = Array(repeating: "?", count: collections.count).joined(separator: ", ")
+        let rows = try await sqlRead { sql in
+            let columns = "c.collection, c.document, c.line, c.title, c.body, c.faq, c.title_terms, c.body_terms"
+            switch sql.dialect {
+            case .sqlite:
+                // Terms are letters and digits only; quoted, each is a plain FTS5 term.
+                let match = terms.map { "\"\($0)\"" }.joined(separator: " OR ")
+                return try sql.rows("""
+                    SELECT \(columns), -bm25(knowledge_index, 2.0, 1.0) AS score
+                    FROM knowledge_index JOIN knowledge_chunks c ON c.id = knowledge_index.rowid
+                    WHERE knowledge_index MATCH ? AND c.collection IN (\(places))
+                    ORDER BY bm25(knowledge_index, 2.0, 1.0) LIMIT ?
+                    """, [match.sqlValue] + collections.map(\.sqlValue) + [limit.sqlValue])
+            case .postgres:
+                // tsquery's own syntax, each lexeme quoted (they hold no quotes): no parser rewrites them.
+                let tsquery = terms.map { "'\($0)'" }.joined(separator: " | ")
+                return try sql.rows("""
+                    SELECT \(columns), CAST(ts_rank(c.search, q) AS DOUBLE PRECISION) AS score
+                    FROM knowledge_chunks c, CAST(? AS tsquery) q
+                    WHERE c.search @@ q AND c.collection IN (\(places))
+                    ORDER BY score DESC, c.id LIMIT ?
+                    """, [tsquery.sqlValue] + collections.map(\.sqlValue) + [limit.sqlValue])
+            }
+        }
+        return try rows.map { row in
+            let chunkTerms = Set((try row.get("title_terms", as: String.self) + " " + row.get("body_terms", as: String.self)).split(separator: " "))
+            return KnowledgeHit(collection: try row.get("collection"), document: try row.get("document"),
+                                chunk: KnowledgeChunk(title: try row.get("title"), text: try row.get("body"), line: try row.get("line"), isFAQ: try row.get("faq")),
+                                score: try row.get("score"), coverage: KnowledgeHit.coverage(of: terms, in: chunkTerms))
+        }
+    }
+}

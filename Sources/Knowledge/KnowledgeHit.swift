@@ -1,0 +1,45 @@
+/// A chunk a search found, with where it came from and how well it matched.
+public struct KnowledgeHit: Sendable, Equatable, Codable {
+    public var collection: String
+    public var document: String
+    public var chunk: KnowledgeChunk
+    /// The database's rank (BM25 on SQLite, `ts_rank` on PostgreSQL), higher is better; only
+    /// comparable within one search.
+    public var score: Double
+    /// Share of the question's terms found in the chunk (0…1): comparable between searches, so
+    /// the local engine's threshold is set on it.
+    public var coverage: Double
+
+    public init(collection: String, document: String, chunk: KnowledgeChunk, score: Double, coverage: Double) {
+        self.collection = collection
+        self.document = document
+        self.chunk = chunk
+        self.score = score
+        self.coverage = coverage
+    }
+
+    /// The share of `query`'s distinct terms that the chunk's terms hold.
+    public static func coverage(of queryTerms: [String], in chunkTerms: Set<Substring>) -> Double {
+        guard !queryTerms.isEmpty else { return 0 }
+        return Double(queryTerms.filter { chunkTerms.contains(Substring($0)) }.count) / Double(queryTerms.count)
+    }
+}
+
+/// Where calls search: the store (SQLite FTS5 or PostgreSQL full-text search).
+public protocol KnowledgeSearching: Sendable {
+    /// The best `limit` chunks of `collections` for `query`, best first.
+    func searchKnowledge(_ query: String, in collections: [String], limit: Int) async throws -> [KnowledgeHit]
+}
+
+/// Names of collections: they appear in URLs and templates.
+public enum KnowledgeCollection {
+    /// 1–64 of a–z, 0–9, `-` and `_`, starting with a letter or digit.
+    public static func nameProblem(_ name: String) -> String? {
+        guard let first = name.unicodeScalars.first, name.count <= 64 else {
+            return name.isEmpty ? "a collection needs a name" : "the name is longer than 64 characters"
+        }
+        let allowed = name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }
+        guard allowed, first != "-", first != "_" else { return "use a–z, 0–9, - and _ (starting with a letter or digit)" }
+        return nil
+    }
+}
