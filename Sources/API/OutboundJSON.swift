@@ -29,9 +29,10 @@ struct CreateCallBody: Decodable {
     var transferTo: String?
     var tools: [ToolDefinition]?
     var mcpServers: [MCPServerDeclaration]?
+    var knowledge: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case purpose, questions, priority, metadata, template, variables, greeting, closing, voice, tools, mcpServers = "mcp_servers"
+        case purpose, questions, priority, metadata, template, variables, greeting, closing, voice, tools, mcpServers = "mcp_servers", knowledge
         case botURL = "bot_url", machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
         case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
         case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
@@ -52,6 +53,7 @@ struct CreateCallBody: Decodable {
         request.transferTo = transferTo
         request.tools = tools
         request.mcpServers = mcpServers
+        request.knowledge = knowledge
         return request
     }
 }
@@ -157,6 +159,7 @@ struct CallView: ResponseEncodable {
     /// The operator's tools the agent may call (secrets by reference only).
     var tools: [ToolDefinition]?
     var mcpServers: [MCPServerDeclaration]?
+    var knowledge: [String]?
     /// Detail only: the state timeline.
     var timeline: [TimelineEntry]?
     /// Detail only: every attempt with its outcome and times.
@@ -188,7 +191,7 @@ struct CallView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice, tools, mcpServers = "mcp_servers"
+        case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice, tools, mcpServers = "mcp_servers", knowledge
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
         case transferTo = "transfer_to", transferredTo = "transferred_to", transferOutcome = "transfer_outcome"
@@ -214,6 +217,7 @@ struct CallView: ResponseEncodable {
         transferTo = c.transferTo; transferredTo = c.transferredTo; transferOutcome = c.transferOutcome
         tools = c.tools
         mcpServers = c.mcpServers
+        knowledge = c.knowledge
         self.timeline = timeline
         self.attempts = attempts
         self.webhooks = webhooks

@@ -79,9 +79,10 @@ struct TemplateBody: Decodable {
     var variables: [String: String]?
     var tools: [ToolDefinition]?
     var mcpServers: [MCPServerDeclaration]?
+    var knowledge: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers"
+        case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers", knowledge
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
     }
@@ -95,6 +96,7 @@ struct TemplateBody: Decodable {
         t.transferTo = transferTo
         t.tools = tools
         t.mcpServers = mcpServers
+        t.knowledge = knowledge
         return t
     }
 }

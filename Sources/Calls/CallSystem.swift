@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import Knowledge
 import Logging
 import NIOCore
 import NIOPosix
@@ -60,18 +61,25 @@ public final class CallSystem: Sendable {
     }
 
     /// Local engines sharing one recognizer; a call's own voice gets its own synthesizer.
-    public static func localEngines(tts: EspeakSynthesizer, stt: MoonshineTranscriber) -> EngineFactory {
+    public static func localEngines(tts: EspeakSynthesizer, stt: MoonshineTranscriber, knowledge: (any KnowledgeSearching)? = nil) -> EngineFactory {
         { context in
             let voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: tts.wordsPerMinute) } ?? tts
-            return LocalEngine(context: context, tts: voice, stt: stt)
+            return LocalEngine(context: context, tts: voice, stt: stt, knowledge: context.knowledge.isEmpty ? nil : knowledge)
         }
+    }
+
+    /// The call's tool runner: the operator's tools, and `search_knowledge` over the call's collections.
+    static func runner(_ tools: ToolRunner?, for context: ConversationContext, knowledge: (any KnowledgeSearching)?) -> ToolRunner? {
+        guard let tools, let knowledge, !context.knowledge.isEmpty else { return tools }
+        return tools.adding(KnowledgeSearchTool(searcher: knowledge, collections: context.knowledge), named: KnowledgeSearchTool.name)
     }
 
     /// The engine factory for `engine.mode`; a call that names a bot (`bot_url`) goes to it
     /// whatever the mode. Local speech is loaded once, here, so a missing model stops the server
     /// at startup with a message that names `make deps`.
-    public static func engines(for config: VoiceBridgeConfig.Engine, egress: EgressPolicy, tools: ToolRunner? = nil) throws -> EngineFactory {
-        let modeEngines = try modeEngines(for: config, tools: tools)
+    public static func engines(for config: VoiceBridgeConfig.Engine, egress: EgressPolicy, tools: ToolRunner? = nil,
+                               knowledge: (any KnowledgeSearching)? = nil) throws -> EngineFactory {
+        let modeEngines = try modeEngines(for: config, tools: tools, knowledge: knowledge)
         let modeBot = config.mode == .stream ? config.stream.url : nil
         return { context in
             if let url = context.botURL ?? modeBot { return StreamBotEngine(url: url, context: context, egress: egress) }
@@ -79,7 +87,7 @@ public final class CallSystem: Sendable {
         }
     }
 
-    private static func modeEngines(for config: VoiceBridgeConfig.Engine, tools: ToolRunner?) throws -> EngineFactory {
+    private static func modeEngines(for config: VoiceBridgeConfig.Engine, tools: ToolRunner?, knowledge: (any KnowledgeSearching)?) throws -> EngineFactory {
         switch config.mode {
         case .stream:
             return { _ in throw StartupError(description: "engine.mode stream needs engine.stream.url") }
@@ -93,7 +101,7 @@ public final class CallSystem: Sendable {
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
-            return localEngines(tts: tts, stt: stt)
+            return localEngines(tts: tts, stt: stt, knowledge: knowledge)
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
         case .loopback:
@@ -112,7 +120,7 @@ public final class CallSystem: Sendable {
             return { context in
                 var settings = fixed
                 settings.voice = context.voice ?? fixed.voice
-                return OpenAIRealtimeEngine(context: context, settings: settings, tools: tools)
+                return OpenAIRealtimeEngine(context: context, settings: settings, tools: runner(tools, for: context, knowledge: knowledge))
             }
         case .cascade:
             let c = config.cascade
@@ -138,7 +146,7 @@ public final class CallSystem: Sendable {
             return { context in
                 var settings = fixed
                 settings.ttsVoice = context.voice ?? fixed.ttsVoice
-                return CascadeEngine(context: context, settings: settings, tools: tools)
+                return CascadeEngine(context: context, settings: settings, tools: runner(tools, for: context, knowledge: knowledge))
             }
         }
     }
@@ -171,7 +179,7 @@ public final class CallSystem: Sendable {
 
     /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
     public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
-        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: toolRunner(config: config, metrics: metrics))
+        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: toolRunner(config: config, metrics: metrics), knowledge: store)
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
         let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
         var ua = SIPUserAgent.Configuration()

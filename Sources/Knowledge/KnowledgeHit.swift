@@ -33,6 +33,16 @@ public protocol KnowledgeSearching: Sendable {
 
 /// Names of collections: they appear in URLs and templates.
 public enum KnowledgeCollection {
+    /// Most collections one call searches.
+    public static let perCallLimit = 10
+
+    /// What is wrong with a call's or template's `knowledge` list, by field (`knowledge.1`).
+    public static func problems(in names: [String]) -> [(field: String, message: String)] {
+        var problems = names.enumerated().compactMap { i, name in nameProblem(name).map { (field: "knowledge.\(i)", message: $0) } }
+        if names.count > perCallLimit { problems.append((field: "knowledge", message: "names \(names.count) collections; the limit is \(perCallLimit)")) }
+        return problems
+    }
+
     /// 1–64 of a–z, 0–9, `-` and `_`, starting with a letter or digit.
     public static func nameProblem(_ name: String) -> String? {
         guard let first = name.unicodeScalars.first, name.count <= 64 else {

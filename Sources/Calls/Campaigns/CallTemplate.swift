@@ -1,4 +1,5 @@
 import Foundation
+import Knowledge
 import Tools
 
 /// A reusable call (seed 000 §12; seed 004's "skillbases"): purpose, questions and what the agent
@@ -39,6 +40,8 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     public var tools: [ToolDefinition]?
     /// MCP servers whose tools the agent may call on these calls.
     public var mcpServers: [MCPServerDeclaration]?
+    /// Knowledge collections the agent searches on these calls (`/api/knowledge`).
+    public var knowledge: [String]?
     /// Defaults for variables a call does not give.
     public var variables: [String: String]
     public var createdAt: Date
@@ -46,7 +49,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
-        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", tools, mcpServers = "mcp_servers"
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", tools, mcpServers = "mcp_servers", knowledge
         case createdAt = "created_at"
     }
 
@@ -113,6 +116,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         problems += ToolDefinition.problems(in: tools ?? []).map { .init(name: $0.field, message: $0.message) }
         problems += MCPServerDeclaration.problems(in: mcpServers ?? []).map { .init(name: $0.field, message: $0.message) }
+        problems += KnowledgeCollection.problems(in: knowledge ?? []).map { .init(name: $0.field, message: $0.message) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return t
     }

@@ -325,6 +325,7 @@ extension CallManager {
         record.botUrl = route?.botURL ?? template?.botURL
         record.tools = template?.tools
         record.mcpServers = template?.mcpServers
+        record.knowledge = template?.knowledge
         record.templateId = template?.id
         record.templateVersion = template?.version
         return record

@@ -1,4 +1,5 @@
 import Bridge
+import Knowledge
 import Foundation
 import Tools
 import Logging
@@ -179,6 +180,7 @@ public actor CallManager {
         record.transferTo = valid.transferTo
         record.tools = valid.tools
         record.mcpServers = valid.mcpServers
+        record.knowledge = valid.knowledge
         return record
     }
 
@@ -282,6 +284,10 @@ public actor CallManager {
         context.botURL = call.botUrl
         context.transferTarget = call.transferTo ?? settings.transferTarget
         context.tools = call.tools ?? []
+        if let collections = call.knowledge, !collections.isEmpty {
+            context.knowledge = collections
+            context.tools.append(KnowledgeSearchTool.definition(collections: collections))
+        }
         if let servers = call.mcpServers, !servers.isEmpty, let catalog = settings.mcpCatalog {
             let (listed, failures) = await catalog.tools(of: servers)
             context.tools += listed

@@ -1,4 +1,5 @@
 import Foundation
+import Knowledge
 import Tools
 
 /// What an operator asks for (seed 000 §4.1), validated before anything is stored.
@@ -34,6 +35,8 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var tools: [ToolDefinition]?
     /// MCP servers whose tools the agent may call; nil: the template's.
     public var mcpServers: [MCPServerDeclaration]?
+    /// Knowledge collections the agent searches; nil: the template's.
+    public var knowledge: [String]?
 
     public init(callerNumber: String, calleeNumber: String, purpose: String, questions: [String], callerDisplayName: String? = nil,
                 maxDuration: Int? = nil, priority: Int? = nil, scheduledAt: Date? = nil, retryOnNoAnswer: Bool? = nil,
@@ -109,6 +112,7 @@ extension OutboundCallRequest {
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         problems += ToolDefinition.problems(in: tools ?? []).map { .init(name: $0.field, message: $0.message) }
         problems += MCPServerDeclaration.problems(in: mcpServers ?? []).map { .init(name: $0.field, message: $0.message) }
+        problems += KnowledgeCollection.problems(in: knowledge ?? []).map { .init(name: $0.field, message: $0.message) }
         if let metadata {
             let object = try? JSONSerialization.jsonObject(with: Data(metadata.utf8)) as? [String: Any]
             if object == nil { problems.append(.init(name: "metadata", message: "must be a JSON object")) }
@@ -138,6 +142,7 @@ extension OutboundCallRequest {
             r.transferTo = transferTo ?? template.transferTo
             r.tools = tools ?? template.tools
             r.mcpServers = mcpServers ?? template.mcpServers
+            r.knowledge = knowledge ?? template.knowledge
             r.maxDuration = maxDuration ?? template.maxDuration
             r.retryOnNoAnswer = retryOnNoAnswer ?? template.retryOnNoAnswer
             r.maxRetries = maxRetries ?? template.maxRetries

@@ -62,6 +62,8 @@ public struct CallRecord: Sendable, Equatable, Codable {
     public var tools: [ToolDefinition]?
     /// MCP servers whose tools the agent may call, listed when the call starts (schema v17).
     public var mcpServers: [MCPServerDeclaration]?
+    /// Knowledge collections the agent searches (schema v18).
+    public var knowledge: [String]?
     /// Where the call was handed, and how that went: answered, busy, no_answer, failed.
     public var transferredTo: String?
     public var transferOutcome: String?

@@ -29,6 +29,9 @@ public struct ConversationContext: Sendable, Equatable {
     /// The operator's tools on this call (a template's, a route's or the request's): offered to
     /// LLM engines beside their own, except those that run after the call (`on_end`).
     public var tools: [ToolDefinition] = []
+    /// Knowledge collections the agent searches (`search_knowledge`; the local engine answers FAQ
+    /// questions from them).
+    public var knowledge: [String] = []
 
     /// The tools a model may call during the conversation.
     public var conversationTools: [ToolDefinition] { tools.filter { !$0.onEnd } }

@@ -27,6 +27,8 @@ public struct ConversationResult: Sendable, Equatable {
     public var durationSeconds: Int
     public var aiTurns: Int
     public var customerTurns: Int
+    /// The caller's questions nobody answered on the call (see `TaskTracker.openQuestions`).
+    public var openQuestions: [String]
 
     public init(tracker: TaskTracker, transcript: [TranscriptEntry], durationSeconds: Int, context: ConversationContext) {
         answers = tracker.finalAnswers
@@ -35,7 +37,9 @@ public struct ConversationResult: Sendable, Equatable {
         self.durationSeconds = durationSeconds
         aiTurns = transcript.filter { $0.speaker == .ai }.count
         customerTurns = transcript.filter { $0.speaker == .customer }.count
+        openQuestions = tracker.openQuestions
         summary = Self.summarize(answers: answers, callbackRequested: tracker.callbackRequested, context: context)
+            + (openQuestions.isEmpty ? "" : " Open questions to answer: " + openQuestions.map { "\"\($0)\"" }.joined(separator: "; ") + ".")
     }
 
     /// A plain summary built from the answers (an LLM summary can replace it when configured).

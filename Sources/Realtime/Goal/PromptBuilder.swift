@@ -57,7 +57,12 @@ public enum PromptBuilder {
 
         11. You have tools to look things up and act: \(names.joined(separator: ", ")). Call one whenever the caller's
             request needs it; never invent what a tool would tell you. If a tool's result has an "error", say plainly
-            that you could not do it right now and offer to pass the request on.
+            that you could not do it right now and offer to pass the request on.\(context.knowledge.isEmpty ? "" : """
+
+            When the caller asks about the operator (hours, prices, policies, directions…), call `search_knowledge`
+            first and answer only from the passages it returns, briefly; if none answers it, say you will pass the
+            question on.
+        """)
         """
     }
 

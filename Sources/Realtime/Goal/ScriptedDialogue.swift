@@ -14,11 +14,14 @@ public struct ScriptedDialogue: Sendable {
         case transfer(text: String, reason: String)
     }
 
-    public private(set) var tracker: TaskTracker
+    public internal(set) var tracker: TaskTracker
     public let context: ConversationContext
     let interpreter: ReplyInterpreter
-    private(set) var current: Int?
-    private(set) var turns = 0
+    var current: Int?
+    var turns = 0
+    /// No questions to ask, and collections to answer from: the agent asks how it can help and
+    /// answers until the caller is done (an inbound FAQ line).
+    var answersQuestionsOnly: Bool { context.questions.isEmpty && !context.knowledge.isEmpty }
 
     public init(context: ConversationContext, now: Date = Date()) {
         self.context = context
@@ -28,13 +31,14 @@ public struct ScriptedDialogue: Sendable {
 
     /// The opening: greeting and the first question.
     public mutating func start() -> Step {
-        next(prefix: context.greeting)
+        if answersQuestionsOnly { return .ask(text: context.greeting + " " + Self.howCanIHelp, questionIndex: -1) }
+        return next(prefix: context.greeting)
     }
 
     /// The caller answered the current question.
     public mutating func caller(said reply: String) -> Step {
         turns += 1
-        guard let index = current else { return .close(text: context.closing) }
+        guard let index = current else { return close(context.closing) }
         let question = tracker.answers[index].question
         if turns >= context.maxTurns { return close(context.closing) }
         let open = Set(tracker.answers.indices.filter { tracker.answers[$0].status == .pending || tracker.answers[$0].status == .unclear })
@@ -106,7 +110,7 @@ public struct ScriptedDialogue: Sendable {
         return .ask(text: prefix + " " + tracker.answers[index].question, questionIndex: index)
     }
 
-    private mutating func close(_ text: String) -> Step {
+    mutating func close(_ text: String) -> Step {
         current = nil
         return .close(text: text)
     }

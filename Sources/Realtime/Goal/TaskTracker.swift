@@ -30,6 +30,8 @@ public struct TaskTracker: Sendable, Equatable {
     public private(set) var answers: [Answer]
     /// The callee asked to be called another time (the local dialogue ends the call then).
     public var callbackRequested = false
+    /// Questions the caller asked that the knowledge base could not answer: passed on.
+    public var openQuestions: [String] = []
 
     public init(questions: [String]) {
         answers = questions.enumerated().map { i, q in

@@ -1,5 +1,7 @@
 import Foundation
+import Knowledge
 import Pipeline
+import Tools
 import Synchronization
 
 /// The embedded engine, no keys needed: Moonshine hears, the scripted dialogue decides, espeak-ng
@@ -27,6 +29,10 @@ public final class LocalEngine: ConversationEngine {
     private let stt: MoonshineTranscriber
     /// The template's keys and the words each stands for.
     private let keypad: [String: String]
+    /// The call's collections, searched when the caller asks a question; nil: none.
+    private let knowledge: (any KnowledgeSearching)?
+    /// When a FAQ match is good enough to read out.
+    public let answerPolicy: KnowledgeAnswerPolicy
     private let state: Mutex<State>
 
     /// Pre-roll kept before the VAD's onset decision (it fires after 40 ms of speech).
@@ -88,7 +94,10 @@ public final class LocalEngine: ConversationEngine {
     }
 
     public init(context: ConversationContext, tts: EspeakSynthesizer, stt: MoonshineTranscriber, endOfTurnMilliseconds: Int = 500,
-                answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000) {
+                answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000,
+                knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard) {
+        self.knowledge = knowledge
+        self.answerPolicy = answerPolicy
         self.answeredTurnMilliseconds = answeredTurnMilliseconds
         self.tts = tts
         self.stt = stt
@@ -166,7 +175,11 @@ public final class LocalEngine: ConversationEngine {
         await firstByte("stt", since: started)
         await milestone(.transcribed)
         await events.emit(.transcript(speaker: .customer, text: text, item: nil))
-        let (step, tracker) = state.withLock { s in (s.dialogue.caller(said: text), s.dialogue.tracker) }
+        let lookup = state.withLock { $0.dialogue.wantsLookup(text) }
+        let answer = lookup ? await searchFAQ(text) : nil
+        let (step, tracker) = state.withLock { s in
+            (lookup ? s.dialogue.caller(asked: text, answer: answer) : s.dialogue.caller(said: text), s.dialogue.tracker)
+        }
         await milestone(.replyStarted)
         await events.emit(.taskState(tracker))
         await say(step)
@@ -333,6 +346,26 @@ public final class LocalEngine: ConversationEngine {
         let rest = current.trimmingCharacters(in: .whitespaces)
         if !rest.isEmpty { sentences.append(rest) }
         return sentences
+    }
+
+    /// The FAQ row that answers `question`, if one clears the policy. The search is recorded as
+    /// the model engines' `search_knowledge` calls are: in the transcript, the report and `/metrics`.
+    private func searchFAQ(_ question: String) async -> KnowledgeHit? {
+        guard let knowledge else { return nil }
+        let collections = state.withLock { $0.dialogue.context.knowledge }
+        let started = ContinuousClock.now
+        let arguments = JSONValue.object(["query": .string(question)]).serialized
+        var record = ToolCallRecord(tool: KnowledgeSearchTool.name, arguments: arguments, status: .ok, milliseconds: 0)
+        var answer: KnowledgeHit?
+        do {
+            answer = answerPolicy.answer(from: try await knowledge.searchKnowledge(question, in: collections, limit: KnowledgeSearchTool.resultLimit))
+        } catch {
+            record.status = .failed
+            record.error = "the knowledge base could not be searched: \(error)"
+        }
+        record.milliseconds = Int(started.duration(to: .now) / .milliseconds(1))
+        await events.emit(.toolCalled(record))
+        return answer
     }
 
     /// On the recognizer's worker lanes; every transcription is metered (the speculative ones too).

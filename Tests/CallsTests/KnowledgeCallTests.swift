@@ -1,0 +1,40 @@
+import Foundation
+import Knowledge
+import Testing
+import TestSupport
+@testable import Calls
+@testable import Realtime
+
+/// Offline, over a real SIP call: the simulated callee asks a FAQ question (espeak-ng → RTP →
+/// Moonshine), the local engine finds the answer in the call's collection and says it, then asks
+/// its own question again; a question the FAQ cannot answer is passed on and kept in the result.
+@Suite(.serialized) struct KnowledgeCallTests {
+    @Test func theCalleeAsksAFAQQuestionAndHearsTheAnswer() async throws {
+        let store = try CallStore(path: StoreBackend.temporarySQLitePath())
+        let faq = """
+            question,answer
+            What are your opening hours?,"We are open Monday to Friday from nine to six, and on Saturday from nine to one."
+            Is there parking at the clinic?,There are twenty parking spaces behind the building.
+            """
+        try await store.replaceKnowledge(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
+        let (tts, stt) = try #require(CallHarness.speech)
+        try await CallHarness.run(rtpBase: 49200, store: store, tweak: { $0.retry.enabled = false },
+                                  engines: CallSystem.localEngines(tts: tts, stt: stt, knowledge: store)) { manager, store, _ in
+            var request = CallHarness.seedRequest(answers: ["What time do you open on Saturday?", "Do you sell gift cards?", "Yes, I can attend."],
+                                                  questions: ["Can you attend the appointment on Thursday?"])
+            request.knowledge = ["clinic"]
+            let id = try await manager.create(request).outboundId
+            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
+            let transcript = try await store.transcript(callID: id)
+            let said = transcript.filter { $0.entry.speaker == .ai }.map(\.entry.text)
+            #expect(call.state == .completed, "\(said)")
+            #expect(said.contains { $0.hasPrefix("We are open Monday to Friday from nine to six, and on Saturday from nine to one. Now, Can you attend") },
+                    "the FAQ's answer, then the question again: \(said)")
+            #expect(said.contains { $0.hasPrefix("[tool search_knowledge") && $0.contains("→ ok") })
+            #expect(said.contains { $0.hasPrefix("I'm sorry, I don't have that information, but I will pass your question on.") }, "\(said)")
+            #expect(try await store.answers(callID: id).first?.status == .answered)
+            let summary = try await store.call(id: id)?.summary ?? ""
+            #expect(summary.contains("Open questions to answer:") && summary.lowercased().contains("gift card"), "\(summary)")
+        }
+    }
+}
