@@ -55,7 +55,7 @@ struct BrowserBoundary: Sendable {
         guard hasBody else { return nil }
         let type = headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard type.isEmpty || Self.simpleContentTypes.contains(type) else { return nil }
-        return ProblemDetails(.unsupportedMediaType, detail: "send JSON as Content-Type: application/json (contact and do-not-call lists: text/csv)")
+        return ProblemDetails(.unsupportedMediaType, detail: "send JSON as Content-Type: application/json (contact and do-not-call lists: text/csv; a knowledge document: text/csv, text/markdown or application/octet-stream)")
     }
 
     private func serves(_ host: String) -> Bool {

@@ -137,8 +137,8 @@ extension VoiceBridgeServer {
 
     /// Bad JSON and wrong types become problem+json naming the field; missing and invalid values
     /// are left to the request's own validation, which reports all of them at once.
-    static func decodeJSONBody<Body: Decodable>(_ request: Request, as: Body.Type) async throws -> Body {
-        let buffer = try await request.body.collect(upTo: 64 * 1024)
+    static func decodeJSONBody<Body: Decodable>(_ request: Request, as: Body.Type, limit: Int = 64 * 1024) async throws -> Body {
+        let buffer = try await request.body.collect(upTo: limit)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {

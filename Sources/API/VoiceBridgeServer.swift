@@ -62,6 +62,7 @@ public struct VoiceBridgeServer: Sendable {
         let api = router.group("api").add(middleware: ProblemMiddleware()).add(middleware: BearerAuthMiddleware(access: access))
         addOutboundRoutes(to: api, limiter: limiter, access: access)
         addDoNotCallRoutes(to: api)
+        addKnowledgeRoutes(to: api)
         addTemplateRoutes(to: api)
         addCampaignRoutes(to: api)
         addStatisticsRoutes(to: api)

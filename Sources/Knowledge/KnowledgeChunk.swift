@@ -10,6 +10,11 @@ public struct KnowledgeChunk: Sendable, Equatable, Codable {
     /// A question/answer row of a FAQ file: the local engine says `text` as the answer.
     public var isFAQ: Bool
 
+    enum CodingKeys: String, CodingKey {
+        case title, text, line
+        case isFAQ = "faq"
+    }
+
     public init(title: String, text: String, line: Int, isFAQ: Bool) {
         self.title = title
         self.text = text
