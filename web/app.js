@@ -267,6 +267,7 @@ async function route() {
     else if (hash.startsWith('#/campaigns')) await showCampaigns();
     else if (hash.startsWith('#/templates')) await showTemplates();
     else if (hash.startsWith('#/dnc')) await showDoNotCall();
+    else if (hash.startsWith('#/knowledge')) await showKnowledge();
     else if (hash.startsWith('#/calls/')) await showDetail(decodeURIComponent(hash.slice(8).split('?')[0]));
     else await showList();
   } catch (error) { alertError(error); }

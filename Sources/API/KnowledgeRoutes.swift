@@ -57,7 +57,7 @@ extension VoiceBridgeServer {
             guard problems.isEmpty else {
                 throw ProblemDetails(.unprocessableContent, detail: "\(problems.count) file(s) cannot be indexed; nothing was stored", errors: problems)
             }
-            return KnowledgeUploaded(documents: try await self.store.replaceKnowledge(collection: name, documents: documents))
+            return KnowledgeUploaded(documents: try await self.knowledge.upload(collection: name, documents: documents))
         }
         // One file as it is (`curl -T faq.csv …/documents/faq.csv`): replaces the document of that name.
         knowledge.put(":collection/documents/:name") { request, context -> KnowledgeUploaded in
@@ -70,7 +70,7 @@ extension VoiceBridgeServer {
             } catch {
                 throw ProblemDetails(.unprocessableContent, detail: error.description, errors: [.init(field: "body", message: error.description)])
             }
-            return KnowledgeUploaded(documents: try await self.store.replaceKnowledge(collection: name, documents: [document]))
+            return KnowledgeUploaded(documents: try await self.knowledge.upload(collection: name, documents: [document]))
         }
         knowledge.get(":collection/documents/:name") { _, context -> KnowledgeDocumentView in
             let name = try Self.collection(context), file = context.parameters.get("name") ?? ""
@@ -103,7 +103,7 @@ extension VoiceBridgeServer {
                 throw ProblemDetails(.unprocessableContent, detail: "invalid query parameters", errors: [.init(field: "limit", message: "must be between 1 and 20")])
             }
             let started = ContinuousClock.now
-            let hits = try await self.store.searchKnowledge(query, in: [name], limit: limit)
+            let hits = try await self.knowledge.searchKnowledge(query, in: [name], limit: limit)
             let answer = KnowledgeAnswerPolicy.standard.answer(from: hits)
             return KnowledgeSearchResults(results: hits, localEngineAnswer: answer?.chunk.text, milliseconds: started.duration(to: .now) / .milliseconds(1))
         }

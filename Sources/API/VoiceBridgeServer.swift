@@ -1,6 +1,7 @@
 import Bridge
 import Calls
 import Foundation
+import Knowledge
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
@@ -26,9 +27,13 @@ public struct VoiceBridgeServer: Sendable {
     let stageMetrics = StageMetricsExporter()
     /// The cooperative pool's heartbeat and the database's last state, for `/healthz`.
     public let health: HealthMonitor
+    /// The knowledge base `/api/knowledge` uploads into and searches: the call system's, so
+    /// calls and the API share one embedding model and vector index.
+    public let knowledge: KnowledgeBase
 
     public init(config: VoiceBridgeConfig, store: CallStore, status: RuntimeStatus = RuntimeStatus(), logger: Logger, calls: CallSystem? = nil,
-                metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+                metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), knowledge: KnowledgeBase? = nil) {
+        self.knowledge = knowledge ?? calls?.knowledge ?? KnowledgeBase(store: store, embedder: nil)
         self.config = config
         self.store = store
         self.status = status

@@ -30,10 +30,13 @@ public final class CallSystem: Sendable {
 
     /// Delivers the webhook outbox.
     public let webhooks: WebhookDispatcher
+    /// What calls search (and the API uploads into).
+    public let knowledge: KnowledgeBase
 
     private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,
-                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, webhooks: WebhookDispatcher) {
+                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, webhooks: WebhookDispatcher, knowledge: KnowledgeBase) {
         self.manager = manager
+        self.knowledge = knowledge
         self.webhooks = webhooks
         self.userAgent = userAgent
         self.callee = callee
@@ -179,7 +182,8 @@ public final class CallSystem: Sendable {
 
     /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
     public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
-        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: toolRunner(config: config, metrics: metrics), knowledge: store)
+        let knowledge = KnowledgeBase(store: store, embedder: try KnowledgeBase.embedder(for: config, logger: logger))
+        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: toolRunner(config: config, metrics: metrics), knowledge: knowledge)
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
         let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
         var ua = SIPUserAgent.Configuration()
@@ -263,7 +267,7 @@ public final class CallSystem: Sendable {
         let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger, metrics: metrics)
         let webhooks = WebhookDispatcher(store: store, settings: .init(config.webhooks, egress: config.egressPolicy), logger: logger)
         return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop,
-                          webhooks: webhooks)
+                          webhooks: webhooks, knowledge: knowledge)
     }
 
     /// Runs until cancelled; then every live call is ended (BYE or CANCEL) and every port freed.

@@ -1,5 +1,7 @@
 /// A chunk a search found, with where it came from and how well it matched.
 public struct KnowledgeHit: Sendable, Equatable, Codable {
+    /// The chunk's row in the store.
+    public var id: Int64
     public var collection: String
     public var document: String
     public var chunk: KnowledgeChunk
@@ -9,8 +11,12 @@ public struct KnowledgeHit: Sendable, Equatable, Codable {
     /// Share of the question's terms found in the chunk (0…1): comparable between searches, so
     /// the local engine's threshold is set on it.
     public var coverage: Double
+    /// Cosine similarity of the question's and the chunk's embeddings (−1…1), when both have one.
+    public var similarity: Double?
 
-    public init(collection: String, document: String, chunk: KnowledgeChunk, score: Double, coverage: Double) {
+    public init(id: Int64 = 0, collection: String, document: String, chunk: KnowledgeChunk, score: Double, coverage: Double, similarity: Double? = nil) {
+        self.id = id
+        self.similarity = similarity
         self.collection = collection
         self.document = document
         self.chunk = chunk

@@ -111,6 +111,7 @@ extension VoiceBridgeConfig {
         if let target = c.transfer.target, let problem = Self.transferTargetProblem(target) {
             throw ConfigError(key: "transfer.target", problem: problem, origin: r.origin(of: "transfer.target"))
         }
+        c.knowledge.embeddings = try r.choice("knowledge.embeddings", default: c.knowledge.embeddings)
         try Self.readEgress(&c, &r)
         for name in r.childNames(of: "secrets") {
             guard name.wholeMatch(of: /[A-Za-z0-9_]{1,64}/) != nil else {

@@ -226,6 +226,14 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var allowedTargets: [String] = []
     }
 
+    /// The knowledge base (`/api/knowledge`).
+    public struct Knowledge: Sendable, Equatable {
+        public enum Embeddings: String, Sendable, CaseIterable { case auto, local, off }
+        /// `local`: chunks and questions are embedded offline (multilingual-e5-small, `make deps`)
+        /// and searched by meaning as well as by words; `off`: words only; `auto`: `local` when installed.
+        public var embeddings: Embeddings = .auto
+    }
+
     /// Outbound connections made for what API users and callers supply (bot URLs, webhooks,
     /// Twilio's API base): the blocks allowed although they are not public.
     public struct Egress: Sendable, Equatable {
@@ -378,6 +386,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var pricing = Pricing()
     public var webhooks = Webhooks()
     public var transfer = Transfer()
+    public var knowledge = Knowledge()
     public var egress = Egress()
     /// Values the operator's tools name in their headers (`${secret:crm_token}`): `secrets.<name>`.
     public var secrets: [String: String] = [:]

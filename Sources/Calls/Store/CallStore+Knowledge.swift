@@ -32,36 +32,40 @@ extension CallStore: KnowledgeSearching {
         }
     }
 
-    /// Stores `documents` in `collection`, each replacing the document of its name, all in one transaction.
+    /// Stores `documents` in `collection`, each replacing the document of its name, all in one
+    /// transaction; `embeddings`, when given, holds each document's chunks' vectors in order.
     @discardableResult
-    public func replaceKnowledge(collection: String, documents: [KnowledgeDocument], now: Date = Date()) async throws -> [KnowledgeDocumentInfo] {
+    public func replaceKnowledge(collection: String, documents: [KnowledgeDocument], embeddings: [[[Float]]]? = nil,
+                                 now: Date = Date()) async throws -> [KnowledgeDocumentInfo] {
         try await sqlWrite { sql in
-            try documents.map { document in
+            try documents.enumerated().map { d, document in
                 try Self.deleteKnowledgeDocument(collection: collection, name: document.name, in: sql)
                 let info = KnowledgeDocumentInfo(collection: collection, name: document.name, kind: document.kind.rawValue, bytes: document.bytes,
                                                  chunks: document.chunks.count, sha256: document.sha256, uploadedAt: now)
                 try sql.insert(info, into: "knowledge_documents")
                 for (ordinal, chunk) in document.chunks.enumerated() {
-                    try Self.insert(chunk, ordinal: ordinal, collection: collection, document: document.name, in: sql)
+                    let embedding = embeddings?[d][ordinal].withUnsafeBufferPointer { Data(buffer: $0) }
+                    try Self.insert(chunk, ordinal: ordinal, embedding: embedding, collection: collection, document: document.name, in: sql)
                 }
                 return info
             }
         }
     }
 
-    private static func insert(_ chunk: KnowledgeChunk, ordinal: Int, collection: String, document: String, in sql: any SQLConnection) throws {
+    private static func insert(_ chunk: KnowledgeChunk, ordinal: Int, embedding: Data?, collection: String, document: String, in sql: any SQLConnection) throws {
         let titleTerms = chunk.titleTerms, bodyTerms = chunk.textTerms
-        let columns = "collection, document, ordinal, line, title, body, faq, title_terms, body_terms"
-        let values: [any SQLValueConvertible] = [collection, document, ordinal, chunk.line, chunk.title, chunk.text, chunk.isFAQ, titleTerms, bodyTerms]
+        let columns = "collection, document, ordinal, line, title, body, faq, title_terms, body_terms, embedding"
+        let values: [SQLValue] = [collection.sqlValue, document.sqlValue, ordinal.sqlValue, chunk.line.sqlValue, chunk.title.sqlValue, chunk.text.sqlValue,
+                                  chunk.isFAQ.sqlValue, titleTerms.sqlValue, bodyTerms.sqlValue, embedding.map(SQLValue.blob) ?? .null]
         switch sql.dialect {
         case .postgres:
             // The terms are the lexemes as they are: no text-search parser between them and the index.
             try sql.execute("""
-                INSERT INTO knowledge_chunks (\(columns), search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,
+                INSERT INTO knowledge_chunks (\(columns), search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
                     setweight(array_to_tsvector(string_to_array(?, ' ')), 'A') || setweight(array_to_tsvector(string_to_array(?, ' ')), 'B'))
-                """, (values + [titleTerms, bodyTerms]).map(\.sqlValue))
+                """, values + [titleTerms.sqlValue, bodyTerms.sqlValue])
         case .sqlite:
-            let id = try sql.scalar(Int64.self, "INSERT INTO knowledge_chunks (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", values.map(\.sqlValue))
+            let id = try sql.scalar(Int64.self, "INSERT INTO knowledge_chunks (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", values)
             try sql.execute("INSERT INTO knowledge_index (rowid, title_terms, body_terms) VALUES (?, ?, ?)", id, titleTerms, bodyTerms)
         }
     }
@@ -120,7 +124,7 @@ extension CallStore: KnowledgeSearching {
         guard !terms.isEmpty, !collections.isEmpty, limit > 0 else { return [] }
         let places = Array(repeating: "?", count: collections.count).joined(separator: ", ")
         let rows = try await sqlRead { sql in
-            let columns = "c.collection, c.document, c.line, c.title, c.body, c.faq, c.title_terms, c.body_terms"
+            let columns = Self.hitColumns
             switch sql.dialect {
             case .sqlite:
                 // Terms are letters and digits only; quoted, each is a plain FTS5 term.
@@ -142,11 +146,46 @@ extension CallStore: KnowledgeSearching {
                     """, [tsquery.sqlValue] + collections.map(\.sqlValue) + [limit.sqlValue])
             }
         }
-        return try rows.map { row in
-            let chunkTerms = Set((try row.get("title_terms", as: String.self) + " " + row.get("body_terms", as: String.self)).split(separator: " "))
-            return KnowledgeHit(collection: try row.get("collection"), document: try row.get("document"),
-                                chunk: KnowledgeChunk(title: try row.get("title"), text: try row.get("body"), line: try row.get("line"), isFAQ: try row.get("faq")),
-                                score: try row.get("score"), coverage: KnowledgeHit.coverage(of: terms, in: chunkTerms))
+        return try rows.map { try Self.hit($0, terms: terms, score: try $0.get("score")) }
+    }
+
+    static let hitColumns = "c.id, c.collection, c.document, c.line, c.title, c.body, c.faq, c.title_terms, c.body_terms"
+
+    static func hit(_ row: SQLRow, terms: [String], score: Double) throws -> KnowledgeHit {
+        let chunkTerms = Set((try row.get("title_terms", as: String.self) + " " + row.get("body_terms", as: String.self)).split(separator: " "))
+        return KnowledgeHit(id: try row.get("id"), collection: try row.get("collection"), document: try row.get("document"),
+                            chunk: KnowledgeChunk(title: try row.get("title"), text: try row.get("body"), line: try row.get("line"), isFAQ: try row.get("faq")),
+                            score: score, coverage: KnowledgeHit.coverage(of: terms, in: chunkTerms))
+    }
+
+    /// The chunks with these ids (score 0), for `query`'s coverage; in no particular order.
+    public func knowledgeHits(ids: [Int64], query: String) async throws -> [KnowledgeHit] {
+        guard !ids.isEmpty else { return [] }
+        let terms = KnowledgeTerms.queryTerms(of: query)
+        let places = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let rows = try await sqlRead { try $0.rows("SELECT \(Self.hitColumns) FROM knowledge_chunks c WHERE c.id IN (\(places))", ids.map(\.sqlValue)) }
+        return try rows.map { try Self.hit($0, terms: terms, score: 0) }
+    }
+
+    /// What identifies a collection's contents as they are now: its chunk count and newest chunk
+    /// id (every upload adds new ids, every delete lowers the count). Cheap, for a cache to check.
+    public func knowledgeGeneration(collection: String) async throws -> [Int64] {
+        try await sqlRead { sql in
+            let row = try sql.rows("SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS newest FROM knowledge_chunks WHERE collection = ?", collection)
+            return [try row.first?.get("n") ?? 0, try row.first?.get("newest") ?? 0]
+        }
+    }
+
+    /// Every embedded chunk of `collection`: ids, and their vectors one after another.
+    public func knowledgeVectors(collection: String) async throws -> (ids: [Int64], vectors: [Float]) {
+        try await sqlRead { sql in
+            var ids: [Int64] = [], vectors: [Float] = []
+            for row in try sql.rows("SELECT id, embedding FROM knowledge_chunks WHERE collection = ? AND embedding IS NOT NULL ORDER BY id", collection) {
+                guard case .blob(let data) = row.value("embedding") else { continue }
+                ids.append(try row.get("id"))
+                data.withUnsafeBytes { vectors.append(contentsOf: $0.bindMemory(to: Float.self)) }
+            }
+            return (ids, vectors)
         }
     }
 }

@@ -158,6 +158,7 @@ extension CallStore {
         // v18: the knowledge base. A collection is the documents uploaded under its name; a
         // document is its chunks. The index holds each chunk's search terms (`KnowledgeTerms`):
         // an FTS5 table on SQLite (BM25), a weighted tsvector with a GIN index on PostgreSQL.
+        // `embedding`: the chunk's sentence embedding (384 float32, see `E5Embedder`), when one was made.
         // `calls.knowledge`: the collections a call's agent searches (JSON list of names).
         SQLMigration("v18-knowledge") { d in [
             """
@@ -168,7 +169,8 @@ extension CallStore {
             """
             CREATE TABLE knowledge_chunks (\(d.autoIncrementedID), collection TEXT NOT NULL, document TEXT NOT NULL,
                 ordinal \(d.integerType) NOT NULL, line \(d.integerType) NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL,
-                faq \(d.boolType) NOT NULL, title_terms TEXT NOT NULL, body_terms TEXT NOT NULL\(d == .postgres ? ", search TSVECTOR NOT NULL" : ""),
+                faq \(d.boolType) NOT NULL, title_terms TEXT NOT NULL, body_terms TEXT NOT NULL, embedding \(d.blobType),
+                \(d == .postgres ? "search TSVECTOR NOT NULL," : "")
                 FOREIGN KEY (collection, document) REFERENCES knowledge_documents(collection, name) ON DELETE CASCADE)
             """,
             "CREATE INDEX knowledge_chunks_document ON knowledge_chunks(collection, document)",

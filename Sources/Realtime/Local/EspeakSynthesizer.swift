@@ -1,3 +1,4 @@
+import Pipeline
 import CEspeakNG
 import Foundation
 import Synchronization

@@ -1,0 +1,83 @@
+import Foundation
+import Knowledge
+import Logging
+
+/// What calls and the API search: the store's word index (BM25 / `ts_rank`) and, when the
+/// embedding model is installed, the chunks' embeddings — each question ranked both ways and the
+/// two rankings fused (reciprocal rank fusion, k = 60), so a question asked in other words than
+/// the document's still finds it, and an exact term (a product code, a street) still counts.
+public final class KnowledgeBase: KnowledgeSearching {
+    public let store: CallStore
+    /// nil: words only (`knowledge.embeddings: off`, or the model is not installed).
+    public let embedder: E5Embedder?
+    let vectors = KnowledgeVectorIndex()
+
+    /// Candidates each ranking contributes before fusion.
+    static let candidates = 20
+    static let fusionK = 60.0
+
+    public init(store: CallStore, embedder: E5Embedder?) {
+        self.store = store
+        self.embedder = embedder
+    }
+
+    /// The embedder `knowledge.embeddings` asks for, next to Moonshine in `make deps`'s folder.
+    /// Asked for by name and missing, the server does not start; under `auto` it goes on with
+    /// words only, and says so.
+    public static func embedder(for config: VoiceBridgeConfig, logger: Logger) throws -> E5Embedder? {
+        guard config.knowledge.embeddings != .off else { return nil }
+        let deps = (config.engine.local.moonshinePath as NSString).deletingLastPathComponent
+        do {
+            return try E5Embedder.shared(in: deps.isEmpty ? "." : deps)
+        } catch {
+            guard config.knowledge.embeddings == .auto else { throw CallSystem.StartupError(description: "knowledge.embeddings local: \(error)") }
+            logger.warning("the knowledge base's embedding model is not installed (make deps); it searches by words only", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Stores `documents` in `collection` (see `CallStore.replaceKnowledge`), embedded first when
+    /// there is a model: a failure there stores nothing.
+    public func upload(collection: String, documents: [KnowledgeDocument]) async throws -> [CallStore.KnowledgeDocumentInfo] {
+        var embeddings: [[[Float]]]?
+        if let embedder {
+            var all: [[[Float]]] = []
+            for document in documents { all.append(try await embedder.passages(document.chunks.map(Self.passage))) }
+            embeddings = all
+        }
+        return try await store.replaceKnowledge(collection: collection, documents: documents, embeddings: embeddings)
+    }
+
+    /// What a chunk's embedding is made of: its title (a FAQ's question, a passage's headings) and text.
+    static func passage(_ chunk: KnowledgeChunk) -> String {
+        chunk.title.isEmpty ? chunk.text : chunk.title + "\n" + chunk.text
+    }
+
+    public func searchKnowledge(_ query: String, in collections: [String], limit: Int) async throws -> [KnowledgeHit] {
+        guard let embedder else { return try await store.searchKnowledge(query, in: collections, limit: limit) }
+        let byWords = try await store.searchKnowledge(query, in: collections, limit: max(limit, Self.candidates))
+        let question = try await embedder.query(query)
+        var byMeaning: [KnowledgeVectorIndex.Neighbor] = []
+        for collection in collections {
+            byMeaning += try await vectors.nearest(question, in: collection, store: store, limit: max(limit, Self.candidates))
+        }
+        byMeaning.sort { $0.similarity > $1.similarity }
+        byMeaning = Array(byMeaning.prefix(max(limit, Self.candidates)))
+
+        var fused: [Int64: Double] = [:]
+        for (rank, hit) in byWords.enumerated() { fused[hit.id, default: 0] += 1 / (Self.fusionK + Double(rank + 1)) }
+        for (rank, neighbor) in byMeaning.enumerated() { fused[neighbor.id, default: 0] += 1 / (Self.fusionK + Double(rank + 1)) }
+        let best = fused.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(limit)
+
+        var hits = Dictionary(byWords.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let missing = best.map(\.key).filter { hits[$0] == nil }
+        for hit in try await store.knowledgeHits(ids: missing, query: query) { hits[hit.id] = hit }
+        let similarities = await vectors.similarities(question, ids: best.map(\.key), in: collections)
+        return best.compactMap { id, score in
+            guard var hit = hits[id] else { return nil }   // deleted between the two reads
+            hit.score = score
+            hit.similarity = similarities[id].map(Double.init)
+            return hit
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Knowledge
+
+/// The chunks' embeddings in memory, per collection, for a brute-force nearest-neighbour scan (a
+/// few milliseconds at 10,000 chunks). Before each search the store says whether the collection
+/// changed (its chunk count and newest id, one indexed query), so an upload on another node is
+/// seen at the next search.
+actor KnowledgeVectorIndex {
+    struct Neighbor: Sendable {
+        var id: Int64
+        var similarity: Float
+    }
+
+    private struct Collection {
+        var generation: [Int64]
+        var ids: [Int64]
+        var vectors: [Float]
+    }
+
+    private var collections: [String: Collection] = [:]
+
+    func nearest(_ query: [Float], in name: String, store: CallStore, limit: Int) async throws -> [Neighbor] {
+        let generation = try await store.knowledgeGeneration(collection: name)
+        if collections[name]?.generation != generation {
+            let (ids, vectors) = try await store.knowledgeVectors(collection: name)
+            collections[name] = Collection(generation: generation, ids: ids, vectors: vectors)
+        }
+        guard let collection = collections[name], !collection.ids.isEmpty else { return [] }
+        var scored = Self.similarities(query, collection.vectors).enumerated().map { Neighbor(id: collection.ids[$0.offset], similarity: $0.element) }
+        scored.sort { $0.similarity > $1.similarity }
+        return Array(scored.prefix(limit))
+    }
+
+    /// Cosine similarity (the vectors are L2-normalized) of `query` with each id's vector, where known.
+    func similarities(_ query: [Float], ids: [Int64], in names: [String]) -> [Int64: Float] {
+        var found: [Int64: Float] = [:]
+        let wanted = Set(ids)
+        for name in names {
+            guard let collection = collections[name] else { continue }
+            for (i, id) in collection.ids.enumerated() where wanted.contains(id) {
+                found[id] = Self.dot(query, collection.vectors, at: i * query.count)
+            }
+        }
+        return found
+    }
+
+    static func similarities(_ query: [Float], _ vectors: [Float]) -> [Float] {
+        let count = vectors.count / max(1, query.count)
+        return (0..<count).map { dot(query, vectors, at: $0 * query.count) }
+    }
+
+    static func dot(_ query: [Float], _ vectors: [Float], at offset: Int) -> Float {
+        query.withUnsafeBufferPointer { q in
+            vectors.withUnsafeBufferPointer { v in
+                var sum = SIMD8<Float>()
+                var i = 0
+                while i + 8 <= q.count {
+                    sum += SIMD8(q[i..<(i + 8)]) * SIMD8(v[(offset + i)..<(offset + i + 8)])
+                    i += 8
+                }
+                var total = sum.sum()
+                while i < q.count { total += q[i] * v[offset + i]; i += 1 }
+                return total
+            }
+        }
+    }
+}
