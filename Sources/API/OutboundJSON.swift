@@ -166,6 +166,8 @@ struct CallView: ResponseEncodable {
     var attempts: [Attempt]?
     /// Detail only: the webhook deliveries that report the call, with their attempts.
     var webhooks: [DeliveryView]?
+    /// The call's `on_end` tools: how sending them its result went.
+    var afterCallTools: [AfterCallToolView]?
 
     struct Attempt: Codable {
         var number: Int
@@ -192,6 +194,7 @@ struct CallView: ResponseEncodable {
 
     enum CodingKeys: String, CodingKey {
         case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice, tools, mcpServers = "mcp_servers", knowledge
+        case afterCallTools = "after_call_tools"
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
         case transferTo = "transfer_to", transferredTo = "transferred_to", transferOutcome = "transfer_outcome"
@@ -203,7 +206,9 @@ struct CallView: ResponseEncodable {
         case nextAttemptAt = "next_attempt_at", lastOutcome = "last_outcome"
     }
 
-    init(_ c: CallRecord, masked: Bool, timeline: [TimelineEntry]? = nil, attempts: [Attempt]? = nil, webhooks: [DeliveryView]? = nil) {
+    init(_ c: CallRecord, masked: Bool, timeline: [TimelineEntry]? = nil, attempts: [Attempt]? = nil, webhooks: [DeliveryView]? = nil,
+         afterCallTools: [AfterCallToolRun]? = nil) {
+        self.afterCallTools = afterCallTools?.map(AfterCallToolView.init)
         outboundId = c.outboundId; direction = c.direction.rawValue; state = c.state.rawValue
         callerNumber = c.callerNumber; calleeNumber = masked ? Self.mask(c.calleeNumber) : c.calleeNumber
         callerDisplayName = c.callerDisplayName; purpose = c.purpose; questions = c.questions
@@ -350,4 +355,24 @@ struct CallReportView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey { case outboundId = "outbound_id", live }
+}
+
+struct AfterCallToolView: Codable {
+    var tool: String
+    var state: String
+    var attemptCount: Int
+    var lastStatus: Int?
+    var lastError: String?
+    var nextAttemptAt: Date?
+    var deliveredAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case tool, state
+        case attemptCount = "attempt_count", lastStatus = "last_status", lastError = "last_error", nextAttemptAt = "next_attempt_at", deliveredAt = "delivered_at"
+    }
+
+    init(_ run: AfterCallToolRun) {
+        tool = run.toolName; state = run.state.rawValue; attemptCount = run.attemptCount; lastStatus = run.lastStatus
+        lastError = run.lastError; nextAttemptAt = run.nextAttemptAt; deliveredAt = run.deliveredAt
+    }
 }

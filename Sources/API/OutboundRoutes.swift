@@ -55,7 +55,8 @@ extension VoiceBridgeServer {
             }
             let attempts = try await self.store.attempts(callID: call.outboundId).map(CallView.Attempt.init)
             let webhooks = try await self.deliveryViews(try await self.store.webhookDeliveries(callID: call.outboundId))
-            return CallView(call, masked: false, timeline: timeline, attempts: attempts, webhooks: webhooks)
+            return CallView(call, masked: false, timeline: timeline, attempts: attempts, webhooks: webhooks,
+                            afterCallTools: try await self.store.afterCallToolRuns(callID: call.outboundId))
         }
         outbound.get(":id/result") { _, context -> CallResultView in
             let call = try await self.call(context)

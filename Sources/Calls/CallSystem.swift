@@ -32,10 +32,14 @@ public final class CallSystem: Sendable {
     public let webhooks: WebhookDispatcher
     /// What calls search (and the API uploads into).
     public let knowledge: KnowledgeBase
+    /// Sends ended calls' results to their `on_end` tools.
+    public let afterCallTools: AfterCallToolDispatcher
 
     private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,
-                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, webhooks: WebhookDispatcher, knowledge: KnowledgeBase) {
+                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, webhooks: WebhookDispatcher, knowledge: KnowledgeBase,
+                 afterCallTools: AfterCallToolDispatcher) {
         self.manager = manager
+        self.afterCallTools = afterCallTools
         self.knowledge = knowledge
         self.webhooks = webhooks
         self.userAgent = userAgent
@@ -267,7 +271,10 @@ public final class CallSystem: Sendable {
         let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger, metrics: metrics)
         let webhooks = WebhookDispatcher(store: store, settings: .init(config.webhooks, egress: config.egressPolicy), logger: logger)
         return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop,
-                          webhooks: webhooks, knowledge: knowledge)
+                          webhooks: webhooks, knowledge: knowledge,
+                          afterCallTools: AfterCallToolDispatcher(store: store, runner: toolRunner(config: config, metrics: metrics),
+                                                                  transport: EgressToolTransport(policy: config.egressPolicy),
+                                                                  settings: .init(config.webhooks, egress: config.egressPolicy), logger: logger))
     }
 
     /// Runs until cancelled; then every live call is ended (BYE or CANCEL) and every port freed.
@@ -280,6 +287,7 @@ public final class CallSystem: Sendable {
             }
             group.addTask { await self.manager.run() }
             group.addTask { await self.webhooks.run() }
+            group.addTask { await self.afterCallTools.run() }
             group.addTask { await self.manager.store.listenForEvents() }   // wakes /api/events readers (PostgreSQL)
         }
     }

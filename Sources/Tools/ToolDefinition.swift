@@ -137,9 +137,8 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
         if !Self.timeoutRange.contains(timeoutMilliseconds) {
             problems.append(.init(field: "timeout_ms", message: "must be between \(Self.timeoutRange.lowerBound) and \(Self.timeoutRange.upperBound)"))
         }
-        if onEnd {
-            // Accepted and never run would lose the write it stands for: refused until it exists.
-            problems.append(.init(field: "on_end", message: "is not supported yet: tools that run after the call are not built"))
+        if onEnd, ["GET", "DELETE"].contains(method) {
+            problems.append(.init(field: "method", message: "an on_end tool sends the call's result as its body: use POST, PUT or PATCH"))
         }
         if let line = speakWhileWaiting, line.trimmingCharacters(in: .whitespaces).isEmpty || line.count > 200 {
             problems.append(.init(field: "speak_while_waiting", message: "must be 1 to 200 characters"))

@@ -171,7 +171,7 @@ public struct ToolRunner: Sendable {
 
     /// GET and DELETE: the arguments as query parameters (strings as they are, anything else as
     /// JSON); POST, PUT, PATCH: the arguments as a JSON body.
-    func request(for tool: ToolDefinition, arguments: JSONValue) throws(SecretReference.Missing) -> ToolHTTPRequest {
+    public func request(for tool: ToolDefinition, arguments: JSONValue) throws(SecretReference.Missing) -> ToolHTTPRequest {
         var headers: [(name: String, value: String)] = [("Accept", "application/json"), ("User-Agent", "VoiceBridge tools")]
         for header in try SecretReference.resolve(headers: tool.headers, in: secrets) {
             headers.removeAll { $0.name.lowercased() == header.name.lowercased() }

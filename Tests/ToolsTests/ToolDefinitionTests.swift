@@ -24,7 +24,7 @@ import Testing
                            timeoutMilliseconds: 60_000, speakWhileWaiting: ""),
             ToolDefinition(name: "slow", description: "Again.", parameters: try JSONValue.parse(##"{"type":"object","properties":{"a":{"$ref":"#/x"}}}"##), url: "https://x.example/"),
             ToolDefinition(name: "arr", description: "Array.", parameters: try JSONValue.parse(#"{"type":"array"}"#), url: "https://x.example/"),
-            ToolDefinition(name: "crm_write", description: "After the call.", url: "https://x.example/", onEnd: true),
+            ToolDefinition(name: "crm_write", description: "After the call.", url: "https://x.example/", method: "GET", onEnd: true),
         ]
         let problems = ToolDefinition.problems(in: bad, secrets: ToolSecrets(configured: ["k": "v"])).map(\.description)
         let expected = [
@@ -41,7 +41,7 @@ import Testing
             "tools.3.parameters.properties.a.$ref is not supported (supported: additionalProperties, const, enum, items, maxItems, maxLength, maximum, minItems, minLength, minimum, pattern, properties, required, type)",
             "tools.3.name is declared twice",
             "tools.4.parameters must be a JSON Schema object with \"type\": \"object\"",
-            "tools.5.on_end is not supported yet: tools that run after the call are not built",
+            "tools.5.method an on_end tool sends the call's result as its body: use POST, PUT or PATCH",
         ]
         #expect(problems == expected)
     }

@@ -177,6 +177,15 @@ extension CallStore {
             d == .postgres ? "CREATE INDEX knowledge_chunks_search ON knowledge_chunks USING GIN (search)"
                 : "CREATE VIRTUAL TABLE knowledge_index USING fts5(title_terms, body_terms, tokenize = 'unicode61 remove_diacritics 0')",
             "ALTER TABLE calls ADD COLUMN knowledge TEXT",
+            // Tools marked `on_end`: one row per tool and ended call, written with the call's end;
+            // delivered with the webhooks' retry rules (`AfterCallToolDispatcher`).
+            """
+            CREATE TABLE after_call_tools (id TEXT NOT NULL PRIMARY KEY, outbound_id TEXT NOT NULL, tool_name TEXT NOT NULL, tool TEXT NOT NULL,
+                payload TEXT NOT NULL, state TEXT NOT NULL, attempt_count \(d.integerType) NOT NULL DEFAULT 0, next_attempt_at \(d.dateType),
+                last_status \(d.integerType), last_error TEXT, created_at \(d.dateType) NOT NULL, delivered_at \(d.dateType))
+            """,
+            "CREATE INDEX after_call_tools_due ON after_call_tools(state, next_attempt_at)",
+            "CREATE INDEX after_call_tools_call ON after_call_tools(outbound_id)",
         ] },
     ]
 }

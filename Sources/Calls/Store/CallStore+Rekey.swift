@@ -12,7 +12,7 @@ extension CallStore {
         ("transcript_entries", ["id"], "text", "1 = 1"),
         ("answers", ["outbound_id", "question_id"], "answer_text", "1 = 1"), ("answers", ["outbound_id", "question_id"], "answer_summary", "1 = 1"),
         ("events", ["id"], "payload", "type = 'transcript'"),
-        ("webhook_deliveries", ["id"], "payload", "1 = 1"),
+        ("webhook_deliveries", ["id"], "payload", "1 = 1"), ("after_call_tools", ["id"], "payload", "1 = 1"),
         ("webhook_endpoints", ["id"], "secret", "1 = 1"),
         ("campaign_contacts", ["id"], "variables", "1 = 1"),
     ]
