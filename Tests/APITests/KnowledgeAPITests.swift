@@ -96,6 +96,15 @@ import TestSupport
                 id = Self.json(response.body)["outbound_id"] as? String ?? ""
             }
             #expect(try await h.store.call(id: id)?.knowledge == ["clinic"])
+            // A line that only answers from its collections has no questions of its own; without collections, that is refused.
+            try await client.execute(uri: "/api/templates", method: .post, headers: Self.json,
+                                     body: ByteBuffer(string: #"{"name":"clinic-line","purpose":"the front desk","questions":[],"knowledge":["clinic"]}"#)) { response in
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/api/templates", method: .post, headers: Self.json,
+                                     body: ByteBuffer(string: #"{"name":"empty","purpose":"nothing","questions":[]}"#)) { response in
+                #expect(response.status == .unprocessableContent)
+            }
         }
     }
 }

@@ -89,8 +89,10 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         t.questions = questions.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         if t.name.isEmpty || t.name.count > 100 { problems.append(.init(name: "name", message: "must be 1 to 100 characters")) }
         if t.purpose.isEmpty || t.purpose.count > TextLimits.purpose { problems.append(.init(name: "purpose", message: "must be 1 to 1000 characters")) }
-        if !(1...20).contains(t.questions.count) || t.questions.contains(where: \.isEmpty) {
-            problems.append(.init(name: "questions", message: "must hold 1 to 20 questions, none empty"))
+        // No questions: a line that only answers callers from its knowledge collections.
+        let fewest = (knowledge ?? []).isEmpty ? 1 : 0
+        if !(fewest...20).contains(t.questions.count) || t.questions.contains(where: \.isEmpty) {
+            problems.append(.init(name: "questions", message: "must hold 1 to 20 questions, none empty" + (fewest == 1 ? " (or none, with knowledge collections to answer from)" : "")))
         }
         if let mode = engineMode, !engineModes.contains(mode) {
             problems.append(.init(name: "engine_mode", message: "must be one of \(engineModes.joined(separator: ", "))"))

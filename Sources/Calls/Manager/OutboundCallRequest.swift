@@ -95,7 +95,10 @@ extension OutboundCallRequest {
         if request.purpose.isEmpty { problems.append(.init(name: "purpose", message: "must not be empty")) }
         if request.purpose.count > 1000 { problems.append(.init(name: "purpose", message: "must be at most 1000 characters")) }
         request.questions = questions.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        if !(1...20).contains(request.questions.count) { problems.append(.init(name: "questions", message: "must hold 1 to 20 questions")) }
+        let fewest = (knowledge ?? []).isEmpty ? 1 : 0   // none: the call only answers from its knowledge collections
+        if !(fewest...20).contains(request.questions.count) {
+            problems.append(.init(name: "questions", message: "must hold 1 to 20 questions" + (fewest == 1 ? " (or none, with knowledge collections to answer from)" : "")))
+        }
         if request.questions.contains(where: \.isEmpty) { problems.append(.init(name: "questions", message: "must not contain empty questions")) }
         if let d = maxDuration, !(10...maxCallDuration).contains(d) {
             problems.append(.init(name: "max_duration", message: "must be between 10 and \(maxCallDuration) seconds"))
