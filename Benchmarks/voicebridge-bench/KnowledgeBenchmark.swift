@@ -63,7 +63,7 @@ enum KnowledgeBenchmark {
     /// FAQs' vocabulary (so they compete for the same terms), a fixed seed.
     static func filler(count: Int, from documents: [KnowledgeDocument]) throws -> [KnowledgeDocument] {
         let words = documents.flatMap { $0.chunks.flatMap { ($0.title + " " + $0.text).split(separator: " ").map(String.init) } }
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix(seed: 42)
         var files: [String] = []
         var csv = "question,answer\n"
         for n in 0..<count {
@@ -132,19 +132,6 @@ enum KnowledgeBenchmark {
             latencies.append(try await latency(store, backend: name, chunks: chunks, questions: questions, rounds: 5))
         }
         return (recalls, latencies)
-    }
-}
-
-/// A small deterministic generator (SplitMix64): the filler is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

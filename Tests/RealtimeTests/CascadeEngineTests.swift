@@ -38,6 +38,24 @@ import TestSupport
         }
     }
 
+    /// Starts `engine` and collects its events but audio until it ends the call (20 s at most), then stops it.
+    static func eventsUntilEndCall(_ engine: CascadeEngine) async throws -> [EngineEvent] {
+        let events = Locked<[EngineEvent]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await engine.start() }
+            try await withTimeout(.seconds(20)) {
+                while let event = await engine.nextEvent() {
+                    if case .audio = event { continue }
+                    events.withLock { $0.append(event) }
+                    if case .endCall = event { return }
+                }
+            }
+            _ = await engine.stop()
+            group.cancelAll()
+        }
+        return events.value
+    }
+
     static func withFakeServers(_ log: Log, chat: @escaping @Sendable (Int) -> (chunks: [String], delay: Duration) = chatResponse,
                                 _ body: @Sendable (Int) async throws -> Void) async throws {
         try await FakeCascadeServers.withFakeServers(log, chat: chat, body)

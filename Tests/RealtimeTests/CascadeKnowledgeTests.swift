@@ -35,18 +35,8 @@ import Tools
             let tools = ToolRunner(transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: false)), secrets: ToolSecrets())
             let engine = CascadeEngine(context: context, settings: CascadeEngineTests.settings(port: port, deepgram: false),
                                        tools: CallSystem.runner(tools, for: context, knowledge: base))
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await engine.start() }
-                try await withTimeout(.seconds(20)) {
-                    while let event = await engine.nextEvent() {
-                        if case .audio = event { continue }
-                        events.withLock { $0.append(event) }
-                        if case .endCall = event { return }
-                    }
-                }
-                _ = await engine.stop()
-                group.cancelAll()
-            }
+            let seen = try await CascadeEngineTests.eventsUntilEndCall(engine)
+            events.withLock { $0 = seen }
         }
         let bodies = log.chatBodies.value.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let offered = (bodies.first?["tools"] as? [[String: Any]])?.compactMap { ($0["function"] as? [String: Any])?["name"] as? String }

@@ -51,18 +51,8 @@ import Tools
                 let runner = ToolRunner(transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: true)),
                                         secrets: ToolSecrets(configured: ["crm_token": "s3cr3t-token"]))
                 let engine = CascadeEngine(context: context, settings: CascadeEngineTests.settings(port: port, deepgram: false), tools: runner)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await engine.start() }
-                    try await withTimeout(.seconds(20)) {
-                        while let event = await engine.nextEvent() {
-                            if case .audio = event { continue }
-                            events.withLock { $0.append(event) }
-                            if case .endCall = event { return }
-                        }
-                    }
-                    _ = await engine.stop()
-                    group.cancelAll()
-                }
+                let seen = try await CascadeEngineTests.eventsUntilEndCall(engine)
+                events.withLock { $0 = seen }
             }
         }
         let request = try #require(received.value.first, "the tool was called")

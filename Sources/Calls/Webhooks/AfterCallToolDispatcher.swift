@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import Tools
 
 /// Runs the `on_end` tools of ended calls for the life of the server: claims due runs, sends each
@@ -14,7 +13,6 @@ public final class AfterCallToolDispatcher: Sendable {
     let transport: any ToolTransport
     let settings: WebhookDispatcher.Settings
     let logger: Logger
-    private let inFlight = Atomic<Int>(0)
 
     public init(store: CallStore, runner: ToolRunner, transport: any ToolTransport, settings: WebhookDispatcher.Settings, logger: Logger) {
         self.store = store
@@ -25,25 +23,12 @@ public final class AfterCallToolDispatcher: Sendable {
     }
 
     public func run() async {
-        await withDiscardingTaskGroup { group in
-            while !Task.isCancelled {
-                let free = settings.concurrency - inFlight.load(ordering: .relaxed)
-                var due: [(AfterCallToolRun, ToolDefinition)] = []
-                if free > 0 {
-                    do { due = try await store.claimDueAfterCallTools(limit: free, lease: settings.timeout + 30) } catch {
-                        logger.warning("could not read the after-call tool outbox", metadata: ["error": "\(error)"])
-                    }
-                }
-                for (run, tool) in due {
-                    inFlight.add(1, ordering: .relaxed)
-                    group.addTask {
-                        await self.attempt(run, tool)
-                        self.inFlight.subtract(1, ordering: .relaxed)
-                    }
-                }
-                if due.isEmpty { try? await Task.sleep(for: .seconds(settings.pollInterval)) }
+        await OutboxDrain<(AfterCallToolRun, ToolDefinition)>(concurrency: settings.concurrency, pollInterval: settings.pollInterval).run(claim: { limit in
+            do { return try await self.store.claimDueAfterCallTools(limit: limit, lease: self.settings.timeout + 30) } catch {
+                self.logger.warning("could not read the after-call tool outbox", metadata: ["error": "\(error)"])
+                return []
             }
-        }
+        }, send: { await self.attempt($0.0, $0.1) })
     }
 
     /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start sends it again.

@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import Logging
 import NIOCore
-import Synchronization
 
 /// Drains the webhook outbox for the life of the server: claims due deliveries (at most
 /// `concurrency` in flight), POSTs each body signed as Standard Webhooks says, and stores every
@@ -27,7 +26,6 @@ public final class WebhookDispatcher: Sendable {
     let store: CallStore
     let settings: Settings
     let logger: Logger
-    private let inFlight = Atomic<Int>(0)
 
     public init(store: CallStore, settings: Settings, logger: Logger) {
         self.store = store
@@ -36,20 +34,8 @@ public final class WebhookDispatcher: Sendable {
     }
 
     public func run() async {
-        await withDiscardingTaskGroup { group in
-            while !Task.isCancelled {
-                let free = settings.concurrency - inFlight.load(ordering: .relaxed)
-                let due = free > 0 ? await claim(limit: free) : []
-                for (delivery, endpoint) in due {
-                    inFlight.add(1, ordering: .relaxed)
-                    group.addTask {
-                        await self.deliver(delivery, to: endpoint)
-                        self.inFlight.subtract(1, ordering: .relaxed)
-                    }
-                }
-                if due.isEmpty { try? await Task.sleep(for: .seconds(settings.pollInterval)) }
-            }
-        }
+        await OutboxDrain<(WebhookDelivery, WebhookEndpoint)>(concurrency: settings.concurrency, pollInterval: settings.pollInterval)
+            .run(claim: { await self.claim(limit: $0) }, send: { await self.deliver($0.0, to: $0.1) })
     }
 
     private func claim(limit: Int) async -> [(WebhookDelivery, WebhookEndpoint)] {
