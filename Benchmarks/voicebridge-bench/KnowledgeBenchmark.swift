@@ -116,20 +116,40 @@ enum KnowledgeBenchmark {
         return Latency(backend: backend, chunks: chunks, searches: times.count, p50: times[times.count / 2], p99: times[times.count * 99 / 100])
     }
 
-    static func run(backends: [(name: String, location: String)], embedder: E5Embedder?) async throws -> (recall: [Recall], latency: [Latency]) {
-        let (documents, questions) = try load()
-        let faqChunks = documents.reduce(0) { $0 + $1.chunks.count }
-        let filler = try filler(count: 10_000 - faqChunks, from: documents)
+    /// The FAQ and the filler, each chunk embedded (when there is a model) once for every run:
+    /// embedding 10,000 chunks is minutes of one core, and the uploads' embedding is not what is measured.
+    struct Corpus {
+        var documents: [KnowledgeDocument]
+        var filler: [KnowledgeDocument]
+        var questions: [Question]
+        var embeddings: [[[Float]]]?
+        var fillerEmbeddings: [[[Float]]]?
+
+        init(embedder: E5Embedder?) async throws {
+            (documents, questions) = try load()
+            filler = try KnowledgeBenchmark.filler(count: 10_000 - documents.reduce(0) { $0 + $1.chunks.count }, from: documents)
+            guard let embedder else { return }
+            var all: [[[Float]]] = []
+            for document in documents { all.append(try await embedder.passages(document.chunks.map(KnowledgeBase.passage))) }
+            embeddings = all
+            all = []
+            for document in filler { all.append(try await embedder.passages(document.chunks.map(KnowledgeBase.passage))) }
+            fillerEmbeddings = all
+        }
+    }
+
+    static func run(backends: [(name: String, location: String)], corpus: Corpus, embedder: E5Embedder?, wordsWeight: Double) async throws -> (recall: [Recall], latency: [Latency]) {
+        let faqChunks = corpus.documents.reduce(0) { $0 + $1.chunks.count }
         var recalls: [Recall] = [], latencies: [Latency] = []
         for (name, location) in backends {
-            let store = KnowledgeBase(store: try await CallStore.open(location), embedder: embedder)
-            try await store.upload(collection: "clinic", documents: documents)
-            recalls += try await recall(store, backend: name, chunks: faqChunks, questions: questions)
-            latencies.append(try await latency(store, backend: name, chunks: faqChunks, questions: questions, rounds: 2))
-            try await store.upload(collection: "clinic", documents: filler)
-            let chunks = faqChunks + filler.reduce(0) { $0 + $1.chunks.count }
-            recalls += try await recall(store, backend: name, chunks: chunks, questions: questions)
-            latencies.append(try await latency(store, backend: name, chunks: chunks, questions: questions, rounds: 5))
+            let base = KnowledgeBase(store: try await CallStore.open(location), embedder: embedder, wordsWeight: wordsWeight)
+            try await base.store.replaceKnowledge(collection: "clinic", documents: corpus.documents, embeddings: embedder == nil ? nil : corpus.embeddings)
+            recalls += try await recall(base, backend: name, chunks: faqChunks, questions: corpus.questions)
+            latencies.append(try await latency(base, backend: name, chunks: faqChunks, questions: corpus.questions, rounds: 2))
+            try await base.store.replaceKnowledge(collection: "clinic", documents: corpus.filler, embeddings: embedder == nil ? nil : corpus.fillerEmbeddings)
+            let chunks = faqChunks + corpus.filler.reduce(0) { $0 + $1.chunks.count }
+            recalls += try await recall(base, backend: name, chunks: chunks, questions: corpus.questions)
+            latencies.append(try await latency(base, backend: name, chunks: chunks, questions: corpus.questions, rounds: 5))
         }
         return (recalls, latencies)
     }
@@ -142,8 +162,10 @@ extension BenchMain {
         if let postgres = try? StoreBackend.postgres.newLocation() { backends.append((name: "postgres", location: postgres)) }
         var recall: [KnowledgeBenchmark.Recall] = [], latency: [KnowledgeBenchmark.Latency] = []
         let embedder = try? E5Embedder.shared(in: Fixtures.repository.appendingPathComponent(".deps").path)
-        for (mode, model) in [("words", nil), ("words + meaning", embedder)] where mode == "words" || model != nil {
-            let figures = try await KnowledgeBenchmark.run(backends: backends.map { ($0.name + " / " + mode, $0.location) }, embedder: model)
+        let corpus = try await KnowledgeBenchmark.Corpus(embedder: embedder)
+        // The server's ranking (words + meaning, words at half weight), and each half alone.
+        for (mode, model, weight) in [("words", nil, 1.0), ("meaning", embedder, 0.0), ("words + meaning", embedder, 0.5)] where mode == "words" || model != nil {
+            let figures = try await KnowledgeBenchmark.run(backends: backends.map { ($0.name + " / " + mode, $0.location) }, corpus: corpus, embedder: model, wordsWeight: weight)
             recall += figures.recall
             latency += figures.latency
             backends = backends.map { ($0.name, $0.name == "sqlite" ? StoreBackend.temporarySQLitePath() : (try? StoreBackend.postgres.newLocation()) ?? $0.location) }

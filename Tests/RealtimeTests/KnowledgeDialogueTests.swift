@@ -68,5 +68,11 @@ import Testing
         #expect(KnowledgeAnswerPolicy.standard.answer(from: [Self.hours]) == Self.hours)
         #expect(KnowledgeAnswerPolicy.standard.answer(from: [weak]) == nil)
         #expect(KnowledgeAnswerPolicy.standard.answer(from: [notFAQ, Self.hours]) == Self.hours, "the local engine reads out FAQ answers only")
+        var near = Self.hours, far = Self.hours
+        near.similarity = 0.93
+        far.similarity = 0.84
+        far.coverage = 1
+        #expect(KnowledgeAnswerPolicy.standard.answer(from: [near]) == near)
+        #expect(KnowledgeAnswerPolicy.standard.answer(from: [far]) == nil, "with embeddings, their similarity decides")
     }
 }

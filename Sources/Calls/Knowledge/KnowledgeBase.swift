@@ -4,21 +4,26 @@ import Logging
 
 /// What calls and the API search: the store's word index (BM25 / `ts_rank`) and, when the
 /// embedding model is installed, the chunks' embeddings — each question ranked both ways and the
-/// two rankings fused (reciprocal rank fusion, k = 60), so a question asked in other words than
+/// two rankings fused (reciprocal rank fusion, k = 60, words weighted `wordsWeight`), so a question asked in other words than
 /// the document's still finds it, and an exact term (a product code, a street) still counts.
 public final class KnowledgeBase: KnowledgeSearching {
     public let store: CallStore
     /// nil: words only (`knowledge.embeddings: off`, or the model is not installed).
     public let embedder: E5Embedder?
     let vectors = KnowledgeVectorIndex()
+    /// How much the ranking by words counts beside the ranking by meaning (1: as much; 0: not at
+    /// all). Half: on the knowledge bench's questions, worded unlike the FAQ, the ranking by meaning
+    /// is the better one, while an exact term (a product code, a street) still lifts its chunk.
+    public let wordsWeight: Double
 
     /// Candidates each ranking contributes before fusion.
     static let candidates = 20
     static let fusionK = 60.0
 
-    public init(store: CallStore, embedder: E5Embedder?) {
+    public init(store: CallStore, embedder: E5Embedder?, wordsWeight: Double = 0.5) {
         self.store = store
         self.embedder = embedder
+        self.wordsWeight = wordsWeight
     }
 
     /// The embedder `knowledge.embeddings` asks for, next to Moonshine in `make deps`'s folder.
@@ -49,13 +54,13 @@ public final class KnowledgeBase: KnowledgeSearching {
     }
 
     /// What a chunk's embedding is made of: its title (a FAQ's question, a passage's headings) and text.
-    static func passage(_ chunk: KnowledgeChunk) -> String {
+    public static func passage(_ chunk: KnowledgeChunk) -> String {
         chunk.title.isEmpty ? chunk.text : chunk.title + "\n" + chunk.text
     }
 
     public func searchKnowledge(_ query: String, in collections: [String], limit: Int) async throws -> [KnowledgeHit] {
         guard let embedder else { return try await store.searchKnowledge(query, in: collections, limit: limit) }
-        let byWords = try await store.searchKnowledge(query, in: collections, limit: max(limit, Self.candidates))
+        let byWords = wordsWeight > 0 ? try await store.searchKnowledge(query, in: collections, limit: max(limit, Self.candidates)) : []
         let question = try await embedder.query(query)
         var byMeaning: [KnowledgeVectorIndex.Neighbor] = []
         for collection in collections {
@@ -65,7 +70,7 @@ public final class KnowledgeBase: KnowledgeSearching {
         byMeaning = Array(byMeaning.prefix(max(limit, Self.candidates)))
 
         var fused: [Int64: Double] = [:]
-        for (rank, hit) in byWords.enumerated() { fused[hit.id, default: 0] += 1 / (Self.fusionK + Double(rank + 1)) }
+        for (rank, hit) in byWords.enumerated() { fused[hit.id, default: 0] += wordsWeight / (Self.fusionK + Double(rank + 1)) }
         for (rank, neighbor) in byMeaning.enumerated() { fused[neighbor.id, default: 0] += 1 / (Self.fusionK + Double(rank + 1)) }
         let best = fused.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(limit)
 
