@@ -163,7 +163,7 @@ extension BenchMain {
         var recall: [KnowledgeBenchmark.Recall] = [], latency: [KnowledgeBenchmark.Latency] = []
         let embedder = try? E5Embedder.shared(in: Fixtures.repository.appendingPathComponent(".deps").path)
         let corpus = try await KnowledgeBenchmark.Corpus(embedder: embedder)
-        // The server's ranking (words + meaning, words at half weight), and each half alone.
+        // Words alone (no model), meaning alone (the server's ranking with the model), and both fused with words at half weight.
         for (mode, model, weight) in [("words", nil, 1.0), ("meaning", embedder, 0.0), ("words + meaning", embedder, 0.5)] where mode == "words" || model != nil {
             let figures = try await KnowledgeBenchmark.run(backends: backends.map { ($0.name + " / " + mode, $0.location) }, corpus: corpus, embedder: model, wordsWeight: weight)
             recall += figures.recall

@@ -34,7 +34,8 @@ import TestSupport
             #expect(said.contains { $0.hasPrefix("I'm sorry, I don't have that information, but I will pass your question on.") }, "\(said)")
             #expect(try await store.answers(callID: id).first?.status == .answered)
             let summary = try await store.call(id: id)?.summary ?? ""
-            #expect(summary.contains("Open questions to answer:") && summary.lowercased().contains("gift card"), "\(summary)")
+            // What Moonshine heard of espeak's "Do you sell gift cards?" varies ("Who you fell gift-card?"): the words are checked loosely.
+            #expect(summary.contains("Open questions to answer:") && summary.lowercased().contains("gift"), "\(summary)")
         }
     }
 }
