@@ -8,7 +8,7 @@ public struct KnowledgeAnswerPolicy: Sendable, Equatable {
     /// there are no embeddings.
     public var threshold: Double
     /// Least cosine similarity of the question's and the row's embeddings, when there are. Set on
-    /// the knowledge bench (multilingual-e5-small): at 0.90 about one answer in twelve read out
+    /// the knowledge bench (multilingual-e5-small): at 0.90 about one answer in ten read out
     /// was the wrong row, at 0.89 one in eight (README "Tools and knowledge").
     public var similarityThreshold: Double
 
