@@ -125,7 +125,7 @@ let package = Package(
         // a plain build makes an empty program).
         .executableTarget(
             name: "voicebridge-fuzz",
-            dependencies: ["Bridge", "Calls"],
+            dependencies: ["Bridge", "Calls", "Knowledge"],
             path: "Fuzz/voicebridge-fuzz"
         ),
         .executableTarget(

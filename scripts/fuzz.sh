@@ -11,7 +11,7 @@ seconds=${FUZZ_SECONDS:-60}
 # splitting FUZZ_RUNS between them; the table sums their executions and speeds.
 jobs=${FUZZ_JOBS:-1}
 runs_limit=${FUZZ_RUNS:+-runs=$((FUZZ_RUNS / jobs))}
-targets=${FUZZ_TARGETS:-sip sip-stream sdp srtp rtp rtcp telephone-event twilio dialects digest config}
+targets=${FUZZ_TARGETS:-sip sip-stream sdp srtp rtp rtcp telephone-event twilio dialects digest config knowledge}
 # debug (the default) builds fastest; release runs several times more executions per second
 # (@testable imports need -enable-testing there).
 configuration=${FUZZ_BUILD:-debug}

@@ -1,6 +1,7 @@
 @testable import Bridge
 import Calls
 import Foundation
+import Knowledge
 import NIOCore
 
 /// The untrusted-input parsers, one fuzz target each. Every one must return (or throw) on any
@@ -28,6 +29,9 @@ enum FuzzTarget: String, CaseIterable {
     case digest
     /// The YAML configuration file, through the whole loader (every section's checks).
     case config
+    /// An uploaded knowledge document (the first byte picks FAQ CSV, Markdown or text), the search
+    /// terms of its text, and the question test the local engine applies to a caller's words.
+    case knowledge
 
     static let selected: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
@@ -50,7 +54,17 @@ enum FuzzTarget: String, CaseIterable {
         case .dialects: Self.dialects(bytes)
         case .digest: Self.digest(bytes)
         case .config: Self.config(bytes)
+        case .knowledge: Self.knowledge(bytes)
         }
+    }
+
+    static func knowledge(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        let name = ["faq.csv", "guide.md", "notes.txt"][Int(first % 3)]
+        let document = try? KnowledgeDocument.parse(name: name, bytes: Array(bytes.dropFirst()), sha256: "")
+        for chunk in document?.chunks ?? [] { _ = (chunk.titleTerms, chunk.textTerms) }
+        let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
+        _ = (KnowledgeTerms.queryTerms(of: text), KnowledgeAnswerPolicy.isQuestion(text))
     }
 
     static func sip(_ bytes: [UInt8]) {

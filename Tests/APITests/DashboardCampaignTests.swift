@@ -44,9 +44,13 @@ import TestSupport
         #expect(buttons == 0, "a completed campaign offers no start, pause or cancel")
         // Its contacts, filtered by state, each linking to its call.
         try await browser.click("li.campaign details.contacts summary")
-        try await browser.wait(for: "document.querySelectorAll('li.campaign .contact-table tr[data-state]').length === 2")
-        let rows = try await browser.execute("return [...document.querySelectorAll('li.campaign .contact-table tr[data-state]')].map(tr => [...tr.children].map(td => td.textContent).join('|'));") as? [String]
-        #expect(rows == ["2|01072000001|Anna|Yes, I can attend.|Completed|1", "4|01072000002|Ben|No, I cannot.|Completed|1"], "\(rows ?? [])")
+        // A late event refreshes the list, which rebuilds the (still open) table and loads its rows
+        // again: the rows are waited for, not read once right after they first appear.
+        let rowsJS = "[...document.querySelectorAll('li.campaign .contact-table tr[data-state]')].map(tr => [...tr.children].map(td => td.textContent).join('|'))"
+        let expected = ["2|01072000001|Anna|Yes, I can attend.|Completed|1", "4|01072000002|Ben|No, I cannot.|Completed|1"]
+        try? await browser.wait(for: "JSON.stringify(\(rowsJS)) === '\(String(decoding: try JSONEncoder().encode(expected), as: UTF8.self))'", timeout: .seconds(10))
+        let rows = try await browser.execute("return \(rowsJS);") as? [String]
+        #expect(rows == expected, "\(rows ?? [])")
         try await browser.execute("const s = document.querySelector('li.campaign details.contacts select'); s.value = 'waiting'; s.dispatchEvent(new Event('change'));")
         try await browser.wait(for: "document.querySelectorAll('li.campaign .contact-table tr[data-state]').length === 0")
                 try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-done.png")
