@@ -95,9 +95,10 @@ enum KnowledgeBenchmark {
             figures[question.language] = r
         }
         if ProcessInfo.processInfo.environment["KNOWLEDGE_SWEEP"] != nil {
-            for t in stride(from: 0.80, through: 0.92, by: 0.01) {
-                let answered = sweep.filter { $0.0 >= t }
-                print("threshold \(t): answered \(answered.count), right \(answered.filter(\.1).count), wrong \(answered.filter { !$0.1 }.count)")
+            // How the offline engine's similarity threshold (`KnowledgeAnswerPolicy`) trades answers for wrong ones.
+            for hundredths in 80...92 {
+                let answered = sweep.filter { $0.0 >= Double(hundredths) / 100 }
+                print("\(backend), \(chunks) chunks, similarity ≥ 0.\(hundredths): answered \(answered.count), right \(answered.filter(\.1).count), wrong \(answered.filter { !$0.1 }.count)")
             }
         }
         return figures.values.sorted { $0.language < $1.language }
