@@ -15,16 +15,17 @@ extension CallStore {
                                             payload: sealed(payload), state: .pending, attemptCount: 0, nextAttemptAt: now, createdAt: now),
                            into: "after_call_tools")
         }
+        afterCallToolsWritten.add(1, ordering: .relaxed)
     }
 
     /// Claims up to `limit` due runs; each one's next attempt moves `lease` ahead (see `claimDueWebhookDeliveries`).
-    /// An idle poll only reads: the writers' lock (every node's on PostgreSQL) is taken when something is due.
+    /// When the earliest pending run is due; nil: none is pending.
+    public func nextAfterCallToolAttempt() async throws -> Date? {
+        try await sqlRead { try $0.scalar(Date.self, "SELECT MIN(next_attempt_at) FROM after_call_tools WHERE state = 'pending'") }
+    }
+
     public func claimDueAfterCallTools(now: Date = Date(), limit: Int, lease: TimeInterval) async throws -> [(AfterCallToolRun, ToolDefinition)] {
-        let anyDue = try await sqlRead { sql in
-            try sql.scalar(Int.self, "SELECT 1 FROM after_call_tools WHERE state = 'pending' AND next_attempt_at <= ? LIMIT 1", [.date(now)]) != nil
-        }
-        guard anyDue else { return [] }
-        return try await sqlWrite { [self] sql in
+        try await sqlWrite { [self] sql in
             let due = try sql.fetchAll(AfterCallToolRun.self, """
                 SELECT * FROM after_call_tools WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?\(sql.dialect.skipLocked)
                 """, [.date(now), .integer(Int64(limit))])

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The database behind every call: one SQLite file (WAL journal), or a PostgreSQL server several
 /// nodes share; one schema with versioned migrations.
@@ -51,6 +52,9 @@ public final class CallStore: Sendable {
     public let numbers: NumberPlan
     /// Rung when another node's events are committed (PostgreSQL); see `waitForEvents`.
     let eventBell = EventBell()
+    /// Counts the `on_end` tool rows this process wrote (a hint: the after-call dispatcher reads
+    /// the outbox when it moved, instead of polling a table that is nearly always empty).
+    let afterCallToolsWritten = Atomic<Int>(0)
 
     /// Opens (creating if needed) the SQLite file at `path` and brings its schema up to date. With
     /// a `cipher`, refuses a database holding data sealed with keys the cipher does not have.

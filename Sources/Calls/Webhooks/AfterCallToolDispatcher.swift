@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Tools
 
 /// Runs the `on_end` tools of ended calls for the life of the server: claims due runs, sends each
@@ -13,6 +14,10 @@ public final class AfterCallToolDispatcher: Sendable {
     let transport: any ToolTransport
     let settings: WebhookDispatcher.Settings
     let logger: Logger
+    /// When the outbox is next read if this process writes nothing to it meanwhile (see `claim`).
+    private let nextRead = Mutex<(written: Int, at: ContinuousClock.Instant)>((-1, .now))
+    /// The longest the outbox goes unread: rows other nodes wrote, or left by a restart.
+    static let idleReadInterval: Duration = .seconds(30)
 
     public init(store: CallStore, runner: ToolRunner, transport: any ToolTransport, settings: WebhookDispatcher.Settings, logger: Logger) {
         self.store = store
@@ -23,12 +28,31 @@ public final class AfterCallToolDispatcher: Sendable {
     }
 
     public func run() async {
-        await OutboxDrain<(AfterCallToolRun, ToolDefinition)>(concurrency: settings.concurrency, pollInterval: settings.pollInterval).run(claim: { limit in
-            do { return try await self.store.claimDueAfterCallTools(limit: limit, lease: self.settings.timeout + 30) } catch {
-                self.logger.warning("could not read the after-call tool outbox", metadata: ["error": "\(error)"])
-                return []
+        await OutboxDrain<(AfterCallToolRun, ToolDefinition)>(concurrency: settings.concurrency, pollInterval: settings.pollInterval)
+            .run(claim: { await self.claim(limit: $0) }, send: { await self.attempt($0.0, $0.1) })
+    }
+
+    /// The outbox is nearly always empty (few tools run after the call), so it is not read on every
+    /// poll: only once this process wrote a row since the last read, when the earliest pending run
+    /// falls due, or every `idleReadInterval` at the latest. A server without such tools reads it
+    /// twice a minute.
+    func claim(limit: Int) async -> [(AfterCallToolRun, ToolDefinition)] {
+        let written = store.afterCallToolsWritten.load(ordering: .relaxed)
+        let now = ContinuousClock.now
+        guard nextRead.withLock({ $0.written != written || now >= $0.at }) else { return [] }
+        do {
+            let claimed = try await store.claimDueAfterCallTools(limit: limit, lease: settings.timeout + 30)
+            var at = now   // work is flowing: read again at the next poll
+            if claimed.isEmpty {
+                let due = try await store.nextAfterCallToolAttempt().map { Duration.seconds(max(0, $0.timeIntervalSinceNow)) }
+                at = now.advanced(by: min(due ?? Self.idleReadInterval, Self.idleReadInterval))
             }
-        }, send: { await self.attempt($0.0, $0.1) })
+            nextRead.withLock { $0 = (written, at) }
+            return claimed
+        } catch {
+            logger.warning("could not read the after-call tool outbox", metadata: ["error": "\(error)"])
+            return []
+        }
     }
 
     /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start sends it again.
@@ -53,6 +77,10 @@ public final class AfterCallToolDispatcher: Sendable {
                                                        verdict: verdict)
         } catch {
             logger.error("could not store an after-call tool attempt", metadata: ["run": "\(run.id)", "error": "\(error)"])
+        }
+        if case .retry(let after) = verdict {   // read the outbox again when the retry falls due
+            let due = ContinuousClock.now.advanced(by: .seconds(after))
+            nextRead.withLock { $0.at = min($0.at, due) }
         }
         if verdict != .delivered {
             logger.info("after-call tool attempt failed", metadata: ["call": "\(run.outboundId)", "tool": "\(run.toolName)",
