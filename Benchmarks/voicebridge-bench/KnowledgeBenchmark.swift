@@ -63,7 +63,7 @@ enum KnowledgeBenchmark {
     /// FAQs' vocabulary (so they compete for the same terms), a fixed seed.
     static func filler(count: Int, from documents: [KnowledgeDocument]) throws -> [KnowledgeDocument] {
         let words = documents.flatMap { $0.chunks.flatMap { ($0.title + " " + $0.text).split(separator: " ").map(String.init) } }
-        var generator = SplitMix(seed: 42)
+        var generator = SeededRandom(seed: 42)
         var files: [String] = []
         var csv = "question,answer\n"
         for n in 0..<count {

@@ -21,7 +21,7 @@ import TestSupport
 
     /// Telephone-band noise: white noise through a 300–3400 Hz band-pass (two one-pole sections).
     static func bandNoise(milliseconds: Int, rms: Double, seed: UInt64 = 7) -> [Double] {
-        var generator = SplitMix(seed: seed)
+        var generator = SeededRandom(seed: seed)
         var low = 0.0, high = 0.0, previous = 0.0
         let aLow = exp(-2 * Double.pi * 3400 / 8000), aHigh = exp(-2 * Double.pi * 300 / 8000)
         var raw = (0..<(milliseconds * 8)).map { _ -> Double in

@@ -167,7 +167,7 @@ public struct VADTestSet: Sendable {
 }
 
 /// A small deterministic generator (SplitMix64), so the set is the same on every machine.
-public struct SeededRandom: Sendable {
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
 
