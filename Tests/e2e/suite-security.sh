@@ -168,13 +168,20 @@ for _ in $(seq 1 5); do
   for _ in $(seq 1 100); do [ "$(metric voicebridge_live_calls)" = 0 ] && break; sleep 0.1; done
   refused=$(metric voicebridge_inbound_streams_refused_total)
   PYTHONPATH=$root/.deps/python timeout 20 python3 - "$VB_PORT" <<'PY'
-import asyncio, json, sys
+import asyncio, json, sys, urllib.request
 from websockets.asyncio.client import connect
 async def main():
     async with connect(f"ws://127.0.0.1:{sys.argv[1]}/twilio/stream") as ws:
         sid = "MZlog\nFORGED-LINE critical voicebridge: admin logged in"
         await ws.send(json.dumps({"event": "start", "sequenceNumber": "1", "streamSid": sid, "start": {"streamSid": sid, "callSid": "CAlog",
             "customParameters": {}, "mediaFormat": {"encoding": "audio/x-mulaw", "sampleRate": 8000, "channels": 1}}}))
+        # Binary frames are read apart from the text ones: sent back to back, the binary one can be
+        # logged before the start gave the stream its id. So it goes once the call is live.
+        for _ in range(30):
+            metrics = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/metrics").read().decode()
+            if any(line.startswith("voicebridge_live_calls ") and float(line.split()[1]) >= 1 for line in metrics.splitlines()):
+                break
+            await asyncio.sleep(0.1)
         await ws.send(b"\x00binary")   # logged with the stream id
         await asyncio.sleep(0.5)
 asyncio.run(main())
