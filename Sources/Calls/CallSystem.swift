@@ -187,7 +187,8 @@ public final class CallSystem: Sendable {
     /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
     public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
         let knowledge = KnowledgeBase(store: store, embedder: try KnowledgeBase.embedder(for: config, logger: logger))
-        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: toolRunner(config: config, metrics: metrics), knowledge: knowledge)
+        let tools = toolRunner(config: config, metrics: metrics)
+        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: tools, knowledge: knowledge)
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
         let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
         var ua = SIPUserAgent.Configuration()
@@ -272,9 +273,8 @@ public final class CallSystem: Sendable {
         let webhooks = WebhookDispatcher(store: store, settings: .init(config.webhooks, egress: config.egressPolicy), logger: logger)
         return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop,
                           webhooks: webhooks, knowledge: knowledge,
-                          afterCallTools: AfterCallToolDispatcher(store: store, runner: toolRunner(config: config, metrics: metrics),
-                                                                  transport: EgressToolTransport(policy: config.egressPolicy),
-                                                                  settings: .init(config.webhooks, egress: config.egressPolicy), logger: logger))
+                          afterCallTools: AfterCallToolDispatcher(store: store, runner: tools, settings: .init(config.webhooks, egress: config.egressPolicy),
+                                                                  logger: logger))
     }
 
     /// Runs until cancelled; then every live call is ended (BYE or CANCEL) and every port freed.

@@ -72,6 +72,12 @@ public struct ToolRunner: Sendable {
         }
     }
 
+    /// Sends `body` to `tool` as it is — a tool run after the call (`on_end`): no model, no schema
+    /// check — with its headers, secrets and timeout; the caller judges the answer (retries and all).
+    public func send(_ tool: ToolDefinition, body: JSONValue) async throws -> ToolHTTPResponse {
+        try await transport.send(try request(for: tool, arguments: body), timeout: .milliseconds(tool.timeoutMilliseconds), bodyLimit: ToolDefinition.answerLimit)
+    }
+
     /// The answer and record for a tool the model named that this call does not have.
     public func unknown(_ name: String, arguments: String) -> Outcome {
         let outcome = Self.unknownTool(name, arguments: secrets.masked(arguments))
@@ -171,7 +177,7 @@ public struct ToolRunner: Sendable {
 
     /// GET and DELETE: the arguments as query parameters (strings as they are, anything else as
     /// JSON); POST, PUT, PATCH: the arguments as a JSON body.
-    public func request(for tool: ToolDefinition, arguments: JSONValue) throws(SecretReference.Missing) -> ToolHTTPRequest {
+    func request(for tool: ToolDefinition, arguments: JSONValue) throws(SecretReference.Missing) -> ToolHTTPRequest {
         var headers: [(name: String, value: String)] = [("Accept", "application/json"), ("User-Agent", "VoiceBridge tools")]
         for header in try SecretReference.resolve(headers: tool.headers, in: secrets) {
             headers.removeAll { $0.name.lowercased() == header.name.lowercased() }

@@ -46,7 +46,7 @@ import Tools
             let dispatcher = AfterCallToolDispatcher(
                 store: store, runner: ToolRunner(transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: true)),
                                                  secrets: ToolSecrets(configured: ["crm_token": "t0ken"])),
-                transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: true)), settings: settings, logger: .init(label: "test"))
+                settings: settings, logger: .init(label: "test"))
             let running = Task { await dispatcher.run() }
             defer { running.cancel() }
             let deadline = ContinuousClock.now.advanced(by: .seconds(10))

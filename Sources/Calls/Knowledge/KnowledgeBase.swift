@@ -79,7 +79,10 @@ public final class KnowledgeBase: KnowledgeSearching {
         var hits = Dictionary(byWords.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let missing = best.map(\.key).filter { hits[$0] == nil }
         for hit in try await store.knowledgeHits(ids: missing, query: query) { hits[hit.id] = hit }
-        let similarities = await vectors.similarities(question, ids: best.map(\.key), in: collections)
+        // The scan's own similarities; only chunks found by words alone are scored here.
+        var similarities = Dictionary(byMeaning.map { ($0.id, $0.similarity) }, uniquingKeysWith: { first, _ in first })
+        let unscored = best.map(\.key).filter { similarities[$0] == nil }
+        if !unscored.isEmpty { similarities.merge(await vectors.similarities(question, ids: unscored, in: collections)) { first, _ in first } }
         return best.compactMap { id, score in
             guard var hit = hits[id] else { return nil }   // deleted between the two reads
             hit.score = score

@@ -18,12 +18,12 @@ extension CallStore {
         afterCallToolsWritten.add(1, ordering: .relaxed)
     }
 
-    /// Claims up to `limit` due runs; each one's next attempt moves `lease` ahead (see `claimDueWebhookDeliveries`).
     /// When the earliest pending run is due; nil: none is pending.
     public func nextAfterCallToolAttempt() async throws -> Date? {
         try await sqlRead { try $0.scalar(Date.self, "SELECT MIN(next_attempt_at) FROM after_call_tools WHERE state = 'pending'") }
     }
 
+    /// Claims up to `limit` due runs; each one's next attempt moves `lease` ahead (see `claimDueWebhookDeliveries`).
     public func claimDueAfterCallTools(now: Date = Date(), limit: Int, lease: TimeInterval) async throws -> [(AfterCallToolRun, ToolDefinition)] {
         try await sqlWrite { [self] sql in
             let due = try sql.fetchAll(AfterCallToolRun.self, """
@@ -42,15 +42,7 @@ extension CallStore {
     public func recordAfterCallToolAttempt(id: String, at: Date, status: Int?, error: String?, verdict: WebhookRetryPolicy.Verdict) async throws {
         try await sqlWrite { sql in
             guard var run = try sql.fetchOne(AfterCallToolRun.self, "SELECT * FROM after_call_tools WHERE id = ?", [id.sqlValue]) else { return }
-            run.attemptCount += 1
-            run.lastStatus = status
-            run.lastError = error
-            switch verdict {
-            case .delivered: run.state = .delivered; run.deliveredAt = at; run.nextAttemptAt = nil
-            case .retry(let after): run.state = .pending; run.nextAttemptAt = at.addingTimeInterval(after)
-            case .giveUp(let reason): run.state = .failed; run.nextAttemptAt = nil; run.lastError = [error, reason].compactMap { $0 }.joined(separator: "; ")
-            case .disableEndpoint: run.state = .failed; run.nextAttemptAt = nil; run.lastError = "the tool answered 410 Gone; not retried"
-            }
+            run.record(attemptAt: at, status: status, error: error, verdict: verdict, gone: "the tool answered 410 Gone; not retried")
             try sql.update(run, in: "after_call_tools", key: "id")
         }
     }

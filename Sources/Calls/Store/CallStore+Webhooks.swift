@@ -179,20 +179,9 @@ extension CallStore {
         try await sqlWrite { sql in
             try sql.insert(attempt, into: "webhook_attempts")
             guard var delivery = try Self.webhookDelivery(id: attempt.deliveryId, in: sql) else { return }
-            delivery.attemptCount += 1
-            delivery.lastStatus = attempt.status
-            delivery.lastError = attempt.error
-            switch verdict {
-            case .delivered:
-                delivery.state = .delivered; delivery.deliveredAt = attempt.attemptedAt; delivery.nextAttemptAt = nil
-            case .retry(let after):
-                delivery.state = .pending; delivery.nextAttemptAt = attempt.attemptedAt.addingTimeInterval(after)
-            case .giveUp(let reason):
-                delivery.state = .failed; delivery.nextAttemptAt = nil
-                delivery.lastError = [attempt.error, reason].compactMap { $0 }.joined(separator: "; ")
-            case .disableEndpoint:
-                delivery.state = .failed; delivery.nextAttemptAt = nil
-                delivery.lastError = "the receiver answered 410 Gone: endpoint turned off"
+            delivery.record(attemptAt: attempt.attemptedAt, status: attempt.status, error: attempt.error, verdict: verdict,
+                            gone: "the receiver answered 410 Gone: endpoint turned off")
+            if verdict == .disableEndpoint {
                 try sql.execute("UPDATE webhook_endpoints SET enabled = ?, disabled_reason = '410 Gone from the receiver' WHERE id = ?",
                                 false, delivery.endpointId)
             }

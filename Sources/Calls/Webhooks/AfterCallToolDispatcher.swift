@@ -11,7 +11,6 @@ import Tools
 public final class AfterCallToolDispatcher: Sendable {
     let store: CallStore
     let runner: ToolRunner
-    let transport: any ToolTransport
     let settings: WebhookDispatcher.Settings
     let logger: Logger
     /// When the outbox is next read if this process writes nothing to it meanwhile (see `claim`).
@@ -19,10 +18,9 @@ public final class AfterCallToolDispatcher: Sendable {
     /// The longest the outbox goes unread: rows other nodes wrote, or left by a restart.
     static let idleReadInterval: Duration = .seconds(30)
 
-    public init(store: CallStore, runner: ToolRunner, transport: any ToolTransport, settings: WebhookDispatcher.Settings, logger: Logger) {
+    public init(store: CallStore, runner: ToolRunner, settings: WebhookDispatcher.Settings, logger: Logger) {
         self.store = store
         self.runner = runner
-        self.transport = transport
         self.settings = settings
         self.logger = logger
     }
@@ -60,9 +58,7 @@ public final class AfterCallToolDispatcher: Sendable {
         let started = Date()
         var status: Int?, retryAfter: String?, failure: String?
         do {
-            let body = try JSONValue.parse(run.payload)
-            let response = try await transport.send(try runner.request(for: tool, arguments: body),
-                                                    timeout: .milliseconds(tool.timeoutMilliseconds), bodyLimit: ToolDefinition.answerLimit)
+            let response = try await runner.send(tool, body: try JSONValue.parse(run.payload))
             status = response.status
             retryAfter = response.headers["retry-after"]
         } catch let missing as SecretReference.Missing {
