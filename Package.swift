@@ -59,12 +59,15 @@ let package = Package(
         ]),
         // The operator's documents: reading, chunking, the search terms, the search tool.
         .target(name: "Knowledge", dependencies: ["Tools", "Pipeline", .product(name: "CSV", package: "CSV.swift")]),
+        // Conversations that branch: the flow a template holds, its checks, and the walk through it.
+        .target(name: "Flows"),
         .target(
             name: "Realtime",
             dependencies: [
                 "Pipeline",
                 "Tools",
                 "Knowledge",
+                "Flows",
                 "CEspeakNG",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -78,6 +81,7 @@ let package = Package(
                 "Realtime",
                 "Tools",
                 "Knowledge",
+                "Flows",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -149,15 +153,16 @@ let package = Package(
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
         .testTarget(name: "ToolsTests", dependencies: ["Tools"]),
         .testTarget(name: "KnowledgeTests", dependencies: ["Knowledge", "Tools"]),
+        .testTarget(name: "FlowsTests", dependencies: ["Flows"]),
         .testTarget(name: "BridgeTests", dependencies: [
             "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "RealtimeTests", dependencies: [
-            "Realtime", "TestSupport", "Pipeline", "Tools", "Knowledge", "Calls",   // Calls: the server's tool transport
+            "Realtime", "TestSupport", "Pipeline", "Tools", "Knowledge", "Flows", "Calls",   // Calls: the server's tool transport
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge",
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),
