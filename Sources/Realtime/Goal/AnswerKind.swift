@@ -1,5 +1,7 @@
-/// What a question asks for, read from its wording: the local dialogue extracts that kind of
-/// answer, normalised, into `answer_summary`.
+import Flows
+
+/// What a question asks for, read from its wording (or stated by a flow's `ask` step): the local
+/// dialogue extracts that kind of answer, normalised, into `answer_summary`.
 public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
     /// "Can you attend?" → `yes` / `no`.
     case yesNo = "yes_no"
@@ -11,8 +13,23 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
     case dateTime = "date_time"
     /// "How many people are coming?" → `3`; amounts keep their currency, `50 USD`.
     case number
+    /// One of a flow step's `choices`, as written there.
+    case choice
     /// Anything else: the reply itself.
     case freeText = "free_text"
+
+    /// The kind a flow's `ask` step states.
+    public init(_ kind: FlowFieldKind) {
+        self = switch kind {
+        case .yesNo: .yesNo
+        case .choice: .choice
+        case .name: .name
+        case .number: .number
+        case .dateTime: .dateTime
+        case .phoneNumber: .phoneNumber
+        case .freeText: .freeText
+        }
+    }
 
     /// English wording rules, most specific first ("What is your phone number?" asks for a number
     /// to dial, not a count; "When can you come — is Monday fine?" is still a date).

@@ -1,3 +1,4 @@
+import Flows
 import Foundation
 import Tools
 
@@ -32,6 +33,9 @@ public struct ConversationContext: Sendable, Equatable {
     /// Knowledge collections the agent searches (`search_knowledge`; the local engine answers FAQ
     /// questions from them).
     public var knowledge: [String] = []
+    /// A branching conversation that replaces the plain list of questions (the local engine runs
+    /// it; `questions` then holds its `ask` steps' questions in order).
+    public var flow: Flow?
 
     /// The tools a model may call during the conversation.
     public var conversationTools: [ToolDefinition] { tools.filter { !$0.onEnd } }

@@ -1,3 +1,4 @@
+import Flows
 import Foundation
 
 /// Who spoke a transcript line.
@@ -29,6 +30,11 @@ public struct ConversationResult: Sendable, Equatable {
     public var customerTurns: Int
     /// The caller's questions nobody answered on the call (see `TaskTracker.openQuestions`).
     public var openQuestions: [String]
+    /// A flow's call: the steps it went through, the fields it gathered and the end it reached
+    /// (nil: it did not reach one — a hang-up, a call-back request).
+    public var flowPath: [String]?
+    public var fields: [String: FlowFieldValue]?
+    public var outcome: String?
 
     public init(tracker: TaskTracker, transcript: [TranscriptEntry], durationSeconds: Int, context: ConversationContext) {
         answers = tracker.finalAnswers
@@ -38,7 +44,13 @@ public struct ConversationResult: Sendable, Equatable {
         aiTurns = transcript.filter { $0.speaker == .ai }.count
         customerTurns = transcript.filter { $0.speaker == .customer }.count
         openQuestions = tracker.openQuestions
-        summary = Self.summarize(answers: answers, callbackRequested: tracker.callbackRequested, context: context)
+        flowPath = tracker.flow?.path
+        fields = tracker.flow?.fields
+        outcome = tracker.flow?.outcome
+        // A flow's branches leave some questions unasked by design: the summary names those it reached.
+        let reached = tracker.flow == nil ? answers : answers.filter { $0.status != .notAsked }
+        summary = Self.summarize(answers: reached, callbackRequested: tracker.callbackRequested, context: context)
+            + (outcome.map { " Outcome: \($0)." } ?? "")
             + (openQuestions.isEmpty ? "" : " Open questions to answer: " + openQuestions.map { "\"\($0)\"" }.joined(separator: "; ") + ".")
     }
 

@@ -27,12 +27,20 @@ public struct ReplyInterpreter: Sendable {
     }
 
     public let kinds: [AnswerKind]
+    /// The options of each `choice` question, by index.
+    let choices: [Int: [String]]
     let dates: SpokenDate
     /// Digits a national number is prefixed with for E.164 ("1" for English, "82" for Korean).
     let countryCode: String
 
     public init(questions: [String], language: String = "en", now: Date = Date(), calendar: Calendar = .current) {
-        kinds = questions.map(AnswerKind.init(question:))
+        self.init(kinds: questions.map(AnswerKind.init(question:)), language: language, now: now, calendar: calendar)
+    }
+
+    /// Questions whose kinds are stated (a flow's `ask` steps) rather than read from their wording.
+    public init(kinds: [AnswerKind], choices: [Int: [String]] = [:], language: String = "en", now: Date = Date(), calendar: Calendar = .current) {
+        self.kinds = kinds
+        self.choices = choices
         dates = SpokenDate(now: now, calendar: calendar)
         countryCode = language.lowercased().hasPrefix("ko") ? "82" : "1"
     }
@@ -80,7 +88,7 @@ public struct ReplyInterpreter: Sendable {
         let opensPlainly = words.first { !Self.fillers.contains($0) }.map(Self.plainYesNo.contains) ?? false
         let hedged = says(Self.hedges) && !opensPlainly
         var found: [Int: Extracted] = [:]
-        if !(hedged && (kind == .yesNo || kind == .freeText)), let answer = extract(kind, from: words, reply: reply, strict: false) {
+        if !(hedged && [.yesNo, .freeText, .choice].contains(kind)), let answer = extract(kind, from: words, reply: reply, strict: false, choices: choices[asked] ?? []) {
             found[asked] = Extracted(summary: answer, confidence: hedged ? 0.5 : 0.9)
         }
         // Answers to other open questions, said unprompted ("Yes — and tomorrow at two suits me"):
@@ -94,15 +102,27 @@ public struct ReplyInterpreter: Sendable {
     }
 
     /// The normalised answer of `kind` in the reply; `strict` asks for forms that cannot be something else.
-    func extract(_ kind: AnswerKind, from words: [String], reply: String, strict: Bool) -> String? {
+    func extract(_ kind: AnswerKind, from words: [String], reply: String, strict: Bool, choices: [String] = []) -> String? {
         switch kind {
         case .yesNo: YesNo.polarity(of: words).map { $0 ? "yes" : "no" }
         case .name: SpokenName.name(in: words, original: reply, strict: strict)
         case .phoneNumber: phoneNumber(in: words)
         case .dateTime: strict ? dates.day(in: words).flatMap { _ in dates.iso(in: words) } : dates.iso(in: words)
         case .number: number(in: words)
+        case .choice: Self.choice(in: words, among: choices)
         case .freeText: reply.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters))
         }
+    }
+
+    /// The option whose words the reply says ("the blue one" → "Blue"), as the option is written;
+    /// nil when it names none or more than one.
+    static func choice(in words: [String], among choices: [String]) -> String? {
+        let said = " " + words.joined(separator: " ") + " "
+        let named = choices.filter { option in
+            let optionWords = Self.words(option)
+            return !optionWords.isEmpty && said.contains(" " + optionWords.joined(separator: " ") + " ")
+        }
+        return named.count == 1 ? named[0] : nil
     }
 
     /// A number of seven digits or more, in E.164.

@@ -1,3 +1,4 @@
+import Flows
 import Foundation
 
 /// The local engine's conversation: greeting, one question at a time, an unclear answer asked
@@ -18,6 +19,8 @@ public struct ScriptedDialogue: Sendable {
     public let context: ConversationContext
     let interpreter: ReplyInterpreter
     var current: Int?
+    /// The flow step the dialogue is at (a flow's `ask` or `transfer`).
+    var flowStep: String?
     var turns = 0
     /// No questions to ask, and collections to answer from: the agent asks how it can help and
     /// answers until the caller is done (an inbound FAQ line).
@@ -25,8 +28,16 @@ public struct ScriptedDialogue: Sendable {
 
     public init(context: ConversationContext, now: Date = Date()) {
         self.context = context
-        self.tracker = TaskTracker(questions: context.questions)
-        self.interpreter = ReplyInterpreter(questions: context.questions, language: context.language, now: now)
+        if let flow = context.flow {
+            let asks = flow.asks
+            tracker = TaskTracker(questions: asks.map { $0.ask ?? "" }, ids: asks.map { $0.field ?? $0.id })
+            tracker.flow = FlowWalker(flow: flow)
+            let choices = Dictionary(uniqueKeysWithValues: asks.enumerated().compactMap { i, step in step.choices.map { (i, $0) } })
+            interpreter = ReplyInterpreter(kinds: asks.map { AnswerKind($0.kind ?? .freeText) }, choices: choices, language: context.language, now: now)
+        } else {
+            tracker = TaskTracker(questions: context.questions)
+            interpreter = ReplyInterpreter(questions: context.questions, language: context.language, now: now)
+        }
     }
 
     /// The opening: greeting and the first question.
@@ -88,6 +99,7 @@ public struct ScriptedDialogue: Sendable {
 
     /// A transfer did not reach anyone: say so and put the current question again.
     public mutating func transferEnded(_ outcome: TransferOutcome) -> Step {
+        if let step = flowStep, context.flow?[step]?.transfer != nil { return walk(prefix: outcome.apology, to: tracker.flow?.next(after: step)) }
         guard let index = current else { return close(context.closing) }
         return .ask(text: outcome.apology + " Let's continue. " + tracker.answers[index].question, questionIndex: index)
     }
@@ -116,6 +128,7 @@ public struct ScriptedDialogue: Sendable {
     }
 
     private mutating func next(prefix: String) -> Step {
+        if tracker.flow != nil { return nextInFlow(prefix: prefix) }
         guard let index = tracker.nextQuestionIndex(after: current) else {
             return close([prefix, context.closing].filter { !$0.isEmpty }.joined(separator: " "))
         }

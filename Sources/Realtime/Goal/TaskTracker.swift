@@ -1,3 +1,5 @@
+import Flows
+
 /// Per-question progress of a call (seed 000 §5.3): shared by every engine.
 public struct TaskTracker: Sendable, Equatable {
     public enum Status: String, Sendable, Codable, Equatable {
@@ -32,15 +34,31 @@ public struct TaskTracker: Sendable, Equatable {
     public var callbackRequested = false
     /// Questions the caller asked that the knowledge base could not answer: passed on.
     public var openQuestions: [String] = []
+    /// The flow the call runs, with the path taken and the fields gathered; nil: plain questions.
+    public var flow: FlowWalker?
 
+    /// Questions `q1`, `q2`, … in order.
     public init(questions: [String]) {
-        answers = questions.enumerated().map { i, q in
-            Answer(questionID: "q\(i + 1)", question: q, status: .pending, answerText: nil, answerSummary: nil, confidence: 0, timesAsked: 0)
+        self.init(questions: questions, ids: questions.indices.map { "q\($0 + 1)" })
+    }
+
+    /// Questions with ids of their own (a flow's field names).
+    public init(questions: [String], ids: [String]) {
+        answers = zip(ids, questions).map { id, q in
+            Answer(questionID: id, question: q, status: .pending, answerText: nil, answerSummary: nil, confidence: 0, timesAsked: 0)
         }
     }
 
+    /// A flow's loop came back to a question: it is asked afresh.
+    public mutating func reopen(_ index: Int) {
+        guard answers.indices.contains(index) else { return }
+        answers[index].status = .pending
+        answers[index].timesAsked = 0
+    }
+
     /// All questions answered (refusals end a call politely but do not complete its task).
-    public var isComplete: Bool { answers.allSatisfy { $0.status == .answered } }
+    /// A flow's task is done when it reached an end step.
+    public var isComplete: Bool { flow.map { $0.outcome != nil } ?? answers.allSatisfy { $0.status == .answered } }
     /// The next question never asked, other than `current` (re-asking is the dialogue's own step).
     public func nextQuestionIndex(after current: Int?) -> Int? {
         answers.indices.first { $0 != current && answers[$0].status == .pending && answers[$0].timesAsked == 0 }

@@ -1,0 +1,52 @@
+import Flows
+
+/// The local dialogue running a flow: the same asking, re-asking and refusals as a plain list of
+/// questions, but what comes after an answer is the flow's next step — exactly as written, no
+/// model involved.
+extension ScriptedDialogue {
+    /// After the current question is settled (answered, refused, or given up on): the flow's next
+    /// stop, from the start when nothing was asked yet.
+    mutating func nextInFlow(prefix: String) -> Step {
+        guard var walker = tracker.flow else { return close(context.closing) }
+        recordFields(into: &walker)
+        let stop = flowStep.map { walker.next(after: $0) } ?? walker.begin()
+        tracker.flow = walker
+        return walk(prefix: prefix, to: stop)
+    }
+
+    /// What the dialogue says at `stop`; the `say` steps passed on the way come first.
+    mutating func walk(prefix: String, to stop: FlowWalker.Stop?) -> Step {
+        guard let stop, let flow = context.flow, let step = flow[stop.step] else { return close(context.closing) }
+        flowStep = stop.step
+        let lead = ([prefix] + stop.said).filter { !$0.isEmpty }
+        func spoken(_ last: String) -> String { (lead + [last]).joined(separator: " ") }
+        switch stop {
+        case .ask:
+            guard let index = flow.asks.firstIndex(where: { $0.id == step.id }) else { return close(spoken(context.closing)) }
+            if tracker.answers[index].timesAsked > 0 { tracker.reopen(index) }   // a loop came back to it
+            current = index
+            tracker.asked(index)
+            return .ask(text: spoken(tracker.answers[index].question), questionIndex: index)
+        case .transfer:
+            return .transfer(text: spoken(step.transfer ?? ""), reason: "the flow's step '\(step.id)'")
+        case .end:
+            flowStep = nil
+            return close(spoken(step.end ?? context.closing))
+        }
+    }
+
+    /// The tracker's answers as the flow's fields: answers (the one asked and any said unprompted)
+    /// and refusals; the question just given up on as unclear.
+    private func recordFields(into walker: inout FlowWalker) {
+        let kinds = context.flow?.fieldKinds ?? [:]
+        for (index, answer) in tracker.answers.enumerated() {
+            let kind = kinds[answer.questionID] ?? .freeText
+            switch answer.status {
+            case .answered: walker.record(answer.questionID, FlowFieldValue(kind: kind, status: .answered, answer: answer.answerSummary ?? answer.answerText))
+            case .refused: walker.record(answer.questionID, FlowFieldValue(kind: kind, status: .refused))
+            case .unclear, .pending where index == current: walker.record(answer.questionID, FlowFieldValue(kind: kind, status: .unclear))
+            default: break
+            }
+        }
+    }
+}
