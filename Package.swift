@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Calls", "Pipeline", "Tools", "Knowledge",
+                "Calls", "Pipeline", "Tools", "Knowledge", "Flows",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "APITests",
             dependencies: [
-                "API", "TestSupport",
+                "API", "TestSupport", "Flows",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

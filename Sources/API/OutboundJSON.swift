@@ -132,6 +132,8 @@ struct CallView: ResponseEncodable {
     var taskCompleted: Bool?
     var durationSeconds: Int?
     var summary: String?
+    /// A flow's call: the label of the end step it reached.
+    var outcome: String?
     var createdAt: Date
     var scheduledAt: Date?
     var startedAt: Date?
@@ -193,7 +195,7 @@ struct CallView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case direction, state, purpose, questions, priority, summary, timeline, attempts, webhooks, greeting, closing, voice, tools, mcpServers = "mcp_servers", knowledge
+        case direction, state, purpose, questions, priority, summary, outcome, timeline, attempts, webhooks, greeting, closing, voice, tools, mcpServers = "mcp_servers", knowledge
         case afterCallTools = "after_call_tools"
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
@@ -214,7 +216,7 @@ struct CallView: ResponseEncodable {
         callerDisplayName = c.callerDisplayName; purpose = c.purpose; questions = c.questions
         maxDuration = c.maxDuration; priority = c.priority; attemptCount = c.attemptCount; maxRetries = c.maxRetries
         retryOnNoAnswer = c.retryOnNoAnswer; failureReason = c.failureReason; taskCompleted = c.taskCompleted
-        durationSeconds = c.durationSeconds; summary = c.summary; createdAt = c.createdAt; scheduledAt = c.scheduledAt
+        durationSeconds = c.durationSeconds; summary = c.summary; outcome = c.outcome; createdAt = c.createdAt; scheduledAt = c.scheduledAt
         startedAt = c.startedAt; answeredAt = c.answeredAt; completedAt = c.completedAt; nextAttemptAt = c.nextAttemptAt
         lastOutcome = c.lastOutcome
         templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; botURL = c.botUrl; answeredBy = c.answeredBy
@@ -300,6 +302,10 @@ struct CallResultView: ResponseEncodable {
     var taskCompleted: Bool?
     var answers: [Answer]
     var summary: String?
+    /// A flow's call: the end it reached, the steps it went through, and its fields, typed.
+    var outcome: String?
+    var flowPath: [String]?
+    var fields: [String: JSONValue]?
     var transcript: [Line]
     var aiTurns: Int?
     var customerTurns: Int?
@@ -333,7 +339,8 @@ struct CallResultView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case state, purpose, answers, summary, transcript
+        case state, purpose, answers, summary, transcript, outcome, fields
+        case flowPath = "flow_path"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case durationSeconds = "duration_seconds", taskCompleted = "task_completed", aiTurns = "ai_turns", customerTurns = "customer_turns"
         case recordingURL = "recording_url", createdAt = "created_at", answeredAt = "answered_at", completedAt = "completed_at"

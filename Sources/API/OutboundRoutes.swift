@@ -67,12 +67,13 @@ extension VoiceBridgeServer {
             }
             let transcript = try await self.store.transcript(callID: call.outboundId)
             let hasRecording = try await self.store.recordingPath(callID: call.outboundId) != nil
+            let flow = try CallFlowResult(stored: call.flowResult)
             return CallResultView(
                 outboundId: call.outboundId, state: call.state.rawValue, callerNumber: call.callerNumber, calleeNumber: call.calleeNumber,
                 purpose: call.purpose, durationSeconds: call.durationSeconds, taskCompleted: call.taskCompleted,
                 answers: answers.map { .init(questionId: $0.questionID, questionText: $0.question, status: $0.status.rawValue, answerText: $0.answerText,
                                              answerSummary: $0.answerSummary, confidence: $0.confidence) },
-                summary: call.summary,
+                summary: call.summary, outcome: call.outcome, flowPath: flow?.path, fields: flow?.typedFields,
                 transcript: transcript.map { .init(timestamp: $0.entry.timestamp, speaker: $0.entry.speaker.rawValue, text: $0.entry.text, latencyMs: $0.latencyMilliseconds) },
                 aiTurns: call.aiTurns, customerTurns: call.customerTurns,
                 recordingURL: hasRecording ? "/api/outbound/\(call.outboundId)/recording" : nil,

@@ -1,3 +1,4 @@
+import Flows
 import Calls
 import Tools
 import Foundation
@@ -80,9 +81,10 @@ struct TemplateBody: Decodable {
     var tools: [ToolDefinition]?
     var mcpServers: [MCPServerDeclaration]?
     var knowledge: [String]?
+    var flow: Flow?
 
     enum CodingKeys: String, CodingKey {
-        case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers", knowledge
+        case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers", knowledge, flow
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
     }
@@ -97,6 +99,7 @@ struct TemplateBody: Decodable {
         t.tools = tools
         t.mcpServers = mcpServers
         t.knowledge = knowledge
+        t.flow = flow
         return t
     }
 }

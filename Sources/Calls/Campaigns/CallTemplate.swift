@@ -1,3 +1,4 @@
+import Flows
 import Foundation
 import Knowledge
 import Tools
@@ -42,6 +43,9 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     public var mcpServers: [MCPServerDeclaration]?
     /// Knowledge collections the agent searches on these calls (`/api/knowledge`).
     public var knowledge: [String]?
+    /// A branching conversation instead of a fixed list of questions; its `ask` steps become the
+    /// template's `questions` when saved.
+    public var flow: Flow?
     /// Defaults for variables a call does not give.
     public var variables: [String: String]
     public var createdAt: Date
@@ -49,13 +53,13 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
-        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", tools, mcpServers = "mcp_servers", knowledge
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", tools, mcpServers = "mcp_servers", knowledge, flow
         case createdAt = "created_at"
     }
 
     public init(id: String = Self.newID(), version: Int = 1, name: String, purpose: String, questions: [String], greeting: String? = nil,
                 closing: String? = nil, language: String? = nil, voice: String? = nil, engineMode: String? = nil, botURL: String? = nil, keypad: [String: String]? = nil, maxDuration: Int? = nil,
-                retryOnNoAnswer: Bool? = nil, maxRetries: Int? = nil, variables: [String: String] = [:], createdAt: Date = Date()) {
+                retryOnNoAnswer: Bool? = nil, maxRetries: Int? = nil, variables: [String: String] = [:], flow: Flow? = nil, createdAt: Date = Date()) {
         self.id = id
         self.version = version
         self.name = name
@@ -72,6 +76,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         self.retryOnNoAnswer = retryOnNoAnswer
         self.maxRetries = maxRetries
         self.variables = variables
+        self.flow = flow
         self.createdAt = createdAt
     }
 
@@ -87,6 +92,24 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         t.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         t.purpose = purpose.trimmingCharacters(in: .whitespacesAndNewlines)
         t.questions = questions.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if let flow {
+            // The flow's questions, in the order written: what the result's answers list.
+            let problems = flow.problems()
+            guard problems.isEmpty else { throw ValidationError(fields: problems.map { .init(name: $0.path, message: $0.message) }) }
+            let asked = flow.asks.compactMap(\.ask)
+            if !t.questions.isEmpty, t.questions != asked {
+                throw ValidationError(fields: [.init(name: "questions", message: "a template with a flow takes its questions from the flow's ask steps: leave questions empty")])
+            }
+            t.questions = asked
+            // Variables fill questions per call; what a flow says, ends or transfers with is spoken as written.
+            for step in flow.steps {
+                for (key, text) in [("say", step.say), ("transfer", step.transfer), ("end", step.end)] {
+                    if let text, let name = Placeholders.names(in: text).first(where: { !Self.builtInPlaceholders.contains($0) }) {
+                        throw ValidationError(fields: [.init(name: "flow.steps.\(step.id).\(key)", message: "{\(name)}: variables are filled in a flow's questions only")])
+                    }
+                }
+            }
+        }
         if t.name.isEmpty || t.name.count > 100 { problems.append(.init(name: "name", message: "must be 1 to 100 characters")) }
         if t.purpose.isEmpty || t.purpose.count > TextLimits.purpose { problems.append(.init(name: "purpose", message: "must be 1 to 1000 characters")) }
         // No questions: a line that only answers callers from its knowledge collections.

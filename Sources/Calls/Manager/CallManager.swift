@@ -293,9 +293,10 @@ public actor CallManager {
             context.tools += listed
             for failure in failures { logger.warning("an MCP server's tools could not be listed", metadata: ["call": "\(call.outboundId)", "server": "\(failure)"]) }
         }
-        // The keys of the template version the call was made from.
-        if let id = call.templateId, let version = call.templateVersion, let keypad = try? await store.template(id: id, version: version)?.keypad {
-            context.keypad = keypad
+        // The keys and the flow of the template version the call was made from.
+        if let id = call.templateId, let version = call.templateVersion, let template = try? await store.template(id: id, version: version) {
+            if let keypad = template.keypad { context.keypad = keypad }
+            context.flow = template.flow
         }
         return context
     }

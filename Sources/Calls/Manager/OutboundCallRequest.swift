@@ -135,6 +135,9 @@ extension OutboundCallRequest {
         var r = self
         if let template {
             if r.purpose.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { r.purpose = template.purpose }
+            if template.flow != nil, !r.questions.isEmpty {
+                throw ValidationError(fields: [.init(name: "questions", message: "the template runs a flow, which asks its own questions: leave questions out")])
+            }
             if r.questions.isEmpty { r.questions = template.questions }
             r.greeting = greeting ?? template.greeting
             r.closing = closing ?? template.closing

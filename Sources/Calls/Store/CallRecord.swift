@@ -64,6 +64,10 @@ public struct CallRecord: Sendable, Equatable, Codable {
     public var mcpServers: [MCPServerDeclaration]?
     /// Knowledge collections the agent searches (schema v18).
     public var knowledge: [String]?
+    /// A flow's call: the label of the end step it reached (schema v19).
+    public var outcome: String?
+    /// A flow's call: the path and fields as `CallFlowResult` JSON, sealed like the summary (schema v19).
+    public var flowResult: String?
     /// Where the call was handed, and how that went: answered, busy, no_answer, failed.
     public var transferredTo: String?
     public var transferOutcome: String?

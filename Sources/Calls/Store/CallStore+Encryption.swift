@@ -53,6 +53,7 @@ extension CallStore {
         var call = call
         call.metadata = sealed(call.metadata)
         call.summary = sealed(call.summary)
+        call.flowResult = sealed(call.flowResult)
         return call
     }
 
@@ -60,6 +61,7 @@ extension CallStore {
         var call = call
         call.metadata = try opened(call.metadata)
         call.summary = try opened(call.summary)
+        call.flowResult = try opened(call.flowResult)
         return call
     }
 

@@ -187,5 +187,11 @@ extension CallStore {
             "CREATE INDEX after_call_tools_due ON after_call_tools(state, next_attempt_at)",
             "CREATE INDEX after_call_tools_call ON after_call_tools(outbound_id)",
         ] },
+        // v19: a flow's call ends with an outcome (its end step's label; plain, for statistics)
+        // and a flow result — the path taken and the fields gathered (JSON, sealed: they are answers).
+        SQLMigration("v19-flows") { _ in [
+            "ALTER TABLE calls ADD COLUMN outcome TEXT",
+            "ALTER TABLE calls ADD COLUMN flow_result TEXT",
+        ] },
     ]
 }

@@ -73,8 +73,12 @@ extension CallStore {
     /// Stores the result columns of a finished conversation and its answers, in one transaction.
     public func saveResult(callID: String, result: ConversationResult, now: Date = Date()) async throws {
         try await sqlWrite { [self] sql in
-            try sql.execute("UPDATE calls SET summary = ?, task_completed = ?, duration_seconds = ?, ai_turns = ?, customer_turns = ? WHERE outbound_id = ?",
-                            sealed(result.summary), result.taskCompleted, result.durationSeconds, result.aiTurns, result.customerTurns, callID)
+            let flow = try CallFlowResult(result).map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+            try sql.execute("""
+                UPDATE calls SET summary = ?, task_completed = ?, duration_seconds = ?, ai_turns = ?, customer_turns = ?, outcome = ?, flow_result = ?
+                WHERE outbound_id = ?
+                """, sealed(result.summary), result.taskCompleted, result.durationSeconds, result.aiTurns, result.customerTurns,
+                            result.outcome, sealed(flow), callID)
             try saveAnswers(callID: callID, answers: result.answers, now: now, in: sql)
         }
     }

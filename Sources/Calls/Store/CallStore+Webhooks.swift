@@ -1,4 +1,5 @@
 import Foundation
+import Tools
 
 /// Webhook endpoints and the outbox. A delivery is written in the transaction of the state change
 /// it reports (`transition`, a campaign's end), so an event the database holds is an event that
@@ -128,9 +129,13 @@ extension CallStore {
             "reason": call.failureReason, "campaign_id": call.campaignId, "template_id": call.templateId,
             "answered_by": call.answeredBy, "summary": try opened(call.summary) as Any?, "task_completed": call.taskCompleted,
             "duration_seconds": call.durationSeconds, "completed_at": call.completedAt.map(Self.iso8601),
-            "answered_at": call.answeredAt.map(Self.iso8601),
+            "answered_at": call.answeredAt.map(Self.iso8601), "outcome": call.outcome,
         ]
         for case let (key, value?) in optional { data[key] = value }
+        if let flow = try CallFlowResult(stored: opened(call.flowResult)) {
+            data["flow_path"] = flow.path
+            data["fields"] = try JSONSerialization.jsonObject(with: Data(JSONValue.object(flow.typedFields).serialized.utf8))
+        }
         let answers = try sql.rows("SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", call.outboundId).map(answer)
         data["answers"] = answers.map { answer -> [String: Any] in
             var item: [String: Any] = ["question_id": answer.questionID, "question": answer.question, "status": answer.status.rawValue]

@@ -18,7 +18,7 @@ extension ScriptedDialogue {
     mutating func walk(prefix: String, to stop: FlowWalker.Stop?) -> Step {
         guard let stop, let flow = context.flow, let step = flow[stop.step] else { return close(context.closing) }
         flowStep = stop.step
-        let lead = ([prefix] + stop.said).filter { !$0.isEmpty }
+        let lead = ([prefix] + stop.said.map(context.filled)).filter { !$0.isEmpty }
         func spoken(_ last: String) -> String { (lead + [last]).joined(separator: " ") }
         switch stop {
         case .ask:
@@ -28,10 +28,10 @@ extension ScriptedDialogue {
             tracker.asked(index)
             return .ask(text: spoken(tracker.answers[index].question), questionIndex: index)
         case .transfer:
-            return .transfer(text: spoken(step.transfer ?? ""), reason: "the flow's step '\(step.id)'")
+            return .transfer(text: spoken(context.filled(step.transfer ?? "")), reason: "the flow's step '\(step.id)'")
         case .end:
             flowStep = nil
-            return close(spoken(step.end ?? context.closing))
+            return close(spoken(step.end.map(context.filled) ?? context.closing))
         }
     }
 

@@ -30,7 +30,9 @@ public struct ScriptedDialogue: Sendable {
         self.context = context
         if let flow = context.flow {
             let asks = flow.asks
-            tracker = TaskTracker(questions: asks.map { $0.ask ?? "" }, ids: asks.map { $0.field ?? $0.id })
+            // The call's questions are the asks with the call's variables filled in.
+            let questions = context.questions.count == asks.count ? context.questions : asks.map { $0.ask ?? "" }
+            tracker = TaskTracker(questions: questions, ids: asks.map { $0.field ?? $0.id })
             tracker.flow = FlowWalker(flow: flow)
             let choices = Dictionary(uniqueKeysWithValues: asks.enumerated().compactMap { i, step in step.choices.map { (i, $0) } })
             interpreter = ReplyInterpreter(kinds: asks.map { AnswerKind($0.kind ?? .freeText) }, choices: choices, language: context.language, now: now)
