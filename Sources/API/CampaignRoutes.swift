@@ -58,8 +58,8 @@ extension VoiceBridgeServer {
         for format in [CampaignExport.Format.csv, .jsonl] {
             campaigns.get(":id/results.\(format.rawValue)") { _, context -> Response in
                 let campaign = try await self.campaign(context)
-                let questions = try await self.manager().campaignTemplate(campaign).questions
-                let export = CampaignExport(campaign: campaign, questions: questions, format: format)
+                let template = try await self.manager().campaignTemplate(campaign)
+                let export = CampaignExport(campaign: campaign, questions: template.questions, fields: template.flow?.asks.compactMap(\.field) ?? [], format: format)
                 let store = self.store
                 let body = ResponseBody { writer in
                     try await writer.write(ByteBuffer(bytes: export.opening()))

@@ -2,8 +2,9 @@
 import Foundation
 
 /// A campaign's results, one row per contact: its columns, the call's final state, attempts,
-/// duration, each question's status and answer, the summary and the recording's URL. CSV (with a
-/// UTF-8 BOM, so spreadsheet software reads Korean right) or JSON Lines, written a page at a time.
+/// duration, each question's status and answer (a flow's template: the outcome and each field,
+/// `fields.<name>`, typed in JSON Lines), the summary and the recording's URL. CSV (with a UTF-8
+/// BOM, so spreadsheet software reads Korean right) or JSON Lines, written a page at a time.
 public struct CampaignExport: Sendable {
     public enum Format: String, Sendable {
         case csv, jsonl
@@ -13,17 +14,21 @@ public struct CampaignExport: Sendable {
 
     public let campaign: Campaign
     public let questions: [String]
+    /// A flow template's fields, in the order its steps ask them (empty: plain questions).
+    public let fields: [String]
     public let format: Format
 
-    public init(campaign: Campaign, questions: [String], format: Format) {
+    public init(campaign: Campaign, questions: [String], fields: [String] = [], format: Format) {
         self.campaign = campaign
         self.questions = questions
+        self.fields = fields
         self.format = format
     }
 
     var header: [String] {
         ["line", "number"] + campaign.columns + ["state", "last_outcome", "attempts", "duration_seconds"]
-            + questions.indices.flatMap { ["q\($0 + 1)_status", "q\($0 + 1)_answer"] } + ["summary", "recording_url", "outbound_id", "skip_reason"]
+            + (fields.isEmpty ? questions.indices.flatMap { ["q\($0 + 1)_status", "q\($0 + 1)_answer"] } : ["outcome"] + fields.map { "fields.\($0)" })
+            + ["summary", "recording_url", "outbound_id", "skip_reason"]
     }
 
     /// What opens the file: the BOM and the header line (CSV); nothing for JSON Lines.
@@ -45,6 +50,13 @@ public struct CampaignExport: Sendable {
                 if let seconds = row.call?.durationSeconds { object["duration_seconds"] = seconds }
                 object["variables"] = row.contact.variables
                 for key in campaign.columns { object.removeValue(forKey: key) }
+                if !fields.isEmpty {
+                    for name in fields { object.removeValue(forKey: "fields.\(name)") }
+                    let typed = flowResult(row)?.typedFields ?? [:]
+                    object["fields"] = Dictionary(uniqueKeysWithValues: fields.compactMap { name in
+                        typed[name].flatMap { try? JSONSerialization.jsonObject(with: Data($0.serialized.utf8), options: .fragmentsAllowed) }.map { (name, $0) }
+                    })
+                }
                 data += (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
                 data += Data("\n".utf8)
             }
@@ -57,12 +69,27 @@ public struct CampaignExport: Sendable {
         var fields = ["\(row.contact.line)", row.contact.number] + campaign.columns.map { row.contact.variables[$0] ?? "" }
         fields += [call?.state.rawValue ?? (row.skipReason == nil ? "waiting" : "skipped"), call?.lastOutcome ?? "",
                    "\(call?.attemptCount ?? 0)", call?.durationSeconds.map(String.init) ?? ""]
-        for index in questions.indices {
-            let answer = row.answers.first { $0.questionID == "q\(index + 1)" }
-            fields += [answer?.status.rawValue ?? (call == nil ? "" : "not_asked"), answer?.answerSummary ?? answer?.answerText ?? ""]
+        if self.fields.isEmpty {
+            for index in questions.indices {
+                let answer = row.answers.first { $0.questionID == "q\(index + 1)" }
+                fields += [answer?.status.rawValue ?? (call == nil ? "" : "not_asked"), answer?.answerSummary ?? answer?.answerText ?? ""]
+            }
+        } else {
+            let typed = flowResult(row)?.typedFields ?? [:]
+            fields += [call?.outcome ?? ""] + self.fields.map { name in
+                switch typed[name] {
+                case .string(let text)?: text
+                case nil, .null?: ""
+                case let value?: value.serialized
+                }
+            }
         }
         fields += [call?.summary ?? "", row.hasRecording ? "/api/outbound/\(call?.outboundId ?? "")/recording" : "", call?.outboundId ?? "", row.skipReason ?? ""]
         return fields
+    }
+
+    func flowResult(_ row: CallStore.CampaignResultRow) -> CallFlowResult? {
+        (try? CallFlowResult(stored: row.call?.flowResult)) ?? nil
     }
 
     /// RFC 4180 lines, each ended by CRLF (CSV.swift quotes what needs quoting).

@@ -21,6 +21,18 @@ extension CallStore {
             public var no: Int
         }
 
+        /// A flow field across a campaign's calls: how often it was answered, refused or left
+        /// unclear, its answers counted (the 20 most frequent; `other` counts the rest), and the
+        /// mean of a number field's answers.
+        public struct Field: Codable, Sendable, Equatable {
+            public var field: String
+            public var kind: String
+            public var statuses: [String: Int]
+            public var values: [String: Int]
+            public var other: Int
+            public var mean: Double?
+        }
+
         public struct Hour: Codable, Sendable, Equatable {
             /// The hour's start, UTC.
             public var hour: Date
@@ -35,13 +47,39 @@ extension CallStore {
         public var outcomes: [String: Int]
         public var outcomesCount: String
         public var questions: [Question]
+        /// Flow calls by the outcome of the end step they reached.
+        public var flowOutcomes: [String: Int]
+        /// A campaign's flow fields (nil for the whole store: a field is a template's word).
+        public var fields: [Field]?
         /// Attempts started per hour (UTC).
         public var callsPerHour: [Hour]
 
         enum CodingKeys: String, CodingKey {
-            case scope, calls, outcomes, questions
+            case scope, calls, outcomes, questions, fields
+            case flowOutcomes = "flow_outcomes"
             case successRate = "success_rate", averageDurationSeconds = "average_duration_seconds"
             case outcomesCount = "outcomes_count", callsPerHour = "calls_per_hour"
+        }
+    }
+
+    static func fieldDistributions(_ results: [CallFlowResult]) -> [Statistics.Field] {
+        var byName: [String: (kind: String, statuses: [String: Int], values: [String: Int], sum: Double, numbers: Int)] = [:]
+        for result in results {
+            for (name, value) in result.fields {
+                var entry = byName[name] ?? (value.kind.rawValue, [:], [:], 0, 0)
+                entry.statuses[value.status.rawValue, default: 0] += 1
+                if let answer = value.answer {
+                    entry.values[answer, default: 0] += 1
+                    if value.kind == .number, let number = Double(answer) { entry.sum += number; entry.numbers += 1 }
+                }
+                byName[name] = entry
+            }
+        }
+        return byName.sorted { $0.key < $1.key }.map { name, entry in
+            let ranked = entry.values.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            return .init(field: name, kind: entry.kind, statuses: entry.statuses, values: Dictionary(uniqueKeysWithValues: ranked.prefix(20).map { ($0.key, $0.value) }),
+                         other: ranked.dropFirst(20).reduce(0) { $0 + $1.value },
+                         mean: entry.numbers == 0 ? nil : (entry.sum / Double(entry.numbers) * 100).rounded() / 100)
         }
     }
 
@@ -83,6 +121,15 @@ extension CallStore {
                 if status == "answered", summary == "no" { entry.no += n }
                 questions[text] = entry
             }
+            var flowOutcomes: [String: Int] = [:]
+            for row in try sql.rows("SELECT outcome, COUNT(*) AS n FROM calls c WHERE \(filter) AND outcome IS NOT NULL GROUP BY outcome", arguments) {
+                flowOutcomes[try row.get("outcome", as: String.self)] = try row.get("n", as: Int.self)
+            }
+            // Fields are sealed with the rest of the flow result: opened and counted here, for one campaign.
+            let fields = try campaignID.map { _ in
+                try Self.fieldDistributions(try sql.column(String.self, "SELECT flow_result FROM calls c WHERE \(filter) AND flow_result IS NOT NULL", arguments)
+                    .compactMap { try CallFlowResult(stored: try opened($0)) })
+            }
             let hours = try sql.rows("""
                 SELECT \(sql.dialect.hourUTC("a.started_at")) AS hour, COUNT(*) AS n FROM attempts a JOIN calls c ON c.outbound_id = a.outbound_id
                 WHERE \(filter) GROUP BY hour ORDER BY hour DESC LIMIT 168
@@ -102,7 +149,7 @@ extension CallStore {
                 outcomes: outcomes, outcomesCount: "ended calls by final state; a call waiting for its retry is not ended",
                 questions: questions.sorted { ($0.value.order, $0.key) < ($1.value.order, $1.key) }
                     .map { .init(question: $0.key, statuses: $0.value.statuses, yes: $0.value.yes, no: $0.value.no) },
-                callsPerHour: hours.reversed())
+                flowOutcomes: flowOutcomes, fields: fields, callsPerHour: hours.reversed())
         }
     }
 }
