@@ -61,6 +61,8 @@ let package = Package(
         .target(name: "Knowledge", dependencies: ["Tools", "Pipeline", .product(name: "CSV", package: "CSV.swift")]),
         // Conversations that branch: the flow a template holds, its checks, and the walk through it.
         .target(name: "Flows"),
+        // What a call comes back with once it ended: data against a schema, success, sentiment, category.
+        .target(name: "Analysis", dependencies: ["Tools", "Flows"]),
         .target(
             name: "Realtime",
             dependencies: [
@@ -82,6 +84,7 @@ let package = Package(
                 "Tools",
                 "Knowledge",
                 "Flows",
+                "Analysis",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -154,6 +157,7 @@ let package = Package(
         .testTarget(name: "ToolsTests", dependencies: ["Tools"]),
         .testTarget(name: "KnowledgeTests", dependencies: ["Knowledge", "Tools"]),
         .testTarget(name: "FlowsTests", dependencies: ["Flows"]),
+        .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Flows", "Tools"]),
         .testTarget(name: "BridgeTests", dependencies: [
             "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -162,7 +166,7 @@ let package = Package(
             "Realtime", "TestSupport", "Pipeline", "Tools", "Knowledge", "Flows", "Calls",   // Calls: the server's tool transport
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows",
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),
