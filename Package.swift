@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Calls", "Pipeline", "Tools", "Knowledge", "Flows",
+                "Calls", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -1,3 +1,4 @@
+import Analysis
 import Calls
 import Foundation
 import Hummingbird
@@ -306,6 +307,8 @@ struct CallResultView: ResponseEncodable {
     var outcome: String?
     var flowPath: [String]?
     var fields: [String: JSONValue]?
+    /// The post-call analysis, once it ran (its template asked for one).
+    var analysis: CallAnalysis?
     var transcript: [Line]
     var aiTurns: Int?
     var customerTurns: Int?
@@ -339,7 +342,7 @@ struct CallResultView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case state, purpose, answers, summary, transcript, outcome, fields
+        case state, purpose, answers, summary, transcript, outcome, fields, analysis
         case flowPath = "flow_path"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case durationSeconds = "duration_seconds", taskCompleted = "task_completed", aiTurns = "ai_turns", customerTurns = "customer_turns"

@@ -1,3 +1,4 @@
+import Analysis
 import Flows
 import Calls
 import Tools
@@ -82,9 +83,10 @@ struct TemplateBody: Decodable {
     var mcpServers: [MCPServerDeclaration]?
     var knowledge: [String]?
     var flow: Flow?
+    var analysis: AnalysisSpec?
 
     enum CodingKeys: String, CodingKey {
-        case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers", knowledge, flow
+        case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers", knowledge, flow, analysis
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
     }
@@ -100,6 +102,7 @@ struct TemplateBody: Decodable {
         t.mcpServers = mcpServers
         t.knowledge = knowledge
         t.flow = flow
+        t.analysis = analysis
         return t
     }
 }

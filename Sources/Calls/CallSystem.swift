@@ -34,11 +34,14 @@ public final class CallSystem: Sendable {
     public let knowledge: KnowledgeBase
     /// Sends ended calls' results to their `on_end` tools.
     public let afterCallTools: AfterCallToolDispatcher
+    /// Analyses completed calls whose template asks for it.
+    public let analyses: CallAnalysisDispatcher
 
     private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,
                  scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, webhooks: WebhookDispatcher, knowledge: KnowledgeBase,
-                 afterCallTools: AfterCallToolDispatcher) {
+                 afterCallTools: AfterCallToolDispatcher, analyses: CallAnalysisDispatcher) {
         self.manager = manager
+        self.analyses = analyses
         self.afterCallTools = afterCallTools
         self.knowledge = knowledge
         self.webhooks = webhooks
@@ -274,7 +277,8 @@ public final class CallSystem: Sendable {
         return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop,
                           webhooks: webhooks, knowledge: knowledge,
                           afterCallTools: AfterCallToolDispatcher(store: store, runner: tools, settings: .init(config.webhooks, egress: config.egressPolicy),
-                                                                  logger: logger))
+                                                                  logger: logger),
+                          analyses: CallAnalysisDispatcher(store: store, settings: .init(config.analysis, egress: config.egressPolicy), logger: logger))
     }
 
     /// Runs until cancelled; then every live call is ended (BYE or CANCEL) and every port freed.
@@ -288,6 +292,7 @@ public final class CallSystem: Sendable {
             group.addTask { await self.manager.run() }
             group.addTask { await self.webhooks.run() }
             group.addTask { await self.afterCallTools.run() }
+            group.addTask { await self.analyses.run() }
             group.addTask { await self.manager.store.listenForEvents() }   // wakes /api/events readers (PostgreSQL)
         }
     }

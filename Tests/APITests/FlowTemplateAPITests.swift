@@ -24,7 +24,8 @@ import TestSupport
           {"id": "guests", "ask": "How many people will come?", "field": "guests", "kind": "number", "next": "booked"},
           {"id": "booked", "end": "See you on Friday.", "outcome": "registered"},
           {"id": "declined", "outcome": "declined"}
-        ]}}
+        ]}, "analysis": {"schema": {"type": "object", "properties": {"guests": {"type": "integer"}, "attending": {"type": "boolean"}}},
+                         "success": "the callee registered"}}
         """#
 
     @Test(arguments: StoreBackend.allCases) func aFlowIsCheckedWhenSavedAndItsCallsResultCarriesItsFields(database: StoreBackend) async throws {
@@ -42,6 +43,9 @@ import TestSupport
             #expect(Self.errors(response.body) == ["flow.steps.route.branch.0.field: 'guests' is not asked on every path to this step"])
             response = try await post(Self.template.replacingOccurrences(of: "See you on Friday.", with: "See you, {name}."))
             #expect(Self.errors(response.body) == ["flow.steps.booked.end: {name}: variables are filled in a flow's questions only"])
+
+            response = try await post(Self.template.replacingOccurrences(of: #""type": "integer""#, with: #""type": "integer", "oneOf": []"#))
+            #expect(Self.errors(response.body) == ["analysis.schema.properties.guests.oneOf: is not supported (supported: additionalProperties, const, enum, items, maxItems, maxLength, maximum, minItems, minLength, minimum, pattern, properties, required, type)"])
 
             response = try await post(Self.template)
             #expect(response.status == .created, "\(String(buffer: response.body))")
@@ -69,6 +73,14 @@ import TestSupport
             _ = dialogue.caller(said: "Yes.")
             _ = dialogue.caller(said: "Three of us.")
             try await h.store.saveResult(callID: id, result: ConversationResult(tracker: dialogue.tracker, transcript: [], durationSeconds: 20, context: context))
+            for state in [CallState.dialing, .connected, .completed] { try await h.store.transition(id: id, to: state) }
+            // The analysis outbox, offline (no model configured), run until the call's job is done.
+            var settings = CallAnalysisDispatcher.Settings(VoiceBridgeConfig.Analysis(), egress: EgressPolicy(allowed: [], allowsLoopback: false))
+            settings.pollInterval = 0.05
+            let analyses = Task { [store = h.store] in await CallAnalysisDispatcher(store: store, settings: settings, logger: .init(label: "test")).run() }
+            for _ in 0..<100 where try await h.store.analysisJob(callID: id)?.state == .pending { try await Task.sleep(for: .milliseconds(50)) }
+            analyses.cancel()
+            await analyses.value
             try await client.execute(uri: "/api/outbound/\(id)/result", method: .get) { response in
                 let body = Self.json(response.body)
                 #expect(body["outcome"] as? String == "registered")
@@ -76,6 +88,10 @@ import TestSupport
                 let fields = body["fields"] as? [String: Any]
                 #expect(fields?["attending"] as? Bool == true && fields?["guests"] as? Int == 3, "\(String(describing: fields))")
                 #expect((body["answers"] as? [[String: Any]])?.compactMap { $0["question_id"] as? String } == ["attending", "guests"])
+                let analysis = body["analysis"] as? [String: Any]
+                #expect(analysis?["method"] as? String == "offline" && analysis?["success"] as? Bool == true && analysis?["category"] as? String == "registered")
+                #expect((analysis?["data"] as? [String: Any])?["guests"] as? Int == 3 && analysis?["reason"] as? String == "the flow reached its end 'registered'",
+                        "\(String(describing: analysis))")
             }
         }
     }

@@ -1,3 +1,4 @@
+import Analysis
 import Flows
 import Foundation
 import Knowledge
@@ -46,6 +47,8 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     /// A branching conversation instead of a fixed list of questions; its `ask` steps become the
     /// template's `questions` when saved.
     public var flow: Flow?
+    /// What to learn from each call once it ends (`CallAnalysisDispatcher`); nil: no analysis.
+    public var analysis: AnalysisSpec?
     /// Defaults for variables a call does not give.
     public var variables: [String: String]
     public var createdAt: Date
@@ -53,13 +56,13 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
-        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", tools, mcpServers = "mcp_servers", knowledge, flow
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", tools, mcpServers = "mcp_servers", knowledge, flow, analysis
         case createdAt = "created_at"
     }
 
     public init(id: String = Self.newID(), version: Int = 1, name: String, purpose: String, questions: [String], greeting: String? = nil,
                 closing: String? = nil, language: String? = nil, voice: String? = nil, engineMode: String? = nil, botURL: String? = nil, keypad: [String: String]? = nil, maxDuration: Int? = nil,
-                retryOnNoAnswer: Bool? = nil, maxRetries: Int? = nil, variables: [String: String] = [:], flow: Flow? = nil, createdAt: Date = Date()) {
+                retryOnNoAnswer: Bool? = nil, maxRetries: Int? = nil, variables: [String: String] = [:], flow: Flow? = nil, analysis: AnalysisSpec? = nil, createdAt: Date = Date()) {
         self.id = id
         self.version = version
         self.name = name
@@ -77,6 +80,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         self.maxRetries = maxRetries
         self.variables = variables
         self.flow = flow
+        self.analysis = analysis
         self.createdAt = createdAt
     }
 
@@ -142,6 +146,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         problems += ToolDefinition.problems(in: tools ?? []).map { .init(name: $0.field, message: $0.message) }
         problems += MCPServerDeclaration.problems(in: mcpServers ?? []).map { .init(name: $0.field, message: $0.message) }
         problems += KnowledgeCollection.problems(in: knowledge ?? []).map { .init(name: $0.field, message: $0.message) }
+        problems += (analysis?.problems() ?? []).map { .init(name: $0.field, message: $0.message) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return t
     }

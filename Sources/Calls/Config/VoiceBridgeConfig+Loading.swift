@@ -112,6 +112,11 @@ extension VoiceBridgeConfig {
             throw ConfigError(key: "transfer.target", problem: problem, origin: r.origin(of: "transfer.target"))
         }
         c.knowledge.embeddings = try r.choice("knowledge.embeddings", default: c.knowledge.embeddings)
+        c.analysis.llm = try r.choice("analysis.llm", default: c.analysis.llm)
+        c.analysis.baseURL = try r.string("analysis.base_url", default: c.engine.cascade.llmBaseURL)
+        c.analysis.apiKey = try r.optionalString("analysis.api_key", aliases: ["VOICEBRIDGE_ANALYSIS_API_KEY"]) ?? c.engine.cascade.llmAPIKey
+        c.analysis.model = try r.string("analysis.model", default: c.engine.cascade.llmModel)
+        c.analysis.timeoutSeconds = try r.int("analysis.timeout_seconds", default: c.analysis.timeoutSeconds, in: 1...300)
         try Self.readEgress(&c, &r)
         for name in r.childNames(of: "secrets") {
             guard name.wholeMatch(of: /[A-Za-z0-9_]{1,64}/) != nil else {

@@ -68,6 +68,8 @@ public struct CallRecord: Sendable, Equatable, Codable {
     public var outcome: String?
     /// A flow's call: the path and fields as `CallFlowResult` JSON, sealed like the summary (schema v19).
     public var flowResult: String?
+    /// The post-call analysis as `CallAnalysis` JSON, sealed (schema v19); nil until it ran.
+    public var analysis: String?
     /// Where the call was handed, and how that went: answered, busy, no_answer, failed.
     public var transferredTo: String?
     public var transferOutcome: String?

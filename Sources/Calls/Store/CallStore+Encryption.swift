@@ -54,6 +54,7 @@ extension CallStore {
         call.metadata = sealed(call.metadata)
         call.summary = sealed(call.summary)
         call.flowResult = sealed(call.flowResult)
+        call.analysis = sealed(call.analysis)
         return call
     }
 
@@ -62,6 +63,7 @@ extension CallStore {
         call.metadata = try opened(call.metadata)
         call.summary = try opened(call.summary)
         call.flowResult = try opened(call.flowResult)
+        call.analysis = try opened(call.analysis)
         return call
     }
 

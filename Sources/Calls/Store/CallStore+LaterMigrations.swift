@@ -189,9 +189,18 @@ extension CallStore {
         ] },
         // v19: a flow's call ends with an outcome (its end step's label; plain, for statistics)
         // and a flow result — the path taken and the fields gathered (JSON, sealed: they are answers).
-        SQLMigration("v19-flows") { _ in [
+        // A completed call whose template asks for an analysis gets a row in `call_analyses`, the
+        // outbox the analysis runs from (an LLM request may fail and be retried); the analysis
+        // itself is `calls.analysis` (JSON, sealed).
+        SQLMigration("v19-flows-and-analysis") { d in [
             "ALTER TABLE calls ADD COLUMN outcome TEXT",
             "ALTER TABLE calls ADD COLUMN flow_result TEXT",
+            "ALTER TABLE calls ADD COLUMN analysis TEXT",
+            """
+            CREATE TABLE call_analyses (outbound_id TEXT NOT NULL PRIMARY KEY, state TEXT NOT NULL, attempt_count \(d.integerType) NOT NULL DEFAULT 0,
+                next_attempt_at \(d.dateType), last_status \(d.integerType), last_error TEXT, created_at \(d.dateType) NOT NULL, delivered_at \(d.dateType))
+            """,
+            "CREATE INDEX call_analyses_due ON call_analyses(state, next_attempt_at)",
         ] },
     ]
 }

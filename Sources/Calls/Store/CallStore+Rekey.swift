@@ -9,7 +9,7 @@ extension CallStore {
     /// events only; other events hold states and counts).
     static let sealedColumns: [(table: String, key: [String], column: String, rows: String)] = [
         ("calls", ["outbound_id"], "metadata", "1 = 1"), ("calls", ["outbound_id"], "summary", "1 = 1"),
-        ("calls", ["outbound_id"], "flow_result", "1 = 1"),
+        ("calls", ["outbound_id"], "flow_result", "1 = 1"), ("calls", ["outbound_id"], "analysis", "1 = 1"),
         ("transcript_entries", ["id"], "text", "1 = 1"),
         ("answers", ["outbound_id", "question_id"], "answer_text", "1 = 1"), ("answers", ["outbound_id", "question_id"], "answer_summary", "1 = 1"),
         ("events", ["id"], "payload", "type = 'transcript'"),

@@ -53,7 +53,7 @@ extension CallStore {
             guard let row = try sql.rows("SELECT id, version FROM templates WHERE (id = ? OR name = ?) AND deleted_at IS NULL", key, key).first else {
                 return nil
             }
-            return try Self.version(of: try row.get("id"), try version ?? row.get("version"), in: sql)
+            return try Self.templateVersion(of: try row.get("id"), try version ?? row.get("version"), in: sql)
         }
     }
 
@@ -61,13 +61,13 @@ extension CallStore {
     public func templates() async throws -> [CallTemplate] {
         try await sqlRead { sql in
             try sql.rows("SELECT id, version FROM templates WHERE deleted_at IS NULL ORDER BY name", [])
-                .compactMap { try Self.version(of: try $0.get("id"), try $0.get("version"), in: sql) }
+                .compactMap { try Self.templateVersion(of: try $0.get("id"), try $0.get("version"), in: sql) }
         }
     }
 
     /// One version of a template, deleted or not (a campaign runs the version it was made with).
     public func template(id: String, version: Int) async throws -> CallTemplate? {
-        try await sqlRead { try Self.version(of: id, version, in: $0) }
+        try await sqlRead { try Self.templateVersion(of: id, version, in: $0) }
     }
 
     /// Every version of one template, oldest first (deleted templates too: old calls name them).
@@ -96,7 +96,7 @@ extension CallStore {
         try sql.execute("INSERT INTO template_versions (template_id, version, body, created_at) VALUES (?, ?, ?, ?)", t.id, t.version, body, t.createdAt)
     }
 
-    private static func version(of id: String, _ version: Int, in sql: any SQLConnection) throws -> CallTemplate? {
+    static func templateVersion(of id: String, _ version: Int, in sql: any SQLConnection) throws -> CallTemplate? {
         try sql.scalar(String.self, "SELECT body FROM template_versions WHERE template_id = ? AND version = ?", [.text(id), .integer(Int64(version))])
             .map { try templateCoder.decoder.decode(CallTemplate.self, from: Data($0.utf8)) }
     }

@@ -145,6 +145,7 @@ extension CallStore {
         try enqueueWebhook(WebhookEventType(finalState: call.state), data: data, outboundID: call.outboundId,
                            campaignID: call.campaignId, now: now, in: sql)
         try enqueueAfterCallTools(call, result: data, now: now, in: sql)
+        try enqueueAnalysis(call, now: now, in: sql)
     }
 
     func enqueueCampaignWebhook(_ campaign: Campaign, now: Date, in sql: any SQLConnection) throws {

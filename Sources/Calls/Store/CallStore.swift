@@ -55,6 +55,8 @@ public final class CallStore: Sendable {
     /// Counts the `on_end` tool rows this process wrote (a hint: the after-call dispatcher reads
     /// the outbox when it moved, instead of polling a table that is nearly always empty).
     let afterCallToolsWritten = Atomic<Int>(0)
+    /// Analysis jobs this process wrote (`CallAnalysisDispatcher` reads its outbox when this moves).
+    let analysesWritten = Atomic<Int>(0)
 
     /// Opens (creating if needed) the SQLite file at `path` and brings its schema up to date. With
     /// a `cipher`, refuses a database holding data sealed with keys the cipher does not have.

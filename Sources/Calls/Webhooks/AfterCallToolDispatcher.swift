@@ -13,10 +13,8 @@ public final class AfterCallToolDispatcher: Sendable {
     let runner: ToolRunner
     let settings: WebhookDispatcher.Settings
     let logger: Logger
-    /// When the outbox is next read if this process writes nothing to it meanwhile (see `claim`).
-    private let nextRead = Mutex<(written: Int, at: ContinuousClock.Instant)>((-1, .now))
-    /// The longest the outbox goes unread: rows other nodes wrote, or left by a restart.
-    static let idleReadInterval: Duration = .seconds(30)
+    /// The outbox is nearly always empty (few tools run after the call): read only when worth it.
+    private let gate = OutboxReadGate()
 
     public init(store: CallStore, runner: ToolRunner, settings: WebhookDispatcher.Settings, logger: Logger) {
         self.store = store
@@ -30,22 +28,12 @@ public final class AfterCallToolDispatcher: Sendable {
             .run(claim: { await self.claim(limit: $0) }, send: { await self.attempt($0.0, $0.1) })
     }
 
-    /// The outbox is nearly always empty (few tools run after the call), so it is not read on every
-    /// poll: only once this process wrote a row since the last read, when the earliest pending run
-    /// falls due, or every `idleReadInterval` at the latest. A server without such tools reads it
-    /// twice a minute.
     func claim(limit: Int) async -> [(AfterCallToolRun, ToolDefinition)] {
         let written = store.afterCallToolsWritten.load(ordering: .relaxed)
-        let now = ContinuousClock.now
-        guard nextRead.withLock({ $0.written != written || now >= $0.at }) else { return [] }
+        guard gate.isOpen(written: written) else { return [] }
         do {
             let claimed = try await store.claimDueAfterCallTools(limit: limit, lease: settings.timeout + 30)
-            var at = now   // work is flowing: read again at the next poll
-            if claimed.isEmpty {
-                let due = try await store.nextAfterCallToolAttempt().map { Duration.seconds(max(0, $0.timeIntervalSinceNow)) }
-                at = now.advanced(by: min(due ?? Self.idleReadInterval, Self.idleReadInterval))
-            }
-            nextRead.withLock { $0 = (written, at) }
+            try await gate.read(written: written, claimedAny: !claimed.isEmpty) { try await store.nextAfterCallToolAttempt() }
             return claimed
         } catch {
             logger.warning("could not read the after-call tool outbox", metadata: ["error": "\(error)"])
@@ -74,10 +62,7 @@ public final class AfterCallToolDispatcher: Sendable {
         } catch {
             logger.error("could not store an after-call tool attempt", metadata: ["run": "\(run.id)", "error": "\(error)"])
         }
-        if case .retry(let after) = verdict {   // read the outbox again when the retry falls due
-            let due = ContinuousClock.now.advanced(by: .seconds(after))
-            nextRead.withLock { $0.at = min($0.at, due) }
-        }
+        if case .retry(let after) = verdict { gate.due(in: after) }   // read the outbox again when the retry falls due
         if verdict != .delivered {
             logger.info("after-call tool attempt failed", metadata: ["call": "\(run.outboundId)", "tool": "\(run.toolName)",
                                                                     "status": "\(status.map(String.init) ?? failure ?? "?")", "verdict": "\(verdict)"])

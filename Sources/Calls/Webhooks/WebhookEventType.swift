@@ -8,6 +8,8 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
     case callCancelled = "call.cancelled"
     /// An answering machine picked up: the call hung up (`voicemail`) or left a message (`voicemail_left`).
     case callVoicemail = "call.voicemail"
+    /// A completed call's post-call analysis is stored (its template asked for one).
+    case callAnalyzed = "call.analyzed"
     case campaignCompleted = "campaign.completed"
     case campaignCancelled = "campaign.cancelled"
 

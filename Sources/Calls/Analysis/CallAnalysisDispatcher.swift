@@ -1,0 +1,116 @@
+import Analysis
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import Tools
+
+/// Runs the post-call analyses of completed calls for the life of the server: claims due jobs,
+/// asks the configured model for a structured analysis (through the egress client) or, without
+/// one, analyses offline, and stores the analysis with its `call.analyzed` webhook. A failed
+/// request is retried on a short schedule; when the schedule runs out (or the model refuses) the
+/// offline analysis is stored instead, saying why the model's is not. Like the other outboxes it
+/// keeps nothing that is not in the database.
+public final class CallAnalysisDispatcher: Sendable {
+    public struct Settings: Sendable {
+        public var endpoint: (url: String, key: String, model: String)?
+        public var timeout: TimeAmount
+        public var egress: EgressPolicy
+        /// Delays before the 2nd, 3rd, … request: after the last the offline analysis is stored.
+        public var policy = WebhookRetryPolicy(schedule: [5, 30, 300, 1800])
+        public var concurrency = 2
+        public var pollInterval = 0.25
+
+        public init(_ config: VoiceBridgeConfig.Analysis, egress: EgressPolicy) {
+            endpoint = config.endpoint
+            timeout = .seconds(Int64(config.timeoutSeconds))
+            self.egress = egress
+        }
+    }
+
+    let store: CallStore
+    let settings: Settings
+    let logger: Logger
+    private let gate = OutboxReadGate()
+
+    public init(store: CallStore, settings: Settings, logger: Logger) {
+        self.store = store
+        self.settings = settings
+        self.logger = logger
+    }
+
+    public func run() async {
+        await OutboxDrain<CallAnalysisJob>(concurrency: settings.concurrency, pollInterval: settings.pollInterval)
+            .run(claim: { await self.claim(limit: $0) }, send: { await self.attempt($0) })
+    }
+
+    func claim(limit: Int) async -> [CallAnalysisJob] {
+        let written = store.analysesWritten.load(ordering: .relaxed)
+        guard gate.isOpen(written: written) else { return [] }
+        do {
+            let lease = Double(settings.timeout.nanoseconds) / 1e9 + 30
+            let claimed = try await store.claimDueAnalyses(limit: limit, lease: lease)
+            try await gate.read(written: written, claimedAny: !claimed.isEmpty) { try await store.nextAnalysisAttempt() }
+            return claimed
+        } catch {
+            logger.warning("could not read the analysis outbox", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start runs it again.
+    func attempt(_ job: CallAnalysisJob) async {
+        let started = Date()
+        do {
+            guard let (spec, input) = try await store.analysisInput(callID: job.outboundId) else {
+                try await store.finishAnalysisAttempt(job, at: started, status: nil, error: "the call or its template is gone",
+                                                      verdict: .giveUp(reason: "nothing to analyse"), analysis: nil)
+                return
+            }
+            guard let endpoint = settings.endpoint else {
+                try await store.finishAnalysisAttempt(job, at: started, status: nil, error: nil, verdict: .delivered, analysis: OfflineAnalyzer.analyze(spec, input))
+                return
+            }
+            var status: Int?, failure: String?, analysis: CallAnalysis?
+            do {
+                (status, analysis) = try await ask(endpoint, spec, input)
+                if analysis == nil { failure = "the model answered \(status.map(String.init) ?? "nothing")" }
+            } catch let error as AnalysisRequest.Failure {
+                failure = error.description   // an answer that did not fit: asked again
+            } catch {
+                if Task.isCancelled { return }
+                failure = "\(error)"
+            }
+            // An answer that did not fit (ask threw: no status) is retried like no answer at all.
+            let verdict: WebhookRetryPolicy.Verdict = analysis != nil ? .delivered : settings.policy.verdict(attempt: job.attemptCount + 1, status: status)
+            switch verdict {
+            case .delivered:
+                try await store.finishAnalysisAttempt(job, at: started, status: status, error: nil, verdict: verdict, analysis: analysis)
+            case .retry(let after):
+                try await store.finishAnalysisAttempt(job, at: started, status: status, error: failure, verdict: verdict, analysis: nil)
+                gate.due(in: after)
+                logger.info("post-call analysis attempt failed; retried", metadata: ["call": "\(job.outboundId)", "error": "\(failure ?? "?")"])
+            case .giveUp, .disableEndpoint:
+                var offline = OfflineAnalyzer.analyze(spec, input)
+                offline.llmError = failure
+                try await store.finishAnalysisAttempt(job, at: started, status: status, error: failure, verdict: verdict, analysis: offline)
+                logger.warning("post-call analysis: the model failed; the offline analysis is stored", metadata: ["call": "\(job.outboundId)", "error": "\(failure ?? "?")"])
+            }
+        } catch {
+            logger.error("could not store a post-call analysis", metadata: ["call": "\(job.outboundId)", "error": "\(error)"])
+        }
+    }
+
+    /// The model's status and, on a 2xx, its checked analysis.
+    func ask(_ endpoint: (url: String, key: String, model: String), _ spec: AnalysisSpec, _ input: AnalysisInput) async throws -> (Int, CallAnalysis?) {
+        var request = HTTPClientRequest(url: endpoint.url + "/chat/completions")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(endpoint.key)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: AnalysisRequest.body(spec, input, model: endpoint.model).serialized))
+        let response = try await EgressHTTPClient(policy: settings.egress).send(request, timeout: settings.timeout)
+        guard (200..<300).contains(response.status) else { return (response.status, nil) }
+        let answer = try JSONValue.parse(String(buffer: response.body))
+        return (response.status, try AnalysisRequest.analysis(from: answer, spec, input))
+    }
+}
