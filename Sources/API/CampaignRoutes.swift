@@ -59,7 +59,8 @@ extension VoiceBridgeServer {
             campaigns.get(":id/results.\(format.rawValue)") { _, context -> Response in
                 let campaign = try await self.campaign(context)
                 let template = try await self.manager().campaignTemplate(campaign)
-                let export = CampaignExport(campaign: campaign, questions: template.questions, fields: template.flow?.asks.compactMap(\.field) ?? [], format: format)
+                let export = CampaignExport(campaign: campaign, questions: template.questions, fields: template.flow?.asks.compactMap(\.field) ?? [],
+                                             analysed: template.analysis != nil, format: format)
                 let store = self.store
                 let body = ResponseBody { writer in
                     try await writer.write(ByteBuffer(bytes: export.opening()))

@@ -1,3 +1,4 @@
+import Analysis
 import Flows
 import Foundation
 import Testing
@@ -38,9 +39,16 @@ import TestSupport
         let campaign = Campaign(name: "c", callerNumber: "0701234")
         try await store.createCampaign(campaign)
         let first = try await Self.call(store, campaign: campaign.id, 1, replies: ["Yes.", "Three of us."])
-        _ = try await Self.call(store, campaign: campaign.id, 2, replies: ["Yes, sure.", "Five."])
-        _ = try await Self.call(store, campaign: campaign.id, 3, replies: ["No, sorry."])
+        let second = try await Self.call(store, campaign: campaign.id, 2, replies: ["Yes, sure.", "Five."])
+        let third = try await Self.call(store, campaign: campaign.id, 3, replies: ["No, sorry."])
         _ = try await Self.call(store, campaign: campaign.id, 4, replies: ["I'd rather not say."])
+        // Analyses as the dispatcher stores them (sealed JSON), for three of the four.
+        for (id, success, sentiment, category) in [(first, true, CallAnalysis.Sentiment.positive, "registered"), (second, true, .neutral, "registered"),
+                                                    (third, false, .negative, "declined")] {
+            let analysis = CallAnalysis(method: .offline, data: .object([:]), success: success, reason: "r", sentiment: sentiment, category: category)
+            let json = String(decoding: try JSONEncoder().encode(analysis), as: UTF8.self)
+            try await store.sqlWrite { try $0.execute("UPDATE calls SET analysis = ? WHERE outbound_id = ?", store.sealed(json), id) }
+        }
 
         let stats = try await store.statistics(campaignID: campaign.id)
         #expect(stats.flowOutcomes == ["registered": 2, "declined": 2])
@@ -48,19 +56,24 @@ import TestSupport
             .init(field: "attending", kind: "yes_no", statuses: ["answered": 3, "refused": 1], values: ["yes": 2, "no": 1], other: 0, mean: nil),
             .init(field: "guests", kind: "number", statuses: ["answered": 2], values: ["3": 1, "5": 1], other: 0, mean: 4),
         ])
+        #expect(stats.analyses == .init(analysed: 3, successRate: .init(value: 66.7, counts: "analysed calls their analysis calls a success, as a percentage of analysed calls",
+                                                                        numerator: 2, denominator: 3),
+                                        sentiment: ["positive": 1, "neutral": 1, "negative": 1], categories: ["registered": 2, "declined": 1]))
         #expect(try await store.statistics().fields == nil, "fields are a campaign's")
 
         let stored = try #require(try await store.call(id: first))
         #expect(try await store.sqlRead { try $0.scalar(String.self, "SELECT flow_result FROM calls WHERE outbound_id = ?", [.text(first)]) }?.contains("guests") == false,
                 "sealed at rest")
         let row = CallStore.CampaignResultRow(contact: .init(line: 2, number: "0100000001", variables: [:]), skipReason: nil, call: stored, answers: [], hasRecording: false)
-        let csv = CampaignExport(campaign: campaign, questions: stored.questions, fields: ["attending", "guests"], format: .csv)
-        #expect(csv.header.suffix(7) == ["outcome", "fields.attending", "fields.guests", "summary", "recording_url", "outbound_id", "skip_reason"])
-        #expect(Array(csv.fields(row).suffix(7).prefix(3)) == ["registered", "true", "3"])
-        let jsonl = CampaignExport(campaign: campaign, questions: stored.questions, fields: ["attending", "guests"], format: .jsonl)
+        let csv = CampaignExport(campaign: campaign, questions: stored.questions, fields: ["attending", "guests"], analysed: true, format: .csv)
+        #expect(csv.header.suffix(12) == ["outcome", "fields.attending", "fields.guests", "analysis.success", "analysis.category", "analysis.sentiment",
+                                          "analysis.reason", "analysis.data", "summary", "recording_url", "outbound_id", "skip_reason"])
+        #expect(Array(csv.fields(row).suffix(12).prefix(8)) == ["registered", "true", "3", "true", "registered", "positive", "r", "{}"])
+        let jsonl = CampaignExport(campaign: campaign, questions: stored.questions, fields: ["attending", "guests"], analysed: true, format: .jsonl)
         let object = try #require(try JSONSerialization.jsonObject(with: jsonl.page([row])) as? [String: Any])
         #expect(object["outcome"] as? String == "registered")
         let fields = object["fields"] as? [String: Any]
         #expect(fields?["attending"] as? Bool == true && fields?["guests"] as? Int == 3 && object["fields.guests"] == nil, "\(object)")
+        #expect((object["analysis"] as? [String: Any])?["sentiment"] as? String == "positive" && object["analysis.sentiment"] == nil)
     }
 }

@@ -1,3 +1,4 @@
+import Analysis
 @preconcurrency import CSV
 import Foundation
 
@@ -16,19 +17,24 @@ public struct CampaignExport: Sendable {
     public let questions: [String]
     /// A flow template's fields, in the order its steps ask them (empty: plain questions).
     public let fields: [String]
+    /// The template asks for post-call analysis: its columns (`analysis.*`; nested in JSON Lines).
+    public let analysed: Bool
     public let format: Format
 
-    public init(campaign: Campaign, questions: [String], fields: [String] = [], format: Format) {
+    public init(campaign: Campaign, questions: [String], fields: [String] = [], analysed: Bool = false, format: Format) {
         self.campaign = campaign
         self.questions = questions
         self.fields = fields
+        self.analysed = analysed
         self.format = format
     }
+
+    static let analysisColumns = ["analysis.success", "analysis.category", "analysis.sentiment", "analysis.reason", "analysis.data"]
 
     var header: [String] {
         ["line", "number"] + campaign.columns + ["state", "last_outcome", "attempts", "duration_seconds"]
             + (fields.isEmpty ? questions.indices.flatMap { ["q\($0 + 1)_status", "q\($0 + 1)_answer"] } : ["outcome"] + fields.map { "fields.\($0)" })
-            + ["summary", "recording_url", "outbound_id", "skip_reason"]
+            + (analysed ? Self.analysisColumns : []) + ["summary", "recording_url", "outbound_id", "skip_reason"]
     }
 
     /// What opens the file: the BOM and the header line (CSV); nothing for JSON Lines.
@@ -50,6 +56,10 @@ public struct CampaignExport: Sendable {
                 if let seconds = row.call?.durationSeconds { object["duration_seconds"] = seconds }
                 object["variables"] = row.contact.variables
                 for key in campaign.columns { object.removeValue(forKey: key) }
+                for key in Self.analysisColumns { object.removeValue(forKey: key) }
+                if analysed, let analysis = analysis(row), let data = try? JSONEncoder().encode(analysis) {
+                    object["analysis"] = try? JSONSerialization.jsonObject(with: data)
+                }
                 if !fields.isEmpty {
                     for name in fields { object.removeValue(forKey: "fields.\(name)") }
                     let typed = flowResult(row)?.typedFields ?? [:]
@@ -84,8 +94,17 @@ public struct CampaignExport: Sendable {
                 }
             }
         }
+        if analysed {
+            let analysis = analysis(row)
+            fields += [analysis.map { $0.success ? "true" : "false" } ?? "", analysis?.category ?? "", analysis?.sentiment?.rawValue ?? "", analysis?.reason ?? "",
+                       analysis?.data.serialized ?? ""]
+        }
         fields += [call?.summary ?? "", row.hasRecording ? "/api/outbound/\(call?.outboundId ?? "")/recording" : "", call?.outboundId ?? "", row.skipReason ?? ""]
         return fields
+    }
+
+    func analysis(_ row: CallStore.CampaignResultRow) -> CallAnalysis? {
+        row.call?.analysis.flatMap { try? JSONDecoder().decode(CallAnalysis.self, from: Data($0.utf8)) }
     }
 
     func flowResult(_ row: CallStore.CampaignResultRow) -> CallFlowResult? {

@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 
 /// Seed 000 §12 (통계 대시보드): what an operator reads off a day's or a campaign's calls. Every
@@ -33,6 +34,19 @@ extension CallStore {
             public var mean: Double?
         }
 
+        /// A campaign's post-call analyses: how many succeeded by the analysis, and the callees' sentiment.
+        public struct Analyses: Codable, Sendable, Equatable {
+            public var analysed: Int
+            public var successRate: Figure
+            public var sentiment: [String: Int]
+            public var categories: [String: Int]
+
+            enum CodingKeys: String, CodingKey {
+                case analysed, sentiment, categories
+                case successRate = "success_rate"
+            }
+        }
+
         public struct Hour: Codable, Sendable, Equatable {
             /// The hour's start, UTC.
             public var hour: Date
@@ -51,11 +65,13 @@ extension CallStore {
         public var flowOutcomes: [String: Int]
         /// A campaign's flow fields (nil for the whole store: a field is a template's word).
         public var fields: [Field]?
+        /// A campaign's post-call analyses (nil for the whole store).
+        public var analyses: Analyses?
         /// Attempts started per hour (UTC).
         public var callsPerHour: [Hour]
 
         enum CodingKeys: String, CodingKey {
-            case scope, calls, outcomes, questions, fields
+            case scope, calls, outcomes, questions, fields, analyses
             case flowOutcomes = "flow_outcomes"
             case successRate = "success_rate", averageDurationSeconds = "average_duration_seconds"
             case outcomesCount = "outcomes_count", callsPerHour = "calls_per_hour"
@@ -81,6 +97,19 @@ extension CallStore {
                          other: ranked.dropFirst(20).reduce(0) { $0 + $1.value },
                          mean: entry.numbers == 0 ? nil : (entry.sum / Double(entry.numbers) * 100).rounded() / 100)
         }
+    }
+
+    static func analysisFigures(_ analyses: [CallAnalysis]) -> Statistics.Analyses {
+        let succeeded = analyses.filter(\.success).count
+        var sentiment: [String: Int] = [:], categories: [String: Int] = [:]
+        for analysis in analyses {
+            if let s = analysis.sentiment { sentiment[s.rawValue, default: 0] += 1 }
+            categories[analysis.category, default: 0] += 1
+        }
+        return .init(analysed: analyses.count,
+                     successRate: .init(value: analyses.isEmpty ? 0 : (Double(succeeded) * 1000 / Double(analyses.count)).rounded() / 10,
+                                        counts: "analysed calls their analysis calls a success, as a percentage of analysed calls", numerator: succeeded, denominator: analyses.count),
+                     sentiment: sentiment, categories: categories)
     }
 
     static let endedStates = CallState.allCases.filter(\.isTerminal).map(\.rawValue)
@@ -130,6 +159,10 @@ extension CallStore {
                 try Self.fieldDistributions(try sql.column(String.self, "SELECT flow_result FROM calls c WHERE \(filter) AND flow_result IS NOT NULL", arguments)
                     .compactMap { try CallFlowResult(stored: try opened($0)) })
             }
+            let analyses = try campaignID.map { _ in
+                try Self.analysisFigures(try sql.column(String.self, "SELECT analysis FROM calls c WHERE \(filter) AND analysis IS NOT NULL", arguments)
+                    .map { try JSONDecoder().decode(CallAnalysis.self, from: Data(try opened($0).utf8)) })
+            }
             let hours = try sql.rows("""
                 SELECT \(sql.dialect.hourUTC("a.started_at")) AS hour, COUNT(*) AS n FROM attempts a JOIN calls c ON c.outbound_id = a.outbound_id
                 WHERE \(filter) GROUP BY hour ORDER BY hour DESC LIMIT 168
@@ -149,7 +182,7 @@ extension CallStore {
                 outcomes: outcomes, outcomesCount: "ended calls by final state; a call waiting for its retry is not ended",
                 questions: questions.sorted { ($0.value.order, $0.key) < ($1.value.order, $1.key) }
                     .map { .init(question: $0.key, statuses: $0.value.statuses, yes: $0.value.yes, no: $0.value.no) },
-                flowOutcomes: flowOutcomes, fields: fields, callsPerHour: hours.reversed())
+                flowOutcomes: flowOutcomes, fields: fields, analyses: analyses, callsPerHour: hours.reversed())
         }
     }
 }
