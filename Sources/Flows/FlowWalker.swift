@@ -8,6 +8,8 @@ public struct FlowWalker: Sendable, Equatable {
     public private(set) var fields: [String: FlowFieldValue] = [:]
     /// The end step's outcome, once the flow ended.
     public private(set) var outcome: String?
+    /// Where the flow stands: the last stop returned.
+    public private(set) var stop: Stop?
     private var visits: [String: Int] = [:]
 
     /// Where the flow stopped, with what the `say` steps on the way said.
@@ -29,7 +31,7 @@ public struct FlowWalker: Sendable, Equatable {
     }
 
     /// The first stop.
-    public mutating func begin() -> Stop { walk(from: flow.start) }
+    public mutating func begin() -> Stop { arrive(walk(from: flow.start)) }
 
     /// Records what the caller gave for `field` (an answer to its step, or said unprompted).
     public mutating func record(_ field: String, _ value: FlowFieldValue) {
@@ -38,8 +40,8 @@ public struct FlowWalker: Sendable, Equatable {
 
     /// The stop after the step `id` (an ask answered, refused or given up on; a transfer nobody took).
     public mutating func next(after id: String) -> Stop {
-        guard let next = flow[id]?.next else { return end(at: id, said: []) }
-        return walk(from: next)
+        guard let next = flow[id]?.next else { return arrive(end(at: id, said: [])) }
+        return arrive(walk(from: next))
     }
 
     private mutating func walk(from first: String) -> Stop {
@@ -76,6 +78,11 @@ public struct FlowWalker: Sendable, Equatable {
             }
         }
         return end(at: id, said: said)
+    }
+
+    private mutating func arrive(_ stop: Stop) -> Stop {
+        self.stop = stop
+        return stop
     }
 
     /// A flow that cannot go on (not validated, or a loop past its guard) ends without an outcome.

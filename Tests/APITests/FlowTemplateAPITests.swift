@@ -101,7 +101,7 @@ import TestSupport
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.template)) { response in
                 #expect(response.status == .unprocessableContent)
-                #expect(Self.errors(response.body) == ["flow: flows run on the local engine (engine.mode: local); this server runs echo, which does not run them yet"])
+                #expect(Self.errors(response.body) == ["flow: flows run on the local, realtime and cascade engines; this server runs echo"])
             }
         }
     }

@@ -14,8 +14,9 @@ extension CallManager {
         if let language = t.language, language != settings.language {
             problems.append(.init(name: "language", message: "is \(language), but this server's engine speaks \(settings.language) (engine.language)"))
         }
-        if t.flow != nil, t.botURL == nil, settings.engineMode != VoiceBridgeConfig.EngineMode.local.rawValue {
-            problems.append(.init(name: "flow", message: "flows run on the local engine (engine.mode: local); this server runs \(settings.engineMode), which does not run them yet"))
+        let conversing: Set<VoiceBridgeConfig.EngineMode> = [.local, .realtime, .cascade]
+        if t.flow != nil, t.botURL == nil, !conversing.contains(where: { $0.rawValue == settings.engineMode }) {
+            problems.append(.init(name: "flow", message: "flows run on the local, realtime and cascade engines; this server runs \(settings.engineMode)"))
         }
         if let voice = t.voice, t.botURL == nil, let problem = voiceProblem(voice) { problems.append(.init(name: "voice", message: problem)) }
         if let target = t.transferTo, let problem = transferTargetRefusal(target) { problems.append(.init(name: "transfer_to", message: problem)) }

@@ -23,7 +23,12 @@ extension CascadeEngine {
         case .pressed(let digit):
             appendMessage(["role": "user", "content": PromptBuilder.keyPress(digit)])
         case .transferEnded(let callID, let outcome):
-            appendMessage(["role": "tool", "tool_call_id": callID, "content": PromptBuilder.transferResult(outcome)])
+            var result = PromptBuilder.transferResult(outcome)
+            if let flow = flowAfterFailedTransfer() {   // the flow goes on where the step says
+                setInstructions(flow.instructions)
+                result = PromptBuilder.transferResult(outcome, nextStep: flow.step)
+            }
+            appendMessage(["role": "tool", "tool_call_id": callID, "content": result])
         case .close(let reason):
             let item = nextItem()
             await speak(sentences: [context.closing], item: item)
@@ -113,6 +118,12 @@ extension CascadeEngine {
             case "update_task_state":
                 await applyTaskState(arguments: call.arguments)
                 appendMessage(["role": "tool", "tool_call_id": call.id, "content": #"{"ok":true}"#])
+            case FlowGuide.toolName:
+                // The flow moves (or the model is told why not); the prompt now shows the new step.
+                let (output, instructions) = await takeFlowStep(arguments: call.arguments)
+                if let instructions { setInstructions(instructions) }
+                appendMessage(["role": "tool", "tool_call_id": call.id, "content": output])
+                ranTools = true
             case "end_call":
                 let reason = ((try? JSONSerialization.jsonObject(with: Data(call.arguments.utf8))) as? [String: Any])?["reason"] as? String
                 state.withLock { $0.ended = true }
@@ -176,6 +187,11 @@ extension CascadeEngine {
 
     func nextItem() -> String {
         state.withLock { s in s.turnNumber += 1; return "cascade-\(s.turnNumber)" }
+    }
+
+    /// The system prompt (a flow's: its current step).
+    func setInstructions(_ text: String) {
+        state.withLock { $0.messages[0]["content"] = text }
     }
 
     func appendMessage(_ message: [String: any Sendable]) {

@@ -76,9 +76,10 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         self.logger = logger
         chat = ChatCompletionStream(baseURL: settings.llmBaseURL, apiKey: settings.llmAPIKey, model: settings.llmModel)
         speech = OpenAISpeech(baseURL: settings.audioBaseURL, apiKey: settings.audioAPIKey, model: settings.ttsModel, voice: settings.ttsVoice)
-        state = Mutex(State(tracker: TaskTracker(questions: context.questions),
+        state = Mutex(State(tracker: TaskTracker(context: context),
                             messages: [["role": "system", "content": PromptBuilder.instructions(for: context)]]))
         (inputs, inputSink) = AsyncStream.makeStream(of: TurnInput.self, bufferingPolicy: .bufferingOldest(16))
+        if let first = beginFlow() { setInstructions(first) }
     }
 
     public func start() async throws {

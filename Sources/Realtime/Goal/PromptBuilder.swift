@@ -1,3 +1,5 @@
+import Foundation
+import Flows
 import Tools
 
 /// Instructions for LLM-backed engines, following seed 000 §5.2's conversation rules.
@@ -5,7 +7,8 @@ public enum PromptBuilder {
     /// How a key press reaches a model: a user line, as the caller's own words would.
     public static func keyPress(_ digit: Character) -> String { "[DTMF \(digit)]" }
 
-    public static func instructions(for context: ConversationContext) -> String {
+    public static func instructions(for context: ConversationContext, flowStep: FlowWalker.Stop? = nil) -> String {
+        if context.flow != nil { return flowInstructions(for: context, step: flowStep) }
         let language = languageName(context.language)
         let questions = context.questions.enumerated().map { "q\($0.offset + 1). \($0.element)" }.joined(separator: "\n")
         return """
@@ -35,6 +38,29 @@ public enum PromptBuilder {
         (answered, unclear or refused), the caller's words, a short summary and your confidence (0–1).
         When the conversation is over call `end_call`. If you cannot call tools, write the same JSON
         between [TASK_STATE] and [/TASK_STATE]; that text is never spoken.
+        """
+    }
+
+    /// A flow's call: the model sees the current step only and moves on with `next_step`.
+    static func flowInstructions(for context: ConversationContext, step: FlowWalker.Stop?) -> String {
+        """
+        You are a phone assistant calling on behalf of \(context.displayName).
+
+        ## Purpose of the call
+        \(context.purpose)
+
+        ## Conversation rules
+        1. The call follows a script, one step at a time. Do exactly what the current step says; never ask a question
+           the current step does not ask, and never skip ahead.
+        2. Open the call with: "\(context.greeting)"
+        3. After the callee answers the current step's question, call `\(FlowGuide.toolName)`: its result gives the next step.
+           If its result has an "error", put the question again and call it once more.
+        4. If the callee asks to be called back later, or gets angry, apologise, thank them, say "\(context.closing)" and call `end_call`.
+        5. Speak only \(languageName(context.language)), politely, and keep every turn short: this is a phone call.
+        6. A line "[DTMF 1]" means the caller pressed that key on the phone's keypad.\(transferRule(context))\(toolRule(context))
+
+        ## Current step
+        \(step.map { FlowGuide.step($0, in: context) } ?? "Greet the callee.")
         """
     }
 
@@ -68,17 +94,23 @@ public enum PromptBuilder {
 
     /// The tools an LLM engine offers on this call: name, description, JSON schema of the arguments.
     public static func tools(for context: ConversationContext) -> [(name: String, description: String, parameters: String)] {
-        var tools = [("update_task_state", "Record the caller's answer to one of the questions (or that it was unclear or refused).", updateTaskStateParameters),
+        var tools = [context.flow == nil
+                        ? ("update_task_state", "Record the caller's answer to one of the questions (or that it was unclear or refused).", updateTaskStateParameters)
+                        : (FlowGuide.toolName, FlowGuide.description, FlowGuide.parameters),
                      ("end_call", "End the call after the closing words.", endCallParameters)]
-        if context.transferTarget != nil {
+        // A flow's transfer step asks for the tool even without a target: a transfer that reaches
+        // nobody comes back as its result, and the flow goes on at the step's next.
+        if context.transferTarget != nil || context.flow?.steps.contains(where: { $0.transfer != nil }) == true {
             tools.append(("transfer_call", "Hand the caller to a person, after saying you will connect them.", transferCallParameters))
         }
         return tools + context.conversationTools.map { ($0.name, $0.description, $0.parameters.serialized) }
     }
 
     /// What a transfer that reached nobody reports back to the model as the tool's result.
-    public static func transferResult(_ outcome: TransferOutcome) -> String {
-        #"{"transferred":false,"outcome":"\#(outcome.rawValue)"}"#
+    public static func transferResult(_ outcome: TransferOutcome, nextStep: String? = nil) -> String {
+        guard let nextStep else { return #"{"transferred":false,"outcome":"\#(outcome.rawValue)"}"# }
+        let result: [String: Any] = ["transferred": false, "outcome": outcome.rawValue, "next_step": nextStep]
+        return String(decoding: (try? JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
     }
 
     static func languageName(_ code: String) -> String {

@@ -23,9 +23,8 @@ extension ScriptedDialogue {
         switch stop {
         case .ask:
             guard let index = flow.asks.firstIndex(where: { $0.id == step.id }) else { return close(spoken(context.closing)) }
-            if tracker.answers[index].timesAsked > 0 { tracker.reopen(index) }   // a loop came back to it
+            FlowGuide.enter(stop, tracker: &tracker, context: context)   // asked (afresh, when a loop came back to it)
             current = index
-            tracker.asked(index)
             return .ask(text: spoken(tracker.answers[index].question), questionIndex: index)
         case .transfer:
             return .transfer(text: spoken(context.filled(step.transfer ?? "")), reason: "the flow's step '\(step.id)'")

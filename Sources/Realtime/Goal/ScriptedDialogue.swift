@@ -28,16 +28,12 @@ public struct ScriptedDialogue: Sendable {
 
     public init(context: ConversationContext, now: Date = Date()) {
         self.context = context
+        tracker = TaskTracker(context: context)
         if let flow = context.flow {
             let asks = flow.asks
-            // The call's questions are the asks with the call's variables filled in.
-            let questions = context.questions.count == asks.count ? context.questions : asks.map { $0.ask ?? "" }
-            tracker = TaskTracker(questions: questions, ids: asks.map { $0.field ?? $0.id })
-            tracker.flow = FlowWalker(flow: flow)
             let choices = Dictionary(uniqueKeysWithValues: asks.enumerated().compactMap { i, step in step.choices.map { (i, $0) } })
             interpreter = ReplyInterpreter(kinds: asks.map { AnswerKind($0.kind ?? .freeText) }, choices: choices, language: context.language, now: now)
         } else {
-            tracker = TaskTracker(questions: context.questions)
             interpreter = ReplyInterpreter(questions: context.questions, language: context.language, now: now)
         }
     }

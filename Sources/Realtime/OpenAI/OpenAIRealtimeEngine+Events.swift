@@ -75,6 +75,15 @@ extension OpenAIRealtimeEngine {
                 await applyTaskState(arguments: call.arguments)
                 try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: #"{"ok":true}"#)))
                 continueTalking = true
+            case FlowGuide.toolName:
+                // The flow moves (or the model is told why not); the session's prompt now shows the new step.
+                let (output, instructions) = await takeFlowStep(arguments: call.arguments)
+                if let instructions {
+                    state.withLock { $0.instructions = instructions }
+                    try? await writer?.write(.text(RealtimeClientEvent.instructionsUpdate(instructions)))
+                }
+                try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: output)))
+                continueTalking = true
             case "end_call":
                 let reason = ((try? JSONSerialization.jsonObject(with: Data(call.arguments.utf8))) as? [String: Any])?["reason"] as? String
                 state.withLock { $0.ended = true }
@@ -133,7 +142,13 @@ extension OpenAIRealtimeEngine {
             return (s.transferCallID, s.writer)
         }
         guard let callID else { return }
-        try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: callID, output: PromptBuilder.transferResult(outcome))))
+        var result = PromptBuilder.transferResult(outcome)
+        if let flow = flowAfterFailedTransfer() {   // the flow goes on where the step says
+            state.withLock { $0.instructions = flow.instructions }
+            try? await writer?.write(.text(RealtimeClientEvent.instructionsUpdate(flow.instructions)))
+            result = PromptBuilder.transferResult(outcome, nextStep: flow.step)
+        }
+        try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: callID, output: result)))
         try? await writer?.write(.text(RealtimeClientEvent.responseCreate()))
     }
 

@@ -80,6 +80,9 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
         var toolCalls: AsyncStream<RealtimeServerEvent.FunctionCall>.Continuation?
         /// A waiting line was asked for and its response is not done: the tool's answer waits for it.
         var waitingLineInFlight = false
+        /// A flow's prompt for its current step (sent again with `session.update` as the step
+        /// changes); nil: the call's fixed prompt.
+        var instructions: String?
     }
 
     public init(context: ConversationContext, settings: Settings, tools: ToolRunner? = nil, logger: Logger = Logger(label: "openai-realtime")) {
@@ -87,7 +90,8 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
         self.toolRunner = tools
         self.settings = settings
         self.logger = logger
-        self.state = Mutex(State(tracker: TaskTracker(questions: context.questions)))
+        self.state = Mutex(State(tracker: TaskTracker(context: context)))
+        if let first = beginFlow() { state.withLock { $0.instructions = first } }
     }
 
     public func start() async throws {
@@ -119,7 +123,7 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
             try await WebSocketClient.connect(url: settings.url, configuration: configuration, logger: logger) { inbound, outbound, _ in
                 opened.store(true, ordering: .relaxed)
                 try await outbound.write(.text(RealtimeClientEvent.sessionUpdate(
-                    instructions: PromptBuilder.instructions(for: self.context), voice: self.settings.voice,
+                    instructions: self.state.withLock { $0.instructions } ?? PromptBuilder.instructions(for: self.context), voice: self.settings.voice,
                     language: self.context.language, vad: self.settings.vad, tools: PromptBuilder.tools(for: self.context))))
                 let history = self.state.withLock { s in
                     s.writer = outbound
@@ -131,7 +135,7 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
                         instructions: "The line dropped for a moment. Briefly apologise and continue with the next unanswered question.")))
                 } else {
                     try await outbound.write(.text(RealtimeClientEvent.responseCreate(
-                        instructions: "Start the call now: say \"\(self.context.greeting)\" and ask the first question.")))
+                        instructions: "Start the call now: say \"\(self.context.greeting)\" and " + (self.context.flow == nil ? "ask the first question." : "follow the current step."))))
                 }
                 // The operator's tools run beside the socket, so events keep flowing while one runs.
                 let (toolCalls, toolInput) = AsyncStream.makeStream(of: RealtimeServerEvent.FunctionCall.self, bufferingPolicy: .bufferingOldest(8))

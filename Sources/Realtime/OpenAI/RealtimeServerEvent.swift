@@ -88,6 +88,11 @@ enum RealtimeClientEvent {
         ] as [String: Any]])
     }
 
+    /// A `session.update` that changes only the instructions (a flow's next step).
+    static func instructionsUpdate(_ instructions: String) -> String {
+        json(["type": "session.update", "session": ["type": "realtime", "instructions": instructions]])
+    }
+
     static func append(_ muLaw: [UInt8]) -> String {
         // Hand-built: this one goes out 50 times a second per call.
         #"{"audio":"\#(Data(muLaw).base64EncodedString())","type":"input_audio_buffer.append"}"#
