@@ -221,6 +221,7 @@ async function showDetail(id) {
       return li;
     }));
     $('#summary', view).textContent = result.summary || t('detail.no_summary');
+    await renderFlowResult(view, call, result);
     $('#transcript', view).replaceChildren(...result.transcript.map((line) => {
       const li = el('li', null, `line line-${line.speaker}`);
       li.append(el('span', line.speaker === 'ai' ? '🤖' : '👤', 'who'), el('time', `[${clock(line.timestamp)}]`));

@@ -20,6 +20,7 @@ async function showTemplates() {
       const title = el('h2', `${tp.name} `);
       title.append(el('span', `v${tp.version}`, 'cstate'));
       li.append(title, el('p', tp.purpose), el('p', `${tp.questions.length} ${t('templates.questions_count')}: ${tp.questions.join(' / ')}`, 'muted'));
+      if (tp.flow) li.append(flowGraph(tp.flow));
       return li;
     }));
     $('#no-templates', view).hidden = list.items.length > 0;
@@ -31,11 +32,18 @@ async function showTemplates() {
     const body = { name: value('#template-name'), purpose: value('#template-purpose'),
                    questions: value('#template-questions').split('\n').map((q) => q.trim()).filter(Boolean) };
     if (value('#template-greeting')) body.greeting = value('#template-greeting');
+    // The editor's text goes as it is (YAML or JSON): the server reads it and names what is wrong.
+    if (value('#template-flow')) body.flow = $('#template-flow', view).value;
+    $('#flow-errors', view).replaceChildren();
     try {
       await api('/api/templates', { method: 'POST', body: JSON.stringify(body) });
       $('#new-template', view).reset();
       await load();
-    } catch (error) { showFieldErrors(view, error); }
+    } catch (error) {
+      const flowErrors = showFlowErrors(view, error);
+      showFieldErrors(view, { ...error, problem: { ...error.problem, errors: (error.problem?.errors || []).filter((e) => !e.field.startsWith('flow')) } });
+      if (flowErrors) alertError(error);
+    }
   });
   await load();
 }

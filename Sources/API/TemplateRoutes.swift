@@ -14,7 +14,7 @@ extension VoiceBridgeServer {
             TemplateList(items: try await self.store.templates())
         }
         templates.post { request, _ -> EditedResponse<CallTemplate> in
-            let template = try await self.manager().acceptable(try await Self.decodeJSONBody(request, as: TemplateBody.self).template)
+            let template = try await self.manager().acceptable(try await Self.decodeJSONBody(request, as: TemplateBody.self).template())
             let stored = try await Self.storing { try await self.store.createTemplate(template) }
             return EditedResponse(status: .created, headers: [.location: "/api/templates/\(stored.id)"], response: stored)
         }
@@ -31,7 +31,7 @@ extension VoiceBridgeServer {
         }
         templates.put(":id") { request, context -> CallTemplate in
             let id = context.parameters.get("id") ?? ""
-            let template = try await self.manager().acceptable(try await Self.decodeJSONBody(request, as: TemplateBody.self).template)
+            let template = try await self.manager().acceptable(try await Self.decodeJSONBody(request, as: TemplateBody.self).template())
             return try await Self.storing { try await self.store.updateTemplate(id: id, with: template) }
         }
         templates.get(":id/versions") { _, context -> TemplateList in
@@ -82,7 +82,8 @@ struct TemplateBody: Decodable {
     var tools: [ToolDefinition]?
     var mcpServers: [MCPServerDeclaration]?
     var knowledge: [String]?
-    var flow: Flow?
+    /// The object, or YAML / JSON text (the dashboard's editor).
+    var flow: FlowSource?
     var analysis: AnalysisSpec?
 
     enum CodingKeys: String, CodingKey {
@@ -91,7 +92,7 @@ struct TemplateBody: Decodable {
         case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
     }
 
-    var template: CallTemplate {
+    func template() throws(ValidationError) -> CallTemplate {
         var t = CallTemplate(name: name ?? "", purpose: purpose ?? "", questions: questions ?? [], greeting: greeting, closing: closing, language: language,
                              voice: voice, engineMode: engineMode, botURL: botURL, keypad: keypad, maxDuration: maxDuration, retryOnNoAnswer: retryOnNoAnswer,
                              maxRetries: maxRetries, variables: variables ?? [:])
@@ -101,7 +102,7 @@ struct TemplateBody: Decodable {
         t.tools = tools
         t.mcpServers = mcpServers
         t.knowledge = knowledge
-        t.flow = flow
+        t.flow = try flow?.flow()
         t.analysis = analysis
         return t
     }

@@ -243,6 +243,7 @@ public final class CallSystem: Sendable {
         settings.retry = config.outbound.retry
         settings.machineDetection = config.outbound.machineDetection
         settings.transferTarget = config.transfer.target
+        settings.warmTransferWithin = config.transfer.mode == .warm ? .seconds(config.transfer.acceptTimeoutSeconds) : nil
         settings.transferTargets = config.transferTargetPolicy
         settings.toolSecrets = config.toolSecrets
         settings.mcpCatalog = MCPToolCatalog(transport: EgressToolTransport(policy: config.egressPolicy), secrets: config.toolSecrets)

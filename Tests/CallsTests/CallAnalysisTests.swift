@@ -11,8 +11,9 @@ import Tools
 
 /// Post-call analysis from the outbox written when a call completes: the model's structured
 /// answer (a fake Chat Completions server speaking the documented format) stored and announced as
-/// `call.analyzed`; a model that keeps failing gives way to the offline analysis, saying why; with
-/// no model the offline analysis is stored at once.
+/// `call.analyzed`; a model that keeps failing gives way to the offline analysis, saying why — an
+/// answer that does not fit is asked for once more, then given up on; with no model the offline
+/// analysis is stored at once.
 @Suite(.serialized) struct CallAnalysisTests {
     static let spec = AnalysisSpec(schema: try! JSONValue.parse(#"{"type": "object", "properties": {"attending": {"type": "boolean"}, "day": {"type": "string"}}}"#),
                                    success: "the callee confirmed the visit")
@@ -37,10 +38,10 @@ import Tools
         return call.outboundId
     }
 
-    static func dispatcher(_ store: CallStore, port: Int?) -> CallAnalysisDispatcher {
+    static func dispatcher(_ store: CallStore, port: Int?, schedule: [TimeInterval] = [0.2]) -> CallAnalysisDispatcher {
         var settings = CallAnalysisDispatcher.Settings(VoiceBridgeConfig.Analysis(), egress: EgressPolicy(allowed: [], allowsLoopback: true))
         settings.endpoint = port.map { ("http://127.0.0.1:\($0)/v1", "sk-test", "gpt-4o-mini") }
-        settings.policy = WebhookRetryPolicy(schedule: [0.2], jitter: 0)
+        settings.policy = WebhookRetryPolicy(schedule: schedule, jitter: 0)
         settings.pollInterval = 0.05
         return CallAnalysisDispatcher(store: store, settings: settings, logger: .init(label: "test"))
     }
@@ -61,13 +62,15 @@ import Tools
 
     @Test func theModelsAnalysisIsStoredAndAnnouncedAndAFailingModelGivesWayToTheOfflineOne() async throws {
         let requests = Locked<[(authorization: String?, body: String)]>([])
-        let answers = Locked([500, 200, 503, 503])   // the first call: one failure, then an answer; the second: failures only
+        // The first call: one failure, then an answer; the second: failures only; the third: two answers that do not fit.
+        let answers = Locked([(500, ""), (200, "good"), (503, ""), (503, ""), (200, "Sure! Here is the analysis."), (200, #"{"success": "yes"}"#)])
         let router = Router()
         router.post("v1/chat/completions") { request, _ -> Response in
             let body = String(buffer: try await request.body.collect(upTo: 1 << 20))
             requests.withLock { $0.append((request.headers[.authorization], body)) }
-            let status = answers.withLock { $0.isEmpty ? 503 : $0.removeFirst() }
-            let content = #"{"data": {"attending": true, "day": null}, "success": true, "reason": "confirmed Thursday", "category": "task_completed", "sentiment": "positive"}"#
+            let (status, script) = answers.withLock { $0.isEmpty ? (503, "") : $0.removeFirst() }
+            let content = script != "good" ? script
+                : #"{"data": {"attending": true, "day": null}, "success": true, "reason": "confirmed Thursday", "category": "task_completed", "sentiment": "positive"}"#
             let answer = try JSONValue.object(["choices": .array([.object(["message": .object(["role": .string("assistant"), "content": .string(content)])])])]).serialized
             return Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: status == 200 ? answer : #"{"error": {"message": "overloaded"}}"#)))
         }
@@ -98,6 +101,14 @@ import Tools
                     "offline, a property is filled only from a field or answer of its name (this call's answer is q1)")
             #expect(try await store.analysisJob(callID: second).map { ($0.state, $0.attemptCount) } ?? (.pending, 0) == (.failed, 2))
             #expect(try await store.webhookDeliveries(callID: second).map(\.eventType).contains("call.analyzed"))
+
+            let third = try await Self.completedCall(store, 4)
+            // A schedule with room for more attempts: the answers that do not fit stop it after two.
+            try await Self.drain(Self.dispatcher(store, port: port, schedule: [0.2, 0.2, 0.2]), store, [third])
+            let unfit = try #require(try await store.analysis(callID: third))
+            #expect(unfit.method == .offline && unfit.llmError?.hasPrefix("malformed analysis: the analysis does not fit its schema") == true, "\(unfit)")
+            #expect(try await store.analysisJob(callID: third).map { ($0.state, $0.attemptCount) } ?? (.pending, 0) == (.failed, 2), "asked once more, then given up")
+            #expect(requests.value.count == 6)
         }
     }
 

@@ -2,47 +2,93 @@ import Flows
 import Foundation
 import Testing
 import TestSupport
+import Tools
 @testable import Calls
 @testable import Realtime
 
-/// Offline, over a real SIP call: a template's flow branches on the simulated callee's spoken
-/// answers (espeak-ng → RTP → Moonshine) and the result, stored and announced, holds the path,
-/// the typed fields and the outcome.
+/// Offline, over real SIP calls: a 16-step flow with four branches, every path to every end taken
+/// by its own simulated callee (espeak-ng → RTP → Moonshine), six calls at once; each call's
+/// stored path, typed fields and outcome checked, and one call's webhook.
 @Suite(.serialized) struct FlowCallTests {
     static let flow = """
         {"start": "attend", "steps": [
-          {"id": "attend", "ask": "Will you come to the open day on Friday?", "field": "attending", "kind": "yes_no", "next": "route"},
-          {"id": "route", "branch": [{"field": "attending", "is": "yes", "next": "guests"}], "default": "declined"},
-          {"id": "guests", "ask": "How many people will come with you?", "field": "guests", "kind": "number", "next": "size"},
-          {"id": "size", "branch": [{"field": "guests", "min": 3, "next": "big_group"}], "default": "meal"},
+          {"id": "attend", "ask": "Will you come to the open day on Friday?", "field": "attending", "kind": "yes_no", "next": "route_attend"},
+          {"id": "route_attend", "branch": [{"field": "attending", "is": "yes", "next": "guests"},
+                                            {"field": "attending", "is": "refused", "next": "desk"}], "default": "other_day"},
+          {"id": "other_day", "ask": "Would another day suit you better?", "field": "other_day", "kind": "yes_no", "next": "route_other_day"},
+          {"id": "route_other_day", "branch": [{"field": "other_day", "is": "yes", "next": "dates_note"}], "default": "declined"},
+          {"id": "dates_note", "say": "We will send you the other dates.", "next": "later"},
+          {"id": "guests", "ask": "How many people will come with you?", "field": "guests", "kind": "number", "next": "route_guests"},
+          {"id": "route_guests", "branch": [{"field": "guests", "min": 10, "next": "desk"},
+                                            {"field": "guests", "min": 3, "next": "big_group"}], "default": "meal"},
           {"id": "big_group", "say": "For a group we will reserve a table.", "next": "meal"},
-          {"id": "meal", "ask": "Would you like fish or pasta for lunch?", "field": "meal", "kind": "choice", "choices": ["fish", "pasta"], "next": "booked"},
+          {"id": "meal", "ask": "Would you like fish or pasta for lunch?", "field": "meal", "kind": "choice", "choices": ["fish", "pasta"], "next": "route_meal"},
+          {"id": "route_meal", "branch": [{"field": "meal", "is": "answered", "next": "booked"}], "default": "booked_no_meal"},
           {"id": "booked", "end": "Thank you, see you on Friday.", "outcome": "registered"},
-          {"id": "declined", "end": "Thank you for letting us know.", "outcome": "declined"}
+          {"id": "booked_no_meal", "end": "Thank you, see you on Friday.", "outcome": "registered_no_meal"},
+          {"id": "declined", "end": "Thank you for letting us know.", "outcome": "declined"},
+          {"id": "later", "end": "Thank you, goodbye.", "outcome": "later"},
+          {"id": "desk", "transfer": "Let me put you through to our events desk.", "next": "desk_failed"},
+          {"id": "desk_failed", "end": "We will call you back.", "outcome": "callback"}
         ]}
         """
 
-    @Test func theCalleesAnswersChooseThePathAndTheResultHoldsTheFields() async throws {
+    /// Each path: what the callee says, and the path, fields and outcome the call must store.
+    /// Each path: what the callee says, and the path, fields and outcome the call must store. The
+    /// lines are ones espeak-ng says and Moonshine hears right over μ-law.
+    static let paths: [(answers: [String], path: [String], fields: [String: JSONValue], outcome: String)] = [
+        // A number is said twice: heard wrong the first time, the question is put again; heard
+        // right, the second goes to the next question, which cannot take it, and is asked again.
+        (["Yes, I will.", "Four people.", "Four people.", "Fish, please."],
+         ["attend", "route_attend", "guests", "route_guests", "big_group", "meal", "route_meal", "booked"],
+         ["attending": .bool(true), "guests": .integer(4), "meal": .string("fish")], "registered"),
+        (["Yes, I will.", "Only one person.", "Only one person.", "No comment."],
+         ["attend", "route_attend", "guests", "route_guests", "meal", "route_meal", "booked_no_meal"],
+         ["attending": .bool(true), "guests": .integer(1), "meal": .null], "registered_no_meal"),
+        (["Yes, I will.", "Twenty five people."],
+         ["attend", "route_attend", "guests", "route_guests", "desk", "desk_failed"],
+         ["attending": .bool(true), "guests": .integer(25)], "callback"),
+        (["No, I can't make it.", "Yes, please."],
+         ["attend", "route_attend", "other_day", "route_other_day", "dates_note", "later"],
+         ["attending": .bool(false), "other_day": .bool(true)], "later"),
+        (["No, sorry.", "No, sorry."],
+         ["attend", "route_attend", "other_day", "route_other_day", "declined"],
+         ["attending": .bool(false), "other_day": .bool(false)], "declined"),
+        (["No comment."],
+         ["attend", "route_attend", "desk", "desk_failed"],
+         ["attending": .null], "callback"),
+    ]
+
+    @Test func everyPathOfABranchingFlowStoresItsFieldsAndOutcome() async throws {
         let store = try CallStore(path: StoreBackend.temporarySQLitePath())
         try await store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
         let flow = try JSONDecoder().decode(Flow.self, from: Data(Self.flow.utf8))
-        try await CallHarness.run(rtpBase: 49400, store: store, tweak: { $0.retry.enabled = false }) { manager, store, _ in
+        #expect(flow.steps.count == 16 && flow.steps.filter { $0.branch != nil }.count == 4)
+        try await CallHarness.run(rtpBase: 50000, store: store, tweak: { $0.retry.enabled = false }) { manager, store, _ in
             let template = try await manager.acceptable(CallTemplate(name: "open day", purpose: "the open day", questions: [], flow: flow))
-            #expect(template.questions == ["Will you come to the open day on Friday?", "How many people will come with you?", "Would you like fish or pasta for lunch?"])
             _ = try await store.createTemplate(template)
-            var request = CallHarness.seedRequest(answers: ["Yes, I will.", "Twenty five people.", "Fish, please."], questions: [])
-            request.template = "open day"
-            let id = try await manager.create(request).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
-            let said = try await store.transcript(callID: id).map { "\($0.entry.speaker.rawValue): \($0.entry.text)" }
-            #expect(call.state == .completed && call.outcome == "registered", "\(said)")
-            #expect(said.contains("ai: Thank you. For a group we will reserve a table. Would you like fish or pasta for lunch?"), "the say step on the way: \(said)")
-            let result = try #require(try CallFlowResult(stored: call.flowResult))
-            #expect(result.path == ["attend", "route", "guests", "size", "big_group", "meal", "booked"])
-            #expect(result.typedFields == ["attending": .bool(true), "guests": .integer(25), "meal": .string("fish")])
-            #expect(call.taskCompleted == true && (call.summary ?? "").hasSuffix("Outcome: registered."))
-            let announced = try #require(try await store.webhookDeliveries(callID: id).first).payload
-            #expect(announced.contains(#""fields":{"attending":true,"guests":25,"meal":"fish"}"#) && announced.contains(#""outcome":"registered""#), "\(announced)")
+            var ids: [String] = []
+            for (n, path) in Self.paths.enumerated() {
+                var request = CallHarness.seedRequest(answers: path.answers, questions: [], callee: "01098760\(10 + n)")
+                request.template = "open day"
+                ids.append(try await manager.create(request).outboundId)
+            }
+            for (id, expected) in zip(ids, Self.paths) {
+                let call = try await CallHarness.waitFor(store, id, timeout: .seconds(120)) { $0.state.isTerminal }
+                let said = try await store.transcript(callID: id).map { "\($0.entry.speaker.rawValue): \($0.entry.text)" }
+                let result = try CallFlowResult(stored: call.flowResult)
+                #expect(call.state == .completed && call.outcome == expected.outcome, "\(expected.answers): \(said)")
+                #expect(result?.path == expected.path, "\(expected.answers): \(said)")
+                let stored = result?.typedFields ?? [:]
+                #expect(expected.fields.allSatisfy { stored[$0.key] == $0.value } && stored.count == expected.fields.count,
+                        "\(expected.answers): \(stored) \(said)")
+            }
+            let registered = try #require(try await store.call(id: ids[0]))
+            #expect(registered.taskCompleted == true && (registered.summary ?? "").hasSuffix("Outcome: registered."))
+            let said = try await store.transcript(callID: ids[0]).map(\.entry.text)
+            #expect(said.contains("Thank you. For a group we will reserve a table. Would you like fish or pasta for lunch?"), "the say step on the way: \(said)")
+            let announced = try #require(try await store.webhookDeliveries(callID: ids[0]).first).payload
+            #expect(announced.contains(#""fields":{"attending":true,"guests":4,"meal":"fish"}"#) && announced.contains(#""outcome":"registered""#), "\(announced)")
         }
     }
 }

@@ -76,13 +76,16 @@ public final class CallAnalysisDispatcher: Sendable {
                 (status, analysis) = try await ask(endpoint, spec, input)
                 if analysis == nil { failure = "the model answered \(status.map(String.init) ?? "nothing")" }
             } catch let error as AnalysisRequest.Failure {
-                failure = error.description   // an answer that did not fit: asked again
+                failure = Self.malformed + error.description   // an answer that did not fit: asked once more
             } catch {
                 if Task.isCancelled { return }
                 failure = "\(error)"
             }
             // An answer that did not fit (ask threw: no status) is retried like no answer at all.
-            let verdict: WebhookRetryPolicy.Verdict = analysis != nil ? .delivered : settings.policy.verdict(attempt: job.attemptCount + 1, status: status)
+            var verdict: WebhookRetryPolicy.Verdict = analysis != nil ? .delivered : settings.policy.verdict(attempt: job.attemptCount + 1, status: status)
+            if failure?.hasPrefix(Self.malformed) == true, job.lastError?.hasPrefix(Self.malformed) == true {
+                verdict = .giveUp(reason: "the model's answer did not fit twice")
+            }
             switch verdict {
             case .delivered:
                 try await store.finishAnalysisAttempt(job, at: started, status: status, error: nil, verdict: verdict, analysis: analysis)
@@ -100,6 +103,10 @@ public final class CallAnalysisDispatcher: Sendable {
             logger.error("could not store a post-call analysis", metadata: ["call": "\(job.outboundId)", "error": "\(error)"])
         }
     }
+
+    /// How an attempt whose answer did not fit its schema is written down: such an answer is asked
+    /// for once more, then given up on (the offline analysis is stored with the error).
+    static let malformed = "malformed analysis: "
 
     /// The model's status and, on a 2xx, its checked analysis.
     func ask(_ endpoint: (url: String, key: String, model: String), _ spec: AnalysisSpec, _ input: AnalysisInput) async throws -> (Int, CallAnalysis?) {

@@ -108,6 +108,8 @@ extension VoiceBridgeConfig {
         try Self.readOutbound(&c.outbound, &r)
         try Self.readWebhooks(&c.webhooks, &r)
         c.transfer.target = try r.optionalString("transfer.target")
+        c.transfer.mode = try r.choice("transfer.mode", default: c.transfer.mode)
+        c.transfer.acceptTimeoutSeconds = try r.int("transfer.accept_timeout_seconds", default: c.transfer.acceptTimeoutSeconds, in: 5...120)
         if let target = c.transfer.target, let problem = Self.transferTargetProblem(target) {
             throw ConfigError(key: "transfer.target", problem: problem, origin: r.origin(of: "transfer.target"))
         }

@@ -78,7 +78,18 @@ extension CallManager {
         }
         await converse(call: call, leg: leg, engine: engine, context: context, handle: handle,
                        machineDetection: call.direction == .outbound ? machineDetection(for: call) : nil,
-                       transfer: sipTransfer(sipCall, caller: call.direction == .outbound ? call.callerNumber : call.calleeNumber))
+                       transfer: sipTransfer(sipCall, caller: call.direction == .outbound ? call.callerNumber : call.calleeNumber),
+                       warmTransfer: warmTransfer(caller: call.direction == .outbound ? call.callerNumber : call.calleeNumber))
+    }
+
+    /// A SIP call's warm transfer, when transfers are warm: we call the person (B2BUA) and brief them.
+    func warmTransfer(caller: String) -> WarmTransfer? {
+        guard let within = settings.warmTransferWithin else { return nil }
+        let gateway = settings.gateway
+        return WarmTransfer(acceptWithin: within) { target in
+            let uri = target.hasPrefix("sip:") ? target : SIPURI(user: target, host: gateway.host, port: gateway.port).description
+            return await self.callPerson(uri, from: caller)
+        }
     }
 
     /// A SIP call's transfer: a blind REFER to the target — a SIP URI, or a number at the gateway.
@@ -148,11 +159,11 @@ extension CallManager {
     /// The call on its leg until it ends; stored as it ends. Returns how it ended.
     @discardableResult
     func converse(call: CallRecord, leg: any MediaStreamLeg, engine: any ConversationEngine, context: ConversationContext, handle: LiveCall,
-                  machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil) async -> CallSession.Ending {
+                  machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil, warmTransfer: WarmTransfer? = nil) async -> CallSession.Ending {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context, logger: logger, metrics: metrics, pricing: settings.pricing,
                                   localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, machineDetection: machineDetection,
-                                  transfer: context.transferTarget == nil ? nil : transfer)
+                                  transfer: context.transferTarget == nil ? nil : transfer, warmTransfer: warmTransfer)
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
         pipelineStatistics.started(session.meters)

@@ -248,13 +248,23 @@ extension CallSession {
 
         /// B2BUA: the person's audio to the caller through the same frames chain (recorded as the
         /// agent's side, paced, marked); the caller's audio goes to the person from the caller
-        /// side. Until either hangs up.
-        func relay(_ person: any MediaStreamLeg) async {
-            state.withLock { $0.bridge = person }
+        /// side. Until either hangs up. A warm transfer's person is briefed first and bridged only
+        /// if they accept: false when they did not (the agent has the caller back).
+        func relay(_ person: any MediaStreamLeg, briefing: (text: String, within: Duration, target: String)? = nil) async -> Bool {
             defer { state.withLock { $0.bridge = nil } }
-            await withTaskGroup(of: Void.self) { group in
+            return await withTaskGroup(of: Void.self) { group -> Bool in
                 group.addTask { await person.run() }
-                events: for await event in person.events {
+                var events = person.events.makeAsyncIterator()
+                if let briefing {
+                    guard await personAccepts(person, events: &events, briefing: briefing.text, within: briefing.within) else {
+                        await person.hangUp()
+                        group.cancelAll()
+                        return false
+                    }
+                    await transferAccepted(target: briefing.target)
+                }
+                state.withLock { $0.bridge = person }
+                events: while let event = await events.next() {
                     guard !Task.isCancelled else { break }
                     switch event {
                     case .media(let media):
@@ -270,6 +280,7 @@ extension CallSession {
                 }
                 await person.hangUp()
                 group.cancelAll()
+                return true
             }
         }
 
@@ -329,6 +340,12 @@ extension CallSession {
                     await relay(person)
                     finish(.transferred)
                     return
+                case .brief(let person, let target, let text):
+                    if await relay(person, briefing: (text, warmTransfer?.acceptWithin ?? .seconds(20), target)) {
+                        finish(.transferred)
+                        return
+                    }
+                    _ = await transferEnded(target: target, outcome: .declined, warm: true)
                 }
             case .endCall(let reason, _):
                 // Let the goodbye play out (bounded), then hang up.

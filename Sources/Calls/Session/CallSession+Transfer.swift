@@ -21,6 +21,8 @@ enum AfterTransfer {
     case backToTheAgent
     /// Relay the caller and this person's leg until one of them hangs up.
     case bridge(any MediaStreamLeg)
+    /// A warm transfer: brief this person (who answered `target`), and bridge them if they accept.
+    case brief(any MediaStreamLeg, target: String, briefing: String)
 }
 
 /// The engine asked to transfer: the announcement plays out, the transfer runs (caller audio kept
@@ -35,6 +37,15 @@ extension CallSession {
         }
         await appendTranscript(speaker: .ai, text: "[Transfer to \(target): \(reason)]", item: nil, spoken: false)
         state.withLock { $0.engineHearsCaller = false }
+        if let warm = warmTransfer {
+            // Warm: we call the person ourselves, the caller on hold; they hear who is waiting first.
+            let dialled = await warm.dial(target)
+            if case .bridged(let person) = dialled {
+                let answers = (try? await store.answers(callID: callID)) ?? []
+                return .brief(person, target: target, briefing: WarmTransfer.briefing(context: context, reason: reason, answers: answers))
+            }
+            if case .finished(let outcome) = dialled { return await transferEnded(target: target, outcome: outcome, warm: true) }
+        }
         let result = await transfer(target)
         let outcome: TransferOutcome
         switch result {
@@ -52,6 +63,26 @@ extension CallSession {
             finish(.transferred)
             return .over
         }
+        state.withLock { $0.engineHearsCaller = true }
+        await engine.transferEnded(outcome)
+        return .backToTheAgent
+    }
+
+    /// A warm transfer's person accepted: written down as the bridge comes up.
+    func transferAccepted(target: String) async {
+        do { try await store.setTransfer(callID: callID, target: target, outcome: TransferOutcome.answered.rawValue) } catch {
+            logger.warning("could not store the transfer", metadata: ["call": "\(callID)", "error": "\(error)"])
+        }
+        await appendTranscript(speaker: .ai, text: "[Transfer answered, warm: the person accepted]", item: nil, spoken: false)
+    }
+
+    /// A warm transfer that did not reach a person who took the call: stored, and the agent goes on.
+    func transferEnded(target: String, outcome: TransferOutcome, warm: Bool) async -> AfterTransfer {
+        logger.info("transfer", metadata: ["call": "\(callID)", "target": "\(target)", "outcome": "\(outcome.rawValue)", "mode": "\(warm ? "warm" : "cold")"])
+        do { try await store.setTransfer(callID: callID, target: target, outcome: outcome.rawValue) } catch {
+            logger.warning("could not store the transfer", metadata: ["call": "\(callID)", "error": "\(error)"])
+        }
+        await appendTranscript(speaker: .ai, text: "[Transfer \(outcome.rawValue.replacingOccurrences(of: "_", with: " "))\(warm ? ", warm" : "")]", item: nil, spoken: false)
         state.withLock { $0.engineHearsCaller = true }
         await engine.transferEnded(outcome)
         return .backToTheAgent

@@ -44,6 +44,8 @@ public final class CallSession: Sendable {
     let machineDetection: MachineDetection?
     /// How this call is handed to a person; nil: it cannot be.
     let transfer: CallTransfer?
+    /// Set: transfers are warm (the person is called by us and briefed first).
+    let warmTransfer: WarmTransfer?
     let context: ConversationContext
     let logger: Logger
     let metrics: CallMetrics
@@ -92,7 +94,8 @@ public final class CallSession: Sendable {
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
                 context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
-                neuralVAD: SileroModel? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil) {
+                neuralVAD: SileroModel? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
+                warmTransfer: WarmTransfer? = nil) {
         self.metrics = metrics
         self.pricing = pricing
         self.callID = callID
@@ -104,6 +107,7 @@ public final class CallSession: Sendable {
         self.neuralVAD = neuralVAD
         self.machineDetection = machineDetection
         self.transfer = transfer
+        self.warmTransfer = warmTransfer
         self.context = context
         self.logger = logger
         (endings, endingInput) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .bufferingOldest(8))

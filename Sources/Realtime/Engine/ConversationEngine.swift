@@ -11,6 +11,8 @@ public enum TransferOutcome: String, Sendable, Equatable {
     case failed
     /// The carrier took the call to dial the person (Twilio's `<Dial>`); how that went is the carrier's to report.
     case handedOff = "handed_off"
+    /// A warm transfer's person answered but did not take the call (key 2, hung up, or no decision).
+    case declined
 
     /// Whether the caller has left this call for the person.
     public var leftTheCall: Bool { self == .answered || self == .handedOff }
@@ -22,6 +24,7 @@ public enum TransferOutcome: String, Sendable, Equatable {
         case .busy: "I'm sorry, everyone is busy right now."
         case .noAnswer: "I'm sorry, nobody answered."
         case .failed: "I'm sorry, I could not connect you."
+        case .declined: "I'm sorry, nobody can take your call right now."
         }
     }
 }

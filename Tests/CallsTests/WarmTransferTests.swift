@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Calls
+@testable import Realtime
+
+/// `transfer.mode: warm` over real SIP: the caller asks for a person; VoiceBridge calls the person
+/// (sipp) itself while the caller holds, briefs them with the local voice, and bridges the caller
+/// when the person presses 1 (RFC 4733, sipp's own DTMF capture) — or, on 2, hangs up on the
+/// person and the agent goes on with the caller.
+@Suite(.serialized) struct WarmTransferTests {
+    /// A person who answers (PCMA), listens for `listen` ms, presses `digit`; having accepted (1)
+    /// they speak — sipp's own 7 s A-law recording — and hang up; having declined (2) they wait for our BYE.
+    static func person(digit: Int, listen: Int = 4000) -> String {
+        let ending = digit == 1 ? """
+            <pause milliseconds="1000"/>
+            <nop><action><exec play_pcap_audio="/usr/share/sip-tester/g711a.pcap"/></action></nop>
+            <pause milliseconds="7500"/>
+            <send retrans="500"><![CDATA[
+            BYE sip:[$contact] SIP/2.0
+            Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+            From: <sip:person@[local_ip]:[local_port]>;tag=[pid]warm[call_number]
+            To: [$caller]
+            Call-ID: [call_id]
+            CSeq: 2 BYE
+            Max-Forwards: 70
+            Content-Length: 0
+
+            ]]></send>
+            <recv response="200"/>
+            """ : """
+            <recv request="BYE"/>
+            <send><![CDATA[
+            SIP/2.0 200 OK
+            [last_Via:]
+            [last_From:]
+            [last_To:]
+            [last_Call-ID:]
+            [last_CSeq:]
+            Content-Length: 0
+
+            ]]></send>
+            """
+        return Sipp.scenarioHeader("warm transfer person") + """
+            <recv request="INVITE">
+              <action>
+                <ereg regexp=".*" search_in="hdr" header="From:" assign_to="caller"/>
+                <ereg regexp="sip:([^>;]*)" search_in="hdr" header="Contact:" assign_to="trash,contact"/>
+              </action>
+            </recv>
+            <send><![CDATA[
+            SIP/2.0 200 OK
+            [last_Via:]
+            [last_From:]
+            [last_To:];tag=[pid]warm[call_number]
+            [last_Call-ID:]
+            [last_CSeq:]
+            Contact: <sip:person@[local_ip]:[local_port]>
+            Content-Type: application/sdp
+            Content-Length: [len]
+
+            v=0
+            o=person 1 1 IN IP4 [local_ip]
+            s=-
+            c=IN IP4 [media_ip]
+            t=0 0
+            m=audio [media_port] RTP/AVP 8 101
+            a=rtpmap:8 PCMA/8000
+            a=rtpmap:101 telephone-event/8000
+            a=fmtp:101 0-15
+
+            ]]></send>
+            <recv request="ACK"/>
+            <pause milliseconds="\(listen)"/>
+            <nop><action><exec play_pcap_audio="/usr/share/sip-tester/dtmf_2833_\(digit).pcap"/></action></nop>
+            \(ending)
+            <Reference variables="\(digit == 1 ? "trash" : "trash,caller,contact")"/>
+            </scenario>
+            """
+    }
+
+    @Test(arguments: [1, 2]) func thePersonIsBriefedAndTheCallerBridgedOnlyWhenTheyAccept(digit: Int) async throws {
+        try #require(Sipp.isInstalled)
+        let personPort = freeUDPPort()
+        let person = try Sipp(scenario: Self.person(digit: digit), arguments: ["-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"],
+                              seconds: 60)
+        try await CallHarness.run(rtpBase: digit == 1 ? 50400 : 42000, tweak: { $0.warmTransferWithin = .seconds(15) }) { manager, store, _ in
+            let answers = ["Please connect me to an operator.", "I want to talk to a real person.", "<silence>", "<silence>", "Yes, I can attend.", "<silence>"]
+            var request = CallHarness.seedRequest(answers: answers, questions: ["Can you attend?"], callee: "010987670\(digit)")
+            request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
+            let id = try await manager.create(request).outboundId
+            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(80)) { $0.state.isTerminal }
+            let entries = try await store.transcript(callID: id).map(\.entry)
+            let lines = entries.map(\.text)
+            if digit == 1 {
+                #expect(call.state == .completed && call.failureReason == "transferred" && call.transferOutcome == "answered",
+                        "\(call.state) \(call.failureReason ?? "") \(String(describing: call.transferOutcome)) \(lines)")
+                let bridged = try #require(entries.first { $0.text == "[Transfer answered, warm: the person accepted]" }, "\(lines)")
+                // The person's words reach the caller: on the agent's channel of the recording after the bridge came up.
+                let recording = try WAVFile.read(URL(fileURLWithPath: try #require(try await store.recordingPath(callID: id))))
+                let after = recording.channel(1).dropFirst(Int(bridged.timestamp * 8000) + 4000)
+                let loud = after.filter { abs(Int($0)) > 1000 }.count
+                #expect(loud > 2000, "the person is heard after the bridge: \(loud) loud samples of \(after.count) (bridged at \(bridged.timestamp) s of \(recording.channel(1).count / 8000) s)")
+            } else {
+                #expect(call.state == .completed && call.transferOutcome == "declined", "\(call.state) \(String(describing: call.transferOutcome)) \(lines)")
+                let declined = try #require(entries.first { $0.text == "[Transfer declined, warm]" }, "\(lines)")
+                let back = try #require(entries.first { $0.speaker == .ai && $0.text.contains("nobody can take your call right now") }, "\(lines)")
+                #expect(back.timestamp - declined.timestamp <= 2, "the agent is back within 2 s of the decline: \(back.timestamp - declined.timestamp) s")
+                #expect(back.text.hasSuffix("Let's continue. Can you attend?"), "and goes on with the question: \(back.text)")
+            }
+        }
+        let sipp = await person.wait()
+        #expect(sipp.status == 0, "the person's side ran its whole scenario: \(sipp.output.suffix(600))")
+    }
+}
