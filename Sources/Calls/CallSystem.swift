@@ -70,11 +70,14 @@ public final class CallSystem: Sendable {
         }
     }
 
-    /// Local engines sharing one recognizer; a call's own voice gets its own synthesizer.
-    public static func localEngines(tts: EspeakSynthesizer, stt: MoonshineTranscriber, knowledge: (any KnowledgeSearching)? = nil) -> EngineFactory {
+    /// Local engines sharing one recognizer; a call's own voice gets its own synthesizer. `tools`
+    /// run a flow's tool steps.
+    public static func localEngines(tts: EspeakSynthesizer, stt: MoonshineTranscriber, knowledge: (any KnowledgeSearching)? = nil,
+                                    tools: ToolRunner? = nil) -> EngineFactory {
         { context in
             let voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: tts.wordsPerMinute) } ?? tts
-            return LocalEngine(context: context, tts: voice, stt: stt, knowledge: context.knowledge.isEmpty ? nil : knowledge)
+            return LocalEngine(context: context, tts: voice, stt: stt, knowledge: context.knowledge.isEmpty ? nil : knowledge,
+                               tools: context.conversationTools.isEmpty ? nil : tools)
         }
     }
 
@@ -111,7 +114,7 @@ public final class CallSystem: Sendable {
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
-            return localEngines(tts: tts, stt: stt, knowledge: knowledge)
+            return localEngines(tts: tts, stt: stt, knowledge: knowledge, tools: tools)
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
         case .loopback:

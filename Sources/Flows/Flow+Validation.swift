@@ -29,13 +29,14 @@ extension Flow {
         var askedBy: [String: String] = [:]
         let ids = Set(steps.map(\.id))
         if self[start] == nil { problem(nil, "start", "names no step ('\(start)')") }
+        if self[start]?.tool != nil { problem(nil, "start", "a flow begins by speaking to the callee: put the tool step after the first ask") }
         for step in steps {
             let id = step.id
             if !Self.isLabel(id) { problem(id, "id", "must be 1 to 64 letters, digits, '_' or '-'") }
             if !seen.insert(id).inserted { problem(id, "id", "is used by two steps") }
             let keys = step.actionKeys
             if keys.count != 1 {
-                problem(id, "step", keys.isEmpty ? "has no action: give it one of ask, say, branch, transfer, end"
+                problem(id, "step", keys.isEmpty ? "has no action: give it one of ask, say, branch, tool, transfer, end"
                                                  : "has several actions (\(keys.joined(separator: ", "))): a step does one thing")
                 continue
             }
@@ -65,6 +66,12 @@ extension Flow {
                 if step.branch?.isEmpty ?? true { problem(id, "branch", "needs at least one case") }
                 for (i, condition) in (step.branch ?? []).enumerated() where condition.testCount != 1 {
                     problem(id, "branch.\(i)", "states \(condition.testCount) tests: give exactly one of equals, one_of, is, or min/max")
+                }
+            case "tool":
+                if step.next == nil { problem(id, "next", "is required: the step after the tool answered") }
+                for field in (step.results ?? [:]).keys.sorted() {
+                    if !Self.isLabel(field) { problem(id, "results.\(field)", "a field is 1 to 64 letters, digits, '_' or '-'") }
+                    else if let other = asks.first(where: { $0.field == field }) { problem(id, "results.\(field)", "'\(field)' is asked by step '\(other.id)': a field is filled in one place") }
                 }
             case "transfer":
                 if step.next == nil { problem(id, "next", "is required: where the flow goes on when nobody takes the call") }
@@ -119,14 +126,25 @@ extension Flow {
     private func fieldProblems() -> [FlowProblem] {
         var problems: [FlowProblem] = []
         let kinds = fieldKinds
+        let fromTools = toolFields
         let asked = askedOnEveryPath()
         for step in steps {
+            // A tool's arguments name fields that must be known when it runs.
+            for (argument, template) in (step.arguments ?? [:]).sorted(by: { $0.key < $1.key }) {
+                for name in Self.placeholders(in: template) where !(asked[step.id] ?? []).contains(name) {
+                    problems.append(FlowProblem(step: step.id, key: "arguments.\(argument)",
+                                                message: kinds[name] == nil && !fromTools.contains(name) ? "no step fills '\(name)'" : "'\(name)' is not filled on every path to this step"))
+                }
+            }
             for (i, condition) in (step.branch ?? []).enumerated() {
                 func problem(_ message: String) { problems.append(FlowProblem(step: step.id, key: "branch.\(i).field", message: message)) }
-                guard let kind = kinds[condition.field] else { problem("no step asks '\(condition.field)'"); continue }
+                let filled = kinds[condition.field] != nil || fromTools.contains(condition.field)
+                guard filled else { problem("no step asks '\(condition.field)'"); continue }
                 if !(asked[step.id] ?? []).contains(condition.field) {
                     problem("'\(condition.field)' is not asked on every path to this step")
                 }
+                // A tool's field is whatever its answer held: any test applies.
+                guard let kind = kinds[condition.field] else { continue }
                 if (condition.min != nil || condition.max != nil), kind != .number { problem("min and max test numbers; '\(condition.field)' is \(kind.rawValue)") }
                 if condition.is == .yes || condition.is == .no, kind != .yesNo { problem("is: yes/no tests a yes_no field; '\(condition.field)' is \(kind.rawValue)") }
                 let values = (condition.equals.map { [$0] } ?? []) + (condition.oneOf ?? [])
@@ -143,14 +161,15 @@ extension Flow {
     /// For each step, the fields every path from the start has asked before it (a must-analysis:
     /// the intersection over the step's predecessors, iterated to a fixed point).
     func askedOnEveryPath() -> [String: Set<String>] {
-        let all = Set(asks.compactMap(\.field))
+        let all = Set(asks.compactMap(\.field)).union(toolFields)
         var before: [String: Set<String>] = Dictionary(uniqueKeysWithValues: steps.map { ($0.id, $0.id == start ? [] : all) })
         var changed = true
         while changed {
             changed = false
             for step in steps {
                 let known = before[step.id] ?? []
-                let after = step.ask != nil ? known.union(step.field.map { [$0] } ?? []) : known
+                var after = step.ask != nil ? known.union(step.field.map { [$0] } ?? []) : known
+                if let results = step.results { after.formUnion(results.keys) }
                 for exit in step.exits {
                     // Past the visit limit the step itself did not run.
                     let carried = exit.key == "after_limit" ? known : after
@@ -160,6 +179,17 @@ extension Flow {
             }
         }
         return before
+    }
+
+    /// The `{field}` names in a tool argument.
+    static func placeholders(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
     }
 
     static func reach(from roots: [String], _ neighbours: (String) -> [String]) -> Set<String> {

@@ -22,6 +22,9 @@ public struct Flow: Codable, Sendable, Equatable {
     /// The steps that ask, in the order written: a call's questions, one per field.
     public var asks: [FlowStep] { steps.filter { $0.ask != nil } }
 
+    /// The fields a `tool` step fills from its answer (their kind is the answer's).
+    public var toolFields: Set<String> { Set(steps.flatMap { $0.results?.keys.map { $0 } ?? [] }) }
+
     /// The kind of each field an `ask` step fills.
     public var fieldKinds: [String: FlowFieldKind] {
         var kinds: [String: FlowFieldKind] = [:]

@@ -1,4 +1,4 @@
-/// One step of a flow, as the operator wrote it: exactly one of `ask`, `say`, `branch`,
+/// One step of a flow, as the operator wrote it: exactly one of `ask`, `say`, `branch`, `tool`,
 /// `transfer` or `end`, with the keys that action takes. Kept as written (every key optional) so
 /// that a malformed step is reported by name instead of failing to decode.
 public struct FlowStep: Codable, Sendable, Equatable {
@@ -14,10 +14,16 @@ public struct FlowStep: Codable, Sendable, Equatable {
     /// The first case that holds names the next step; none: `default`.
     public var branch: [FlowCondition]?
     public var `default`: String?
-    /// Said before the caller is handed to `to` (nil: the call's transfer target); when nobody
-    /// takes the call the flow goes on at `next`.
+    /// One of the template's tools, called by the server (not the model) with `arguments` — text
+    /// where `{field}` is a field's answer, typed when it is the whole value — whose JSON answer
+    /// fills fields (`results`: field → key of the answer); the flow goes on at `next`, or at
+    /// `on_error` when the tool failed.
+    public var tool: String?
+    public var arguments: [String: String]?
+    public var results: [String: String]?
+    public var onError: String?
+    /// Said before the caller is handed to a person; when nobody takes the call the flow goes on at `next`.
     public var transfer: String?
-    public var to: String?
     /// Said last (nil: the call's closing), the call ends with `outcome`.
     public var end: String?
     public var outcome: String?
@@ -28,12 +34,13 @@ public struct FlowStep: Codable, Sendable, Equatable {
     public var afterLimit: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, ask, field, kind, choices, say, branch, `default`, transfer, to, end, outcome, next
-        case maxVisits = "max_visits", afterLimit = "after_limit"
+        case id, ask, field, kind, choices, say, branch, `default`, tool, arguments, results, transfer, end, outcome, next
+        case maxVisits = "max_visits", afterLimit = "after_limit", onError = "on_error"
     }
 
     public init(id: String, ask: String? = nil, field: String? = nil, kind: FlowFieldKind? = nil, choices: [String]? = nil,
-                say: String? = nil, branch: [FlowCondition]? = nil, default: String? = nil, transfer: String? = nil, to: String? = nil,
+                say: String? = nil, branch: [FlowCondition]? = nil, default: String? = nil, tool: String? = nil, arguments: [String: String]? = nil,
+                results: [String: String]? = nil, onError: String? = nil, transfer: String? = nil,
                 end: String? = nil, outcome: String? = nil, next: String? = nil, maxVisits: Int? = nil, afterLimit: String? = nil) {
         self.id = id
         self.ask = ask
@@ -43,8 +50,11 @@ public struct FlowStep: Codable, Sendable, Equatable {
         self.say = say
         self.branch = branch
         self.default = `default`
+        self.tool = tool
+        self.arguments = arguments
+        self.results = results
+        self.onError = onError
         self.transfer = transfer
-        self.to = to
         self.end = end
         self.outcome = outcome
         self.next = next
@@ -57,13 +67,15 @@ public struct FlowStep: Codable, Sendable, Equatable {
         case ask(question: String, field: String, kind: FlowFieldKind, next: String)
         case say(text: String, next: String)
         case branch(cases: [FlowCondition], otherwise: String)
-        case transfer(text: String, target: String?, next: String)
+        case tool(name: String, next: String)
+        case transfer(text: String, next: String)
         case end(text: String?, outcome: String)
     }
 
     /// The keys naming an action that this step has.
     var actionKeys: [String] {
-        [("ask", ask != nil), ("say", say != nil), ("branch", branch != nil), ("transfer", transfer != nil), ("end", end != nil || outcome != nil)]
+        [("ask", ask != nil), ("say", say != nil), ("branch", branch != nil), ("tool", tool != nil), ("transfer", transfer != nil),
+         ("end", end != nil || outcome != nil)]
             .filter(\.1).map(\.0)
     }
 
@@ -72,7 +84,8 @@ public struct FlowStep: Codable, Sendable, Equatable {
         if let ask, let field, let kind, let next { return .ask(question: ask, field: field, kind: kind, next: next) }
         if let say, let next { return .say(text: say, next: next) }
         if let branch, let otherwise = `default` { return .branch(cases: branch, otherwise: otherwise) }
-        if let transfer, let next { return .transfer(text: transfer, target: to, next: next) }
+        if let tool, let next { return .tool(name: tool, next: next) }
+        if let transfer, let next { return .transfer(text: transfer, next: next) }
         if let outcome { return .end(text: end, outcome: outcome) }
         return nil
     }
@@ -83,6 +96,7 @@ public struct FlowStep: Codable, Sendable, Equatable {
         if let next { exits.append(("next", next)) }
         for (i, condition) in (branch ?? []).enumerated() { exits.append(("branch.\(i).next", condition.next)) }
         if let otherwise = `default` { exits.append(("default", otherwise)) }
+        if let onError { exits.append(("on_error", onError)) }
         if let afterLimit { exits.append(("after_limit", afterLimit)) }
         return exits
     }

@@ -15,14 +15,16 @@ public struct FlowWalker: Sendable, Equatable {
     /// Where the flow stopped, with what the `say` steps on the way said.
     public enum Stop: Sendable, Equatable {
         case ask(step: String, said: [String])
+        /// The server calls the step's tool, then `toolFinished`.
+        case tool(step: String, said: [String])
         case transfer(step: String, said: [String])
         case end(step: String, said: [String])
 
         public var step: String {
-            switch self { case .ask(let step, _), .transfer(let step, _), .end(let step, _): step }
+            switch self { case .ask(let step, _), .tool(let step, _), .transfer(let step, _), .end(let step, _): step }
         }
         public var said: [String] {
-            switch self { case .ask(_, let said), .transfer(_, let said), .end(_, let said): said }
+            switch self { case .ask(_, let said), .tool(_, let said), .transfer(_, let said), .end(_, let said): said }
         }
     }
 
@@ -36,6 +38,14 @@ public struct FlowWalker: Sendable, Equatable {
     /// Records what the caller gave for `field` (an answer to its step, or said unprompted).
     public mutating func record(_ field: String, _ value: FlowFieldValue) {
         fields[field] = value
+    }
+
+    /// The tool step `id` answered (its `results` read into `fields`) or failed: the next stop, at
+    /// `on_error` when it failed and the step says where.
+    public mutating func toolFinished(_ id: String, fields: [String: FlowFieldValue], failed: Bool) -> Stop {
+        for (field, value) in fields { self.fields[field] = value }
+        guard let step = flow[id], let next = failed ? step.onError ?? step.next : step.next else { return arrive(end(at: id, said: [])) }
+        return arrive(walk(from: next))
     }
 
     /// The stop after the step `id` (an ask answered, refused or given up on; a transfer nobody took).
@@ -68,6 +78,8 @@ public struct FlowWalker: Sendable, Equatable {
                 // its first visit; a loop back to it asks anew.
                 if visit == 1, fields[field]?.status == .answered { id = next; continue }
                 return .ask(step: id, said: said)
+            case .tool:
+                return .tool(step: id, said: said)
             case .transfer:
                 return .transfer(step: id, said: said)
             case .end(_, let outcome):

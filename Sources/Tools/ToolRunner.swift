@@ -11,6 +11,11 @@ public struct ToolRunner: Sendable {
     public struct Outcome: Sendable, Equatable {
         public var answer: String
         public var record: ToolCallRecord
+
+        public init(answer: String, record: ToolCallRecord) {
+            self.answer = answer
+            self.record = record
+        }
     }
 
     let transport: any ToolTransport

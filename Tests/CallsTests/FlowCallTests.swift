@@ -6,9 +6,9 @@ import Tools
 @testable import Calls
 @testable import Realtime
 
-/// Offline, over real SIP calls: a 16-step flow with four branches, every path to every end taken
-/// by its own simulated callee (espeak-ng → RTP → Moonshine), six calls at once; each call's
-/// stored path, typed fields and outcome checked, and one call's webhook.
+/// Offline, over real SIP calls: a 17-step flow with four branches and a tool step, every path to
+/// every end taken by its own simulated callee (espeak-ng → RTP → Moonshine), six calls at once;
+/// each call's stored path, typed fields and outcome checked, the tool's arguments, and one call's webhook.
 @Suite(.serialized) struct FlowCallTests {
     static let flow = """
         {"start": "attend", "steps": [
@@ -23,7 +23,9 @@ import Tools
                                             {"field": "guests", "min": 3, "next": "big_group"}], "default": "meal"},
           {"id": "big_group", "say": "For a group we will reserve a table.", "next": "meal"},
           {"id": "meal", "ask": "Would you like fish or pasta for lunch?", "field": "meal", "kind": "choice", "choices": ["fish", "pasta"], "next": "route_meal"},
-          {"id": "route_meal", "branch": [{"field": "meal", "is": "answered", "next": "booked"}], "default": "booked_no_meal"},
+          {"id": "route_meal", "branch": [{"field": "meal", "is": "answered", "next": "reserve"}], "default": "booked_no_meal"},
+          {"id": "reserve", "tool": "reserve", "arguments": {"guests": "{guests}", "meal": "{meal}"}, "results": {"confirmation": "code"},
+           "next": "booked", "on_error": "booked"},
           {"id": "booked", "end": "Thank you, see you on Friday.", "outcome": "registered"},
           {"id": "booked_no_meal", "end": "Thank you, see you on Friday.", "outcome": "registered_no_meal"},
           {"id": "declined", "end": "Thank you for letting us know.", "outcome": "declined"},
@@ -39,13 +41,13 @@ import Tools
     static let paths: [(answers: [String], path: [String], fields: [String: JSONValue], outcome: String)] = [
         // A number is said twice: heard wrong the first time, the question is put again; heard
         // right, the second goes to the next question, which cannot take it, and is asked again.
-        (["Yes, I will.", "Four people.", "Four people.", "Fish, please."],
-         ["attend", "route_attend", "guests", "route_guests", "big_group", "meal", "route_meal", "booked"],
-         ["attending": .bool(true), "guests": .integer(4), "meal": .string("fish")], "registered"),
-        (["Yes, I will.", "Only one person.", "Only one person.", "No comment."],
+        (["Yes, I will.", "We are four people.", "We are four people.", "Fish, please."],
+         ["attend", "route_attend", "guests", "route_guests", "big_group", "meal", "route_meal", "reserve", "booked"],
+         ["attending": .bool(true), "guests": .integer(4), "meal": .string("fish"), "confirmation": .string("R-17")], "registered"),
+        (["Yes, I will.", "Only one person.", "Only one person.", "I don't want to answer that."],
          ["attend", "route_attend", "guests", "route_guests", "meal", "route_meal", "booked_no_meal"],
          ["attending": .bool(true), "guests": .integer(1), "meal": .null], "registered_no_meal"),
-        (["Yes, I will.", "Twenty five people."],
+        (["Yes, I will.", "Twenty five people.", "Twenty five people."],
          ["attend", "route_attend", "guests", "route_guests", "desk", "desk_failed"],
          ["attending": .bool(true), "guests": .integer(25)], "callback"),
         (["No, I can't make it.", "Yes, please."],
@@ -54,18 +56,36 @@ import Tools
         (["No, sorry.", "No, sorry."],
          ["attend", "route_attend", "other_day", "route_other_day", "declined"],
          ["attending": .bool(false), "other_day": .bool(false)], "declined"),
-        (["No comment."],
+        (["I don't want to answer that."],
          ["attend", "route_attend", "desk", "desk_failed"],
          ["attending": .null], "callback"),
     ]
+
+    struct Reservations: LocalTool {
+        let seen = Locked<[JSONValue]>([])
+        func run(_ arguments: JSONValue) async -> LocalToolAnswer {
+            seen.withLock { $0.append(arguments) }
+            return LocalToolAnswer(answer: .object(["code": .string("R-17")]))
+        }
+    }
 
     @Test func everyPathOfABranchingFlowStoresItsFieldsAndOutcome() async throws {
         let store = try CallStore(path: StoreBackend.temporarySQLitePath())
         try await store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
         let flow = try JSONDecoder().decode(Flow.self, from: Data(Self.flow.utf8))
-        #expect(flow.steps.count == 16 && flow.steps.filter { $0.branch != nil }.count == 4)
-        try await CallHarness.run(rtpBase: 50000, store: store, tweak: { $0.retry.enabled = false }) { manager, store, _ in
-            let template = try await manager.acceptable(CallTemplate(name: "open day", purpose: "the open day", questions: [], flow: flow))
+        #expect(flow.steps.count == 17 && flow.steps.filter { $0.branch != nil }.count == 4)
+        // The tool is declared on the template; the engines' runner answers it here (no HTTP server).
+        let reservations = Reservations()
+        let (tts, stt) = try #require(CallHarness.speech)
+        let runner = ToolRunner(transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: false)), secrets: ToolSecrets())
+            .adding(reservations, named: "reserve")
+        try await CallHarness.run(rtpBase: 50000, store: store, tweak: { $0.retry.enabled = false },
+                                  engines: CallSystem.localEngines(tts: tts, stt: stt, tools: runner)) { manager, store, _ in
+            var template = CallTemplate(name: "open day", purpose: "the open day", questions: [], flow: flow)
+            template.tools = [ToolDefinition(name: "reserve", description: "Reserves the seats.",
+                                             parameters: try JSONValue.parse(#"{"type":"object","properties":{"guests":{"type":"integer"},"meal":{"type":"string"}},"required":["guests"]}"#),
+                                             url: "http://127.0.0.1:9/reserve")]
+            template = try await manager.acceptable(template)
             _ = try await store.createTemplate(template)
             var ids: [String] = []
             for (n, path) in Self.paths.enumerated() {
@@ -88,7 +108,9 @@ import Tools
             let said = try await store.transcript(callID: ids[0]).map(\.entry.text)
             #expect(said.contains("Thank you. For a group we will reserve a table. Would you like fish or pasta for lunch?"), "the say step on the way: \(said)")
             let announced = try #require(try await store.webhookDeliveries(callID: ids[0]).first).payload
-            #expect(announced.contains(#""fields":{"attending":true,"guests":4,"meal":"fish"}"#) && announced.contains(#""outcome":"registered""#), "\(announced)")
+            #expect(announced.contains(#""fields":{"attending":true,"confirmation":"R-17","guests":4,"meal":"fish"}"#) && announced.contains(#""outcome":"registered""#), "\(announced)")
+            #expect(reservations.seen.value == [try JSONValue.parse(#"{"guests":4,"meal":"fish"}"#)], "the tool ran once, with the fields as arguments")
+            #expect(said.contains { $0.hasPrefix("[tool reserve") }, "in the transcript: \(said)")
         }
     }
 }

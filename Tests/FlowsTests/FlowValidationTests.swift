@@ -48,7 +48,7 @@ func decodeFlow(_ json: String) throws -> Flow {
             "flow.start: names no step ('nowhere')",
             "flow.steps.a.field: is required: the field the answer is stored in",
             "flow.steps.b.step: has several actions (say, end): a step does one thing",
-            "flow.steps.c.step: has no action: give it one of ask, say, branch, transfer, end",
+            "flow.steps.c.step: has no action: give it one of ask, say, branch, tool, transfer, end",
             "flow.steps.d.choices: a choice needs at least two options",
             "flow.steps.d.next: names no step ('missing')",
             "flow.steps.e.default: is required: the step when no case holds",

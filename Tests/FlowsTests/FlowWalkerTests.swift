@@ -65,3 +65,50 @@ import Testing
         #expect(FlowFieldValue(kind: .number, status: .answered, answer: "3").typedValue as? Int == 3)
     }
 }
+
+/// Tool steps: the walker stops for the server to run the tool, then goes on with its answer.
+@Suite struct FlowToolStepTests {
+    static let flow = """
+        {"start": "guests", "steps": [
+          {"id": "guests", "ask": "How many?", "field": "guests", "kind": "number", "next": "check"},
+          {"id": "check", "say": "Let me check.", "next": "seats"},
+          {"id": "seats", "tool": "check_seats", "arguments": {"count": "{guests}", "note": "for {guests} people"},
+           "results": {"available": "available"}, "next": "route", "on_error": "desk"},
+          {"id": "route", "branch": [{"field": "available", "is": "yes", "next": "booked"}], "default": "full"},
+          {"id": "booked", "outcome": "booked"},
+          {"id": "full", "outcome": "full"},
+          {"id": "desk", "outcome": "callback"}
+        ]}
+        """
+
+    @Test func theWalkerStopsForTheToolAndBranchesOnItsAnswer() throws {
+        let flow = try decodeFlow(Self.flow)
+        #expect(flow.problems() == [])
+        var walker = FlowWalker(flow: flow)
+        _ = walker.begin()
+        walker.record("guests", FlowFieldValue(kind: .number, status: .answered, answer: "4"))
+        #expect(walker.next(after: "guests") == .tool(step: "seats", said: ["Let me check."]))
+        var failing = walker
+        #expect(walker.toolFinished("seats", fields: ["available": FlowFieldValue(kind: .yesNo, status: .answered, answer: "no")], failed: false)
+                == .end(step: "full", said: []))
+        #expect(walker.outcome == "full" && walker.path == ["guests", "check", "seats", "route", "full"])
+        #expect(failing.toolFinished("seats", fields: [:], failed: true) == .end(step: "desk", said: []), "on_error")
+    }
+
+    @Test func toolStepsAreChecked() throws {
+        let flow = try decodeFlow("""
+            {"start": "seats", "steps": [
+              {"id": "seats", "tool": "check_seats", "arguments": {"count": "{guests}"}, "results": {"guests": "n"}},
+              {"id": "ask", "ask": "How many?", "field": "guests", "kind": "number", "next": "done"},
+              {"id": "done", "outcome": "ok"}
+            ]}
+            """)
+        #expect(Set(flow.problems().map(\.description)) == [
+            "flow.start: a flow begins by speaking to the callee: put the tool step after the first ask",
+            "flow.steps.seats.next: is required: the step after the tool answered",
+            "flow.steps.seats.results.guests: 'guests' is asked by step 'ask': a field is filled in one place",
+        ])
+        let unknown = try decodeFlow(Self.flow.replacingOccurrences(of: "for {guests} people", with: "for {party} people"))
+        #expect(unknown.problems().map(\.description) == ["flow.steps.seats.arguments.note: no step fills 'party'"])
+    }
+}

@@ -1,6 +1,7 @@
 import Flows
 import Foundation
 import Testing
+import Tools
 @testable import Realtime
 
 /// The local dialogue running a flow: the answers choose the path, exactly as written.
@@ -63,4 +64,36 @@ import Testing
         #expect(refusing.caller(said: "I'd rather not say.") == .transfer(text: "That's all right. That's a pity. Let me put you through to our desk to find another date.", reason: "the flow's step 'desk'"))
         #expect(refusing.tracker.flow?.fields["attending"] == FlowFieldValue(kind: .yesNo, status: .refused))
     }
+
+    @Test func aToolStepRunsWithTheFieldsAndItsAnswerChoosesThePath() throws {
+        let flow = try JSONDecoder().decode(Flow.self, from: Data(FlowToolStepTestsData.flow.utf8))
+        var context = ConversationContext(purpose: "the dinner", questions: flow.asks.compactMap(\.ask), displayName: "ABC")
+        context.flow = flow
+        context.tools = [ToolDefinition(name: "check_seats", description: "Free seats.", parameters: try JSONValue.parse(#"{"type":"object","properties":{"count":{"type":"integer"},"note":{"type":"string"}}}"#),
+                                        url: "http://127.0.0.1:9/seats")]
+        var d = ScriptedDialogue(context: context)
+        _ = d.start()
+        #expect(d.caller(said: "Four of us.") == .runTool(text: "Thank you. Let me check."))
+        let call = try #require(d.pendingTool())
+        #expect(call.tool.name == "check_seats" && call.arguments == #"{"count":4,"note":"for 4 people"}"#)
+        let answered = ToolRunner.Outcome(answer: #"{"available":true}"#, record: ToolCallRecord(tool: "check_seats", arguments: call.arguments, status: .ok, milliseconds: 3))
+        #expect(d.toolFinished(answered) == .close(text: "You are booked."))
+        #expect(d.tracker.flow?.fields["available"] == FlowFieldValue(kind: .yesNo, status: .answered, answer: "yes"))
+        #expect(d.tracker.flow?.outcome == "booked")
+    }
+}
+
+enum FlowToolStepTestsData {
+    static let flow = """
+        {"start": "guests", "steps": [
+          {"id": "guests", "ask": "How many people?", "field": "guests", "kind": "number", "next": "check"},
+          {"id": "check", "say": "Let me check.", "next": "seats"},
+          {"id": "seats", "tool": "check_seats", "arguments": {"count": "{guests}", "note": "for {guests} people"},
+           "results": {"available": "available"}, "next": "route", "on_error": "desk"},
+          {"id": "route", "branch": [{"field": "available", "is": "yes", "next": "booked"}], "default": "full"},
+          {"id": "booked", "end": "You are booked.", "outcome": "booked"},
+          {"id": "full", "end": "We are full.", "outcome": "full"},
+          {"id": "desk", "end": "We will call you back.", "outcome": "callback"}
+        ]}
+        """
 }

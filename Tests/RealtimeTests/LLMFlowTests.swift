@@ -1,3 +1,4 @@
+import Calls
 import Flows
 import Foundation
 import Testing
@@ -70,6 +71,49 @@ import Tools
         #expect(result.flow?.outcome == "registered" && result.isComplete)
         #expect(result.flow?.fields["guests"] == FlowFieldValue(kind: .number, status: .answered, answer: "25"))
         #expect(result.answers.map(\.answerSummary) == ["yes", "25", "vegetarian"])
+    }
+}
+
+/// A flow's tool step on the cascade engine: the server runs the tool itself when the model's
+/// `next_step` reaches it (arguments from the fields), and the model hears where its answer led.
+@Suite(.serialized) struct LLMFlowToolTests {
+    struct Seats: LocalTool {
+        let seen = Locked<[JSONValue]>([])
+        func run(_ arguments: JSONValue) async -> LocalToolAnswer {
+            seen.withLock { $0.append(arguments) }
+            return LocalToolAnswer(answer: .object(["available": .bool(false)]))
+        }
+    }
+
+    static func chat(_ n: Int) -> (chunks: [String], delay: Duration) {
+        let chunks: [[String: Any]] = switch n {
+        case 0: [LLMFlowTests.call("c0", "next_step", #"{"status":"answered","value":"4"}"#)]
+        default: [FakeCascadeServers.content("We are full."), LLMFlowTests.call("c1", "end_call", "{}")]
+        }
+        return (FakeCascadeServers.sse(chunks) + ["data: [DONE]\n\n"], .milliseconds(5))
+    }
+
+    @Test func theServerRunsTheToolStepAndTheModelHearsWhereItLed() async throws {
+        let log = FakeCascadeServers.Log()
+        let seats = Seats()
+        try await FakeCascadeServers.withFakeServers(log, chat: Self.chat) { port in
+            var context = ConversationContext(purpose: "the dinner", questions: ["How many people?"], displayName: "ABC")
+            context.flow = try JSONDecoder().decode(Flow.self, from: Data(FlowToolStepTestsData.flow.utf8))
+            context.tools = [ToolDefinition(name: "check_seats", description: "Free seats.",
+                                            parameters: try JSONValue.parse(#"{"type":"object","properties":{"count":{"type":"integer"},"note":{"type":"string"}}}"#),
+                                            url: "http://127.0.0.1:9/seats")]
+            let runner = ToolRunner(transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: false)), secrets: ToolSecrets())
+                .adding(seats, named: "check_seats")
+            let engine = CascadeEngine(context: context, settings: CascadeEngineTests.settings(port: port, deepgram: false), tools: runner)
+            let seen = try await CascadeEngineTests.eventsUntilEndCall(engine)
+            #expect(seen.contains { if case .toolCalled(let record) = $0 { record.tool == "check_seats" && record.status == .ok } else { false } })
+        }
+        #expect(seats.seen.value == [try JSONValue.parse(#"{"count":4,"note":"for 4 people"}"#)])
+        let bodies = log.chatBodies.value.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let output = ((bodies.last?["messages"] as? [[String: Any]])?.last { $0["role"] as? String == "tool" }?["content"] as? String) ?? ""
+        #expect(output.contains(#"First say: \"Let me check.\". Then say: \"We are full.\" and call `end_call`."#), "\(output)")
+        let offered = (bodies.first?["tools"] as? [[String: Any]])?.compactMap { ($0["function"] as? [String: Any])?["name"] as? String }
+        #expect(offered?.contains("check_seats") == true, "the template's tools stay offered to the model")
     }
 }
 

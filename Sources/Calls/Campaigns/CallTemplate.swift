@@ -105,6 +105,11 @@ public struct CallTemplate: Codable, Sendable, Equatable {
                 throw ValidationError(fields: [.init(name: "questions", message: "a template with a flow takes its questions from the flow's ask steps: leave questions empty")])
             }
             t.questions = asked
+            // A tool step calls one of the template's own tools (not one run after the call).
+            let callable = Set((tools ?? []).filter { !$0.onEnd }.map(\.name))
+            if let step = flow.steps.first(where: { $0.tool.map { !callable.contains($0) } ?? false }) {
+                throw ValidationError(fields: [.init(name: "flow.steps.\(step.id).tool", message: "'\(step.tool ?? "")' is not one of the template's tools (declared in tools, not on_end)")])
+            }
             // Variables fill questions per call; what a flow says, ends or transfers with is spoken as written.
             for step in flow.steps {
                 for (key, text) in [("say", step.say), ("transfer", step.transfer), ("end", step.end)] {

@@ -3,6 +3,10 @@ import Tools
 /// The operator's tools in a cascade turn: the request runs while, past a moment, the agent says
 /// its waiting line, so the caller never hears dead air.
 extension CascadeEngine {
+    func runFlowTool(_ tool: ToolDefinition, arguments: String) async -> ToolRunner.Outcome {
+        await callTool(named: tool.name, arguments: arguments)
+    }
+
     func callTool(named name: String, arguments: String) async -> ToolRunner.Outcome {
         guard let runner = toolRunner, let tool = context.conversationTools.first(where: { $0.name == name }) else {
             let outcome = toolRunner?.unknown(name, arguments: arguments) ?? ToolRunner.unknownTool(name, arguments: arguments)

@@ -1,3 +1,4 @@
+import Tools
 import Logging
 
 /// An engine whose model reports task state (the `update_task_state` tool or a `[TASK_STATE]`
@@ -7,6 +8,8 @@ protocol TaskStateReporting: ConversationEngine {
     var context: ConversationContext { get }
     /// Runs `body` on the engine's tracker, under the engine's lock.
     func withTracker<R>(_ body: (inout TaskTracker) -> R) -> R
+    /// Runs one of the call's tools for a flow's tool step (recorded like the model's calls).
+    func runFlowTool(_ tool: ToolDefinition, arguments: String) async -> ToolRunner.Outcome
 }
 
 extension TaskStateReporting {
@@ -31,11 +34,21 @@ extension TaskStateReporting {
     /// The model called `next_step`: what it hears back, and the instructions for the new step
     /// when the flow moved (nil: it stays, told why).
     func takeFlowStep(arguments: String) async -> (output: String, instructions: String?) {
-        let (result, tracker) = withTracker { t in (FlowGuide.advance(arguments, tracker: &t, context: context), t) }
+        let result = withTracker { t in FlowGuide.advance(arguments, tracker: &t, context: context) }
         switch result {
-        case .success(let next):
-            await events.emit(.taskState(tracker))
-            return (FlowGuide.output(next, context: context), PromptBuilder.instructions(for: context, flowStep: next))
+        case .success(var next):
+            // Tool steps run here, by the server, until the flow stops where the model has to act.
+            var said: [String] = []
+            while case .tool = next {
+                said += next.said
+                let stop = next
+                let call = withTracker { t in FlowToolStep.call(stop.step, context: context, fields: t.flow?.fields ?? [:]) }
+                let outcome = if let call { await runFlowTool(call.tool, arguments: call.arguments) } else { FlowToolStep.missing(stop, context: context) }
+                guard let after = withTracker({ FlowToolStep.run(stop, tracker: &$0, outcome: outcome, context: context) }) else { break }
+                next = after
+            }
+            await events.emit(.taskState(withTracker { $0 }))
+            return (FlowGuide.output(next, context: context, saidBefore: said), PromptBuilder.instructions(for: context, flowStep: next))
         case .failure(let refusal):
             logger.info("next_step refused", metadata: ["reason": "\(refusal.message)"])
             return (refusal.json, nil)

@@ -14,10 +14,12 @@ public enum FlowGuide {
     """
 
     /// What the model should do at `stop`, as the prompt's "Current step" section.
-    public static func step(_ stop: FlowWalker.Stop, in context: ConversationContext) -> String {
+    public static func step(_ stop: FlowWalker.Stop, in context: ConversationContext, saidBefore: [String] = []) -> String {
         guard let flow = context.flow, let step = flow[stop.step] else { return "Thank the callee, say \"\(context.closing)\" and call `end_call`." }
-        let first = stop.said.map { "First say: \"\(context.filled($0))\". " }.joined()
+        let first = (saidBefore + stop.said).map { "First say: \"\(context.filled($0))\". " }.joined()
         switch stop {
+        case .tool:   // the server runs tools before the model hears of the step; never shown
+            return first + "Then wait a moment."
         case .ask:
             let question = flow.asks.firstIndex { $0.id == step.id }.flatMap { context.questions.indices.contains($0) ? context.questions[$0] : nil } ?? step.ask ?? ""
             return first + "Then ask: \"\(question)\". When the callee has answered, call `\(toolName)` with status answered and value \(valueRule(step)); "
@@ -123,8 +125,8 @@ public enum FlowGuide {
     }
 
     /// What the model hears back from `next_step`: the next step's instructions.
-    public static func output(_ next: FlowWalker.Stop, context: ConversationContext) -> String {
-        let text = step(next, in: context)
+    public static func output(_ next: FlowWalker.Stop, context: ConversationContext, saidBefore: [String] = []) -> String {
+        let text = step(next, in: context, saidBefore: saidBefore)
         let data = (try? JSONSerialization.data(withJSONObject: ["ok": true, "next_step": text], options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

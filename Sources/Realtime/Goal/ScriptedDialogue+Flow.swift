@@ -1,4 +1,5 @@
 import Flows
+import Tools
 
 /// The local dialogue running a flow: the same asking, re-asking and refusals as a plain list of
 /// questions, but what comes after an answer is the flow's next step — exactly as written, no
@@ -26,12 +27,27 @@ extension ScriptedDialogue {
             FlowGuide.enter(stop, tracker: &tracker, context: context)   // asked (afresh, when a loop came back to it)
             current = index
             return .ask(text: spoken(tracker.answers[index].question), questionIndex: index)
+        case .tool:
+            return .runTool(text: lead.joined(separator: " "))
         case .transfer:
             return .transfer(text: spoken(context.filled(step.transfer ?? "")), reason: "the flow's step '\(step.id)'")
         case .end:
             flowStep = nil
             return close(spoken(step.end.map(context.filled) ?? context.closing))
         }
+    }
+
+    /// The flow's tool step the dialogue stopped at: the tool and its arguments (nil: none, or
+    /// the call has no such tool — `toolFinished` with `FlowToolStep.missing` then fails the step).
+    public func pendingTool() -> (tool: ToolDefinition, arguments: String)? {
+        guard let stop = tracker.flow?.stop, case .tool = stop else { return nil }
+        return FlowToolStep.call(stop.step, context: context, fields: tracker.flow?.fields ?? [:])
+    }
+
+    /// The tool step ran: the flow goes on where its answer leads.
+    public mutating func toolFinished(_ outcome: ToolRunner.Outcome) -> Step {
+        guard let stop = tracker.flow?.stop else { return close(context.closing) }
+        return walk(prefix: "", to: FlowToolStep.run(stop, tracker: &tracker, outcome: outcome, context: context))
     }
 
     /// The tracker's answers as the flow's fields: answers (the one asked and any said unprompted)

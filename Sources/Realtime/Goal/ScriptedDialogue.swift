@@ -13,6 +13,9 @@ public struct ScriptedDialogue: Sendable {
         case close(text: String)
         /// Say this, then hand the caller to a person (`ConversationContext.transferTarget`).
         case transfer(text: String, reason: String)
+        /// Say this (perhaps nothing), then run the flow's tool step (`pendingTool`) and hand its
+        /// outcome to `toolFinished`.
+        case runTool(text: String)
     }
 
     public internal(set) var tracker: TaskTracker

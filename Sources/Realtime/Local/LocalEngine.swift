@@ -31,6 +31,8 @@ public final class LocalEngine: ConversationEngine {
     private let keypad: [String: String]
     /// The call's collections, searched when the caller asks a question; nil: none.
     private let knowledge: (any KnowledgeSearching)?
+    /// Runs a flow's tool steps (the call's tools); nil: the call has none.
+    private let tools: ToolRunner?
     /// When a FAQ match is good enough to read out.
     public let answerPolicy: KnowledgeAnswerPolicy
     private let state: Mutex<State>
@@ -95,8 +97,9 @@ public final class LocalEngine: ConversationEngine {
 
     public init(context: ConversationContext, tts: EspeakSynthesizer, stt: MoonshineTranscriber, endOfTurnMilliseconds: Int = 500,
                 answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000,
-                knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard) {
+                knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard, tools: ToolRunner? = nil) {
         self.knowledge = knowledge
+        self.tools = tools
         self.answerPolicy = answerPolicy
         self.answeredTurnMilliseconds = answeredTurnMilliseconds
         self.tts = tts
@@ -297,7 +300,44 @@ public final class LocalEngine: ConversationEngine {
         case .ask(let text, _): (text, false, nil)
         case .close(let text): (text, true, nil)
         case .transfer(let text, let reason): (text, true, reason)   // no reply is awaited: the session transfers
+        case .runTool(let text): (text, false, nil)
         }
+        if case .runTool = step {
+            if !text.isEmpty { await voice(text, awaitingReply: false) }
+            await runFlowTool()
+            return
+        }
+        let item = await voice(text, awaitingReply: !closing)
+        if let transfer {
+            await events.emit(.transfer(reason: transfer, afterItem: item))
+        } else if closing {
+            state.withLock { $0.ended = true }
+            await events.emit(.endCall(reason: "conversation finished", afterItem: item))
+        }
+    }
+
+    /// The flow's tool step: the call's tool, run while (past a moment) the caller hears its waiting
+    /// line; recorded like a model's tool call; then the flow goes on where its answer leads.
+    private func runFlowTool() async {
+        let call = state.withLock { $0.dialogue.pendingTool() }
+        let outcome: ToolRunner.Outcome
+        if let call, let tools {
+            outcome = await tools.call(call.tool, arguments: call.arguments) {
+                await self.voice(call.tool.speakWhileWaiting ?? ToolDefinition.defaultWaitingLine, awaitingReply: false)
+            }
+        } else {
+            outcome = ToolRunner.unknownTool(call?.tool.name ?? "tool", arguments: call?.arguments ?? "{}")
+        }
+        await events.emit(.toolCalled(outcome.record))
+        let (step, tracker) = state.withLock { ($0.dialogue.toolFinished(outcome), $0.dialogue.tracker) }
+        await events.emit(.taskState(tracker))
+        await say(step)
+    }
+
+    /// Says `text` as one agent item; `awaitingReply`: the wait for the caller's reply starts
+    /// counting as it is spoken. Returns the item.
+    @discardableResult
+    private func voice(_ text: String, awaitingReply: Bool) async -> String {
         let item = state.withLock { s -> String in s.itemCount += 1; return "local-\(s.itemCount)" }
         await events.emit(.transcript(speaker: .ai, text: text, item: item))
         do {
@@ -308,7 +348,7 @@ public final class LocalEngine: ConversationEngine {
                 meter.add { $0.ttsCharacters += sentence.count }
                 if n == 0 { await firstByte("tts", since: started) }
                 spoken += samples.count
-                if !closing {
+                if awaitingReply {
                     state.withLock { s in   // the wait for a reply starts counting now, plus what is still to play
                         s.awaitingReply = true
                         s.waitedMilliseconds = 0
@@ -324,12 +364,7 @@ public final class LocalEngine: ConversationEngine {
             await events.emit(.error(message: "\(error)", fatal: false))
         }
         await events.emit(.audioDone(item: item))
-        if let transfer {
-            await events.emit(.transfer(reason: transfer, afterItem: item))
-        } else if closing {
-            state.withLock { $0.ended = true }
-            await events.emit(.endCall(reason: "conversation finished", afterItem: item))
-        }
+        return item
     }
 
     /// A reply cut after each sentence's end mark (". ", "? ", "! "), marks kept.

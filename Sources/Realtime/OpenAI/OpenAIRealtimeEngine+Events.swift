@@ -134,6 +134,13 @@ extension OpenAIRealtimeEngine {
         try? await writer.write(.text(RealtimeClientEvent.responseCreate()))
     }
 
+    /// A flow's tool step: run by the server, beside the model (which waits for `next_step`'s answer).
+    func runFlowTool(_ tool: ToolDefinition, arguments: String) async -> ToolRunner.Outcome {
+        let outcome = await toolRunner?.call(tool, arguments: arguments) ?? ToolRunner.unknownTool(tool.name, arguments: arguments)
+        await events.emit(.toolCalled(outcome.record))
+        return outcome
+    }
+
     /// The transfer reached nobody: the model hears so as the tool's result, and speaks.
     public func transferEnded(_ outcome: TransferOutcome) async {
         guard !outcome.leftTheCall else { return }
