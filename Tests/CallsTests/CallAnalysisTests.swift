@@ -18,9 +18,9 @@ import Tools
     static let spec = AnalysisSpec(schema: try! JSONValue.parse(#"{"type": "object", "properties": {"attending": {"type": "boolean"}, "day": {"type": "string"}}}"#),
                                    success: "the callee confirmed the visit")
 
-    /// A completed call made from a template with `spec`, its answer and transcript stored.
-    static func completedCall(_ store: CallStore, _ n: Int) async throws -> String {
-        let template = try await store.createTemplate(try CallTemplate(name: "visit \(n)", purpose: "the visit", questions: ["Is Thursday fine?"], analysis: spec)
+    /// A completed call made from a template with `analysis`, its answer and transcript stored.
+    static func completedCall(_ store: CallStore, _ n: Int, analysis: AnalysisSpec? = spec) async throws -> String {
+        let template = try await store.createTemplate(try CallTemplate(name: "visit \(n)", purpose: "the visit", questions: ["Is Thursday fine?"], analysis: analysis)
             .validated(engineModes: ["local"]))
         var call = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: "0101234567\(n)", purpose: "the visit", questions: ["Is Thursday fine?"])
         call.templateId = template.id
@@ -120,14 +120,7 @@ import Tools
         #expect(analysis.method == .offline && analysis.llmError == nil && analysis.reason == "1 of 1 questions answered" && analysis.category == "task_completed")
         #expect(try await store.sqlRead { try $0.scalar(String.self, "SELECT analysis FROM calls WHERE outbound_id = ?", [.text(id)]) }?.contains("task_completed") == false,
                 "sealed at rest")
-        let plain = try await store.createTemplate(CallTemplate(name: "no analysis", purpose: "p", questions: ["q?"]))
-        var call = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: "01099998888", purpose: "p", questions: ["q?"])
-        call.templateId = plain.id
-        call.templateVersion = plain.version
-        try await store.insert(call)
-        try await store.transition(id: call.outboundId, to: .dialing)
-        try await store.transition(id: call.outboundId, to: .connected)
-        try await store.transition(id: call.outboundId, to: .completed)
-        #expect(try await store.analysisJob(callID: call.outboundId) == nil, "a template without analysis writes no job")
+        let plain = try await Self.completedCall(store, 5, analysis: nil)
+        #expect(try await store.analysisJob(callID: plain) == nil, "a template without analysis writes no job")
     }
 }
