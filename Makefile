@@ -102,7 +102,7 @@ TIMED_SUITES := PacerSchedulerEventLoopTests PacerSchedulerTests PacerTests Medi
   ClientTransactionTimerTests SIPStreamTransportTests SIPCallLegTests LoopbackStreamTests TwilioStreamTests TwilioBargeInTests \
   DialectStreamTests BaresipTests WebSocketMemoryTests MachineDetectionCallTests CallStoreTests ResamplerConcurrencyTests \
   HealthEndpointHandlerTests HealthAndShutdownTests TransferCallTests KeypadCallTests \
-  MoonshineLanesTests EventLoopSleepTests
+  MoonshineLanesTests EventLoopSleepTests FlowCallTests WarmTransferTests DashboardFlowTests
 empty :=
 space := $(empty) $(empty)
 TIMED := \.($(subst $(space),|,$(strip $(TIMED_SUITES))))/

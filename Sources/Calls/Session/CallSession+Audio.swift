@@ -345,7 +345,7 @@ extension CallSession {
                         finish(.transferred)
                         return
                     }
-                    _ = await transferEnded(target: target, outcome: .declined, warm: true)
+                    _ = await warmTransferEnded(target: target, outcome: .declined)
                 }
             case .endCall(let reason, _):
                 // Let the goodbye play out (bounded), then hang up.

@@ -44,7 +44,7 @@ extension CallSession {
                 let answers = (try? await store.answers(callID: callID)) ?? []
                 return .brief(person, target: target, briefing: WarmTransfer.briefing(context: context, reason: reason, answers: answers))
             }
-            if case .finished(let outcome) = dialled { return await transferEnded(target: target, outcome: outcome, warm: true) }
+            if case .finished(let outcome) = dialled { return await warmTransferEnded(target: target, outcome: outcome) }
         }
         let result = await transfer(target)
         let outcome: TransferOutcome
@@ -77,12 +77,12 @@ extension CallSession {
     }
 
     /// A warm transfer that did not reach a person who took the call: stored, and the agent goes on.
-    func transferEnded(target: String, outcome: TransferOutcome, warm: Bool) async -> AfterTransfer {
-        logger.info("transfer", metadata: ["call": "\(callID)", "target": "\(target)", "outcome": "\(outcome.rawValue)", "mode": "\(warm ? "warm" : "cold")"])
+    func warmTransferEnded(target: String, outcome: TransferOutcome) async -> AfterTransfer {
+        logger.info("transfer", metadata: ["call": "\(callID)", "target": "\(target)", "outcome": "\(outcome.rawValue)", "mode": "warm"])
         do { try await store.setTransfer(callID: callID, target: target, outcome: outcome.rawValue) } catch {
             logger.warning("could not store the transfer", metadata: ["call": "\(callID)", "error": "\(error)"])
         }
-        await appendTranscript(speaker: .ai, text: "[Transfer \(outcome.rawValue.replacingOccurrences(of: "_", with: " "))\(warm ? ", warm" : "")]", item: nil, spoken: false)
+        await appendTranscript(speaker: .ai, text: "[Transfer \(outcome.rawValue.replacingOccurrences(of: "_", with: " ")), warm]", item: nil, spoken: false)
         state.withLock { $0.engineHearsCaller = true }
         await engine.transferEnded(outcome)
         return .backToTheAgent

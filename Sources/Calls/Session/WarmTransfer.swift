@@ -35,12 +35,16 @@ public struct WarmTransfer: Sendable {
 }
 
 extension CallSession {
-    /// Plays the hold tone to the caller until cancelled (the leg paces it; a `clear` drops what is queued).
+    /// Plays the hold tone to the caller until cancelled (the leg paces it; a `clear` drops what is
+    /// queued). A leg that takes a 3 s period in well under a second is not pacing any more (the
+    /// caller hung up): the tone stops rather than spin.
     func playHold() async {
         while !Task.isCancelled {
+            let started = ContinuousClock.now
             for start in stride(from: 0, to: WarmTransfer.holdPeriod.count, by: 160) where !Task.isCancelled {
                 await leg.send(.media(Array(WarmTransfer.holdPeriod[start..<min(start + 160, WarmTransfer.holdPeriod.count)])))
             }
+            if started.duration(to: .now) < .seconds(1) { return }
         }
     }
 
