@@ -1,4 +1,5 @@
 import Flows
+import Knowledge
 import Foundation
 import Tools
 
@@ -37,8 +38,14 @@ public struct ConversationContext: Sendable, Equatable {
     /// it; `questions` then holds its `ask` steps' questions in order).
     public var flow: Flow?
 
-    /// The tools a model may call during the conversation.
+    /// The tools that run during the conversation (a model's calls, a flow's tool steps).
     public var conversationTools: [ToolDefinition] { tools.filter { !$0.onEnd } }
+
+    /// The operator's tools a model is offered: in a flow, only the knowledge search — the flow's
+    /// tool steps are the server's to run, each at its step, so a model cannot act out of turn.
+    public var modelTools: [ToolDefinition] {
+        flow == nil ? conversationTools : conversationTools.filter { $0.name == KnowledgeSearchTool.name }
+    }
 
     public struct CallIdentity: Sendable, Equatable {
         public var id = ""

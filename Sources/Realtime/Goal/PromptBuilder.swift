@@ -77,7 +77,7 @@ public enum PromptBuilder {
 
     /// Rule 11, when the operator gave the agent tools.
     static func toolRule(_ context: ConversationContext) -> String {
-        let names = context.conversationTools.map { "`\($0.name)`" }
+        let names = context.modelTools.map { "`\($0.name)`" }
         guard !names.isEmpty else { return "" }
         return """
 
@@ -103,7 +103,7 @@ public enum PromptBuilder {
         if context.transferTarget != nil || context.flow?.steps.contains(where: { $0.transfer != nil }) == true {
             tools.append(("transfer_call", "Hand the caller to a person, after saying you will connect them.", transferCallParameters))
         }
-        return tools + context.conversationTools.map { ($0.name, $0.description, $0.parameters.serialized) }
+        return tools + context.modelTools.map { ($0.name, $0.description, $0.parameters.serialized) }
     }
 
     /// What a transfer that reached nobody reports back to the model as the tool's result.

@@ -95,7 +95,7 @@ extension OpenAIRealtimeEngine {
                 await events.emit(.transfer(reason: reason ?? "the caller asked for a person", afterItem: lastItem))
                 return
             default:
-                if context.conversationTools.contains(where: { $0.name == call.name }), let toolCalls {
+                if context.modelTools.contains(where: { $0.name == call.name }), let toolCalls {
                     toolCalls.yield(call)   // runTool answers it and asks for the reply
                     toolQueued = true
                 } else {
@@ -112,7 +112,7 @@ extension OpenAIRealtimeEngine {
     /// One of the operator's tools: the model says the waiting line if it takes more than a moment
     /// (its own response, which must be done before the next), then hears the answer and replies.
     func runTool(_ call: RealtimeServerEvent.FunctionCall, writer: WebSocketOutboundWriter) async {
-        guard let tool = context.conversationTools.first(where: { $0.name == call.name }) else { return }
+        guard let tool = context.modelTools.first(where: { $0.name == call.name }) else { return }
         let outcome: ToolRunner.Outcome
         if let toolRunner {
             outcome = await toolRunner.call(tool, arguments: call.arguments) {
