@@ -29,7 +29,13 @@ extension Flow {
         var askedBy: [String: String] = [:]
         let ids = Set(steps.map(\.id))
         if self[start] == nil { problem(nil, "start", "names no step ('\(start)')") }
-        if self[start]?.tool != nil { problem(nil, "start", "a flow begins by speaking to the callee: put the tool step after the first ask") }
+        // Before the first question the agent is still greeting: a tool there would keep the caller
+        // waiting before a word, and a model engine has no turn to run it in.
+        let beforeFirstAsk = Self.reach(from: [start]) { id in self[id].map { $0.ask == nil ? $0.exits.map(\.step) : [] } ?? [] }
+        if let early = steps.first(where: { $0.tool != nil && beforeFirstAsk.contains($0.id) }) {
+            problem(early.id == start ? nil : early.id, early.id == start ? "start" : "tool",
+                    "a flow begins by speaking to the callee: put the tool step after the first ask")
+        }
         for step in steps {
             let id = step.id
             if !Self.isLabel(id) { problem(id, "id", "must be 1 to 64 letters, digits, '_' or '-'") }

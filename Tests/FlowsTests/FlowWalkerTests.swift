@@ -108,6 +108,15 @@ import Testing
             "flow.steps.seats.next: is required: the step after the tool answered",
             "flow.steps.seats.results.guests: 'guests' is asked by step 'ask': a field is filled in one place",
         ])
+        let early = try decodeFlow("""
+            {"start": "hello", "steps": [
+              {"id": "hello", "say": "Hello!", "next": "look"},
+              {"id": "look", "tool": "lookup", "next": "ask"},
+              {"id": "ask", "ask": "Ready?", "field": "ready", "kind": "yes_no", "next": "done"},
+              {"id": "done", "outcome": "ok"}
+            ]}
+            """)
+        #expect(early.problems().map(\.description) == ["flow.steps.look.tool: a flow begins by speaking to the callee: put the tool step after the first ask"])
         let unknown = try decodeFlow(Self.flow.replacingOccurrences(of: "for {guests} people", with: "for {party} people"))
         #expect(unknown.problems().map(\.description) == ["flow.steps.seats.arguments.note: no step fills 'party'"])
     }
