@@ -40,7 +40,7 @@ public enum OfflineAnalyzer {
     static func value(of text: String, kind: FlowFieldKind?, as types: [String]) -> JSONValue? {
         let lowered = text.lowercased()
         if types.contains("boolean"), lowered == "yes" || lowered == "no" { return .bool(lowered == "yes") }
-        let number = Double(text.prefix { $0.isNumber || $0 == "." || $0 == "-" })
+        let number = FlowFieldValue.leadingNumber(text)
         if types.contains("integer"), let number, number == number.rounded() { return .integer(Int64(number)) }
         if types.contains("number"), let number { return .number(number) }
         if types.isEmpty || types.contains("string") { return .string(text) }

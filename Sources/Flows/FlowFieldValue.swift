@@ -32,7 +32,7 @@ public struct FlowFieldValue: Codable, Sendable, Equatable {
     }
 
     /// The number an answer begins with ("50 USD" → 50).
-    static func leadingNumber(_ text: String) -> Double? {
+    public static func leadingNumber(_ text: String) -> Double? {
         Double(text.prefix { $0.isNumber || $0 == "." || $0 == "-" })
     }
 

@@ -23,15 +23,5 @@ public struct CallFlowResult: Codable, Sendable, Equatable {
     }
 
     /// Each field as its type says (`true`, `6`, `"2026-11-27T14:00"`), null when not answered.
-    public var typedFields: [String: JSONValue] {
-        fields.mapValues { field in
-            switch field.typedValue {
-            case let flag as Bool: .bool(flag)
-            case let count as Int: .integer(Int64(count))
-            case let number as Double: .number(number)
-            case let text as String: .string(text)
-            default: .null
-            }
-        }
-    }
+    public var typedFields: [String: JSONValue] { fields.mapValues(\.json) }
 }

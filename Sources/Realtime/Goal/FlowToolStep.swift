@@ -13,7 +13,7 @@ public enum FlowToolStep {
         var arguments: [String: JSONValue] = [:]
         for (key, template) in step.arguments ?? [:] {
             if template.hasPrefix("{"), template.hasSuffix("}"), template.dropFirst().dropLast().allSatisfy({ $0 != "{" && $0 != "}" }) {
-                arguments[key] = json(fields[String(template.dropFirst().dropLast())])
+                arguments[key] = fields[String(template.dropFirst().dropLast())]?.json ?? .null
             } else {
                 var text = template
                 for (name, value) in fields { text = text.replacingOccurrences(of: "{\(name)}", with: value.answer ?? "") }
@@ -21,16 +21,6 @@ public enum FlowToolStep {
             }
         }
         return (tool, JSONValue.object(arguments).serialized)
-    }
-
-    static func json(_ value: FlowFieldValue?) -> JSONValue {
-        switch value?.typedValue {
-        case let flag as Bool: .bool(flag)
-        case let count as Int: .integer(Int64(count))
-        case let number as Double: .number(number)
-        case let text as String: .string(text)
-        default: .null
-        }
     }
 
     /// What the tool's answer fills (`results`: field → the answer's key; a boolean is yes/no, a

@@ -22,7 +22,7 @@ public final class LocalEngine: ConversationEngine {
     public let inputFormat = EngineAudioFormat.pcm16(sampleRate: MoonshineTranscriber.sampleRate)
     public let outputFormat = EngineAudioFormat.pcm16(sampleRate: EspeakSynthesizer.sampleRate)
     public let events = BoundedQueue<EngineEvent>(capacity: 32, policy: .suspendProducer)
-    private let meter = UsageMeter()
+    let meter = UsageMeter()
     public var usage: EngineUsage { meter.usage }
 
     let tts: EspeakSynthesizer
@@ -32,10 +32,10 @@ public final class LocalEngine: ConversationEngine {
     /// The call's collections, searched when the caller asks a question; nil: none.
     private let knowledge: (any KnowledgeSearching)?
     /// Runs a flow's tool steps (the call's tools); nil: the call has none.
-    private let tools: ToolRunner?
+    let tools: ToolRunner?
     /// When a FAQ match is good enough to read out.
     public let answerPolicy: KnowledgeAnswerPolicy
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     /// Pre-roll kept before the VAD's onset decision (it fires after 40 ms of speech).
     static let preRollSamples = MoonshineTranscriber.sampleRate * 3 / 10
@@ -52,7 +52,7 @@ public final class LocalEngine: ConversationEngine {
     /// synthesized, so its own duration is added) before it is asked again, then the call ends.
     public let replyTimeoutMilliseconds: Int
 
-    private struct State {
+    struct State {
         var dialogue: ScriptedDialogue
         var recent: [Int16] = []
         var utterance: [Int16] = []
@@ -293,94 +293,6 @@ public final class LocalEngine: ConversationEngine {
     public func transferEnded(_ outcome: TransferOutcome) async {
         guard !outcome.leftTheCall else { return }
         await say(state.withLock { $0.dialogue.transferEnded(outcome) })
-    }
-
-    private func say(_ step: ScriptedDialogue.Step) async {
-        let (text, closing, transfer): (String, Bool, String?) = switch step {
-        case .ask(let text, _): (text, false, nil)
-        case .close(let text): (text, true, nil)
-        case .transfer(let text, let reason): (text, true, reason)   // no reply is awaited: the session transfers
-        case .runTool(let text): (text, false, nil)
-        }
-        if case .runTool = step {
-            if !text.isEmpty { await voice(text, awaitingReply: false) }
-            await runFlowTool()
-            return
-        }
-        let item = await voice(text, awaitingReply: !closing)
-        if let transfer {
-            await events.emit(.transfer(reason: transfer, afterItem: item))
-        } else if closing {
-            state.withLock { $0.ended = true }
-            await events.emit(.endCall(reason: "conversation finished", afterItem: item))
-        }
-    }
-
-    /// The flow's tool step: the call's tool, run while (past a moment) the caller hears its waiting
-    /// line; recorded like a model's tool call; then the flow goes on where its answer leads.
-    private func runFlowTool() async {
-        let call = state.withLock { $0.dialogue.pendingTool() }
-        let outcome: ToolRunner.Outcome
-        if let call, let tools {
-            outcome = await tools.call(call.tool, arguments: call.arguments) {
-                await self.voice(call.tool.speakWhileWaiting ?? ToolDefinition.defaultWaitingLine, awaitingReply: false)
-            }
-        } else {
-            outcome = ToolRunner.unknownTool(call?.tool.name ?? "tool", arguments: call?.arguments ?? "{}")
-        }
-        await events.emit(.toolCalled(outcome.record))
-        let (step, tracker) = state.withLock { ($0.dialogue.toolFinished(outcome), $0.dialogue.tracker) }
-        await events.emit(.taskState(tracker))
-        await say(step)
-    }
-
-    /// Says `text` as one agent item; `awaitingReply`: the wait for the caller's reply starts
-    /// counting as it is spoken. Returns the item.
-    @discardableResult
-    private func voice(_ text: String, awaitingReply: Bool) async -> String {
-        let item = state.withLock { s -> String in s.itemCount += 1; return "local-\(s.itemCount)" }
-        await events.emit(.transcript(speaker: .ai, text: text, item: item))
-        do {
-            let started = ContinuousClock.now
-            var spoken = 0
-            for (n, sentence) in Self.sentences(text).enumerated() {
-                let samples = try await tts.synthesize(sentence)
-                meter.add { $0.ttsCharacters += sentence.count }
-                if n == 0 { await firstByte("tts", since: started) }
-                spoken += samples.count
-                if awaitingReply {
-                    state.withLock { s in   // the wait for a reply starts counting now, plus what is still to play
-                        s.awaitingReply = true
-                        s.waitedMilliseconds = 0
-                        s.replyDeadlineMilliseconds = spoken * 1000 / EspeakSynthesizer.sampleRate + replyTimeoutMilliseconds
-                    }
-                }
-                // 200 ms chunks: small enough for the bounded queue to pace a fast synthesizer.
-                for start in stride(from: 0, to: samples.count, by: EspeakSynthesizer.sampleRate / 5) {
-                    await events.emit(.audio(item: item, samples: Array(samples[start..<min(start + EspeakSynthesizer.sampleRate / 5, samples.count)])))
-                }
-            }
-        } catch {
-            await events.emit(.error(message: "\(error)", fatal: false))
-        }
-        await events.emit(.audioDone(item: item))
-        return item
-    }
-
-    /// A reply cut after each sentence's end mark (". ", "? ", "! "), marks kept.
-    static func sentences(_ text: String) -> [String] {
-        var sentences: [String] = [], current = ""
-        for character in text {
-            current.append(character)
-            if ".?!".contains(character) {
-                let trimmed = current.trimmingCharacters(in: .whitespaces)
-                if !trimmed.isEmpty { sentences.append(trimmed) }
-                current = ""
-            }
-        }
-        let rest = current.trimmingCharacters(in: .whitespaces)
-        if !rest.isEmpty { sentences.append(rest) }
-        return sentences
     }
 
     /// The FAQ row that answers `question`, if one clears the policy. The search is recorded as
