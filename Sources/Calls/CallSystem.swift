@@ -90,9 +90,10 @@ public final class CallSystem: Sendable {
     /// The engine factory for `engine.mode`; a call that names a bot (`bot_url`) goes to it
     /// whatever the mode. Local speech is loaded once, here, so a missing model stops the server
     /// at startup with a message that names `make deps`.
+    /// `recognizer`: the offline recognizer when it is already loaded (the local engine shares it).
     public static func engines(for config: VoiceBridgeConfig.Engine, egress: EgressPolicy, tools: ToolRunner? = nil,
-                               knowledge: (any KnowledgeSearching)? = nil) throws -> EngineFactory {
-        let modeEngines = try modeEngines(for: config, tools: tools, knowledge: knowledge)
+                               knowledge: (any KnowledgeSearching)? = nil, recognizer: MoonshineTranscriber? = nil) throws -> EngineFactory {
+        let modeEngines = try modeEngines(for: config, tools: tools, knowledge: knowledge, recognizer: recognizer)
         let modeBot = config.mode == .stream ? config.stream.url : nil
         return { context in
             if let url = context.botURL ?? modeBot { return StreamBotEngine(url: url, context: context, egress: egress) }
@@ -100,7 +101,8 @@ public final class CallSystem: Sendable {
         }
     }
 
-    private static func modeEngines(for config: VoiceBridgeConfig.Engine, tools: ToolRunner?, knowledge: (any KnowledgeSearching)?) throws -> EngineFactory {
+    private static func modeEngines(for config: VoiceBridgeConfig.Engine, tools: ToolRunner?, knowledge: (any KnowledgeSearching)?,
+                                    recognizer: MoonshineTranscriber?) throws -> EngineFactory {
         switch config.mode {
         case .stream:
             return { _ in throw StartupError(description: "engine.mode stream needs engine.stream.url") }
@@ -109,8 +111,7 @@ public final class CallSystem: Sendable {
             let stt: MoonshineTranscriber
             do {
                 tts = try EspeakSynthesizer(voice: config.local.voice)
-                stt = try MoonshineTranscriber(directory: config.local.moonshinePath,
-                                               lanes: config.local.recognizerLanes > 0 ? config.local.recognizerLanes : ProcessInfo.processInfo.activeProcessorCount)
+                stt = try recognizer ?? localRecognizer(config.local)
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
@@ -194,7 +195,8 @@ public final class CallSystem: Sendable {
     public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
         let knowledge = KnowledgeBase(store: store, embedder: try KnowledgeBase.embedder(for: config, logger: logger))
         let tools = toolRunner(config: config, metrics: metrics)
-        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: tools, knowledge: knowledge)
+        let recognizer = try sharedRecognizer(for: config, logger: logger)
+        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: tools, knowledge: knowledge, recognizer: recognizer)
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
         let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
         var ua = SIPUserAgent.Configuration()
@@ -246,7 +248,7 @@ public final class CallSystem: Sendable {
         settings.retry = config.outbound.retry
         settings.machineDetection = config.outbound.machineDetection
         settings.transferTarget = config.transfer.target
-        settings.warmTransferWithin = config.transfer.mode == .warm ? .seconds(config.transfer.acceptTimeoutSeconds) : nil
+        settings.warmTransfer = try warmTransfer(config, recognizer: recognizer, logger: logger)
         settings.transferTargets = config.transferTargetPolicy
         settings.toolSecrets = config.toolSecrets
         settings.mcpCatalog = MCPToolCatalog(transport: EgressToolTransport(policy: config.egressPolicy), secrets: config.toolSecrets)

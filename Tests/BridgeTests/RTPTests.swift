@@ -87,6 +87,22 @@ import Testing
         #expect(jb.counters.duplicate == 1 && jb.counters.late == 1 && jb.counters.lost == 1)
     }
 
+    /// A new SSRC whose numbers lie "behind" the old source's (sipp switching recordings, a PBX
+    /// bridging another leg) is a new stream, not 60,000 late packets.
+    @Test func aNewSourceStartsAfresh() {
+        var jb = JitterBuffer()
+        for n in 0..<50 { jb.insert(Self.packet(UInt16(n), marker: n == 0), now: Double(n * 20)) }
+        #expect(jb.release(now: 2000).count == 50)
+        for n in 0..<50 {
+            let seq = UInt16(59_133 + n)
+            jb.insert(RTPPacket(marker: n == 0, payloadType: 0, sequenceNumber: seq, timestamp: 0xDEAD_0000 &+ UInt32(n * 240), ssrc: 2, payload: [1]),
+                      now: 3000 + Double(n * 30))
+        }
+        let second = jb.release(now: 3000 + 50 * 30 + 40)
+        #expect(second.count == 50 && second.first?.sequenceNumber == 59_133, "\(second.count) released")
+        #expect(jb.counters.late == 0 && jb.counters.sourceChanges == 1)
+    }
+
     @Test func sequenceNumbersWrapAround() {
         var jb = JitterBuffer()
         let seqs: [UInt16] = [65533, 65534, 65535, 0, 1, 2]

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Pipeline
 import Testing
 import TestSupport
 @testable import Calls
@@ -6,14 +8,17 @@ import TestSupport
 
 /// `transfer.mode: warm` over real SIP: the caller asks for a person; VoiceBridge calls the person
 /// (sipp) itself while the caller holds, briefs them with the local voice, and bridges the caller
-/// when the person presses 1 (RFC 4733, sipp's own DTMF capture) — or, on 2, hangs up on the
-/// person and the agent goes on with the caller.
+/// when the person says "Yes, I will." (espeak's words as an A-law RTP capture sipp plays, heard
+/// by the offline recognizer) — or, on key 2 (RFC 4733, sipp's own DTMF capture), hangs up on
+/// the person and the agent goes on with the caller.
 @Suite(.serialized) struct WarmTransferTests {
-    /// A person who answers (PCMA), listens for `listen` ms, presses `digit`; having accepted (1)
-    /// they speak — sipp's own 7 s A-law recording — and hang up; having declined (2) they wait for our BYE.
-    static func person(digit: Int, listen: Int = 4000) -> String {
+    /// A person who answers (PCMA), listens for `listen` ms, then says yes (`digit` 1: the capture
+    /// at `yes`) or presses `digit`; having accepted they speak — sipp's own 7 s A-law recording —
+    /// and hang up; having declined (2) they wait for our BYE.
+    static func person(digit: Int, yes: String, listen: Int = 4000) -> String {
+        let answer = digit == 1 ? yes : "/usr/share/sip-tester/dtmf_2833_\(digit).pcap"
         let ending = digit == 1 ? """
-            <pause milliseconds="1000"/>
+            <pause milliseconds="4000"/>
             <nop><action><exec play_pcap_audio="/usr/share/sip-tester/g711a.pcap"/></action></nop>
             <pause milliseconds="7500"/>
             <send retrans="500"><![CDATA[
@@ -72,7 +77,7 @@ import TestSupport
             ]]></send>
             <recv request="ACK"/>
             <pause milliseconds="\(listen)"/>
-            <nop><action><exec play_pcap_audio="/usr/share/sip-tester/dtmf_2833_\(digit).pcap"/></action></nop>
+            <nop><action><exec play_pcap_audio="\(answer)"/></action></nop>
             \(ending)
             <Reference variables="\(digit == 1 ? "trash" : "trash,caller,contact")"/>
             </scenario>
@@ -82,9 +87,20 @@ import TestSupport
     @Test(arguments: [1, 2]) func thePersonIsBriefedAndTheCallerBridgedOnlyWhenTheyAccept(digit: Int) async throws {
         try #require(Sipp.isInstalled)
         let personPort = freeUDPPort()
-        let person = try Sipp(scenario: Self.person(digit: digit), arguments: ["-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"],
+        let (tts, recognizer) = try #require(CallHarness.speech)
+        let yes = NSTemporaryDirectory() + "person-yes-\(UUID().uuidString).pcap"
+        defer { try? FileManager.default.removeItem(atPath: yes) }
+        let words = try await LocalVoice(tts: tts).frames(saying: "Yes, I will.").flatMap(\.samples)
+        // A phone keeps sending after the words: a second of line silence ends the utterance.
+        try RTPCapture.write(G711.encode(words + [Int16](repeating: 0, count: 8000), law: .aLaw), payloadType: 8, to: yes)
+        // What `transfer.mode: warm` gives the session, built as the server builds it (the shared recognizer).
+        var config = VoiceBridgeConfig()
+        config.transfer.mode = .warm
+        var warm = try #require(try CallSystem.warmTransfer(config, recognizer: recognizer, logger: Logger(label: "test")))
+        warm.acceptWithin = .seconds(15)
+        let person = try Sipp(scenario: Self.person(digit: digit, yes: yes), arguments: ["-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"],
                               seconds: 60)
-        try await CallHarness.run(rtpBase: digit == 1 ? 50400 : 42000, tweak: { $0.warmTransferWithin = .seconds(15) }) { manager, store, _ in
+        try await CallHarness.run(rtpBase: digit == 1 ? 50400 : 42000, tweak: { $0.warmTransfer = warm }) { manager, store, _ in
             let answers = ["Please connect me to an operator.", "I want to talk to a real person.", "<silence>", "<silence>", "Yes, I can attend.", "<silence>"]
             var request = CallHarness.seedRequest(answers: answers, questions: ["Can you attend?"], callee: "010987670\(digit)")
             request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
@@ -95,6 +111,9 @@ import TestSupport
             if digit == 1 {
                 #expect(call.state == .completed && call.failureReason == "transferred" && call.transferOutcome == "answered",
                         "\(call.state) \(call.failureReason ?? "") \(String(describing: call.transferOutcome)) \(lines)")
+                #expect(lines.contains { $0.hasPrefix("[Briefing for the person: Hello, this is the AI assistant") && $0.hasSuffix("Say yes or press 1 to take the call; say no or press 2 to decline.]") },
+                        "\(lines)")
+                #expect(lines.contains { $0.hasPrefix("[The person said: Yes") }, "accepted by voice: \(lines)")
                 let bridged = try #require(entries.first { $0.text == "[Transfer answered, warm: the person accepted]" }, "\(lines)")
                 // The person's words reach the caller: on the agent's channel of the recording after the bridge came up.
                 let recording = try WAVFile.read(URL(fileURLWithPath: try #require(try await store.recordingPath(callID: id))))

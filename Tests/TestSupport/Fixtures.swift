@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 
 /// Paths to ../shared/fixtures, found from this source file so tests run from any directory.
 public enum Fixtures {
@@ -22,49 +23,8 @@ public enum Fixtures {
     }
 }
 
-/// A minimal RIFF/WAVE reader for the fixtures: finds `fmt ` and `data` chunks, nothing more.
-public struct WAVFile: Sendable {
-    public var format: Int
-    public var channels: Int
-    public var sampleRate: Int
-    public var bitsPerSample: Int
-    public var data: [UInt8]
-
-    public var samples: [Int16] {
-        stride(from: 0, to: data.count - 1, by: 2).map { Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8) }
-    }
-
-    /// One channel of 16-bit interleaved audio (0 is the left).
-    public func channel(_ index: Int) -> [Int16] {
-        let all = samples
-        return stride(from: index, to: all.count, by: max(1, channels)).map { all[$0] }
-    }
-
-    public struct Malformed: Error {}
-
-    public static func read(_ url: URL) throws -> WAVFile {
-        let bytes = [UInt8](try Data(contentsOf: url))
-        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8) else { throw Malformed() }
-        func u32(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24 }
-        func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
-        var offset = 12
-        var wav = WAVFile(format: 0, channels: 0, sampleRate: 0, bitsPerSample: 0, data: [])
-        while offset + 8 <= bytes.count {
-            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
-            let size = u32(offset + 4)
-            let body = offset + 8
-            guard body + size <= bytes.count else { throw Malformed() }
-            if id == "fmt " {
-                wav.format = u16(body); wav.channels = u16(body + 2)
-                wav.sampleRate = u32(body + 4); wav.bitsPerSample = u16(body + 14)
-            } else if id == "data" {
-                wav.data = Array(bytes[body..<body + size])
-            }
-            offset = body + size + (size & 1)
-        }
-        return wav
-    }
-}
+/// The production reader (`Pipeline.WAVFile`), as the tests have always named it.
+public typealias WAVFile = Pipeline.WAVFile
 
 /// Normalised cross-correlation of `b` against `a` at the best lag in -maxLag...maxLag.
 /// Coarse to fine: the lag is found on signals decimated by 4, then refined at full rate.

@@ -4,6 +4,9 @@
 /// at the first packet, plus a delay that adapts to measured interarrival jitter (RFC 3550 A.8)
 /// between 40 and 120 ms. The delay only changes at a talkspurt start (marker bit), where a jump
 /// is inaudible. Packets that arrive after their turn, and duplicates, are dropped and counted.
+/// A new SSRC is a new source (RFC 3550 §8.2: a phone switching its media, a PBX bridging another
+/// leg): its numbers and clock start afresh, so the buffer does too — otherwise a source whose
+/// sequence numbers lie behind the last one's would be dropped as late, packet after packet.
 public struct JitterBuffer: Sendable {
     public struct Counters: Sendable, Equatable {
         public var received = 0
@@ -12,6 +15,8 @@ public struct JitterBuffer: Sendable {
         public var duplicate = 0
         public var lost = 0
         public var overflow = 0
+        /// Times a packet came from a new SSRC and the buffer started over.
+        public var sourceChanges = 0
     }
 
     public static let minimumDelayMilliseconds = 40.0
@@ -30,6 +35,7 @@ public struct JitterBuffer: Sendable {
     private var extendedMax: Int64?
     private var base: (timestamp: UInt32, arrival: Double)?
     private var lastTransit: Double?
+    private var ssrc: UInt32?
 
     public init(clockRate: Int = 8000) {
         self.clockRate = Double(clockRate)
@@ -40,6 +46,16 @@ public struct JitterBuffer: Sendable {
     /// Adds a packet that arrived at `now` (milliseconds on the receiver's clock).
     public mutating func insert(_ packet: RTPPacket, now: Double) {
         counters.received += 1
+        if let ssrc, ssrc != packet.ssrc {
+            // What the old source still has queued is dropped: its playout clock is not the new one's.
+            counters.sourceChanges += 1
+            packets = [:]
+            nextSequence = nil
+            extendedMax = nil
+            base = nil
+            lastTransit = nil
+        }
+        ssrc = packet.ssrc
         let seq = extend(packet.sequenceNumber)
         if let next = nextSequence, seq < next { counters.late += 1; return }
         guard packets[seq] == nil else { counters.duplicate += 1; return }

@@ -105,10 +105,15 @@ public struct CallTemplate: Codable, Sendable, Equatable {
                 throw ValidationError(fields: [.init(name: "questions", message: "a template with a flow takes its questions from the flow's ask steps: leave questions empty")])
             }
             t.questions = asked
-            // A tool step calls one of the template's own tools (not one run after the call).
+            // A tool step calls one of the template's own tools (not one run after the call), or a
+            // tool of one of its MCP servers (`<server>_<tool>`: listed when the call starts; one
+            // the server no longer has fails the step, which then goes where `on_error` says).
             let callable = Set((tools ?? []).filter { !$0.onEnd }.map(\.name))
-            if let step = flow.steps.first(where: { $0.tool.map { !callable.contains($0) } ?? false }) {
-                throw ValidationError(fields: [.init(name: "flow.steps.\(step.id).tool", message: "'\(step.tool ?? "")' is not one of the template's tools (declared in tools, not on_end)")])
+            let servers = (mcpServers ?? []).map { $0.name + "_" }
+            let declared = { (name: String) in callable.contains(name) || servers.contains { name.hasPrefix($0) && name.count > $0.count } }
+            if let step = flow.steps.first(where: { $0.tool.map { !declared($0) } ?? false }) {
+                throw ValidationError(fields: [.init(name: "flow.steps.\(step.id).tool",
+                                                     message: "'\(step.tool ?? "")' is not one of the template's tools (declared in tools, not on_end, or <server>_<tool> of its mcp_servers)")])
             }
             // Variables fill questions per call; what a flow says, ends or transfers with is spoken as written.
             for step in flow.steps {

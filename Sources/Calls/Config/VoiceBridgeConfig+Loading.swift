@@ -110,6 +110,9 @@ extension VoiceBridgeConfig {
         c.transfer.target = try r.optionalString("transfer.target")
         c.transfer.mode = try r.choice("transfer.mode", default: c.transfer.mode)
         c.transfer.acceptTimeoutSeconds = try r.int("transfer.accept_timeout_seconds", default: c.transfer.acceptTimeoutSeconds, in: 5...120)
+        c.transfer.holdMusic = try r.optionalString("transfer.hold_music")
+        c.transfer.briefing = try r.choice("transfer.briefing", default: c.transfer.briefing)
+        c.transfer.acceptByVoice = try r.bool("transfer.accept_by_voice", default: c.transfer.acceptByVoice)
         if let target = c.transfer.target, let problem = Self.transferTargetProblem(target) {
             throw ConfigError(key: "transfer.target", problem: problem, origin: r.origin(of: "transfer.target"))
         }

@@ -217,20 +217,6 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var machineDetection = false
     }
 
-    /// Handing a caller to a person.
-    public struct Transfer: Sendable, Equatable {
-        /// Where: a number (dialled through the SIP gateway, or by Twilio) or a `sip:` URI; nil: nobody.
-        public var target: String?
-        /// Where a call's or template's `transfer_to` may point (see `TransferTargetRule`); empty:
-        /// any number, and `sip:` URIs on the gateway's host only.
-        public var allowedTargets: [String] = []
-        public enum Mode: String, Sendable, CaseIterable { case cold, warm }
-        /// `cold`: a blind REFER (VoiceBridge bridges the person itself when the peer refuses it);
-        /// `warm`: VoiceBridge calls the person, briefs them while the caller holds, and bridges on key 1.
-        public var mode: Mode = .cold
-        /// A warm transfer's person has this long to press 1 once they answered.
-        public var acceptTimeoutSeconds = 20
-    }
 
     /// The knowledge base (`/api/knowledge`).
     public struct Knowledge: Sendable, Equatable {

@@ -84,9 +84,9 @@ extension CallManager {
 
     /// A SIP call's warm transfer, when transfers are warm: we call the person (B2BUA) and brief them.
     func warmTransfer(caller: String) -> WarmTransfer? {
-        guard let within = settings.warmTransferWithin else { return nil }
+        guard let warm = settings.warmTransfer else { return nil }
         let gateway = settings.gateway
-        return WarmTransfer(acceptWithin: within) { target in
+        return WarmTransfer(settings: warm) { target in
             let uri = target.hasPrefix("sip:") ? target : SIPURI(user: target, host: gateway.host, port: gateway.port).description
             return await self.callPerson(uri, from: caller)
         }

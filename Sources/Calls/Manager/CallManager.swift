@@ -50,8 +50,8 @@ public actor CallManager {
         public var transferTarget: String?
         /// Which `transfer_to` values calls and templates may hold (`transfer.allowed_targets`).
         public var transferTargets = TransferTargetPolicy()
-        /// Set: transfers are warm (`transfer.mode: warm`), the person has this long to accept.
-        public var warmTransferWithin: Duration?
+        /// Set when transfers are warm (`transfer.mode: warm`).
+        public var warmTransfer: WarmTransfer.Settings?
         /// The secrets tools may name: a declaration naming another is refused.
         public var toolSecrets = ToolSecrets()
         /// Lists the MCP servers' tools when a call starts (cached); nil: MCP servers are not asked.

@@ -250,13 +250,13 @@ extension CallSession {
         /// agent's side, paced, marked); the caller's audio goes to the person from the caller
         /// side. Until either hangs up. A warm transfer's person is briefed first and bridged only
         /// if they accept: false when they did not (the agent has the caller back).
-        func relay(_ person: any MediaStreamLeg, briefing: (text: String, within: Duration, target: String)? = nil) async -> Bool {
+        func relay(_ person: any MediaStreamLeg, briefing: (text: String, settings: WarmTransfer.Settings, target: String)? = nil) async -> Bool {
             defer { state.withLock { $0.bridge = nil } }
             return await withTaskGroup(of: Void.self) { group -> Bool in
                 group.addTask { await person.run() }
                 var events = person.events.makeAsyncIterator()
                 if let briefing {
-                    guard await personAccepts(person, events: &events, briefing: briefing.text, within: briefing.within) else {
+                    guard await personAccepts(person, events: &events, briefing: briefing.text, settings: briefing.settings) else {
                         await person.hangUp()
                         group.cancelAll()
                         return false
@@ -341,7 +341,7 @@ extension CallSession {
                     finish(.transferred)
                     return
                 case .brief(let person, let target, let text):
-                    if await relay(person, briefing: (text, warmTransfer?.acceptWithin ?? .seconds(20), target)) {
+                    if await relay(person, briefing: (text, warmTransfer?.settings ?? WarmTransfer.Settings(), target)) {
                         finish(.transferred)
                         return
                     }

@@ -1,3 +1,4 @@
+import Analysis
 import Bridge
 import Foundation
 import Realtime
@@ -38,11 +39,15 @@ extension CallSession {
         await appendTranscript(speaker: .ai, text: "[Transfer to \(target): \(reason)]", item: nil, spoken: false)
         state.withLock { $0.engineHearsCaller = false }
         if let warm = warmTransfer {
-            // Warm: we call the person ourselves, the caller on hold; they hear who is waiting first.
+            // Warm: we call the person ourselves, the caller on hold; they hear who is waiting
+            // first — written (by the model, when one is set) while their phone rings.
+            async let written = writtenBriefing(warm.settings, reason: reason)
             let dialled = await warm.dial(target)
+            let briefing = await written
             if case .bridged(let person) = dialled {
-                let answers = (try? await store.answers(callID: callID)) ?? []
-                return .brief(person, target: target, briefing: WarmTransfer.briefing(context: context, reason: reason, answers: answers))
+                let text = briefing.trimmingCharacters(in: .whitespaces) + " " + WarmTransfer.keys(byVoice: warm.settings.transcribe != nil)
+                await appendTranscript(speaker: .ai, text: "[Briefing for the person: \(text)]", item: nil, spoken: false)
+                return .brief(person, target: target, briefing: text)
             }
             if case .finished(let outcome) = dialled { return await warmTransferEnded(target: target, outcome: outcome) }
         }
@@ -86,5 +91,20 @@ extension CallSession {
         state.withLock { $0.engineHearsCaller = true }
         await engine.transferEnded(outcome)
         return .backToTheAgent
+    }
+
+    /// The briefing for a warm transfer's person: the model's summary of the call so far when one
+    /// writes it, else the scripted one from the answers.
+    func writtenBriefing(_ settings: WarmTransfer.Settings, reason: String) async -> String {
+        let answers = (try? await store.answers(callID: callID)) ?? []
+        if let write = settings.writeBriefing {
+            let transcript = ((try? await store.transcript(callID: callID)) ?? []).map(\.entry).filter { !$0.text.hasPrefix("[") }
+            let input = AnalysisInput(
+                purpose: context.purpose, transcript: transcript.map { .init(speaker: $0.speaker.rawValue, text: $0.text) },
+                answers: answers.map { .init(id: $0.questionID, question: $0.question, status: $0.status.rawValue, answer: $0.answerSummary ?? $0.answerText) },
+                taskCompleted: false)
+            if let written = await write(input, reason) { return written }
+        }
+        return WarmTransfer.briefing(context: context, reason: reason, answers: answers)
     }
 }

@@ -1,6 +1,6 @@
 /// Yes or no in a reply, with the usual variants and negations: the first marker said decides
 /// ("No, the original location is fine." is a no; "Sure, why not" a yes; "I don't think so" a no).
-enum YesNo {
+public enum YesNo {
     /// Phrases matched longest first at each position, so "of course not" beats "of course".
     static let noes = [
         "i don't think so", "i do not think so", "not really", "not at all", "of course not", "afraid not", "unfortunately not",
@@ -28,4 +28,7 @@ enum YesNo {
         }
         return nil
     }
+
+    /// true for yes, false for no, nil when `text` says neither.
+    public static func answer(in text: String) -> Bool? { polarity(of: ReplyInterpreter.words(text)) }
 }
