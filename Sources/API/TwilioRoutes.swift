@@ -46,7 +46,10 @@ extension VoiceBridgeServer {
         router.post("twilio/call-status") { request, context -> HTTPResponse.Status in
             let (id, values) = try await self.signedCarrierCallback(request, context, path: "/twilio/call-status")
             let status = values["CallStatus"] ?? ""
-            try? await self.store.appendEvent(callID: id, type: "twilio_call_status",
+            // A warm transfer's call to the person reports under the caller's call.
+            let person = id.hasSuffix(CallManager.personLegSuffix)
+            try? await self.store.appendEvent(callID: person ? String(id.dropLast(CallManager.personLegSuffix.count)) : id,
+                                              type: person ? "twilio_transfer_status" : "twilio_call_status",
                                         payload: ["call_status": status, "call_sid": values["CallSid"] ?? "", "sequence": values["SequenceNumber"] ?? ""])
             await self.calls?.manager.twilioStatus(outboundID: id, status: status, sequence: Int(values["SequenceNumber"] ?? "") ?? 0)
             return .noContent

@@ -113,6 +113,53 @@ import TestSupport
         }
     }
 
+    /// A warm transfer on a Twilio call: Twilio calls the person with TwiML that streams their side
+    /// back here, signed callbacks under the caller's call id; answered, the person's stream is a
+    /// leg the session runs (audio both ways) until it hangs up; busy and unanswered are said so.
+    @Test func aWarmTransferCallsThePersonAndTheirStreamIsTheirLeg() async throws {
+        try await Self.withTwilio { fake, manager, store, config in
+            let id = try await Self.place(manager, to: "+15550000001")
+            _ = try await Self.wait(store, id, for: [.connected])
+            let carrier = try #require(await manager.settings.carrier)
+            let result = await manager.callPersonThroughTwilio("+15550000007", for: id, carrier: carrier, from: "+15550009999")
+            guard case .bridged(let person) = result else { Issue.record("the person answered: \(result)"); return }
+            let created = try #require(fake.creates.withLock { $0.first { $0.value("To") == "+15550000007" } })
+            #expect(created.value("From") == "+15550009999" && created.value("Timeout") == "25")
+            #expect(created.value("StatusCallback") == "\(config.http.publicURL!)/twilio/call-status?outbound_id=\(id).person")
+            #expect(created.value("Twiml")?.contains(#"<Parameter name="outbound_id" value="\#(id).person"/>"#) == true)
+
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await person.run() }
+                var events = person.events.makeAsyncIterator()
+                var heard = 0
+                while heard < 10, let event = await events.next() {
+                    if case .media = event { heard += 1; person.mediaEventConsumed() }
+                }
+                #expect(heard == 10, "the person's audio arrives on their leg")
+                for _ in 0..<25 { await person.send(.media([UInt8](repeating: 0x55, count: 160))) }
+                let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+                while fake.mediaReceived.withLock({ $0[created.sid] ?? 0 }) < 10, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+                #expect(fake.mediaReceived.withLock { $0[created.sid] ?? 0 } >= 10, "our audio reaches the person's stream")
+                await person.hangUp()
+                try await group.waitForAll()
+            }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            while try await !store.events(callID: id).contains(where: { $0.type == "twilio_transfer_status" && $0.payload.contains("completed") }),
+                  ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(try await store.events(callID: id).contains { $0.type == "twilio_transfer_status" && $0.payload.contains("completed") },
+                    "the person's call reports under the caller's; hanging up their stream ended it")
+
+            guard case .finished(.busy) = await manager.callPersonThroughTwilio("+15550000002", for: id, carrier: carrier, from: "+15550009999") else {
+                Issue.record("busy"); return
+            }
+            guard case .finished(.noAnswer) = await manager.callPersonThroughTwilio("+15550000004", for: id, carrier: carrier, from: "+15550009999") else {
+                Issue.record("no answer"); return
+            }
+            try await manager.cancel(id: id)
+            _ = try await Self.wait(store, id, for: [.cancelled, .completed, .failed])
+        }
+    }
+
     @Test func finalStatusesBeforeAnswerBecomeTheCallsOutcome() async throws {
         try await Self.withTwilio { _, manager, store, _ in
             let busy = try await Self.place(manager, to: "+15550000002")

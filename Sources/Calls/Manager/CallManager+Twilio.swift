@@ -126,7 +126,8 @@ extension CallManager {
             case .stream(let leg, let done):
                 _ = try? await store.transition(id: id, to: .connected, heldBy: settings.nodeID)
                 let transfer = Self.twilioTransfer(sid: sid, carrier: carrier, callerNumber: call.callerNumber, logger: logger)
-                let ending = await converse(call: call, leg: leg, engine: engine, context: context, handle: handle, transfer: transfer)
+                let ending = await converse(call: call, leg: leg, engine: engine, context: context, handle: handle, transfer: transfer,
+                                            warmTransfer: twilioWarmTransfer(for: call, carrier: carrier))
                 done.resume()
                 // The stream's socket is closed; an ending on our side also ends the call at Twilio
                 // (not a transfer: the call now runs the <Dial>).
