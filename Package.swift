@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(
             name: "APITests",
             dependencies: [
-                "API", "TestSupport", "Flows",
+                "API", "TestSupport", "Flows", "Analysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

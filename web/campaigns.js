@@ -105,7 +105,7 @@ function campaignItem(campaign) {
     });
     actions.append(link);
   }
-  li.append(title, bar, summary, actions, contactsTable(campaign));
+  li.append(title, bar, summary, actions, campaignResults(campaign), contactsTable(campaign));
   return li;
 }
 

@@ -63,3 +63,58 @@ async function renderCharts(view) {
     figure(t('charts.questions'), questionChart(stats.questions), t('charts.questions_count')),
     figure(t('charts.per_hour'), barChart('hour-chart', hours, t('charts.per_hour')), `${t('charts.talk')}: ${stats.average_duration_seconds.value}${t('seconds')} — ${stats.average_duration_seconds.counts}`));
 }
+
+const SENTIMENT_COLOR = { positive: '#4caf50', neutral: '#90a4ae', negative: '#e57373' };
+
+/// A campaign's results, opened on demand (and kept open across refreshes): /api/stats for the
+/// campaign — flow outcomes, each flow field's statuses, top answers and mean, the post-call
+/// analyses' success rate and sentiment split, and the answers per question.
+const openResults = new Set();   // campaign ids
+function campaignResults(campaign) {
+  const details = el('details', null, 'campaign-results');
+  details.append(el('summary', t('results.title')));
+  const body = el('div', null, 'results-body');
+  const figure = (title, content, caption) => {
+    const f = el('figure', null, 'chart');
+    f.append(el('h3', title), content);
+    if (caption) f.append(el('figcaption', caption, 'muted'));
+    return f;
+  };
+  const load = async () => {
+    openResults.add(campaign.id);
+    const stats = await api(`/api/stats?campaign=${encodeURIComponent(campaign.id)}`);
+    const parts = [];
+    const outcomes = Object.entries(stats.flow_outcomes || {}).sort((a, b) => b[1] - a[1]);
+    if (outcomes.length) parts.push(figure(t('results.outcomes'), barChart('flow-outcome-chart', outcomes.map(([k, n]) => [k, n, '#5c8fd6', k]), t('results.outcomes'))));
+    const analyses = stats.analyses;
+    if (analyses && analyses.analysed) {
+      const rate = analyses.success_rate;
+      const sentiment = Object.entries(SENTIMENT_COLOR).map(([s, color]) => [t('analysis.sentiment.' + s), analyses.sentiment[s] || 0, color, s]);
+      const f = figure(`${t('results.success')}: ${rate.value}% (${rate.numerator}/${rate.denominator})`, barChart('sentiment-chart', sentiment, t('results.sentiment')), rate.counts);
+      f.dataset.figure = 'analysis';
+      parts.push(f);
+    }
+    if (stats.fields && stats.fields.length) {
+      // One line per field, so that a phone's width holds it: statuses, top answers, mean.
+      const list = el('ul', null, 'field-list');
+      list.append(...stats.fields.map((f) => {
+        const li = el('li');
+        li.dataset.field = f.field;
+        const top = Object.entries(f.values).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 5).map(([v, n]) => `${v} ×${n}`).join(', ');
+        const statuses = ['answered', 'refused', 'unclear'].map((k) => `${t('status.' + k)} ${f.statuses[k] || 0}`).join(' · ');
+        li.append(el('strong', `${f.field} (${f.kind})`), el('span', statuses, 'field-statuses'),
+                  el('span', top + (f.other ? ` … +${f.other}` : ''), 'field-top'));
+        if (f.mean != null) li.append(el('span', `${t('results.mean')} ${Math.round(f.mean * 10) / 10}`, 'field-mean'));
+        return li;
+      }));
+      parts.push(figure(t('results.fields'), list));
+    }
+    if (stats.questions.length) parts.push(figure(t('charts.questions'), questionChart(stats.questions), t('charts.questions_count')));
+    if (!parts.length) parts.push(el('p', t('results.none'), 'muted'));
+    body.replaceChildren(...parts);
+  };
+  details.addEventListener('toggle', () => { if (details.open) load().catch(alertError); else openResults.delete(campaign.id); });
+  if (openResults.has(campaign.id)) details.open = true;
+  details.append(body);
+  return details;
+}

@@ -1,3 +1,5 @@
+import Analysis
+import Flows
 import Foundation
 import Testing
 import TestSupport
@@ -12,7 +14,18 @@ import TestSupport
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("vb-list-\(UUID().uuidString).csv")
         try "name,phone,simulated_answers\nAnna,010-7200-0001,\"Yes, I can attend.\"\nbad,12,\nBen,010-7200-0002,\"No, I cannot.\"\n".write(to: list, atomically: true, encoding: .utf8)
         try await DashboardBrowserTests.withBrowser(rtpPorts: 43200...43599, name: "dashboard-campaign", before: { config in
-            _ = try await CallStore(path: config.database.path).createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting", questions: ["Can you attend, {name}?"]))
+            // A flow template with an analysis: the campaign's results show its field and the analyses.
+            let flow = try JSONDecoder().decode(Flow.self, from: Data("""
+                {"start": "ask", "steps": [
+                  {"id": "ask", "ask": "Can you attend, {name}?", "field": "attending", "kind": "yes_no", "next": "route"},
+                  {"id": "route", "branch": [{"field": "attending", "is": "yes", "next": "coming"}], "default": "away"},
+                  {"id": "coming", "end": "See you there.", "outcome": "coming"},
+                  {"id": "away", "end": "Thank you for telling us.", "outcome": "away"}
+                ]}
+                """.utf8))
+            _ = try await CallStore(path: config.database.path).createTemplate(
+                try CallTemplate(name: "attend", purpose: "{name}'s meeting", questions: [], flow: flow, analysis: AnalysisSpec(success: "the callee comes"))
+                    .validated(engineModes: ["local"]))
         }) { browser, port in try await Self.walkThrough(browser, port: port, list: list.path) }
     }
 
@@ -51,6 +64,16 @@ import TestSupport
         try? await browser.wait(for: "JSON.stringify(\(rowsJS)) === '\(String(decoding: try JSONEncoder().encode(expected), as: UTF8.self))'", timeout: .seconds(10))
         let rows = try await browser.execute("return \(rowsJS);") as? [String]
         #expect(rows == expected, "\(rows ?? [])")
+        // Its results: the flow's outcomes and field, the post-call analyses (offline here).
+        try await browser.click("li.campaign details.campaign-results summary")
+        try await browser.wait(for: "document.querySelector('li.campaign .field-list li[data-field=attending]') && document.querySelector('li.campaign [data-figure=analysis]')",
+                               timeout: .seconds(20))
+        let field = try await browser.execute("return [...document.querySelector('li.campaign .field-list li[data-field=attending]').children].map(e => e.textContent);") as? [String]
+        #expect(field == ["attending (yes_no)", "Answered 2 · Refused 0 · Unclear 0", "no ×1, yes ×1"], "\(field ?? [])")
+        let outcomes = try await browser.execute("return [...document.querySelectorAll('#flow-outcome-chart g.bar')].map(g => g.dataset.key + '=' + g.dataset.value).sort();") as? [String]
+        #expect(outcomes == ["away=1", "coming=1"], "\(outcomes ?? [])")
+        let analysis = try await browser.execute("return document.querySelector('li.campaign [data-figure=analysis] h3').textContent;") as? String ?? ""
+        #expect(analysis.hasPrefix("Success by post-call analysis: ") && analysis.hasSuffix("/2)"), "\(analysis)")
         try await browser.execute("const s = document.querySelector('li.campaign details.contacts select'); s.value = 'waiting'; s.dispatchEvent(new Event('change'));")
         try await browser.wait(for: "document.querySelectorAll('li.campaign .contact-table tr[data-state]').length === 0")
                 try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-done.png")
