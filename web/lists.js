@@ -12,6 +12,30 @@ function showFieldErrors(view, error) {
 
 async function showTemplates() {
   const view = mount('templates-view');
+  // The template being edited: saving makes its next version (PUT), keeping what the form does not
+  // show (tools, analysis, knowledge…); nil, the form creates a new template.
+  let editing = null;
+  const heading = $('#new-template-title', view);
+  const stopEditing = () => {
+    editing = null;
+    heading.textContent = t('templates.new');
+    $('#cancel-edit', view).hidden = true;
+    $('#new-template', view).reset();
+    $('#flow-errors', view).replaceChildren();
+  };
+  const edit = (tp) => {
+    editing = tp;
+    heading.textContent = `${t('templates.editing')}: ${tp.name} v${tp.version}`;
+    $('#cancel-edit', view).hidden = false;
+    $('#template-name', view).value = tp.name;
+    $('#template-purpose', view).value = tp.purpose;
+    $('#template-questions', view).value = tp.flow ? '' : tp.questions.join('\n');   // a flow's asks are its questions
+    $('#template-greeting', view).value = tp.greeting || '';
+    $('#template-flow', view).value = tp.flow ? JSON.stringify(tp.flow, null, 2) : '';
+    $('#flow-errors', view).replaceChildren();
+    heading.scrollIntoView();
+  };
+  $('#cancel-edit', view).addEventListener('click', stopEditing);
   const load = async () => {
     const list = await api('/api/templates');
     $('#template-list', view).replaceChildren(...list.items.map((tp) => {
@@ -21,6 +45,11 @@ async function showTemplates() {
       title.append(el('span', `v${tp.version}`, 'cstate'));
       li.append(title, el('p', tp.purpose), el('p', `${tp.questions.length} ${t('templates.questions_count')}: ${tp.questions.join(' / ')}`, 'muted'));
       if (tp.flow) li.append(flowGraph(tp.flow));
+      const button = el('button', t('templates.edit'));
+      button.type = 'button';
+      button.dataset.action = 'edit';
+      button.addEventListener('click', () => edit(tp));
+      li.append(button);
       return li;
     }));
     $('#no-templates', view).hidden = list.items.length > 0;
@@ -29,15 +58,18 @@ async function showTemplates() {
     event.preventDefault();
     view.querySelectorAll('.error').forEach((p) => { p.textContent = ''; });
     const value = (id) => $(id, view).value.trim();
-    const body = { name: value('#template-name'), purpose: value('#template-purpose'),
-                   questions: value('#template-questions').split('\n').map((q) => q.trim()).filter(Boolean) };
+    const body = editing ? { ...editing } : {};
+    for (const key of ['id', 'version', 'created_at', 'greeting', 'flow']) delete body[key];
+    Object.assign(body, { name: value('#template-name'), purpose: value('#template-purpose'),
+                          questions: value('#template-questions').split('\n').map((q) => q.trim()).filter(Boolean) });
     if (value('#template-greeting')) body.greeting = value('#template-greeting');
     // The editor's text goes as it is (YAML or JSON): the server reads it and names what is wrong.
     if (value('#template-flow')) body.flow = $('#template-flow', view).value;
     $('#flow-errors', view).replaceChildren();
     try {
-      await api('/api/templates', { method: 'POST', body: JSON.stringify(body) });
-      $('#new-template', view).reset();
+      if (editing) await api(`/api/templates/${editing.id}`, { method: 'PUT', body: JSON.stringify(body) });
+      else await api('/api/templates', { method: 'POST', body: JSON.stringify(body) });
+      stopEditing();
       await load();
     } catch (error) {
       const flowErrors = showFlowErrors(view, error);

@@ -61,6 +61,25 @@ import TestSupport
                 });
                 """) as? Int
             #expect(analysed == 200)
+            // Edited in place: the page's editor loads v2's flow, a line is changed, and saving
+            // makes v3 — keeping the analysis the form does not show.
+            try await browser.navigate(root + "#/")
+            try await browser.navigate(root + "#/templates")
+            try await browser.wait(for: "document.querySelector('li.template[data-name=\"open day\"] [data-action=edit]')")
+            try await browser.click("li.template[data-name=\"open day\"] [data-action=edit]")
+            try await browser.wait(for: "document.querySelector('#template-flow').value.includes('see you on Friday')")
+            #expect(try await browser.execute("return document.querySelector('#new-template-title').textContent;") as? String == "Editing: open day v2")
+            try await browser.execute("const f = document.querySelector('#template-flow'); f.value = f.value.replace('see you on Friday.', 'see you on Friday at ten.');")
+            try await browser.click("#create-template")
+            try await browser.wait(for: "document.querySelector('li.template[data-name=\"open day\"] .cstate')?.textContent === 'v3'")
+            let edited = try await browser.execute("""
+                return fetch('/api/templates').then((r) => r.json()).then((list) => {
+                  const tp = list.items.find((t) => t.name === 'open day');
+                  return [tp.flow.steps.find((s) => s.id === 'booked').end, tp.analysis?.success ?? 'none'];
+                });
+                """) as? [String]
+            #expect(edited == ["Thank you, see you on Friday at ten.", "the callee registered"], "\(edited ?? [])")
+            #expect(try await browser.execute("return document.querySelector('#new-template-title').textContent;") as? String == "New template")
             let created = try await browser.execute("""
                 return fetch('/api/outbound/', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({
                   template: 'open day', caller_number: '070-1234-5678', callee_number: '010-9876-5432',
