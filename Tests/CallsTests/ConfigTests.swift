@@ -134,6 +134,8 @@ import Testing
         ("transfer: {target: 'the front desk'}", "transfer.target", "phone number"),
         ("transfer: {target: 'sip:'}", "transfer.target", "sip:user@host"),
         ("transfer: {allowed_targets: ['12a*']}", "transfer.allowed_targets", "number prefix"),
+        ("transfer: {briefing: llm}", "transfer.briefing", "one of auto, scripted"),
+        ("transfer: {accept_by_voice: maybe}", "transfer.accept_by_voice", "true or false"),
         ("egress: {allow: ['10.0.0.0/33']}", "egress.allow", "address/length"),
         ("egress: {allow: [intranet]}", "egress.allow", "'intranet'"),
         ("pricing: {telephony_per_minute: -1}", "pricing.telephony_per_minute", "between"),
