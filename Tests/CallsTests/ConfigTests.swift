@@ -135,6 +135,8 @@ import Testing
         ("transfer: {target: 'sip:'}", "transfer.target", "sip:user@host"),
         ("transfer: {allowed_targets: ['12a*']}", "transfer.allowed_targets", "number prefix"),
         ("transfer: {briefing: llm}", "transfer.briefing", "one of auto, scripted"),
+        ("engine: {turn_detection: smart}", "engine.turn_detection", "one of auto, pause, model"),
+        ("engine: {turn_threshold: 1.5}", "engine.turn_threshold", "between"),
         ("transfer: {accept_by_voice: maybe}", "transfer.accept_by_voice", "true or false"),
         ("egress: {allow: ['10.0.0.0/33']}", "egress.allow", "address/length"),
         ("egress: {allow: [intranet]}", "egress.allow", "'intranet'"),

@@ -142,6 +142,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var mode: EngineMode = .local
         public var language = "en"
         public var vad: VADKind = .auto
+        public var turns = Turns()
         public var local = Local()
         public var openAI = OpenAI()
         public var cascade = Cascade()

@@ -48,6 +48,8 @@ public final class LocalEngine: ConversationEngine {
     /// The shorter window when the words so far already answer the question (people still pause
     /// inside an answer: "Yes, … I can attend").
     public let answeredTurnMilliseconds: Int
+    /// Whether a pause ends the caller's turn: by its length, or as the end-of-turn model judges.
+    public let turns: TurnDetector
     /// How long the caller may stay silent after a question (counted from the moment it was
     /// synthesized, so its own duration is added) before it is asked again, then the call ends.
     public let replyTimeoutMilliseconds: Int
@@ -82,6 +84,8 @@ public final class LocalEngine: ConversationEngine {
         var speechStarts: Int
         var text: String?
         var answers = false
+        /// The end-of-turn model's verdict on the audio up to the speech end; nil: none (yet).
+        var complete: Bool?
         var transcribing: Duration = .zero
     }
 
@@ -96,8 +100,9 @@ public final class LocalEngine: ConversationEngine {
     }
 
     public init(context: ConversationContext, tts: EspeakSynthesizer, stt: MoonshineTranscriber, endOfTurnMilliseconds: Int = 500,
-                answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000,
+                answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000, turns: TurnDetector = .pause,
                 knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard, tools: ToolRunner? = nil) {
+        self.turns = turns
         self.knowledge = knowledge
         self.tools = tools
         self.answerPolicy = answerPolicy
@@ -125,7 +130,10 @@ public final class LocalEngine: ConversationEngine {
             await answer(text, since: ContinuousClock.now - transcribing)
         case .speechEnded(let sofar, let starts):
             let started = ContinuousClock.now
+            // The words and the model's verdict, side by side (each on its own lanes).
+            async let verdict = turns.completes(sofar)
             let text = await transcribe(sofar)
+            let complete = await verdict
             // Frames went on meanwhile (the event loop takes them): the words count only if the
             // caller has not spoken again; the turn ends now if its window is already out.
             let endsNow = state.withLock { s -> Bool in
@@ -136,8 +144,8 @@ public final class LocalEngine: ConversationEngine {
                 }
                 guard s.speculation?.speechStarts == starts, s.speechStarts == starts else { return false }
                 let answers = s.dialogue.completesAnAnswer(text)
-                s.speculation = Speculation(speechStarts: starts, text: text, answers: answers, transcribing: started.duration(to: .now))
-                guard s.listening, let silence = s.trailingSilence, answers, silence >= answeredTurnMilliseconds else { return false }
+                s.speculation = Speculation(speechStarts: starts, text: text, answers: answers, complete: complete, transcribing: started.duration(to: .now))
+                guard s.listening, let silence = s.trailingSilence, silence >= window(s) else { return false }
                 s.listening = false
                 s.trailingSilence = nil
                 s.utterance = []
@@ -237,10 +245,21 @@ public final class LocalEngine: ConversationEngine {
         return .utterance(s.utterance)
     }
 
-    /// The end-of-turn window now: short when the words up to the last speech end answer the question.
+    /// The end-of-turn window now, in silence past the VAD's speech end: none when the model
+    /// judged the turn complete; when the words up to the speech end answer the question, short —
+    /// or the pause rule's if the model judged the turn unfinished (two signals disagreeing); the
+    /// model's ceiling when it judged the turn unfinished (or is still judging); else the pause rule's.
     private func window(_ s: State) -> Int {
-        if let speculation = s.speculation, speculation.speechStarts == s.speechStarts, speculation.answers { return answeredTurnMilliseconds }
-        return endOfTurnMilliseconds
+        guard let speculation = s.speculation, speculation.speechStarts == s.speechStarts, speculation.text != nil else {
+            return turns.model == nil ? endOfTurnMilliseconds : turns.ceilingMilliseconds
+        }
+        switch (speculation.complete, speculation.answers) {
+        case (true?, _): return 0
+        case (false?, true): return endOfTurnMilliseconds
+        case (false?, false): return turns.ceilingMilliseconds
+        case (nil, true): return answeredTurnMilliseconds
+        case (nil, false): return endOfTurnMilliseconds
+        }
     }
 
     /// Whether this frame, silent, ends the wait for the caller's reply.

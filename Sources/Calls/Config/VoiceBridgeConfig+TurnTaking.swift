@@ -1,0 +1,18 @@
+extension VoiceBridgeConfig.Engine {
+    /// How the caller's turn is judged over (`engine.turn_detection` and its settings).
+    public struct Turns: Sendable, Equatable {
+        public enum Detection: String, Sendable, CaseIterable {
+            /// `model` for the local engine when `make deps` installed Smart Turn, else `pause`.
+            case auto
+            /// Silence after speech, shorter when the words answer the question.
+            case pause
+            /// Smart Turn v3.2 judges each pause; the server does not start without it.
+            case model
+        }
+        public var detection: Detection = .auto
+        /// The model's probability at or above which a turn is complete.
+        public var threshold = 0.8
+        /// Longest wait after speech when the model says the caller is not done.
+        public var ceilingMilliseconds = 2000
+    }
+}

@@ -1,0 +1,35 @@
+import Pipeline
+
+/// How the local engine decides that the caller's turn is over (`engine.turn_detection`).
+///
+/// `pause` alone: the turn ends after a fixed silence past the VAD's speech end — shorter when the
+/// words so far answer the question. With the model (Smart Turn v3.2), the caller's audio is scored
+/// as soon as the VAD hears speech end (~200 ms of silence): judged complete, the turn ends then;
+/// judged incomplete ("my number is zero one zero, …"), the engine waits — up to `ceiling` — unless
+/// the words already answer the question, which stays a second signal.
+public struct TurnDetector: Sendable {
+    /// nil: pause only.
+    public var model: SmartTurnModel?
+    /// The model's probability at or above which a turn is complete.
+    public var threshold: Float
+    /// Longest wait after speech end when the model says the turn goes on.
+    public var ceilingMilliseconds: Int
+
+    public init(model: SmartTurnModel? = nil, threshold: Float = 0.5, ceilingMilliseconds: Int = 2000) {
+        self.model = model
+        self.threshold = threshold
+        self.ceilingMilliseconds = ceilingMilliseconds
+    }
+
+    /// Pause only.
+    public static let pause = TurnDetector()
+
+    /// Whether the turn in `utterance` (16 kHz) is complete, by the model; nil without one, or
+    /// when it could not run (the pause rule then decides).
+    public func completes(_ utterance: [Int16]) async -> Bool? {
+        guard let model else { return nil }
+        let audio = utterance.suffix(WhisperLogMel.samples).map { Float($0) / 32768 }
+        guard let probability = try? await model.completion(of: audio) else { return nil }
+        return probability >= threshold
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Pipeline
+import Testing
+import TestSupport
+@testable import Realtime
+
+/// `engine.turn_detection: model` in the local engine, on speech as a phone line carries it
+/// (espeak-ng → 8 kHz μ-law → 16 kHz, the real VAD deciding speech): Smart Turn ends a complete
+/// turn at the VAD's speech end, sooner than the pause rule, and holds a turn cut at a
+/// mid-sentence pause — the caller goes on after 1.2 s of silence and is heard as one answer,
+/// where the pause rule would have answered the half sentence.
+@Suite(.serialized) struct TurnDetectionTests {
+    static let model = try? SmartTurnModel.installed(in: Fixtures.repository.appendingPathComponent(".deps").path)
+    static let question = "Can you attend the meeting on Friday?"
+
+    /// 16 kHz samples of `ssml` through the phone line, with `lead` s of silence before.
+    static func phone(_ ssml: String) throws -> [Int16] {
+        let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
+        let narrow = G711.decode(G711.encode(down.process(try EspeakCLI.say(ssml: ssml)) + down.flush(), law: .muLaw), law: .muLaw)
+        let up = try Resampler(from: 8000, to: 16_000)
+        return up.process(narrow) + up.flush()
+    }
+
+    /// Feeds `audio` then silence as 20 ms frames, paced (the engine's work runs meanwhile);
+    /// returns the caller's transcripts and, for the first, how many silent frames after the
+    /// VAD's speech end went by before it came.
+    static func converse(_ engine: LocalEngine, _ audio: [Int16], silence: Int = 100) async throws -> (texts: [String], framesAfterEnd: Int?) {
+        let log = LocalEngineTests.Log()
+        let reader = Task { while let event = await engine.nextEvent() { log.events.withLock { $0.append(event) } } }
+        try await engine.start()
+        try await LocalEngineTests.waitFor(log) { $0.count { $0 == .audioDone(item: "local-1") } == 1 }
+        var vad = VoiceActivityDetector()
+        var chunker = FrameChunker(sampleRate: 16_000)
+        var lastEnd: Int?, answeredAfter: Int?
+        let frames = chunker.push([Int16](repeating: 0, count: 8000) + audio + [Int16](repeating: 0, count: silence * 320))
+        for (index, frame) in frames.enumerated() {
+            let decision = vad.process(frame)
+            if decision.event == .speechEnded { lastEnd = index }
+            await engine.send(samples: frame.samples, speech: LocalEngineTests.activity(decision))
+            try await Task.sleep(for: .milliseconds(20))
+            if answeredAfter == nil, let lastEnd, log.texts.contains(where: { $0.0 == .customer }) { answeredAfter = index - lastEnd }
+        }
+        _ = await engine.stop()
+        await reader.value
+        return (log.texts.filter { $0.0 == .customer }.map(\.1), answeredAfter)
+    }
+
+    static func engine(_ turns: TurnDetector) throws -> LocalEngine {
+        LocalEngine(context: ConversationContext(purpose: "the meeting", questions: [question]), tts: try EspeakSynthesizer(),
+                    stt: try MoonshineTranscriber(directory: Fixtures.moonshine, lanes: 1), turns: turns)
+    }
+
+    @Test(.enabled(if: model != nil)) func theModelEndsACompleteTurnSoonerAndHoldsACutOne() async throws {
+        let model = try #require(Self.model)
+        let withModel = TurnDetector(model: model, threshold: 0.8, ceilingMilliseconds: 2000)
+        // Whole: judged complete at the speech end; the pause rule waits its window out.
+        let whole = try Self.phone("Please send it to my office address.")
+        let byModel = try await Self.converse(try Self.engine(withModel), whole)
+        let byPause = try await Self.converse(try Self.engine(.pause), whole)
+        #expect(byModel.texts.count == 1 && byPause.texts.count == 1, "\(byModel.texts) \(byPause.texts)")
+        let modelFrames = try #require(byModel.framesAfterEnd), pauseFrames = try #require(byPause.framesAfterEnd)
+        #expect(modelFrames + 10 <= pauseFrames, "the model ended the turn \(modelFrames) frames after the speech end, the pause rule \(pauseFrames)")
+
+        // Cut by a 1.2 s pause mid-sentence: the model holds the turn, and the caller is heard whole.
+        let paused = try Self.phone(#"I'm not sure yet, I need to check with <break time="1200ms"/> my wife."#)
+        let held = try await Self.converse(try Self.engine(withModel), paused)
+        #expect(held.texts.count == 1 && held.texts.first?.lowercased().contains("wife") == true && held.texts.first?.lowercased().contains("sure") == true,
+                "one turn, both halves: \(held.texts)")
+        let cut = try await Self.converse(try Self.engine(.pause), paused)
+        #expect(cut.texts.count == 2, "the pause rule answers the half sentence: \(cut.texts)")
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Pipeline
+
+/// espeak-ng's own program, for speech the library calls cannot make: SSML, whose `<break>`
+/// puts a pause inside a sentence with the sentence's intonation carried across it.
+public enum EspeakCLI {
+    /// `ssml` (inside `<speak>`) in `voice` at `wordsPerMinute`: 22.05 kHz samples.
+    public static func say(ssml: String, voice: String = "en-us", wordsPerMinute: Int = 160) throws -> [Int16] {
+        let file = NSTemporaryDirectory() + "espeak-\(UUID().uuidString).wav"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let espeak = Process()
+        espeak.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
+        espeak.arguments = ["-m", "-v", voice, "-s", "\(wordsPerMinute)", "-w", file, "<speak>\(ssml)</speak>"]
+        try espeak.run()
+        espeak.waitUntilExit()
+        return try WAVFile.read(URL(fileURLWithPath: file)).samples
+    }
+
+    /// The samples before the longest quiet run (a `<break>`).
+    public static func beforeBreak(_ samples: [Int16]) -> [Int16] {
+        var best = (length: 0, start: samples.count), run = 0
+        for (i, x) in samples.enumerated() {
+            if abs(Int(x)) < 200 { run += 1; continue }
+            if run > best.length { best = (run, i - run) }
+            run = 0
+        }
+        return Array(samples[..<best.start])
+    }
+}
