@@ -17,7 +17,8 @@ import TestSupport
 /// Numbers: `…01` answers (AMD `human`) and streams `audio` until VoiceBridge closes the stream;
 /// `…02` is busy (a late `ringing` follows the final callback, out of order); `…03` rings until
 /// canceled; `…04` does not answer; `…05` fails; `…06` is refused once with 429, then answers;
-/// `+1555` is not a valid number (21211).
+/// `…07` answers like `…01` and presses 1 (a `dtmf` event) 3 s into its stream — a person
+/// taking a warm transfer; `+1555` is not a valid number (21211).
 final class FakeTwilio: Sendable {
     static let accountSID = "AC00000000000000000000000000000001"
     static let authToken = "12345678901234567890123456789012"
@@ -193,6 +194,12 @@ final class FakeTwilio: Sendable {
         try await send(.connected(protocol: "Call", version: "1.0.0"))
         try await send(.start(MediaStreamStart(streamSid: streamSid, accountSid: Self.accountSID, callSid: call.sid, customParameters: parameters)))
         try await withThrowingTaskGroup(of: Void.self) { group in
+            if call.value("To")?.hasSuffix("07") == true {
+                group.addTask {
+                    try await Task.sleep(for: .seconds(3))
+                    try await send(.dtmf(track: "inbound_track", digit: "1"))
+                }
+            }
             group.addTask {
                 let frames = stride(from: 0, to: self.audio.count, by: 160).map { Array(self.audio[$0..<min($0 + 160, self.audio.count)]) }
                     + Array(repeating: [UInt8](repeating: 0xFF, count: 160), count: 1500)

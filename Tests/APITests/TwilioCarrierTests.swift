@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import Pipeline
+import Realtime
 import Testing
 import TestSupport
 @testable import API
@@ -25,9 +27,9 @@ import TestSupport
     }
 
     /// The fake and the server for `body`, which gets the server's manager and store.
-    static func withTwilio(tweak: (inout VoiceBridgeConfig) -> Void = { _ in },
+    static func withTwilio(audio: [UInt8]? = nil, tweak: (inout VoiceBridgeConfig) -> Void = { _ in },
                            _ body: @Sendable (FakeTwilio, CallManager, CallStore, VoiceBridgeConfig) async throws -> Void) async throws {
-        let fake = FakeTwilio(audio: try WAVFile.read(Fixtures.audio("en_yes_attend.ulaw.wav")).data)
+        let fake = FakeTwilio(audio: try audio ?? WAVFile.read(Fixtures.audio("en_yes_attend.ulaw.wav")).data)
         try await withThrowingTaskGroup(of: Void.self) { group in
             let (ready, readyInput) = AsyncStream.makeStream(of: Int.self)
             group.addTask { try await fake.run { readyInput.yield($0) } }
@@ -155,6 +157,41 @@ import TestSupport
             guard case .finished(.noAnswer) = await manager.callPersonThroughTwilio("+15550000004", for: id, carrier: carrier, from: "+15550009999") else {
                 Issue.record("no answer"); return
             }
+            try await manager.cancel(id: id)
+            _ = try await Self.wait(store, id, for: [.cancelled, .completed, .failed])
+        }
+    }
+
+    /// A warm transfer on a whole Twilio call, offline: the callee (Twilio's stream) asks for a
+    /// person, the local engine hands over, Twilio calls the person, whose stream hears the
+    /// briefing while the caller holds; the person presses 1 and from then on the caller's stream
+    /// carries the person's audio.
+    @Test func aWarmTransferOnATwilioCallBridgesThePersonWhoPresses1() async throws {
+        let line = try await LocalVoice(tts: try EspeakSynthesizer()).frames(saying: "I want to talk to a real person.").flatMap(\.samples)
+        // Six seconds of line silence first: the greeting is said before the callee speaks.
+        let audio = [UInt8](repeating: 0xFF, count: 48_000) + G711.encode(line, law: .muLaw)
+        try await Self.withTwilio(audio: audio, tweak: { config in
+            config.engine.mode = .local
+            config.transfer.target = "+15550000007"
+            config.transfer.mode = .warm
+        }) { fake, manager, store, _ in
+            let id = try await Self.place(manager, to: "+15550000001")
+            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+            var lines: [String] = []
+            while ContinuousClock.now < deadline, !lines.contains("[Transfer answered, warm: the person accepted]") {
+                try await Task.sleep(for: .milliseconds(200))
+                lines = try await store.transcript(callID: id).map(\.entry.text)
+            }
+            #expect(lines.contains("[Transfer answered, warm: the person accepted]"), "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("[Briefing for the person: Hello, this is the AI assistant") }, "\(lines)")
+            let (caller, person) = fake.creates.withLock { calls in (calls.first { $0.value("To") == "+15550000001" }?.sid, calls.first { $0.value("To") == "+15550000007" }?.sid) }
+            let callerSID = try #require(caller), personSID = try #require(person)
+            #expect(fake.mediaReceived.withLock { $0[personSID] ?? 0 } > 50, "the person heard the briefing")
+            let before = fake.mediaReceived.withLock { $0[callerSID] ?? 0 }
+            try await Task.sleep(for: .seconds(2))
+            let relayed = fake.mediaReceived.withLock { $0[callerSID] ?? 0 } - before
+            #expect(relayed >= 50, "the person's audio reaches the caller's stream: \(relayed) frames in 2 s")
+            #expect(try await store.call(id: id)?.transferOutcome == "answered")
             try await manager.cancel(id: id)
             _ = try await Self.wait(store, id, for: [.cancelled, .completed, .failed])
         }

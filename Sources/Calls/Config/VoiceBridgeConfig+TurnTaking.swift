@@ -2,7 +2,8 @@ extension VoiceBridgeConfig.Engine {
     /// How the caller's turn is judged over (`engine.turn_detection` and its settings).
     public struct Turns: Sendable, Equatable {
         public enum Detection: String, Sendable, CaseIterable {
-            /// `model` for the local engine when `make deps` installed Smart Turn, else `pause`.
+            /// `pause` for now: on the simulated callee's voice the model ends "Yes, … I can attend"
+            /// at the comma, which the pause rule holds (README "Turn-taking"); `model` is opt-in.
             case auto
             /// Silence after speech, shorter when the words answer the question.
             case pause

@@ -265,7 +265,9 @@ extension CallSession {
                 }
                 state.withLock { $0.bridge = person }
                 events: while let event = await events.next() {
-                    guard !Task.isCancelled else { break }
+                    // The operator's cancel ends the bridge too (the engine, which would say the
+                    // closing line, is not being heard from meanwhile).
+                    guard !Task.isCancelled, state.withLock({ $0.closingReason }) == nil else { break }
                     switch event {
                     case .media(let media):
                         let frame = AudioFrame(samples: G711.decode(media.payload, law: .muLaw), sampleRate: 8000)
@@ -338,11 +340,11 @@ extension CallSession {
                 case .backToTheAgent: break
                 case .bridge(let person):
                     await relay(person)
-                    finish(.transferred)
+                    finish(state.withLock { $0.closingReason } ?? .transferred)
                     return
                 case .brief(let person, let target, let text):
                     if await relay(person, briefing: (text, warmTransfer?.settings ?? WarmTransfer.Settings(), target)) {
-                        finish(.transferred)
+                        finish(state.withLock { $0.closingReason } ?? .transferred)
                         return
                     }
                     _ = await warmTransferEnded(target: target, outcome: .declined)

@@ -42,6 +42,7 @@ extension CallSession {
             var spoken = SpokenDecision()
             var accepted = false
             decision: while let event = await events.next() {
+                guard state.withLock({ $0.closingReason }) == nil else { break }   // the operator ended the call
                 switch event {
                 case .dtmf(_, "1"): accepted = true; break decision
                 case .dtmf(_, "2"), .stop: break decision
