@@ -119,7 +119,7 @@ TIMED_SUITES := PacerSchedulerEventLoopTests PacerSchedulerTests PacerTests Medi
   ClientTransactionTimerTests SIPStreamTransportTests SIPCallLegTests LoopbackStreamTests TwilioStreamTests TwilioBargeInTests \
   DialectStreamTests BaresipTests WebSocketMemoryTests MachineDetectionCallTests CallStoreTests ResamplerConcurrencyTests \
   HealthEndpointHandlerTests HealthAndShutdownTests TransferCallTests KeypadCallTests \
-  MoonshineLanesTests EventLoopSleepTests FlowCallTests WarmTransferTests DashboardFlowTests
+  MoonshineLanesTests EventLoopSleepTests FlowCallTests WarmTransferTests DashboardFlowTests TurnDetectionTests
 empty :=
 space := $(empty) $(empty)
 TIMED := \.($(subst $(space),|,$(strip $(TIMED_SUITES))))/
