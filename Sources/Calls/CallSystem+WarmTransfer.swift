@@ -1,5 +1,4 @@
 import Analysis
-import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
@@ -55,13 +54,9 @@ extension CallSystem {
     /// ringing meanwhile, and the scripted briefing is a fine stand-in.
     static func askForBriefing(_ endpoint: (url: String, key: String, model: String), egress: EgressPolicy, input: AnalysisInput, reason: String,
                                logger: Logger) async -> String? {
-        var request = HTTPClientRequest(url: endpoint.url + "/chat/completions")
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(endpoint.key)")
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: BriefingRequest.body(input, reason: reason, model: endpoint.model).serialized))
         do {
-            let response = try await EgressHTTPClient(policy: egress).send(request, timeout: .seconds(5))
+            let response = try await EgressHTTPClient(policy: egress)
+                .chatCompletion(endpoint, body: BriefingRequest.body(input, reason: reason, model: endpoint.model), timeout: .seconds(5))
             guard (200..<300).contains(response.status) else {
                 logger.warning("the model wrote no briefing: the scripted one is read", metadata: ["status": "\(response.status)"])
                 return nil

@@ -3,8 +3,8 @@ import Foundation
 /// Smart Turn v3.2 (BSD-2-Clause, Daily; `make deps` takes the model out of the `pipecat-ai`
 /// wheel into `.deps/smart-turn/`): the last 8 s of a caller's audio in, the probability that
 /// their turn is complete out. One model per process, shared by every call; evaluations run on
-/// its own blocking lane, never on an event loop (~15 ms of features and ~65 ms of inference on
-/// this machine's cores).
+/// its own blocking lane, never on an event loop (~10 ms of features and ~25 ms of inference on
+/// this machine, `make bench`'s `turns` suite).
 public final class SmartTurnModel: Sendable {
     public typealias Failure = ONNXRuntime.Failure
 

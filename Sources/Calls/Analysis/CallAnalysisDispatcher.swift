@@ -110,12 +110,8 @@ public final class CallAnalysisDispatcher: Sendable {
 
     /// The model's status and, on a 2xx, its checked analysis.
     func ask(_ endpoint: (url: String, key: String, model: String), _ spec: AnalysisSpec, _ input: AnalysisInput) async throws -> (Int, CallAnalysis?) {
-        var request = HTTPClientRequest(url: endpoint.url + "/chat/completions")
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(endpoint.key)")
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: AnalysisRequest.body(spec, input, model: endpoint.model).serialized))
-        let response = try await EgressHTTPClient(policy: settings.egress).send(request, timeout: settings.timeout)
+        let response = try await EgressHTTPClient(policy: settings.egress)
+            .chatCompletion(endpoint, body: AnalysisRequest.body(spec, input, model: endpoint.model), timeout: settings.timeout)
         guard (200..<300).contains(response.status) else { return (response.status, nil) }
         let answer = try JSONValue.parse(String(buffer: response.body))
         return (response.status, try AnalysisRequest.analysis(from: answer, spec, input))

@@ -87,8 +87,12 @@ extension CallManager {
             await followTwilioCall(call, carrier: carrier, engine: engine, context: context, handle: handle, events: events)
             group.cancelAll()
         }
-        // Nothing more reaches this attempt; a stream that came too late is hung up.
-        twilioWaiters[id] = nil
+        await closeTwilioWaiter(id, input, events)
+    }
+
+    /// Nothing more reaches the waiter `key`; a stream that came too late is hung up.
+    func closeTwilioWaiter(_ key: String, _ input: AsyncStream<TwilioCallEvent>.Continuation, _ events: AsyncStream<TwilioCallEvent>) async {
+        twilioWaiters[key] = nil
         input.finish()
         for await case .stream(let leg, let done) in events {
             await leg.hangUp()

@@ -62,13 +62,7 @@ extension CallManager {
             }
             return .finished(.failed)
         }
-        // Nothing more reaches this transfer; a stream that came too late is hung up.
-        twilioWaiters[key] = nil
-        input.finish()
-        for await case .stream(let leg, let done) in events {
-            await leg.hangUp()
-            done.resume()
-        }
+        await closeTwilioWaiter(key, input, events)
         return result
     }
 }

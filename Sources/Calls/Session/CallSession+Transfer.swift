@@ -98,11 +98,8 @@ extension CallSession {
     func writtenBriefing(_ settings: WarmTransfer.Settings, reason: String) async -> String {
         let answers = (try? await store.answers(callID: callID)) ?? []
         if let write = settings.writeBriefing {
-            let transcript = ((try? await store.transcript(callID: callID)) ?? []).map(\.entry).filter { !$0.text.hasPrefix("[") }
-            let input = AnalysisInput(
-                purpose: context.purpose, transcript: transcript.map { .init(speaker: $0.speaker.rawValue, text: $0.text) },
-                answers: answers.map { .init(id: $0.questionID, question: $0.question, status: $0.status.rawValue, answer: $0.answerSummary ?? $0.answerText) },
-                taskCompleted: false)
+            let transcript = ((try? await store.transcript(callID: callID)) ?? []).map { AnalysisInput.Line($0.entry) }.filter { !$0.text.hasPrefix("[") }
+            let input = AnalysisInput(purpose: context.purpose, transcript: transcript, answers: answers.map(AnalysisInput.Answer.init), taskCompleted: false)
             if let written = await write(input, reason) { return written }
         }
         return WarmTransfer.briefing(context: context, reason: reason, answers: answers)

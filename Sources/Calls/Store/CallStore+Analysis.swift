@@ -42,8 +42,8 @@ extension CallStore {
         let flow = try CallFlowResult(stored: call.flowResult)
         let input = AnalysisInput(
             purpose: call.purpose,
-            transcript: transcript.map { .init(speaker: $0.entry.speaker.rawValue, text: $0.entry.text) }.filter { !$0.text.hasPrefix("[tool ") },
-            answers: answers.map { .init(id: $0.questionID, question: $0.question, status: $0.status.rawValue, answer: $0.answerSummary ?? $0.answerText) },
+            transcript: transcript.map { AnalysisInput.Line($0.entry) }.filter { !$0.text.hasPrefix("[tool ") },
+            answers: answers.map(AnalysisInput.Answer.init),
             fields: flow?.fields ?? [:], outcome: call.outcome,
             flowOutcomes: template.flow?.steps.compactMap(\.outcome) ?? [], taskCompleted: call.taskCompleted ?? false)
         return (spec, input)
@@ -87,5 +87,17 @@ extension JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return encoder
+    }
+}
+
+extension AnalysisInput.Line {
+    /// A stored transcript line as an analysis (or a briefing) reads it.
+    init(_ entry: TranscriptEntry) { self.init(speaker: entry.speaker.rawValue, text: entry.text) }
+}
+
+extension AnalysisInput.Answer {
+    /// A question's stored state as an analysis (or a briefing) reads it.
+    init(_ answer: TaskTracker.Answer) {
+        self.init(id: answer.questionID, question: answer.question, status: answer.status.rawValue, answer: answer.answerSummary ?? answer.answerText)
     }
 }
