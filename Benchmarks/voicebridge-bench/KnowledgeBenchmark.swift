@@ -160,7 +160,7 @@ extension BenchMain {
     static func knowledge(output: String) async throws {
         print("== Knowledge: 200 FAQ entries (100 English, 100 Korean), 400 questions in other words; search recall and latency")
         var backends = [(name: "sqlite", location: StoreBackend.temporarySQLitePath())]
-        if let postgres = try? StoreBackend.postgres.newLocation() { backends.append((name: "postgres", location: postgres)) }
+        if let postgres = try? await StoreBackend.postgres.newLocation() { backends.append((name: "postgres", location: postgres)) }
         var recall: [KnowledgeBenchmark.Recall] = [], latency: [KnowledgeBenchmark.Latency] = []
         let embedder = try? E5Embedder.shared(in: Fixtures.repository.appendingPathComponent(".deps").path)
         let corpus = try await KnowledgeBenchmark.Corpus(embedder: embedder)
@@ -169,7 +169,12 @@ extension BenchMain {
             let figures = try await KnowledgeBenchmark.run(backends: backends.map { ($0.name + " / " + mode, $0.location) }, corpus: corpus, embedder: model, wordsWeight: weight)
             recall += figures.recall
             latency += figures.latency
-            backends = backends.map { ($0.name, $0.name == "sqlite" ? StoreBackend.temporarySQLitePath() : (try? StoreBackend.postgres.newLocation()) ?? $0.location) }
+            var next: [(name: String, location: String)] = []
+            for backend in backends {
+                let fresh = backend.name == "sqlite" ? StoreBackend.temporarySQLitePath() : (try? await StoreBackend.postgres.newLocation()) ?? backend.location
+                next.append((backend.name, fresh))
+            }
+            backends = next
         }
         func percent(_ n: Int, _ of: Int) -> String { format(Double(n) * 100 / Double(max(1, of)), digits: 1) + " %" }
         print(table(["store", "language", "chunks", "questions", "recall@1", "recall@3", "local engine: right / wrong / passed on"], recall.map {

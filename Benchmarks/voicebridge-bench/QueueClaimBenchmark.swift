@@ -105,13 +105,19 @@ extension BenchMain {
             results.append(result)
         }
         do {
-            let server = try TestPostgres()
-            defer { server.stop() }
-            for nodes in [1, 2] {
-                var result = try await QueueClaimBenchmark.run(database: "PostgreSQL 15", location: try server.newDatabase(), nodes: nodes, calls: 3000)
-                result.api = try await APICreationBenchmark.run(serverBinary: binary, database: ["VOICEBRIDGE_DATABASE_URL": try server.newDatabase()], nodes: nodes, calls: 2000)
-                results.append(result)
+            let server = try await TestPostgres.start()
+            do {
+                for nodes in [1, 2] {
+                    var result = try await QueueClaimBenchmark.run(database: "PostgreSQL 15", location: try await server.newDatabase(), nodes: nodes, calls: 3000)
+                    result.api = try await APICreationBenchmark.run(serverBinary: binary, database: ["VOICEBRIDGE_DATABASE_URL": try await server.newDatabase()],
+                                                                    nodes: nodes, calls: 2000)
+                    results.append(result)
+                }
+            } catch {
+                await server.stop()
+                throw error
             }
+            await server.stop()
         } catch let failure as TestPostgres.Failure {
             print("PostgreSQL rows skipped: \(failure)")
         }

@@ -97,8 +97,8 @@ enum TurnBenchmark {
         for (v, voice) in voices.enumerated() {
             for (l, line) in lines.enumerated() {
                 for whole in [true, false] {
-                    let said = whole ? try EspeakCLI.say(ssml: "\(line.before) \(line.after)", voice: voice.voice, wordsPerMinute: voice.wordsPerMinute)
-                        : EspeakCLI.beforeBreak(try EspeakCLI.say(ssml: "\(line.before) <break time=\"1000ms\"/> \(line.after)", voice: voice.voice, wordsPerMinute: voice.wordsPerMinute))
+                    let said = whole ? try await EspeakCLI.say(ssml: "\(line.before) \(line.after)", voice: voice.voice, wordsPerMinute: voice.wordsPerMinute)
+                        : EspeakCLI.beforeBreak(try await EspeakCLI.say(ssml: "\(line.before) <break time=\"1000ms\"/> \(line.after)", voice: voice.voice, wordsPerMinute: voice.wordsPerMinute))
                     let speech = lead + trimmed(said)
                     let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
                     let phone = G711.decode(G711.encode(down.process(speech) + down.flush(), law: .muLaw), law: .muLaw)

@@ -14,7 +14,7 @@ import TestSupport
     static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, database: StoreBackend = .sqlite,
                             before: @Sendable (VoiceBridgeConfig) async throws -> Void = { _ in },
                             _ walk: @Sendable (WebDriver, Int) async throws -> Void) async throws {
-        var config = try TwilioStreamTests.config(database: database)
+        var config = try await TwilioStreamTests.config(database: database)
         let name = database == .sqlite ? name : "\(name)-\(database.rawValue)"
         config.sip.rtpPortMin = rtpPorts.lowerBound
         config.sip.rtpPortMax = rtpPorts.upperBound

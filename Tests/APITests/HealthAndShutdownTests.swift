@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import ServiceLifecycle
+import TestSupport
 import Testing
 @testable import API
 @testable import Calls
@@ -85,7 +86,7 @@ import Testing
 
 /// A tiny HTTP/1.1 GET over a socket: enough for a liveness probe, no client library needed.
 func fetch(_ url: String) async throws -> (Data, Int) {
-    try await Task.detached {
+    try await offThePool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["curl", "-s", "-o", "-", "-w", "\n%{http_code}", url]
@@ -98,5 +99,5 @@ func fetch(_ url: String) async throws -> (Data, Int) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let code = Int(lines.last ?? "") ?? 0
         return (Data(lines.dropLast().joined(separator: "\n").utf8), code)
-    }.value
+    }
 }

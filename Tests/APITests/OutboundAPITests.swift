@@ -18,7 +18,7 @@ import TestSupport
 
     /// The server's routes on the in-process client, over a new store on `database`.
     static func harness(tokens: [String] = [], perMinute: Int = 30, database: StoreBackend = .sqlite, engine: VoiceBridgeConfig.EngineMode = .echo) async throws -> Harness {
-        var config = try TwilioStreamTests.config(database: database)
+        var config = try await TwilioStreamTests.config(database: database)
         config.engine.mode = engine
         config.api.tokens = tokens
         config.api.callCreationsPerMinute = perMinute

@@ -27,9 +27,9 @@ import TestSupport
     }
 
     /// The same, its store on `database`: the SQLite file, or a new PostgreSQL database.
-    static func config(database: StoreBackend) throws -> VoiceBridgeConfig {
+    static func config(database: StoreBackend) async throws -> VoiceBridgeConfig {
         var c = config()
-        if database == .postgres { c.database.url = try database.newLocation() }
+        if database == .postgres { c.database.url = try await database.newLocation() }
         return c
     }
 

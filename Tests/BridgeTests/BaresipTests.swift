@@ -24,7 +24,7 @@ import TestSupport
     func baresipCallsInAndTheAudioWeDecodeIsTheFixture(security: Security) async throws {
         let setUp = try security.setUp()
         let fixture = try WAVFile.read(Fixtures.audio("en_yes_attend.wav")).samples
-        let microphone = try Baresip.padded(Fixtures.audio("en_yes_attend.wav"), before: 0.5, after: 1.5)
+        let microphone = try await Baresip.padded(Fixtures.audio("en_yes_attend.wav"), before: 0.5, after: 1.5)
         // What the leg emitted, without frames of digital silence: the padding, and the silence the
         // leg fills in where baresip sent nothing for a tick (a busy machine stalls its sender; the
         // frames then come late and play on, so the speech is whole but shifted). The fixture's own
@@ -74,7 +74,7 @@ import TestSupport
         let setUp = try security.setUp()
         let fixtureULaw = try WAVFile.read(Fixtures.audio("en_no_change.ulaw.wav")).data
         let fixture = G711.decode(fixtureULaw, law: .muLaw)
-        let silence = try Baresip.padded(Fixtures.audio("en_no_change.wav"), before: 0, after: 0)   // its own mic is irrelevant
+        let silence = try await Baresip.padded(Fixtures.audio("en_no_change.wav"), before: 0, after: 0)   // its own mic is irrelevant
         let phone = try Baresip(microphone: silence, answer: true, seconds: 10, rtpPorts: security == .plain ? 33500...33520 : 35000...35020,
                                 tls: setUp.phone, mediaenc: setUp.mediaenc)
         try await Task.sleep(for: .milliseconds(700))

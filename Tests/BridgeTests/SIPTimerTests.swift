@@ -33,9 +33,23 @@ import TestSupport
         #expect(timeout == 32)
     }
 
-    @Test func aProvisionalResponseStopsInviteRetransmission() {
-        let (times, _) = Self.retransmitTimes(.invite, provisionalAt: .milliseconds(700))
+    /// A callee that rings past 32 s is not a timeout (`outbound.ring_timeout` may be up to 600 s):
+    /// after a provisional response only the call's ring timeout (CANCEL) ends the INVITE.
+    @Test func aProvisionalResponseStopsInviteRetransmissionAndTimerB() {
+        let (times, timeout) = Self.retransmitTimes(.invite, provisionalAt: .milliseconds(700))
         #expect(times == [0.5])
+        #expect(timeout == nil, "Timer B fired at \(timeout ?? 0) s while the callee rang")
+    }
+
+    @Test func anAbandonedProceedingInviteEndsAfterAnother64T1() {
+        let start = ContinuousClock.now
+        var tx = ClientTransaction(kind: .invite, callID: "c", method: "INVITE", request: [],
+                                   destination: SIPDestination(address: try! SocketAddress(ipAddress: "127.0.0.1", port: 5060)), now: start)
+        tx.provisional(now: start.advanced(by: .seconds(1)))
+        #expect(tx.fire(now: start.advanced(by: .seconds(100))) == .none, "ringing: no Timer B")
+        tx.abandon(now: start.advanced(by: .seconds(100)))
+        #expect(tx.fire(now: start.advanced(by: .seconds(131))) == .none)
+        #expect(tx.fire(now: start.advanced(by: .seconds(132))) == .timeout)
     }
 
     @Test func timerEDoublesUpToT2AndTimerFEndsIt() {

@@ -9,7 +9,7 @@ import TestSupport
 @Suite(.serialized, .enabled(if: Baresip.isInstalled && Sipp.isInstalled)) struct SIPTransferTests {
     /// Our call to baresip, answered; then `body` with the call.
     static func withAnsweredCall<T: Sendable>(rtpBase: Int, _ body: @Sendable (SIPCall) async throws -> T) async throws -> T {
-        let silence = try Baresip.padded(Fixtures.audio("en_no_change.wav"), before: 0, after: 8)
+        let silence = try await Baresip.padded(Fixtures.audio("en_no_change.wav"), before: 0, after: 8)
         let phone = try Baresip(microphone: silence, answer: true, seconds: 20, rtpPorts: (rtpBase + 200)...(rtpBase + 220))
         defer { Task { await phone.stop() } }
         try await Task.sleep(for: .milliseconds(700))

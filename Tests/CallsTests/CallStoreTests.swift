@@ -36,7 +36,7 @@ import TestSupport
     /// PostgreSQL gets the same migrations; two nodes opening one new database at the same moment
     /// migrate it once (the second waits for the writers' lock and finds nothing to do).
     @Test func migratesAnEmptyPostgreSQLDatabaseOnceForTwoNodes() async throws {
-        let url = try StoreBackend.postgres.newLocation()
+        let url = try await StoreBackend.postgres.newLocation()
         async let a = CallStore.open(url)
         async let b = CallStore.open(url)
         let (first, second) = try await (a, b)
@@ -51,7 +51,7 @@ import TestSupport
     /// A reader waiting for events on one node is woken as soon as another node's transaction
     /// that appended one commits (LISTEN/NOTIFY), long before its timeout.
     @Test func anotherNodesEventWakesAWaitingReaderAtOnce() async throws {
-        let url = try StoreBackend.postgres.newLocation()
+        let url = try await StoreBackend.postgres.newLocation()
         let reader = try await CallStore.open(url), writer = try await CallStore.open(url)
         #expect(reader.announcesEvents)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -172,7 +172,7 @@ import TestSupport
 
     @Test(arguments: StoreBackend.allCases)
     func reconciliationClosesLiveCallsAndKeepsQueuedOnes(backend: StoreBackend) async throws {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         let ids = (0..<5).map { "ob-0000000\($0)" }
         do {
             let store = try await CallStore.open(path)

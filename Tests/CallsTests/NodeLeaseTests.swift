@@ -23,7 +23,7 @@ import TestSupport
     /// Nodes a and b, each with its own store on one file and a lease from `t0`, and `count`
     /// queued calls, all claimed by a.
     static func callsClaimedByA(_ count: Int, on backend: StoreBackend) async throws -> (a: CallStore, b: CallStore, ids: [String]) {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         let a = try await CallStore.open(path), b = try await CallStore.open(path)
         try await a.registerNode("a", now: t0)
         try await b.registerNode("b", now: t0)
@@ -34,7 +34,7 @@ import TestSupport
 
     @Test(arguments: StoreBackend.allCases)
     func twoNodesRacingForTheQueueNeverClaimOneCallTwiceAndStayUnderTheGlobalLimit(backend: StoreBackend) async throws {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         let a = try await CallStore.open(path), b = try await CallStore.open(path)
         let ids = try await Self.queuedCalls(10, in: a)
         // Both nodes ask for more than the limit, at once, many times.
@@ -67,7 +67,7 @@ import TestSupport
     /// one node, one claim takes every free place.
     @Test(arguments: StoreBackend.allCases)
     func aClaimTakesThisNodesShareOfTheFreePlaces(backend: StoreBackend) async throws {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         let a = try await CallStore.open(path), b = try await CallStore.open(path)
         try await a.registerNode("a")
         _ = try await Self.queuedCalls(8, in: a)
@@ -86,7 +86,7 @@ import TestSupport
     /// returns at once. A poll that can claim waits for the lock, and claims.
     @Test(arguments: StoreBackend.allCases)
     func aPollThatCanClaimNothingDoesNotWaitForTheWritersLock(backend: StoreBackend) async throws {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         let a = try await CallStore.open(path), b = try await CallStore.open(path)
         let t0 = Self.t0
         let ids = try await Self.queuedCalls(2, in: a)
@@ -115,7 +115,7 @@ import TestSupport
     /// other node's writes for as long as it sleeps: the server ends its session after 5 s idle in
     /// the transaction, which is rolled back whole, and the others go on.
     @Test func onPostgreSQLANodeStalledInsideAWriteLetsTheOthersGoOnAfterFiveSeconds() async throws {
-        let path = try StoreBackend.postgres.newLocation()
+        let path = try await StoreBackend.postgres.newLocation()
         let a = try await CallStore.open(path), b = try await CallStore.open(path)
         let ids = try await Self.queuedCalls(1, in: a)
         let priority = try #require(try await a.call(id: ids[0])?.priority)
@@ -249,7 +249,7 @@ import TestSupport
 
     @Test(arguments: StoreBackend.allCases)
     func theCallCreationLimitPerTokenHoldsOverBothNodes(backend: StoreBackend) async throws {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         let a = try await CallStore.open(path), b = try await CallStore.open(path)
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(try await a.admitCreation(identity: "token-alpha", perMinute: 3, now: t0) == nil)

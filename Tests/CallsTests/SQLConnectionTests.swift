@@ -37,9 +37,7 @@ import TestSupport
             try await createSamples(database)
             try await body(database)
         case .postgres:
-            let server = try TestPostgres()
-            defer { server.stop() }
-            let database = try PostgresStoreDatabase(url: server.url, maxConnections: 4)
+            let database = try PostgresStoreDatabase(url: try await StoreBackend.postgres.newLocation(), maxConnections: 4)
             do {
                 try await createSamples(database)
                 try await body(database)

@@ -93,7 +93,7 @@ import TestSupport
 
     @Test(arguments: StoreBackend.allCases)
     func aWrongKeyOrNoKeyRefusesToOpenTheDatabase(backend: StoreBackend) async throws {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         let a = StorageCipher(currentKey: Self.keyA)
         _ = try await Self.writeCall(try await CallStore.open(path, cipher: a), number: "0100000003")
         await #expect(throws: CallStore.Failure.storageKeysMissing(missing: [a.currentKeyID], configured: [StorageCipher.keyID(of: Self.keyB)])) {
@@ -109,7 +109,7 @@ import TestSupport
 
     @Test(arguments: StoreBackend.allCases)
     func rekeyMovesPlainAndOldValuesToTheCurrentKeyAndRetiresTheOld(backend: StoreBackend) async throws {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         let plainID = try await Self.writeCall(try await CallStore.open(path), number: "0100000004")           // before encryption
         let oldID = try await Self.writeCall(try await CallStore.open(path, cipher: StorageCipher(currentKey: Self.keyA)), number: "0100000005")
         let both = StorageCipher(currentKey: Self.keyB, previousKeys: [Self.keyA])

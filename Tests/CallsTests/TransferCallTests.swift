@@ -12,7 +12,11 @@ import TestSupport
 /// the call back and says so.
 @Suite(.serialized) struct TransferCallTests {
     /// `text` spoken by espeak-ng as an 8 kHz WAV, after `before` seconds of silence and followed by `after`.
-    static func spoken(_ text: String, before: Double, after: Double) throws -> URL {
+    static func spoken(_ text: String, before: Double, after: Double) async throws -> URL {
+        try await offThePool { try spokenBlocking(text, before: before, after: after) }
+    }
+
+    private static func spokenBlocking(_ text: String, before: Double, after: Double) throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spoken-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let raw = folder.appendingPathComponent("raw.wav"), padded = folder.appendingPathComponent("mic.wav")
@@ -32,7 +36,7 @@ import TestSupport
         let personPort = freeUDPPort()
         let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"], seconds: 30)
         // The agent's greeting and question take about six seconds; then the phone's owner asks.
-        let microphone = try Self.spoken("Please connect me to an operator.", before: 7.5, after: 20)
+        let microphone = try await Self.spoken("Please connect me to an operator.", before: 7.5, after: 20)
         let phone = try Baresip(microphone: microphone, answer: true, user: "0109876701", seconds: 45, rtpPorts: 47900...47920)
         try await Task.sleep(for: .milliseconds(700))
         try await CallHarness.run(rtpBase: 47400, tweak: { settings in

@@ -13,7 +13,7 @@ import TestSupport
 
     @Test(arguments: StoreBackend.allCases)
     func twoNodesShareTheQueueDialEachCallOnceAndKeepTheGlobalLimit(backend: StoreBackend) async throws {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         try await CallHarness.run(rtpBase: 48000, store: try await CallStore.open(path), tweak: {
             $0.nodeID = "node-a"
             $0.maxConcurrentCalls = 3
@@ -68,7 +68,7 @@ import TestSupport
     /// its claim on the retry stand.
     @Test(arguments: StoreBackend.allCases)
     func aNodeBackFromAStallHangsUpTheCallsTakenFromIt(backend: StoreBackend) async throws {
-        let path = try backend.newLocation()
+        let path = try await backend.newLocation()
         try await CallHarness.run(rtpBase: 48800, store: try await CallStore.open(path), tweak: {
             $0.nodeID = "node-a"
             $0.leaseSeconds = 1   // a heartbeat every 0.2 s

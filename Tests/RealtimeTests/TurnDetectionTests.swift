@@ -14,9 +14,9 @@ import TestSupport
     static let question = "Can you attend the meeting on Friday?"
 
     /// 16 kHz samples of `ssml` through the phone line, with `lead` s of silence before.
-    static func phone(_ ssml: String) throws -> [Int16] {
+    static func phone(_ ssml: String) async throws -> [Int16] {
         let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
-        let narrow = G711.decode(G711.encode(down.process(try EspeakCLI.say(ssml: ssml)) + down.flush(), law: .muLaw), law: .muLaw)
+        let narrow = G711.decode(G711.encode(down.process(try await EspeakCLI.say(ssml: ssml)) + down.flush(), law: .muLaw), law: .muLaw)
         let up = try Resampler(from: 8000, to: 16_000)
         return up.process(narrow) + up.flush()
     }
@@ -54,7 +54,7 @@ import TestSupport
         let model = try #require(Self.model)
         let withModel = TurnDetector(model: model, threshold: 0.8, ceilingMilliseconds: 2000)
         // Whole: judged complete at the speech end; the pause rule waits its window out.
-        let whole = try Self.phone("Please send it to my office address.")
+        let whole = try await Self.phone("Please send it to my office address.")
         let byModel = try await Self.converse(try Self.engine(withModel), whole)
         let byPause = try await Self.converse(try Self.engine(.pause), whole)
         #expect(byModel.texts.count == 1 && byPause.texts.count == 1, "\(byModel.texts) \(byPause.texts)")
@@ -62,7 +62,7 @@ import TestSupport
         #expect(modelFrames + 10 <= pauseFrames, "the model ended the turn \(modelFrames) frames after the speech end, the pause rule \(pauseFrames)")
 
         // Cut by a 1.2 s pause mid-sentence: the model holds the turn, and the caller is heard whole.
-        let paused = try Self.phone(#"I'm not sure yet, I need to check with <break time="1200ms"/> my wife."#)
+        let paused = try await Self.phone(#"I'm not sure yet, I need to check with <break time="1200ms"/> my wife."#)
         let held = try await Self.converse(try Self.engine(withModel), paused)
         #expect(held.texts.count == 1 && held.texts.first?.lowercased().contains("wife") == true && held.texts.first?.lowercased().contains("sure") == true,
                 "one turn, both halves: \(held.texts)")

@@ -69,13 +69,15 @@ public struct Baresip: @unchecked Sendable {
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/baresip") }
 
     /// `input` padded with `before`/`after` seconds of silence (sox), so the call outlives the speech.
-    public static func padded(_ input: URL, before: Double, after: Double) throws -> URL {
+    public static func padded(_ input: URL, before: Double, after: Double) async throws -> URL {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("padded-\(UUID().uuidString).wav")
-        let sox = Process()
-        sox.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        sox.arguments = [input.path, output.path, "pad", "\(before)", "\(after)"]
-        try sox.run()
-        sox.waitUntilExit()
+        try await offThePool {
+            let sox = Process()
+            sox.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+            sox.arguments = [input.path, output.path, "pad", "\(before)", "\(after)"]
+            try sox.run()
+            sox.waitUntilExit()
+        }
         return output
     }
 }

@@ -5,15 +5,17 @@ import Pipeline
 /// puts a pause inside a sentence with the sentence's intonation carried across it.
 public enum EspeakCLI {
     /// `ssml` (inside `<speak>`) in `voice` at `wordsPerMinute`: 22.05 kHz samples.
-    public static func say(ssml: String, voice: String = "en-us", wordsPerMinute: Int = 160) throws -> [Int16] {
-        let file = NSTemporaryDirectory() + "espeak-\(UUID().uuidString).wav"
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let espeak = Process()
-        espeak.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
-        espeak.arguments = ["-m", "-v", voice, "-s", "\(wordsPerMinute)", "-w", file, "<speak>\(ssml)</speak>"]
-        try espeak.run()
-        espeak.waitUntilExit()
-        return try WAVFile.read(URL(fileURLWithPath: file)).samples
+    public static func say(ssml: String, voice: String = "en-us", wordsPerMinute: Int = 160) async throws -> [Int16] {
+        try await offThePool {
+            let file = NSTemporaryDirectory() + "espeak-\(UUID().uuidString).wav"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let espeak = Process()
+            espeak.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
+            espeak.arguments = ["-m", "-v", voice, "-s", "\(wordsPerMinute)", "-w", file, "<speak>\(ssml)</speak>"]
+            try espeak.run()
+            espeak.waitUntilExit()
+            return try WAVFile.read(URL(fileURLWithPath: file)).samples
+        }
     }
 
     /// The samples before the longest quiet run (a `<break>`).

@@ -7,10 +7,10 @@ public enum StoreBackend: String, CaseIterable, Sendable {
 
     /// Where a new, empty store goes: a file path or a `postgres://` URL (open it with `CallStore.open`,
     /// as often as a test needs nodes sharing it).
-    public func newLocation() throws -> String {
+    public func newLocation() async throws -> String {
         switch self {
         case .sqlite: Self.temporarySQLitePath()
-        case .postgres: try TestPostgres.shared().newDatabase()
+        case .postgres: try await TestPostgres.shared().newDatabase()
         }
     }
 

@@ -19,8 +19,13 @@ public final class TestPostgres: @unchecked Sendable {
         public var description: String
     }
 
-    /// Starts a server; throws with the tool's output when a step fails (PostgreSQL not installed included).
-    public init() throws {
+    /// Starts a server (on a Dispatch thread: `initdb` takes seconds); throws with the tool's
+    /// output when a step fails (PostgreSQL not installed included).
+    public static func start() async throws -> TestPostgres {
+        try await offThePool { try TestPostgres() }
+    }
+
+    private init() throws {
         guard FileManager.default.isExecutableFile(atPath: "\(Self.binaries)/initdb") else {
             throw Failure(description: "PostgreSQL 15 is not installed (\(Self.binaries)/initdb): run `make deps`")
         }
@@ -79,34 +84,41 @@ public final class TestPostgres: @unchecked Sendable {
     }
 
     /// Stops the server (fast shutdown) and deletes its folder.
-    public func stop() {
-        if let server, server.isRunning {
-            server.interrupt()
-            server.waitUntilExit()
+    public func stop() async {
+        _ = try? await offThePool { [self] in
+            if let server, server.isRunning {
+                server.interrupt()
+                server.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(at: folder)
         }
-        try? FileManager.default.removeItem(at: folder)
     }
 
     /// A new, empty database on this server (owned by `vb`); its URL.
-    public func newDatabase() throws -> String {
+    public func newDatabase() async throws -> String {
         let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
-        try Self.asPostgres("/usr/bin/psql", ["-h", folder.path, "-p", "\(port)", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q",
-                                              "-c", "CREATE DATABASE \(name) OWNER vb"])
+        let (folder, port) = (folder.path, port)
+        try await offThePool {
+            try Self.asPostgres("/usr/bin/psql", ["-h", folder, "-p", "\(port)", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q",
+                                                  "-c", "CREATE DATABASE \(name) OWNER vb"])
+        }
         return url(of: name)
     }
 
-    /// One server for the whole test process, started by the first test that asks and stopped
-    /// (its folder deleted) within a second of the process's exit; each test takes a database of its own (`newDatabase`).
-    public static func shared() throws -> TestPostgres {
-        try sharedServer.withLock { server in
-            if let server { return server }
-            let started = try TestPostgres()
-            server = started
-            return started
+    /// One server for the whole test process, started by the first test that asks (the others
+    /// await the same start) and stopped (its folder deleted) within a second of the process's
+    /// exit; each test takes a database of its own (`newDatabase`).
+    public static func shared() async throws -> TestPostgres {
+        let starting = sharedServer.withLock { task in
+            if let task { return task }
+            let new = Task { try await start() }
+            task = new
+            return new
         }
+        return try await starting.value
     }
 
-    private static let sharedServer = Mutex<TestPostgres?>(nil)
+    private static let sharedServer = Mutex<Task<TestPostgres, any Error>?>(nil)
 
     /// The server's log (for a failing test's message).
     public var log: String {

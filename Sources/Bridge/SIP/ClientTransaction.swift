@@ -1,6 +1,8 @@
 /// RFC 3261 §17.1 timers for one client transaction, as plain state the UA's timer loop drives.
 ///
-/// INVITE: Timer A retransmits from T1, doubling, until any response; Timer B (64·T1) times out.
+/// INVITE: Timer A retransmits from T1, doubling, until any response; Timer B (64·T1) times out
+/// only while no response came (§17.1.1.2: a ringing callee may ring longer — the call's own ring
+/// timeout ends that, with CANCEL).
 /// Non-INVITE: Timer E retransmits from T1 doubling to T2 (T2 after a provisional); Timer F times
 /// out. A completed INVITE transaction keeps its ACK to answer retransmitted final responses.
 struct ClientTransaction {
@@ -19,7 +21,7 @@ struct ClientTransaction {
     var request: [UInt8]
     var interval: Duration = ClientTransaction.t1
     var nextRetransmit: ContinuousClock.Instant?
-    let deadline: ContinuousClock.Instant
+    var deadline: ContinuousClock.Instant?
     var completedUntil: ContinuousClock.Instant?
     var ack: [UInt8]?
     var retransmissions = 0
@@ -39,7 +41,7 @@ struct ClientTransaction {
 
     mutating func fire(now: ContinuousClock.Instant) -> TimerAction {
         if let done = completedUntil { return now >= done ? .expire : .none }
-        if now >= deadline { return .timeout }
+        if let deadline, now >= deadline { return .timeout }
         guard !reliable, let next = nextRetransmit, now >= next else { return .none }
         retransmissions += 1
         interval = kind == .invite ? interval * 2 : min(interval * 2, ClientTransaction.t2)
@@ -47,9 +49,15 @@ struct ClientTransaction {
         return .retransmit
     }
 
-    /// A provisional response: INVITE stops retransmitting; non-INVITE slows to T2.
+    /// A provisional response: INVITE stops retransmitting and Timer B (Proceeding); non-INVITE slows to T2.
     mutating func provisional(now: ContinuousClock.Instant) {
-        if kind == .invite { nextRetransmit = nil } else { interval = ClientTransaction.t2; nextRetransmit = now.advanced(by: interval) }
+        if kind == .invite { nextRetransmit = nil; deadline = nil } else { interval = ClientTransaction.t2; nextRetransmit = now.advanced(by: interval) }
+    }
+
+    /// The call gave up on a proceeding INVITE (its CANCEL went unanswered): the transaction stays
+    /// 64·T1 more to ACK a late final response, then ends, so none outlives its call for good.
+    mutating func abandon(now: ContinuousClock.Instant) {
+        if deadline == nil { deadline = now.advanced(by: ClientTransaction.timeout) }
     }
 
     /// A final response: the transaction stops; an INVITE one lingers (Timer D) to re-ACK.

@@ -171,6 +171,7 @@ extension SIPUserAgent {
 
     func failOutbound(_ callID: String, _ failure: SIPCallFailure) async {
         guard let d = outbound.removeValue(forKey: callID) else { return }
+        for (key, tx) in transactions where tx.callID == callID && tx.kind == .invite { transactions[key]?.abandon(now: .now) }
         await d.rtp.close()
         d.call.emit(.failed(failure))
     }
