@@ -119,7 +119,8 @@ TIMED_SUITES := PacerSchedulerEventLoopTests PacerSchedulerTests PacerTests Medi
   ClientTransactionTimerTests SIPStreamTransportTests SIPCallLegTests LoopbackStreamTests TwilioStreamTests TwilioBargeInTests \
   DialectStreamTests BaresipTests WebSocketMemoryTests MachineDetectionCallTests CallStoreTests ResamplerConcurrencyTests \
   HealthEndpointHandlerTests HealthAndShutdownTests TransferCallTests KeypadCallTests \
-  MoonshineLanesTests EventLoopSleepTests FlowCallTests WarmTransferTests DashboardFlowTests TurnDetectionTests
+  MoonshineLanesTests EventLoopSleepTests FlowCallTests WarmTransferTests DashboardFlowTests TurnDetectionTests \
+  OverlapCallTests
 empty :=
 space := $(empty) $(empty)
 TIMED := \.($(subst $(space),|,$(strip $(TIMED_SUITES))))/

@@ -34,7 +34,7 @@ enum FrameCostBenchmark {
         let playback = PlaybackTracker()
 
         // Caller side as a 16 kHz engine (the local engine) gets it, no recorder.
-        var caller = try CallPipeline.callerSide(engineInput: .pcm16(sampleRate: 16000), bargeIn: true, recorder: nil, playback: playback, meters: meters)
+        var caller = try CallPipeline.callerSide(engineInput: .pcm16(sampleRate: 16000), bargeIn: BargeInController(), recorder: nil, playback: playback, meters: meters)
         var sink = 0
         let inbound = clock.measure {
             for n in 0..<frames {

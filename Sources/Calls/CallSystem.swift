@@ -73,11 +73,11 @@ public final class CallSystem: Sendable {
     /// Local engines sharing one recognizer; a call's own voice gets its own synthesizer. `tools`
     /// run a flow's tool steps.
     public static func localEngines(tts: EspeakSynthesizer, stt: MoonshineTranscriber, knowledge: (any KnowledgeSearching)? = nil,
-                                    tools: ToolRunner? = nil, turns: TurnDetector = .pause) -> EngineFactory {
+                                    tools: ToolRunner? = nil, turns: TurnDetector = .pause, overlapMinimumWords: Int = 1) -> EngineFactory {
         { context in
             let voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: tts.wordsPerMinute) } ?? tts
             return LocalEngine(context: context, tts: voice, stt: stt, turns: turns, knowledge: context.knowledge.isEmpty ? nil : knowledge,
-                               tools: context.conversationTools.isEmpty ? nil : tools)
+                               tools: context.conversationTools.isEmpty ? nil : tools, overlapMinimumWords: overlapMinimumWords)
         }
     }
 
@@ -115,7 +115,8 @@ public final class CallSystem: Sendable {
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
-            return localEngines(tts: tts, stt: stt, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config))
+            return localEngines(tts: tts, stt: stt, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config),
+                                overlapMinimumWords: config.bargeIn.minWords)
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
         case .loopback:
@@ -273,6 +274,7 @@ public final class CallSystem: Sendable {
         settings.pricing = config.pricing
         settings.localVoice = (try? EspeakSynthesizer(voice: config.engine.local.voice)).map(LocalVoice.init(tts:))
         settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)
+        settings.overlapHoldMilliseconds = config.engine.bargeIn.minMilliseconds
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {
             settings.recordingsFolder = config.database.recordings

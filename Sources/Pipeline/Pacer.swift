@@ -36,6 +36,11 @@ public final class Pacer<Payload: Sendable>: Sendable {
     public let playback: PlaybackTracker
     private let stats = Mutex(Statistics())
     private let ended = Atomic<Bool>(false)
+    /// Ticks left on a hold (0: not held): what is queued waits, unplayed, for `release()`.
+    private let heldTicks = Atomic<Int>(0)
+    /// The longest hold: an engine that never says what the caller's speech was cannot silence
+    /// the agent for good (3 s).
+    public static var maximumHoldTicks: Int { 150 }
 
     public init(input: BoundedQueue<PacedEntry<Payload>>, playback: PlaybackTracker = PlaybackTracker()) {
         self.input = input
@@ -48,6 +53,10 @@ public final class Pacer<Payload: Sendable>: Sendable {
     /// (Pre-specialised for μ-law frames, as `BoundedQueue` is: it runs 50 times a second per call.)
     @_specialize(exported: true, where Payload == [UInt8])
     public func tick(_ sink: (PacerOutput<Payload>) -> Void) {
+        if heldTicks.load(ordering: .relaxed) > 0, heldTicks.subtract(1, ordering: .relaxed).newValue >= 0 {
+            stats.withLock { $0.ticks += 1 }
+            return
+        }
         var sent = false
         while !sent, let message = input.poll() {
             switch message {
@@ -84,6 +93,16 @@ public final class Pacer<Payload: Sendable>: Sendable {
             s.reanchors += schedule.statistics.reanchors
         }
     }
+
+    /// Stops playing without dropping anything (the caller spoke over the agent and what they
+    /// said is not known yet): the queue waits, the producer with it, until `release()` or
+    /// `maximumHoldTicks`.
+    public func hold() { heldTicks.store(Self.maximumHoldTicks, ordering: .relaxed) }
+
+    /// Plays on from the frame where `hold()` stopped.
+    public func release() { heldTicks.store(0, ordering: .relaxed) }
+
+    public var isHeld: Bool { heldTicks.load(ordering: .relaxed) > 0 }
 
     /// Ended by an `end` event, or its input finished and drained.
     public var isDone: Bool { ended.load(ordering: .relaxed) || input.isDrained }

@@ -137,6 +137,8 @@ import Testing
         ("transfer: {briefing: llm}", "transfer.briefing", "one of auto, scripted"),
         ("engine: {turn_detection: smart}", "engine.turn_detection", "one of auto, pause, model"),
         ("engine: {turn_threshold: 1.5}", "engine.turn_threshold", "between"),
+        ("barge_in: {min_ms: 50}", "barge_in.min_ms", "between"),
+        ("barge_in: {min_words: none}", "barge_in.min_words", "a whole number"),
         ("transfer: {accept_by_voice: maybe}", "transfer.accept_by_voice", "true or false"),
         ("egress: {allow: ['10.0.0.0/33']}", "egress.allow", "address/length"),
         ("egress: {allow: [intranet]}", "egress.allow", "'intranet'"),

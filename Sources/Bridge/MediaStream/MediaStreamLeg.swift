@@ -26,6 +26,10 @@ public protocol MediaStreamLeg: Sendable {
     var outboundRoom: Int { get }
     /// Queues 20 ms μ-law frames and marks without waiting, all or none (false: none queued).
     func trySend(_ commands: [MediaStreamCommand]) -> Bool
+    /// Holds the agent's audio where it is (nothing dropped) or plays on from there; false: this
+    /// leg cannot hold (what it queued plays on).
+    @discardableResult
+    func holdPlayback(_ held: Bool) -> Bool
 }
 
 extension MediaStreamLeg {
@@ -34,6 +38,8 @@ extension MediaStreamLeg {
     public var outboundQueueCounters: BoundedQueueCounters? { nil }
     public var outboundRoom: Int { 0 }
     public func trySend(_ commands: [MediaStreamCommand]) -> Bool { false }
+    @discardableResult
+    public func holdPlayback(_ held: Bool) -> Bool { false }
 }
 
 extension SIPCallLeg: MediaStreamLeg {}

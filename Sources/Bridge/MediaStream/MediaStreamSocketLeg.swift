@@ -212,6 +212,11 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
     public var outboundQueueCounters: BoundedQueueCounters? { pacer.input.meterCounters }
     public var outboundRoom: Int { outbound.room }
     public func trySend(_ commands: [MediaStreamCommand]) -> Bool { outbound.trySend(commands) }
+    @discardableResult
+    public func holdPlayback(_ held: Bool) -> Bool {
+        if held { outbound.pacer.hold() } else { outbound.pacer.release() }
+        return true
+    }
 
     public func mediaEventConsumed() {
         state.withLock { $0.queuedMedia = max(0, $0.queuedMedia - 1) }

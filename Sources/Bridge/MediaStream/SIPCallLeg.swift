@@ -42,6 +42,11 @@ public final class SIPCallLeg: Sendable {
     public var outboundQueueCounters: BoundedQueueCounters? { pacer.input.meterCounters }
     public var outboundRoom: Int { outbound.room }
     public func trySend(_ commands: [MediaStreamCommand]) -> Bool { outbound.trySend(commands) }
+    @discardableResult
+    public func holdPlayback(_ held: Bool) -> Bool {
+        if held { outbound.pacer.hold() } else { outbound.pacer.release() }
+        return true
+    }
 
     /// Runs the leg until the call ends: emits `start`, wires RTP both ways, emits `stop`.
     public func run() async {

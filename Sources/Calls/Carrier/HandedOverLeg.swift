@@ -22,6 +22,7 @@ final class HandedOverLeg: MediaStreamLeg {
     var outboundQueueCounters: BoundedQueueCounters? { leg.outboundQueueCounters }
     var outboundRoom: Int { leg.outboundRoom }
     func trySend(_ commands: [MediaStreamCommand]) -> Bool { leg.trySend(commands) }
+    func holdPlayback(_ held: Bool) -> Bool { leg.holdPlayback(held) }
 
     func hangUp() async {
         await leg.hangUp()

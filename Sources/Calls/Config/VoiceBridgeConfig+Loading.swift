@@ -161,6 +161,8 @@ extension VoiceBridgeConfig {
         e.turns.detection = try r.choice("engine.turn_detection", default: e.turns.detection)
         e.turns.threshold = try r.double("engine.turn_threshold", default: e.turns.threshold, in: 0.05...0.95)
         e.turns.ceilingMilliseconds = try r.int("engine.turn_ceiling_ms", default: e.turns.ceilingMilliseconds, in: 300...10_000)
+        e.bargeIn.minMilliseconds = try r.int("barge_in.min_ms", default: e.bargeIn.minMilliseconds, in: 100...5000)
+        e.bargeIn.minWords = try r.int("barge_in.min_words", default: e.bargeIn.minWords, in: 1...20)
         e.local.voice = try r.string("engine.local.voice", default: e.local.voice)
         e.local.moonshinePath = try r.string("engine.local.moonshine_path", default: e.local.moonshinePath)
         e.local.maxCalls = try r.int("engine.local.max_calls", default: e.local.maxCalls, in: 0...10_000)

@@ -17,3 +17,14 @@ extension VoiceBridgeConfig.Engine {
         public var ceilingMilliseconds = 2000
     }
 }
+
+extension VoiceBridgeConfig {
+    /// The caller speaking while the agent talks (`barge_in.*`), for engines that judge it by its
+    /// words (the local engine): shorter speech never stops the agent; at `minMilliseconds` the
+    /// agent is held until the words are known; fewer than `minWords` words besides backchannel
+    /// words ("mm-hmm", "yeah", "네") do not take the turn.
+    public struct BargeIn: Sendable, Equatable {
+        public var minMilliseconds = 500
+        public var minWords = 1
+    }
+}

@@ -143,6 +143,8 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var language = "en"
         public var vad: VADKind = .auto
         public var turns = Turns()
+        /// `barge_in.*` (its own section in the file; kept with the engine that applies it).
+        public var bargeIn = BargeIn()
         public var local = Local()
         public var openAI = OpenAI()
         public var cascade = Cascade()

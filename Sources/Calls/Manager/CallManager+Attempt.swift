@@ -163,7 +163,8 @@ extension CallManager {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context, logger: logger, metrics: metrics, pricing: settings.pricing,
                                   localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, machineDetection: machineDetection,
-                                  transfer: context.transferTarget == nil ? nil : transfer, warmTransfer: warmTransfer)
+                                  transfer: context.transferTarget == nil ? nil : transfer, warmTransfer: warmTransfer,
+                                  overlapHoldMilliseconds: settings.overlapHoldMilliseconds)
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
         pipelineStatistics.started(session.meters)

@@ -36,6 +36,8 @@ public actor CallManager {
         public var localVoice: LocalVoice?
         /// Silero for every call's VAD (`engine.vad: neural`); nil: the energy detector.
         public var neuralVAD: SileroModel?
+        /// `barge_in.min_ms`: speech over the agent this long holds it until its words are judged.
+        public var overlapHoldMilliseconds = 500
         /// Calls the engine can serve at once in time (the local engine shares the machine's cores;
         /// `engine.local.max_calls`); nil: only `maxConcurrentCalls` limits. Outbound calls beyond it
         /// stay queued; an inbound INVITE beyond it gets 503.

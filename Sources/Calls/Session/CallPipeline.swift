@@ -23,14 +23,15 @@ import Realtime
 public enum CallPipeline {
     /// The caller side: one `InboundFrame` out per 20 ms μ-law payload in, carrying what every
     /// stage decided (voice activity, tones, barge-in actions, the audio at the engine's rate).
-    public static func callerSide(engineInput: EngineAudioFormat, bargeIn: Bool, recorder: CallRecorder?,
+    /// `bargeIn` nil: the caller never cuts the agent (a loopback call).
+    public static func callerSide(engineInput: EngineAudioFormat, bargeIn: BargeInController?, recorder: CallRecorder?,
                                   playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil) throws -> some PipelineStage<[UInt8], InboundFrame> {
         let side = "caller"
         return meters.stage("decode", side: side, G711DecodeStage(law: .muLaw))
             .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples) }))
             .then(meters.stage("vad", side: side, VADStage(neural: neuralVAD)))
             .then(meters.stage("tones", side: side, ToneDetectorStage()))
-            .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, enabled: bargeIn)))
+            .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, enabled: bargeIn != nil, controller: bargeIn ?? BargeInController())))
             .then(meters.stage("resample", side: side, try EngineRateStage(sampleRate: engineInput.sampleRate)))
     }
 

@@ -13,6 +13,8 @@ public struct CallReport: Sendable, Codable, Equatable {
     public var turns: [TurnTiming]
     /// Every barge-in, the greeting's too, with how much of the cut utterance was heard.
     public var interruptions: [Interruption]
+    /// The caller's speech over the agent by what it came to (absent in reports stored before).
+    public var interruptionCounts: InterruptionCounts?
     public var usage: EngineUsage
     public var cost: CostEstimate
     /// The operator's tools the agent called (tool, arguments with secrets masked, status, ms);
@@ -31,6 +33,24 @@ public struct CallReport: Sendable, Codable, Equatable {
     }
 
     public var bargeIns: Int { interruptions.count }
+
+    /// `confirmed`: the agent was cut (each is in `interruptions`); `backchannel`: "mm-hmm" and the
+    /// like, the agent played on; `resumed`: the agent was held, the speech held no words (a
+    /// cough, line noise), and it played on from where it stopped.
+    public struct InterruptionCounts: Sendable, Codable, Equatable {
+        public var confirmed = 0
+        public var backchannel = 0
+        public var resumed = 0
+        /// How long the agent was held each time it then played on (the first 50), ms.
+        public var heldMs: [Int] = []
+
+        enum CodingKeys: String, CodingKey { case confirmed, backchannel, resumed, heldMs = "held_ms" }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case stages, tones, turns, interruptions, usage, cost, tools
+        case interruptionCounts = "interruption_counts"
+    }
 }
 
 extension ToneEvent {
@@ -45,9 +65,12 @@ extension ToneEvent {
 extension CallSession {
     /// The report as it stands (a live call's figures grow until it ends).
     public var report: CallReport {
-        let (timeline, seconds, tools) = state.withLock { ($0.timeline, $0.answeredAt.duration(to: .now).totalSeconds, $0.toolCalls) }
+        let (timeline, seconds, tools, overlaps) = state.withLock { ($0.timeline, $0.answeredAt.duration(to: .now).totalSeconds, $0.toolCalls, $0.overlaps) }
         let usage = engine.usage
-        return CallReport(stages: meters.snapshots, tones: tones, turns: timeline.turns, interruptions: timeline.interruptions, usage: usage,
-                          cost: pricing.estimate(seconds: seconds, usage: usage), tools: tools)
+        var report = CallReport(stages: meters.snapshots, tones: tones, turns: timeline.turns, interruptions: timeline.interruptions, usage: usage,
+                                cost: pricing.estimate(seconds: seconds, usage: usage), tools: tools)
+        report.interruptionCounts = overlaps
+        report.interruptionCounts?.confirmed = timeline.interruptions.count
+        return report
     }
 }

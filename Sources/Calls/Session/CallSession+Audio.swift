@@ -10,9 +10,10 @@ extension CallSession {
     /// tones and turn timing acted on; mark echoes become played time.
     func pumpCallerAudio() async {
         do {
-            let chain = try CallPipeline.callerSide(engineInput: engine.inputFormat, bargeIn: engine.allowsBargeIn, recorder: recorder,
+            let chain = try CallPipeline.callerSide(engineInput: engine.inputFormat, bargeIn: bargeInController(), recorder: recorder,
                                                     playback: playback, meters: meters, neuralVAD: neuralVAD)
             await pumpCallerAudio(through: chain)
+            _ = engine.judgeOverlaps(reporting: nil)
         } catch {
             finish(.engineFailure("the caller side of the pipeline could not be built: \(error)"))
         }
@@ -123,6 +124,10 @@ extension CallSession {
             await leg.send(.clear)
         case .interruptEngine(let item, let played):
             await engine.interrupt(item: item, playedMilliseconds: played)
+        case .overlapStarted:
+            engine.callerSpeaksOverAgent()
+        case .holdOutbound:
+            holdAgent()
         }
     }
 

@@ -40,6 +40,8 @@ public final class CallSession: Sendable {
     let localVoice: LocalVoice?
     /// The caller side's VAD decides with Silero (`engine.vad: neural`); nil: the energy detector.
     let neuralVAD: SileroModel?
+    /// Speech over the agent this long holds it until the engine's verdict (engines that judge overlaps).
+    let overlapHoldMilliseconds: Int
     /// What an answering machine gets; nil: no detection (the greeting goes out at once).
     let machineDetection: MachineDetection?
     /// How this call is handed to a person; nil: it cannot be.
@@ -90,12 +92,16 @@ public final class CallSession: Sendable {
         var bridge: (any MediaStreamLeg)?
         /// When the last caller frame arrived (kept while detecting answering machines).
         var lastCallerFrameAt: ContinuousClock.Instant?
+        /// The agent's audio is held while the engine judges the caller's speech over it.
+        var agentHeld: ContinuousClock.Instant?
+        var overlaps = CallReport.InterruptionCounts()
     }
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
                 context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
                 neuralVAD: SileroModel? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
-                warmTransfer: WarmTransfer? = nil) {
+                warmTransfer: WarmTransfer? = nil, overlapHoldMilliseconds: Int = 500) {
+        self.overlapHoldMilliseconds = overlapHoldMilliseconds
         self.metrics = metrics
         self.pricing = pricing
         self.callID = callID

@@ -13,7 +13,9 @@ import Realtime
 /// `<hangup>` hangs up at that point and `<silence>` lets that turn pass without a word; an answer
 /// that starts with `<dtmf 42#>` presses those keys first (RFC 4733), then says the rest. Without a
 /// list it is a cooperative default persona. A first entry `<says Hello?>` is said as soon as it
-/// answers, as people do; `<voicemail long>` (a 12 s greeting), `<voicemail short>` or
+/// answers, as people do (over the agent's greeting: `<says Mm-hmm.>` is a backchannel);
+/// `<hum 900>` is 900 ms of mains buzz on the line then (noise an energy VAD takes for a voice,
+/// with no words in it); `<voicemail long>` (a 12 s greeting), `<voicemail short>` or
 /// `<voicemail ko>` make it an answering machine: the greeting, a 1 kHz beep, then silence.
 public final class SimulatedCallee: Sendable {
     public static let answersHeader = "X-Simulated-Answers"
@@ -110,6 +112,14 @@ public final class SimulatedCallee: Sendable {
     /// 500 ms of 1 kHz at −10 dBFS: an answering machine's beep.
     static let beep: [UInt8] = G711.encode((0..<4000).map { Int16(10_362 * sin(2 * Double.pi * 1000 * Double($0) / 8000)) }, law: .muLaw)
 
+    /// Mains buzz: 100 Hz and its odd harmonics (a clipped hum) around −14 dBFS, as μ-law.
+    static func hum(milliseconds: Int) -> [UInt8] {
+        G711.encode((0..<milliseconds * 8).map { n in
+            let t = 2 * Double.pi * 100 * Double(n) / 8000
+            return Int16(6000 * (sin(t) + sin(3 * t) / 3 + sin(5 * t) / 5))
+        }, law: .muLaw)
+    }
+
     static func silence(milliseconds: Int) -> [UInt8] { G711.encode([Int16](repeating: 0, count: milliseconds * 8), law: .muLaw) }
 
     private func converse(_ call: SIPCall, scheduler: PacerScheduler<[UInt8]>) async {
@@ -119,9 +129,12 @@ public final class SimulatedCallee: Sendable {
             await answerAsMachine(leg, greeting: greeting)
             return
         }
-        var opening: String?
+        var opening: [UInt8]?
         if let first = script.first, let words = first.wholeMatch(of: /<says (.+)>/)?.1 {
-            opening = String(words)
+            opening = await speech(String(words))
+            script.removeFirst()
+        } else if let first = script.first, let milliseconds = first.wholeMatch(of: /<hum (\d+)>/)?.1 {
+            opening = Self.hum(milliseconds: min(5000, Int(milliseconds) ?? 0))
             script.removeFirst()
         }
         if script.isEmpty { script = Self.defaultAnswers }
@@ -129,9 +142,9 @@ public final class SimulatedCallee: Sendable {
         var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: 700))
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
-            if let opening, let words = await speech(opening) {
+            if let opening {
                 try? await Task.sleep(for: .milliseconds(400))   // picks up, then speaks
-                await leg.send(.media(words))
+                await leg.send(.media(opening))
             }
             var next = 0
             var agentSpoke = false

@@ -97,6 +97,12 @@ public protocol ConversationEngine: Sendable {
     func setImmediateOutput(_ handler: (@Sendable (EngineEvent) -> Bool)?)
     /// The caller barged in: `playedMilliseconds` of `item` were heard; drop the rest.
     func interrupt(item: String, playedMilliseconds: Int) async
+    /// Engines that judge the caller's speech over the agent by its words take `handler` (nil:
+    /// done) and return true; they call it once per overlap, when the words are known, from the
+    /// task that fed the audio — never behind queued events, which a held agent does not drain.
+    func judgeOverlaps(reporting handler: (@Sendable (OverlapVerdict) async -> Void)?) -> Bool
+    /// The caller's next speech segment starts while the agent is talking: an overlap to judge.
+    func callerSpeaksOverAgent()
     /// Wrap up now (call duration limit, operator cancel): a closing line if the engine has
     /// one, then `endCall`.
     func close(reason: String) async
@@ -131,6 +137,10 @@ extension ConversationEngine {
     public var usage: EngineUsage { EngineUsage() }
 
     public func setImmediateOutput(_ handler: (@Sendable (EngineEvent) -> Bool)?) {}
+
+    public func judgeOverlaps(reporting handler: (@Sendable (OverlapVerdict) async -> Void)?) -> Bool { false }
+
+    public func callerSpeaksOverAgent() {}
 
     public func itemPlayed(_ item: String) async {}
 

@@ -50,6 +50,8 @@ public final class LocalEngine: ConversationEngine {
     public let answeredTurnMilliseconds: Int
     /// Whether a pause ends the caller's turn: by its length, or as the end-of-turn model judges.
     public let turns: TurnDetector
+    /// Fewer words than this over the agent, besides backchannel words, do not take the turn.
+    public let overlapMinimumWords: Int
     /// How long the caller may stay silent after a question (counted from the moment it was
     /// synthesized, so its own duration is added) before it is asked again, then the call ends.
     public let replyTimeoutMilliseconds: Int
@@ -78,6 +80,17 @@ public final class LocalEngine: ConversationEngine {
         var awaitingReply = false
         var waitedMilliseconds = 0
         var replyDeadlineMilliseconds = 0
+        /// Told by the session (`callerSpeaksOverAgent`): the next speech start is an overlap.
+        var overlapNext = false
+        /// The caller's speech over the agent, judged by its words at a speech end.
+        var overlap: Overlap?
+        var overlapHandler: (@Sendable (OverlapVerdict) async -> Void)?
+    }
+
+    /// An overlap being heard, and the wait for a reply it paused (restored if it was not a turn).
+    struct Overlap {
+        var awaitingReply: Bool
+        var waitedMilliseconds: Int
     }
 
     struct Speculation {
@@ -101,8 +114,10 @@ public final class LocalEngine: ConversationEngine {
 
     public init(context: ConversationContext, tts: EspeakSynthesizer, stt: MoonshineTranscriber, endOfTurnMilliseconds: Int = 500,
                 answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000, turns: TurnDetector = .pause,
-                knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard, tools: ToolRunner? = nil) {
+                knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard, tools: ToolRunner? = nil,
+                overlapMinimumWords: Int = 1) {
         self.turns = turns
+        self.overlapMinimumWords = overlapMinimumWords
         self.knowledge = knowledge
         self.tools = tools
         self.answerPolicy = answerPolicy
@@ -125,8 +140,11 @@ public final class LocalEngine: ConversationEngine {
         switch state.withLock({ take(samples, speech, milliseconds: milliseconds, &$0) }) {
         case .utterance(let finished):
             let started = ContinuousClock.now
-            await answer(await transcribe(finished), since: started)
+            let text = await transcribe(finished)
+            if await settleOverlap(text, turnOver: true) { return }
+            await answer(text, since: started)
         case .transcribed(let text, let transcribing):
+            if await settleOverlap(text, turnOver: true) { return }
             await answer(text, since: ContinuousClock.now - transcribing)
         case .speechEnded(let sofar, let starts):
             let started = ContinuousClock.now
@@ -134,6 +152,7 @@ public final class LocalEngine: ConversationEngine {
             async let verdict = turns.completes(sofar)
             let text = await transcribe(sofar)
             let complete = await verdict
+            if await settleOverlap(text, turnOver: false, speechStarts: starts) { return }
             // Frames went on meanwhile (the event loop takes them): the words count only if the
             // caller has not spoken again; the turn ends now if its window is already out.
             let endsNow = state.withLock { s -> Bool in
@@ -153,7 +172,7 @@ public final class LocalEngine: ConversationEngine {
                 s.speculation = nil
                 return true
             }
-            if endsNow { await answer(text, since: started) }
+            if endsNow, await !settleOverlap(text, turnOver: true) { await answer(text, since: started) }
         case .noReply: await say(state.withLock { $0.dialogue.noReply() })
         case nil: break
         }
@@ -214,7 +233,14 @@ public final class LocalEngine: ConversationEngine {
             s.awaitingReply = false
             return .noReply
         }
-        if speech == .started { s.awaitingReply = false; s.speechStarts += 1 }
+        if speech == .started {
+            if s.overlapNext, s.overlapHandler != nil, s.overlap == nil {
+                s.overlap = Overlap(awaitingReply: s.awaitingReply, waitedMilliseconds: s.waitedMilliseconds)
+            }
+            s.overlapNext = false
+            s.awaitingReply = false
+            s.speechStarts += 1
+        }
         if s.awaitingReply { s.waitedMilliseconds += milliseconds }
         defer {
             s.recent += samples
@@ -286,6 +312,44 @@ public final class LocalEngine: ConversationEngine {
         }
         guard listening, let silence, silence >= endOfTurn else { return (listening, silence, false) }
         return (false, nil, true)
+    }
+
+    public func judgeOverlaps(reporting handler: (@Sendable (OverlapVerdict) async -> Void)?) -> Bool {
+        state.withLock { $0.overlapHandler = handler }
+        return true
+    }
+
+    public func callerSpeaksOverAgent() {
+        state.withLock { $0.overlapNext = true }
+    }
+
+    /// The words of speech that began over the agent: a turn (the session cuts the agent, the
+    /// turn goes on), or not one — a backchannel or no words — and then the turn is dropped as if
+    /// never begun (the wait for a reply it paused goes on) and the session plays the agent on.
+    /// True when it was not a turn. A backchannel is only settled when the turn is over
+    /// (`turnOver`): "Yes, … I will" goes on past its first pause, and is an answer.
+    /// `speechStarts`: the words are stale if the caller spoke again.
+    private func settleOverlap(_ text: String, turnOver: Bool, speechStarts: Int? = nil) async -> Bool {
+        let settled = state.withLock { s -> (OverlapVerdict, (@Sendable (OverlapVerdict) async -> Void)?)? in
+            guard let overlap = s.overlap, speechStarts == nil || speechStarts == s.speechStarts else { return nil }
+            let verdict = OverlapVerdict.judging(text, minimumWords: overlapMinimumWords)
+            if case .backchannel = verdict, !turnOver { return nil }
+            s.overlap = nil
+            if verdict != .interruption {
+                s.listening = false
+                s.trailingSilence = nil
+                s.utterance = []
+                s.pause = []
+                s.speculation = nil
+                s.awaitedTurn = nil
+                s.awaitingReply = overlap.awaitingReply
+                s.waitedMilliseconds = overlap.waitedMilliseconds
+            }
+            return (verdict, s.overlapHandler)
+        }
+        guard let (verdict, handler) = settled else { return false }
+        await handler?(verdict)
+        return verdict != .interruption
     }
 
     public func interrupt(item: String, playedMilliseconds: Int) async {
