@@ -52,8 +52,11 @@ import TestSupport
             #expect(call.transferredTo == "sip:person@127.0.0.1:\(personPort)" && call.transferOutcome == "answered")
             #expect(lines.contains("[Transfer to sip:person@127.0.0.1:\(personPort): the caller asked for a person]") && lines.contains("[Transfer answered]"), "\(lines)")
         }
+        // The person answered (baresip's final NOTIFY said 200, checked above): end both phones
+        // rather than wait for their timeouts.
         await phone.stop()
-        _ = await person.wait()   // the person answered: baresip's final NOTIFY said 200
+        person.stop()
+        _ = await person.wait()
     }
 
     /// Our simulated callee refuses REFER (405): VoiceBridge calls the person itself and bridges

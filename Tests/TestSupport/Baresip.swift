@@ -51,8 +51,9 @@ public struct Baresip: @unchecked Sendable {
         try process.run()
     }
 
+    /// Ends baresip now (its call just drops): see `Process.killGroup`.
     public func stop() async {
-        if process.isRunning { process.terminate() }
+        process.killGroup()
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async { process.waitUntilExit(); c.resume() }
         }

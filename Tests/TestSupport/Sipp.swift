@@ -47,7 +47,7 @@ public struct Sipp: @unchecked Sendable {
 
     /// Ends sipp now (for a peer that may be called fewer than `calls` times).
     public func stop() {
-        if process.isRunning { process.terminate() }
+        process.killGroup()
     }
 
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sipp") }
