@@ -55,7 +55,7 @@ import TestSupport
         // The person answered (baresip's final NOTIFY said 200, checked above): end both phones
         // rather than wait for their timeouts.
         await phone.stop()
-        person.stop()
+        await person.stop()
         _ = await person.wait()
     }
 
@@ -111,7 +111,7 @@ import TestSupport
             #expect(lines.contains { $0.contains("everyone is busy right now") }, "the agent said so: \(lines)")
             #expect(try await store.answers(callID: id).first?.status == .answered, "and went on with the questions")
         }
-        person.stop()
+        await person.stop()
         _ = await person.wait()
     }
 }

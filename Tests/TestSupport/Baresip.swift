@@ -48,12 +48,12 @@ public struct Baresip: @unchecked Sendable {
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runWithSignalsUnblocked()
     }
 
-    /// Ends baresip now (its call just drops): see `Process.killGroup`.
+    /// Ends baresip (it hangs up its calls), within 2 s.
     public func stop() async {
-        process.killGroup()
+        await process.stopGroup()
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async { process.waitUntilExit(); c.resume() }
         }

@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOPosix
+import ServiceLifecycle
 import TestSupport
 
 /// A stand-in for the OpenAI Realtime endpoint, written in the tests from the documented wire
@@ -98,14 +100,33 @@ public struct FakeRealtimeServer {
 public func withLoopbackServer(router: Router<BasicRequestContext>, webSocketRouter: Router<BasicWebSocketRequestContext>,
                         _ body: @Sendable (Int) async throws -> Void) async throws {
     let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
+    // Its own event loop, so that a server which will not stop can be made to (below).
+    let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
                           configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                          onServerRunning: { portInput.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "fake-server"))
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await app.runService() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { return }
-        defer { group.cancelAll() }
-        try await body(port)
+                          onServerRunning: { portInput.yield($0.localAddress?.port ?? 0) }, eventLoopGroupProvider: .shared(loops),
+                          logger: Logger(label: "fake-server"))
+    let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: Logger(label: "fake-server")))
+    do {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try await services.run(); return true }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { return }
+            defer { group.cancelAll() }
+            var failure: (any Error)?
+            do { try await body(port) } catch { failure = error }
+            // Shut down, bounded: about one run in 25 under load the server, shut down (or
+            // cancelled) right after a test's last request, never returned — it waited on a child
+            // channel (logging "Waiting on child channel" / "Already closed"). Closing its event
+            // loop closes every channel it has.
+            await services.triggerGracefulShutdown()
+            group.addTask { try? await Task.sleep(for: .seconds(3)); return false }
+            if try await group.next() == false { try? await loops.shutdownGracefully() }
+            if let failure { throw failure }
+        }
+    } catch {
+        try? await loops.shutdownGracefully()
+        throw error
     }
+    try? await loops.shutdownGracefully()
 }

@@ -31,7 +31,7 @@ public struct Sipp: @unchecked Sendable {
         process.standardOutput = handle
         process.standardError = handle
         process.currentDirectoryURL = dir
-        try process.run()
+        try process.runWithSignalsUnblocked()
     }
 
     public func wait() async -> Result {
@@ -46,8 +46,9 @@ public struct Sipp: @unchecked Sendable {
     }
 
     /// Ends sipp now (for a peer that may be called fewer than `calls` times).
-    public func stop() {
-        process.killGroup()
+    /// Ends sipp (TERM, then KILL after 2 s); `wait()` for its result.
+    public func stop() async {
+        await process.stopGroup()
     }
 
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sipp") }

@@ -78,8 +78,18 @@ public final class WebDriver: @unchecked Sendable {
         _ = try await request("POST", "/session/\(sessionID)/element/\(try await element(css))/value", ["text": text])
     }
 
+    /// Clicks the element `css` finds. A page that re-renders a list (a campaign's state arriving
+    /// over the events stream) can replace the element between the find and the click: WebDriver
+    /// then answers "stale element reference", and the element is found again (a few times).
     public func click(_ css: String) async throws {
-        _ = try await request("POST", "/session/\(sessionID)/element/\(try await element(css))/click", [String: Any]())
+        for attempt in 1... {
+            do {
+                _ = try await request("POST", "/session/\(sessionID)/element/\(try await element(css))/click", [String: Any]())
+                return
+            } catch let failure as Failure where failure.description.contains("stale element reference") && attempt < 5 {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
     }
 
     /// Polls `condition` (a JavaScript expression) until it is true.
