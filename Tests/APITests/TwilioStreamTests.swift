@@ -165,9 +165,13 @@ import TestSupport
         let cleared = Mutex<ContinuousClock.Instant?>(nil)
         let talkingFrom = Mutex<ContinuousClock.Instant?>(nil)
         let mediaAfterClear = Mutex(0)
+        /// The last agent frame before the caller started talking, and the last before the clear.
+        let lastMedia = Mutex<ContinuousClock.Instant?>(nil)
     }
 
-    /// The caller talks over the greeting: the server sends `clear` promptly and stops the audio.
+    /// The caller talks over the greeting: the local engine judges speech over the agent by its
+    /// words, so once the caller's first phrase is transcribed (an interruption), the server sends
+    /// `clear` and the greeting's audio stops.
     @Test func speakingOverTheAgentClearsItsAudio() async throws {
         let speech = try WAVFile.read(Fixtures.audio("en_greeting.ulaw.wav")).data
         let log = BargeLog()
@@ -182,6 +186,7 @@ import TestSupport
                             guard case .text(let text) = message else { continue }
                             if text.contains(#""event":"clear""#) { log.cleared.withLock { $0 = $0 ?? .now } }
                             if text.contains(#""event":"media""#), log.cleared.withLock({ $0 }) != nil { log.mediaAfterClear.withLock { $0 += 1 } }
+                            if text.contains(#""event":"media""#), log.cleared.withLock({ $0 }) == nil { log.lastMedia.withLock { $0 = .now } }
                             if text.contains(#""event":"mark""#), let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
                                let name = (object["mark"] as? [String: Any])?["name"] as? String {
                                 try await outbound.write(.text(#"{"event":"mark","streamSid":"\#(sid)","mark":{"name":"\#(name)"}}"#))
@@ -206,8 +211,12 @@ import TestSupport
         let clearAt = try #require(log.cleared.withLock { $0 }, "the server sent clear")
         let talkingFrom = try #require(log.talkingFrom.withLock { $0 })
         let delay = talkingFrom.duration(to: clearAt)
-        // Barge-in needs 200 ms of speech (configurable), then the clear must follow within 100 ms.
-        #expect(delay < .milliseconds(300), "clear came \(delay) after the caller started talking")
+        let stopped = talkingFrom.duration(to: try #require(log.lastMedia.withLock { $0 }))
+        // The fixture's first phrase ("Hello,") is shorter than barge_in.min_ms, so the agent is not
+        // held by its length: it is cut when the phrase ends and its words are transcribed (~1 s;
+        // a phrase of 500 ms of voice would have held it at that point).
+        #expect(stopped < .milliseconds(1500), "the agent's audio went on \(stopped) after the caller started talking")
+        #expect(delay < .milliseconds(1500), "clear came \(delay) after the caller started talking")
         #expect(log.mediaAfterClear.withLock { $0 } < 10, "the rest of the greeting was not sent")
         // The call's report keeps the interruption: the greeting (no caller turn), about 2.2 s of it heard.
         let store = try CallStore(path: config.database.path)
@@ -215,7 +224,7 @@ import TestSupport
         let interruptions = try #require(try await store.report(callID: call.outboundId)).interruptions
         #expect(interruptions.count == 1 && interruptions.first?.turn == nil, "\(interruptions)")
         if let cut = interruptions.first {
-            #expect(cut.heardMs >= 1400 && cut.heardMs <= 2600 && cut.heardMs < cut.generatedMs, "heard \(cut.heardMs) of \(cut.generatedMs) ms")
+            #expect(cut.heardMs >= 1400 && cut.heardMs <= 2900 && cut.heardMs < cut.generatedMs, "heard \(cut.heardMs) of \(cut.generatedMs) ms")
         }
     }
 

@@ -85,6 +85,16 @@ public final class LocalEngine: ConversationEngine {
         /// The caller's speech over the agent, judged by its words at a speech end.
         var overlap: Overlap?
         var overlapHandler: (@Sendable (OverlapVerdict) async -> Void)?
+
+        /// Forgets the caller's turn in progress: what was said, the pause after it, and its transcription.
+        mutating func dropTurn() {
+            listening = false
+            trailingSilence = nil
+            utterance = []
+            pause = []
+            speculation = nil
+            awaitedTurn = nil
+        }
     }
 
     /// An overlap being heard, and the wait for a reply it paused (restored if it was not a turn).
@@ -185,12 +195,7 @@ public final class LocalEngine: ConversationEngine {
         guard let words = keypad[String(digit)] else { return }
         let answered = state.withLock { s -> (ScriptedDialogue.Step, TaskTracker)? in
             guard !s.ended else { return nil }
-            s.listening = false
-            s.trailingSilence = nil
-            s.utterance = []
-            s.pause = []
-            s.speculation = nil
-            s.awaitedTurn = nil
+            s.dropTurn()
             s.awaitingReply = false
             s.speechStarts += 1
             return (s.dialogue.caller(said: words), s.dialogue.tracker)
@@ -312,44 +317,6 @@ public final class LocalEngine: ConversationEngine {
         }
         guard listening, let silence, silence >= endOfTurn else { return (listening, silence, false) }
         return (false, nil, true)
-    }
-
-    public func judgeOverlaps(reporting handler: (@Sendable (OverlapVerdict) async -> Void)?) -> Bool {
-        state.withLock { $0.overlapHandler = handler }
-        return true
-    }
-
-    public func callerSpeaksOverAgent() {
-        state.withLock { $0.overlapNext = true }
-    }
-
-    /// The words of speech that began over the agent: a turn (the session cuts the agent, the
-    /// turn goes on), or not one — a backchannel or no words — and then the turn is dropped as if
-    /// never begun (the wait for a reply it paused goes on) and the session plays the agent on.
-    /// True when it was not a turn. A backchannel is only settled when the turn is over
-    /// (`turnOver`): "Yes, … I will" goes on past its first pause, and is an answer.
-    /// `speechStarts`: the words are stale if the caller spoke again.
-    private func settleOverlap(_ text: String, turnOver: Bool, speechStarts: Int? = nil) async -> Bool {
-        let settled = state.withLock { s -> (OverlapVerdict, (@Sendable (OverlapVerdict) async -> Void)?)? in
-            guard let overlap = s.overlap, speechStarts == nil || speechStarts == s.speechStarts else { return nil }
-            let verdict = OverlapVerdict.judging(text, minimumWords: overlapMinimumWords)
-            if case .backchannel = verdict, !turnOver { return nil }
-            s.overlap = nil
-            if verdict != .interruption {
-                s.listening = false
-                s.trailingSilence = nil
-                s.utterance = []
-                s.pause = []
-                s.speculation = nil
-                s.awaitedTurn = nil
-                s.awaitingReply = overlap.awaitingReply
-                s.waitedMilliseconds = overlap.waitedMilliseconds
-            }
-            return (verdict, s.overlapHandler)
-        }
-        guard let (verdict, handler) = settled else { return false }
-        await handler?(verdict)
-        return verdict != .interruption
     }
 
     public func interrupt(item: String, playedMilliseconds: Int) async {
