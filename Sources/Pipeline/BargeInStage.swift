@@ -1,21 +1,19 @@
 /// Decides, from the frame's voice decision and what the agent is playing, whether the caller
 /// is talking over the agent (see `BargeInController`); the actions ride on the frame.
 public struct BargeInStage: PipelineStage {
-    private var controller: BargeInController
+    private var controller: BargeInController?
     private let playback: PlaybackTracker
-    private let enabled: Bool
 
-    /// `enabled: false` (a loopback call plays the caller back while they talk): never fires.
-    public init(playback: PlaybackTracker, enabled: Bool = true, controller: BargeInController = BargeInController()) {
+    /// `controller` nil (a loopback call plays the caller back while they talk): never fires.
+    public init(playback: PlaybackTracker, controller: BargeInController? = BargeInController()) {
         self.playback = playback
-        self.enabled = enabled
         self.controller = controller
     }
 
     public mutating func process(_ frame: InboundFrame, emit: (InboundFrame) -> Void) {
-        guard enabled else { return emit(frame) }
+        guard controller != nil else { return emit(frame) }
         var frame = frame
-        frame.bargeIn = controller.process(frame.voice, playback: playback.snapshot)
+        frame.bargeIn = controller?.process(frame.voice, playback: playback.snapshot) ?? []
         emit(frame)
     }
 }

@@ -66,7 +66,7 @@ import Testing
         let playback = PlaybackTracker()
         playback.queued(item: "a", milliseconds: 2000)
         var on = BargeInStage(playback: playback)
-        var off = BargeInStage(playback: playback, enabled: false)
+        var off = BargeInStage(playback: playback, controller: nil)
         var frame = InboundFrame(payload: [], audio: .silence(sampleRate: 8000))
         frame.voice = .init(isSpeech: true, frameIsSpeechLike: true, event: nil, speechMilliseconds: 300)
         #expect(on.outputs(for: frame).first?.bargeIn.isEmpty == false)

@@ -214,7 +214,7 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
     public func trySend(_ commands: [MediaStreamCommand]) -> Bool { outbound.trySend(commands) }
     @discardableResult
     public func holdPlayback(_ held: Bool) -> Bool {
-        if held { outbound.pacer.hold() } else { outbound.pacer.release() }
+        outbound.hold(held)
         return true
     }
 

@@ -26,6 +26,11 @@ final class PacedMediaQueue: Sendable {
         pacer = Pacer(input: BoundedQueue(capacity: queuedFrames, policy: .suspendProducer, resumeProducersAt: queuedFrames * 2 / 5))
     }
 
+    /// Holds what is queued where it is (`Pacer.hold`), or plays on from there.
+    func hold(_ held: Bool) {
+        if held { pacer.hold() } else { pacer.release() }
+    }
+
     /// Room left for frames and marks before a `send` would wait.
     var room: Int { pacer.input.capacity - pacer.input.count }
 

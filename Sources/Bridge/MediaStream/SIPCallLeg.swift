@@ -44,7 +44,7 @@ public final class SIPCallLeg: Sendable {
     public func trySend(_ commands: [MediaStreamCommand]) -> Bool { outbound.trySend(commands) }
     @discardableResult
     public func holdPlayback(_ held: Bool) -> Bool {
-        if held { outbound.pacer.hold() } else { outbound.pacer.release() }
+        outbound.hold(held)
         return true
     }
 

@@ -31,7 +31,7 @@ public enum CallPipeline {
             .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples) }))
             .then(meters.stage("vad", side: side, VADStage(neural: neuralVAD)))
             .then(meters.stage("tones", side: side, ToneDetectorStage()))
-            .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, enabled: bargeIn != nil, controller: bargeIn ?? BargeInController())))
+            .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, controller: bargeIn)))
             .then(meters.stage("resample", side: side, try EngineRateStage(sampleRate: engineInput.sampleRate)))
     }
 

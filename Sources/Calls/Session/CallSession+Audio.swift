@@ -100,7 +100,7 @@ extension CallSession {
 
     /// Interrupts the agent if it is talking; false when nothing was playing.
     @discardableResult
-    private func bargeIn() async -> Bool {
+    func bargeIn() async -> Bool {
         let snapshot = playback.snapshot
         guard snapshot.isPlaying else { return false }
         for action in BargeInController.actions(interrupting: snapshot) { await perform(action) }

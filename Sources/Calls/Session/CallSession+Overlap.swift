@@ -31,10 +31,7 @@ extension CallSession {
         switch verdict {
         case .interruption:
             // Cut first (the held audio is dropped), then let the pacer run on the empty queue.
-            let snapshot = playback.snapshot
-            if snapshot.isPlaying {
-                for action in BargeInController.actions(interrupting: snapshot) { await perform(action) }
-            }
+            await bargeIn()
             if held { leg.holdPlayback(false) }
         case .backchannel(let words):
             if held { leg.holdPlayback(false) }
