@@ -150,7 +150,7 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", dependencies: [
-            "Pipeline", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "Pipeline", "Realtime", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),

@@ -12,7 +12,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools", "knowledge", "turns"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies"]
         var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -39,7 +39,7 @@ struct BenchMain {
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,amd,campaigns,queue,tools,knowledge,turns]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,amd,campaigns,queue,tools,knowledge,turns,early-replies]\n".utf8))
                 exit(2)
             }
         }
@@ -58,6 +58,7 @@ struct BenchMain {
         if suites.contains("tools") { try await tools(output: output) }
         if suites.contains("knowledge") { try await knowledge(output: output) }
         if suites.contains("turns") { try await turns(output: output) }
+        if suites.contains("early-replies") { try await earlyReplies(output: output) }
     }
 
     static func vad(output: String) throws {

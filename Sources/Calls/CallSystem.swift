@@ -157,6 +157,7 @@ public final class CallSystem: Sendable {
                                                   audioBaseURL: config.openAI.baseURL, audioAPIKey: config.openAI.apiKey)
             settings.ttsModel = c.ttsModel
             settings.ttsVoice = c.ttsVoice
+            settings.earlyReplies = c.earlyReplies
             let fixed = settings
             return { context in
                 var settings = fixed

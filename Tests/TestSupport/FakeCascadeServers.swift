@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import Realtime
 
 /// OpenAI-compatible chat (SSE, the script decides each answer), speech (raw 24 kHz PCM),
 /// transcription and a Deepgram-style WebSocket, on one loopback port, in their documented wire
@@ -24,8 +25,51 @@ public enum FakeCascadeServers {
     public static func content(_ text: String) -> [String: Any] { ["index": 0, "delta": ["content": text], "finish_reason": NSNull()] }
 
     /// HTTP chat + speech (+ transcription) and the Deepgram WebSocket, on one port.
+    /// What the fake Deepgram sends once it has had `afterAudio` of the caller's audio.
+    public struct DeepgramStep: Sendable {
+        public var afterAudio: Duration
+        public var messages: [String]
+
+        public init(afterAudio: Duration, _ messages: [String]) {
+            self.afterAudio = afterAudio
+            self.messages = messages
+        }
+
+        public static func results(_ transcript: String, isFinal: Bool, speechFinal: Bool = false) -> String {
+            let object: [String: Any] = ["type": "Results", "is_final": isFinal, "speech_final": speechFinal, "channel": ["alternatives": [["transcript": transcript]]]]
+            return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
+
+        public static let speechStarted = #"{"type":"SpeechStarted","channel":[0,1],"timestamp":1.0}"#
+
+        /// After 1 s of caller audio the caller "speaks": speech started, an interim, two finals, all at once.
+        public static let yesICanAttend = [DeepgramStep(afterAudio: .seconds(1), [
+            speechStarted, results("yes I", isFinal: false), results("Yes, I can", isFinal: true), results("attend.", isFinal: true, speechFinal: true),
+        ])]
+    }
+
+    /// The caller's side as a session feeds an engine: 20 ms μ-law frames in real time, silent for
+    /// `before`, then `speech` of speaking (our VAD's started / speech / ended), then silent for
+    /// `after`. Returns when the caller's speech ended.
+    public static func speakOnce(before: Duration, speech: Duration, after: Duration,
+                                 send: @Sendable ([UInt8], SpeechActivity) async -> Void,
+                                 speechEnded: @Sendable (ContinuousClock.Instant) -> Void = { _ in }) async throws {
+        let frame = Duration.milliseconds(20)
+        let (quiet, talking, rest) = (Int(before / frame), Int(speech / frame), Int(after / frame))
+        let clock = ContinuousClock()
+        var next = clock.now
+        for n in 0..<(quiet + talking + rest) {
+            let activity: SpeechActivity = n < quiet ? .silence : n == quiet ? .started : n < quiet + talking - 1 ? .speech : n == quiet + talking - 1 ? .ended : .silence
+            await send([UInt8](repeating: n >= quiet && n < quiet + talking ? 0x10 : 0xFF, count: 160), activity)
+            if activity == .ended { speechEnded(.now) }
+            next = next.advanced(by: frame)
+            try await clock.sleep(until: next)
+        }
+    }
+
     public static func withFakeServers(_ log: Log, chat: @escaping @Sendable (Int) -> (chunks: [String], delay: Duration),
-                                _ body: @Sendable (Int) async throws -> Void) async throws {
+                                       deepgram: [DeepgramStep] = DeepgramStep.yesICanAttend,
+                                       _ body: @Sendable (Int) async throws -> Void) async throws {
         let router = Router()
         let chatCount = Locked(0)
         router.post("v1/chat/completions") { request, _ -> Response in
@@ -75,18 +119,17 @@ public enum FakeCascadeServers {
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in
             var audio = 0
-            var said = false
+            var steps = deepgram[...]
             for try await message in inbound.messages(maxSize: 1 << 20) {
                 switch message {
                 case .binary(let buffer):
                     audio += buffer.readableBytes
-                    // After 1 s of caller audio the caller "speaks": speech started, an interim, two finals.
-                    if audio >= 8000, !said {
-                        said = true
-                        try await outbound.write(.text(#"{"type":"SpeechStarted","channel":[0,1],"timestamp":1.0}"#))
-                        try await outbound.write(.text(#"{"type":"Results","is_final":false,"speech_final":false,"channel":{"alternatives":[{"transcript":"yes I"}]}}"#))
-                        try await outbound.write(.text(#"{"type":"Results","is_final":true,"speech_final":false,"channel":{"alternatives":[{"transcript":"Yes, I can"}]}}"#))
-                        try await outbound.write(.text(#"{"type":"Results","is_final":true,"speech_final":true,"channel":{"alternatives":[{"transcript":"attend."}]}}"#))
+                    while let step = steps.first, audio >= Int(step.afterAudio / .milliseconds(1)) * 8 {
+                        steps = steps.dropFirst()
+                        for text in step.messages {
+                            log.add("deepgram sent \(text)")
+                            try await outbound.write(.text(text))
+                        }
                     }
                 case .text(let text):
                     log.add("deepgram text \(text)")

@@ -181,6 +181,7 @@ extension VoiceBridgeConfig {
         e.cascade.ttsModel = try r.string("engine.cascade.tts_model", default: e.cascade.ttsModel)
         e.cascade.ttsVoice = try r.string("engine.cascade.tts_voice", default: e.cascade.ttsVoice)
         e.cascade.transcriptionModel = try r.string("engine.cascade.transcription_model", default: e.cascade.transcriptionModel)
+        e.cascade.earlyReplies = try r.bool("engine.cascade.early_replies", default: e.cascade.earlyReplies)
         e.deepgram.apiKey = try r.optionalString("engine.deepgram.api_key", aliases: ["DEEPGRAM_API_KEY"])
         e.deepgram.baseURL = try r.string("engine.deepgram.base_url", default: e.deepgram.baseURL, aliases: ["DEEPGRAM_BASE_URL"])
         e.deepgram.model = try r.string("engine.deepgram.model", default: e.deepgram.model)

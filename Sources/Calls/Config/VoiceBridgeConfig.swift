@@ -195,6 +195,8 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
             public var ttsModel = "gpt-4o-mini-tts"
             public var ttsVoice = "alloy"
             public var transcriptionModel = "gpt-4o-transcribe"
+            /// Ask the LLM before Deepgram calls the turn over (see `CascadeEngine.Settings.earlyReplies`).
+            public var earlyReplies = true
         }
 
         public struct Deepgram: Sendable, Equatable {

@@ -17,9 +17,13 @@ extension CascadeEngine {
         case .greet:
             appendMessage(["role": "user", "content": "[The callee has answered the phone. Begin the call now.]"])
         case .heard(let text):
+            let early = takeEarlyReply(for: text)
             await milestone(.transcribed)
             await events.emit(.transcript(speaker: .customer, text: text, item: nil))
             appendMessage(["role": "user", "content": text])
+            if let early {
+                guard let spokeOrEnded = await modelRound(taking: early), !spokeOrEnded else { return }
+            }
         case .pressed(let digit):
             appendMessage(["role": "user", "content": PromptBuilder.keyPress(digit)])
         case .transferEnded(let callID, let outcome):
@@ -43,34 +47,31 @@ extension CascadeEngine {
         }
     }
 
-    /// One streamed completion. Returns true when the agent spoke or the call ended, false when
-    /// it only called tools (so it should continue), nil on cancellation or failure.
-    func modelRound() async -> Bool? {
+    /// One streamed completion — `early`, when the turn takes a reply already asked for, or a
+    /// request made now. Returns true when the agent spoke or the call ended, false when it only
+    /// called tools (so it should continue), nil on cancellation or failure.
+    func modelRound(taking early: ReplyRequest? = nil) async -> Bool? {
         let item = nextItem()
-        let messages = state.withLock { $0.messages }
+        let request = early ?? state.withLock { ReplyRequest(messages: $0.messages, revision: $0.revision) }
         let (sentences, sentenceSink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(64))
         var spoken = ""
         var pending = ""
         var scanner = TaskStateTag.Scanner()
         var calls: [ChatCompletionStream.ToolCall] = []
-        // The provider reports no usage on a plain stream: tokens are estimated from the text.
-        let promptCharacters = messages.reduce(0) { $0 + "\($1["content"] ?? "")".count }
-        meter.add { $0.llmInputTokens += EngineUsage.estimatedTokens(characters: promptCharacters); $0.llmTokensEstimated = true }
-        let requested = ContinuousClock.now
         var firstToken = true
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // TTS runs beside the model: the first sentence is heard while the rest is written.
                 group.addTask { await self.speak(stream: sentences, item: item) }
-                try await chat.run(messages: messages, tools: tools) { output in
+                if early == nil { group.addTask { await request.run(chat: self.chat, tools: { self.tools }, meter: self.meter) } }
+                try await request.read { output in
                     switch output {
                     case .text(let text):
-                        if firstToken {
+                        if firstToken, let delay = request.firstPieceDelay {
                             firstToken = false
-                            await self.firstByte("llm", since: requested)
+                            await self.milestone(.firstByte(provider: "llm", milliseconds: Int(delay.totalMilliseconds)))
                             await self.milestone(.replyStarted)
                         }
-                        self.meter.add { $0.llmOutputTokens += EngineUsage.estimatedTokens(characters: text.count) }
                         let (safe, reports) = scanner.feed(text)
                         for report in reports { await self.applyTaskState(arguments: report) }
                         pending += safe
@@ -191,11 +192,17 @@ extension CascadeEngine {
 
     /// The system prompt (a flow's: its current step).
     func setInstructions(_ text: String) {
-        state.withLock { $0.messages[0]["content"] = text }
+        state.withLock { s in
+            s.messages[0]["content"] = text
+            s.revision += 1
+        }
     }
 
     func appendMessage(_ message: [String: any Sendable]) {
-        state.withLock { $0.messages.append(message) }
+        state.withLock { s in
+            s.messages.append(message)
+            s.revision += 1
+        }
     }
 
     func withTracker<R>(_ body: (inout TaskTracker) -> R) -> R {

@@ -23,6 +23,9 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         public var audioAPIKey: String?
         public var ttsModel = "gpt-4o-mini-tts"
         public var ttsVoice = "alloy"
+        /// Ask the model once the caller is silent and the recognizer's words have settled, before
+        /// it calls the turn over (Deepgram); a reply for words that then change is dropped unheard.
+        public var earlyReplies = true
 
         public init(stt: STT, llmBaseURL: String, llmAPIKey: String?, llmModel: String, audioBaseURL: String, audioAPIKey: String?) {
             self.stt = stt
@@ -51,12 +54,18 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
     let inputs: AsyncStream<TurnInput>
     let inputSink: AsyncStream<TurnInput>.Continuation
     let deepgram: Mutex<DeepgramTranscriber?> = Mutex(nil)
+    /// Early replies to run (`runEarlyReplies`): the newest only, as a newer one drops the one before.
+    let earlyRequests: AsyncStream<ReplyRequest>
+    let earlyRequestSink: AsyncStream<ReplyRequest>.Continuation
     /// Runs the operator's tools (`context.tools`); nil: the call has none to run.
     let toolRunner: ToolRunner?
 
     struct State {
         var tracker: TaskTracker
         var messages: [[String: any Sendable]]
+        /// Counts changes to `messages`: an early reply is taken only if asked on the history as it is.
+        var revision = 0
+        var early = EarlyReplyState()
         var currentTurn: Task<Void, Never>?
         var turnNumber = 0
         var aiTurns = 0
@@ -79,6 +88,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         state = Mutex(State(tracker: TaskTracker(context: context),
                             messages: [["role": "system", "content": PromptBuilder.instructions(for: context)]]))
         (inputs, inputSink) = AsyncStream.makeStream(of: TurnInput.self, bufferingPolicy: .bufferingOldest(16))
+        (earlyRequests, earlyRequestSink) = AsyncStream.makeStream(of: ReplyRequest.self, bufferingPolicy: .bufferingNewest(1))
         if let first = beginFlow() { setInstructions(first) }
     }
 
@@ -90,11 +100,13 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
                     guard let self else { return }
                     switch event {
                     case .speechStarted: self.events.sendUrgent(.speechStarted)
+                    case .heardSoFar(let text, let fixed): self.heardSoFar(text, fixed: fixed)
                     case .utterance(let text): self.inputSink.yield(.heard(text))
                     }
                 }
                 deepgram.withLock { $0 = stt }
                 group.addTask { try await stt.run() }
+                group.addTask { await self.runEarlyReplies() }
             }
             group.addTask { await self.turnLoop() }
             try await group.next()
@@ -115,6 +127,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
 
     public func send(muLaw: [UInt8], speech activity: SpeechActivity) async {
         if let stt = deepgram.withLock({ $0 }) {
+            callerActivity(activity)
             meter.add { $0.sttSeconds += Double(muLaw.count) / 8000 }   // streamed: every second is billed
             await stt.send(muLaw: muLaw)
             return
@@ -183,6 +196,8 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         // CloseStream goes before the input ends: an ended input ends `start()`, whose group then
         // cancels the transcriber and closes its socket, so a CloseStream sent after could be lost.
         await deepgram.withLock({ $0 })?.finish()
+        if let early = state.withLock({ s in defer { s.early.request = nil }; return s.early.request }) { drop(early) }
+        earlyRequestSink.finish()
         inputSink.finish()
         events.finish()
         return tracker

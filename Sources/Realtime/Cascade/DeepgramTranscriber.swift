@@ -11,6 +11,8 @@ import Synchronization
 final class DeepgramTranscriber: Sendable {
     enum Event: Sendable, Equatable {
         case speechStarted
+        /// The words so far, before the turn is over: `fixed` when the last segment is final.
+        case heardSoFar(String, fixed: Bool)
         case utterance(String)
     }
 
@@ -77,9 +79,16 @@ final class DeepgramTranscriber: Sendable {
         case "Results":
             let alternative = ((object["channel"] as? [String: Any])?["alternatives"] as? [[String: Any]])?.first
             let transcript = (alternative?["transcript"] as? String ?? "").trimmingCharacters(in: .whitespaces)
-            guard object["is_final"] as? Bool == true else { return }   // interim: may still change
-            if !transcript.isEmpty { state.withLock { $0.segments.append(transcript) } }
-            if object["speech_final"] as? Bool == true { await flush() }
+            let fixed = object["is_final"] as? Bool == true
+            let soFar = state.withLock { s -> String in
+                if fixed, !transcript.isEmpty { s.segments.append(transcript) }
+                return (s.segments + (fixed || transcript.isEmpty ? [] : [transcript])).joined(separator: " ")
+            }
+            if fixed, object["speech_final"] as? Bool == true {
+                await flush()
+            } else if !soFar.isEmpty {
+                await onEvent(.heardSoFar(soFar, fixed: fixed))   // an interim may still change
+            }
         case "UtteranceEnd":
             await flush()
         case "SpeechStarted":

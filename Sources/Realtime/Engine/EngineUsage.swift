@@ -11,6 +11,23 @@ public struct EngineUsage: Sendable, Codable, Equatable {
     /// because the provider did not report them.
     public var llmTokensEstimated = false
     public var realtimeAudioSeconds = 0.0
+    /// The cascade's replies started before the recognizer called the turn over; nil: none started.
+    /// A dropped one's tokens are in the LLM counts above.
+    public var earlyReplies: EarlyReplies?
+
+    public struct EarlyReplies: Sendable, Codable, Equatable {
+        public var started = 0
+        /// Taken as the turn's reply: the final transcript was what the early request was made for.
+        public var used = 0
+        /// Discarded before any of their audio was sent (the caller's words turned out different).
+        public var dropped = 0
+
+        public init(started: Int = 0, used: Int = 0, dropped: Int = 0) {
+            self.started = started
+            self.used = used
+            self.dropped = dropped
+        }
+    }
 
     public init() {}
 
@@ -18,6 +35,14 @@ public struct EngineUsage: Sendable, Codable, Equatable {
         case sttSeconds = "stt_seconds", ttsCharacters = "tts_characters"
         case llmInputTokens = "llm_input_tokens", llmOutputTokens = "llm_output_tokens"
         case llmTokensEstimated = "llm_tokens_estimated", realtimeAudioSeconds = "realtime_audio_seconds"
+        case earlyReplies = "early_replies"
+    }
+
+    /// Counts an early reply's fate.
+    public mutating func countEarlyReply(_ change: (inout EarlyReplies) -> Void) {
+        var counts = earlyReplies ?? EarlyReplies()
+        change(&counts)
+        earlyReplies = counts
     }
 
     /// Tokens of text by the usual rule of thumb (≈ 4 characters a token), where a provider
