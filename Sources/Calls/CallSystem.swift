@@ -131,6 +131,7 @@ public final class CallSystem: Sendable {
             settings.voice = config.openAI.voice
             settings.vad = .init(threshold: config.openAI.vadThreshold, prefixPaddingMs: config.openAI.prefixPaddingMs,
                                  silenceDurationMs: config.openAI.silenceDurationMs)
+            settings.overlapMinimumWords = config.bargeIn.minWords
             let fixed = settings
             return { context in
                 var settings = fixed
@@ -158,6 +159,7 @@ public final class CallSystem: Sendable {
             settings.ttsModel = c.ttsModel
             settings.ttsVoice = c.ttsVoice
             settings.earlyReplies = c.earlyReplies
+            settings.overlapMinimumWords = config.bargeIn.minWords
             let fixed = settings
             return { context in
                 var settings = fixed

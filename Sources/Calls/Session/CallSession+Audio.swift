@@ -332,8 +332,9 @@ extension CallSession {
                 state.withLock { $0.toolCalls.append(record) }
                 await appendTranscript(speaker: .ai, text: record.transcriptLine, item: nil)
             case .speechStarted:
-                // The engine heard the caller (server VAD): barge in at once if the agent is talking.
-                await bargeIn()
+                // The engine heard the caller (server VAD): barge in at once if the agent is talking —
+                // unless the engine judges speech over the agent by its words (our VAD holds it meanwhile).
+                if !state.withLock({ $0.engineJudgesOverlaps }) { await bargeIn() }
             case .clearAudio(let items):
                 // The engine's own barge-in (a bot's `clear`): these items' audio still queued
                 // behind this event is skipped, and what is playing stops now.

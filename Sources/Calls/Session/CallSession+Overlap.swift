@@ -12,6 +12,7 @@ extension CallSession {
     func bargeInController() -> BargeInController? {
         guard engine.allowsBargeIn else { return nil }
         let judges = engine.judgeOverlaps { [weak self] verdict in await self?.overlapJudged(verdict) }
+        state.withLock { $0.engineJudgesOverlaps = judges }
         return BargeInController(holdMilliseconds: judges ? overlapHoldMilliseconds : nil)
     }
 

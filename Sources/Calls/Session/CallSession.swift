@@ -94,6 +94,8 @@ public final class CallSession: Sendable {
         var lastCallerFrameAt: ContinuousClock.Instant?
         /// The agent's audio is held while the engine judges the caller's speech over it.
         var agentHeld: ContinuousClock.Instant?
+        /// The engine judges the caller's speech over the agent (`bargeInController`).
+        var engineJudgesOverlaps = false
         var overlaps = CallReport.InterruptionCounts()
     }
 

@@ -6,6 +6,7 @@ import Pipeline
 /// while the recognizer's endpointing is still deciding that the turn is over. When the final
 /// transcript is the same words, the turn takes that reply — the model's time to first token is
 /// mostly spent by then; when it differs, the early reply is dropped before any of it was spoken.
+/// Not for speech over the agent until its words are judged (`+Overlap`): "mm-hmm" gets no reply.
 extension CascadeEngine {
     /// What the early-reply rule knows between the recognizer's results and the final transcript.
     struct EarlyReplyState {
@@ -60,7 +61,7 @@ extension CascadeEngine {
         guard settings.earlyReplies else { return }
         let (started, replaced) = state.withLock { s -> (ReplyRequest?, ReplyRequest?) in
             let words = s.early.candidate
-            guard !s.ended, s.currentTurn == nil, s.transferCallID == nil, s.early.callerSilent, s.early.settled, !words.isEmpty,
+            guard !s.ended, s.currentTurn == nil, s.transferCallID == nil, !s.overlap.mark.isPending, s.early.callerSilent, s.early.settled, !words.isEmpty,
                   s.early.request?.heard != words else { return (nil, nil) }
             let request = ReplyRequest(messages: s.messages + [["role": "user", "content": words]], heard: words, revision: s.revision)
             defer { s.early.request = request }

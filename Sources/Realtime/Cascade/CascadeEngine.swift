@@ -26,6 +26,8 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         /// Ask the model once the caller is silent and the recognizer's words have settled, before
         /// it calls the turn over (Deepgram); a reply for words that then change is dropped unheard.
         public var earlyReplies = true
+        /// `barge_in.min_words`: fewer words over the agent than this (backchannels aside) do not cut it.
+        public var overlapMinimumWords = 1
 
         public init(stt: STT, llmBaseURL: String, llmAPIKey: String?, llmModel: String, audioBaseURL: String, audioAPIKey: String?) {
             self.stt = stt
@@ -66,6 +68,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         /// Counts changes to `messages`: an early reply is taken only if asked on the history as it is.
         var revision = 0
         var early = EarlyReplyState()
+        var overlap = OverlapState()
         var currentTurn: Task<Void, Never>?
         var turnNumber = 0
         var aiTurns = 0
@@ -100,8 +103,11 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
                     guard let self else { return }
                     switch event {
                     case .speechStarted: self.events.sendUrgent(.speechStarted)
-                    case .heardSoFar(let text, let fixed): self.heardSoFar(text, fixed: fixed)
-                    case .utterance(let text): self.inputSink.yield(.heard(text))
+                    case .heardSoFar(let text, let fixed):
+                        await self.judgeOverlapSoFar(text)
+                        self.heardSoFar(text, fixed: fixed)
+                    case .utterance(let text):
+                        if await self.overlapIsTurn(text) { self.inputSink.yield(.heard(text)) }
                     }
                 }
                 deepgram.withLock { $0 = stt }
@@ -126,6 +132,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
     }
 
     public func send(muLaw: [UInt8], speech activity: SpeechActivity) async {
+        await overlapActivity(activity)
         if let stt = deepgram.withLock({ $0 }) {
             callerActivity(activity)
             meter.add { $0.sttSeconds += Double(muLaw.count) / 8000 }   // streamed: every second is billed
@@ -157,7 +164,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         do {
             let text = try await transcription.transcribe(muLaw: finished).trimmingCharacters(in: .whitespacesAndNewlines)
             await firstByte("stt", since: started)
-            if !text.isEmpty { inputSink.yield(.heard(text)) }
+            if await overlapIsTurn(text), !text.isEmpty { inputSink.yield(.heard(text)) }
         } catch {
             events.sendUrgent(.error(message: "transcription: \(error)", fatal: false))
         }

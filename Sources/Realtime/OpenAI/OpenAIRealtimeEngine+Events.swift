@@ -35,14 +35,23 @@ extension OpenAIRealtimeEngine {
             }
             await events.emit(.transcript(speaker: .ai, text: line, item: item))
             if turns >= context.maxTurns, state.withLock({ $0.closingReason == nil }) { await close(reason: "max_turns") }
-        case .callerTranscript(_, let text):
+        case .callerTranscript(let item, let text):
             let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if await settleOverlap(item, words: line) { return }
             guard !line.isEmpty else { return }
             state.withLock { $0.history.append((.customer, line)) }
             await events.emit(.transcript(speaker: .customer, text: line, item: nil))
-        case .speechStarted:
-            events.sendUrgent(.speechStarted)
+        case .callerTranscriptFailed(let item):
+            _ = await settleOverlap(item, words: nil)
+        case .speechStarted(let item):
+            speechStarted(item)
+            events.sendUrgent(.speechStarted)   // the session cuts at once only if it does not judge overlaps
+        case .committed(let item):
+            await committed(item)
+        case .responseCreated:
+            state.withLock { $0.overlap.responseActive = true }
         case .responseDone(let status, let calls):
+            state.withLock { $0.overlap.responseActive = false }
             await responseDone(status: status, calls: calls)
         case .error(let type, let code, let message):
             // Most errors leave the session usable; authentication and an expired session do not.

@@ -7,8 +7,9 @@ import Tools
 
 /// OpenAI Realtime (GA) speech-to-speech over one WebSocket per call (PROTOCOLS.md §3).
 ///
-/// G.711 μ-law both ways, so a phone leg's bytes pass through untouched. The server's VAD drives
-/// turns; its `speech_started` becomes barge-in, and the session's `interrupt` becomes
+/// G.711 μ-law both ways, so a phone leg's bytes pass through untouched. The server's VAD finds
+/// turns and the engine asks for each reply; speech over the agent is judged by its words
+/// (`+Overlap`), and the session's `interrupt` becomes `response.cancel` and
 /// `conversation.item.truncate` at the time actually played (never past what was generated).
 /// Goal progress arrives as `update_task_state` / `end_call` tool calls, or as the
 /// `[TASK_STATE]` fallback in the transcript. `start()` owns the connection for the whole call
@@ -33,6 +34,8 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
         public var voice = "alloy"
         public var vad = VAD()
         public var reconnects = 1
+        /// `barge_in.min_words`: fewer words over the agent than this (backchannels aside) do not cut it.
+        public var overlapMinimumWords = 1
         public init(apiKey: String) { self.apiKey = apiKey }
 
         /// `https://host/v1` → `wss://host/v1/realtime?model=…`.
@@ -83,6 +86,7 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
         /// A flow's prompt for its current step (sent again with `session.update` as the step
         /// changes); nil: the call's fixed prompt.
         var instructions: String?
+        var overlap = OverlapState()
     }
 
     public init(context: ConversationContext, settings: Settings, tools: ToolRunner? = nil, logger: Logger = Logger(label: "openai-realtime")) {
@@ -159,7 +163,8 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
     }
 
     public func send(muLaw: [UInt8], speech: SpeechActivity) async {
-        // Server VAD decides turns; the local VAD's view is not needed here.
+        // Server VAD decides turns; the local VAD's view only settles speech over the agent it never heard.
+        await overlapActivity(speech)
         guard let writer = state.withLock({ $0.writer }) else {
             state.withLock { $0.droppedAppends += 1 }   // between connections: the audio is lost, counted
             return
@@ -185,13 +190,17 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
         try? await writer.write(.text(RealtimeClientEvent.responseCreate()))
     }
 
+    /// The caller cut the agent: the response still being written stops (the server VAD does not
+    /// cut on its own), and the item is truncated to what was heard.
     public func interrupt(item: String, playedMilliseconds: Int) async {
-        let (writer, end) = state.withLock { s -> (WebSocketOutboundWriter?, Int) in
+        let (writer, end, active) = state.withLock { s -> (WebSocketOutboundWriter?, Int, Bool) in
             s.interrupted.insert(item)
             // audio_end_ms must never exceed the item's audio, or the server errors.
-            return (s.writer, min(playedMilliseconds, (s.generatedBytes[item] ?? 0) / 8))
+            return (s.writer, min(playedMilliseconds, (s.generatedBytes[item] ?? 0) / 8), s.overlap.responseActive)
         }
-        guard end > 0, let writer else { return }
+        guard let writer else { return }
+        if active { try? await writer.write(.text(RealtimeClientEvent.responseCancel)) }
+        guard end > 0 else { return }
         try? await writer.write(.text(RealtimeClientEvent.truncate(itemID: item, audioEndMilliseconds: end)))
     }
 

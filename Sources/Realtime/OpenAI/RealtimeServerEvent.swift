@@ -15,7 +15,12 @@ enum RealtimeServerEvent: Equatable {
     case audioDone(itemID: String)
     case assistantTranscript(itemID: String, text: String)
     case callerTranscript(itemID: String, text: String)
+    /// The caller's item could not be transcribed.
+    case callerTranscriptFailed(itemID: String)
     case speechStarted(itemID: String?)
+    /// The server VAD ended the caller's speech and committed it as `itemID`.
+    case committed(itemID: String)
+    case responseCreated
     /// `response.done`: its status and the function calls among its output items.
     case responseDone(status: String, functionCalls: [FunctionCall])
     case error(type: String, code: String?, message: String)
@@ -39,8 +44,14 @@ enum RealtimeServerEvent: Equatable {
             return .assistantTranscript(itemID: item, text: object["transcript"] as? String ?? "")
         case "conversation.item.input_audio_transcription.completed":
             return .callerTranscript(itemID: item, text: object["transcript"] as? String ?? "")
+        case "conversation.item.input_audio_transcription.failed":
+            return .callerTranscriptFailed(itemID: item)
         case "input_audio_buffer.speech_started":
             return .speechStarted(itemID: object["item_id"] as? String)
+        case "input_audio_buffer.committed":
+            return .committed(itemID: item)
+        case "response.created":
+            return .responseCreated
         case "response.done":
             let response = object["response"] as? [String: Any] ?? [:]
             let calls = (response["output"] as? [[String: Any]] ?? []).compactMap { output -> FunctionCall? in
@@ -64,6 +75,8 @@ enum RealtimeClientEvent {
     }
 
     /// GA `session.update`: instructions, G.711 μ-law both ways, server VAD, input transcription, the call's tools.
+    /// The server VAD neither answers nor cuts on its own: speech over the agent may be a
+    /// backchannel, so the engine decides both once the words are known (`+Overlap`).
     static func sessionUpdate(instructions: String, voice: String, language: String, vad: OpenAIRealtimeEngine.VAD,
                               tools: [(name: String, description: String, parameters: String)]) -> String {
         let tools: [[String: Any]] = tools.map { tool in
@@ -79,7 +92,7 @@ enum RealtimeClientEvent {
                     "format": ["type": "audio/pcmu"],
                     "transcription": ["model": "gpt-4o-mini-transcribe", "language": String(language.prefix(2))],
                     "turn_detection": ["type": "server_vad", "threshold": vad.threshold, "prefix_padding_ms": vad.prefixPaddingMs,
-                                       "silence_duration_ms": vad.silenceDurationMs, "create_response": true, "interrupt_response": true],
+                                       "silence_duration_ms": vad.silenceDurationMs, "create_response": false, "interrupt_response": false],
                 ],
                 "output": ["format": ["type": "audio/pcmu"], "voice": voice],
             ],
@@ -101,6 +114,13 @@ enum RealtimeClientEvent {
     static func responseCreate(instructions: String? = nil) -> String {
         guard let instructions else { return json(["type": "response.create"]) }
         return json(["type": "response.create", "response": ["instructions": instructions]])
+    }
+
+    static let responseCancel = #"{"type":"response.cancel"}"#
+
+    /// Removes a caller item the model should not answer (a backchannel, a cough).
+    static func deleteItem(_ itemID: String) -> String {
+        json(["type": "conversation.item.delete", "item_id": itemID])
     }
 
     static func truncate(itemID: String, audioEndMilliseconds: Int) -> String {

@@ -1,0 +1,92 @@
+import Foundation
+import HummingbirdWSClient
+import Pipeline
+
+/// Speech over the agent, judged by its words (the session's `judgeOverlaps`), and the replies the
+/// engine asks for itself. The server VAD is told to neither cut nor answer (`interrupt_response`,
+/// `create_response` off): a caller item committed while the agent talked waits for its
+/// transcription — words cut the agent (as a barge-in: truncate, cancel) and get a reply; a
+/// backchannel or no words are deleted from the conversation and the agent plays on. Any other
+/// committed item gets its reply at once.
+extension OpenAIRealtimeEngine {
+    struct OverlapState {
+        var handler: (@Sendable (OverlapVerdict) async -> Void)?
+        /// The session saw the caller start over the agent before the server VAD did.
+        var mark = OverlapMark(unheardAfter: OpenAIRealtimeEngine.unheardOverlap)
+        /// The server VAD's speech in progress (started, not yet committed).
+        var speakingItem: String?
+        /// Caller items that began over the agent, awaiting their words.
+        var items: Set<String> = []
+        /// A response is being generated (`response.created` … `response.done`).
+        var responseActive = false
+    }
+
+    /// How long a session's mark waits for the server VAD to start the same speech: it hears later
+    /// than our VAD (prefix padding, the trip) — or not at all, when the sound held no speech.
+    static let overlapPairing: Duration = .milliseconds(1500)
+    /// After our VAD ended it, speech the server VAD never started held no words.
+    static let unheardOverlap: Duration = .seconds(1)
+
+    public func judgeOverlaps(reporting handler: (@Sendable (OverlapVerdict) async -> Void)?) -> Bool {
+        state.withLock { $0.overlap.handler = handler }
+        return true
+    }
+
+    public func callerSpeaksOverAgent() {
+        state.withLock { s in
+            if let item = s.overlap.speakingItem { s.overlap.items.insert(item) } else { s.overlap.mark.mark() }
+        }
+    }
+
+    /// `input_audio_buffer.speech_started`: part of an overlap if the session marked one just before.
+    func speechStarted(_ item: String?) {
+        state.withLock { s in
+            s.overlap.speakingItem = item
+            if let item, let marked = s.overlap.mark.markedAt, marked.duration(to: .now) < Self.overlapPairing { s.overlap.items.insert(item) }
+            s.overlap.mark.clear()
+        }
+    }
+
+    /// `input_audio_buffer.committed`: an overlap waits for its words; anything else is a turn to
+    /// answer now (cancelling a response still being written, as the server's own VAD would).
+    func committed(_ item: String) async {
+        let (overlap, active, writer) = state.withLock { s in
+            s.overlap.speakingItem = nil
+            return (s.overlap.items.contains(item), s.overlap.responseActive, s.writer)
+        }
+        guard !overlap, let writer else { return }
+        if active { try? await writer.write(.text(RealtimeClientEvent.responseCancel)) }
+        try? await writer.write(.text(RealtimeClientEvent.responseCreate()))
+    }
+
+    /// The caller item's words, or nil when it could not be transcribed. True when the item was an
+    /// overlap and is settled here (its line is not a turn unless the verdict says so).
+    func settleOverlap(_ item: String, words: String?) async -> Bool {
+        let handler = state.withLock { s in s.overlap.items.remove(item) == nil ? nil : Optional(s.overlap.handler) }
+        guard let handler else { return false }
+        // Untranscribable speech is taken as words: the model hears the audio itself.
+        let verdict = words.map { OverlapVerdict.judging($0, minimumWords: settings.overlapMinimumWords) } ?? .interruption
+        let writer = state.withLock { $0.writer }
+        if verdict == .interruption {
+            if let words, !words.isEmpty {
+                state.withLock { $0.history.append((.customer, words)) }
+                await events.emit(.transcript(speaker: .customer, text: words, item: nil))
+            }
+            await handler?(verdict)   // the session cuts the agent: `interrupt` truncates and cancels
+            try? await writer?.write(.text(RealtimeClientEvent.responseCreate()))
+        } else {
+            try? await writer?.write(.text(RealtimeClientEvent.deleteItem(item)))
+            await handler?(verdict)
+        }
+        return true
+    }
+
+    /// Our VAD's view of the caller: speech the session marked as an overlap that the server VAD
+    /// never started held no words, and the agent plays on.
+    func overlapActivity(_ activity: SpeechActivity) async {
+        let unheard = state.withLock { s -> (@Sendable (OverlapVerdict) async -> Void)?? in
+            s.overlap.mark.heldNoWords(activity) ? .some(s.overlap.handler) : nil
+        }
+        if let unheard { await unheard?(.noWords) }
+    }
+}
