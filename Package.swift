@@ -98,10 +98,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Test runs (`voicebridge test`, `POST /api/tests`): suites of simulated callees, held
+        // against what each call must end with.
+        .target(
+            name: "TestRuns",
+            dependencies: ["Calls", "Realtime", .product(name: "Yams", package: "Yams")]
+        ),
         .target(
             name: "API",
             dependencies: [
-                "Calls", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
+                "Calls", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis", "TestRuns",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -120,6 +126,7 @@ let package = Package(
             dependencies: [
                 "API",
                 "Calls",
+                "TestRuns",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -166,6 +173,7 @@ let package = Package(
             "Realtime", "TestSupport", "Pipeline", "Tools", "Knowledge", "Flows", "Calls",   // Calls: the server's tool transport
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
+        .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Realtime"]),
         .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),

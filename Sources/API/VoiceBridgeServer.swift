@@ -69,6 +69,7 @@ public struct VoiceBridgeServer: Sendable {
         addDoNotCallRoutes(to: api)
         addKnowledgeRoutes(to: api)
         addTemplateRoutes(to: api)
+        addTestRunRoutes(to: api)
         addCampaignRoutes(to: api)
         addStatisticsRoutes(to: api)
         addWebhookRoutes(to: api)

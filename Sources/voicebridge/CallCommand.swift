@@ -80,7 +80,9 @@ struct APIClient: Sendable {
     }
 
     /// The response, body not read yet; a server out of reach exits 2.
-    func execute(_ method: String, _ path: String, body: Data? = nil, contentType: String = "application/json") async throws -> HTTPClientResponse {
+    /// `timeout`: for the whole answer, streamed bodies included.
+    func execute(_ method: String, _ path: String, body: Data? = nil, contentType: String = "application/json",
+                 timeout: TimeAmount = .seconds(300)) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: base + path)
         request.method = .init(rawValue: method)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
@@ -88,7 +90,7 @@ struct APIClient: Sendable {
             request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        do { return try await HTTPClient.shared.execute(request, timeout: .seconds(300)) } catch {
+        do { return try await HTTPClient.shared.execute(request, timeout: timeout) } catch {
             FileHandle.standardError.write(Data("voicebridge: cannot reach \(base): \(error)\n".utf8))
             throw ExitCode(2)
         }

@@ -5,7 +5,7 @@ struct VoiceBridgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "voicebridge",
         abstract: "AI voice agents on phone calls: SIP and Twilio media streams in, a conversation engine behind.",
-        subcommands: [ServeCommand.self, CallCommand.self, CampaignCommand.self, SimulateCalleeCommand.self, RekeyCommand.self],
+        subcommands: [ServeCommand.self, CallCommand.self, CampaignCommand.self, TestCommand.self, SimulateCalleeCommand.self, RekeyCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `voicebridge call` against a running server and the built-in simulated callee: a call that
 # completes (exit 0, answers and transcript printed), one that is not answered (exit 1), a bad
-# request (exit 2 with the field named), and a token-protected server.
+# request (exit 2 with the field named), and a token-protected server; `voicebridge test`: a suite
+# with a passing and a failing persona (exit 1, the table, JUnit XML), and a bad suite (exit 2).
 set -u
 source "$(dirname "$0")/lib.sh"
 env_common=(VOICEBRIDGE_DATABASE_PATH=$VB_TMP/data/voicebridge.sqlite VOICEBRIDGE_SIP_PORT=$(free_port)
@@ -21,6 +22,40 @@ check "…it showed the live states" bash -c "grep -q ': ringing' <<<\"\$0\" && 
 check "…and the transcript lines as they happened" grep -q "AI .*Hello, this is the AI assistant" <<<"$out"
 check "…then the answers" grep -qE "\[answered\] Can you attend\? → yes" <<<"$out"
 check "…and the full transcript with times" grep -qE "\[00:00\] ai: Hello" <<<"$out"
+
+# Test runs: a suite with a persona that passes and one that expects the wrong answer, two at a time.
+curl -sf -X POST -H "Authorization: Bearer e2e-secret-0123456789" -H 'Content-Type: application/json' \
+  -d '{"name":"meeting","purpose":"tomorrow'"'"'s 2 pm meeting","questions":["Can you attend?","Does the place need to change?"]}' \
+  "$server/api/templates" >/dev/null || not_ok "the template for the test run is created"
+cat > "$VB_TMP/suite.yaml" <<'YAML'
+name: meeting smoke
+personas:
+  - name: cooperative
+    says: ["Yes, I can attend the meeting.", "No, the original location is fine."]
+    expect:
+      answers:
+        - {status: answered, answer: "yes"}
+  - name: expects the wrong answer
+    says: ["Yes, I can attend the meeting.", "No, the original location is fine."]
+    expect:
+      answers:
+        - {status: answered, answer: "no"}
+YAML
+out=$(timeout 240 "$VB_BINARY" test --server "$server" --token e2e-secret-0123456789 --template meeting --suite "$VB_TMP/suite.yaml" \
+      --parallel 2 --junit "$VB_ARTIFACTS/test-run.xml" 2>&1)
+status=$?
+echo "$out" > "$VB_ARTIFACTS/cli-test-run.txt"
+check "a test run with a failing persona exits 1 (got $status)" test $status -eq 1
+check "…each persona was printed as it ended" bash -c "grep -q '✓ cooperative (completed' <<<\"\$0\" && grep -q '✗ expects the wrong answer (completed' <<<\"\$0\"" "$out"
+check "…the table: the passing persona PASS" grep -qE "^  cooperative +PASS" <<<"$out"
+check "…the other FAIL, expected vs got" grep -q "✗ Can you attend? answer: expected no, got yes" <<<"$out"
+check "…with a link to its call" grep -qE "$server/#/calls/ob-[0-9a-f]{8}" <<<"$out"
+check "…and JUnit XML with 2 tests, 1 failure" grep -q 'tests="2" failures="1"' "$VB_ARTIFACTS/test-run.xml"
+printf 'name: x\npersonas:\n  - {name: a, says: [hi], expects: {state: busy}}\n' > "$VB_TMP/bad.yaml"
+out=$(timeout 30 "$VB_BINARY" test --server "$server" --token e2e-secret-0123456789 --template meeting --suite "$VB_TMP/bad.yaml" 2>&1)
+status=$?
+check "a suite with a misspelt key exits 2 (got $status)" test $status -eq 2
+check "…naming it" grep -q "suite.personas\[0\].expects: unknown key" <<<"$out"
 
 out=$(timeout 120 "$VB_BINARY" call --server "$server" --token e2e-secret-0123456789 --from 0701 --to 0102222 --purpose p --question q --answer "<no_answer>" --wait 2>&1)
 status=$?

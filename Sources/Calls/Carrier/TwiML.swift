@@ -20,8 +20,5 @@ public enum TwiML {
         return #"<Response><Dial\#(caller) timeout="\#(timeoutSeconds)">\#(noun)</Dial></Response>"#
     }
 
-    static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-    }
+    static func escape(_ s: String) -> String { XMLText.escaped(s) }
 }

@@ -93,6 +93,8 @@ public actor CallManager {
     }
 
     let settings: Settings
+    /// Outbound calls go to the built-in simulated callee (no `sip.gateway`): test runs need it.
+    public nonisolated var dialsSimulatedCallee: Bool { settings.simulatedCallee }
     let store: CallStore
     let userAgent: SIPUserAgent
     let scheduler: PacerScheduler<[UInt8]>

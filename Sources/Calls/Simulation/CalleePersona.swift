@@ -78,6 +78,14 @@ public struct CalleePersona: Sendable {
         return text.replacingCharacters(in: open...close, with: String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!))
     }
 
+    public init(name: String, questions: [String], script: [String], state: CallState, expected: [(status: TaskTracker.Status, summary: String?)]) {
+        self.name = name
+        self.questions = questions
+        self.script = script
+        self.state = state
+        self.expected = expected
+    }
+
     init(_ name: String, _ questions: [String], _ script: [String], state: CallState = .completed,
          _ expected: [(TaskTracker.Status, String?)]) {
         self.name = name

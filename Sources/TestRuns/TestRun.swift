@@ -1,0 +1,129 @@
+import Calls
+import Foundation
+import Realtime
+
+/// Runs a suite against a template: every persona is a real call through the server's own media
+/// path — SIP over loopback to the built-in simulated callee, which says the persona's lines — and
+/// the stored result is held against what the persona expects.
+public struct TestRun: Sendable {
+    public struct Refusal: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public let suite: TestSuite
+    public let template: String
+    /// Calls at a time, 1…10.
+    public let parallel: Int
+    public let callerNumber: String
+
+    /// A call that does not end within this of its last change is given up (its own limits end it later).
+    static let callTimeout: Duration = .seconds(300)
+
+    public init(suite: TestSuite, template: String? = nil, parallel: Int = 1, callerNumber: String = "0000000000") throws(Refusal) {
+        guard let template = template ?? suite.template, !template.isEmpty else {
+            throw Refusal(description: "name the template to test (--template, or template: in the suite)")
+        }
+        guard (1...10).contains(parallel) else { throw Refusal(description: "parallel must be 1 to 10") }
+        self.suite = suite
+        self.template = template
+        self.parallel = parallel
+        self.callerNumber = callerNumber
+    }
+
+    /// `progress` hears each persona's result as it comes.
+    /// The template, if this server can run the suite against it (it must dial the simulated callee).
+    public func template(manager: CallManager, store: CallStore) async throws -> CallTemplate {
+        guard manager.dialsSimulatedCallee else {
+            throw Refusal(description: "test runs call the built-in simulated callee, and this server dials sip.gateway: run them on a server without one")
+        }
+        guard let found = try await store.template(template) else { throw Refusal(description: "no template \(template)") }
+        return found
+    }
+
+    public func run(manager: CallManager, store: CallStore, progress: @Sendable (TestRunResult.PersonaResult) async -> Void = { _ in }) async throws -> TestRunResult {
+        let found = try await template(manager: manager, store: store)
+        let questions = found.questions
+        let started = Date()
+        var results: [(Int, TestRunResult.PersonaResult)] = []
+        try await withThrowingTaskGroup(of: (Int, TestRunResult.PersonaResult).self) { group in
+            var next = 0
+            func addNext() {
+                guard next < suite.personas.count else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, try await self.call(suite.personas[index], number: index, questions: questions, manager: manager, store: store, now: started)) }
+            }
+            for _ in 0..<parallel { addNext() }
+            while let finished = try await group.next() {
+                results.append(finished)
+                await progress(finished.1)
+                addNext()
+            }
+        }
+        return TestRunResult(suite: suite.name, template: found.name, personas: results.sorted { $0.0 < $1.0 }.map(\.1))
+    }
+
+    func call(_ persona: TestSuite.Persona, number: Int, questions: [String], manager: CallManager, store: CallStore, now: Date) async throws -> TestRunResult.PersonaResult {
+        let clock = ContinuousClock.now
+        var request = OutboundCallRequest(callerNumber: callerNumber, calleeNumber: String(format: "0100000%04d", number), purpose: "", questions: [],
+                                          metadata: String(decoding: try JSONSerialization.data(withJSONObject: ["simulated_answers": persona.says, "test_suite": suite.name, "test_persona": persona.name]), as: UTF8.self))
+        request.template = template
+        request.retryOnNoAnswer = false
+        request.maxRetries = 0
+        let id: String
+        do {
+            id = try await manager.create(request, requestedBy: "test run").outboundId
+        } catch {
+            return .init(name: persona.name, callID: nil, state: "not placed", seconds: 0,
+                         failures: [.init(what: "call", expected: "placed", got: "\(error)")])
+        }
+        var call = try await store.call(id: id)
+        var lastChange = ContinuousClock.now
+        while let current = call, !current.state.isTerminal, lastChange.duration(to: .now) < Self.callTimeout {
+            try await Task.sleep(for: .milliseconds(200))
+            call = try await store.call(id: id)
+            if call?.state != current.state { lastChange = .now }
+        }
+        let state = call?.state
+        let seconds = clock.duration(to: .now).totalSeconds
+        guard let state, state.isTerminal else {
+            return .init(name: persona.name, callID: id, state: state?.rawValue ?? "missing", seconds: seconds,
+                         failures: [.init(what: "state", expected: persona.state.rawValue, got: "\(state?.rawValue ?? "missing") after \(Int(Self.callTimeout.totalSeconds)) s without a change")])
+        }
+        let answers = try await store.answers(callID: id)
+        let report = try await store.report(callID: id)
+        let agentTurns = try await store.transcript(callID: id).filter { $0.entry.speaker == .ai && !$0.entry.text.hasPrefix("[") }.count
+        let failures = Self.failures(persona, questions: questions, state: state, answers: answers, agentTurns: agentTurns,
+                                     turnLatencies: report?.turns.compactMap(\.firstAudioMs) ?? [], now: now)
+        return .init(name: persona.name, callID: id, state: state.rawValue, seconds: seconds, failures: failures)
+    }
+
+    /// Each expectation the call missed, as expected vs got.
+    static func failures(_ persona: TestSuite.Persona, questions: [String], state: CallState, answers: [TaskTracker.Answer],
+                         agentTurns: Int, turnLatencies: [Int], now: Date) -> [TestRunResult.Failure] {
+        var failures: [TestRunResult.Failure] = []
+        if state != persona.state { failures.append(.init(what: "state", expected: persona.state.rawValue, got: state.rawValue)) }
+        let expected = persona.asCalleePersona(questions: questions)
+        let summaries = expected.expectedSummaries(now: now)
+        for (i, want) in persona.answers.enumerated() {
+            let answer = answers.indices.contains(i) ? answers[i] : nil
+            let status = answer?.status ?? (answers.isEmpty ? .notAsked : nil)
+            let heard = answer?.answerText.map { " (heard \"\($0)\")" } ?? ""
+            let question = questions.indices.contains(i) ? questions[i] : "q\(i + 1)"
+            if status != want.status {
+                failures.append(.init(what: "\(question) status", expected: want.status.rawValue, got: (status?.rawValue ?? "missing") + heard))
+            }
+            if let summary = summaries.indices.contains(i) ? summaries[i] : nil, answer?.answerSummary != summary {
+                failures.append(.init(what: "\(question) answer", expected: summary, got: (answer?.answerSummary ?? "none") + heard))
+            }
+        }
+        if let most = persona.maxTurns, agentTurns > most {
+            failures.append(.init(what: "agent turns", expected: "at most \(most)", got: "\(agentTurns)"))
+        }
+        if let limit = persona.turnLatencyMilliseconds, !turnLatencies.isEmpty {
+            let median = turnLatencies.sorted()[turnLatencies.count / 2]
+            if median > limit { failures.append(.init(what: "turn latency (median)", expected: "at most \(limit) ms", got: "\(median) ms")) }
+        }
+        return failures
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import TestRuns
+
+/// `voicebridge test`: runs a test suite against a template on a running server (`POST
+/// /api/tests`), every persona a real call to the built-in simulated callee; prints each persona
+/// as it ends, then a pass/fail table, and writes JUnit XML. Exit status 0 when every persona
+/// passed, 1 when one failed, 2 when the server refused the run or could not be reached.
+struct TestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run a test suite of simulated callers against a template.",
+        discussion: """
+            Example (examples/tests/meeting.yaml, against a template named "meeting"):
+              voicebridge test --template meeting --suite examples/tests/meeting.yaml --parallel 3 --junit test-results.xml
+            """
+    )
+
+    @Option(name: .long, help: "The template to test (default: the suite's template:).") var template: String?
+    @Option(name: .long, help: "The suite, a YAML file.") var suite: String
+    @Option(name: .long, help: "Calls at a time, 1 to 10.") var parallel = 1
+    @Option(name: .long, help: "Caller number for the test calls (must be an allowed caller ID if the server has a list).") var from = "0000000000"
+    @Option(name: .long, help: "Write JUnit XML here.") var junit: String?
+    @Option(name: .long, help: "Server base URL.") var server = "http://127.0.0.1:8080"
+    @Option(name: .long, help: "API bearer token (default: $VOICEBRIDGE_API_TOKEN).") var token: String?
+
+    func run() async throws {
+        let base = server.hasSuffix("/") ? String(server.dropLast()) : server
+        let yaml: String
+        do { yaml = try String(contentsOfFile: suite, encoding: .utf8) } catch {
+            FileHandle.standardError.write(Data("voicebridge: cannot read the suite \(suite): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(2)
+        }
+        var body: [String: Any] = ["suite": yaml, "parallel": parallel, "caller_number": from]
+        if let template { body["template"] = template }
+        let client = APIClient(base: base, token: token ?? ProcessInfo.processInfo.environment["VOICEBRIDGE_API_TOKEN"])
+        let response = try await client.execute("POST", "/api/tests", body: try JSONSerialization.data(withJSONObject: body), timeout: .hours(6))
+        guard response.status.code == 200 else {
+            let data = try await response.body.collect(upTo: 1 << 20)
+            let object = (try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any] ?? [:]
+            var message = "voicebridge: the server refused the test run (\(response.status.code)): \(object["detail"] as? String ?? "")"
+            for field in object["errors"] as? [[String: String]] ?? [] { message += "\n  \(field["field"] ?? ""): \(field["message"] ?? "")" }
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            throw ExitCode(2)
+        }
+        let link = { (id: String) in "\(base)/#/calls/\(id)" }
+        var pending = ByteBuffer()
+        var result: TestRunResult?
+        for try await chunk in response.body {
+            var chunk = chunk
+            pending.writeBuffer(&chunk)
+            while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = pending.readString(length: newline - pending.readerIndex) ?? ""
+                pending.moveReaderIndex(forwardBy: 1)
+                guard !line.isEmpty else { continue }   // the server's keep-alive
+                let message = try JSONDecoder().decode(Message.self, from: Data(line.utf8))
+                if let persona = message.persona {
+                    print("  \(persona.passed ? "✓" : "✗") \(persona.name) (\(persona.state), \(String(format: "%.1f", persona.seconds)) s)")
+                }
+                if let error = message.error {
+                    FileHandle.standardError.write(Data("voicebridge: the test run stopped: \(error)\n".utf8))
+                    throw ExitCode(2)
+                }
+                result = message.result ?? result
+            }
+        }
+        guard let result else {
+            FileHandle.standardError.write(Data("voicebridge: the server closed the run before its result\n".utf8))
+            throw ExitCode(2)
+        }
+        print("")
+        print(result.table(callLink: link), terminator: "")
+        if let junit {
+            do { try result.junitXML(callLink: link).write(toFile: junit, atomically: true, encoding: .utf8) } catch {
+                FileHandle.standardError.write(Data("voicebridge: cannot write \(junit): \(error.localizedDescription)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
+        if !result.passed { throw ExitCode(1) }
+    }
+
+    /// One line of the server's NDJSON answer.
+    struct Message: Decodable {
+        var persona: TestRunResult.PersonaResult?
+        var result: TestRunResult?
+        var error: String?
+    }
+}
