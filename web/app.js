@@ -203,6 +203,7 @@ async function showDetail(id) {
     }));
     $('#state', view).replaceWith(Object.assign(stateBadge(call.state), { id: 'state' }));
     const ended = STATES.indexOf(call.state) >= STATES.indexOf('completed');
+    showListening(view, call.state === 'connected');
     $('#cancel-call', view).hidden = ended;
     $('#retry-call', view).hidden = !ended;
     $('#timeline', view).replaceChildren(...(call.timeline || []).map((entry) => {
@@ -241,6 +242,7 @@ async function showDetail(id) {
       }, (error) => { delete audio.dataset.recording; alertError(error); });
     }
   };
+  setUpListening(view, id);
   $('#cancel-call', view).addEventListener('click', () => api(`/api/outbound/${id}/cancel`, { method: 'POST' }).then(load, alertError));
   $('#retry-call', view).addEventListener('click', () => api(`/api/outbound/${id}/retry`, { method: 'POST' }).then(load, alertError));
   let timer = null;
@@ -269,6 +271,7 @@ async function route() {
     else if (hash.startsWith('#/templates')) await showTemplates();
     else if (hash.startsWith('#/dnc')) await showDoNotCall();
     else if (hash.startsWith('#/knowledge')) await showKnowledge();
+    else if (hash.startsWith('#/tests')) await showTests();
     else if (hash.startsWith('#/calls/')) await showDetail(decodeURIComponent(hash.slice(8).split('?')[0]));
     else await showList();
   } catch (error) { alertError(error); }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Calls
 import HTTPTypes
@@ -30,6 +31,11 @@ struct APIAccess: Sendable {
                             message: presented == nil ? "a bearer token is required" : "the bearer token is not valid")
         }
         return presented
+    }
+
+    /// Who an identity is, for a call's events: never the token itself, a fingerprint of it.
+    static func label(_ identity: String) -> String {
+        identity == "local" ? "local" : "api token " + SHA256.hash(data: Data(identity.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
     }
 
     static func isWebSocketUpgrade(_ request: Request) -> Bool {

@@ -23,6 +23,8 @@ extension VoiceBridgeServer {
     enum WebSocketEndpoint {
         case mediaStream(MediaStreamDialect)
         case events
+        /// `/api/outbound/{id}/listen`: a supervisor listening to a live call.
+        case listen(callID: String)
 
         static let all: [WebSocketEndpoint] = [.events] + MediaStreamDialect.allCases.map { .mediaStream($0) }
 
@@ -31,11 +33,16 @@ extension VoiceBridgeServer {
             switch self {
             case .mediaStream(let dialect): dialect.path
             case .events: "api/events"
+            case .listen(let id): "api/outbound/\(id)/listen"
             }
         }
 
         init?(path: String) {
             let path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+            if let id = path.wholeMatch(of: /\/api\/outbound\/(ob-[0-9a-f]{8})\/listen/)?.1 {
+                self = .listen(callID: String(id))
+                return
+            }
             guard let endpoint = Self.all.first(where: { "/" + $0.path == path }) else { return nil }
             self = endpoint
         }
@@ -61,6 +68,12 @@ extension VoiceBridgeServer {
                 return .upgrade([:]) { inbound, outbound, _ in
                     await self.serveMediaStream(dialect: dialect, signed: signed, inbound: inbound, outbound: outbound, channel: channel, calls: calls)
                 }
+            }
+        case .listen(let callID):
+            guard let who = try? access.identity(of: request), let calls,
+                  let side = ListenSide(rawValue: request.uri.queryParameters.get("side") ?? "mixed") else { return .dontUpgrade }
+            return .upgrade([:]) { inbound, outbound, _ in
+                await self.serveListener(callID: callID, side: side, who: APIAccess.label(who), manager: calls.manager, inbound: inbound, outbound: outbound)
             }
         case .events:
             guard (try? access.identity(of: request)) != nil else { return .dontUpgrade }

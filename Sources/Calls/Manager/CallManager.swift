@@ -141,6 +141,12 @@ public actor CallManager {
         live[id]?.session.withLock { $0 }?.report
     }
 
+    /// A call's audio as it is recorded, while its session runs on this node (nil: not live here,
+    /// or not recorded — `outbound.recordings_folder` unset).
+    public func listen(to id: String) -> AsyncStream<[UInt8]>? {
+        live[id]?.session.withLock { $0 }?.recorder?.listen()
+    }
+
     // MARK: Operator actions
 
     /// Validates and queues a call; the returned record is already stored (state `queued`).

@@ -30,6 +30,8 @@ public final class CallRecorder: Sendable {
     private let ringBlockReady: AsyncStream<Void>.Continuation
     /// Frames (8 kHz) since the recorder started: the wall clock, or a test's own.
     private let frameClock: @Sendable () -> Int
+    /// Live listeners (`listen()`), each given every block as it is written.
+    private let listeners = Mutex<(next: Int, open: [Int: AsyncStream<[UInt8]>.Continuation])>((0, [:]))
 
     /// Samples go straight to their place in zero-filled interleaved blocks (no per-side arrays
     /// to append to and shift): a side that is quiet is silence without writing anything.
@@ -151,10 +153,55 @@ public final class CallRecorder: Sendable {
     }
 
     private func writeReady() {
-        file.withLock { handle in
+        let blocks = file.withLock { handle in
             let blocks = state.withLock { s in defer { s.ready = [] }; return s.ready }
             for block in blocks { write(block[...], to: handle) }
+            return blocks
         }
+        let open = listeners.withLock { Array($0.open.values) }
+        for listener in open { for block in blocks { listener.yield(block) } }
+    }
+
+    /// The recording as it is written, for a supervisor listening live: 1 s blocks of the file's
+    /// stereo (left the caller, right the agent, 16-bit little-endian, 8 kHz), about a second
+    /// behind the call. A listener more than 3 s behind loses the oldest; the stream ends with
+    /// the call. The file is the same whoever listens.
+    public func listen() -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(3))
+        let id = file.withLock { handle -> Int? in
+            guard handle != nil else { return nil }   // closed: the call is over
+            return listeners.withLock { l in
+                defer { l.next += 1 }
+                l.open[l.next] = continuation
+                return l.next
+            }
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.listeners.withLock { $0.open.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// One side of a stereo block, or both mixed, as mono 16-bit little-endian samples.
+    public static func mono(_ block: [UInt8], side: ListenSide) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: block.count / 2)
+        block.withUnsafeBufferPointer { stereo in
+            for frame in 0..<(stereo.count / 4) {
+                let left = Int(Int16(bitPattern: UInt16(stereo[4 * frame]) | UInt16(stereo[4 * frame + 1]) << 8))
+                let right = Int(Int16(bitPattern: UInt16(stereo[4 * frame + 2]) | UInt16(stereo[4 * frame + 3]) << 8))
+                let value = switch side {
+                case .caller: left
+                case .agent: right
+                case .mixed: max(-32768, min(32767, left + right))
+                }
+                let sample = UInt16(bitPattern: Int16(value))
+                out[2 * frame] = UInt8(truncatingIfNeeded: sample)
+                out[2 * frame + 1] = UInt8(truncatingIfNeeded: sample >> 8)
+            }
+        }
+        return out
     }
 
     private func write(_ bytes: ArraySlice<UInt8>, to handle: FileHandle?) {
@@ -197,6 +244,7 @@ public final class CallRecorder: Sendable {
             }
             try? open.close()
             handle = nil
+            for listener in listeners.withLock({ l in defer { l.open = [:] }; return Array(l.open.values) }) { listener.finish() }
             return 44 + frames * 4
         }
     }
