@@ -46,17 +46,20 @@ wait_until_every_call_ends() {
 metric() { curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk -v name="$1" '$1 == name {print $2 + 0}'; }
 
 # free_port: a port free for both TCP and UDP right now (SIP listens on both; a port free for TCP
-# alone may be another process's RTP socket), outside 51000-57999, where the suites' servers and
-# callees take their RTP ports (each suite its own block, so suites can run side by side).
+# alone may be another process's RTP socket), below the kernel's ephemeral range (32768 and up):
+# a port the kernel handed out as "free" could be handed out again, to any process's outgoing
+# connection, before the suite's server or peer binds it (baresip once found its TLS port taken
+# so). Between 30000 and 32700 nothing else binds on purpose: the server's default RTP range is
+# 20000-20999, sipp's media ports (free_media_port) 22000-29999, the suites' RTP blocks
+# 51000-57999, the unit tests' above 35000.
 free_port() {
   python3 -c '
-import socket
+import random, socket
 while True:
-    t = socket.socket(); t.bind(("127.0.0.1", 0)); port = t.getsockname()[1]
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    port = random.randint(30000, 32700)
+    t = socket.socket(); u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
-        if not 51000 <= port <= 57999:
-            u.bind(("127.0.0.1", port)); print(port); break
+        t.bind(("127.0.0.1", port)); u.bind(("127.0.0.1", port)); print(port); break
     except OSError:
         pass
     finally:
