@@ -10,7 +10,7 @@ public struct WAVFile: Sendable {
     public var data: [UInt8]
 
     public var samples: [Int16] {
-        stride(from: 0, to: data.count - 1, by: 2).map { Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8) }
+        PCM16.samples(data)
     }
 
     /// One channel of 16-bit interleaved audio (0 is the left).

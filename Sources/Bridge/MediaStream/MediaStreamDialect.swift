@@ -61,12 +61,7 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
         switch self {
         case .exotel:
             // 16-bit little-endian PCM: 320 bytes a frame, the multiple of 320 Exotel asks for.
-            var pcm = [UInt8](repeating: 0, count: frame.count * 2)
-            for (i, sample) in G711.decode(frame, law: .muLaw).enumerated() {
-                pcm[2 * i] = UInt8(truncatingIfNeeded: sample)
-                pcm[2 * i + 1] = UInt8(truncatingIfNeeded: sample >> 8)
-            }
-            return TwilioMediaStreamCodec.encodeMedia(pcm, prefix: prefix)
+            return TwilioMediaStreamCodec.encodeMedia(PCM16.bytes(G711.decode(frame, law: .muLaw)), prefix: prefix)
         default:
             return TwilioMediaStreamCodec.encodeMedia(frame, prefix: prefix)
         }

@@ -123,8 +123,7 @@ enum OtherDialects {
         var bytes = [UInt8](data)
         if pcm16 {
             guard bytes.count % 2 == 0 else { throw .invalidField("media.payload (16-bit PCM of an odd length)") }
-            let samples = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
-            bytes = G711.encode(samples, law: .muLaw)
+            bytes = G711.encode(PCM16.samples(bytes), law: .muLaw)
         }
         return .message(.media(MediaStreamMedia(track: "inbound", chunk: try Codec.integer(media["chunk"], "media.chunk") ?? 0,
                                                 timestamp: try Codec.integer(media["timestamp"], "media.timestamp") ?? 0, payload: bytes)), streamSid: streamSid)

@@ -186,22 +186,14 @@ public final class CallRecorder: Sendable {
 
     /// One side of a stereo block, or both mixed, as mono 16-bit little-endian samples.
     public static func mono(_ block: [UInt8], side: ListenSide) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: block.count / 2)
-        block.withUnsafeBufferPointer { stereo in
-            for frame in 0..<(stereo.count / 4) {
-                let left = Int(Int16(bitPattern: UInt16(stereo[4 * frame]) | UInt16(stereo[4 * frame + 1]) << 8))
-                let right = Int(Int16(bitPattern: UInt16(stereo[4 * frame + 2]) | UInt16(stereo[4 * frame + 3]) << 8))
-                let value = switch side {
-                case .caller: left
-                case .agent: right
-                case .mixed: max(-32768, min(32767, left + right))
-                }
-                let sample = UInt16(bitPattern: Int16(value))
-                out[2 * frame] = UInt8(truncatingIfNeeded: sample)
-                out[2 * frame + 1] = UInt8(truncatingIfNeeded: sample >> 8)
+        let stereo = PCM16.samples(block)
+        return PCM16.bytes(stride(from: 0, to: stereo.count - 1, by: 2).map { i in
+            switch side {
+            case .caller: stereo[i]
+            case .agent: stereo[i + 1]
+            case .mixed: Int16(clamping: Int(stereo[i]) + Int(stereo[i + 1]))
             }
-        }
-        return out
+        })
     }
 
     private func write(_ bytes: ArraySlice<UInt8>, to handle: FileHandle?) {

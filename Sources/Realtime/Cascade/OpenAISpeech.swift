@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Pipeline
 import NIOCore
 
 /// OpenAI `/audio/speech` with `response_format=pcm`: raw 24 kHz 16-bit little-endian mono,
@@ -30,8 +31,7 @@ struct OpenAISpeech {
             if let first = odd { bytes.insert(first, at: 0); odd = nil }
             if bytes.count % 2 == 1 { odd = bytes.removeLast() }
             guard !bytes.isEmpty else { continue }
-            let pcm = stride(from: 0, to: bytes.count, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
-            try await samples(pcm)
+            try await samples(PCM16.samples(bytes))
         }
     }
 }
