@@ -37,12 +37,15 @@ extension OpenAIRealtimeEngine {
             if turns >= context.maxTurns, state.withLock({ $0.closingReason == nil }) { await close(reason: "max_turns") }
         case .callerTranscript(let item, let text):
             let line = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if await settleOverlap(item, words: line) { return }
-            guard !line.isEmpty else { return }
-            state.withLock { $0.history.append((.customer, line)) }
-            await events.emit(.transcript(speaker: .customer, text: line, item: nil))
+            let overlap = await judgeOverlap(item, words: line)
+            if let overlap, overlap != .interruption { return }
+            if !line.isEmpty {
+                state.withLock { $0.history.append((.customer, line)) }
+                await events.emit(.transcript(speaker: .customer, text: line, item: nil))
+            }
+            if overlap == .interruption { await takeTurnOverAgent() }
         case .callerTranscriptFailed(let item):
-            _ = await settleOverlap(item, words: nil)
+            if await judgeOverlap(item, words: nil) == .interruption { await takeTurnOverAgent() }
         case .speechStarted(let item):
             speechStarted(item)
             events.sendUrgent(.speechStarted)   // the session cuts at once only if it does not judge overlaps

@@ -59,26 +59,26 @@ extension OpenAIRealtimeEngine {
         try? await writer.write(.text(RealtimeClientEvent.responseCreate()))
     }
 
-    /// The caller item's words, or nil when it could not be transcribed. True when the item was an
-    /// overlap and is settled here (its line is not a turn unless the verdict says so).
-    func settleOverlap(_ item: String, words: String?) async -> Bool {
+    /// The verdict on a caller item that began over the agent, given its words (nil: it could not be
+    /// transcribed — taken as words, the model hears the audio itself); nil for any other item. A
+    /// backchannel or no words is settled here: the item is deleted and the agent plays on. Words
+    /// are a turn: its line goes out as any other, then `takeTurnOverAgent()`.
+    func judgeOverlap(_ item: String, words: String?) async -> OverlapVerdict? {
         let handler = state.withLock { s in s.overlap.items.remove(item) == nil ? nil : Optional(s.overlap.handler) }
-        guard let handler else { return false }
-        // Untranscribable speech is taken as words: the model hears the audio itself.
+        guard let handler else { return nil }
         let verdict = words.map { OverlapVerdict.judging($0, minimumWords: settings.overlapMinimumWords) } ?? .interruption
-        let writer = state.withLock { $0.writer }
-        if verdict == .interruption {
-            if let words, !words.isEmpty {
-                state.withLock { $0.history.append((.customer, words)) }
-                await events.emit(.transcript(speaker: .customer, text: words, item: nil))
-            }
-            await handler?(verdict)   // the session cuts the agent: `interrupt` truncates and cancels
-            try? await writer?.write(.text(RealtimeClientEvent.responseCreate()))
-        } else {
-            try? await writer?.write(.text(RealtimeClientEvent.deleteItem(item)))
+        if verdict != .interruption {
+            try? await state.withLock({ $0.writer })?.write(.text(RealtimeClientEvent.deleteItem(item)))
             await handler?(verdict)
         }
-        return true
+        return verdict
+    }
+
+    /// Words over the agent: the session cuts it (`interrupt` truncates and cancels), then the reply.
+    func takeTurnOverAgent() async {
+        let (handler, writer) = state.withLock { ($0.overlap.handler, $0.writer) }
+        await handler?(.interruption)
+        try? await writer?.write(.text(RealtimeClientEvent.responseCreate()))
     }
 
     /// Our VAD's view of the caller: speech the session marked as an overlap that the server VAD
