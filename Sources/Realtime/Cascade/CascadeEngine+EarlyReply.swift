@@ -41,12 +41,8 @@ extension CascadeEngine {
         switch activity {
         case .started:
             // Speaking again: the words will change, so what was asked for them is wasted.
-            let dropped = state.withLock { s -> ReplyRequest? in
-                s.early.callerSilent = false
-                defer { s.early.request = nil }
-                return s.early.request
-            }
-            if let dropped { drop(dropped) }
+            state.withLock { $0.early.callerSilent = false }
+            dropEarlyReply()
         case .ended:
             state.withLock { $0.early.callerSilent = true }
             considerEarlyReply()
@@ -61,7 +57,7 @@ extension CascadeEngine {
         guard settings.earlyReplies else { return }
         let (started, replaced) = state.withLock { s -> (ReplyRequest?, ReplyRequest?) in
             let words = s.early.candidate
-            guard !s.ended, s.currentTurn == nil, s.transferCallID == nil, !s.overlap.mark.isPending, s.early.callerSilent, s.early.settled, !words.isEmpty,
+            guard !s.ended, s.currentTurn == nil, s.transferCallID == nil, !s.overlap.isPending, s.early.callerSilent, s.early.settled, !words.isEmpty,
                   s.early.request?.heard != words else { return (nil, nil) }
             let request = ReplyRequest(messages: s.messages + [["role": "user", "content": words]], heard: words, revision: s.revision)
             defer { s.early.request = request }
@@ -87,6 +83,11 @@ extension CascadeEngine {
         }
         meter.add { $0.countEarlyReply { $0.used += 1 } }
         return request
+    }
+
+    /// Drops the early reply waiting to be taken, if there is one.
+    func dropEarlyReply() {
+        if let request = state.withLock({ s in defer { s.early.request = nil }; return s.early.request }) { drop(request) }
     }
 
     func drop(_ request: ReplyRequest) {

@@ -68,7 +68,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         /// Counts changes to `messages`: an early reply is taken only if asked on the history as it is.
         var revision = 0
         var early = EarlyReplyState()
-        var overlap = OverlapState()
+        var overlap = OverlapWatch(unheardAfter: CascadeEngine.unheardOverlap)
         var currentTurn: Task<Void, Never>?
         var turnNumber = 0
         var aiTurns = 0
@@ -203,7 +203,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         // CloseStream goes before the input ends: an ended input ends `start()`, whose group then
         // cancels the transcriber and closes its socket, so a CloseStream sent after could be lost.
         await deepgram.withLock({ $0 })?.finish()
-        if let early = state.withLock({ s in defer { s.early.request = nil }; return s.early.request }) { drop(early) }
+        dropEarlyReply()
         earlyRequestSink.finish()
         inputSink.finish()
         events.finish()

@@ -10,9 +10,8 @@ import Pipeline
 /// committed item gets its reply at once.
 extension OpenAIRealtimeEngine {
     struct OverlapState {
-        var handler: (@Sendable (OverlapVerdict) async -> Void)?
-        /// The session saw the caller start over the agent before the server VAD did.
-        var mark = OverlapMark(unheardAfter: OpenAIRealtimeEngine.unheardOverlap)
+        /// Whom to tell; speech the session saw start over the agent before the server VAD did.
+        var watch = OverlapWatch(unheardAfter: OpenAIRealtimeEngine.unheardOverlap)
         /// The server VAD's speech in progress (started, not yet committed).
         var speakingItem: String?
         /// Caller items that began over the agent, awaiting their words.
@@ -28,13 +27,13 @@ extension OpenAIRealtimeEngine {
     static let unheardOverlap: Duration = .seconds(1)
 
     public func judgeOverlaps(reporting handler: (@Sendable (OverlapVerdict) async -> Void)?) -> Bool {
-        state.withLock { $0.overlap.handler = handler }
+        state.withLock { $0.overlap.watch.handler = handler }
         return true
     }
 
     public func callerSpeaksOverAgent() {
         state.withLock { s in
-            if let item = s.overlap.speakingItem { s.overlap.items.insert(item) } else { s.overlap.mark.mark() }
+            if let item = s.overlap.speakingItem { s.overlap.items.insert(item) } else { s.overlap.watch.mark() }
         }
     }
 
@@ -42,8 +41,8 @@ extension OpenAIRealtimeEngine {
     func speechStarted(_ item: String?) {
         state.withLock { s in
             s.overlap.speakingItem = item
-            if let item, let marked = s.overlap.mark.markedAt, marked.duration(to: .now) < Self.overlapPairing { s.overlap.items.insert(item) }
-            s.overlap.mark.clear()
+            if let item, let marked = s.overlap.watch.markedAt, marked.duration(to: .now) < Self.overlapPairing { s.overlap.items.insert(item) }
+            s.overlap.watch.clear()
         }
     }
 
@@ -64,7 +63,7 @@ extension OpenAIRealtimeEngine {
     /// backchannel or no words is settled here: the item is deleted and the agent plays on. Words
     /// are a turn: its line goes out as any other, then `takeTurnOverAgent()`.
     func judgeOverlap(_ item: String, words: String?) async -> OverlapVerdict? {
-        let handler = state.withLock { s in s.overlap.items.remove(item) == nil ? nil : Optional(s.overlap.handler) }
+        let handler = state.withLock { s in s.overlap.items.remove(item) == nil ? nil : Optional(s.overlap.watch.handler) }
         guard let handler else { return nil }
         let verdict = words.map { OverlapVerdict.judging($0, minimumWords: settings.overlapMinimumWords) } ?? .interruption
         if verdict != .interruption {
@@ -76,7 +75,7 @@ extension OpenAIRealtimeEngine {
 
     /// Words over the agent: the session cuts it (`interrupt` truncates and cancels), then the reply.
     func takeTurnOverAgent() async {
-        let (handler, writer) = state.withLock { ($0.overlap.handler, $0.writer) }
+        let (handler, writer) = state.withLock { ($0.overlap.watch.handler, $0.writer) }
         await handler?(.interruption)
         try? await writer?.write(.text(RealtimeClientEvent.responseCreate()))
     }
@@ -84,9 +83,6 @@ extension OpenAIRealtimeEngine {
     /// Our VAD's view of the caller: speech the session marked as an overlap that the server VAD
     /// never started held no words, and the agent plays on.
     func overlapActivity(_ activity: SpeechActivity) async {
-        let unheard = state.withLock { s -> (@Sendable (OverlapVerdict) async -> Void)?? in
-            s.overlap.mark.heldNoWords(activity) ? .some(s.overlap.handler) : nil
-        }
-        if let unheard { await unheard?(.noWords) }
+        await state.withLock { $0.overlap.watch.unheard(activity) }?(.noWords)
     }
 }
