@@ -101,21 +101,15 @@ public struct TestRun: Sendable {
     /// Each expectation the call missed, as expected vs got.
     static func failures(_ persona: TestSuite.Persona, questions: [String], state: CallState, answers: [TaskTracker.Answer],
                          agentTurns: Int, turnLatencies: [Int], now: Date) -> [TestRunResult.Failure] {
-        var failures: [TestRunResult.Failure] = []
-        if state != persona.state { failures.append(.init(what: "state", expected: persona.state.rawValue, got: state.rawValue)) }
-        let expected = persona.asCalleePersona(questions: questions)
-        let summaries = expected.expectedSummaries(now: now)
-        for (i, want) in persona.answers.enumerated() {
-            let answer = answers.indices.contains(i) ? answers[i] : nil
-            let status = answer?.status ?? (answers.isEmpty ? .notAsked : nil)
-            let heard = answer?.answerText.map { " (heard \"\($0)\")" } ?? ""
-            let question = questions.indices.contains(i) ? questions[i] : "q\(i + 1)"
-            if status != want.status {
-                failures.append(.init(what: "\(question) status", expected: want.status.rawValue, got: (status?.rawValue ?? "missing") + heard))
+        // State, statuses and answers as `make bench` compares its personas.
+        var failures = persona.asCalleePersona(questions: questions).compare(state: state, answers: answers, now: now).differences.map { d in
+            let question = d.question.map { questions.indices.contains($0) ? questions[$0] : "q\($0 + 1)" }
+            let what = switch d.aspect {
+            case .state: "state"
+            case .status: "\(question ?? "") status"
+            case .answer: "\(question ?? "") answer"
             }
-            if let summary = summaries.indices.contains(i) ? summaries[i] : nil, answer?.answerSummary != summary {
-                failures.append(.init(what: "\(question) answer", expected: summary, got: (answer?.answerSummary ?? "none") + heard))
-            }
+            return TestRunResult.Failure(what: what, expected: d.expected, got: d.got + (d.heard.map { " (heard \"\($0)\")" } ?? ""))
         }
         if let most = persona.maxTurns, agentTurns > most {
             failures.append(.init(what: "agent turns", expected: "at most \(most)", got: "\(agentTurns)"))

@@ -21,8 +21,30 @@ public struct CalleePersona: Sendable {
         public var stateMatches = true
         public var statuses = (matched: 0, total: 0)
         public var summaries = (matched: 0, total: 0)
+        public var differences: [Difference] = []
+
         /// What differed, in words ("q2 unclear (expected answered), heard …").
-        public var mismatches: [String] = []
+        public var mismatches: [String] { differences.map(\.description) }
+    }
+
+    /// One thing the call ended with that the persona did not expect.
+    public struct Difference: Sendable, Equatable, CustomStringConvertible {
+        public enum Aspect: Sendable, Equatable { case state, status, answer }
+        public var aspect: Aspect
+        /// The question's index (nil for the state).
+        public var question: Int?
+        public var expected: String
+        public var got: String
+        /// What the caller was heard to say, for a question.
+        public var heard: String?
+
+        public var description: String {
+            switch aspect {
+            case .state: "state \(got), expected \(expected)"
+            case .status: "q\((question ?? 0) + 1) \(got) (expected \(expected)), heard \"\(heard ?? "")\""
+            case .answer: "q\((question ?? 0) + 1) answer \(got) (expected \(expected)), heard \"\(heard ?? "")\""
+            }
+        }
     }
 
     /// Compares a call's end state (nil: not checked) and answers with the expectation; a call
@@ -31,21 +53,20 @@ public struct CalleePersona: Sendable {
         var result = Comparison(persona: name)
         if let state, state != self.state {
             result.stateMatches = false
-            result.mismatches.append("state \(state.rawValue), expected \(self.state.rawValue)")
+            result.differences.append(.init(aspect: .state, expected: self.state.rawValue, got: state.rawValue))
         }
         let summaries = expectedSummaries(now: now)
         for (i, expected) in self.expected.enumerated() {
             let answer = answers.indices.contains(i) ? answers[i] : nil
             let status = answer?.status ?? (answers.isEmpty ? .notAsked : nil)
-            let heard = "heard \"\(answer?.answerText ?? "")\""
             result.statuses.total += 1
             if status == expected.status { result.statuses.matched += 1 } else {
-                result.mismatches.append("q\(i + 1) \(status?.rawValue ?? "missing") (expected \(expected.status.rawValue)), \(heard)")
+                result.differences.append(.init(aspect: .status, question: i, expected: expected.status.rawValue, got: status?.rawValue ?? "missing", heard: answer?.answerText))
             }
             guard let summary = summaries[i] else { continue }
             result.summaries.total += 1
             if answer?.answerSummary == summary { result.summaries.matched += 1 } else {
-                result.mismatches.append("q\(i + 1) answer \(answer?.answerSummary ?? "none") (expected \(summary)), \(heard)")
+                result.differences.append(.init(aspect: .answer, question: i, expected: summary, got: answer?.answerSummary ?? "none", heard: answer?.answerText))
             }
         }
         return result
