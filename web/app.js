@@ -22,10 +22,22 @@ function translate(root) {
 
 function token() { return localStorage.getItem('vb.token') || ''; }
 
-async function api(path, options = {}) {
-  const headers = { 'Content-Type': 'application/json' };
+// The request headers every API call carries: the token, when there is one.
+function authHeaders(headers = {}) {
   if (token()) headers.Authorization = 'Bearer ' + token();
-  const response = await fetch(path, { ...options, headers });
+  return headers;
+}
+
+// An API WebSocket: browsers cannot set its headers, so the token goes as ?access_token= (the
+// server takes it on upgrades only).
+function apiSocket(path, params = {}) {
+  const query = new URLSearchParams(params);
+  if (token()) query.set('access_token', token());
+  return new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${path}?${query}`);
+}
+
+async function api(path, options = {}) {
+  const response = await fetch(path, { ...options, headers: authHeaders({ 'Content-Type': 'application/json' }) });
   if (response.status === 401) {
     const value = prompt(t('token.prompt'));
     if (value) { localStorage.setItem('vb.token', value.trim()); return api(path, options); }
@@ -40,9 +52,7 @@ async function api(path, options = {}) {
 // Authorization header — the server takes ?access_token= on WebSocket upgrades only, so a token
 // never sits in a URL that history, logs or a Referer could keep.
 async function apiBlobURL(path) {
-  const headers = {};
-  if (token()) headers.Authorization = 'Bearer ' + token();
-  const response = await fetch(path, { headers });
+  const response = await fetch(path, { headers: authHeaders() });
   if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
   return URL.createObjectURL(await response.blob());
 }
@@ -283,10 +293,7 @@ let lastEventID = null;
 let liveKey = null;
 function setLive(key) { liveKey = key; $('#live').textContent = t(key); }
 function connectEvents() {
-  const query = new URLSearchParams();
-  if (lastEventID != null) query.set('since', lastEventID);
-  if (token()) query.set('access_token', token());
-  const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/events?${query}`);
+  const socket = apiSocket('/api/events', lastEventID != null ? { since: lastEventID } : {});
   socket.onopen = () => setLive('live.connected');
   socket.onmessage = (message) => {
     const event = JSON.parse(message.data);

@@ -46,9 +46,7 @@ async function showCampaigns() {
 
 /// The contact list goes up as text/csv, not JSON.
 async function upload(id, csv) {
-  const headers = { 'Content-Type': 'text/csv' };
-  if (token()) headers.Authorization = 'Bearer ' + token();
-  const response = await fetch(`/api/campaigns/${id}/contacts`, { method: 'POST', headers, body: csv });
+  const response = await fetch(`/api/campaigns/${id}/contacts`, { method: 'POST', headers: authHeaders({ 'Content-Type': 'text/csv' }), body: csv });
   const body = await response.json();
   if (!response.ok) { const error = new Error(body.detail || response.statusText); error.problem = body; throw error; }
   return body;

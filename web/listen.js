@@ -1,5 +1,5 @@
-// Listening to a live call from its page: a WebSocket (/api/outbound/{id}/listen, the token as
-// ?access_token= as for /api/events) brings a second of mono 16-bit PCM at 8 kHz at a time; each is
+// Listening to a live call from its page: a WebSocket (/api/outbound/{id}/listen, opened as
+// /api/events is, by apiSocket) brings a second of mono 16-bit PCM at 8 kHz at a time; each is
 // played through the Web Audio API right after the one before. Read-only: nothing is sent.
 // window.__listen keeps what arrived (samples, loudest RMS) for the page's tests.
 'use strict';
@@ -25,8 +25,7 @@ function setUpListening(view, id) {
     if (listening) { stopListening(view); return; }
     const context = new AudioContext({ sampleRate: 8000 });
     const side = $('#listen-side', view).value;
-    const query = `side=${encodeURIComponent(side)}` + (token() ? `&access_token=${encodeURIComponent(token())}` : '');
-    const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/outbound/${encodeURIComponent(id)}/listen?${query}`);
+    const socket = apiSocket(`/api/outbound/${encodeURIComponent(id)}/listen`, { side });
     socket.binaryType = 'arraybuffer';
     let next = 0;
     window.__listen = { samples: 0, rms: 0 };

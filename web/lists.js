@@ -114,9 +114,7 @@ async function showDoNotCall() {
     if (!file) return;
     // The last report would otherwise stand until the import answers.
     $('#dnc-report', view).textContent = t('dnc.importing');
-    const headers = { 'Content-Type': 'text/csv' };
-    if (token()) headers.Authorization = 'Bearer ' + token();
-    const response = await fetch('/api/dnc/import', { method: 'POST', headers, body: await file.text() });
+    const response = await fetch('/api/dnc/import', { method: 'POST', headers: authHeaders({ 'Content-Type': 'text/csv' }), body: await file.text() });
     const body = await response.json();
     if (!response.ok) { $('#dnc-report', view).textContent = ''; alertError(new Error(body.detail)); return; }
     const rows = body.skipped.map((row) => `${t('campaigns.line')} ${row.line}: ${row.reason}`).join('; ');

@@ -1,6 +1,6 @@
 // Tests page: run a test suite (YAML) against a template through POST /api/tests, whose answer
 // streams as NDJSON — a row per persona as its call ends, then the run's result with each failure
-// as expected vs got; every row opens its call. Uses app.js's helpers (api, el, t, $, mount, token).
+// as expected vs got; every row opens its call. Uses app.js's helpers (api, authHeaders, el, t, $, mount).
 'use strict';
 
 const EXAMPLE_SUITE = `name: smoke
@@ -31,10 +31,8 @@ async function runSuite(view) {
   body.replaceChildren();
   $('#test-results', view).hidden = true;
   $('#run-tests', view).disabled = true;
-  const headers = { 'Content-Type': 'application/json' };
-  if (token()) headers.Authorization = 'Bearer ' + token();
   const request = { template: $('#test-template', view).value, suite: $('#test-suite', view).value, parallel: Number($('#test-parallel', view).value) || 1 };
-  const response = await fetch('/api/tests', { method: 'POST', headers, body: JSON.stringify(request) });
+  const response = await fetch('/api/tests', { method: 'POST', headers: authHeaders({ 'Content-Type': 'application/json' }), body: JSON.stringify(request) });
   if (!response.ok) {
     const problem = await response.json().catch(() => ({}));
     errors.replaceChildren(...[problem.detail || response.statusText, ...(problem.errors || []).map((e) => `${e.field}: ${e.message}`)].map((line) => el('li', line)));

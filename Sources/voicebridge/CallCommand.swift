@@ -60,14 +60,7 @@ struct APIClient: Sendable {
     let token: String?
 
     func createOrExit(_ body: Data) async throws -> [String: Any] {
-        let (status, object) = try await send("POST", "/api/outbound/", body: body)
-        guard status == 202 else {
-            var message = "voicebridge: the server refused the call (\(status)): \(object["detail"] as? String ?? "")"
-            for field in object["errors"] as? [[String: String]] ?? [] { message += "\n  \(field["field"] ?? ""): \(field["message"] ?? "")" }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
-            throw ExitCode(2)
-        }
-        return object
+        try await expect(202, "POST", "/api/outbound/", body: body, refusing: "the call")
     }
 
     func get(_ path: String) async throws -> [String: Any] { try await send("GET", path, body: nil).1 }
@@ -101,12 +94,15 @@ struct APIClient: Sendable {
                 refusing what: String) async throws -> [String: Any] {
         let payload = try json.map { try JSONSerialization.data(withJSONObject: $0) } ?? body
         let (got, object) = try await send(method, path, body: payload, contentType: contentType)
-        guard got == status else {
-            var message = "voicebridge: the server refused \(what) (\(got)): \(object["detail"] as? String ?? "")"
-            for field in object["errors"] as? [[String: String]] ?? [] { message += "\n  \(field["field"] ?? ""): \(field["message"] ?? "")" }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
-            throw ExitCode(2)
-        }
+        guard got == status else { throw Self.refused(what, status: got, problem: object) }
         return object
+    }
+
+    /// The server's problem (its detail, each field's message) on stderr; the exit status 2 to throw.
+    static func refused(_ what: String, status: Int, problem: [String: Any]) -> ExitCode {
+        var message = "voicebridge: the server refused \(what) (\(status)): \(problem["detail"] as? String ?? "")"
+        for field in problem["errors"] as? [[String: String]] ?? [] { message += "\n  \(field["field"] ?? ""): \(field["message"] ?? "")" }
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        return ExitCode(2)
     }
 }

@@ -39,10 +39,7 @@ struct TestCommand: AsyncParsableCommand {
         guard response.status.code == 200 else {
             let data = try await response.body.collect(upTo: 1 << 20)
             let object = (try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any] ?? [:]
-            var message = "voicebridge: the server refused the test run (\(response.status.code)): \(object["detail"] as? String ?? "")"
-            for field in object["errors"] as? [[String: String]] ?? [] { message += "\n  \(field["field"] ?? ""): \(field["message"] ?? "")" }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
-            throw ExitCode(2)
+            throw APIClient.refused("the test run", status: Int(response.status.code), problem: object)
         }
         let link = { (id: String) in "\(base)/#/calls/\(id)" }
         var pending = ByteBuffer()
