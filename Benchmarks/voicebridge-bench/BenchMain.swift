@@ -12,7 +12,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition"]
         var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -39,7 +39,7 @@ struct BenchMain {
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,amd,campaigns,queue,tools,knowledge,turns,early-replies]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition]\n".utf8))
                 exit(2)
             }
         }
@@ -59,6 +59,7 @@ struct BenchMain {
         if suites.contains("knowledge") { try await knowledge(output: output) }
         if suites.contains("turns") { try await turns(output: output) }
         if suites.contains("early-replies") { try await earlyReplies(output: output) }
+        if suites.contains("recognition") { try await recognitionBias(output: output) }
     }
 
     static func vad(output: String) throws {
@@ -300,6 +301,20 @@ struct BenchMain {
     }
 
     /// The suite's figures as pretty JSON in the output folder.
+    static func recognitionBias(output: String) async throws {
+        print("== Recognition biased toward the question's words: persona answers (espeak-ng, 8 kHz μ-law) read by the local dialogue, right when the meaning matches the line's text")
+        let rows = try await RecognitionBiasBenchmark.run(moonshinePath: ".deps/moonshine")
+        let bonuses = RecognitionBiasBenchmark.bonuses
+        print(table(["answer kind", "words/min", "lines"] + bonuses.map { "bias \(format(Double($0), digits: 1))" },
+                    rows.map { r in ["\(r.kind.rawValue)", "\(r.rate)", "\(r.total)"] + r.right.map { "\($0)" } }))
+        let totals = bonuses.indices.map { i in rows.reduce(0) { $0 + $1.right[i] } }
+        let all = rows.reduce(0) { $0 + $1.total }
+        print("all lines: " + zip(bonuses, totals).map { "bias \(format(Double($0), digits: 1)): \($1)/\(all)" }.joined(separator: ", "))
+        try write(["lines": all, "bonuses": bonuses.map(Double.init), "right": totals,
+                   "rows": rows.map { ["kind": $0.kind.rawValue, "words_per_minute": $0.rate, "lines": $0.total, "right": $0.right] }],
+                  to: output, as: "recognition.json")
+    }
+
     static func write(_ json: Any, to output: String, as name: String) throws {
         let path = (output as NSString).appendingPathComponent(name)
         try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: path))

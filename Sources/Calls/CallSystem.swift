@@ -73,11 +73,16 @@ public final class CallSystem: Sendable {
     /// Local engines sharing one recognizer; a call's own voice gets its own synthesizer. `tools`
     /// run a flow's tool steps.
     public static func localEngines(tts: EspeakSynthesizer, stt: MoonshineTranscriber, knowledge: (any KnowledgeSearching)? = nil,
-                                    tools: ToolRunner? = nil, turns: TurnDetector = .pause, overlapMinimumWords: Int = 1) -> EngineFactory {
+                                    tools: ToolRunner? = nil, turns: TurnDetector = .pause, overlapMinimumWords: Int = 1,
+                                    readBack: Set<AnswerKind> = ReadBack.defaultKinds,
+                                    recognitionBias: Float = LocalEngine.defaultRecognitionBias) -> EngineFactory {
         { context in
+            var context = context
+            context.readBack = readBack
             let voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: tts.wordsPerMinute) } ?? tts
             return LocalEngine(context: context, tts: voice, stt: stt, turns: turns, knowledge: context.knowledge.isEmpty ? nil : knowledge,
-                               tools: context.conversationTools.isEmpty ? nil : tools, overlapMinimumWords: overlapMinimumWords)
+                               tools: context.conversationTools.isEmpty ? nil : tools, overlapMinimumWords: overlapMinimumWords,
+                               recognitionBias: recognitionBias)
         }
     }
 
@@ -116,7 +121,8 @@ public final class CallSystem: Sendable {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
             return localEngines(tts: tts, stt: stt, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config),
-                                overlapMinimumWords: config.bargeIn.minWords)
+                                overlapMinimumWords: config.bargeIn.minWords, readBack: config.local.readBack,
+                                recognitionBias: Float(config.local.recognitionBias))
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
         case .loopback:
@@ -234,7 +240,7 @@ public final class CallSystem: Sendable {
             gateway = configured
         } else {
             let simulated = try SimulatedCallee(host: "127.0.0.1", port: 0, rtpPorts: (half + 1)...config.sip.rtpPortMax,
-                                                tts: try EspeakSynthesizer(voice: "en-us"), logger: logger)
+                                                tts: try EspeakSynthesizer(voice: "en-us"), hearing: recognizer.map(SimulatedCallee.hearing), logger: logger)
             let calleePort = try await simulated.start()
             gateway = SIPURI(host: "127.0.0.1", port: calleePort)
             callee = simulated

@@ -1,10 +1,17 @@
 import Foundation
 import Logging
+import Realtime
 import TestSupport
 import Testing
 @testable import Calls
 
 @Suite struct ConfigTests {
+    @Test func readBackKindsAreConfigured() throws {
+        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "http: {port: 8080}")).engine.local.readBack == ReadBack.defaultKinds)
+        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "engine: {read_back: [phone_number, number]}")).engine.local.readBack == [.phoneNumber, .number])
+        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "engine: {read_back: none}")).engine.local.readBack.isEmpty)
+    }
+
     @Test func defaultsAreTheDocumentedOnes() throws {
         let c = try VoiceBridgeConfig(source: ConfigSource())
         #expect(c.http.host == "127.0.0.1" && c.http.port == 8080)
@@ -137,6 +144,7 @@ import Testing
         ("transfer: {briefing: llm}", "transfer.briefing", "one of auto, scripted"),
         ("engine: {turn_detection: smart}", "engine.turn_detection", "one of auto, pause, model"),
         ("engine: {turn_threshold: 1.5}", "engine.turn_threshold", "between"),
+        ("engine: {read_back: [phone_number, yes_no]}", "engine.read_back", "'yes_no' is not a kind that is read back"),
         ("barge_in: {min_ms: 50}", "barge_in.min_ms", "between"),
         ("barge_in: {min_words: none}", "barge_in.min_words", "a whole number"),
         ("transfer: {accept_by_voice: maybe}", "transfer.accept_by_voice", "true or false"),

@@ -55,6 +55,21 @@ import TestSupport
         #expect(text.contains("place") && text.contains("change"), "heard: \(text)")
     }
 
+    /// The bias reaches the decoder: strong enough, the favoured word wins over what was said; at
+    /// nothing, the transcript is the plain one. (How much it helps on real answers is `make
+    /// bench`'s `recognition` suite.)
+    @Test func theRecognizerFavoursTheWordsItIsBiasedToward() async throws {
+        let stt = try MoonshineTranscriber(directory: Fixtures.moonshine)
+        let speech = try await EspeakSynthesizer(voice: "en-us").synthesize("Does the place need to change?")
+        let resampler = try Resampler(from: EspeakSynthesizer.sampleRate, to: 16000)
+        let audio = resampler.process(speech) + resampler.flush()
+        let plain = try await stt.transcribe(pcm16k: audio)
+        #expect(try await stt.transcribe(pcm16k: audio, bias: stt.bias(toward: ["five"], bonus: 0)) == plain)
+        let forced = try await stt.transcribe(pcm16k: audio, bias: stt.bias(toward: ["five"], bonus: 100)).lowercased()
+        #expect(forced.contains("five") && !forced.contains("place"), "heard: \(forced)")
+        #expect(stt.bias(toward: ["five", "no-such-token-word"], bonus: 1) == stt.bias(toward: ["five"], bonus: 1), "words that are not one token are left out")
+    }
+
     @Test func aFullPoolRefusesAtOnce() async throws {
         let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2)
         let gate = DispatchSemaphore(value: 0)

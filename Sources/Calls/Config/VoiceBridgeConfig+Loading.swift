@@ -1,4 +1,5 @@
 import Bridge
+import Realtime
 import Foundation
 import NIOCore
 
@@ -167,6 +168,15 @@ extension VoiceBridgeConfig {
         e.local.moonshinePath = try r.string("engine.local.moonshine_path", default: e.local.moonshinePath)
         e.local.maxCalls = try r.int("engine.local.max_calls", default: e.local.maxCalls, in: 0...10_000)
         e.local.recognizerLanes = try r.int("engine.local.recognizer_lanes", default: e.local.recognizerLanes, in: 0...64)
+        e.local.recognitionBias = try r.double("engine.local.recognition_bias", default: e.local.recognitionBias, in: 0...20)
+        let readBack = try r.list("engine.read_back", default: e.local.readBack.map(\.rawValue).sorted())
+        e.local.readBack = try Set(readBack.filter { $0 != "none" }.map { name in
+            guard let kind = AnswerKind(rawValue: name), ReadBack.readableKinds.contains(kind) else {
+                throw ConfigError(key: "engine.read_back", problem: "'\(name)' is not a kind that is read back; use any of "
+                                  + ReadBack.readableKinds.map(\.rawValue).sorted().joined(separator: ", ") + ", or none", origin: r.origin(of: "engine.read_back"))
+            }
+            return kind
+        })
         e.openAI.apiKey = try r.optionalString("engine.openai.api_key", aliases: ["OPENAI_API_KEY"])
         e.openAI.baseURL = try r.string("engine.openai.base_url", default: e.openAI.baseURL, aliases: ["OPENAI_BASE_URL"])
         e.openAI.realtimeModel = try r.string("engine.openai.realtime_model", default: e.openAI.realtimeModel)

@@ -1,4 +1,5 @@
 import Bridge
+import Realtime
 import Foundation
 
 /// The whole server configuration, with the defaults `make run` uses.
@@ -167,6 +168,10 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
             public var maxCalls = 0
             /// Transcriptions run side by side on the one loaded model (0: one per core).
             public var recognizerLanes = 0
+            /// Kinds of answer read back for the caller to confirm (`engine.read_back`; none: `[]`).
+            public var readBack: Set<AnswerKind> = ReadBack.defaultKinds
+            /// How strongly the recognizer favours the words a question expects (`engine.local.recognition_bias`; 0: off).
+            public var recognitionBias = Double(LocalEngine.defaultRecognitionBias)
             /// What `make bench`'s personas suite shows one core serving within the turn-latency goal.
             public static let callsPerCore = 2.5
 

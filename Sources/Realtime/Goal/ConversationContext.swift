@@ -37,6 +37,9 @@ public struct ConversationContext: Sendable, Equatable {
     /// A branching conversation that replaces the plain list of questions (the local engine runs
     /// it; `questions` then holds its `ask` steps' questions in order).
     public var flow: Flow?
+    /// Kinds of answer the local dialogue reads back for the caller to confirm (`ReadBack`);
+    /// empty: none (the server's `engine.read_back` sets them).
+    public var readBack: Set<AnswerKind> = []
 
     /// The tools that run during the conversation (a model's calls, a flow's tool steps).
     public var conversationTools: [ToolDefinition] { tools.filter { !$0.onEnd } }

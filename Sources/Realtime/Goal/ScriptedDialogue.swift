@@ -25,6 +25,10 @@ public struct ScriptedDialogue: Sendable {
     /// The flow step the dialogue is at (a flow's `ask` or `transfer`).
     var flowStep: String?
     var turns = 0
+    /// An answer read back, waiting for the caller's yes or correction.
+    var readBack: PendingReadBack?
+    /// Read-backs of a question that the caller said were wrong, by question index.
+    var readBacksDone: [Int: Int] = [:]
     /// No questions to ask, and collections to answer from: the agent asks how it can help and
     /// answers until the caller is done (an inbound FAQ line).
     var answersQuestionsOnly: Bool { context.questions.isEmpty && !context.knowledge.isEmpty }
@@ -53,6 +57,7 @@ public struct ScriptedDialogue: Sendable {
         guard let index = current else { return close(context.closing) }
         let question = tracker.answers[index].question
         if turns >= context.maxTurns { return close(context.closing) }
+        if let pending = readBack { return confirm(reply, pending) }
         let open = Set(tracker.answers.indices.filter { tracker.answers[$0].status == .pending || tracker.answers[$0].status == .unclear })
         switch interpreter.interpret(reply, asked: index, open: open) {
         case .nothing:
@@ -80,7 +85,7 @@ public struct ScriptedDialogue: Sendable {
             }
             // An answer to another question than the one asked: noted, and the question asked again.
             if found[index] == nil { return reask(index, prefix: "Thank you, noted.") }
-            return next(prefix: "Thank you.")
+            return readBackOrNext(index, count: (readBacksDone[index] ?? 0) + 1, prefix: "Thank you.")
         }
     }
 
@@ -90,16 +95,26 @@ public struct ScriptedDialogue: Sendable {
         guard let index = current else { return false }
         let words = ReplyInterpreter.words(reply)
         guard let last = words.last, !Self.continuations.contains(last) else { return false }
+        if readBack != nil, YesNo.polarity(of: words) != nil { return true }
         switch interpreter.interpret(reply, asked: index, open: [index]) {
         case .nothing, .unclear: return false
         case .answers, .refused, .whoIsCalling, .callBackLater, .wantsPerson: return true
         }
     }
 
+    /// The words the caller's reply is expected to hold (English): the kind's words of the
+    /// question waiting for an answer, and yes/no while a read-back waits for its check.
+    public var expectedWords: [String] {
+        guard let index = current, interpreter.kinds.indices.contains(index), !context.language.lowercased().hasPrefix("ko") else { return [] }
+        let words = interpreter.kinds[index].expectedWords
+        return readBack == nil ? words : AnswerKind.polar + words
+    }
+
     static let continuations: Set<String> = ["and", "but", "or", "so", "because", "um", "uh", "er", "the", "a", "my", "is", "at", "to", "if", "then", "well"]
 
     /// A transfer did not reach anyone: say so and put the current question again.
     public mutating func transferEnded(_ outcome: TransferOutcome) -> Step {
+        readBack = nil
         if let step = flowStep, context.flow?[step]?.transfer != nil { return walk(prefix: outcome.apology, to: tracker.flow?.next(after: step)) }
         guard let index = current else { return close(context.closing) }
         return .ask(text: outcome.apology + " Let's continue. " + tracker.answers[index].question, questionIndex: index)
@@ -108,6 +123,7 @@ public struct ScriptedDialogue: Sendable {
     /// The caller said nothing for a long while after the question: ask once more, then give up
     /// politely — the question stays `pending` (asked, never answered).
     public mutating func noReply() -> Step {
+        readBack = nil   // the answer stands as heard
         guard let index = current else { return .close(text: context.closing) }
         if tracker.answers[index].timesAsked < 2 {
             tracker.asked(index)
@@ -128,7 +144,7 @@ public struct ScriptedDialogue: Sendable {
         return .close(text: text)
     }
 
-    private mutating func next(prefix: String) -> Step {
+    mutating func next(prefix: String) -> Step {
         if tracker.flow != nil { return nextInFlow(prefix: prefix) }
         guard let index = tracker.nextQuestionIndex(after: current) else {
             return close([prefix, context.closing].filter { !$0.isEmpty }.joined(separator: " "))

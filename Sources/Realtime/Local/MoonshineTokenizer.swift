@@ -10,6 +10,8 @@ struct MoonshineTokenizer: Sendable {
     }
 
     let tokens: [[UInt8]]
+    /// Each token's text → its id (the first, where two share a text).
+    private let ids: [String: Int]
 
     init(path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -34,7 +36,13 @@ struct MoonshineTokenizer: Sendable {
             offset += length
         }
         self.tokens = tokens
+        var ids: [String: Int] = [:]
+        for (id, token) in tokens.enumerated() where !token.isEmpty { ids[String(decoding: token, as: UTF8.self)] = ids[String(decoding: token, as: UTF8.self)] ?? id }
+        self.ids = ids
     }
+
+    /// The id of the token whose text is exactly `text` (`▁` for a word start).
+    func id(of text: String) -> Int? { ids[text] }
 
     /// The text of `ids`; ids the table does not hold (or holds empty) add nothing.
     func text(of ids: [Int]) -> String {

@@ -54,14 +54,32 @@ public final class MoonshineTranscriber: Sendable {
     }
 
     /// Transcribes 16-bit samples at 16 kHz on a worker lane; throws `BlockingWorkPool.Overloaded`
-    /// when more transcriptions are waiting than the pool takes.
-    public func transcribe(pcm16k samples: [Int16]) async throws -> String {
-        try await workers.run { [self] in try transcribeNow(samples.map { Float($0) / 32768 }) }
+    /// when more transcriptions are waiting than the pool takes. `bias`: words the question
+    /// expects, favoured (see `Bias`).
+    public func transcribe(pcm16k samples: [Int16], bias: Bias? = nil) async throws -> String {
+        try await workers.run { [self] in try transcribeNow(samples.map { Float($0) / 32768 }, bias: bias) }
+    }
+
+    /// Words a question expects, as decoder tokens whose scores get `bonus` at every step: where
+    /// two readings are close ("time" or "five" on an 8 kHz line) the expected one wins, and a
+    /// reading the audio clearly says still does. Greedy decoding is ours, so this is where the
+    /// recognizer can be biased (Moonshine takes no prompt).
+    public struct Bias: Sendable, Equatable {
+        let tokens: [Int]
+        let bonus: Float
+    }
+
+    /// The bias toward `words` (each as it starts a word, lower-case and capitalised; words that
+    /// are not one token are left out).
+    public func bias(toward words: [String], bonus: Float) -> Bias {
+        let forms = words.flatMap { word in [word.lowercased(), word.prefix(1).uppercased() + word.dropFirst().lowercased()] }
+        let ids = Set(forms.compactMap { tokenizer.id(of: "\u{2581}" + $0) })
+        return Bias(tokens: ids.sorted(), bonus: bonus)
     }
 
     /// Transcribes 16 kHz float samples in [-1, 1] on the calling thread: the encoder once, then
     /// the decoder a token at a time, each step fed the cache the step before returned.
-    private func transcribeNow(_ samples: [Float]) throws -> String {
+    private func transcribeNow(_ samples: [Float], bias: Bias?) throws -> String {
         guard samples.count >= Self.minimumSamples else { return "" }
         let audio = try runtime.tensor(samples, shape: [1, Int64(samples.count)], type: .float)
         let hidden = try encoder.run([audio])[0]
@@ -81,7 +99,15 @@ public final class MoonshineTranscriber: Sendable {
                 cache[slot] = outputs[output]
             }
             let token = try outputs[layout.logits].withElements(as: Float.self) { logits in
-                logits.indices.max { logits[$0] < logits[$1] } ?? Self.endToken
+                var best = logits.indices.max { logits[$0] < logits[$1] } ?? Self.endToken
+                if let bias, best != Self.endToken {
+                    var bestScore = logits[best] + (bias.tokens.contains(best) ? bias.bonus : 0)
+                    for favoured in bias.tokens where favoured < logits.count && logits[favoured] + bias.bonus > bestScore {
+                        best = favoured
+                        bestScore = logits[favoured] + bias.bonus
+                    }
+                }
+                return best
             }
             if token == Self.endToken { break }
             tokens.append(token)

@@ -1,0 +1,71 @@
+import Foundation
+import Pipeline
+import Realtime
+
+/// `make bench`'s `recognition` suite: the answers the persona callees give (numbers to dial,
+/// days and times, counts, yes and no, and refusals put to those questions), spoken by espeak-ng
+/// at the simulated callee's rate and at its slower repeat rate, 8 kHz μ-law round-tripped, then
+/// transcribed by Moonshine with the bias toward the question's words (`MoonshineTranscriber.Bias`)
+/// at several strengths. A line counts as right when the local dialogue reads the same meaning
+/// from the transcript as from the line's own text — so the expected answers are not written
+/// here, and a refusal that the bias turned into digits counts as wrong.
+enum RecognitionBiasBenchmark {
+    static let phone = "What number can we reach you on?", when = "When would suit you for a visit?", count = "How many people are coming?"
+    static let attend = "Can you attend?", budget = "What is your monthly budget?"
+    static let cases: [(question: String, line: String)] = [
+        (phone, "It is five five five, one two three, four five six seven."), (phone, "Two zero two, five five five, zero one nine eight."),
+        (phone, "Five five five, nine eight seven, six five four three."), (phone, "Plus four four, two zero seven, nine four six, zero nine five eight."),
+        (phone, "Five five five, two three four, nine eight seven six."), (phone, "It's five five five, two one two, four four four four."),
+        (phone, "That's private."), (phone, "I'd rather not say."),
+        (when, "Tomorrow at two."), (when, "Next Monday."), (when, "Friday at half past ten in the morning."), (when, "March fifth at 3 pm."),
+        (when, "Tomorrow at ten in the morning."), (when, "The day after tomorrow at eleven."), (when, "No comment."),
+        (count, "Three of us."), (count, "Twenty five people."), (count, "Just two."), (count, "Probably four."),
+        (budget, "About two hundred and fifty dollars."), (count, "I would rather not answer that."),
+        (attend, "Yes, I can attend the meeting."), (attend, "No, the original location is fine."), (attend, "Of course."),
+        (attend, "Of course not."), (attend, "Not really, sorry."), (attend, "Nope."), (attend, "Sure, why not."), (attend, "No thanks."),
+        (attend, "Yes, I can come."), (attend, "I don't think so."),
+    ]
+    static let defaultBias = LocalEngine.defaultRecognitionBias
+    static let bonuses: [Float] = [0, 3, defaultBias, 8]
+    static let rates = [165, 124]
+
+    struct Row {
+        var kind: AnswerKind
+        var rate: Int
+        var right: [Int]   // per bonus
+        var total = 0
+    }
+
+    static func run(moonshinePath: String) async throws -> [Row] {
+        let stt = try MoonshineTranscriber(directory: moonshinePath)
+        let now = Date()
+        var rows: [String: Row] = [:]
+        for rate in rates {
+            let voice = try EspeakSynthesizer(voice: "en-us", wordsPerMinute: rate)
+            for (question, line) in cases {
+                let interpreter = ReplyInterpreter(questions: [question], now: now)
+                let kind = interpreter.kinds[0]
+                let expected = interpreter.interpret(line, asked: 0, open: [0])
+                let audio = try await telephone(try await voice.synthesize(line))
+                let key = "\(kind.rawValue)/\(rate)"
+                var row = rows[key] ?? Row(kind: kind, rate: rate, right: bonuses.map { _ in 0 })
+                row.total += 1
+                for (i, bonus) in bonuses.enumerated() {
+                    let bias = bonus > 0 ? stt.bias(toward: kind.expectedWords, bonus: bonus) : nil
+                    let heard = try await stt.transcribe(pcm16k: audio, bias: bias)
+                    if interpreter.interpret(heard, asked: 0, open: [0]) == expected { row.right[i] += 1 }
+                }
+                rows[key] = row
+            }
+        }
+        return rows.values.sorted { ($0.kind.rawValue, $0.rate) < ($1.kind.rawValue, $1.rate) }
+    }
+
+    /// espeak-ng's 22 050 Hz speech as a phone line carries it: 8 kHz μ-law, then 16 kHz for Moonshine.
+    static func telephone(_ samples: [Int16]) async throws -> [Int16] {
+        let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
+        let line = G711.decode(G711.encode(down.process(samples) + down.flush(), law: .muLaw), law: .muLaw)
+        let up = try Resampler(from: 8000, to: MoonshineTranscriber.sampleRate)
+        return up.process(line) + up.flush()
+    }
+}

@@ -1,0 +1,21 @@
+/// The words an answer of each kind is made of (English): what the local engine biases the
+/// recognizer toward while a question of that kind waits for its answer (`MoonshineTranscriber.Bias`).
+extension AnswerKind {
+    static let digits = ["zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    static let teens = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+    static let tens = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand"]
+    static let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow", "tonight", "morning",
+                       "afternoon", "evening", "noon", "half", "past", "quarter", "o'clock", "next"]
+    static let polar = ["yes", "no", "yeah", "nope", "sure", "not", "right", "correct"]
+
+    /// Nothing for names, choices and free text: their words cannot be known in advance.
+    public var expectedWords: [String] {
+        switch self {
+        case .phoneNumber: Self.digits + ["double", "plus"]
+        case .number: Self.digits + Self.teens + Self.tens
+        case .dateTime: Self.digits + Self.teens + Self.tens.prefix(5) + Self.days
+        case .yesNo: Self.polar
+        case .name, .choice, .freeText: []
+        }
+    }
+}

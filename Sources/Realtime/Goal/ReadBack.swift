@@ -1,0 +1,101 @@
+import Foundation
+
+/// Reading an answer back, as a careful person on the phone does with what is easily misheard:
+/// "I have five five five, one two three, four five six seven. Is that right?" The spoken form
+/// is what the caller can check by ear — digits one by one in groups, a day as a date with its
+/// time — and is written so the same rules read it back into the same value.
+public enum ReadBack {
+    /// What the local dialogue reads back unless configured otherwise (`engine.read_back`):
+    /// numbers to dial, names and dates — a yes/no, a count or a choice is heard well enough.
+    public static let defaultKinds: Set<AnswerKind> = [.phoneNumber, .name, .dateTime]
+    /// What may be read back (`engine.read_back`).
+    public static let readableKinds: Set<AnswerKind> = [.phoneNumber, .name, .dateTime, .number]
+
+    /// The question the dialogue puts; the simulated callee listens for its ending.
+    public static func question(_ spoken: String) -> String { "I have \(spoken). Is that right?" }
+
+    /// Words that end a read-back, as a recognizer may write them.
+    static let questionEndings = ["is that right", "is that correct", "is it right", "that right"]
+
+    /// Whether an agent utterance (as heard) asks the caller to check a read-back.
+    public static func isReadBack(_ heard: String) -> Bool {
+        let text = " " + ReplyInterpreter.words(heard).joined(separator: " ") + " "
+        return questionEndings.contains { text.contains(" \($0) ") }
+    }
+
+    static let digitNames = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+    /// `summary` (an answer of `kind`, as `ReplyInterpreter` normalises it) as words to say.
+    public static func spoken(_ summary: String, as kind: AnswerKind, now: Date = Date(), calendar: Calendar = .current) -> String {
+        switch kind {
+        case .phoneNumber: phoneNumber(summary)
+        case .dateTime: dateTime(summary, now: now, calendar: calendar)
+        case .number: summary.replacingOccurrences(of: " USD", with: " dollars").replacingOccurrences(of: " EUR", with: " euros")
+            .replacingOccurrences(of: " GBP", with: " pounds")
+        default: summary
+        }
+    }
+
+    /// "+15551234567" → "five five five, one two three, four five six seven" (a North American
+    /// number without its country code, as it was said); any other → "plus", then the digits in
+    /// threes, the last group of four.
+    static func phoneNumber(_ e164: String) -> String {
+        var digits = Array(e164.filter(\.isNumber))
+        var lead: [String] = []
+        if e164.hasPrefix("+1"), digits.count == 11 { digits.removeFirst() } else if e164.hasPrefix("+") { lead = ["plus"] }
+        var groups: [[Character]] = []
+        while digits.count > 4 {
+            let size = digits.count == 6 || digits.count == 5 ? digits.count - 3 : 3
+            groups.append(Array(digits.prefix(size)))
+            digits.removeFirst(size)
+        }
+        if !digits.isEmpty { groups.append(digits) }
+        let spokenGroups = groups.map { $0.map { digitNames[Int(String($0)) ?? 0] }.joined(separator: " ") }
+        return (lead + [spokenGroups.joined(separator: ", ")]).joined(separator: " ")
+    }
+
+    /// "2026-11-27T14:00" → "tomorrow, November 27, at 2 PM"; "2026-11-30" → "November 30";
+    /// "10:30" → "10:30 AM".
+    static func dateTime(_ iso: String, now: Date, calendar: Calendar) -> String {
+        let parts = iso.split(separator: "T", omittingEmptySubsequences: false).map(String.init)
+        var words: [String] = []
+        if let day = parts.first, day.count == 10 {
+            let ymd = day.split(separator: "-").compactMap { Int($0) }
+            if ymd.count == 3, (1...12).contains(ymd[1]) {
+                var components = DateComponents()
+                components.year = ymd[0]; components.month = ymd[1]; components.day = ymd[2]
+                let today = calendar.startOfDay(for: now)
+                let relative = calendar.date(from: components).map { calendar.dateComponents([.day], from: today, to: $0).day } ?? nil
+                let name = relative == 0 ? "today, " : relative == 1 ? "tomorrow, " : ""
+                words.append("\(name)\(monthNames[ymd[1] - 1]) \(ymd[2])")
+            }
+        }
+        let time = parts.count == 2 ? parts[1] : (iso.contains(":") ? iso : "")
+        let hm = time.split(separator: ":").compactMap { Int($0) }
+        if hm.count == 2 {
+            let hour12 = hm[0] % 12 == 0 ? 12 : hm[0] % 12
+            let clock = hm[1] == 0 ? "\(hour12)" : String(format: "%d:%02d", hour12, hm[1])
+            words.append((words.isEmpty ? "" : "at ") + clock + (hm[0] < 12 ? " AM" : " PM"))
+        }
+        return words.isEmpty ? iso : words.joined(separator: ", ")
+    }
+
+    /// The caller's side: whether a read-back (as heard) gives back the value in `said` (what the
+    /// caller said) — the same digits, the same day and time, the same name. Nil when `said` holds
+    /// no value of a kind that is read back.
+    public static func matches(_ heard: String, said: String, now: Date = Date(), calendar: Calendar = .current) -> Bool? {
+        let interpreter = ReplyInterpreter(kinds: [], now: now, calendar: calendar)
+        let saidWords = ReplyInterpreter.words(said), heardWords = ReplyInterpreter.words(heard)
+        for kind in [AnswerKind.phoneNumber, .dateTime, .name] {
+            guard let value = interpreter.extract(kind, from: saidWords, reply: said, strict: kind == .name) else { continue }
+            if kind == .name {
+                // The read-back says the name inside a sentence: every word of it must be there.
+                let nameWords = ReplyInterpreter.words(value)
+                return nameWords.allSatisfy(heardWords.contains)
+            }
+            return interpreter.extract(kind, from: heardWords, reply: heard, strict: false) == value
+        }
+        return nil
+    }
+}

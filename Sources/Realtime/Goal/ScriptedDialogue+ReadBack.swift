@@ -1,0 +1,75 @@
+import Foundation
+
+/// Reading back what is easily misheard (`ConversationContext.readBack`): the answer is stored as
+/// heard, read back, and corrected when the caller says it was wrong — the way a careful person
+/// takes a number down on the phone. Each question is read back at most twice; a third value,
+/// or a "no" after the second read-back, leaves it `unclear`.
+extension ScriptedDialogue {
+    /// A read-back waiting for the caller's "yes" or correction.
+    struct PendingReadBack: Sendable, Equatable {
+        var index: Int
+        var summary: String
+        /// Read-backs of this question so far (this one included).
+        var count: Int
+        /// Whether the caller's reply to this read-back was already unclear once.
+        var askedAgain = false
+    }
+
+    static let maxReadBacks = 2
+
+    /// After an answer to the asked question: read it back when its kind is one that is.
+    mutating func readBackOrNext(_ index: Int, count: Int = 1, prefix: String) -> Step {
+        let kind = interpreter.kinds.indices.contains(index) ? interpreter.kinds[index] : .freeText
+        guard context.readBack.contains(kind), count <= Self.maxReadBacks, let summary = tracker.answers[index].answerSummary else { return next(prefix: prefix) }
+        readBack = PendingReadBack(index: index, summary: summary, count: count)
+        return .ask(text: ReadBack.question(ReadBack.spoken(summary, as: kind, now: interpreter.dates.now, calendar: interpreter.dates.calendar)),
+                    questionIndex: index)
+    }
+
+    /// The caller's reply to a read-back: a yes (or the same value again) settles it; another
+    /// value is a correction, read back in turn; a plain no asks the question again.
+    mutating func confirm(_ reply: String, _ pending: PendingReadBack) -> Step {
+        readBack = nil
+        let index = pending.index, id = tracker.answers[index].questionID
+        let kind = interpreter.kinds[index]
+        let words = ReplyInterpreter.words(reply)
+        let polarity = YesNo.polarity(of: words)
+        // A name is looked for only after a "no" ("No, it's Jane"): "Yes, right" is not a name.
+        let value = kind == .name && polarity != false ? nil : interpreter.extract(kind, from: words, reply: reply, strict: kind == .name)
+        if case .refused = interpreter.interpret(reply, asked: index, open: []) {   // "No, I'd rather not say."
+            tracker.update(questionID: id, status: .refused, answerText: reply, summary: nil, confidence: 0.8)
+            return next(prefix: "That's all right.")
+        }
+        if let value, value != pending.summary {
+            tracker.update(questionID: id, status: .answered, answerText: reply, summary: value, confidence: 0.9)
+            guard pending.count < Self.maxReadBacks else {
+                tracker.update(questionID: id, status: .unclear, answerText: nil, summary: nil, confidence: 0.3)
+                return next(prefix: "Thank you.")
+            }
+            return readBackOrNext(index, count: pending.count + 1, prefix: "Thank you.")
+        }
+        if polarity == false {
+            tracker.update(questionID: id, status: .unclear, answerText: nil, summary: nil, confidence: 0.3)
+            guard pending.count < Self.maxReadBacks else { return next(prefix: "I'm sorry, let's go on.") }
+            readBacksDone[index] = pending.count
+            return .ask(text: "Sorry about that. " + tracker.answers[index].question, questionIndex: index)
+        }
+        // The same value said again (without a no), or a yes.
+        if value == pending.summary || polarity == true {
+            tracker.update(questionID: id, status: .answered, answerText: nil, summary: nil, confidence: 1)
+            return next(prefix: "Thank you.")
+        }
+        switch interpreter.interpret(reply, asked: index, open: []) {
+        case .callBackLater, .whoIsCalling, .wantsPerson:
+            return caller(said: reply)
+        default:
+            // Neither yes nor no: the read-back once more, then the answer stands as heard.
+            guard !pending.askedAgain else { return next(prefix: "Thank you.") }
+            var again = pending
+            again.askedAgain = true
+            readBack = again
+            return .ask(text: "Sorry, " + ReadBack.question(ReadBack.spoken(pending.summary, as: kind, now: interpreter.dates.now,
+                                                                             calendar: interpreter.dates.calendar)), questionIndex: index)
+        }
+    }
+}

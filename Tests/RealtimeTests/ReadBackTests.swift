@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import Realtime
+
+@Suite struct ReadBackTests {
+    static let now = ISO8601DateFormatter().date(from: "2026-11-26T09:00:00Z")!
+    static var utc: Calendar { var c = Calendar(identifier: .gregorian); c.timeZone = TimeZone(identifier: "UTC")!; return c }
+
+    @Test func answersAreSpokenTheWayTheyAreChecked() {
+        #expect(ReadBack.spoken("+15551234567", as: .phoneNumber) == "five five five, one two three, four five six seven")
+        #expect(ReadBack.spoken("+442079460958", as: .phoneNumber) == "plus four four two, zero seven nine, four six zero, nine five eight")
+        #expect(ReadBack.spoken("2026-11-27T14:00", as: .dateTime, now: Self.now, calendar: Self.utc) == "tomorrow, November 27, at 2 PM")
+        #expect(ReadBack.spoken("2026-12-03T10:30", as: .dateTime, now: Self.now, calendar: Self.utc) == "December 3, at 10:30 AM")
+        #expect(ReadBack.spoken("250 USD", as: .number) == "250 dollars")
+        #expect(ReadBack.question("Jane Smith") == "I have Jane Smith. Is that right?")
+    }
+
+    /// What is read back reads back into the same value: the agent's words, heard by the caller,
+    /// give back what the caller said — and a different value does not.
+    @Test(arguments: [
+        ("It is five five five, one two three, four five six seven.", "+15551234567", AnswerKind.phoneNumber),
+        ("Plus four four, two zero seven, nine four six, zero nine five eight.", "+442079460958", .phoneNumber),
+        ("Tomorrow at two.", "2026-11-27T14:00", .dateTime),
+        ("Friday at half past ten in the morning.", "2026-11-27T10:30", .dateTime),
+        ("My name is Jane Smith.", "Jane Smith", .name),
+    ])
+    func aReadBackMatchesWhatWasSaid(said: String, summary: String, kind: AnswerKind) {
+        let heard = ReadBack.question(ReadBack.spoken(summary, as: kind, now: Self.now, calendar: Self.utc))
+        #expect(ReadBack.isReadBack(heard))
+        #expect(ReadBack.matches(heard, said: said, now: Self.now, calendar: Self.utc) == true, "\(heard)")
+    }
+
+    @Test func aWrongReadBackDoesNotMatch() {
+        #expect(ReadBack.matches("I have five five five, one two three, four five six eight. Is that right?",
+                                 said: "It is five five five, one two three, four five six seven.") == false)
+        #expect(ReadBack.matches("I have James Mith. Is that right?", said: "My name is Jane Smith.") == false)
+        #expect(ReadBack.matches("I have tomorrow, November 27, at 10 AM. Is that right?", said: "Tomorrow at two.", now: Self.now, calendar: Self.utc) == false)
+        #expect(ReadBack.matches("I have yes. Is that right?", said: "Yes, I can attend.") == nil, "nothing in it is read back")
+        #expect(!ReadBack.isReadBack("Thank you. Does the place need to change?"))
+    }
+}
+
+@Suite struct ReadBackDialogueTests {
+    static func dialogue(readBack: Set<AnswerKind> = ReadBack.defaultKinds) -> ScriptedDialogue {
+        var context = ConversationContext(purpose: "a visit", questions: ["May I have your name?", "What number can we reach you on?"], displayName: "ABC")
+        context.readBack = readBack
+        var d = ScriptedDialogue(context: context, now: ReadBackTests.now)
+        _ = d.start()
+        return d
+    }
+
+    @Test func aConfirmedAnswerMovesOn() {
+        var d = Self.dialogue()
+        #expect(d.caller(said: "My name is Jane Smith.") == .ask(text: "I have Jane Smith. Is that right?", questionIndex: 0))
+        #expect(d.caller(said: "Yes, that's right.") == .ask(text: "Thank you. What number can we reach you on?", questionIndex: 1))
+        #expect(d.caller(said: "Five five five, one two three, four five six seven.")
+                == .ask(text: "I have five five five, one two three, four five six seven. Is that right?", questionIndex: 1))
+        guard case .close = d.caller(said: "Correct.") else { Issue.record("did not close"); return }
+        #expect(d.tracker.finalAnswers.map(\.status) == [.answered, .answered])
+        #expect(d.tracker.finalAnswers.map(\.answerSummary) == ["Jane Smith", "+15551234567"])
+    }
+
+    @Test func aCorrectionIsReadBackAndStored() {
+        var d = Self.dialogue()
+        _ = d.caller(said: "My name is James Mith.")
+        #expect(d.caller(said: "No, it's Jane Smith.") == .ask(text: "I have Jane Smith. Is that right?", questionIndex: 0))
+        _ = d.caller(said: "Yes.")
+        #expect(d.tracker.answers[0].answerSummary == "Jane Smith" && d.tracker.answers[0].status == .answered)
+    }
+
+    @Test func aPlainNoAsksAgainAndTwoWrongReadBacksLeaveItUnclear() {
+        var d = Self.dialogue()
+        _ = d.caller(said: "My name is James Mith.")
+        #expect(d.caller(said: "No.") == .ask(text: "Sorry about that. May I have your name?", questionIndex: 0))
+        #expect(d.tracker.answers[0].status == .unclear, "a value the caller said was wrong is not an answer")
+        #expect(d.caller(said: "My name is Jane Smyth.") == .ask(text: "I have Jane Smyth. Is that right?", questionIndex: 0))
+        #expect(d.caller(said: "No.") == .ask(text: "I'm sorry, let's go on. What number can we reach you on?", questionIndex: 1))
+        #expect(d.tracker.answers[0].status == .unclear)
+    }
+
+    @Test func neitherYesNorNoReadsBackOnceMoreThenTheAnswerStands() {
+        var d = Self.dialogue()
+        _ = d.caller(said: "My name is Jane Smith.")
+        #expect(d.caller(said: "Hmm.") == .ask(text: "Sorry, I have Jane Smith. Is that right?", questionIndex: 0))
+        #expect(d.caller(said: "Hmm.") == .ask(text: "Thank you. What number can we reach you on?", questionIndex: 1))
+        #expect(d.tracker.answers[0].status == .answered)
+    }
+
+    @Test func aYesNoAnswerAndAnEmptySettingAreNotReadBack() {
+        var d = Self.dialogue(readBack: [])
+        #expect(d.caller(said: "My name is Jane Smith.") == .ask(text: "Thank you. What number can we reach you on?", questionIndex: 1))
+        var context = ConversationContext(purpose: "m", questions: ["Can you attend?"])
+        context.readBack = ReadBack.readableKinds
+        var yesNo = ScriptedDialogue(context: context)
+        _ = yesNo.start()
+        guard case .close = yesNo.caller(said: "Yes.") else { Issue.record("a yes was read back"); return }
+    }
+
+    @Test func theRecognizerIsToldWhatTheQuestionExpects() {
+        var d = Self.dialogue()
+        #expect(d.expectedWords.isEmpty, "a name's words cannot be known")
+        _ = d.caller(said: "My name is Jane Smith.")
+        #expect(d.expectedWords.contains("yes"), "a read-back waits for yes or no")
+        _ = d.caller(said: "Yes.")
+        #expect(d.expectedWords.contains("five") && d.expectedWords.contains("double"))
+    }
+}
