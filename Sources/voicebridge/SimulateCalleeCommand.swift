@@ -15,12 +15,17 @@ struct SimulateCalleeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Address to bind (loopback by default).") var host = "127.0.0.1"
     @Option(name: .long, help: "RTP port range, e.g. 21000-21999.") var rtpPorts = "21000-21999"
     @Option(name: .long, help: "espeak-ng voice.") var voice = "en-us"
+    @Option(name: .long, help: "Moonshine folder: with it the callee hears the agent, confirms read-backs and repeats itself when asked again.")
+    var moonshinePath = ".deps/moonshine"
 
     func run() async throws {
         let logger = Logger(label: "simulated-callee")
         let bounds = rtpPorts.split(separator: "-").compactMap { Int($0) }
         guard bounds.count == 2, bounds[0] < bounds[1] else { throw ValidationError("--rtp-ports must look like 21000-21999") }
-        let callee = try SimulatedCallee(host: host, port: port, rtpPorts: bounds[0]...bounds[1], tts: try EspeakSynthesizer(voice: voice), logger: logger)
+        let recognizer = try? MoonshineTranscriber(directory: moonshinePath)
+        if recognizer == nil { logger.warning("no Moonshine in \(moonshinePath): the callee says its lines in order without listening") }
+        let callee = try SimulatedCallee(host: host, port: port, rtpPorts: bounds[0]...bounds[1], tts: try EspeakSynthesizer(voice: voice),
+                                         hearing: recognizer.map(SimulatedCallee.hearing), logger: logger)
         let bound = try await callee.start()
         logger.info("simulated callee listening", metadata: ["sip": "\(host):\(bound)"])
         let group = ServiceGroup(configuration: .init(services: [CalleeService(callee: callee)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

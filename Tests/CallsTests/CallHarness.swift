@@ -34,7 +34,7 @@ enum CallHarness {
         uaConfig.rtpPorts = rtpBase...(rtpBase + 199)
         let ua = try SIPUserAgent(configuration: uaConfig, logger: Logger(label: "test-ua"))
         try await ua.start()
-        let callee = try SimulatedCallee(rtpPorts: (rtpBase + 200)...(rtpBase + 399), tts: tts)
+        let callee = try SimulatedCallee(rtpPorts: (rtpBase + 200)...(rtpBase + 399), tts: tts, hearing: speech.map { SimulatedCallee.hearing($0.1) })
         let calleePort = try await callee.start()
         var settings = CallManager.Settings(gateway: SIPURI("sip:127.0.0.1:\(calleePort)")!)
         settings.simulatedCallee = true

@@ -37,17 +37,22 @@ import Testing
         #expect(comparison.mismatches.isEmpty, "\(name): \(comparison.mismatches)")
     }
 
-    /// The dialogue against the persona's script: a line per question asked, `<silence>` (or an
-    /// exhausted script) is a reply that never comes, `<hangup>` ends the call there.
+    /// The dialogue (reading back as the server's default has it) against the simulated callee's
+    /// side of the conversation with perfect ears: each agent utterance gets what `CalleeConversation`
+    /// says to it — the next line, a confirmation, a repeat; `<silence>` (or an exhausted script)
+    /// is a reply that never comes, `<hangup>` ends the call there.
     static func converse(_ persona: CalleePersona) -> [TaskTracker.Answer] {
-        var dialogue = ScriptedDialogue(context: ConversationContext(purpose: "a test", questions: persona.questions, displayName: "ABC"), now: now)
+        var context = ConversationContext(purpose: "a test", questions: persona.questions, displayName: "ABC")
+        context.readBack = ReadBack.defaultKinds
+        var dialogue = ScriptedDialogue(context: context, now: now)
+        var callee = CalleeConversation(script: persona.script, now: now)
         var step = dialogue.start()
-        var script = persona.script[...]
-        while case .ask = step {
-            switch script.popFirst() {
-            case "<hangup>": return dialogue.tracker.finalAnswers
-            case "<silence>", nil: step = dialogue.noReply()
-            case let line?: step = dialogue.caller(said: line)
+        while case .ask(let text, _) = step {
+            guard case .line(let line, let prefix, _) = callee.reply(toAgent: text) else { step = dialogue.noReply(); continue }
+            switch line.action {
+            case .hangUp: return dialogue.tracker.finalAnswers
+            case .silence: step = dialogue.noReply()
+            case .say: step = dialogue.caller(said: [prefix, line.words].filter { !$0.isEmpty }.joined(separator: " "))
             }
         }
         return dialogue.tracker.finalAnswers

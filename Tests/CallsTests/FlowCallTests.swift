@@ -39,15 +39,15 @@ import Tools
     /// Each path: what the callee says, and the path, fields and outcome the call must store. The
     /// lines are ones espeak-ng says and Moonshine hears right over μ-law.
     static let paths: [(answers: [String], path: [String], fields: [String: JSONValue], outcome: String)] = [
-        // A number is said twice: heard wrong the first time, the question is put again; heard
-        // right, the second goes to the next question, which cannot take it, and is asked again.
-        (["Yes, I will.", "We are four people.", "We are four people.", "Fish, please."],
+        // A number heard wrong is asked again, and the simulated callee (which hears the agent)
+        // says it again, more slowly: each line is said once here, whatever the recognizer makes of it.
+        (["Yes, I will.", "We are four people.", "Fish, please."],
          ["attend", "route_attend", "guests", "route_guests", "big_group", "meal", "route_meal", "reserve", "booked"],
          ["attending": .bool(true), "guests": .integer(4), "meal": .string("fish"), "confirmation": .string("R-17")], "registered"),
-        (["Yes, I will.", "Only one person.", "Only one person.", "I don't want to answer that."],
+        (["Yes, I will.", "Only one person.", "I don't want to answer that."],
          ["attend", "route_attend", "guests", "route_guests", "meal", "route_meal", "booked_no_meal"],
          ["attending": .bool(true), "guests": .integer(1), "meal": .null], "registered_no_meal"),
-        (["Yes, I will.", "Twenty five people.", "Twenty five people."],
+        (["Yes, I will.", "Twenty five people."],
          ["attend", "route_attend", "guests", "route_guests", "desk", "desk_failed"],
          ["attending": .bool(true), "guests": .integer(25)], "callback"),
         (["No, I can't make it.", "Yes, please."],

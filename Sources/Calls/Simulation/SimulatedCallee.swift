@@ -8,11 +8,12 @@ import Realtime
 /// dial when no gateway is configured, and what `voicebridge simulate-callee` runs standalone.
 ///
 /// It rings about a second, answers, and after each agent utterance ends speaks its next answer
-/// with espeak-ng. Answers come in the INVITE's `X-Simulated-Answers` header (base64 JSON list of
-/// strings); `<busy>`, `<no_answer>` and `<reject>` as the first entry select those outcomes,
-/// `<hangup>` hangs up at that point and `<silence>` lets that turn pass without a word; an answer
-/// that starts with `<dtmf 42#>` presses those keys first (RFC 4733), then says the rest. Without a
-/// list it is a cooperative default persona. A first entry `<says Hello?>` is said as soon as it
+/// with espeak-ng — or, when it can hear (`hearing`), confirms a read-back or repeats itself more
+/// slowly when asked again (`CalleeConversation`). Answers come in the INVITE's
+/// `X-Simulated-Answers` header (base64 JSON list of strings, each a `CalleeLine`: `<hangup>`,
+/// `<silence>`, `<dtmf 42#>`, `<vague>`, `<over Mm-hmm.>`, `<pause 800>`); `<busy>`,
+/// `<no_answer>` and `<reject>` as the first entry select those outcomes. Without a list it is a
+/// cooperative default persona. A first entry `<says Hello?>` is said as soon as it
 /// answers, as people do (over the agent's greeting: `<says Mm-hmm.>` is a backchannel);
 /// `<hum 900>` is 900 ms of mains buzz on the line then (noise an energy VAD takes for a voice,
 /// with no words in it); `<voicemail long>` (a 12 s greeting), `<voicemail short>` or
@@ -23,11 +24,18 @@ public final class SimulatedCallee: Sendable {
 
     let userAgent: SIPUserAgent
     let tts: EspeakSynthesizer
+    /// The same voice, slower: how the callee repeats what was not understood.
+    let slowTTS: EspeakSynthesizer?
+    /// Transcribes the agent (16 kHz in), so the callee can tell a read-back or a re-ask from a
+    /// new question (`CalleeConversation`); nil: every agent utterance gets the next line.
+    /// The words passed are what the callee expects to hear (its own answer read back, a re-ask).
+    public typealias Hearing = @Sendable (_ samples: [Int16], _ expecting: [String]) async -> String?
+    let hearing: Hearing?
     let ringing: Duration
     let logger: Logger
 
     public init(host: String = "127.0.0.1", port: Int = 0, rtpPorts: ClosedRange<Int>, tts: EspeakSynthesizer,
-                ringing: Duration = .seconds(1), logger: Logger = Logger(label: "simulated-callee")) throws {
+                hearing: Hearing? = nil, ringing: Duration = .seconds(1), logger: Logger = Logger(label: "simulated-callee")) throws {
         var configuration = SIPUserAgent.Configuration()
         configuration.bindHost = host
         configuration.port = port
@@ -36,9 +44,21 @@ public final class SimulatedCallee: Sendable {
         configuration.maxInboundCalls = 1000
         userAgent = try SIPUserAgent(configuration: configuration, logger: logger)
         self.tts = tts
+        slowTTS = try? EspeakSynthesizer(voice: tts.voice, wordsPerMinute: tts.wordsPerMinute * 3 / 4)
+        self.hearing = hearing
         self.ringing = ringing
         self.logger = logger
     }
+
+    /// Hearing through the offline recognizer (shared with the local engine); a transcription the
+    /// recognizer has no room for is heard as nothing.
+    public static func hearing(_ recognizer: MoonshineTranscriber) -> Hearing {
+        { samples, expecting in try? await recognizer.transcribe(pcm16k: samples, bias: recognizer.bias(toward: expecting, bonus: listeningBias)) }
+    }
+
+    /// How strongly the callee's ear favours what it expects: a person listening for their own
+    /// number read back hears it more easily than words out of nowhere.
+    static let listeningBias: Float = 3
 
     /// Binds the SIP socket; returns the port.
     public func start() async throws -> Int {
@@ -90,11 +110,27 @@ public final class SimulatedCallee: Sendable {
     ]
 
     /// `text` spoken (espeak-ng; Korean text in a Korean voice) as 8 kHz μ-law.
-    func speech(_ text: String) async -> [UInt8]? {
+    func speech(_ text: String, voice: EspeakSynthesizer? = nil) async -> [UInt8]? {
         let korean = text.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) }
-        guard let voice = korean ? try? EspeakSynthesizer(voice: "ko") : tts, let samples = try? await voice.synthesize(text),
+        guard let voice = korean ? try? EspeakSynthesizer(voice: "ko") : voice ?? tts, let samples = try? await voice.synthesize(text),
               let downsampler = try? Resampler(from: EspeakSynthesizer.sampleRate, to: 8000) else { return nil }
         return G711.encode(downsampler.process(samples) + downsampler.flush(), law: .muLaw)
+    }
+
+    /// A script line's words as 8 kHz μ-law, its pauses as silence; `slowly` at three quarters of
+    /// the rate (a repeat), with `prefix` ("No,") said first.
+    func speech(_ line: CalleeLine, prefix: String, slowly: Bool) async -> [UInt8]? {
+        let voice = slowly ? slowTTS ?? tts : tts
+        var audio: [UInt8] = []
+        for (i, segment) in line.segments.enumerated() {
+            let text = i == 0 && !prefix.isEmpty ? prefix + " " + segment.text : segment.text
+            if !text.trimmingCharacters(in: .whitespaces).isEmpty {
+                guard let words = await speech(text, voice: voice) else { return nil }
+                audio += words
+            }
+            if segment.pauseAfter > 0 { audio += Self.silence(milliseconds: segment.pauseAfter) }
+        }
+        return audio.isEmpty ? nil : audio
     }
 
     /// An answering machine: its greeting, the beep, then silence (recording) until the caller hangs up.
@@ -137,7 +173,7 @@ public final class SimulatedCallee: Sendable {
             opening = Self.hum(milliseconds: min(5000, Int(milliseconds) ?? 0))
             script.removeFirst()
         }
-        if script.isEmpty { script = Self.defaultAnswers }
+        var conversation = CalleeConversation(script: script.isEmpty ? Self.defaultAnswers : script)
         // The agent's turn is over after 700 ms of silence (its sentences pause ~300 ms).
         var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: 700))
         await withDiscardingTaskGroup { group in
@@ -146,29 +182,42 @@ public final class SimulatedCallee: Sendable {
                 try? await Task.sleep(for: .milliseconds(400))   // picks up, then speaks
                 await leg.send(.media(opening))
             }
-            var next = 0
             var agentSpoke = false
+            var heard = AgentSpeech()
+            var answered = 0
+            var backchannelled = -1   // the script line whose backchannel was said
             for await event in leg.events {
                 guard case .media(let media) = event else { continue }
-                let decision = vad.process(AudioFrame(samples: G711.decode(media.payload, law: .muLaw), sampleRate: 8000))
-                if decision.event == .speechStarted { agentSpoke = true }
-                guard decision.event == .speechEnded, agentSpoke, next < script.count else { continue }
-                let answer = script[next]
-                next += 1
-                if answer == "<hangup>" { await leg.hangUp(); break }
-                if answer == "<silence>" { continue }
-                var words = Substring(answer)
-                if let keys = answer.prefixMatch(of: /<dtmf ([0-9*#A-D]+)>\s*/) {
-                    for digit in keys.1 {
-                        call.media?.send(digit: digit)
-                        try? await Task.sleep(for: .milliseconds(200))
+                let samples = G711.decode(media.payload, law: .muLaw)
+                let decision = vad.process(AudioFrame(samples: samples, sampleRate: 8000))
+                heard.append(samples, speechStarted: decision.event == .speechStarted)
+                if decision.event == .speechStarted {
+                    agentSpoke = true
+                    if let over = conversation.upcoming?.over, backchannelled != conversation.next {
+                        backchannelled = conversation.next
+                        group.addTask {   // a backchannel over the agent, a second into its utterance
+                            try? await Task.sleep(for: .milliseconds(1200))
+                            if let audio = await self.speech(over) { await leg.send(.media(audio)) }
+                        }
                     }
-                    words = answer[keys.range.upperBound...]
                 }
-                guard !words.isEmpty, let audio = await speech(String(words)) else { continue }
+                guard decision.event == .speechEnded, agentSpoke else { continue }
+                let utterance = heard.take()
+                var words: String?
+                if let hearing { words = await hearing(utterance, conversation.expecting) }
+                logger.debug("simulated callee: heard the agent", metadata: ["words": "\(words ?? "-")", "samples": "\(utterance.count)"])
+                guard case .line(let line, let prefix, let slowly) = conversation.reply(toAgent: words) else { continue }
+                if line.action == .hangUp { await leg.hangUp(); break }
+                if line.action == .silence { continue }
+                for digit in line.keys {
+                    call.media?.send(digit: digit)
+                    try? await Task.sleep(for: .milliseconds(200))
+                }
+                guard !line.words.isEmpty, let audio = await speech(line, prefix: prefix, slowly: slowly) else { continue }
                 try? await Task.sleep(for: .milliseconds(300))   // a human beat before answering
+                answered += 1
                 await leg.send(.media(audio))
-                await leg.send(.mark("answer-\(next)"))
+                await leg.send(.mark("answer-\(answered)"))
             }
         }
     }

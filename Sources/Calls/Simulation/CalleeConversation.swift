@@ -1,0 +1,72 @@
+import Foundation
+import Realtime
+
+/// What the simulated callee says next, given what it heard the agent say: a fair partner, as a
+/// person on the phone is. Each agent utterance is answered with the script's next line, except
+/// - a read-back ("I have five five five … Is that right?"): "Yes, that's right." when it gives
+///   back what the callee said, else "No, " and the line again, slowly;
+/// - a re-ask of what the callee answered ("Sorry, I didn't catch that …"): the same line again,
+///   slowly — unless the line was `<vague>`, when the next one is what the callee says now.
+/// Neither uses up a line of the script. Without hearing (no recognizer) every utterance gets
+/// the next line, as before.
+struct CalleeConversation: Sendable {
+    enum Reply: Sendable, Equatable {
+        /// Say this line (`slowly`: a repeat, at a slower rate), with `prefix` before its words.
+        case line(CalleeLine, prefix: String = "", slowly: Bool = false)
+        /// The script is over: nothing more to say.
+        case done
+    }
+
+    private(set) var script: [CalleeLine]
+    private(set) var next = 0
+    /// The last line said (not a confirmation), and how many times in a row it was repeated.
+    private var last: CalleeLine?
+    private var repeats = 0
+    let now: Date
+
+    /// How many times a line is said again before the callee gives up on being understood.
+    static let maxRepeats = 3
+
+    init(script: [String], now: Date = Date()) {
+        self.script = script.map(CalleeLine.init)
+        self.now = now
+    }
+
+    /// The line the next agent utterance gets if it is not a read-back or re-ask (for `<over …>`).
+    var upcoming: CalleeLine? { next < script.count ? script[next] : nil }
+
+    /// What the callee listens for in the agent's next utterance: the words of a read-back or a
+    /// re-ask, and of its own last answer.
+    var expecting: [String] {
+        let cues = ["is", "that", "right", "correct", "sorry", "catch", "quite", "get", "have"]
+        return cues + (last.map { $0.words.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init) } ?? [])
+    }
+
+    mutating func reply(toAgent heard: String?) -> Reply {
+        if let heard, let last, last.action == .say, !last.words.isEmpty, repeats < Self.maxRepeats {
+            if ReadBack.isReadBack(heard) {
+                if ReadBack.matches(heard, said: last.words, now: now) == true {
+                    return .line(CalleeLine("Yes, that's right."))
+                }
+                repeats += 1
+                return .line(last, prefix: "No,", slowly: true)
+            }
+            if Self.isReask(heard), !last.vague {
+                repeats += 1
+                return .line(last, slowly: true)
+            }
+        }
+        guard next < script.count else { return .done }
+        let line = script[next]
+        next += 1
+        last = line
+        repeats = 0
+        return .line(line)
+    }
+
+    /// The agent asking again because it did not get the answer.
+    static func isReask(_ heard: String) -> Bool {
+        let text = " " + heard.lowercased().filter { $0.isLetter || $0 == " " || $0 == "'" } + " "
+        return [" catch ", " quite get ", " didn't get ", " sorry about that ", " repeat ", " say that again "].contains { text.contains($0) }
+    }
+}

@@ -1,0 +1,52 @@
+/// One entry of a simulated callee's script (`SimulatedCallee`), read once: what to do when its
+/// turn comes, and how.
+///
+/// `<hangup>` and `<silence>` stand alone. Otherwise markers may open the line, in any order:
+/// `<over Mm-hmm.>` is said over the agent's utterance that this line answers (a backchannel),
+/// `<vague>` marks words not meant as an answer (on a re-ask the callee goes on to its next line
+/// instead of repeating them), `<dtmf 42#>` presses keys before speaking. `<pause 800>` inside the
+/// words is that many milliseconds of silence mid-answer.
+struct CalleeLine: Sendable, Equatable {
+    enum Action: Sendable, Equatable { case say, hangUp, silence }
+
+    var action: Action = .say
+    var keys = ""
+    var over: String?
+    var vague = false
+    /// The words with their pauses, in order: (text, milliseconds of silence after it).
+    var segments: [(text: String, pauseAfter: Int)] = []
+
+    /// The words alone, pauses taken out: what the callee meant.
+    var words: String { segments.map(\.text).filter { !$0.isEmpty }.joined(separator: " ") }
+
+    init(_ entry: String) {
+        switch entry {
+        case "<hangup>": action = .hangUp; return
+        case "<silence>": action = .silence; return
+        default: break
+        }
+        var rest = Substring(entry).drop { $0 == " " }
+        while true {
+            if let m = rest.prefixMatch(of: /<over ([^>]+)>\s*/) {
+                over = String(m.1); rest = rest[m.range.upperBound...]
+            } else if let m = rest.prefixMatch(of: /<vague>\s*/) {
+                vague = true; rest = rest[m.range.upperBound...]
+            } else if let m = rest.prefixMatch(of: /<dtmf ([0-9*#A-D]+)>\s*/) {
+                keys = String(m.1); rest = rest[m.range.upperBound...]
+            } else {
+                break
+            }
+        }
+        var text = rest
+        while let m = text.firstMatch(of: /\s*<pause (\d+)>\s*/) {
+            segments.append((String(text[..<m.range.lowerBound]), min(5000, Int(m.1) ?? 0)))
+            text = text[m.range.upperBound...]
+        }
+        segments.append((String(text), 0))
+    }
+
+    static func == (a: CalleeLine, b: CalleeLine) -> Bool {
+        a.action == b.action && a.keys == b.keys && a.over == b.over && a.vague == b.vague
+            && a.segments.map(\.text) == b.segments.map(\.text) && a.segments.map(\.pauseAfter) == b.segments.map(\.pauseAfter)
+    }
+}

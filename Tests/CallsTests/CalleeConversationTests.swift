@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import Calls
+
+@Suite struct CalleeConversationTests {
+    @Test func scriptLinesAreRead() {
+        let line = CalleeLine("<over Mm-hmm.> <vague> <dtmf 12#> Um, <pause 800> tomorrow at two.")
+        #expect(line.over == "Mm-hmm." && line.vague && line.keys == "12#")
+        #expect(line.segments.map(\.text) == ["Um,", "tomorrow at two."] && line.segments.map(\.pauseAfter) == [800, 0])
+        #expect(line.words == "Um, tomorrow at two.")
+        #expect(CalleeLine("<hangup>").action == .hangUp && CalleeLine("<silence>").action == .silence)
+        #expect(CalleeLine("Yes.") == CalleeLine("Yes."))
+    }
+
+    @Test func aReadBackIsConfirmedOrCorrectedWithoutUsingUpTheScript() {
+        var c = CalleeConversation(script: ["It is five five five, one two three, four five six seven.", "Tomorrow at two."])
+        #expect(c.reply(toAgent: "Hello … What number can we reach you on?") == .line(CalleeLine("It is five five five, one two three, four five six seven.")))
+        #expect(c.reply(toAgent: "I have time, time, time, one two three, four five six seven. Is that right?")
+                == .line(CalleeLine("It is five five five, one two three, four five six seven."), prefix: "No,", slowly: true))
+        #expect(c.reply(toAgent: "I have five five five, one two three, four five six seven. Is that right?") == .line(CalleeLine("Yes, that's right.")))
+        #expect(c.reply(toAgent: "Thank you. When would suit you?") == .line(CalleeLine("Tomorrow at two.")))
+        #expect(c.reply(toAgent: "Thank you for your time.") == .done)
+    }
+
+    @Test func aReaskGetsTheAnswerAgainSlowlyButAVagueLineMovesOn() {
+        var c = CalleeConversation(script: ["Yes, I can attend.", "<vague> Maybe.", "No."])
+        _ = c.reply(toAgent: "Can you attend?")
+        #expect(c.reply(toAgent: "Sorry, I didn't catch that. Can you attend?") == .line(CalleeLine("Yes, I can attend."), slowly: true))
+        #expect(c.reply(toAgent: "Thank you. Does the place need to change?") == .line(CalleeLine("<vague> Maybe.")))
+        #expect(c.reply(toAgent: "Sorry, I didn't quite get that. Does the place need to change?") == .line(CalleeLine("No.")))
+    }
+
+    @Test func repeatsAreBoundedAndWithoutHearingEveryUtteranceGetsTheNextLine() {
+        var c = CalleeConversation(script: ["Yes.", "No."])
+        _ = c.reply(toAgent: "Can you attend?")
+        for _ in 0..<CalleeConversation.maxRepeats { #expect(c.reply(toAgent: "Sorry, I didn't catch that.") == .line(CalleeLine("Yes."), slowly: true)) }
+        #expect(c.reply(toAgent: "Sorry, I didn't catch that.") == .line(CalleeLine("No.")), "a person gives up repeating")
+        var deaf = CalleeConversation(script: ["Yes.", "No."])
+        #expect(deaf.reply(toAgent: nil) == .line(CalleeLine("Yes.")))
+        #expect(deaf.reply(toAgent: nil) == .line(CalleeLine("No.")))
+        #expect(deaf.reply(toAgent: nil) == .done)
+    }
+}
