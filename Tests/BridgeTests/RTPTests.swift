@@ -155,3 +155,13 @@ import Testing
         #expect(RTCPPacket.parse([0x40, 1, 2, 3]) == nil)
     }
 }
+
+@Suite struct RTCPDelayTests {
+    /// A sender report that arrives between a tick's clock reading and its report is no delay —
+    /// the negative difference trapped converting to UInt32 and crashed the test process once.
+    @Test func theDelaySinceTheLastSenderReportNeverGoesNegativeOrOverflows() {
+        #expect(RTPSession.delaySinceLastSR(receivedAt: 10_000, now: 11_000) == 65536, "one second")
+        #expect(RTPSession.delaySinceLastSR(receivedAt: 10_000.5, now: 10_000) == 0)
+        #expect(RTPSession.delaySinceLastSR(receivedAt: 0, now: 1e12) == UInt32.max)
+    }
+}

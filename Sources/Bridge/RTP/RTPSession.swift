@@ -260,11 +260,18 @@ public final class RTPSession: Sendable {
             let j = s.jitter
             blocks.append(.init(ssrc: remote, fractionLost: 0, cumulativeLost: Int32(j.counters.lost), extendedHighestSequence: UInt32(j.counters.received),
                                 jitter: UInt32(j.jitterMilliseconds * 8), lastSR: s.lastSRMiddle,
-                                delaySinceLastSR: s.lastSRMiddle == 0 ? 0 : UInt32((t - s.lastSRAt) / 1000 * 65536)))
+                                delaySinceLastSR: s.lastSRMiddle == 0 ? 0 : Self.delaySinceLastSR(receivedAt: s.lastSRAt, now: t)))
         }
         let report = RTCPPacket.compound(ssrc: s.ssrc, sender: sender, reports: blocks, cname: cname)
         guard let srtp = s.srtp else { return report }
         return srtp.protectRTCP(report) ?? []
+    }
+
+    /// DLSR in 1/65536 s (RFC 3550 §6.4.1). `now` is read before the lock and the sender report's
+    /// arrival inside it, so a report that lands between the two is "later" than now: that is no
+    /// delay, not a negative one (converting it to UInt32 trapped and took the process down).
+    static func delaySinceLastSR(receivedAt: Double, now: Double) -> UInt32 {
+        UInt32(min(Double(UInt32.max), max(0, (now - receivedAt) / 1000 * 65536)))
     }
 
     // MARK: Receiving
