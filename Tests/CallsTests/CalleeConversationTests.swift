@@ -20,6 +20,9 @@ import Testing
         #expect(c.reply(toAgent: "I have five five five, one two three, four five six seven. Is that right?") == .line(CalleeLine("Yes, that's right.")))
         #expect(c.reply(toAgent: "Thank you. When would suit you?") == .line(CalleeLine("Tomorrow at two.")))
         #expect(c.reply(toAgent: "Thank you for your time.") == .done)
+        var yesNo = CalleeConversation(script: ["Yes, I can attend.", "No."])
+        _ = yesNo.reply(toAgent: "Can you attend?")
+        #expect(yesNo.reply(toAgent: "Thank you. Is that place to change?") == .line(CalleeLine("No.")), "a yes is never read back: a question")
     }
 
     @Test func aReaskGetsTheAnswerAgainSlowlyButAVagueLineMovesOn() {

@@ -38,6 +38,10 @@ import TestSupport
         #expect(ReadBack.matches("I have tomorrow, November 27, at 10 AM. Is that right?", said: "Tomorrow at two.", now: Self.now, calendar: Self.utc) == false)
         #expect(ReadBack.matches("I have yes. Is that right?", said: "Yes, I can attend.") == nil, "nothing in it is read back")
         #expect(!ReadBack.isReadBack("Thank you. Does the place need to change?"))
+        #expect(ReadBack.isReadBack("I have gained mys in that right.") && ReadBack.isReadBack("I have plus one nine eight, is it rife?"),
+                 "as the callee's ear takes it")
+        #expect(ReadBack.matches("I have John Parr. Is that right?", said: "My name is John Park.") == true, "sounds the same")
+        #expect(ReadBack.soundsAlike("park", "parke") && !ReadBack.soundsAlike("jane", "james") && !ReadBack.soundsAlike("tom", "calm"))
     }
 }
 
@@ -67,6 +71,13 @@ import TestSupport
         #expect(d.caller(said: "No, it's Jane Smith.") == .ask(text: "I have Jane Smith. Is that right?", questionIndex: 0))
         _ = d.caller(said: "Yes.")
         #expect(d.tracker.answers[0].answerSummary == "Jane Smith" && d.tracker.answers[0].status == .answered)
+    }
+
+    @Test func theSameValueAfterANoIsTheCallersOwnWordAndStands() {
+        var d = Self.dialogue()
+        _ = d.caller(said: "My name is John Park.")
+        #expect(d.caller(said: "No, my name is John Park.") == .ask(text: "Thank you. What number can we reach you on?", questionIndex: 1))
+        #expect(d.tracker.answers[0].status == .answered && d.tracker.answers[0].answerSummary == "John Park")
     }
 
     @Test func aPlainNoAsksAgainAndTwoWrongReadBacksLeaveItUnclear() {

@@ -44,10 +44,9 @@ struct CalleeConversation: Sendable {
 
     mutating func reply(toAgent heard: String?) -> Reply {
         if let heard, let last, last.action == .say, !last.words.isEmpty, repeats < Self.maxRepeats {
-            if ReadBack.isReadBack(heard) {
-                if ReadBack.matches(heard, said: last.words, now: now) == true {
-                    return .line(CalleeLine("Yes, that's right."))
-                }
+            // A read-back of an answer that holds something to read back (a yes or a count is not).
+            if ReadBack.isReadBack(heard), let match = ReadBack.matches(heard, said: last.words, now: now) {
+                if match { return .line(CalleeLine("Yes, that's right.")) }
                 repeats += 1
                 return .line(last, prefix: "No,", slowly: true)
             }

@@ -138,7 +138,7 @@ extension CalleePersona {
         .init("unclear then clear", meeting, ["<vague> Hmm, I am not sure yet.", "Yes, I can attend.", "No."], [(.answered, "yes"), (.answered, "no")]),
         .init("unclear twice", meeting, ["<vague> Maybe.", "<vague> I don't know.", "No, it's fine."], [(.unclear, nil), (.answered, "no")]),
         .init("answers two at once", slot, ["Yes, and tomorrow at three works best for me."], [(.answered, "yes"), (.answered, "{today+1}T15:00")]),
-        .init("answers the other question", slot, ["Tomorrow at ten in the morning.", "Yes, I can."], [(.answered, "yes"), (.answered, "{today+1}T10:00")]),
+        .init("answers the other question", slot, ["<vague> Tomorrow at ten in the morning.", "Yes, I can."], [(.answered, "yes"), (.answered, "{today+1}T10:00")]),
         .init("asks who is this", meeting, ["<vague> Who is this?", "Yes, I can attend.", "No."], [(.answered, "yes"), (.answered, "no")]),
         .init("asks who then refuses", meeting, ["<vague> Who is calling?", "I'd rather not say.", "Yes."], [(.refused, nil), (.answered, "yes")]),
         .init("asks to call back later", meeting, ["I'm driving, can you call me back later?"], [(.pending, nil), (.notAsked, nil)]),

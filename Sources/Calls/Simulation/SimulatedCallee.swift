@@ -59,6 +59,8 @@ public final class SimulatedCallee: Sendable {
     /// How strongly the callee's ear favours what it expects: a person listening for their own
     /// number read back hears it more easily than words out of nowhere.
     static let listeningBias: Float = 3
+    /// The opening of an agent utterance the callee always transcribes: 2.5 s at 16 kHz.
+    static let openingSamples = 40_000
 
     /// Binds the SIP socket; returns the port.
     public func start() async throws -> Int {
@@ -204,7 +206,15 @@ public final class SimulatedCallee: Sendable {
                 guard decision.event == .speechEnded, agentSpoke else { continue }
                 let utterance = heard.take()
                 var words: String?
-                if let hearing { words = await hearing(utterance, conversation.expecting) }
+                if let hearing {
+                    // What the agent is doing shows in its first words ("Sorry, I didn't catch that",
+                    // "I have …"): those are heard first, and the whole utterance only for a read-back,
+                    // whose value the callee must check — so listening costs the recognizer little.
+                    words = await hearing(Array(utterance.prefix(Self.openingSamples)), conversation.expecting)
+                    if utterance.count > Self.openingSamples, let opening = words, ReadBack.isReadBack(opening) {
+                        words = await hearing(utterance, conversation.expecting)
+                    }
+                }
                 logger.debug("simulated callee: heard the agent", metadata: ["words": "\(words ?? "-")", "samples": "\(utterance.count)"])
                 guard case .line(let line, let prefix, let slowly) = conversation.reply(toAgent: words) else { continue }
                 if line.action == .hangUp { await leg.hangUp(); break }

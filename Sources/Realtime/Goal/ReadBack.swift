@@ -14,13 +14,16 @@ public enum ReadBack {
     /// The question the dialogue puts; the simulated callee listens for its ending.
     public static func question(_ spoken: String) -> String { "I have \(spoken). Is that right?" }
 
-    /// Words that end a read-back, as a recognizer may write them.
-    static let questionEndings = ["is that right", "is that correct", "is it right", "that right"]
+    /// Words of a read-back's question, as a recognizer may write them ("Is that right?" heard
+    /// as "in that right", "is that rife"), and how a read-back opens ("I have …").
+    static let questionWords = ["is that", "that right", "that correct", "is it right"]
+    static let openings = ["i have", "i've", "sorry i have"]
 
     /// Whether an agent utterance (as heard) asks the caller to check a read-back.
     public static func isReadBack(_ heard: String) -> Bool {
-        let text = " " + ReplyInterpreter.words(heard).joined(separator: " ") + " "
-        return questionEndings.contains { text.contains(" \($0) ") }
+        let words = ReplyInterpreter.words(heard)
+        let text = " " + words.joined(separator: " ") + " "
+        return questionWords.contains { text.contains(" \($0) ") } || openings.contains { text.hasPrefix(" \($0) ") }
     }
 
     static let digitNames = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
@@ -90,12 +93,28 @@ public enum ReadBack {
         for kind in [AnswerKind.phoneNumber, .dateTime, .name] {
             guard let value = interpreter.extract(kind, from: saidWords, reply: said, strict: kind == .name) else { continue }
             if kind == .name {
-                // The read-back says the name inside a sentence: every word of it must be there.
-                let nameWords = ReplyInterpreter.words(value)
-                return nameWords.allSatisfy(heardWords.contains)
+                // The read-back says the name inside a sentence: every word of it must be there, as
+                // the ear takes it — "Park" read back as "Parr" sounds the same.
+                return ReplyInterpreter.words(value).allSatisfy { word in heardWords.contains { soundsAlike($0, word) } }
             }
             return interpreter.extract(kind, from: heardWords, reply: heard, strict: false) == value
         }
         return nil
+    }
+
+    /// Two spellings of one name word a listener cannot tell apart: the same first letter, and at
+    /// most one letter added, dropped or changed ("Park", "Parr", "Parke"; not "Jane", "James").
+    static func soundsAlike(_ a: String, _ b: String) -> Bool {
+        let a = Array(a), b = Array(b)
+        guard a.first == b.first, abs(a.count - b.count) <= 1 else { return false }
+        if a == b { return true }
+        var i = 0, j = 0, edits = 0
+        while i < a.count, j < b.count {
+            if a[i] == b[j] { i += 1; j += 1; continue }
+            edits += 1
+            if edits > 1 { return false }
+            if a.count > b.count { i += 1 } else if b.count > a.count { j += 1 } else { i += 1; j += 1 }
+        }
+        return edits + (a.count - i) + (b.count - j) <= 1
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// Reading back what is easily misheard (`ConversationContext.readBack`): the answer is stored as
 /// heard, read back, and corrected when the caller says it was wrong — the way a careful person
 /// takes a number down on the phone. Each question is read back at most twice; a third value,
-/// or a "no" after the second read-back, leaves it `unclear`.
+/// or a plain "no" after the second read-back, leaves it `unclear`.
 extension ScriptedDialogue {
     /// A read-back waiting for the caller's "yes" or correction.
     struct PendingReadBack: Sendable, Equatable {
@@ -48,16 +48,17 @@ extension ScriptedDialogue {
             }
             return readBackOrNext(index, count: pending.count + 1, prefix: "Thank you.")
         }
+        // The value said again — even after a "no" ("No, it's John Park": the caller misheard the
+        // read-back, and their own words say what we have) — or a yes.
+        if value == pending.summary || polarity == true {
+            tracker.update(questionID: id, status: .answered, answerText: nil, summary: nil, confidence: 1)
+            return next(prefix: "Thank you.")
+        }
         if polarity == false {
             tracker.update(questionID: id, status: .unclear, answerText: nil, summary: nil, confidence: 0.3)
             guard pending.count < Self.maxReadBacks else { return next(prefix: "I'm sorry, let's go on.") }
             readBacksDone[index] = pending.count
             return .ask(text: "Sorry about that. " + tracker.answers[index].question, questionIndex: index)
-        }
-        // The same value said again (without a no), or a yes.
-        if value == pending.summary || polarity == true {
-            tracker.update(questionID: id, status: .answered, answerText: nil, summary: nil, confidence: 1)
-            return next(prefix: "Thank you.")
         }
         switch interpreter.interpret(reply, asked: index, open: []) {
         case .callBackLater, .whoIsCalling, .wantsPerson:

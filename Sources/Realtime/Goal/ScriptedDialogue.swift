@@ -107,7 +107,7 @@ public struct ScriptedDialogue: Sendable {
     public var expectedWords: [String] {
         guard let index = current, interpreter.kinds.indices.contains(index), !context.language.lowercased().hasPrefix("ko") else { return [] }
         let words = interpreter.kinds[index].expectedWords
-        return readBack == nil ? words : AnswerKind.polar + words
+        return readBack == nil ? words : AnswerKind.readBackReplies + words
     }
 
     static let continuations: Set<String> = ["and", "but", "or", "so", "because", "um", "uh", "er", "the", "a", "my", "is", "at", "to", "if", "then", "well"]

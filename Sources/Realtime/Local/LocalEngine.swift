@@ -30,7 +30,7 @@ public final class LocalEngine: ConversationEngine {
     /// How strongly the recognizer favours the words the question expects (0: not at all).
     private let recognitionBias: Float
     /// `engine.local.recognition_bias`'s default: the best of `make bench`'s `recognition` suite
-    /// (persona answers over an 8 kHz line read right: 30/62 unbiased, 37 at 3, 39 at 5, 30 at 8).
+    /// (persona answers over an 8 kHz line read right: 30/62 unbiased, 38 at 3, 40 at 5, 32 at 8).
     public static let defaultRecognitionBias: Float = 5
     /// The template's keys and the words each stands for.
     private let keypad: [String: String]
