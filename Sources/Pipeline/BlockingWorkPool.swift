@@ -31,7 +31,16 @@ public final class BlockingWorkPool: Sendable {
     /// Jobs waiting or running now.
     public var pending: Int { load.withLock { $0.reduce(0, +) } }
 
-    public func run<T: Sendable>(_ job: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Thrown by `run(within:)` when the job's result comes later than the caller can use it.
+    public struct TooLate: Error, CustomStringConvertible {
+        public let limit: Duration
+        public var description: String { "no result within \(limit)" }
+    }
+
+    /// Runs `job` on the least busy lane. With `limit`, the caller stops waiting after that long
+    /// (`TooLate`): a native call cannot be interrupted, so the job still finishes on its lane and
+    /// counts against `capacity` until then — its result is dropped.
+    public func run<T: Sendable>(within limit: Duration? = nil, _ job: @escaping @Sendable () throws -> T) async throws -> T {
         let lane = try load.withLock { load -> Int in
             guard load.reduce(0, +) < capacity else { throw Overloaded(capacity: capacity) }
             let lane = load.indices.min { load[$0] < load[$1] }!
@@ -39,11 +48,27 @@ public final class BlockingWorkPool: Sendable {
             return lane
         }
         return try await withCheckedThrowingContinuation { continuation in
+            // Whichever comes first, the result or the limit, resumes the caller; the other finds nil.
+            let waiting = Waiting(continuation)
+            if let limit {
+                let (seconds, attoseconds) = limit.components
+                let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+                    waiting.take()?.resume(throwing: TooLate(limit: limit))
+                }
+            }
             lanes[lane].async { [self] in
                 let result = Result { try job() }
                 self.load.withLock { $0[lane] -= 1 }
-                continuation.resume(with: result)
+                waiting.take()?.resume(with: result)
             }
         }
+    }
+
+    /// A caller's continuation, handed out once.
+    private final class Waiting<T: Sendable>: Sendable {
+        private let continuation: Mutex<CheckedContinuation<T, Error>?>
+        init(_ continuation: CheckedContinuation<T, Error>) { self.continuation = Mutex(continuation) }
+        func take() -> CheckedContinuation<T, Error>? { continuation.withLock { $0.take() } }
     }
 }

@@ -35,8 +35,11 @@ import Testing
 
     @Test func repeatsAreBoundedAndWithoutHearingEveryUtteranceGetsTheNextLine() {
         var c = CalleeConversation(script: ["Yes.", "No."])
+        #expect(!c.isListening, "the greeting needs no ear")
         _ = c.reply(toAgent: "Can you attend?")
+        #expect(c.isListening)
         for _ in 0..<CalleeConversation.maxRepeats { #expect(c.reply(toAgent: "Sorry, I didn't catch that.") == .line(CalleeLine("Yes."), slowly: true)) }
+        #expect(!c.isListening, "repeated enough: whatever comes next gets the next line")
         #expect(c.reply(toAgent: "Sorry, I didn't catch that.") == .line(CalleeLine("No.")), "a person gives up repeating")
         var deaf = CalleeConversation(script: ["Yes.", "No."])
         #expect(deaf.reply(toAgent: nil) == .line(CalleeLine("Yes.")))

@@ -83,6 +83,19 @@ import TestSupport
         #expect(try await pool.run { 42 } == 42)
     }
 
+    @Test func aCallerStopsWaitingAtItsLimitWhileTheJobHoldsItsLane() async throws {
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let started = ContinuousClock.now
+        await #expect(throws: BlockingWorkPool.TooLate.self) { try await pool.run(within: .milliseconds(100)) { gate.wait() } }
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(pool.pending == 1, "the job still runs on its lane")
+        await #expect(throws: BlockingWorkPool.Overloaded.self) { try await pool.run { 1 } }
+        gate.signal()
+        while pool.pending > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try await pool.run(within: .seconds(5)) { 7 } == 7)
+    }
+
     @Test func aMissingModelNamesMakeDeps() {
         #expect {
             try MoonshineTranscriber(directory: "/nonexistent")

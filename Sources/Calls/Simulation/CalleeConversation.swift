@@ -35,15 +35,24 @@ struct CalleeConversation: Sendable {
     /// The line the next agent utterance gets if it is not a read-back or re-ask (for `<over …>`).
     var upcoming: CalleeLine? { next < script.count ? script[next] : nil }
 
-    /// What the callee listens for in the agent's next utterance: the words of a read-back or a
-    /// re-ask, and of its own last answer.
+    /// What the callee listens for in the agent's next utterance: the words of a read-back and of
+    /// its own last answer. Not a re-ask's words: said first and plainly, they need no help, and
+    /// helped they were heard in new questions ("That's all right. Does …" as "… didn't get …"),
+    /// so the callee said its last answer again instead of answering.
     var expecting: [String] {
-        let cues = ["is", "that", "right", "correct", "sorry", "catch", "quite", "get", "have"]
+        let cues = ["is", "that", "right", "correct", "have"]
         return cues + (last.map { $0.words.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init) } ?? [])
     }
 
+    /// Whether what the agent says next can change the reply: only after a line with words that
+    /// may be read back or asked again (the greeting and the question after a hang-up need no ear).
+    var isListening: Bool {
+        guard let last else { return false }
+        return last.action == .say && !last.words.isEmpty && repeats < Self.maxRepeats
+    }
+
     mutating func reply(toAgent heard: String?) -> Reply {
-        if let heard, let last, last.action == .say, !last.words.isEmpty, repeats < Self.maxRepeats {
+        if let heard, let last, isListening {
             // A read-back of an answer that holds something to read back (a yes or a count is not).
             if ReadBack.isReadBack(heard), let match = ReadBack.matches(heard, said: last.words, now: now) {
                 if match { return .line(CalleeLine("Yes, that's right.")) }

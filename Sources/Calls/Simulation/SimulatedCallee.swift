@@ -28,8 +28,9 @@ public final class SimulatedCallee: Sendable {
     let slowTTS: EspeakSynthesizer?
     /// Transcribes the agent (16 kHz in), so the callee can tell a read-back or a re-ask from a
     /// new question (`CalleeConversation`); nil: every agent utterance gets the next line.
-    /// The words passed are what the callee expects to hear (its own answer read back, a re-ask).
-    public typealias Hearing = @Sendable (_ samples: [Int16], _ expecting: [String]) async -> String?
+    /// The words passed are what the callee expects to hear (its own answer read back, a re-ask);
+    /// what is not heard within `limit` is heard as nothing.
+    public typealias Hearing = @Sendable (_ samples: [Int16], _ expecting: [String], _ limit: Duration) async -> String?
     let hearing: Hearing?
     let ringing: Duration
     let logger: Logger
@@ -50,11 +51,21 @@ public final class SimulatedCallee: Sendable {
         self.logger = logger
     }
 
-    /// Hearing through the offline recognizer (shared with the local engine); a transcription the
-    /// recognizer has no room for is heard as nothing.
+    /// Hearing through the offline recognizer (the model shared with the local engine) on lanes of
+    /// its own: the callee's transcriptions never queue ahead of an agent's. One the ear has no
+    /// room for, or that comes too late, is heard as nothing — and the callee answers as a
+    /// person who did not quite catch it would, with what it meant to say next.
     public static func hearing(_ recognizer: MoonshineTranscriber) -> Hearing {
-        { samples, expecting in try? await recognizer.transcribe(pcm16k: samples, bias: recognizer.bias(toward: expecting, bonus: listeningBias)) }
+        let ear = BlockingWorkPool(label: "voicebridge.callee-ear", width: recognizer.workers.width, capacity: recognizer.workers.width * 2)
+        return { samples, expecting, limit in
+            try? await recognizer.transcribe(pcm16k: samples, bias: recognizer.bias(toward: expecting, bonus: listeningBias), on: ear, within: limit)
+        }
     }
+
+    /// How long the callee may take to make out an agent utterance before it answers anyway: the
+    /// agent waits 8 s for a reply (`LocalEngine.replyTimeoutMilliseconds`), and a loaded machine
+    /// must not turn a slow ear into a silent caller.
+    static let hearingBudget: Duration = .seconds(4)
 
     /// How strongly the callee's ear favours what it expects: a person listening for their own
     /// number read back hears it more easily than words out of nowhere.
@@ -206,13 +217,14 @@ public final class SimulatedCallee: Sendable {
                 guard decision.event == .speechEnded, agentSpoke else { continue }
                 let utterance = heard.take()
                 var words: String?
-                if let hearing {
+                if let hearing, conversation.isListening {
                     // What the agent is doing shows in its first words ("Sorry, I didn't catch that",
                     // "I have …"): those are heard first, and the whole utterance only for a read-back,
                     // whose value the callee must check — so listening costs the recognizer little.
-                    words = await hearing(Array(utterance.prefix(Self.openingSamples)), conversation.expecting)
+                    let deadline = ContinuousClock.now + Self.hearingBudget
+                    words = await hearing(Array(utterance.prefix(Self.openingSamples)), conversation.expecting, Self.hearingBudget)
                     if utterance.count > Self.openingSamples, let opening = words, ReadBack.isReadBack(opening) {
-                        words = await hearing(utterance, conversation.expecting)
+                        words = await hearing(utterance, conversation.expecting, max(.zero, deadline - ContinuousClock.now))
                     }
                 }
                 logger.debug("simulated callee: heard the agent", metadata: ["words": "\(words ?? "-")", "samples": "\(utterance.count)"])

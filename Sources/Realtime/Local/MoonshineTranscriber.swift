@@ -55,9 +55,11 @@ public final class MoonshineTranscriber: Sendable {
 
     /// Transcribes 16-bit samples at 16 kHz on a worker lane; throws `BlockingWorkPool.Overloaded`
     /// when more transcriptions are waiting than the pool takes. `bias`: words the question
-    /// expects, favoured (see `Bias`).
-    public func transcribe(pcm16k samples: [Int16], bias: Bias? = nil) async throws -> String {
-        try await workers.run { [self] in try transcribeNow(samples.map { Float($0) / 32768 }, bias: bias) }
+    /// expects, favoured (see `Bias`). `pool`: lanes of the caller's own instead of `workers`
+    /// (the simulated callee's ear, which must not queue ahead of the agents); `limit`: how long
+    /// the caller waits (`BlockingWorkPool.TooLate`).
+    public func transcribe(pcm16k samples: [Int16], bias: Bias? = nil, on pool: BlockingWorkPool? = nil, within limit: Duration? = nil) async throws -> String {
+        try await (pool ?? workers).run(within: limit) { [self] in try transcribeNow(samples.map { Float($0) / 32768 }, bias: bias) }
     }
 
     /// Words a question expects, as decoder tokens whose scores get `bonus` at every step: where
