@@ -126,7 +126,7 @@ function row(call) {
   const resultCell = el('td');
   resultCell.append(link);
   // Inbound calls show who called; outbound ones whom we called.
-  const direction = el('td', `${call.direction === 'inbound' ? '↙' : '↗'} ${t('direction.' + call.direction)}`);
+  const direction = el('td', `${{ inbound: '↙', browser: '🎙' }[call.direction] || '↗'} ${t('direction.' + call.direction)}`);
   direction.dataset.direction = call.direction;
   tr.append(el('td', time(call.created_at)), direction, el('td', call.direction === 'inbound' ? call.caller_number : call.callee_number),
             el('td', call.purpose, 'purpose'), stateCell,
@@ -154,6 +154,14 @@ function showNew() {
   };
   addQuestion();
   $('#add-question', view).addEventListener('click', () => addQuestion().focus());
+  // Try it: the form's call, with the operator's microphone as the callee.
+  $('#try-form', view).addEventListener('click', () => {
+    const value = (id) => $('#' + id, view).value.trim();
+    const call = { purpose: value('purpose'), questions: [...list.querySelectorAll('input')].map((i) => i.value.trim()).filter(Boolean) };
+    if (value('caller_display_name')) call.caller_display_name = value('caller_display_name');
+    sessionStorage.setItem('vb.try', JSON.stringify(call));
+    location.hash = '#/try';
+  });
   $('#new-call', view).addEventListener('submit', async (event) => {
     event.preventDefault();
     view.querySelectorAll('.error').forEach((p) => { p.textContent = ''; });
@@ -282,6 +290,7 @@ async function route() {
     else if (hash.startsWith('#/dnc')) await showDoNotCall();
     else if (hash.startsWith('#/knowledge')) await showKnowledge();
     else if (hash.startsWith('#/tests')) await showTests();
+    else if (hash.startsWith('#/try')) showTry(new URLSearchParams(hash.split('?')[1] || ''));
     else if (hash.startsWith('#/calls/')) await showDetail(decodeURIComponent(hash.slice(8).split('?')[0]));
     else await showList();
   } catch (error) { alertError(error); }

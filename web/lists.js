@@ -49,7 +49,10 @@ async function showTemplates() {
       button.type = 'button';
       button.dataset.action = 'edit';
       button.addEventListener('click', () => edit(tp));
-      li.append(button);
+      const tryIt = el('a', t('try.button'), 'button');
+      tryIt.href = `#/try?template=${encodeURIComponent(tp.name)}`;
+      tryIt.dataset.action = 'try';
+      li.append(button, ' ', tryIt);
       return li;
     }));
     $('#no-templates', view).hidden = list.items.length > 0;

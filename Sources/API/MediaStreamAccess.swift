@@ -26,7 +26,7 @@ struct MediaStreamAccess: Sendable {
     let loopbackOnly: Bool
 
     init(config: VoiceBridgeConfig) {
-        dialects = Set(config.mediaStreams.dialects.isEmpty ? MediaStreamDialect.allCases : config.mediaStreams.dialects)
+        dialects = Set(config.mediaStreams.dialects.isEmpty ? MediaStreamDialect.providers : config.mediaStreams.dialects)
         tokenDigest = config.mediaStreams.token.map { SHA256.hash(data: Data($0.utf8)) }
         twilioSigns = config.twilio.authToken != nil
         loopbackOnly = config.api.tokens.isEmpty

@@ -233,6 +233,7 @@ struct CallView: ResponseEncodable {
 
     /// Seed 000 §11: numbers are masked in list views — the first three and last two digits stay.
     static func mask(_ number: String) -> String {
+        guard number.contains(where: \.isNumber) else { return number }   // "browser": no number to hide
         let characters = Array(number)
         guard characters.count > 5 else { return String(repeating: "*", count: characters.count) }
         return String(characters.prefix(3)) + String(repeating: "*", count: characters.count - 5) + String(characters.suffix(2))

@@ -1,5 +1,7 @@
 import Bridge
 import Calls
+import Foundation
+import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -10,8 +12,16 @@ import Synchronization
 /// connection's event loop where the per-frame work is (see `MediaFrameReader` and
 /// `channelWriter`); the async side only answers the call and watches the socket.
 extension VoiceBridgeServer {
-    /// `signed`: Twilio signed the upgrade — only then may the stream name the outbound call it carries.
-    func serveMediaStream(dialect: MediaStreamDialect, signed: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, calls: CallSystem) async {
+    /// Who opened a media stream.
+    enum StreamOpener: Sendable {
+        /// A provider; `signed`: Twilio signed the upgrade — only then may the stream name the
+        /// outbound call it carries.
+        case provider(signed: Bool)
+        /// The dashboard's "Try it", with an API token (`identity`, as `APIAccess` gives it).
+        case browser(identity: String)
+    }
+
+    func serveMediaStream(dialect: MediaStreamDialect, opener: StreamOpener, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, calls: CallSystem) async {
         let socket = MediaStreamSocketLeg.Socket(send: channelWriter(channel), close: { try? await outbound.close(.normalClosure, reason: "call ended") })
         let leg = MediaStreamSocketLeg(dialect: dialect, scheduler: calls.scheduler(for: channel.eventLoop), logger: logger, socket: socket)
         let reader: NIOLoopBound<MediaFrameReader>
@@ -33,7 +43,11 @@ extension VoiceBridgeServer {
             // The call: answered once `start` has come, over when the session ends.
             group.addTask {
                 guard let start = await leg.waitForStart() else { return .call }
-                if signed, let outbound = start.customParameters["outbound_id"] {
+                if case .browser(let identity) = opener {
+                    await self.answerBrowser(start, leg: leg, identity: identity, outbound: outbound, manager: calls.manager)
+                    return .call
+                }
+                if case .provider(signed: true) = opener, let outbound = start.customParameters["outbound_id"] {
                     // A call we placed through Twilio: its stream is that call's leg.
                     if await !calls.manager.answerOutbound(stream: leg, outboundID: outbound) {
                         self.logger.warning("a media stream for a call that is not waiting for one", metadata: ["call": "\(outbound)"])
@@ -111,6 +125,40 @@ extension VoiceBridgeServer {
                 }
             }
             if channel.eventLoop.inEventLoop { write() } else { channel.eventLoop.execute(write) }
+        }
+    }
+
+    /// A browser's `start`: the call it describes (as `POST /api/outbound` takes one), answered by
+    /// the agent; the page hears `{"event":"call","call_id":…}` or `{"event":"error","message":…}`.
+    private func answerBrowser(_ start: MediaStreamStart, leg: MediaStreamSocketLeg, identity: String, outbound: WebSocketOutboundWriter, manager: CallManager) async {
+        let requestedBy = "dashboard (\(APIAccess.label(identity)))"
+        do {
+            try await limiter.admit(identity)   // a browser call is a call created, like POST /api/outbound
+        } catch {
+            try? await outbound.write(.text(BrowserDialect.errorMessage((error as? HTTPError)?.body ?? "\(error)")))
+            await leg.hangUp()
+            return
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let body: CreateCallBody
+        do {
+            body = try decoder.decode(CreateCallBody.self, from: Data((start.customParameters["call"] ?? "").utf8))
+        } catch {
+            try? await outbound.write(.text(BrowserDialect.errorMessage("start.call is not a call: \(error)")))
+            await leg.hangUp()
+            return
+        }
+        await manager.answerBrowser(stream: leg, request: body.request, requestedBy: requestedBy) { result in
+            switch result {
+            case .success(let id):
+                self.logger.info("browser call answered", metadata: ["call": "\(id)", "by": "\(requestedBy)"])
+                try? await outbound.write(.text(BrowserDialect.callMessage(id: id)))
+            case .failure(let error as ValidationError):
+                try? await outbound.write(.text(BrowserDialect.errorMessage(error.fields.map { "\($0.name) \($0.message)" }.joined(separator: "; "))))
+            case .failure(let error):
+                try? await outbound.write(.text(BrowserDialect.errorMessage("\(error)")))
+            }
         }
     }
 }

@@ -22,16 +22,19 @@ extension VoiceBridgeServer {
     /// What a WebSocket request asks for, by its path.
     enum WebSocketEndpoint {
         case mediaStream(MediaStreamDialect)
+        /// `/browser/stream`: the dashboard's "Try it", opened with an API token.
+        case browserCall
         case events
         /// `/api/outbound/{id}/listen`: a supervisor listening to a live call.
         case listen(callID: String)
 
-        static let all: [WebSocketEndpoint] = [.events] + MediaStreamDialect.allCases.map { .mediaStream($0) }
+        static let all: [WebSocketEndpoint] = [.events, .browserCall] + MediaStreamDialect.providers.map { .mediaStream($0) }
 
         /// The route's path, without the leading slash.
         var path: String {
             switch self {
             case .mediaStream(let dialect): dialect.path
+            case .browserCall: MediaStreamDialect.browser.path
             case .events: "api/events"
             case .listen(let id): "api/outbound/\(id)/listen"
             }
@@ -39,7 +42,7 @@ extension VoiceBridgeServer {
 
         init?(path: String) {
             let path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
-            if let id = path.wholeMatch(of: /\/api\/outbound\/(ob-[0-9a-f]{8})\/listen/)?.1 {
+            if let id = path.wholeMatch(of: /\/api\/outbound\/((?:ob|ib|br)-[0-9a-f]{8})\/listen/)?.1 {
                 self = .listen(callID: String(id))
                 return
             }
@@ -66,8 +69,14 @@ extension VoiceBridgeServer {
                 return .dontUpgrade
             case .accept(let signed):
                 return .upgrade([:]) { inbound, outbound, _ in
-                    await self.serveMediaStream(dialect: dialect, signed: signed, inbound: inbound, outbound: outbound, channel: channel, calls: calls)
+                    await self.serveMediaStream(dialect: dialect, opener: .provider(signed: signed), inbound: inbound, outbound: outbound, channel: channel, calls: calls)
                 }
+            }
+        case .browserCall:
+            guard let who = try? access.identity(of: request), let calls else { return .dontUpgrade }
+            return .upgrade([:]) { inbound, outbound, _ in
+                await self.serveMediaStream(dialect: .browser, opener: .browser(identity: who), inbound: inbound,
+                                            outbound: outbound, channel: channel, calls: calls)
             }
         case .listen(let callID):
             guard let who = try? access.identity(of: request), let calls,

@@ -46,4 +46,19 @@ public enum CallState: String, Sendable, Codable, CaseIterable {
 
 public enum CallDirection: String, Sendable, Codable {
     case outbound, inbound
+    /// The dashboard's "Try it": the operator's browser microphone is the caller.
+    case browser
+
+    /// The prefix of the call's state events (`outbound_connected`, `inbound_completed`): a
+    /// browser call comes in, so its events are an inbound call's.
+    public var eventPrefix: String { self == .outbound ? "outbound" : "inbound" }
+
+    /// Its call ids' prefix: `ob-`, `ib-`, `br-`.
+    var idPrefix: String {
+        switch self {
+        case .outbound: "ob-"
+        case .inbound: "ib-"
+        case .browser: "br-"
+        }
+    }
 }

@@ -11,7 +11,7 @@ import TestSupport
 
     /// The live server (its web root this repository's `web/`, RTP on `rtpPorts`) and a phone-sized
     /// headless Chromium; a failing walk-through leaves `<name>-failure.png` in test-artifacts.
-    static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, database: StoreBackend = .sqlite,
+    static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, database: StoreBackend = .sqlite, browserArguments: [String] = [],
                             before: @Sendable (VoiceBridgeConfig) async throws -> Void = { _ in },
                             _ walk: @Sendable (WebDriver, Int) async throws -> Void) async throws {
         var config = try await TwilioStreamTests.config(database: database)
@@ -22,7 +22,7 @@ import TestSupport
         let fixed = config
         try await TwilioStreamTests.withLiveServer(config) { port in
             try await before(fixed)
-            let browser = try await WebDriver(width: 412, height: 915)   // a phone
+            let browser = try await WebDriver(width: 412, height: 915, arguments: browserArguments)   // a phone
             do {
                 try await walk(browser, port)
             } catch {

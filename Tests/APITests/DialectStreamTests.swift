@@ -24,6 +24,7 @@ import TestSupport
             case .telnyx: #"{"event":"start","sequence_number":"1","start":{"call_control_id":"v3:c1","media_format":{"encoding":"PCMU","sample_rate":8000,"channels":1}},"stream_id":"\#(sid)"}"#
             case .plivo: #"{"event":"start","sequenceNumber":1,"start":{"callId":"c1","streamId":"\#(sid)","accountId":"MA1","tracks":["inbound"],"mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000}},"extra_headers":"from=+15550001111;to=+15550002222"}"#
             case .exotel: #"{"event":"start","sequence_number":"1","stream_sid":"\#(sid)","start":{"stream_sid":"\#(sid)","call_sid":"c1","account_sid":"a1","from":"+15550001111","to":"+15550002222","custom_parameters":{},"media_format":{"encoding":"audio/x-raw","sample_rate":"8000","bit_rate":"16"}}}"#
+            case .browser: ""   // not a provider: DashboardTryTests
             }
         }
 
@@ -36,6 +37,7 @@ import TestSupport
             case .exotel:
                 let pcm = G711.decode(frames, law: .muLaw).flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
                 return #"{"event":"media","sequence_number":"\#(n + 2)","stream_sid":"\#(sid)","media":{"chunk":"\#(n)","timestamp":"\#(n * 20)","payload":"\#(Data(pcm).base64EncodedString())"}}"#
+            case .browser: return ""
             }
         }
 
@@ -45,6 +47,7 @@ import TestSupport
             case .telnyx: #"{"event":"stop","stop":{"call_control_id":"v3:c1"},"stream_id":"\#(sid)"}"#
             case .plivo: #"{"event":"stop","streamId":"\#(sid)"}"#
             case .exotel: #"{"event":"stop","stream_sid":"\#(sid)"}"#
+            case .browser: ""
             }
         }
 
@@ -70,6 +73,7 @@ import TestSupport
             case .telnyx: #"{"event":"mark","stream_id":"\#(sid)","mark":{"name":"\#(name)"}}"#
             case .exotel: #"{"event":"mark","stream_sid":"\#(sid)","mark":{"name":"\#(name)"}}"#
             case .twilio: #"{"event":"mark","streamSid":"\#(sid)","mark":{"name":"\#(name)"}}"#
+            case .browser: ""
             }
         }
     }

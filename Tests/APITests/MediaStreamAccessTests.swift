@@ -26,7 +26,7 @@ import Testing
 
     @Test func theStreamSecretOpensEveryDialectButIsNotASignature() {
         let access = Self.access(streamToken: "stream-secret-0123456789")
-        for dialect in MediaStreamDialect.allCases {
+        for dialect in MediaStreamDialect.providers {
             #expect(access.decide(dialect, presentedToken: "stream-secret-0123456789") == .accept(signed: false), "\(dialect)")
             guard case .refuse = access.decide(dialect, presentedToken: "stream-secret-012345678") else { Issue.record("\(dialect): a wrong token"); continue }
             guard case .refuse = access.decide(dialect, presentedToken: nil) else { Issue.record("\(dialect): no token"); continue }

@@ -13,8 +13,9 @@ public final class WebDriver: @unchecked Sendable {
     private let base: String
     public private(set) var sessionID = ""
 
-    /// Starts chromedriver on a free port and opens a headless session of `width` × `height`.
-    public init(width: Int, height: Int) async throws {
+    /// Starts chromedriver on a free port and opens a headless session of `width` × `height`;
+    /// `arguments` go to Chromium after the usual ones (a fake microphone, say).
+    public init(width: Int, height: Int, arguments: [String] = []) async throws {
         let port = try freeTCPPort()
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
@@ -23,13 +24,13 @@ public final class WebDriver: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         base = "http://127.0.0.1:\(port)"
-        do { try await openSession(width: width, height: height) } catch {
+        do { try await openSession(width: width, height: height, arguments: arguments) } catch {
             kill(process.processIdentifier, SIGKILL)
             throw error
         }
     }
 
-    private func openSession(width: Int, height: Int) async throws {        let deadline = Date().addingTimeInterval(15)
+    private func openSession(width: Int, height: Int, arguments: [String]) async throws {        let deadline = Date().addingTimeInterval(15)
         var lastError = ""
         while true {
             do {
@@ -41,7 +42,7 @@ public final class WebDriver: @unchecked Sendable {
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome",
             "goog:chromeOptions": ["binary": "/usr/bin/chromium",
-                                   "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)", "--lang=en-US"]],
+                                   "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)", "--lang=en-US"] + arguments],
         ]]]
         let session = try await request("POST", "/session", capabilities)
         guard let id = (session["value"] as? [String: Any])?["sessionId"] as? String else { throw Failure(description: "no session: \(session)") }

@@ -13,8 +13,14 @@ import Pipeline
 /// | Telnyx | base64 PCMU 8 kHz (RTP payloads) | `mark` / `mark` | `clear` |
 /// | Plivo | base64 μ-law 8 kHz (`playAudio` out) | `checkpoint` / `playedStream` | `clearAudio` |
 /// | Exotel | base64 16-bit PCM 8 kHz, ~100 ms chunks | `mark` / `mark` | `clear` |
+/// | browser (ours, `BrowserDialect`) | base64 16-bit PCM, 16 kHz in, 8 kHz out | `mark` / `mark` | `clear` |
 public enum MediaStreamDialect: String, Sendable, CaseIterable {
     case twilio, telnyx, plivo, exotel
+    /// The dashboard's "Try it": opened with an API token, never by a provider.
+    case browser
+
+    /// The providers' dialects: what `media_streams` configures and a stream token opens.
+    public static let providers: [MediaStreamDialect] = [.twilio, .telnyx, .plivo, .exotel]
 
     /// The server's WebSocket path for the dialect.
     public var path: String { "\(rawValue)/stream" }
@@ -26,6 +32,7 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
         case .telnyx: "Telnyx media streaming"
         case .plivo: "Plivo audio streams"
         case .exotel: "Exotel Voicebot"
+        case .browser: "VoiceBridge browser stream"
         }
     }
 
@@ -39,6 +46,7 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
         case .telnyx: try OtherDialects.decodeTelnyx(text)
         case .plivo: try OtherDialects.decodePlivo(text)
         case .exotel: try OtherDialects.decodeExotel(text)
+        case .browser: try BrowserDialect.decode(text)
         }
     }
 
@@ -53,13 +61,14 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
         case .telnyx: #"{"event":"media","media":{"payload":""#
         case .plivo: #"{"event":"playAudio","media":{"contentType":"audio/x-mulaw","sampleRate":8000,"payload":""#
         case .exotel: #"{"event":"media","stream_sid":\#(sid),"streamSid":\#(sid),"media":{"payload":""#
+        case .browser: BrowserDialect.mediaPrefix
         }
     }
 
     /// One 20 ms μ-law frame as the dialect's audio message.
     public func encodeMedia(_ frame: [UInt8], prefix: some Collection<UInt8>) -> ByteBuffer {
         switch self {
-        case .exotel:
+        case .exotel, .browser:
             // 16-bit little-endian PCM: 320 bytes a frame, the multiple of 320 Exotel asks for.
             return TwilioMediaStreamCodec.encodeMedia(PCM16.bytes(G711.decode(frame, law: .muLaw)), prefix: prefix)
         default:
@@ -75,6 +84,8 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
             return String(buffer: encodeMedia(payload, prefix: mediaPrefix(streamSid: streamSid).utf8))
         case (.twilio, _):
             return TwilioMediaStreamCodec.encodeCommand(command, streamSid: streamSid)
+        case (.browser, _):
+            return BrowserDialect.encodeCommand(command)
         case (.telnyx, .mark(let name)):
             return #"{"event":"mark","stream_id":\#(sid),"mark":{"name":\#(TwilioMediaStreamCodec.quote(name))}}"#
         case (.telnyx, .clear):

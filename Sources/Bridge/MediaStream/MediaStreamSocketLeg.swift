@@ -66,6 +66,8 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         var mediaPrefix = Array(TwilioMediaStreamCodec.mediaPrefix(streamSid: "").utf8)
         /// Audio of a message longer than a frame (or not a whole number of them), not yet a `media` event.
         var partialFrame: [UInt8] = []
+        /// A browser's microphone (linear PCM, often 16 kHz) to the call's 8 kHz.
+        var microphone: Resampler?
         var chunks = 0
         var start: MediaStreamStart?
         var unknown = 0
@@ -145,7 +147,9 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         switch decoded {
         case .message(let event, let sid):
             if case .start(let start) = event {
+                let microphone = dialect == .browser && start.sampleRate != 8000 ? try? Resampler(from: start.sampleRate, to: 8000) : nil
                 let waiters = state.withLock { s in
+                    s.microphone = microphone
                     s.streamSid = start.streamSid
                     s.mediaPrefix = Array(dialect.mediaPrefix(streamSid: start.streamSid).utf8)
                     s.start = start
@@ -165,7 +169,7 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
                 if dialect == .twilio {
                     deliver(media)   // Twilio's own 20 ms frames, as they came
                 } else {
-                    for frame in frames(of: media) { deliver(frame) }
+                    for frame in frames(of: dialect == .browser ? narrowband(media) : media) { deliver(frame) }
                 }
                 return .accepted
             }
@@ -178,6 +182,14 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
             state.withLock { $0.unknown += 1 }
             return .unknown(name)
         }
+    }
+
+    /// A browser's linear PCM, at the rate its start named, as the call's 8 kHz μ-law.
+    private func narrowband(_ media: MediaStreamMedia) -> MediaStreamMedia {
+        var media = media
+        let samples = PCM16.samples(media.payload)
+        media.payload = G711.encode(state.withLock { $0.microphone?.process(samples) } ?? samples, law: .muLaw)
+        return media
     }
 
     /// One 20 ms frame to the media handler where it arrived, or to `events`.

@@ -100,8 +100,8 @@ extension VoiceBridgeConfig {
         }
         c.mediaStreams.startTimeoutSeconds = try r.int("media_streams.start_timeout_seconds", default: c.mediaStreams.startTimeoutSeconds, in: 1...300)
         c.mediaStreams.dialects = try r.list("media_streams.dialects", default: []).map { name in
-            guard let dialect = MediaStreamDialect(rawValue: name) else {
-                throw ConfigError(key: "media_streams.dialects", problem: "'\(name)' is not one of \(MediaStreamDialect.allCases.map(\.rawValue).joined(separator: ", "))", origin: r.origin(of: "media_streams.dialects"))
+            guard let dialect = MediaStreamDialect(rawValue: name), MediaStreamDialect.providers.contains(dialect) else {
+                throw ConfigError(key: "media_streams.dialects", problem: "'\(name)' is not one of \(MediaStreamDialect.providers.map(\.rawValue).joined(separator: ", "))", origin: r.origin(of: "media_streams.dialects"))
             }
             return dialect
         }

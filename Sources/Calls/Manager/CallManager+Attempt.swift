@@ -198,7 +198,7 @@ extension CallManager {
 
     /// Stores how a call this node ran ended. A refusal is logged, not thrown: the call may
     /// have ended already, or been taken over while this node stalled (`notHolder`).
-    private func storeEnd(of id: String, in state: CallState, reason: String?) async {
+    func storeEnd(of id: String, in state: CallState, reason: String?) async {
         do { try await store.transition(id: id, to: state, reason: reason, heldBy: settings.nodeID) } catch {
             logger.warning("could not store the call's end", metadata: ["call": "\(id)", "state": "\(state.rawValue)", "error": "\(error)"])
             return

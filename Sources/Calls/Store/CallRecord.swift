@@ -109,10 +109,9 @@ public struct CallRecord: Sendable, Equatable, Codable {
         self.requestedBy = requestedBy
     }
 
-    /// A new call id: `ob-` (or `ib-` for inbound) and 8 hex digits.
+    /// A new call id: `ob-` (`ib-` inbound, `br-` from the browser) and 8 hex digits.
     public static func newID(direction: CallDirection = .outbound) -> String {
-        let prefix = direction == .outbound ? "ob-" : "ib-"
-        return prefix + String(format: "%08x", UInt32.random(in: .min ... .max))
+        direction.idPrefix + String(format: "%08x", UInt32.random(in: .min ... .max))
     }
 }
 

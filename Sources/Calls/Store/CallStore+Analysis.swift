@@ -66,7 +66,7 @@ extension CallStore {
             for case let (key, value?) in ["campaign_id": call.campaignId, "template_id": call.templateId, "outcome": call.outcome] { data[key] = value }
             try enqueueWebhook(.callAnalyzed, data: data, outboundID: call.outboundId, campaignID: call.campaignId, now: at, in: sql)
             // The event stream tells pages showing the call (the analysis comes after its end).
-            try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction == .outbound ? "outbound" : "inbound")_analyzed",
+            try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction.eventPrefix)_analyzed",
                                       payload: Self.json(["method": analysis.method.rawValue, "success": analysis.success ? "true" : "false"]), createdAt: at), in: sql)
         }
     }

@@ -185,7 +185,7 @@ public final class CallStore: Sendable {
         }
         try sql.insert(sealed(call), into: "calls")
         if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: sql) }   // inbound: answered already
-        return try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction.rawValue)_\(call.state.rawValue)",
+        return try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction.eventPrefix)_\(call.state.rawValue)",
                                          payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt), in: sql)
     }
 
@@ -264,7 +264,7 @@ public final class CallStore: Sendable {
         if state == .dialing { try Self.openAttempt(call, at: now, in: sql) }
         var payload = ["state": state.rawValue, "attempt_count": String(call.attemptCount)]
         if let reason { payload["reason"] = reason }
-        let event = try Self.append(CallEvent(outboundId: id, type: "\(call.direction == .outbound ? "outbound" : "inbound")_\(state.rawValue)",
+        let event = try Self.append(CallEvent(outboundId: id, type: "\(call.direction.eventPrefix)_\(state.rawValue)",
                                               payload: Self.json(payload), createdAt: now), in: sql)
         if state.isTerminal, announce { try enqueueCallWebhook(call, now: now, in: sql) }
         return (call, event)

@@ -1,0 +1,79 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+import TestSupport
+@testable import API
+@testable import Calls
+@testable import Realtime
+
+/// "Try it" in headless Chromium with a fake microphone: a WAV of espeak-ng saying "Yes, I can
+/// attend." five seconds in, while the agent is still greeting. The agent's greeting reaches the
+/// page, the caller's voice stops it within 300 ms (a `clear`, measured on the page from the
+/// microphone's onset), reach the transcript and the stored answer, and the call is stored with
+/// `direction: browser`.
+@Suite(.serialized) struct DashboardTryTests {
+    /// 16-bit mono PCM as a WAV file.
+    static func wav(_ samples: [Int16], sampleRate: Int) -> Data {
+        var d = Data()
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { d.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { d.append(contentsOf: $0) } }
+        d.append(Data("RIFF".utf8)); u32(36 + samples.count * 2); d.append(Data("WAVE".utf8))
+        d.append(Data("fmt ".utf8)); u32(16); u16(1); u16(1); u32(sampleRate); u32(sampleRate * 2); u16(2); u16(16)
+        d.append(Data("data".utf8)); u32(samples.count * 2)
+        samples.withUnsafeBytes { d.append(contentsOf: $0) }
+        return d
+    }
+
+    @Test func theAgentIsHeardAnsweredAndInterruptedFromTheBrowser() async throws {
+        let rate = EspeakSynthesizer.sampleRate
+        let words = try await EspeakSynthesizer(voice: "en-us").synthesize("Yes, I can attend.")
+        let silence = { (seconds: Double) in [Int16](repeating: 0, count: Int(seconds * Double(rate))) }
+        let microphone = FileManager.default.temporaryDirectory.appendingPathComponent("vb-try-\(UUID().uuidString).wav")
+        try Self.wav(silence(5) + words + silence(40), sampleRate: rate).write(to: microphone)
+        defer { try? FileManager.default.removeItem(at: microphone) }
+
+        let database = Locked<String?>(nil)
+        try await DashboardBrowserTests.withBrowser(rtpPorts: 58400...58599, name: "dashboard-try",
+                                                    browserArguments: ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+                                                                       "--use-file-for-fake-audio-capture=\(microphone.path)", "--autoplay-policy=no-user-gesture-required"],
+                                                    before: { config in database.withLock { $0 = config.database.path } }) { browser, port in
+            let root = "http://127.0.0.1:\(port)/"
+            var create = HTTPClientRequest(url: root + "api/templates")
+            create.method = .POST
+            create.headers.add(name: "Content-Type", value: "application/json")
+            // A long greeting: the caller's words five seconds in come while the agent still speaks.
+            create.body = .bytes(ByteBuffer(string: #"{"name":"planning","purpose":"the quarterly planning meeting of the product team, tomorrow at two in the afternoon, in the large conference room on the third floor","questions":["Can you attend?"]}"#))
+            #expect(try await HTTPClient.shared.execute(create, timeout: .seconds(10)).status == .created)
+
+            try await browser.navigate(root + "#/templates")
+            try await browser.execute("localStorage.setItem('vb.lang', 'en');")
+            try await browser.navigate(root + "#/templates")
+            try await browser.wait(for: "document.querySelector('li[data-name=planning] [data-action=try]')")
+            try await browser.click("li[data-name=planning] [data-action=try]")
+            try await browser.wait(for: "document.querySelector('#try-what')?.textContent === 'Template: planning'")
+            try await browser.click("#try-start")
+
+            // The greeting plays on the page, the caller's voice cuts it, and its words come back.
+            try await browser.wait(for: "window.__try && window.__try.agentSamples >= 8000 && window.__try.agentRms > 0.01", timeout: .seconds(20))
+            try await browser.wait(for: "window.__try.bargeInMs.length > 0", timeout: .seconds(20))
+            try await browser.wait(for: "[...document.querySelectorAll('#try-transcript li')].some(li => li.dataset.speaker === 'caller')", timeout: .seconds(20))
+            try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-try.png")
+            let bargeIn = try await browser.execute("return window.__try.bargeInMs[0];") as? Int ?? .max
+            #expect(bargeIn <= 300, "the agent stopped \(bargeIn) ms after the caller started")
+            print("Try it: the agent stopped \(bargeIn) ms after the caller started talking over it")
+            try await browser.wait(for: "document.querySelector('#try-status').textContent === 'The call is over.'", timeout: .seconds(60))
+            #expect(try await browser.execute("return window.__try.marks;") as? Int ?? 0 > 0, "played audio is echoed as marks")
+            let id = try await browser.execute("return document.querySelector('#try-report').getAttribute('href');") as? String ?? ""
+            #expect(id.hasPrefix("#/calls/br-"), "\(id)")
+        }
+        let store = try CallStore(path: try #require(database.value))
+        let calls = try await store.page(states: nil, limit: 10, offset: 0).calls
+        let call = try #require(calls.first { $0.direction == .browser })
+        #expect(call.state == .completed && call.calleeNumber == "browser", "\(call.state) \(call.calleeNumber)")
+        let answers = try await store.answers(callID: call.outboundId)
+        #expect(answers.map(\.status) == [.answered] && answers.first?.answerSummary == "yes", "\(answers)")
+        let transcript = try await store.transcript(callID: call.outboundId)
+        #expect(transcript.contains { $0.entry.speaker == .customer && $0.entry.text.lowercased().hasPrefix("yes") }, "\(transcript.map(\.entry.text))")
+    }
+}

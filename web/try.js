@@ -1,0 +1,173 @@
+// "Try it": a call from this page's microphone to the agent, on the server's browser media
+// stream (/browser/stream, opened as /api/events is, by apiSocket). The microphone goes out as
+// 16 kHz 16-bit PCM (try-worklet.js); the agent's audio comes back as 8 kHz PCM and is played
+// through the Web Audio API, one buffer right after the other. A `mark` is echoed once the audio
+// before it has played (how the server knows what was heard); a `clear` (the caller talked over
+// the agent) stops what is playing and drops what is queued. The transcript comes from /api/events.
+// window.__try keeps what the page measured (agent audio, the caller's voice, barge-ins) for its tests.
+'use strict';
+
+let trying = null;
+
+function showTry(params) {
+  if (trying) stopTrying();
+  const view = mount('try-view');
+  const template = params.get('template');
+  let call = null;
+  if (template) call = { template };
+  else {
+    try { call = JSON.parse(sessionStorage.getItem('vb.try') || 'null'); } catch (error) { call = null; }
+  }
+  const what = $('#try-what', view);
+  if (!call) { what.textContent = t('try.nothing'); $('#try-start', view).hidden = true; return; }
+  what.textContent = call.template ? `${t('try.template')}: ${call.template}` : `${call.purpose} — ${(call.questions || []).join(' / ')}`;
+  $('#try-start', view).addEventListener('click', () => {
+    if (trying) stopTrying(); else startTrying(view, call).catch((error) => fail(view, error.message));
+  });
+}
+
+function fail(view, message) {
+  $('#try-error', view).textContent = message;
+  stopTrying();
+}
+
+function base64(bytes) {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 1) text += String.fromCharCode(bytes[i]);
+  return btoa(text);
+}
+
+// The loudness of an analyser's latest block (RMS, 0…1).
+function loudness(analyser, block) {
+  analyser.getFloatTimeDomainData(block);
+  let energy = 0;
+  for (let i = 0; i < block.length; i += 1) energy += block[i] * block[i];
+  return Math.sqrt(energy / block.length);
+}
+
+async function startTrying(view, call) {
+  $('#try-error', view).textContent = '';
+  $('#try-status', view).textContent = t('try.connecting');
+  let microphone;
+  try {
+    microphone = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true } });
+  } catch (error) {
+    throw new Error(`${t('try.no_mic')} ${error.message}`);
+  }
+  const context = new AudioContext();
+  await context.audioWorklet.addModule('/try-worklet.js');
+  const source = context.createMediaStreamSource(microphone);
+  const worklet = new AudioWorkletNode(context, 'microphone-16k');
+  const mute = context.createGain();
+  mute.gain.value = 0;
+  source.connect(worklet).connect(mute).connect(context.destination);   // pulled by the graph, heard by nobody
+  const heard = context.createAnalyser();   // the caller's voice, for the page's own measures
+  heard.fftSize = 512;
+  source.connect(heard);
+  const agent = context.createAnalyser();   // the agent's voice as played
+  agent.fftSize = 512;
+  agent.connect(context.destination);
+
+  const socket = apiSocket('/browser/stream');
+  trying = { view, socket, context, microphone, playing: [], next: 0, generation: 0, callID: null, timer: null };
+  const measures = { agentRms: 0, agentSamples: 0, callerSpeech: [], clears: [], bargeInMs: [], marks: 0 };
+  window.__try = measures;
+  const state = trying;
+
+  socket.onopen = () => {
+    socket.send(JSON.stringify({ event: 'start', start: { media_format: { encoding: 'audio/L16', sample_rate: 16000 }, call } }));
+    worklet.port.onmessage = (message) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ event: 'media', media: { payload: base64(new Uint8Array(message.data)) } }));
+    };
+  };
+  socket.onmessage = (message) => {
+    const event = JSON.parse(message.data);
+    if (event.event === 'media') play(state, agent, event.media.payload, measures);
+    else if (event.event === 'mark') echoMark(state, event.mark.name, measures);
+    else if (event.event === 'clear') clearPlayback(state, measures);
+    else if (event.event === 'call') connected(state, event.call_id);
+    else if (event.event === 'error') $('#try-error', view).textContent = event.message;
+  };
+  socket.onclose = () => { if (trying === state) stopTrying(); };
+
+  // The caller's voice starting while the agent talks: when the clear comes, the barge-in took
+  // clear − onset (what a person hears as the agent stopping).
+  const block = new Float32Array(heard.fftSize);
+  let speaking = false;
+  state.timer = setInterval(() => {
+    const level = loudness(heard, block);
+    if (!speaking && level > 0.02) { speaking = true; measures.callerSpeech.push({ at: performance.now(), agentPlaying: state.playing.length > 0 }); }
+    else if (speaking && level < 0.005) speaking = false;
+  }, 10);
+  $('#try-start', view).textContent = t('try.hangup');
+  $('#try-status', view).textContent = t('try.live');
+}
+
+function connected(state, callID) {
+  state.callID = callID;
+  const report = $('#try-report', state.view);
+  report.href = `#/calls/${callID}`;
+  report.hidden = false;
+  current = { id: callID, refresh: (event) => {
+    if (!event || event.outbound_id !== callID || event.type !== 'transcript') return;
+    const agentSpoke = event.data.speaker === 'ai';
+    const li = el('li', `${agentSpoke ? '🤖' : '🙂'} ${event.data.text}`);
+    li.dataset.speaker = agentSpoke ? 'agent' : 'caller';
+    $('#try-transcript', state.view).append(li);
+  } };
+}
+
+// 8 kHz 16-bit PCM from the server, played right after what is already queued.
+function play(state, agent, payload, measures) {
+  const bytes = Uint8Array.from(atob(payload), (c) => c.charCodeAt(0));
+  const pcm = new Int16Array(bytes.buffer, 0, bytes.length >> 1);
+  const buffer = state.context.createBuffer(1, pcm.length, 8000);
+  const channel = buffer.getChannelData(0);
+  let energy = 0;
+  for (let i = 0; i < pcm.length; i += 1) { channel[i] = pcm[i] / 32768; energy += channel[i] * channel[i]; }
+  measures.agentSamples += pcm.length;
+  measures.agentRms = Math.max(measures.agentRms, Math.sqrt(energy / Math.max(1, pcm.length)));
+  const node = state.context.createBufferSource();
+  node.buffer = buffer;
+  node.connect(agent);
+  state.next = Math.max(state.next, state.context.currentTime + 0.06);
+  node.start(state.next);
+  state.next += buffer.duration;
+  state.playing.push(node);
+  node.onended = () => { state.playing = state.playing.filter((n) => n !== node); };
+}
+
+// Echoed once everything queued before it has played; a clear in between means it never was.
+function echoMark(state, name, measures) {
+  const generation = state.generation;
+  const wait = Math.max(0, (state.next - state.context.currentTime) * 1000);
+  setTimeout(() => {
+    if (state.generation !== generation || state.socket.readyState !== WebSocket.OPEN) return;
+    state.socket.send(JSON.stringify({ event: 'mark', mark: { name } }));
+    measures.marks += 1;
+  }, wait);
+}
+
+function clearPlayback(state, measures) {
+  state.generation += 1;
+  for (const node of state.playing) { try { node.stop(); } catch (error) { /* not started yet */ } }
+  state.playing = [];
+  state.next = 0;
+  const at = performance.now();
+  measures.clears.push(at);
+  const onset = measures.callerSpeech.filter((s) => s.agentPlaying && s.at <= at).pop();
+  if (onset) measures.bargeInMs.push(Math.round(at - onset.at));
+}
+
+function stopTrying() {
+  const state = trying;
+  if (!state) return;
+  trying = null;
+  clearInterval(state.timer);
+  if (state.socket.readyState === WebSocket.OPEN) state.socket.send(JSON.stringify({ event: 'stop' }));
+  state.socket.close();
+  state.microphone.getTracks().forEach((track) => track.stop());
+  state.context.close();
+  $('#try-start', state.view).textContent = t('try.start');
+  $('#try-status', state.view).textContent = t('try.ended');
+}
