@@ -30,7 +30,8 @@ extension CallSession {
             noteTurn(frame)
             let (hears, person) = state.withLock { ($0.engineHearsCaller, $0.bridge) }
             if let person { _ = person.trySend([.media(media.payload)]) }   // a bridged call: the caller to the person
-            if frame.bargeIn.isEmpty, frame.tones.isEmpty,
+            // Bridged, the caller and the person talk over each other as people do: no barge-in.
+            if frame.bargeIn.isEmpty || person != nil, frame.tones.isEmpty,
                !hears || (!takesMuLaw && engine.sendNow(speech: frame.activity, samples: { frame.engineSamples })) {
                 return true
             }
@@ -44,11 +45,14 @@ extension CallSession {
                 let (frame, fresh) = caller.withLock { c in
                     c.handled.isEmpty ? (c.run(media.payload), true) : (c.handled.removeFirst(), false)
                 }
+                let person = state.withLock { $0.bridge }
                 if fresh {
                     noteTurn(frame)
-                    if let person = state.withLock({ $0.bridge }) { _ = person.trySend([.media(media.payload)]) }
+                    if let person { _ = person.trySend([.media(media.payload)]) }
                 }
-                for action in frame.bargeIn { await perform(action) }
+                if person == nil {
+                    for action in frame.bargeIn { await perform(action) }
+                }
                 for tone in frame.tones {
                     if case .dtmf(let digit) = tone { await pressed(digit) } else { await noteTone(tone) }
                 }
