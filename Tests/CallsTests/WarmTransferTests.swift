@@ -14,7 +14,7 @@ import TestSupport
 @Suite(.serialized) struct WarmTransferTests {
     /// A person who answers (PCMA), listens for `listen` ms, then says yes (`digit` 1 with the
     /// capture at `yes`) or presses `digit`; having accepted they speak — sipp's own 7 s A-law
-    /// recording — (or, `speaks` false, stay 14 s on the line: run with -rtp_echo, they say back
+    /// recording — (or, `speaks` false, stay 9 s on the line: run with -rtp_echo, they say back
     /// what they hear) and hang up; having declined (2) they wait for our BYE.
     static func person(digit: Int, yes: String?, listen: Int = 4000, speaks: Bool = true) -> String {
         let answer = digit == 1 && yes != nil ? yes! : "/usr/share/sip-tester/dtmf_2833_\(digit).pcap"
@@ -22,7 +22,7 @@ import TestSupport
             <pause milliseconds="4000"/>
             <nop><action><exec play_pcap_audio="/usr/share/sip-tester/g711a.pcap"/></action></nop>
             <pause milliseconds="7500"/>
-            """ : #"<pause milliseconds="14000"/>"#
+            """ : #"<pause milliseconds="9000"/>"#
         let ending = digit == 1 ? """
             \(talk)
             <send retrans="500"><![CDATA[
