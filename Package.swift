@@ -102,7 +102,7 @@ let package = Package(
         // against what each call must end with.
         .target(
             name: "TestRuns",
-            dependencies: ["Calls", "Realtime", .product(name: "Yams", package: "Yams")]
+            dependencies: ["Calls", "Flows", "Realtime", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "API",
@@ -173,7 +173,7 @@ let package = Package(
             "Realtime", "TestSupport", "Pipeline", "Tools", "Knowledge", "Flows", "Calls",   // Calls: the server's tool transport
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Realtime"]),
+        .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Flows", "Realtime"]),
         .testTarget(name: "CallsTests", dependencies: ["Calls", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,4 +1,5 @@
 import Calls
+import Flows
 import Foundation
 import Realtime
 
@@ -66,7 +67,7 @@ public struct TestRun: Sendable {
     func call(_ persona: TestSuite.Persona, number: Int, questions: [String], manager: CallManager, store: CallStore, now: Date) async throws -> TestRunResult.PersonaResult {
         let clock = ContinuousClock.now
         var request = OutboundCallRequest(callerNumber: callerNumber, calleeNumber: String(format: "0100000%04d", number), purpose: "", questions: [],
-                                          metadata: String(decoding: try JSONSerialization.data(withJSONObject: ["simulated_answers": persona.says, "test_suite": suite.name, "test_persona": persona.name]), as: UTF8.self))
+                                          metadata: String(decoding: try JSONSerialization.data(withJSONObject: ["simulated_answers": persona.script, "test_suite": suite.name, "test_persona": persona.name]), as: UTF8.self))
         request.template = template
         request.retryOnNoAnswer = false
         request.maxRetries = 0
@@ -94,13 +95,15 @@ public struct TestRun: Sendable {
         let report = try await store.report(callID: id)
         let agentTurns = try await store.transcript(callID: id).filter { $0.entry.speaker == .ai && !$0.entry.text.hasPrefix("[") }.count
         let failures = Self.failures(persona, questions: questions, state: state, answers: answers, agentTurns: agentTurns,
-                                     turnLatencies: report?.turns.compactMap(\.firstAudioMs) ?? [], now: now)
+                                     turnLatencies: report?.turns.compactMap(\.firstAudioMs) ?? [],
+                                     outcome: call?.outcome, fields: try CallFlowResult(stored: call?.flowResult)?.fields ?? [:], now: now)
         return .init(name: persona.name, callID: id, state: state.rawValue, seconds: seconds, failures: failures)
     }
 
     /// Each expectation the call missed, as expected vs got.
     static func failures(_ persona: TestSuite.Persona, questions: [String], state: CallState, answers: [TaskTracker.Answer],
-                         agentTurns: Int, turnLatencies: [Int], now: Date) -> [TestRunResult.Failure] {
+                         agentTurns: Int, turnLatencies: [Int], outcome: String? = nil, fields: [String: FlowFieldValue] = [:],
+                         now: Date) -> [TestRunResult.Failure] {
         // State, statuses and answers as `make bench` compares its personas.
         var failures = persona.asCalleePersona(questions: questions).compare(state: state, answers: answers, now: now).differences.map { d in
             let question = d.question.map { questions.indices.contains($0) ? questions[$0] : "q\($0 + 1)" }
@@ -110,6 +113,15 @@ public struct TestRun: Sendable {
             case .answer: "\(question ?? "") answer"
             }
             return TestRunResult.Failure(what: what, expected: d.expected, got: d.got + (d.heard.map { " (heard \"\($0)\")" } ?? ""))
+        }
+        if let expected = persona.outcome, expected != outcome {
+            failures.append(.init(what: "outcome", expected: expected, got: outcome ?? "none"))
+        }
+        for (name, expected) in persona.fields.sorted(by: { $0.key < $1.key }) {
+            let field = fields[name]
+            let got = field.map { $0.status == .answered ? $0.answer ?? "" : "<\($0.status.rawValue)>" } ?? "<empty>"
+            let want = CalleePersona.resolve(expected, now: now, calendar: .current)
+            if got != want { failures.append(.init(what: "field \(name)", expected: want, got: got)) }
         }
         if let most = persona.maxTurns, agentTurns > most {
             failures.append(.init(what: "agent turns", expected: "at most \(most)", got: "\(agentTurns)"))

@@ -11,6 +11,7 @@ import Yams
 /// personas:
 ///   - name: cooperative
 ///     says: ["Yes, I can attend the meeting.", "No, the original location is fine."]
+///     language: en-gb                    # the espeak-ng voice it speaks in (default: en-us)
 ///     expect:
 ///       state: completed                 # the call's end state (default: completed)
 ///       answers:                         # one per question, in the template's order
@@ -18,11 +19,14 @@ import Yams
 ///         - {status: answered, answer: "no"}
 ///       max_turns: 6                     # the agent spoke at most this often
 ///       turn_latency_ms: 1500            # median speech end → reply audio
+///       outcome: registered              # a flow's end (its `end` step's outcome)
+///       fields: {attending: "yes", guests: 3, meal: "<refused>"}   # a flow's fields
 /// ```
 ///
 /// `says` is the simulated callee's script: one line per agent turn, `<silence>`, `<hangup>`,
 /// `<dtmf 12#> words`, `<says Hello?>` first (over the greeting), `<busy>`, `<no_answer>`, `<reject>`.
-/// Answers are normalised summaries (`yes`, `3`, `+15551234567`, `{today+1}T14:00`).
+/// Answers and fields are normalised summaries (`yes`, `3`, `+15551234567`, `{today+1}T14:00`); a
+/// field may instead be `<refused>`, `<unclear>` or `<empty>` (never filled).
 public struct TestSuite: Sendable, Equatable {
     public var name: String
     public var template: String?
@@ -31,11 +35,17 @@ public struct TestSuite: Sendable, Equatable {
     public struct Persona: Sendable, Equatable {
         public var name: String
         public var says: [String]
+        /// The espeak-ng voice the callee speaks in (`ko`, `de`, `es`…; nil: English).
+        public var language: String?
         public var state: CallState
         /// Per question: the status, and the normalised answer (nil: not checked).
         public var answers: [ExpectedAnswer]
         public var maxTurns: Int?
         public var turnLatencyMilliseconds: Int?
+        /// A flow's outcome label (nil: not checked).
+        public var outcome: String?
+        /// A flow's fields by name: the normalised answer, or `<refused>`, `<unclear>`, `<empty>`.
+        public var fields: [String: String] = [:]
     }
 
     public struct ExpectedAnswer: Sendable, Equatable {
@@ -73,16 +83,22 @@ public struct TestSuite: Sendable, Equatable {
 
     static func parsePersona(_ node: Node, at path: String) throws(Problem) -> Persona {
         guard let mapping = node.mapping else { throw Problem(path: path, message: "must be a mapping with name, says and expect") }
-        try allowOnly(["name", "says", "expect"], in: mapping, at: path)
+        try allowOnly(["name", "says", "language", "expect"], in: mapping, at: path)
         let name = mapping["name"]?.string?.trimmingCharacters(in: .whitespaces) ?? ""
         guard !name.isEmpty else { throw Problem(path: path + ".name", message: "is required") }
         guard let lines = mapping["says"]?.sequence?.map({ $0.string }), !lines.isEmpty, lines.allSatisfy({ $0 != nil }) else {
             throw Problem(path: path + ".says", message: "must list the callee's lines (text, or <silence>, <hangup> …)")
         }
         var persona = Persona(name: name, says: lines.compactMap { $0 }, state: .completed, answers: [])
+        if let node = mapping["language"] {
+            guard let language = node.string, language.wholeMatch(of: /[a-z]{2,3}(-[a-z0-9]+)?/) != nil, (try? EspeakSynthesizer(voice: language)) != nil else {
+                throw Problem(path: path + ".language", message: "must be a voice espeak-ng has (ko, de, es, fr, en-gb …)")
+            }
+            persona.language = language
+        }
         guard let expect = mapping["expect"]?.mapping else { return persona }
         let at = path + ".expect"
-        try allowOnly(["state", "answers", "max_turns", "turn_latency_ms"], in: expect, at: at)
+        try allowOnly(["state", "answers", "max_turns", "turn_latency_ms", "outcome", "fields"], in: expect, at: at)
         if let raw = expect["state"]?.string {
             guard let state = CallState(rawValue: raw), !state.isLive, state != .queued else {
                 throw Problem(path: at + ".state", message: "\"\(raw)\" is not an end state (completed, no_answer, busy, rejected, failed, cancelled, voicemail, voicemail_left)")
@@ -96,6 +112,19 @@ public struct TestSuite: Sendable, Equatable {
                 throw Problem(path: at + ".answers[\(j)].status", message: "\"\(raw)\" is not one of answered, refused, unclear, pending, not_asked")
             }
             persona.answers.append(ExpectedAnswer(status: status, answer: answer["answer"]?.string))
+        }
+        if let node = expect["outcome"] {
+            guard let outcome = node.string, !outcome.isEmpty else { throw Problem(path: at + ".outcome", message: "must be the outcome label of one of the flow's end steps") }
+            persona.outcome = outcome
+        }
+        if let node = expect["fields"] {
+            guard let fields = node.mapping else { throw Problem(path: at + ".fields", message: "must map field names to their expected answers") }
+            for (key, value) in fields {
+                guard let name = key.string, !name.isEmpty, let answer = value.string, !answer.isEmpty else {
+                    throw Problem(path: at + ".fields.\(key.string ?? "?")", message: "must be an answer (\"yes\", 3, \"{today+1}T14:00\") or <refused>, <unclear>, <empty>")
+                }
+                persona.fields[name] = answer
+            }
         }
         persona.maxTurns = try positive(expect["max_turns"], at: at + ".max_turns")
         persona.turnLatencyMilliseconds = try positive(expect["turn_latency_ms"], at: at + ".turn_latency_ms")
@@ -123,5 +152,14 @@ extension TestSuite.Persona {
     /// The same comparison `make bench`'s personas use, for a template's questions.
     func asCalleePersona(questions: [String]) -> CalleePersona {
         CalleePersona(name: name, questions: questions, script: says, state: state, expected: answers.map { (status: $0.status, summary: $0.answer) })
+    }
+}
+
+extension TestSuite.Persona {
+    /// The callee's script: each spoken line in the persona's language (`<voice ko>`); lines that
+    /// are a whole mark (`<silence>`, `<busy>`, `<says …>` …) as they are.
+    var script: [String] {
+        guard let language else { return says }
+        return says.map { $0.wholeMatch(of: /<[a-z_]+( [^>]*)?>/) != nil ? $0 : "<voice \(language)> " + $0 }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Calls
+import Realtime
 
 @Suite struct CalleeConversationTests {
     @Test func scriptLinesAreRead() {
@@ -10,6 +11,15 @@ import Testing
         #expect(line.words == "Um, tomorrow at two.")
         #expect(CalleeLine("<hangup>").action == .hangUp && CalleeLine("<silence>").action == .silence)
         #expect(CalleeLine("Yes.") == CalleeLine("Yes."))
+        #expect(CalleeLine("<voice ko> <dtmf 1> 네.").voice == "ko" && CalleeLine("<voice ko> <dtmf 1> 네.").words == "네.")
+    }
+
+    @Test func aLineIsSpokenInItsOwnVoice() async throws {
+        let callee = try SimulatedCallee(rtpPorts: 40000...40001, tts: try EspeakSynthesizer(voice: "en-us"))
+        let english = try #require(await callee.speech(CalleeLine("Guten Tag."), prefix: "", slowly: false))
+        let german = try #require(await callee.speech(CalleeLine("<voice de> Guten Tag."), prefix: "", slowly: false))
+        #expect(english != german, "the German voice says it differently")
+        #expect(await callee.speech(CalleeLine("<voice zz> Guten Tag."), prefix: "", slowly: false) == nil, "no such voice: nothing said")
     }
 
     @Test func aReadBackIsConfirmedOrCorrectedWithoutUsingUpTheScript() {

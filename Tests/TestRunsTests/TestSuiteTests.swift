@@ -1,4 +1,5 @@
 @testable import Calls
+import Flows
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -39,13 +40,14 @@ struct TestSuiteTests {
     @Test(arguments: [
         ("name: x\npersonas: []", "personas: must list at least one persona"),
         ("personas: [{name: a, says: [hi]}]", "name: is required"),
-        ("name: x\npersonas: [{name: a, says: [hi], expects: {state: busy}}]", "personas[0].expects: unknown key (expected one of expect, name, says)"),
+        ("name: x\npersonas: [{name: a, says: [hi], expects: {state: busy}}]", "personas[0].expects: unknown key (expected one of expect, language, name, says)"),
         ("name: x\npersonas: [{name: a, says: [hi], expect: {state: ringing}}]", "personas[0].expect.state: \"ringing\" is not an end state"),
         ("name: x\npersonas: [{name: a, says: [hi], expect: {answers: [{status: yes}]}}]", "personas[0].expect.answers[0].status: \"yes\" is not one of"),
         ("name: x\npersonas: [{name: a, says: [hi], expect: {max_turns: 0}}]", "personas[0].expect.max_turns: must be a whole number above 0"),
         ("name: x\npersonas: [{name: a, says: [hi]}, {name: a, says: [ho]}]", "personas[1].name: \"a\" is used twice"),
         ("name: x\npersonas: [{name: a}]", "personas[0].says: must list the callee's lines"),
         ("name: [unclosed", "(file): not valid YAML"),
+        ("name: x\npersonas: [{name: a, says: [hi], language: klingon}]", "personas[0].language: must be a voice espeak-ng has"),
     ])
     func aBadSuiteIsRefusedNamingWhere(yaml: String, problem: String) {
         #expect(throws: TestSuite.Problem.self) { try TestSuite.parse(yaml: yaml) }
@@ -73,6 +75,36 @@ struct TestSuiteTests {
         #expect(TestRun.failures(persona, questions: questions, state: .completed, answers: met, agentTurns: 6, turnLatencies: [900], now: now).isEmpty)
         let busy = TestRun.failures(persona, questions: questions, state: .busy, answers: [], agentTurns: 0, turnLatencies: [], now: now)
         #expect(busy.first == .init(what: "state", expected: "completed", got: "busy") && busy.contains { $0.got == "not_asked" })
+    }
+
+    @Test func aFlowCallIsHeldAgainstItsOutcomeAndFields() throws {
+        let suite = try TestSuite.parse(yaml: """
+            name: open day
+            personas:
+              - name: two guests
+                says: ["Yes.", "Two of us.", "Pasta, please."]
+                expect:
+                  outcome: registered
+                  fields: {attending: "yes", guests: 2, meal: pasta, visit: "{today+1}T10:00", note: <empty>}
+            """)
+        let persona = suite.personas[0]
+        #expect(persona.outcome == "registered" && persona.fields == ["attending": "yes", "guests": "2", "meal": "pasta", "visit": "{today+1}T10:00", "note": "<empty>"])
+        let now = Date()
+        let tomorrow = CalleePersona.resolve("{today+1}T10:00", now: now, calendar: .current)
+        let fields: [String: FlowFieldValue] = ["attending": .init(kind: .yesNo, status: .answered, answer: "yes"), "guests": .init(kind: .number, status: .answered, answer: "2"),
+                                                "meal": .init(kind: .choice, status: .refused), "visit": .init(kind: .dateTime, status: .answered, answer: tomorrow)]
+        let failures = TestRun.failures(persona, questions: [], state: .completed, answers: [], agentTurns: 4, turnLatencies: [], outcome: "declined", fields: fields, now: now)
+        #expect(failures == [.init(what: "outcome", expected: "registered", got: "declined"), .init(what: "field meal", expected: "pasta", got: "<refused>")], "\(failures)")
+        var met = fields
+        met["meal"] = .init(kind: .choice, status: .answered, answer: "pasta")
+        #expect(TestRun.failures(persona, questions: [], state: .completed, answers: [], agentTurns: 4, turnLatencies: [], outcome: "registered", fields: met, now: now).isEmpty)
+        #expect(throws: TestSuite.Problem.self) { try TestSuite.parse(yaml: "name: x\npersonas: [{name: a, says: [hi], expect: {fields: [guests]}}]") }
+    }
+
+    @Test func aPersonasLanguageIsTheVoiceOfEachSpokenLine() throws {
+        let persona = try TestSuite.parse(yaml: "name: x\npersonas: [{name: a, language: ko, says: [\"<says 여보세요?>\", \"네, 갈게요.\", \"<dtmf 1> 일번.\", \"<silence>\"]}]").personas[0]
+        #expect(persona.language == "ko")
+        #expect(persona.script == ["<says 여보세요?>", "<voice ko> 네, 갈게요.", "<voice ko> <dtmf 1> 일번.", "<silence>"])
     }
 
     @Test func aRunIsATableAndWellFormedJUnit() throws {

@@ -51,6 +51,31 @@ check "…the table: the passing persona PASS" grep -qE "^  cooperative +PASS" <
 check "…the other FAIL, expected vs got" grep -q "✗ Can you attend? answer: expected no, got yes" <<<"$out"
 check "…with a link to its call" grep -qE "$server/#/calls/ob-[0-9a-f]{8}" <<<"$out"
 check "…and JUnit XML with 2 tests, 1 failure" grep -q 'tests="2" failures="1"' "$VB_ARTIFACTS/test-run.xml"
+# A flow's outcome and fields as expectations: one persona meets them, one expects the other end.
+curl -sf -X POST -H "Authorization: Bearer e2e-secret-0123456789" -H 'Content-Type: application/json' \
+  -d '{"name":"rsvp","purpose":"the open day on Friday","flow":{"start":"attend","steps":[
+        {"id":"attend","ask":"Will you come to the open day on Friday?","field":"attending","kind":"yes_no","next":"route"},
+        {"id":"route","branch":[{"field":"attending","is":"yes","next":"booked"}],"default":"declined"},
+        {"id":"booked","end":"Thank you, see you on Friday.","outcome":"registered"},
+        {"id":"declined","end":"Thank you for letting us know.","outcome":"declined"}]}}' \
+  "$server/api/templates" >/dev/null || not_ok "the flow template for the test run is created"
+cat > "$VB_TMP/flow-suite.yaml" <<'YAML'
+name: rsvp
+personas:
+  - name: declines
+    says: ["No, I cannot come."]
+    expect: {outcome: declined, fields: {attending: "no"}}
+  - name: expected to come
+    says: ["No, I cannot come."]
+    expect: {outcome: registered, fields: {attending: "yes"}}
+YAML
+out=$(timeout 180 "$VB_BINARY" test --server "$server" --token e2e-secret-0123456789 --template rsvp --suite "$VB_TMP/flow-suite.yaml" --parallel 2 2>&1)
+status=$?
+echo "$out" > "$VB_ARTIFACTS/cli-test-run-flow.txt"
+check "a flow's outcome and fields are checked: one persona passes, one fails (exit $status)" test $status -eq 1
+check "…the passing one PASS" grep -qE "^  declines +PASS" <<<"$out"
+check "…the other FAIL on its outcome and field, expected vs got" \
+  bash -c "grep -q '✗ outcome: expected registered, got declined' <<<\"\$0\" && grep -q '✗ field attending: expected yes, got no' <<<\"\$0\"" "$out"
 printf 'name: x\npersonas:\n  - {name: a, says: [hi], expects: {state: busy}}\n' > "$VB_TMP/bad.yaml"
 out=$(timeout 30 "$VB_BINARY" test --server "$server" --token e2e-secret-0123456789 --template meeting --suite "$VB_TMP/bad.yaml" 2>&1)
 status=$?

@@ -4,8 +4,9 @@
 /// `<hangup>` and `<silence>` stand alone. Otherwise markers may open the line, in any order:
 /// `<over Mm-hmm.>` is said over the agent's utterance that this line answers (a backchannel),
 /// `<vague>` marks words not meant as an answer (on a re-ask the callee goes on to its next line
-/// instead of repeating them), `<dtmf 42#>` presses keys before speaking. `<pause 800>` inside the
-/// words is that many milliseconds of silence mid-answer.
+/// instead of repeating them), `<dtmf 42#>` presses keys before speaking, `<voice de>` speaks the
+/// line in that espeak-ng voice (a persona's language). `<pause 800>` inside the words is that many
+/// milliseconds of silence mid-answer.
 struct CalleeLine: Sendable, Equatable {
     enum Action: Sendable, Equatable { case say, hangUp, silence }
 
@@ -13,6 +14,8 @@ struct CalleeLine: Sendable, Equatable {
     var keys = ""
     var over: String?
     var vague = false
+    /// The espeak-ng voice for the words (nil: the callee's own).
+    var voice: String?
     /// The words with their pauses, in order: (text, milliseconds of silence after it).
     var segments: [(text: String, pauseAfter: Int)] = []
 
@@ -31,6 +34,8 @@ struct CalleeLine: Sendable, Equatable {
                 over = String(m.1); rest = rest[m.range.upperBound...]
             } else if let m = rest.prefixMatch(of: /<vague>\s*/) {
                 vague = true; rest = rest[m.range.upperBound...]
+            } else if let m = rest.prefixMatch(of: /<voice ([a-z]{2,3}(?:-[a-z0-9]+)?)>\s*/) {
+                voice = String(m.1); rest = rest[m.range.upperBound...]
             } else if let m = rest.prefixMatch(of: /<dtmf ([0-9*#A-D]+)>\s*/) {
                 keys = String(m.1); rest = rest[m.range.upperBound...]
             } else {
@@ -46,7 +51,7 @@ struct CalleeLine: Sendable, Equatable {
     }
 
     static func == (a: CalleeLine, b: CalleeLine) -> Bool {
-        a.action == b.action && a.keys == b.keys && a.over == b.over && a.vague == b.vague
+        a.action == b.action && a.keys == b.keys && a.over == b.over && a.vague == b.vague && a.voice == b.voice
             && a.segments.map(\.text) == b.segments.map(\.text) && a.segments.map(\.pauseAfter) == b.segments.map(\.pauseAfter)
     }
 }

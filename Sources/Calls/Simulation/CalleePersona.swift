@@ -77,7 +77,8 @@ public struct CalleePersona: Sendable {
         expected.map { $0.summary.map { Self.resolve($0, now: now, calendar: calendar) } }
     }
 
-    static func resolve(_ text: String, now: Date, calendar: Calendar) -> String {
+    /// `text` with its relative day (`{today+1}`, `{next friday}`, `{12-25}`) as a date.
+    public static func resolve(_ text: String, now: Date, calendar: Calendar) -> String {
         guard let open = text.firstIndex(of: "{"), let close = text.firstIndex(of: "}") else { return text }
         let token = text[text.index(after: open)..<close]
         let today = calendar.startOfDay(for: now)

@@ -133,7 +133,14 @@ public final class SimulatedCallee: Sendable {
     /// A script line's words as 8 kHz μ-law, its pauses as silence; `slowly` at three quarters of
     /// the rate (a repeat), with `prefix` ("No,") said first.
     func speech(_ line: CalleeLine, prefix: String, slowly: Bool) async -> [UInt8]? {
-        let voice = slowly ? slowTTS ?? tts : tts
+        var voice = slowly ? slowTTS ?? tts : tts
+        if let name = line.voice {
+            guard let chosen = try? EspeakSynthesizer(voice: name, wordsPerMinute: voice.wordsPerMinute) else {
+                logger.warning("simulated callee: espeak-ng has no such voice; the line is not said", metadata: ["voice": "\(name)"])
+                return nil
+            }
+            voice = chosen
+        }
         var audio: [UInt8] = []
         for (i, segment) in line.segments.enumerated() {
             let text = i == 0 && !prefix.isEmpty ? prefix + " " + segment.text : segment.text
