@@ -28,7 +28,7 @@ enum FrameCostBenchmark {
     static func run() throws -> Result {
         let clock = ContinuousClock()
         // Inputs prepared outside the timed loops.
-        let ulawPackets = (0..<50).map { G711.encode(speechLike(rate: 8000, frame: $0), law: .muLaw) }
+        let ulawPackets = (0..<50).map { LegFrame(payload: G711.encode(speechLike(rate: 8000, frame: $0), law: .muLaw)) }
         let tts24k = (0..<50).map { speechLike(rate: 24000, frame: $0) }
         let meters = PipelineMeters()
         let playback = PlaybackTracker()

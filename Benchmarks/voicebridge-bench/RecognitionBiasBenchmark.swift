@@ -8,7 +8,8 @@ import Realtime
 /// transcribed by Moonshine with the bias toward the question's words (`MoonshineTranscriber.Bias`)
 /// at several strengths. A line counts as right when the local dialogue reads the same meaning
 /// from the transcript as from the line's own text — so the expected answers are not written
-/// here, and a refusal that the bias turned into digits counts as wrong.
+/// here, and a refusal that the bias turned into digits counts as wrong. `wideband` is the same at
+/// the default bias from 16 kHz linear audio, as the dashboard's microphone delivers it (Try it).
 enum RecognitionBiasBenchmark {
     static let phone = "What number can we reach you on?", when = "When would suit you for a visit?", count = "How many people are coming?"
     static let attend = "Can you attend?", budget = "What is your monthly budget?"
@@ -33,6 +34,8 @@ enum RecognitionBiasBenchmark {
         var kind: AnswerKind
         var rate: Int
         var right: [Int]   // per bonus
+        /// Right at the default bias from 16 kHz audio (no phone line).
+        var wideband = 0
         var total = 0
     }
 
@@ -46,7 +49,8 @@ enum RecognitionBiasBenchmark {
                 let interpreter = ReplyInterpreter(questions: [question], now: now)
                 let kind = interpreter.kinds[0]
                 let expected = interpreter.interpret(line, asked: 0, open: [0])
-                let audio = try await telephone(try await voice.synthesize(line))
+                let spoken = try await voice.synthesize(line)
+                let audio = try await telephone(spoken)
                 let key = "\(kind.rawValue)/\(rate)"
                 var row = rows[key] ?? Row(kind: kind, rate: rate, right: bonuses.map { _ in 0 })
                 row.total += 1
@@ -55,10 +59,19 @@ enum RecognitionBiasBenchmark {
                     let heard = try await stt.transcribe(pcm16k: audio, bias: bias)
                     if interpreter.interpret(heard, asked: 0, open: [0]) == expected { row.right[i] += 1 }
                 }
+                let wide = try await wideband(spoken)
+                let heard = try await stt.transcribe(pcm16k: wide, bias: stt.bias(toward: kind.expectedWords, bonus: defaultBias))
+                if interpreter.interpret(heard, asked: 0, open: [0]) == expected { row.wideband += 1 }
                 rows[key] = row
             }
         }
         return rows.values.sorted { ($0.kind.rawValue, $0.rate) < ($1.kind.rawValue, $1.rate) }
+    }
+
+    /// espeak-ng's 22 050 Hz speech as a 16 kHz microphone stream carries it (linear, no phone band).
+    static func wideband(_ samples: [Int16]) async throws -> [Int16] {
+        let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: MoonshineTranscriber.sampleRate)
+        return down.process(samples) + down.flush()
     }
 
     /// espeak-ng's 22 050 Hz speech as a phone line carries it: 8 kHz μ-law, then 16 kHz for Moonshine.

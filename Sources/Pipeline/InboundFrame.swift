@@ -5,6 +5,8 @@ public struct InboundFrame: Sendable {
     public var payload: [UInt8]
     /// Decoded, 8 kHz.
     public var audio: AudioFrame
+    /// The same 20 ms at 16 kHz, from a wideband leg (the dashboard's microphone); nil from a phone.
+    public var wideband: [Int16]?
     /// The voice-activity detector's view (speech or not, onset or offset).
     public var voice = VoiceActivityDetector.Decision(isSpeech: false, frameIsSpeechLike: false, event: nil, speechMilliseconds: 0)
     /// In-band tones that ended or were confirmed on this frame (DTMF digits, beeps).

@@ -34,17 +34,25 @@ public struct ResampleStage: PipelineStage {
 public struct EngineRateStage: PipelineStage {
     private let resampler: Resampler?
     private let wantsSamples: Bool
+    /// The engine's rate is a wideband leg's (16 kHz).
+    private let takesWideband: Bool
 
     /// `sampleRate` nil: the engine takes μ-law, no PCM is made for it.
     public init(sampleRate: Int?) throws {
         wantsSamples = sampleRate != nil
+        takesWideband = sampleRate == 16_000
         resampler = try sampleRate.flatMap { $0 == 8000 ? nil : try Resampler(from: 8000, to: $0) }
     }
 
     public func process(_ frame: InboundFrame, emit: (InboundFrame) -> Void) {
         guard wantsSamples else { return emit(frame) }
         var frame = frame
-        frame.engineSamples = resampler?.process(frame.audio.samples) ?? frame.audio.samples
+        if let wideband = frame.wideband, takesWideband {
+            // What the leg had above the phone band reaches the engine (a 16 kHz recognizer).
+            frame.engineSamples = wideband
+        } else {
+            frame.engineSamples = resampler?.process(frame.audio.samples) ?? frame.audio.samples
+        }
         emit(frame)
     }
 }

@@ -5,7 +5,8 @@ import Pipeline
 import Testing
 
 /// The browser's media stream ("Try it"): its messages read and written, and its microphone (16 kHz
-/// linear PCM) made the call's 8 kHz μ-law by the leg, frequency kept.
+/// linear PCM) made the call's 8 kHz μ-law by the leg, frequency kept, with the 16 kHz audio
+/// carried beside it for a 16 kHz engine.
 @Suite struct BrowserDialectTests {
     let dialect = MediaStreamDialect.browser
 
@@ -37,7 +38,7 @@ import Testing
         guard case .message(.mark("a#200#0"), _) = try dialect.decodeEvent(#"{"event":"mark","mark":{"name":"a#200#0"}}"#) else { Issue.record("mark echo"); return }
     }
 
-    @Test func theMicrophoneAt16kHzBecomes20msFramesOfTheSameTone() async throws {
+    @Test func theMicrophoneAt16kHzBecomes20msFramesOfTheSameToneAndKeepsItsWideband() async throws {
         let leg = MediaStreamSocketLeg(dialect: .browser, scheduler: PacerScheduler<[UInt8]>(), logger: Logger(label: "test"),
                                        socket: .init(send: { _ in }, close: {}))
         leg.receive(#"{"event":"start","start":{"media_format":{"encoding":"audio/L16","sample_rate":16000},"call":{"template":"t"}}}"#)
@@ -49,12 +50,16 @@ import Testing
         }
         leg.finish()
         var narrow: [Int16] = []
+        var wide: [Int16] = []
         for await event in leg.events {
             if case .media(let media) = event {
                 #expect(media.payload.count == 160)
                 narrow += G711.decode(media.payload, law: .muLaw)
+                wide += media.wideband ?? []
             }
         }
+        // The 16 kHz microphone reaches the call as it came, 320 samples beside each frame.
+        #expect(wide == Array(tone.prefix(wide.count)) && wide.count >= 15_000, "\(wide.count) samples at 16 kHz")
         #expect((7600...8000).contains(narrow.count), "about a second at 8 kHz: \(narrow.count)")
         // 500 Hz: 1000 zero crossings a second, counted over the steady part.
         let steady = narrow.dropFirst(800).prefix(6400)

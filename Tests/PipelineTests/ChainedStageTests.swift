@@ -26,6 +26,18 @@ import Testing
         #expect(delivered <= 40 * 320 && delivered >= 40 * 320 - 480, "\(delivered) samples at 16 kHz for 800 ms")
     }
 
+    @Test func aWidebandLegsAudioReachesA16kHzEngineAsItCame() throws {
+        let wide = ResamplerTests.sine(frequency: 5000, rate: 16000, seconds: 0.02)   // above the phone band
+        var decode = LegDecodeStage()
+        let sixteen = try EngineRateStage(sampleRate: 16000), twentyFour = try EngineRateStage(sampleRate: 24000)
+        var frames: [InboundFrame] = []
+        decode.process(LegFrame(payload: Self.packets(1)[0], wideband: wide)) { f in sixteen.process(f) { frames.append($0) }; twentyFour.process(f) { frames.append($0) } }
+        decode.process(LegFrame(payload: Self.packets(1)[0])) { f in sixteen.process(f) { frames.append($0) } }
+        #expect(frames[0].engineSamples == wide, "a 16 kHz engine takes the wideband audio")
+        #expect(frames[1].engineSamples != wide && frames[1].audio.sampleRate == 8000, "another rate is made from the phone band")
+        #expect(frames[2].wideband == nil && frames[2].engineSamples.count <= 320, "a phone line's frame: the phone band, resampled")
+    }
+
     @Test func theResamplersTailComesOutOnEndAndIsDroppedOnInterrupt() throws {
         var stage = try ResampleStage(from: 24000, to: 8000)
         let piece = ResamplerTests.sine(frequency: 300, rate: 24000, seconds: 0.1)   // 100 ms

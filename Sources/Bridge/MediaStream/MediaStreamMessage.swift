@@ -42,12 +42,16 @@ public struct MediaStreamMedia: Sendable, Equatable {
     public var timestamp: Int
     /// G.711 μ-law bytes.
     public var payload: [UInt8]
+    /// The same audio at 16 kHz from a wideband leg (the browser's), before it was narrowed to
+    /// `payload`; nil from a phone line.
+    public var wideband: [Int16]?
 
-    public init(track: String = "inbound", chunk: Int, timestamp: Int, payload: [UInt8]) {
+    public init(track: String = "inbound", chunk: Int, timestamp: Int, payload: [UInt8], wideband: [Int16]? = nil) {
         self.track = track
         self.chunk = chunk
         self.timestamp = timestamp
         self.payload = payload
+        self.wideband = wideband
     }
 }
 

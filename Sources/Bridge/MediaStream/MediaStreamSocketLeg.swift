@@ -68,6 +68,8 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         var partialFrame: [UInt8] = []
         /// A browser's microphone (linear PCM, often 16 kHz) to the call's 8 kHz.
         var microphone: Resampler?
+        /// A 16 kHz microphone as it came, not yet cut into frames beside the μ-law (`partialFrame`).
+        var partialWideband: [Int16] = []
         var chunks = 0
         var start: MediaStreamStart?
         var unknown = 0
@@ -184,13 +186,18 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         }
     }
 
-    /// A browser's linear PCM, at the rate its start named, as the call's 8 kHz μ-law.
+    /// A browser's linear PCM, at the rate its start named, as the call's 8 kHz μ-law — and, from a
+    /// 16 kHz microphone, the samples as they came (`wideband`: what a 16 kHz recognizer hears).
     private func narrowband(_ media: MediaStreamMedia) -> MediaStreamMedia {
         var media = media
         let samples = PCM16.samples(media.payload)
-        media.payload = G711.encode(state.withLock { $0.microphone?.process(samples) } ?? samples, law: .muLaw)
+        let (narrow, wideband) = state.withLock { s in (s.microphone?.process(samples), s.start?.sampleRate == Self.widebandRate) }
+        media.payload = G711.encode(narrow ?? samples, law: .muLaw)
+        media.wideband = wideband ? samples : nil
         return media
     }
+
+    static let widebandRate = 16_000
 
     /// One 20 ms frame to the media handler where it arrived, or to `events`.
     private func deliver(_ media: MediaStreamMedia) {
@@ -202,15 +209,26 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
 
     /// Audio of any length as whole 20 ms frames, numbered and timed by this leg; a remainder
     /// waits for the next message.
+    /// A wideband leg's 16 kHz audio is cut the same way, 320 samples beside each frame (it runs
+    /// ahead of the μ-law by the resampler's delay, a frame or two; never more than 200 ms is kept).
     private func frames(of media: MediaStreamMedia) -> [MediaStreamMedia] {
         state.withLock { s in
             s.partialFrame += media.payload
+            if let wideband = media.wideband {
+                s.partialWideband += wideband
+                if s.partialWideband.count > 3_200 { s.partialWideband.removeFirst(s.partialWideband.count - 3_200) }
+            }
             var frames: [MediaStreamMedia] = []
             let n = Self.frameBytes
             while s.partialFrame.count >= n {
                 s.chunks += 1
+                var wideband: [Int16]?
+                if s.partialWideband.count >= 2 * n {
+                    wideband = Array(s.partialWideband.prefix(2 * n))
+                    s.partialWideband.removeFirst(2 * n)
+                }
                 frames.append(MediaStreamMedia(track: media.track, chunk: s.chunks, timestamp: (s.chunks - 1) * AudioFrame.durationMilliseconds,
-                                               payload: Array(s.partialFrame.prefix(n))))
+                                               payload: Array(s.partialFrame.prefix(n)), wideband: wideband))
                 s.partialFrame.removeFirst(n)
             }
             return frames

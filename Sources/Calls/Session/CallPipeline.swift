@@ -9,6 +9,8 @@ import Realtime
 /// ```
 /// caller side — where the frame arrives (the socket's event loop) when nothing needs waiting:
 ///   leg media ─► decode(μ-law) ─► record(caller) ─► vad ─► tones ─► barge-in ─► resample(8k→engine) ─► engine
+///   (a wideband leg — the dashboard's microphone — also carries its 16 kHz audio, which a 16 kHz
+///   engine takes instead of the phone band: every stage before it works on the μ-law as for a phone)
 ///
 /// agent side — the call's engine task:
 ///   engine events ═[queue: 64 events, suspends the engine]═► decode(engine format) ─► resample(engine→8k, 20 ms)
@@ -25,9 +27,9 @@ public enum CallPipeline {
     /// stage decided (voice activity, tones, barge-in actions, the audio at the engine's rate).
     /// `bargeIn` nil: the caller never cuts the agent (a loopback call).
     public static func callerSide(engineInput: EngineAudioFormat, bargeIn: BargeInController?, recorder: CallRecorder?,
-                                  playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil) throws -> some PipelineStage<[UInt8], InboundFrame> {
+                                  playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil) throws -> some PipelineStage<LegFrame, InboundFrame> {
         let side = "caller"
-        return meters.stage("decode", side: side, G711DecodeStage(law: .muLaw))
+        return meters.stage("decode", side: side, LegDecodeStage())
             .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples) }))
             .then(meters.stage("vad", side: side, VADStage(neural: neuralVAD)))
             .then(meters.stage("tones", side: side, ToneDetectorStage()))

@@ -22,11 +22,11 @@ extension CallSession {
     /// A frame that needs nothing asynchronous (no barge-in action, no tone, an engine that takes
     /// it without waiting) is handled where it arrives — on the socket's event loop, through the
     /// leg's media handler — with no task switch; the rest come through `leg.events` to this task.
-    private func pumpCallerAudio<Chain: PipelineStage<[UInt8], InboundFrame>>(through chain: sending Chain) async {
+    private func pumpCallerAudio<Chain: PipelineStage<LegFrame, InboundFrame>>(through chain: sending Chain) async {
         let caller = Mutex(CallerSide(chain: chain))
         let takesMuLaw = engine.inputFormat == .muLaw
         leg.setMediaHandler { [self] media in
-            let frame = caller.withLock { $0.run(media.payload) }
+            let frame = caller.withLock { $0.run(media) }
             noteTurn(frame)
             let (hears, person) = state.withLock { ($0.engineHearsCaller, $0.bridge) }
             if let person { _ = person.trySend([.media(media.payload)]) }   // a bridged call: the caller to the person
@@ -43,7 +43,7 @@ extension CallSession {
             switch event {
             case .media(let media):
                 let (frame, fresh) = caller.withLock { c in
-                    c.handled.isEmpty ? (c.run(media.payload), true) : (c.handled.removeFirst(), false)
+                    c.handled.isEmpty ? (c.run(media), true) : (c.handled.removeFirst(), false)
                 }
                 let person = state.withLock { $0.bridge }
                 if fresh {
@@ -83,15 +83,15 @@ extension CallSession {
     }
 
     /// The caller side's chain and the frames the media handler ran but could not finish.
-    struct CallerSide<Chain: PipelineStage<[UInt8], InboundFrame>> {
+    struct CallerSide<Chain: PipelineStage<LegFrame, InboundFrame>> {
         var chain: Chain
         /// Frames the media handler processed but could not finish; each one's event is queued.
         var handled: [InboundFrame] = []
 
         /// Every caller-side stage is one frame in, one frame out.
-        mutating func run(_ payload: [UInt8]) -> InboundFrame {
+        mutating func run(_ media: MediaStreamMedia) -> InboundFrame {
             var result: InboundFrame?
-            chain.process(payload) { result = $0 }
+            chain.process(LegFrame(payload: media.payload, wideband: media.wideband)) { result = $0 }
             return result!
         }
     }
