@@ -120,7 +120,7 @@ TIMED_SUITES := PacerSchedulerEventLoopTests PacerSchedulerTests PacerTests Medi
   DialectStreamTests BaresipTests WebSocketMemoryTests MachineDetectionCallTests CallStoreTests ResamplerConcurrencyTests \
   HealthEndpointHandlerTests HealthAndShutdownTests TransferCallTests KeypadCallTests \
   MoonshineLanesTests EventLoopSleepTests FlowCallTests WarmTransferTests DashboardFlowTests TurnDetectionTests \
-  OverlapCallTests CascadeEarlyReplyTests DashboardTryTests
+  OverlapCallTests CascadeEarlyReplyTests DashboardTryTests ReadBackCallTests
 empty :=
 space := $(empty) $(empty)
 TIMED := \.($(subst $(space),|,$(strip $(TIMED_SUITES))))/

@@ -4,7 +4,8 @@
 // through the Web Audio API, one buffer right after the other. A `mark` is echoed once the audio
 // before it has played (how the server knows what was heard); a `clear` (the caller talked over
 // the agent) stops what is playing and drops what is queued. The transcript comes from /api/events.
-// window.__try keeps what the page measured (agent audio, the caller's voice, barge-ins) for its tests.
+// window.__try keeps what the page measured (agent audio, the caller's voice, barge-ins: from the
+// caller's onset over the agent to the agent's audio going silent here) for its tests.
 'use strict';
 
 let trying = null;
@@ -37,14 +38,6 @@ function base64(bytes) {
   return btoa(text);
 }
 
-// The loudness of an analyser's latest block (RMS, 0…1).
-function loudness(analyser, block) {
-  analyser.getFloatTimeDomainData(block);
-  let energy = 0;
-  for (let i = 0; i < block.length; i += 1) energy += block[i] * block[i];
-  return Math.sqrt(energy / block.length);
-}
-
 async function startTrying(view, call) {
   $('#try-error', view).textContent = '';
   $('#try-status', view).textContent = t('try.connecting');
@@ -61,22 +54,20 @@ async function startTrying(view, call) {
   const mute = context.createGain();
   mute.gain.value = 0;
   source.connect(worklet).connect(mute).connect(context.destination);   // pulled by the graph, heard by nobody
-  const heard = context.createAnalyser();   // the caller's voice, for the page's own measures
-  heard.fftSize = 512;
-  source.connect(heard);
   const agent = context.createAnalyser();   // the agent's voice as played
   agent.fftSize = 512;
   agent.connect(context.destination);
 
   const socket = apiSocket('/browser/stream');
-  trying = { view, socket, context, microphone, playing: [], next: 0, generation: 0, callID: null, timer: null };
-  const measures = { agentRms: 0, agentSamples: 0, callerSpeech: [], clears: [], bargeInMs: [], marks: 0 };
+  trying = { view, socket, context, microphone, playing: [], next: 0, generation: 0, callID: null, speaking: false };
+  const measures = { agentRms: 0, agentSamples: 0, callerSpeech: [], clears: [], silences: [], bargeInMs: [], marks: 0 };
   window.__try = measures;
   const state = trying;
 
   socket.onopen = () => {
     socket.send(JSON.stringify({ event: 'start', start: { media_format: { encoding: 'audio/L16', sample_rate: 16000 }, call } }));
     worklet.port.onmessage = (message) => {
+      noteCallerVoice(state, new Int16Array(message.data), measures);
       if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ event: 'media', media: { payload: base64(new Uint8Array(message.data)) } }));
     };
   };
@@ -90,17 +81,29 @@ async function startTrying(view, call) {
   };
   socket.onclose = () => { if (trying === state) stopTrying(); };
 
-  // The caller's voice starting while the agent talks: when the clear comes, the barge-in took
-  // clear − onset (what a person hears as the agent stopping).
-  const block = new Float32Array(heard.fftSize);
-  let speaking = false;
-  state.timer = setInterval(() => {
-    const level = loudness(heard, block);
-    if (!speaking && level > 0.02) { speaking = true; measures.callerSpeech.push({ at: performance.now(), agentPlaying: state.playing.length > 0 }); }
-    else if (speaking && level < 0.005) speaking = false;
-  }, 10);
   $('#try-start', view).textContent = t('try.hangup');
   $('#try-status', view).textContent = t('try.live');
+}
+
+// The caller's voice, frame by frame as it leaves for the server: where it starts over the agent,
+// the barge-in is timed from (to the moment the agent's audio went silent on this page).
+function noteCallerVoice(state, frame, measures) {
+  let energy = 0;
+  for (let i = 0; i < frame.length; i += 1) energy += (frame[i] / 32768) ** 2;
+  const level = Math.sqrt(energy / frame.length);
+  if (!state.speaking && level > 0.02) {
+    state.speaking = true;
+    measures.callerSpeech.push({ at: performance.now(), agentPlaying: state.playing.length > 0 });
+  } else if (state.speaking && level < 0.005) state.speaking = false;
+}
+
+// The agent's audio went silent on the page (a clear, or nothing more came): a barge-in that
+// started over it ends here.
+function agentFellSilent(state, measures) {
+  const at = performance.now();
+  measures.silences.push(at);
+  const onset = measures.callerSpeech.filter((s) => s.agentPlaying && s.at <= at && !s.timed).pop();
+  if (onset) { onset.timed = true; measures.bargeInMs.push(Math.round(at - onset.at)); }
 }
 
 function connected(state, callID) {
@@ -130,11 +133,14 @@ function play(state, agent, payload, measures) {
   const node = state.context.createBufferSource();
   node.buffer = buffer;
   node.connect(agent);
-  state.next = Math.max(state.next, state.context.currentTime + 0.06);
+  state.next = Math.max(state.next, state.context.currentTime + 0.04);   // 40 ms against the network's jitter
   node.start(state.next);
   state.next += buffer.duration;
   state.playing.push(node);
-  node.onended = () => { state.playing = state.playing.filter((n) => n !== node); };
+  node.onended = () => {
+    state.playing = state.playing.filter((n) => n !== node);
+    if (state.playing.length === 0) agentFellSilent(state, measures);
+  };
 }
 
 // Echoed once everything queued before it has played; a clear in between means it never was.
@@ -153,17 +159,14 @@ function clearPlayback(state, measures) {
   for (const node of state.playing) { try { node.stop(); } catch (error) { /* not started yet */ } }
   state.playing = [];
   state.next = 0;
-  const at = performance.now();
-  measures.clears.push(at);
-  const onset = measures.callerSpeech.filter((s) => s.agentPlaying && s.at <= at).pop();
-  if (onset) measures.bargeInMs.push(Math.round(at - onset.at));
+  measures.clears.push(performance.now());
+  agentFellSilent(state, measures);
 }
 
 function stopTrying() {
   const state = trying;
   if (!state) return;
   trying = null;
-  clearInterval(state.timer);
   if (state.socket.readyState === WebSocket.OPEN) state.socket.send(JSON.stringify({ event: 'stop' }));
   state.socket.close();
   state.microphone.getTracks().forEach((track) => track.stop());

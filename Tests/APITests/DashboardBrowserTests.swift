@@ -12,6 +12,7 @@ import TestSupport
     /// The live server (its web root this repository's `web/`, RTP on `rtpPorts`) and a phone-sized
     /// headless Chromium; a failing walk-through leaves `<name>-failure.png` in test-artifacts.
     static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, database: StoreBackend = .sqlite, browserArguments: [String] = [],
+                            configure: (inout VoiceBridgeConfig) -> Void = { _ in },
                             before: @Sendable (VoiceBridgeConfig) async throws -> Void = { _ in },
                             _ walk: @Sendable (WebDriver, Int) async throws -> Void) async throws {
         var config = try await TwilioStreamTests.config(database: database)
@@ -19,6 +20,7 @@ import TestSupport
         config.sip.rtpPortMin = rtpPorts.lowerBound
         config.sip.rtpPortMax = rtpPorts.upperBound
         config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
+        configure(&config)
         let fixed = config
         try await TwilioStreamTests.withLiveServer(config) { port in
             try await before(fixed)

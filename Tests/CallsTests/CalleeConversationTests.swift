@@ -43,6 +43,12 @@ import Realtime
         #expect(c.reply(toAgent: "Sorry, I didn't quite get that. Does the place need to change?") == .line(CalleeLine("No.")))
     }
 
+    @Test func theDialoguesOwnReasksAreKnownAsSuch() {
+        for reask in [Reask.notCaught, Reask.notUnderstood, Reask.readBackWrong] { #expect(Reask.isReask(reask + " Can you attend?"), "\(reask)") }
+        #expect(Reask.isReask("Could you repeat that, please?"))
+        #expect(!Reask.isReask("That's all right. Does the place need to change?") && !Reask.isReask("Thank you. When would suit you?"))
+    }
+
     @Test func repeatsAreBoundedAndWithoutHearingEveryUtteranceGetsTheNextLine() {
         var c = CalleeConversation(script: ["Yes.", "No."])
         #expect(!c.isListening, "the greeting needs no ear")

@@ -296,13 +296,16 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
     /// least 40 ms in Twilio's buffer, so a write that is late by less than that is not heard.
     /// Streams take the three ticks in turn as they register: each tick writes to a third of them.
     public func run() async {
-        let n = Self.framesPerWrite
+        // A browser plays what it gets at once and is one page, not thousands of streams: written
+        // every tick, two frames ahead, so a barge-in's clear has little left to cut.
+        let n = dialect == .browser ? 1 : Self.framesPerWrite
+        let ahead = dialect == .browser ? 2 : Self.maximumBufferedFrames
         let ticker = scheduler.register { [self] in
             guard let room = state.withLock({ s -> Int? in
                 guard !s.finished else { return nil }
                 s.ticks &+= 1
                 s.twilioBuffered = max(0, s.twilioBuffered - 1)
-                return s.ticks % n == 0 ? Self.maximumBufferedFrames - s.twilioBuffered : 0
+                return s.ticks % n == 0 ? ahead - s.twilioBuffered : 0
             }) else { return false }
             guard room > 0 else { return true }
             var messages: [OutboundMessage] = []

@@ -59,7 +59,7 @@ struct CalleeConversation: Sendable {
                 repeats += 1
                 return .line(last, prefix: "No,", slowly: true)
             }
-            if Self.isReask(heard), !last.vague {
+            if Reask.isReask(heard), !last.vague {
                 repeats += 1
                 return .line(last, slowly: true)
             }
@@ -70,11 +70,5 @@ struct CalleeConversation: Sendable {
         last = line
         repeats = 0
         return .line(line)
-    }
-
-    /// The agent asking again because it did not get the answer.
-    static func isReask(_ heard: String) -> Bool {
-        let text = " " + heard.lowercased().filter { $0.isLetter || $0 == " " || $0 == "'" } + " "
-        return [" catch ", " quite get ", " didn't get ", " sorry about that ", " repeat ", " say that again "].contains { text.contains($0) }
     }
 }

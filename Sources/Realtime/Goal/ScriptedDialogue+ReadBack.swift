@@ -58,7 +58,7 @@ extension ScriptedDialogue {
             tracker.update(questionID: id, status: .unclear, answerText: nil, summary: nil, confidence: 0.3)
             guard pending.count < Self.maxReadBacks else { return next(prefix: "I'm sorry, let's go on.") }
             readBacksDone[index] = pending.count
-            return .ask(text: "Sorry about that. " + tracker.answers[index].question, questionIndex: index)
+            return .ask(text: Reask.readBackWrong + " " + tracker.answers[index].question, questionIndex: index)
         }
         switch interpreter.interpret(reply, asked: index, open: []) {
         case .callBackLater, .whoIsCalling, .wantsPerson:

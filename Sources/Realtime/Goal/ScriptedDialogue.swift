@@ -61,7 +61,7 @@ public struct ScriptedDialogue: Sendable {
         let open = Set(tracker.answers.indices.filter { tracker.answers[$0].status == .pending || tracker.answers[$0].status == .unclear })
         switch interpreter.interpret(reply, asked: index, open: open) {
         case .nothing:
-            return reask(index, prefix: "Sorry, I didn't catch that.")
+            return reask(index, prefix: Reask.notCaught)
         case .whoIsCalling:
             return .ask(text: "This is the AI assistant of \(context.displayName), calling about \(context.purpose). " + question, questionIndex: index)
         case .wantsPerson:
@@ -77,7 +77,7 @@ public struct ScriptedDialogue: Sendable {
             return next(prefix: "That's all right.")
         case .unclear:
             tracker.update(questionID: tracker.answers[index].questionID, status: .unclear, answerText: reply, summary: nil, confidence: 0.3)
-            return reask(index, prefix: "Sorry, I didn't quite get that.")
+            return reask(index, prefix: Reask.notUnderstood)
         case .answers(let found):
             for (answered, extracted) in found {
                 tracker.update(questionID: tracker.answers[answered].questionID, status: .answered, answerText: reply,
