@@ -11,18 +11,18 @@ public struct LegFrame: Sendable {
     }
 }
 
-/// The caller side's first stage: the μ-law decoded (`G711DecodeStage`), the wideband copy carried
-/// along for the engine (`EngineRateStage` takes it instead of the phone band where it can).
+/// The caller side's first stage: the leg's μ-law as 8 kHz PCM, its media timestamp counted in
+/// samples, and the wideband copy carried along for the engine (`EngineRateStage` takes it instead
+/// of the phone band where it can).
 public struct LegDecodeStage: PipelineStage {
-    private var decode = G711DecodeStage(law: .muLaw)
+    private var timestamp: UInt64 = 0
 
     public init() {}
 
     public mutating func process(_ frame: LegFrame, emit: (InboundFrame) -> Void) {
-        decode.process(frame.payload) { decoded in
-            var decoded = decoded
-            decoded.wideband = frame.wideband
-            emit(decoded)
-        }
+        defer { timestamp += UInt64(frame.payload.count) }
+        var decoded = InboundFrame(payload: frame.payload, audio: AudioFrame(samples: G711.decode(frame.payload, law: .muLaw), sampleRate: 8000, timestamp: timestamp))
+        decoded.wideband = frame.wideband
+        emit(decoded)
     }
 }

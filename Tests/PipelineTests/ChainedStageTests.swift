@@ -2,14 +2,14 @@ import Testing
 @testable import Pipeline
 
 @Suite struct ChainedStageTests {
-    static func packets(_ count: Int) -> [[UInt8]] {
-        (0..<count).map { n in G711.encode(ResamplerTests.sine(frequency: 300, rate: 8000, seconds: 0.02).map { $0 &+ Int16(n) }, law: .muLaw) }
+    static func packets(_ count: Int) -> [LegFrame] {
+        (0..<count).map { n in LegFrame(payload: G711.encode(ResamplerTests.sine(frequency: 300, rate: 8000, seconds: 0.02).map { $0 &+ Int16(n) }, law: .muLaw)) }
     }
 
     @Test func aChainGivesWhatTheStagesGiveOneAfterAnother() throws {
         let packets = Self.packets(40)
-        var chain = G711DecodeStage(law: .muLaw).then(VADStage()).then(try EngineRateStage(sampleRate: 16000))
-        var decode = G711DecodeStage(law: .muLaw)
+        var chain = LegDecodeStage().then(VADStage()).then(try EngineRateStage(sampleRate: 16000))
+        var decode = LegDecodeStage()
         var vad = VADStage()
         let resample = try EngineRateStage(sampleRate: 16000)
         var chained: [InboundFrame] = []
@@ -31,8 +31,8 @@ import Testing
         var decode = LegDecodeStage()
         let sixteen = try EngineRateStage(sampleRate: 16000), twentyFour = try EngineRateStage(sampleRate: 24000)
         var frames: [InboundFrame] = []
-        decode.process(LegFrame(payload: Self.packets(1)[0], wideband: wide)) { f in sixteen.process(f) { frames.append($0) }; twentyFour.process(f) { frames.append($0) } }
-        decode.process(LegFrame(payload: Self.packets(1)[0])) { f in sixteen.process(f) { frames.append($0) } }
+        decode.process(LegFrame(payload: Self.packets(1)[0].payload, wideband: wide)) { f in sixteen.process(f) { frames.append($0) }; twentyFour.process(f) { frames.append($0) } }
+        decode.process(Self.packets(1)[0]) { f in sixteen.process(f) { frames.append($0) } }
         #expect(frames[0].engineSamples == wide, "a 16 kHz engine takes the wideband audio")
         #expect(frames[1].engineSamples != wide && frames[1].audio.sampleRate == 8000, "another rate is made from the phone band")
         #expect(frames[2].wideband == nil && frames[2].engineSamples.count <= 320, "a phone line's frame: the phone band, resampled")
@@ -57,7 +57,7 @@ import Testing
 
     @Test func metersCountEveryStageAndQueue() throws {
         let meters = PipelineMeters()
-        var chain = meters.stage("decode", side: "caller", G711DecodeStage(law: .muLaw))
+        var chain = meters.stage("decode", side: "caller", LegDecodeStage())
             .then(meters.stage("vad", side: "caller", VADStage()))
         let queue = BoundedQueue<Int>(capacity: 4, policy: .dropOldest)
         meters.queue("queue", side: "caller") { queue.meterCounters }
