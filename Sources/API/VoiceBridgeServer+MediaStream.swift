@@ -154,9 +154,7 @@ extension VoiceBridgeServer {
             case .success(let id):
                 self.logger.info("browser call answered", metadata: ["call": "\(id)", "by": "\(requestedBy)"])
                 try? await outbound.write(.text(BrowserDialect.callMessage(id: id)))
-            case .failure(let error as ValidationError):
-                try? await outbound.write(.text(BrowserDialect.errorMessage(error.fields.map { "\($0.name) \($0.message)" }.joined(separator: "; "))))
-            case .failure(let error):
+            case .failure(let error):   // a ValidationError names each field
                 try? await outbound.write(.text(BrowserDialect.errorMessage("\(error)")))
             }
         }

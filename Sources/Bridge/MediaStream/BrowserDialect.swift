@@ -57,12 +57,4 @@ public enum BrowserDialect {
     public static func errorMessage(_ message: String) -> String { #"{"event":"error","message":\#(Codec.quote(message))}"# }
 
     static let mediaPrefix = #"{"event":"media","media":{"payload":""#
-
-    static func encodeCommand(_ command: MediaStreamCommand) -> String {
-        switch command {
-        case .media(let frame): String(buffer: Codec.encodeMedia(PCM16.bytes(G711.decode(frame, law: .muLaw)), prefix: mediaPrefix.utf8))
-        case .mark(let name): #"{"event":"mark","mark":{"name":\#(Codec.quote(name))}}"#
-        case .clear: #"{"event":"clear"}"#
-        }
-    }
 }

@@ -84,8 +84,6 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
             return String(buffer: encodeMedia(payload, prefix: mediaPrefix(streamSid: streamSid).utf8))
         case (.twilio, _):
             return TwilioMediaStreamCodec.encodeCommand(command, streamSid: streamSid)
-        case (.browser, _):
-            return BrowserDialect.encodeCommand(command)
         case (.telnyx, .mark(let name)):
             return #"{"event":"mark","stream_id":\#(sid),"mark":{"name":\#(TwilioMediaStreamCodec.quote(name))}}"#
         case (.telnyx, .clear):
@@ -98,6 +96,10 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
             return #"{"event":"mark","stream_sid":\#(sid),"streamSid":\#(sid),"mark":{"name":\#(TwilioMediaStreamCodec.quote(name))}}"#
         case (.exotel, .clear):
             return #"{"event":"clear","stream_sid":\#(sid),"streamSid":\#(sid)}"#
+        case (.browser, .mark(let name)):
+            return #"{"event":"mark","mark":{"name":\#(TwilioMediaStreamCodec.quote(name))}}"#
+        case (.browser, .clear):
+            return #"{"event":"clear"}"#
         }
     }
 }
