@@ -32,12 +32,6 @@ function fail(view, message) {
   stopTrying();
 }
 
-function base64(bytes) {
-  let text = '';
-  for (let i = 0; i < bytes.length; i += 1) text += String.fromCharCode(bytes[i]);
-  return btoa(text);
-}
-
 async function startTrying(view, call) {
   $('#try-error', view).textContent = '';
   $('#try-status', view).textContent = t('try.connecting');
@@ -68,7 +62,7 @@ async function startTrying(view, call) {
     socket.send(JSON.stringify({ event: 'start', start: { media_format: { encoding: 'audio/L16', sample_rate: 16000 }, call } }));
     worklet.port.onmessage = (message) => {
       noteCallerVoice(state, new Int16Array(message.data), measures);
-      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ event: 'media', media: { payload: base64(new Uint8Array(message.data)) } }));
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ event: 'media', media: { payload: bytesToBase64(message.data) } }));
     };
   };
   socket.onmessage = (message) => {
