@@ -3,7 +3,10 @@
 // 16 kHz 16-bit PCM (try-worklet.js); the agent's audio comes back as 8 kHz PCM and is played
 // through the Web Audio API, one buffer right after the other. A `mark` is echoed once the audio
 // before it has played (how the server knows what was heard); a `clear` (the caller talked over
-// the agent) stops what is playing and drops what is queued. The transcript comes from /api/events.
+// the agent) stops what is playing and drops what is queued; `pause` and `resume` hold it where it
+// is while the server judges the caller's speech over it (words cut it, a cough or "mm-hmm" does not).
+// Playback has an AudioContext of its own, so pausing it leaves the microphone running.
+// The transcript comes from /api/events.
 // window.__try keeps what the page measured (agent audio, the caller's voice, barge-ins: from the
 // caller's onset over the agent to the agent's audio going silent here) for its tests.
 'use strict';
@@ -48,12 +51,13 @@ async function startTrying(view, call) {
   const mute = context.createGain();
   mute.gain.value = 0;
   source.connect(worklet).connect(mute).connect(context.destination);   // pulled by the graph, heard by nobody
-  const agent = context.createAnalyser();   // the agent's voice as played
+  const player = new AudioContext();
+  const agent = player.createAnalyser();   // the agent's voice as played
   agent.fftSize = 512;
-  agent.connect(context.destination);
+  agent.connect(player.destination);
 
   const socket = apiSocket('/browser/stream');
-  trying = { view, socket, context, microphone, playing: [], next: 0, generation: 0, callID: null, speaking: false };
+  trying = { view, socket, context, player, microphone, playing: [], next: 0, marks: [], callID: null, speaking: false };
   const measures = { agentRms: 0, agentSamples: 0, callerSpeech: [], clears: [], silences: [], bargeInMs: [], marks: 0 };
   window.__try = measures;
   const state = trying;
@@ -70,6 +74,8 @@ async function startTrying(view, call) {
     if (event.event === 'media') play(state, agent, event.media.payload, measures);
     else if (event.event === 'mark') echoMark(state, event.mark.name, measures);
     else if (event.event === 'clear') clearPlayback(state, measures);
+    else if (event.event === 'pause') pausePlayback(state, measures);
+    else if (event.event === 'resume') state.player.resume();
     else if (event.event === 'call') connected(state, event.call_id);
     else if (event.event === 'error') $('#try-error', view).textContent = event.message;
   };
@@ -118,43 +124,56 @@ function connected(state, callID) {
 function play(state, agent, payload, measures) {
   const bytes = Uint8Array.from(atob(payload), (c) => c.charCodeAt(0));
   const pcm = new Int16Array(bytes.buffer, 0, bytes.length >> 1);
-  const buffer = state.context.createBuffer(1, pcm.length, 8000);
+  const buffer = state.player.createBuffer(1, pcm.length, 8000);
   const channel = buffer.getChannelData(0);
   let energy = 0;
   for (let i = 0; i < pcm.length; i += 1) { channel[i] = pcm[i] / 32768; energy += channel[i] * channel[i]; }
   measures.agentSamples += pcm.length;
   measures.agentRms = Math.max(measures.agentRms, Math.sqrt(energy / Math.max(1, pcm.length)));
-  const node = state.context.createBufferSource();
+  const node = state.player.createBufferSource();
   node.buffer = buffer;
   node.connect(agent);
-  state.next = Math.max(state.next, state.context.currentTime + 0.04);   // 40 ms against the network's jitter
+  state.next = Math.max(state.next, state.player.currentTime + 0.04);   // 40 ms against the network's jitter
   node.start(state.next);
   state.next += buffer.duration;
   state.playing.push(node);
   node.onended = () => {
     state.playing = state.playing.filter((n) => n !== node);
-    if (state.playing.length === 0) agentFellSilent(state, measures);
+    if (state.playing.length === 0 && state.player.state === 'running') agentFellSilent(state, measures);
   };
 }
 
-// Echoed once everything queued before it has played; a clear in between means it never was.
+// Echoed once everything queued before it has played — on the player's clock, which stands still
+// while paused; a clear in between means it never was.
 function echoMark(state, name, measures) {
-  const generation = state.generation;
-  const wait = Math.max(0, (state.next - state.context.currentTime) * 1000);
-  setTimeout(() => {
-    if (state.generation !== generation || state.socket.readyState !== WebSocket.OPEN) return;
+  state.marks.push({ name, at: state.next });
+  if (!state.markTimer) state.markTimer = setInterval(() => echoPlayedMarks(state, measures), 20);
+}
+
+function echoPlayedMarks(state, measures) {
+  while (state.marks.length > 0 && state.marks[0].at <= state.player.currentTime) {
+    const { name } = state.marks.shift();
+    if (state.socket.readyState !== WebSocket.OPEN) continue;
     state.socket.send(JSON.stringify({ event: 'mark', mark: { name } }));
     measures.marks += 1;
-  }, wait);
+  }
 }
 
 function clearPlayback(state, measures) {
-  state.generation += 1;
   for (const node of state.playing) { try { node.stop(); } catch (error) { /* not started yet */ } }
   state.playing = [];
+  state.marks = [];
   state.next = 0;
   measures.clears.push(performance.now());
   agentFellSilent(state, measures);
+}
+
+// Held: the agent's audio stops where it is (silent now) and plays on at `resume`, unless a clear
+// comes first.
+function pausePlayback(state, measures) {
+  if (state.player.state !== 'running') return;
+  state.player.suspend();
+  if (state.playing.length > 0) agentFellSilent(state, measures);
 }
 
 function stopTrying() {
@@ -164,7 +183,9 @@ function stopTrying() {
   if (state.socket.readyState === WebSocket.OPEN) state.socket.send(JSON.stringify({ event: 'stop' }));
   state.socket.close();
   state.microphone.getTracks().forEach((track) => track.stop());
+  clearInterval(state.markTimer);
   state.context.close();
+  state.player.close();
   $('#try-start', state.view).textContent = t('try.start');
   $('#try-status', state.view).textContent = t('try.ended');
 }

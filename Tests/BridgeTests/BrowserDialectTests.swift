@@ -1,7 +1,9 @@
 import Bridge
 import Foundation
 import Logging
+import NIOCore
 import Pipeline
+import Synchronization
 import Testing
 
 /// The browser's media stream ("Try it"): its messages read and written, and its microphone (16 kHz
@@ -36,6 +38,18 @@ import Testing
         #expect(dialect.encodeCommand(.mark("a#200#0"), streamSid: "") == #"{"event":"mark","mark":{"name":"a#200#0"}}"#)
         #expect(dialect.encodeCommand(.clear, streamSid: "") == #"{"event":"clear"}"#)
         guard case .message(.mark("a#200#0"), _) = try dialect.decodeEvent(#"{"event":"mark","mark":{"name":"a#200#0"}}"#) else { Issue.record("mark echo"); return }
+    }
+
+    /// A hold pauses what the page already buffered (a phone provider's dialect has no word for it:
+    /// its buffer plays out).
+    @Test func aHoldPausesThePageAndReleasingItResumesIt() {
+        let sent = Mutex<[String]>([])
+        for dialect in [MediaStreamDialect.browser, .twilio] {
+            let leg = MediaStreamSocketLeg(dialect: dialect, scheduler: PacerScheduler<[UInt8]>(), logger: Logger(label: "test"),
+                                           socket: .init(send: { messages in sent.withLock { $0 += messages.map { String(buffer: $0.text) } } }, close: {}))
+            #expect(leg.holdPlayback(true) && leg.holdPlayback(false))
+        }
+        #expect(sent.withLock { $0 } == [#"{"event":"pause"}"#, #"{"event":"resume"}"#])
     }
 
     @Test func theMicrophoneAt16kHzBecomes20msFramesOfTheSameToneAndKeepsItsWideband() async throws {

@@ -8,7 +8,7 @@ import Pipeline
 /// |---|---|
 /// | `start`: `start.media_format` `{encoding: "audio/L16", sample_rate}` (8–48 kHz, the page sends 16 kHz), `start.call`: the call, as `POST /api/outbound` takes it (numbers optional) | `call` `{call_id}` once stored, or `error` `{message}` |
 /// | `media`: `media.payload`, base64 16-bit little-endian PCM at that rate | `media`: the same at 8 kHz (the call path is telephone band) |
-/// | `mark` `{mark: {name}}`: that audio has played | `mark` `{mark: {name}}`, `clear`: drop what is queued (barge-in) |
+/// | `mark` `{mark: {name}}`: that audio has played | `mark` `{mark: {name}}`, `clear`: drop what is queued (barge-in); `pause`, `resume`: hold what is queued while the caller's speech over the agent is judged |
 /// | `stop` | — (the socket closes when the call ends) |
 ///
 /// The leg (`MediaStreamSocketLeg`) resamples the microphone to the call's 8 kHz.

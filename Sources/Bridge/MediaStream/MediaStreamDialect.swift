@@ -102,4 +102,11 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
             return #"{"event":"clear"}"#
         }
     }
+
+    /// Pausing and resuming what the far end already buffered, for a dialect that has words for it
+    /// (the browser's): a hold then silences the agent at once instead of after the buffered audio.
+    public func encodePlayback(held: Bool) -> String? {
+        guard self == .browser else { return nil }
+        return held ? #"{"event":"pause"}"# : #"{"event":"resume"}"#
+    }
 }

@@ -245,6 +245,8 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
     @discardableResult
     public func holdPlayback(_ held: Bool) -> Bool {
         outbound.hold(held)
+        // What the far end buffered plays on unless it can pause too (a browser can).
+        if let message = dialect.encodePlayback(held: held) { socket.send([OutboundMessage(message)]) }
         return true
     }
 
