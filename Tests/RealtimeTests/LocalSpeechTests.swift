@@ -88,7 +88,9 @@ import TestSupport
         let gate = DispatchSemaphore(value: 0)
         let started = ContinuousClock.now
         await #expect(throws: BlockingWorkPool.TooLate.self) { try await pool.run(within: .milliseconds(100)) { gate.wait() } }
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // The job never ends before the gate opens, so returning at all is the point; the bound only
+        // keeps it near its limit (other tests load models on the cooperative pool meanwhile).
+        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(pool.pending == 1, "the job still runs on its lane")
         await #expect(throws: BlockingWorkPool.Overloaded.self) { try await pool.run { 1 } }
         gate.signal()

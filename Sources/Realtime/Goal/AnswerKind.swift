@@ -34,6 +34,10 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
     /// English wording rules, most specific first ("What is your phone number?" asks for a number
     /// to dial, not a count; "When can you come — is Monday fine?" is still a date).
     public init(question: String) {
+        if question.unicodeScalars.contains(where: { (0xAC00...0xD7A3).contains($0.value) }) {
+            self.init(koreanQuestion: question)
+            return
+        }
         let text = " " + ReplyInterpreter.words(question).joined(separator: " ") + " "
         func has(_ phrases: String...) -> Bool { phrases.contains { text.contains(" \($0) ") } }
         if has("phone", "phone number", "mobile", "contact number", "callback number", "reach you", "number to call") {
@@ -55,4 +59,25 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
         "can", "could", "will", "would", "do", "does", "did", "is", "are", "was", "were", "have", "has", "had",
         "should", "shall", "may", "might", "must", "am", "isn't", "aren't", "don't", "doesn't", "won't", "wouldn't", "can't",
     ]
+
+    /// Korean wording rules, most specific first ("연락처가 어떻게 되세요?" asks for a number to
+    /// dial; "몇 분이 오세요?" a count; "언제가 편하세요?" a date). A question asking what, which,
+    /// where, why or how is open; any other is a yes/no question ("참석하실 수 있나요?").
+    init(koreanQuestion question: String) {
+        let text = question.replacingOccurrences(of: " ", with: "")
+        func has(_ phrases: String...) -> Bool { phrases.contains { text.contains($0) } }
+        if has("전화번호", "연락처", "휴대폰", "핸드폰", "연락드릴번호", "번호가") {
+            self = .phoneNumber
+        } else if has("성함", "이름") {
+            self = .name
+        } else if has("몇명", "몇분이", "몇분께서", "인원", "얼마", "몇개", "몇살", "몇시간", "몇번", "금액", "예산", "가격") {
+            self = .number
+        } else if has("언제", "몇시", "날짜", "무슨요일", "어느요일", "며칠", "일정", "시간이") {
+            self = .dateTime
+        } else if has("무엇", "뭐", "무슨", "어떤", "어디", "어느", "왜", "어떻게", "누가", "누구") {
+            self = .freeText
+        } else {
+            self = .yesNo
+        }
+    }
 }

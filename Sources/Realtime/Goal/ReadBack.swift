@@ -12,7 +12,7 @@ public enum ReadBack {
     public static let readableKinds: Set<AnswerKind> = [.phoneNumber, .name, .dateTime, .number]
 
     /// The question the dialogue puts; the simulated callee listens for its ending.
-    public static func question(_ spoken: String) -> String { "I have \(spoken). Is that right?" }
+    public static func question(_ spoken: String) -> String { DialoguePhrases.english.readBack(spoken) }
 
     /// Words of a read-back's question, as a recognizer may write them ("Is that right?" heard
     /// as "in that right", "is that rife"), and how a read-back opens ("I have …").

@@ -32,6 +32,8 @@ public struct ReplyInterpreter: Sendable {
     let dates: SpokenDate
     /// Digits a national number is prefixed with for E.164 ("1" for English, "82" for Korean).
     let countryCode: String
+    /// Replies are read with the Korean rules (`ReplyInterpreter+Korean`).
+    let korean: Bool
 
     public init(questions: [String], language: String = "en", now: Date = Date(), calendar: Calendar = .current) {
         self.init(kinds: questions.map(AnswerKind.init(question:)), language: language, now: now, calendar: calendar)
@@ -42,7 +44,8 @@ public struct ReplyInterpreter: Sendable {
         self.kinds = kinds
         self.choices = choices
         dates = SpokenDate(now: now, calendar: calendar)
-        countryCode = language.lowercased().hasPrefix("ko") ? "82" : "1"
+        korean = language.lowercased().hasPrefix("ko")
+        countryCode = korean ? "82" : "1"
     }
 
     static let fillers: Set<String> = ["hmm", "hm", "uh", "um", "er", "ah", "mm", "erm", "well", "so", "oh"]
@@ -75,6 +78,7 @@ public struct ReplyInterpreter: Sendable {
 
     /// What `reply` means when question `asked` was put; `open` are the questions still waiting for an answer.
     public func interpret(_ reply: String, asked: Int, open: Set<Int>) -> Meaning {
+        if readsKorean(reply) { return interpretKorean(reply, asked: asked, open: open) }
         let words = Self.words(reply)
         let text = " " + words.joined(separator: " ") + " "
         func says(_ phrases: [String]) -> Bool { phrases.contains { text.contains(" \($0) ") } }
@@ -99,6 +103,22 @@ public struct ReplyInterpreter: Sendable {
             }
         }
         return found.isEmpty ? .unclear : .answers(found)
+    }
+
+    /// Whether `reply` is read with the Korean rules: on a Korean call, unless it holds no Hangul (a
+    /// recognizer may write an answer in English or in digits alone: "010 1234 5678", "OK").
+    func readsKorean(_ reply: String) -> Bool {
+        korean && reply.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) }
+    }
+
+    /// Yes (true), no (false) or neither in a reply, by the reply's language's rules.
+    public func polarity(of reply: String) -> Bool? {
+        readsKorean(reply) ? KoreanReply.polarity(of: reply) : YesNo.polarity(of: Self.words(reply))
+    }
+
+    /// The normalised answer of `kind` in `reply`, by the reply's language's rules.
+    func answer(_ kind: AnswerKind, in reply: String, strict: Bool, choices: [String] = []) -> String? {
+        readsKorean(reply) ? extractKorean(kind, from: reply, strict: strict, choices: choices) : extract(kind, from: Self.words(reply), reply: reply, strict: strict, choices: choices)
     }
 
     /// The normalised answer of `kind` in the reply; `strict` asks for forms that cannot be something else.
@@ -128,6 +148,10 @@ public struct ReplyInterpreter: Sendable {
     /// A number of seven digits or more, in E.164.
     func phoneNumber(in words: [String]) -> String? {
         let (digits, plus) = SpokenNumber.digitRun(in: words)
+        return phoneNumber(digits: digits, plus: plus)
+    }
+
+    func phoneNumber(digits: String, plus: Bool) -> String? {
         guard digits.count >= 7, digits.count <= 15 else { return nil }
         if plus { return "+" + digits }
         if digits.hasPrefix("00") { return "+" + digits.dropFirst(2) }

@@ -5,9 +5,6 @@ import Knowledge
 /// the question on (kept as an open question in the result; a person takes it when
 /// `transferTarget` is set) — never a guess.
 extension ScriptedDialogue {
-    static let howCanIHelp = "How can I help you?"
-    static let anythingElse = "Is there anything else I can help you with?"
-
     /// Whether `reply` is a question to look up before the dialogue answers: with collections to
     /// search, a question that is not an answer, a request for a person or a callback — or, on a
     /// FAQ line, anything but the caller saying they are done.
@@ -25,16 +22,15 @@ extension ScriptedDialogue {
     public mutating func caller(asked question: String, answer: KnowledgeHit?) -> Step {
         turns += 1
         if turns >= context.maxTurns { return close(context.closing) }
-        let resume = current.map { "Now, " + tracker.answers[$0].question } ?? Self.anythingElse
+        let resume = current.map { phrases.now + " " + tracker.answers[$0].question } ?? phrases.anythingElse
         if let answer {
             return .ask(text: answer.chunk.text + " " + resume, questionIndex: current ?? -1)
         }
         tracker.openQuestions.append(question)
         if context.transferTarget != nil {
-            return .transfer(text: "I'm sorry, I don't have that information. I will connect you to a person who can help. One moment, please.",
-                             reason: "a question the knowledge base could not answer")
+            return .transfer(text: phrases.noInformationTransferring, reason: "a question the knowledge base could not answer")
         }
-        return .ask(text: "I'm sorry, I don't have that information, but I will pass your question on. " + resume, questionIndex: current ?? -1)
+        return .ask(text: phrases.noInformation + " " + resume, questionIndex: current ?? -1)
     }
 
     /// "No, that's all, thanks", "bye", "아니요, 없어요": the caller has nothing more to ask.

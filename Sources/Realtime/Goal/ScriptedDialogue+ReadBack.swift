@@ -22,8 +22,7 @@ extension ScriptedDialogue {
         let kind = interpreter.kinds.indices.contains(index) ? interpreter.kinds[index] : .freeText
         guard context.readBack.contains(kind), count <= Self.maxReadBacks, let summary = tracker.answers[index].answerSummary else { return next(prefix: prefix) }
         readBack = PendingReadBack(index: index, summary: summary, count: count)
-        return .ask(text: ReadBack.question(ReadBack.spoken(summary, as: kind, now: interpreter.dates.now, calendar: interpreter.dates.calendar)),
-                    questionIndex: index)
+        return .ask(text: phrases.readBack(spokenReadBack(summary, as: kind)), questionIndex: index)
     }
 
     /// The caller's reply to a read-back: a yes (or the same value again) settles it; another
@@ -32,45 +31,49 @@ extension ScriptedDialogue {
         readBack = nil
         let index = pending.index, id = tracker.answers[index].questionID
         let kind = interpreter.kinds[index]
-        let words = ReplyInterpreter.words(reply)
-        let polarity = YesNo.polarity(of: words)
+        let polarity = interpreter.polarity(of: reply)
         // A name is looked for only after a "no" ("No, it's Jane"): "Yes, right" is not a name.
-        let value = kind == .name && polarity != false ? nil : interpreter.extract(kind, from: words, reply: reply, strict: kind == .name)
+        let value = kind == .name && polarity != false ? nil : interpreter.answer(kind, in: reply, strict: kind == .name)
         if case .refused = interpreter.interpret(reply, asked: index, open: []) {   // "No, I'd rather not say."
             tracker.update(questionID: id, status: .refused, answerText: reply, summary: nil, confidence: 0.8)
-            return next(prefix: "That's all right.")
+            return next(prefix: phrases.thatsAllRight)
         }
         if let value, value != pending.summary {
             tracker.update(questionID: id, status: .answered, answerText: reply, summary: value, confidence: 0.9)
             guard pending.count < Self.maxReadBacks else {
                 tracker.update(questionID: id, status: .unclear, answerText: nil, summary: nil, confidence: 0.3)
-                return next(prefix: "Thank you.")
+                return next(prefix: phrases.thankYou)
             }
-            return readBackOrNext(index, count: pending.count + 1, prefix: "Thank you.")
+            return readBackOrNext(index, count: pending.count + 1, prefix: phrases.thankYou)
         }
         // The value said again — even after a "no" ("No, it's John Park": the caller misheard the
         // read-back, and their own words say what we have) — or a yes.
         if value == pending.summary || polarity == true {
             tracker.update(questionID: id, status: .answered, answerText: nil, summary: nil, confidence: 1)
-            return next(prefix: "Thank you.")
+            return next(prefix: phrases.thankYou)
         }
         if polarity == false {
             tracker.update(questionID: id, status: .unclear, answerText: nil, summary: nil, confidence: 0.3)
-            guard pending.count < Self.maxReadBacks else { return next(prefix: "I'm sorry, let's go on.") }
+            guard pending.count < Self.maxReadBacks else { return next(prefix: phrases.letsGoOn) }
             readBacksDone[index] = pending.count
-            return .ask(text: Reask.readBackWrong + " " + tracker.answers[index].question, questionIndex: index)
+            return .ask(text: phrases.readBackWrong + " " + tracker.answers[index].question, questionIndex: index)
         }
         switch interpreter.interpret(reply, asked: index, open: []) {
         case .callBackLater, .whoIsCalling, .wantsPerson:
             return caller(said: reply)
         default:
             // Neither yes nor no: the read-back once more, then the answer stands as heard.
-            guard !pending.askedAgain else { return next(prefix: "Thank you.") }
+            guard !pending.askedAgain else { return next(prefix: phrases.thankYou) }
             var again = pending
             again.askedAgain = true
             readBack = again
-            return .ask(text: "Sorry, " + ReadBack.question(ReadBack.spoken(pending.summary, as: kind, now: interpreter.dates.now,
-                                                                             calendar: interpreter.dates.calendar)), questionIndex: index)
+            return .ask(text: phrases.sorry + " " + phrases.readBack(spokenReadBack(pending.summary, as: kind)), questionIndex: index)
         }
+    }
+
+    /// `summary` as the caller hears it read back, in the call's language.
+    func spokenReadBack(_ summary: String, as kind: AnswerKind) -> String {
+        interpreter.korean ? KoreanSpeech.readBack(summary, as: kind, now: interpreter.dates.now, calendar: interpreter.dates.calendar)
+            : ReadBack.spoken(summary, as: kind, now: interpreter.dates.now, calendar: interpreter.dates.calendar)
     }
 }

@@ -21,6 +21,8 @@ public struct ScriptedDialogue: Sendable {
     public internal(set) var tracker: TaskTracker
     public let context: ConversationContext
     let interpreter: ReplyInterpreter
+    /// What the dialogue says besides the questions, in the call's language.
+    let phrases: DialoguePhrases
     var current: Int?
     /// The flow step the dialogue is at (a flow's `ask` or `transfer`).
     var flowStep: String?
@@ -36,6 +38,7 @@ public struct ScriptedDialogue: Sendable {
     public init(context: ConversationContext, now: Date = Date()) {
         self.context = context
         tracker = TaskTracker(context: context)
+        phrases = DialoguePhrases.of(context.language)
         if let flow = context.flow {
             let asks = flow.asks
             let choices = Dictionary(uniqueKeysWithValues: asks.enumerated().compactMap { i, step in step.choices.map { (i, $0) } })
@@ -47,7 +50,7 @@ public struct ScriptedDialogue: Sendable {
 
     /// The opening: greeting and the first question.
     public mutating func start() -> Step {
-        if answersQuestionsOnly { return .ask(text: context.greeting + " " + Self.howCanIHelp, questionIndex: -1) }
+        if answersQuestionsOnly { return .ask(text: context.greeting + " " + phrases.howCanIHelp, questionIndex: -1) }
         return next(prefix: context.greeting)
     }
 
@@ -61,31 +64,31 @@ public struct ScriptedDialogue: Sendable {
         let open = Set(tracker.answers.indices.filter { tracker.answers[$0].status == .pending || tracker.answers[$0].status == .unclear })
         switch interpreter.interpret(reply, asked: index, open: open) {
         case .nothing:
-            return reask(index, prefix: Reask.notCaught)
+            return reask(index, prefix: phrases.notCaught)
         case .whoIsCalling:
-            return .ask(text: "This is the AI assistant of \(context.displayName), calling about \(context.purpose). " + question, questionIndex: index)
+            return .ask(text: context.filled(phrases.introduction) + " " + question, questionIndex: index)
         case .wantsPerson:
             guard context.transferTarget != nil else {
-                return reask(index, prefix: "I'm sorry, I cannot connect you to a person on this call.")
+                return reask(index, prefix: phrases.cannotTransfer)
             }
-            return .transfer(text: "Of course. I will connect you to a person now. One moment, please.", reason: "the caller asked for a person")
+            return .transfer(text: phrases.transferring, reason: "the caller asked for a person")
         case .callBackLater:
             tracker.callbackRequested = true
-            return close("Of course, we will call you back another time. " + context.closing)
+            return close(phrases.callBackLater + " " + context.closing)
         case .refused:
             tracker.update(questionID: tracker.answers[index].questionID, status: .refused, answerText: reply, summary: nil, confidence: 0.8)
-            return next(prefix: "That's all right.")
+            return next(prefix: phrases.thatsAllRight)
         case .unclear:
             tracker.update(questionID: tracker.answers[index].questionID, status: .unclear, answerText: reply, summary: nil, confidence: 0.3)
-            return reask(index, prefix: Reask.notUnderstood)
+            return reask(index, prefix: phrases.notUnderstood)
         case .answers(let found):
             for (answered, extracted) in found {
                 tracker.update(questionID: tracker.answers[answered].questionID, status: .answered, answerText: reply,
                                summary: extracted.summary, confidence: extracted.confidence)
             }
             // An answer to another question than the one asked: noted, and the question asked again.
-            if found[index] == nil { return reask(index, prefix: "Thank you, noted.") }
-            return readBackOrNext(index, count: (readBacksDone[index] ?? 0) + 1, prefix: "Thank you.")
+            if found[index] == nil { return reask(index, prefix: phrases.thankYouNoted) }
+            return readBackOrNext(index, count: (readBacksDone[index] ?? 0) + 1, prefix: phrases.thankYou)
         }
     }
 
@@ -95,7 +98,7 @@ public struct ScriptedDialogue: Sendable {
         guard let index = current else { return false }
         let words = ReplyInterpreter.words(reply)
         guard let last = words.last, !Self.continuations.contains(last) else { return false }
-        if readBack != nil, YesNo.polarity(of: words) != nil { return true }
+        if readBack != nil, interpreter.polarity(of: reply) != nil { return true }
         switch interpreter.interpret(reply, asked: index, open: [index]) {
         case .nothing, .unclear: return false
         case .answers, .refused, .whoIsCalling, .callBackLater, .wantsPerson: return true
@@ -117,7 +120,7 @@ public struct ScriptedDialogue: Sendable {
         readBack = nil
         if let step = flowStep, context.flow?[step]?.transfer != nil { return walk(prefix: outcome.apology, to: tracker.flow?.next(after: step)) }
         guard let index = current else { return close(context.closing) }
-        return .ask(text: outcome.apology + " Let's continue. " + tracker.answers[index].question, questionIndex: index)
+        return .ask(text: outcome.apology + " " + phrases.letsContinue + " " + tracker.answers[index].question, questionIndex: index)
     }
 
     /// The caller said nothing for a long while after the question: ask once more, then give up
@@ -127,9 +130,9 @@ public struct ScriptedDialogue: Sendable {
         guard let index = current else { return .close(text: context.closing) }
         if tracker.answers[index].timesAsked < 2 {
             tracker.asked(index)
-            return .ask(text: "Hello, are you still there? " + tracker.answers[index].question, questionIndex: index)
+            return .ask(text: phrases.stillThere + " " + tracker.answers[index].question, questionIndex: index)
         }
-        return close("It seems this is not a good time. " + context.closing)
+        return close(phrases.notAGoodTime + " " + context.closing)
     }
 
     /// The same question once more; after its second asking the dialogue moves on.

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What the local dialogue says besides the operator's questions, in the call's language: English
+/// and Korean (`language: ko`). One place, so a newcomer adding a language finds every line.
+public struct DialoguePhrases: Sendable {
+    public var thankYou: String
+    public var thankYouNoted: String
+    public var thatsAllRight: String
+    public var notCaught: String
+    public var notUnderstood: String
+    public var readBackWrong: String
+    /// Before a read-back put again (neither yes nor no was heard).
+    public var sorry: String
+    public var letsGoOn: String
+    public var letsContinue: String
+    public var cannotTransfer: String
+    public var transferring: String
+    public var callBackLater: String
+    public var stillThere: String
+    public var notAGoodTime: String
+    public var howCanIHelp: String
+    public var anythingElse: String
+    public var now: String
+    public var noInformationTransferring: String
+    public var noInformation: String
+    /// Said before the question to a caller who asked who is calling: `{display_name}`, `{purpose}`.
+    public var introduction: String
+    /// A read-back's question around the spoken value (`{value}`).
+    public var readBackQuestion: String
+    /// The default greeting and closing, when neither the call nor the server's configuration names one.
+    public var greeting: String
+    public var closing: String
+
+    public static let english = DialoguePhrases(
+        thankYou: "Thank you.", thankYouNoted: "Thank you, noted.", thatsAllRight: "That's all right.",
+        notCaught: Reask.notCaught, notUnderstood: Reask.notUnderstood, readBackWrong: Reask.readBackWrong, sorry: "Sorry,",
+        letsGoOn: "I'm sorry, let's go on.", letsContinue: "Let's continue.",
+        cannotTransfer: "I'm sorry, I cannot connect you to a person on this call.",
+        transferring: "Of course. I will connect you to a person now. One moment, please.",
+        callBackLater: "Of course, we will call you back another time.", stillThere: "Hello, are you still there?",
+        notAGoodTime: "It seems this is not a good time.", howCanIHelp: "How can I help you?",
+        anythingElse: "Is there anything else I can help you with?", now: "Now,",
+        noInformationTransferring: "I'm sorry, I don't have that information. I will connect you to a person who can help. One moment, please.",
+        noInformation: "I'm sorry, I don't have that information, but I will pass your question on.",
+        introduction: "This is the AI assistant of {display_name}, calling about {purpose}.",
+        readBackQuestion: "I have {value}. Is that right?",
+        greeting: "Hello, this is the AI assistant of {display_name}, calling about {purpose}.",
+        closing: "Thank you for your time. Have a nice day.")
+
+    public static let korean = DialoguePhrases(
+        thankYou: "감사합니다.", thankYouNoted: "네, 알겠습니다.", thatsAllRight: "네, 괜찮습니다.",
+        notCaught: "죄송합니다, 잘 못 들었어요.", notUnderstood: "죄송합니다, 잘 이해하지 못했어요.", readBackWrong: "죄송합니다.", sorry: "죄송합니다,",
+        letsGoOn: "죄송합니다, 다음으로 넘어갈게요.", letsContinue: "계속하겠습니다.",
+        cannotTransfer: "죄송하지만 이 통화에서는 상담원을 연결해 드릴 수 없습니다.",
+        transferring: "네, 지금 상담원에게 연결해 드리겠습니다. 잠시만 기다려 주세요.",
+        callBackLater: "네, 다음에 다시 연락드리겠습니다.", stillThere: "여보세요, 듣고 계세요?",
+        notAGoodTime: "지금은 통화가 어려우신 것 같네요.", howCanIHelp: "무엇을 도와드릴까요?",
+        anythingElse: "더 궁금하신 점 있으세요?", now: "그럼,",
+        noInformationTransferring: "죄송합니다, 그 내용은 제가 알지 못합니다. 도와드릴 수 있는 분께 연결해 드리겠습니다. 잠시만 기다려 주세요.",
+        noInformation: "죄송합니다, 그 내용은 제가 알지 못하지만 문의하신 내용을 전달하겠습니다.",
+        introduction: "저는 {display_name}의 AI 상담원이고, {purpose} 관련해서 전화드렸습니다.",
+        readBackQuestion: "{value}, 맞으세요?",
+        greeting: "안녕하세요, {display_name}의 AI 상담원입니다. {purpose} 관련해서 전화드렸습니다.",
+        closing: "시간 내주셔서 감사합니다. 좋은 하루 되세요.")
+
+    /// The read-back of `spoken`.
+    public func readBack(_ spoken: String) -> String { readBackQuestion.replacingOccurrences(of: "{value}", with: spoken) }
+
+    /// The phrases of `language` ("ko…": Korean; anything else: English).
+    public static func of(_ language: String) -> DialoguePhrases {
+        language.lowercased().hasPrefix("ko") ? .korean : .english
+    }
+}
