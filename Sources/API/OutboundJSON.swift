@@ -24,6 +24,7 @@ struct CreateCallBody: Decodable {
     var greeting: String?
     var closing: String?
     var voice: String?
+    var language: String?
     var botURL: String?
     var machineDetection: String?
     var voicemailMessage: String?
@@ -33,7 +34,7 @@ struct CreateCallBody: Decodable {
     var knowledge: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case purpose, questions, priority, metadata, template, variables, greeting, closing, voice, tools, mcpServers = "mcp_servers", knowledge
+        case purpose, questions, priority, metadata, template, variables, greeting, closing, voice, language, tools, mcpServers = "mcp_servers", knowledge
         case botURL = "bot_url", machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
         case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
         case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
@@ -48,6 +49,7 @@ struct CreateCallBody: Decodable {
         request.greeting = greeting
         request.closing = closing
         request.voice = voice
+        request.language = language
         request.botURL = botURL
         request.machineDetection = machineDetection
         request.voicemailMessage = voicemailMessage
@@ -149,6 +151,7 @@ struct CallView: ResponseEncodable {
     var greeting: String?
     var closing: String?
     var voice: String?
+    var language: String?
     var botURL: String?
     var answeredBy: String?
     /// When VoiceBridge's own detector decided `answered_by`, ms after answer.
@@ -196,7 +199,7 @@ struct CallView: ResponseEncodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case direction, state, purpose, questions, priority, summary, outcome, timeline, attempts, webhooks, greeting, closing, voice, tools, mcpServers = "mcp_servers", knowledge
+        case direction, state, purpose, questions, priority, summary, outcome, timeline, attempts, webhooks, greeting, closing, voice, language, tools, mcpServers = "mcp_servers", knowledge
         case afterCallTools = "after_call_tools"
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
@@ -220,7 +223,7 @@ struct CallView: ResponseEncodable {
         durationSeconds = c.durationSeconds; summary = c.summary; outcome = c.outcome; createdAt = c.createdAt; scheduledAt = c.scheduledAt
         startedAt = c.startedAt; answeredAt = c.answeredAt; completedAt = c.completedAt; nextAttemptAt = c.nextAttemptAt
         lastOutcome = c.lastOutcome
-        templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; botURL = c.botUrl; answeredBy = c.answeredBy
+        templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; language = c.language; botURL = c.botUrl; answeredBy = c.answeredBy
         answeredByMs = c.answeredByMs; machineDetection = c.machineDetection; voicemailMessage = c.voicemailMessage
         transferTo = c.transferTo; transferredTo = c.transferredTo; transferOutcome = c.transferOutcome
         tools = c.tools

@@ -72,14 +72,24 @@ public final class CallSystem: Sendable {
 
     /// Local engines sharing one recognizer; a call's own voice gets its own synthesizer. `tools`
     /// run a flow's tool steps.
-    public static func localEngines(tts: EspeakSynthesizer, stt: MoonshineTranscriber, knowledge: (any KnowledgeSearching)? = nil,
+    /// A Korean call (`language: ko`) hears with Whisper and speaks with espeak-ng's Korean (`korean`).
+    public static func localEngines(tts: EspeakSynthesizer, stt: any SpeechRecognizer, korean: OfflineKorean? = nil,
+                                    knowledge: (any KnowledgeSearching)? = nil,
                                     tools: ToolRunner? = nil, turns: TurnDetector = .pause, overlapMinimumWords: Int = 1,
                                     readBack: Set<AnswerKind> = ReadBack.defaultKinds,
                                     recognitionBias: Float = LocalEngine.defaultRecognitionBias) -> EngineFactory {
-        { context in
+        let english = stt
+        return { context in
             var context = context
             context.readBack = readBack
-            let voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: tts.wordsPerMinute) } ?? tts
+            let voice: EspeakSynthesizer, stt: any SpeechRecognizer
+            if context.language.lowercased().hasPrefix("ko") {
+                guard let korean else { throw StartupError(description: "language ko: this server's local engine has no Korean speech") }
+                (stt, voice) = try korean.speech(voice: context.voice)
+            } else {
+                voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: tts.wordsPerMinute) } ?? tts
+                stt = english
+            }
             return LocalEngine(context: context, tts: voice, stt: stt, turns: turns, knowledge: context.knowledge.isEmpty ? nil : knowledge,
                                tools: context.conversationTools.isEmpty ? nil : tools, overlapMinimumWords: overlapMinimumWords,
                                recognitionBias: recognitionBias)
@@ -120,7 +130,7 @@ public final class CallSystem: Sendable {
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
-            return localEngines(tts: tts, stt: stt, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config),
+            return localEngines(tts: tts, stt: stt, korean: korean(config.local), knowledge: knowledge, tools: tools, turns: try turnDetector(for: config),
                                 overlapMinimumWords: config.bargeIn.minWords, readBack: config.local.readBack,
                                 recognitionBias: Float(config.local.recognitionBias))
         case .echo:
@@ -278,6 +288,7 @@ public final class CallSystem: Sendable {
             }
         }
         settings.language = config.engine.language
+        settings.languageProblem = languageProblem(config.engine)
         if config.engine.mode == .local { settings.engineCallLimit = config.engine.local.callLimit() }
         settings.engineMode = config.engine.mode.rawValue
         settings.pricing = config.pricing

@@ -17,7 +17,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     public var greeting: String?
     /// Said last. Nil: the server's closing.
     public var closing: String?
-    /// Must match what the server's engine speaks (`engine.language`) when set.
+    /// The language its calls are held in ("en", "ko"); nil: `engine.language`. The server must hold it.
     public var language: String?
     /// The engine's voice for these calls (espeak-ng voice for the local engine, the provider's otherwise).
     public var voice: String?
@@ -151,6 +151,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
                                         + t.questions.enumerated().map { ("questions.\($0.offset)", $0.element, TextLimits.question) }
                                         + (keypad ?? [:]).sorted { $0.key < $1.key }.map { ("keypad.\($0.key)", $0.value, TextLimits.keypadMeaning) }
                                         + variables.sorted { $0.key < $1.key }.map { ("variables.\($0.key)", $0.value, TextLimits.variableValue) })
+        if let language, !OutboundCallRequest.isLanguageCode(language) { problems.append(.init(name: "language", message: "must be a language code such as en or ko")) }
         if let d = maxDuration, !(10...3600).contains(d) { problems.append(.init(name: "max_duration", message: "must be between 10 and 3600 seconds")) }
         if let r = maxRetries, !(0...10).contains(r) { problems.append(.init(name: "max_retries", message: "must be between 0 and 10")) }
         problems += ToolDefinition.problems(in: tools ?? []).map { .init(name: $0.field, message: $0.message) }

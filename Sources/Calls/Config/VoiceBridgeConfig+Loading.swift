@@ -166,6 +166,7 @@ extension VoiceBridgeConfig {
         e.bargeIn.minWords = try r.int("barge_in.min_words", default: e.bargeIn.minWords, in: 1...20)
         e.local.voice = try r.string("engine.local.voice", default: e.local.voice)
         e.local.moonshinePath = try r.string("engine.local.moonshine_path", default: e.local.moonshinePath)
+        e.local.whisperPath = try r.string("engine.local.whisper_path", default: e.local.whisperPath)
         e.local.maxCalls = try r.int("engine.local.max_calls", default: e.local.maxCalls, in: 0...10_000)
         e.local.recognizerLanes = try r.int("engine.local.recognizer_lanes", default: e.local.recognizerLanes, in: 0...64)
         e.local.recognitionBias = try r.double("engine.local.recognition_bias", default: e.local.recognitionBias, in: 0...20)

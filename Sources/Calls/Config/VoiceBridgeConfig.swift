@@ -162,6 +162,8 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
             public var voice = "en-us"
             /// Folder holding onnxruntime and Moonshine's `models/base-en/` (moonshine-cpp's wheel, put there by `make deps`).
             public var moonshinePath = ".deps/moonshine"
+            /// Folder holding whisper.cpp (`lib/`) and Whisper base (`ggml-base-q8_0.bin`), which Korean calls hear with (`make deps`).
+            public var whisperPath = ".deps/whisper"
             /// Local-engine calls at once (0: `callsPerCore` per core): beyond it outbound calls wait
             /// in the queue and inbound INVITEs get 503, rather than every call going silent for
             /// seconds while the recognizer catches up.

@@ -11,8 +11,8 @@ extension CallManager {
         if let mode = t.engineMode, mode != settings.engineMode {
             problems.append(.init(name: "engine_mode", message: "is \(mode), but this server runs engine.mode \(settings.engineMode)"))
         }
-        if let language = t.language, language != settings.language {
-            problems.append(.init(name: "language", message: "is \(language), but this server's engine speaks \(settings.language) (engine.language)"))
+        if let language = t.language, language != settings.language, let problem = settings.languageProblem(language) {
+            problems.append(.init(name: "language", message: problem))
         }
         let conversing: Set<VoiceBridgeConfig.EngineMode> = [.local, .realtime, .cascade]
         if t.flow != nil, t.botURL == nil, !conversing.contains(where: { $0.rawValue == settings.engineMode }) {

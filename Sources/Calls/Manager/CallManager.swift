@@ -38,6 +38,9 @@ public actor CallManager {
         public var neuralVAD: SileroModel?
         /// `barge_in.min_ms`: speech over the agent this long holds it until its words are judged.
         public var overlapHoldMilliseconds = 500
+        /// Why this server cannot hold a call in a language ("ko" on a local engine without Whisper),
+        /// or nil when it can.
+        public var languageProblem: @Sendable (String) -> String? = { _ in nil }
         /// Calls the engine can serve at once in time (the local engine shares the machine's cores;
         /// `engine.local.max_calls`); nil: only `maxConcurrentCalls` limits. Outbound calls beyond it
         /// stay queued; an inbound INVITE beyond it gets 503.
@@ -168,6 +171,9 @@ public actor CallManager {
     nonisolated func record(for request: OutboundCallRequest, template: CallTemplate?, requestedBy: String) throws -> CallRecord {
         let valid = try request.applying(template).validated(maxCallDuration: settings.maxCallDurationSeconds, allowedCallerIDs: settings.allowedCallerIDs,
                                                                   numbers: store.numbers)
+        if let language = valid.language, valid.botURL == nil, language != settings.language, let problem = settings.languageProblem(language) {
+            throw ValidationError(fields: [.init(name: "language", message: problem)])
+        }
         if let voice = valid.voice, valid.botURL == nil, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
         if let url = valid.botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { throw ValidationError(fields: [.init(name: "bot_url", message: problem)]) }
         if let target = valid.transferTo, let problem = transferTargetRefusal(target) { throw ValidationError(fields: [.init(name: "transfer_to", message: problem)]) }
@@ -186,6 +192,7 @@ public actor CallManager {
         record.greeting = valid.greeting
         record.closing = valid.closing
         record.voice = valid.voice
+        record.language = valid.language
         record.botUrl = valid.botURL
         record.machineDetection = valid.machineDetection
         record.voicemailMessage = valid.voicemailMessage
@@ -286,11 +293,17 @@ public actor CallManager {
 
     /// What the call's engine and session work from; an inbound call greets with the inbound greeting.
     func context(for call: CallRecord) async -> ConversationContext {
+        let language = call.language ?? settings.language
+        // The configured lines are English unless the operator wrote others: a call in another
+        // language greets in it.
+        let phrases = DialoguePhrases.of(language)
+        let configuredGreeting = settings.ai.greetingTemplate == DialoguePhrases.english.greeting ? phrases.greeting : settings.ai.greetingTemplate
+        let configuredClosing = settings.ai.closingTemplate == DialoguePhrases.english.closing ? phrases.closing : settings.ai.closingTemplate
         var context = ConversationContext(purpose: call.purpose, questions: call.questions,
                                           displayName: call.callerDisplayName.isEmpty ? settings.inbound.displayName : call.callerDisplayName,
-                                          language: settings.language,
-                                          greetingTemplate: call.greeting ?? (call.direction == .inbound ? settings.inbound.greeting : settings.ai.greetingTemplate),
-                                          closingTemplate: call.closing ?? settings.ai.closingTemplate, maxTurns: settings.ai.maxTurns,
+                                          language: language,
+                                          greetingTemplate: call.greeting ?? (call.direction == .inbound ? settings.inbound.greeting : configuredGreeting),
+                                          closingTemplate: call.closing ?? configuredClosing, maxTurns: settings.ai.maxTurns,
                                           maxDurationSeconds: call.maxDuration, voice: call.voice)
         context.call = .init(id: call.outboundId, direction: call.direction.rawValue, from: call.callerNumber, to: call.calleeNumber)
         context.botURL = call.botUrl

@@ -23,6 +23,8 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var greeting: String?
     public var closing: String?
     public var voice: String?
+    /// The language the call is held in ("en", "ko"); nil: the template's, else `engine.language`.
+    public var language: String?
     /// A media-stream bot (`ws://`/`wss://`, Twilio's dialect) that runs the call instead of the server's engine.
     public var botURL: String?
     /// `off`, `hangup` or `leave_message` when an answering machine picks up; nil: the configured action.
@@ -91,6 +93,9 @@ extension OutboundCallRequest {
         if !allowedCallerIDs.isEmpty, !allowedCallerIDs.contains(where: { numbers.canonical($0) == numbers.canonical(request.callerNumber) }) {
             problems.append(.init(name: "caller_number", message: "is not an allowed caller ID"))
         }
+        if let language, !Self.isLanguageCode(language) {
+            problems.append(.init(name: "language", message: "must be a language code such as en or ko"))
+        }
         request.purpose = purpose.trimmingCharacters(in: .whitespacesAndNewlines)
         if request.purpose.isEmpty { problems.append(.init(name: "purpose", message: "must not be empty")) }
         if request.purpose.count > 1000 { problems.append(.init(name: "purpose", message: "must be at most 1000 characters")) }
@@ -142,6 +147,7 @@ extension OutboundCallRequest {
             r.greeting = greeting ?? template.greeting
             r.closing = closing ?? template.closing
             r.voice = voice ?? template.voice
+            r.language = language ?? template.language
             r.botURL = botURL ?? template.botURL
             r.machineDetection = machineDetection ?? template.machineDetection
             r.voicemailMessage = voicemailMessage ?? template.voicemailMessage
@@ -181,6 +187,13 @@ extension OutboundCallRequest {
         }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return r
+    }
+
+    /// "en", "ko", "en-US": two lower-case letters, perhaps a region.
+    public static func isLanguageCode(_ code: String) -> Bool {
+        let parts = code.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, first.count == 2, first.allSatisfy({ $0.isASCII && $0.isLowercase }), parts.count <= 2 else { return false }
+        return parts.count == 1 || (2...4).contains(parts[1].count) && parts[1].allSatisfy { $0.isASCII && $0.isLetter }
     }
 
     /// `metadata.simulated_answers`, if any.

@@ -46,6 +46,8 @@ public struct CallRecord: Sendable, Equatable, Codable {
     public var closing: String?
     /// The engine's voice for this call; nil: the configured one.
     public var voice: String?
+    /// The language the call is held in ("en", "ko"); nil: `engine.language` (schema v20).
+    public var language: String?
     /// The media-stream bot that runs the call instead of the server's engine (schema v9).
     public var botUrl: String?
     /// human, machine or unknown: the answering-machine verdict, ours or the carrier's (schema v10); nil: not detected.

@@ -202,5 +202,8 @@ extension CallStore {
             """,
             "CREATE INDEX call_analyses_due ON call_analyses(state, next_attempt_at)",
         ] },
+
+        // v20: a call's language, so one server holds English and Korean calls.
+        SQLMigration("v20-call-language") { _ in ["ALTER TABLE calls ADD COLUMN language TEXT"] },
     ]
 }

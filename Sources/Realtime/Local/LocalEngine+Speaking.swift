@@ -53,7 +53,7 @@ extension LocalEngine {
             let started = ContinuousClock.now
             var spoken = 0
             for (n, sentence) in Self.sentences(text).enumerated() {
-                let samples = try await tts.synthesize(sentence)
+                let samples = try await tts.synthesize(korean ? KoreanSpeech.speakable(sentence) : sentence)
                 meter.add { $0.ttsCharacters += sentence.count }
                 if n == 0 { await firstByte("tts", since: started) }
                 spoken += samples.count

@@ -26,7 +26,9 @@ public final class LocalEngine: ConversationEngine {
     public var usage: EngineUsage { meter.usage }
 
     let tts: EspeakSynthesizer
-    private let stt: MoonshineTranscriber
+    private let stt: any SpeechRecognizer
+    /// The call is in Korean: numbers are written as they are said before espeak-ng reads them.
+    let korean: Bool
     /// How strongly the recognizer favours the words the question expects (0: not at all).
     private let recognitionBias: Float
     /// `engine.local.recognition_bias`'s default: the best of `make bench`'s `recognition` suite
@@ -127,7 +129,7 @@ public final class LocalEngine: ConversationEngine {
         case noReply
     }
 
-    public init(context: ConversationContext, tts: EspeakSynthesizer, stt: MoonshineTranscriber, endOfTurnMilliseconds: Int = 500,
+    public init(context: ConversationContext, tts: EspeakSynthesizer, stt: any SpeechRecognizer, endOfTurnMilliseconds: Int = 500,
                 answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000, turns: TurnDetector = .pause,
                 knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard, tools: ToolRunner? = nil,
                 overlapMinimumWords: Int = 1, recognitionBias: Float = 0) {
@@ -140,6 +142,7 @@ public final class LocalEngine: ConversationEngine {
         self.answeredTurnMilliseconds = answeredTurnMilliseconds
         self.tts = tts
         self.stt = stt
+        korean = context.language.lowercased().hasPrefix("ko")
         self.endOfTurnMilliseconds = endOfTurnMilliseconds
         self.replyTimeoutMilliseconds = replyTimeoutMilliseconds
         self.keypad = context.keypad
@@ -377,7 +380,7 @@ public final class LocalEngine: ConversationEngine {
         meter.add { $0.sttSeconds += Double(samples.count) / Double(MoonshineTranscriber.sampleRate) }
         do {
             let expected = recognitionBias > 0 ? state.withLock { $0.dialogue.expectedWords } : []
-            return try await stt.transcribe(pcm16k: samples, bias: expected.isEmpty ? nil : stt.bias(toward: expected, bonus: recognitionBias))
+            return try await stt.transcribe(pcm16k: samples, expecting: expected, bias: recognitionBias)
         } catch {
             await events.emit(.error(message: "speech recognition: \(error)", fatal: false))
             return ""
