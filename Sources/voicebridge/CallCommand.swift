@@ -25,6 +25,7 @@ struct CallCommand: AsyncParsableCommand {
     @Option(name: .customLong("question"), help: "A question to ask (repeat for several).") var questions: [String] = []
     @Option(name: .long, help: "Caller display name.") var displayName: String?
     @Option(name: .long, help: "Longest call, in seconds.") var maxDuration: Int?
+    @Option(name: .long, help: "The call's language: en or ko (default: the server's engine.language).") var language: String?
     @Option(name: .customLong("answer"), help: "A scripted answer for the built-in simulated callee (repeat, in order).") var answers: [String] = []
     @Option(name: .long, help: "Server base URL.") var server = "http://127.0.0.1:8080"
     @Option(name: .long, help: "API bearer token (default: $VOICEBRIDGE_API_TOKEN).") var token: String?
@@ -37,6 +38,7 @@ struct CallCommand: AsyncParsableCommand {
         var body: [String: Any] = ["caller_number": from, "callee_number": to, "purpose": purpose, "questions": questions]
         if let displayName { body["caller_display_name"] = displayName }
         if let maxDuration { body["max_duration"] = maxDuration }
+        if let language { body["language"] = language }
         if !answers.isEmpty { body["metadata"] = ["simulated_answers": answers] }
         let json = try JSONSerialization.data(withJSONObject: body)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `voicebridge call` against a running server and the built-in simulated callee: a call that
-# completes (exit 0, answers and transcript printed), one that is not answered (exit 1), a bad
+# completes (exit 0, answers and transcript printed), a Korean one, one that is not answered (exit 1), a bad
 # request (exit 2 with the field named), and a token-protected server; `voicebridge test`: a suite
 # with a passing and a failing persona (exit 1, the table, JUnit XML), and a bad suite (exit 2).
 set -u
@@ -22,6 +22,15 @@ check "…it showed the live states" bash -c "grep -q ': ringing' <<<\"\$0\" && 
 check "…and the transcript lines as they happened" grep -q "AI .*Hello, this is the AI assistant" <<<"$out"
 check "…then the answers" grep -qE "\[answered\] Can you attend\? → yes" <<<"$out"
 check "…and the full transcript with times" grep -qE "\[00:00\] ai: Hello" <<<"$out"
+
+# A Korean call on the same server (language ko: Whisper base hears, espeak-ng's Korean speaks).
+out=$(timeout 120 "$VB_BINARY" call --server "$server" --token e2e-secret-0123456789 --from 070-1234-5678 --to 010-9876-5433 \
+      --language ko --purpose "내일 회의" --question "내일 회의에 참석하실 수 있나요?" --answer "예." --wait 2>&1)
+status=$?
+echo "$out" > "$VB_ARTIFACTS/cli-call-korean.txt"
+check "call --language ko --wait exits 0 when the Korean call completed" test $status -eq 0
+check "…the agent greeted in Korean" grep -q "AI .*안녕하세요" <<<"$out"
+check "…and the Korean answer is stored" grep -qE "\[answered\] 내일 회의에 참석하실 수 있나요\? → yes" <<<"$out"
 
 # Test runs: a suite with a persona that passes and one that expects the wrong answer, two at a time.
 curl -sf -X POST -H "Authorization: Bearer e2e-secret-0123456789" -H 'Content-Type: application/json' \
