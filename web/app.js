@@ -159,6 +159,7 @@ function showNew() {
     const value = (id) => $('#' + id, view).value.trim();
     const call = { purpose: value('purpose'), questions: [...list.querySelectorAll('input')].map((i) => i.value.trim()).filter(Boolean) };
     if (value('caller_display_name')) call.caller_display_name = value('caller_display_name');
+    if (value('language')) call.language = value('language');
     sessionStorage.setItem('vb.try', JSON.stringify(call));
     location.hash = '#/try';
   });
@@ -174,6 +175,7 @@ function showNew() {
       max_retries: Number(value('max_retries')),
     };
     if (value('caller_display_name')) request.caller_display_name = value('caller_display_name');
+    if (value('language')) request.language = value('language');
     if (answers.length) request.metadata = { simulated_answers: answers };
     const submit = $('#submit', view);
     submit.disabled = true;

@@ -14,7 +14,7 @@ import TestSupport
     @Test func aKoreanCallAndAnEnglishCallRunSideBySide() async throws {
         let (tts, stt) = try #require(CallHarness.speech)
         let korean = OfflineKorean(whisperPath: Fixtures.whisper, lanes: 1)
-        try await CallHarness.run(rtpBase: 58000, tweak: { $0.retry.enabled = false; $0.maxConcurrentCalls = 2 },
+        try await CallHarness.run(rtpBase: 59000, tweak: { $0.retry.enabled = false; $0.maxConcurrentCalls = 2 },
                                   engines: CallSystem.localEngines(tts: tts, stt: stt, korean: korean)) { manager, store, _ in
             var request = CallHarness.seedRequest(answers: ["예.", "네."], questions: ["내일 회의에 참석하실 수 있나요?", "저녁 식사도 함께 하시나요?"],
                                                   callee: "010 7100 0001")

@@ -68,7 +68,7 @@ public enum FakeCascadeServers {
     }
 
     public static func withFakeServers(_ log: Log, chat: @escaping @Sendable (Int) -> (chunks: [String], delay: Duration),
-                                       deepgram: [DeepgramStep] = DeepgramStep.yesICanAttend,
+                                       deepgram: [DeepgramStep] = DeepgramStep.yesICanAttend, transcription: String = "Yes, I can attend.",
                                        _ body: @Sendable (Int) async throws -> Void) async throws {
         let router = Router()
         let chatCount = Locked(0)
@@ -109,12 +109,17 @@ public enum FakeCascadeServers {
             let body = try await request.body.collect(upTo: 1 << 22)
             let data = Data(buffer: body)
             let isWAV = data.range(of: Data("RIFF".utf8)) != nil && data.range(of: Data("WAVE".utf8)) != nil
-            log.add("transcription wav=\(isWAV) model=\(String(decoding: data, as: UTF8.self).contains("gpt-4o-transcribe"))")
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"text":"Yes, I can attend."}"#)))
+            let form = String(decoding: data, as: UTF8.self)
+            log.add("transcription wav=\(isWAV) model=\(form.contains("gpt-4o-transcribe"))")
+            let language = form.components(separatedBy: "name=\"language\"\r\n\r\n").dropFirst().first?.prefix { !$0.isNewline } ?? ""
+            log.add("stt language transcription=\(language)")
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: ["text": transcription]), as: UTF8.self)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
         }
         let ws = Router(context: BasicWebSocketRequestContext.self)
         ws.ws("v1/listen") { request, _ in
             let q = request.uri.queryParameters
+            log.add("stt language deepgram=\(q.get("language") ?? "")")
             log.add("deepgram auth=\(request.headers[.authorization] ?? "") encoding=\(q.get("encoding") ?? "") rate=\(q.get("sample_rate") ?? "") interim=\(q.get("interim_results") ?? "")")
             return .upgrade([:])
         } onUpgrade: { inbound, outbound, _ in

@@ -99,7 +99,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         inputSink.yield(.greet)
         try await withThrowingTaskGroup(of: Void.self) { group in
             if case .deepgram(let base, let key, let model) = settings.stt {
-                let stt = DeepgramTranscriber(baseURL: base, apiKey: key, model: model, logger: logger) { [weak self] event in
+                let stt = DeepgramTranscriber(baseURL: base, apiKey: key, model: model, language: context.language, logger: logger) { [weak self] event in
                     guard let self else { return }
                     switch event {
                     case .speechStarted: self.events.sendUrgent(.speechStarted)

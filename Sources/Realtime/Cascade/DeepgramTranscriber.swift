@@ -28,9 +28,11 @@ final class DeepgramTranscriber: Sendable {
         var lastAudio = ContinuousClock.now
     }
 
-    init(baseURL: String, apiKey: String, model: String, logger: Logger, onEvent: @escaping @Sendable (Event) async -> Void) {
+    /// `language`: the call's ("en", "ko"), which Deepgram's models take as `language`.
+    init(baseURL: String, apiKey: String, model: String, language: String = "en", logger: Logger, onEvent: @escaping @Sendable (Event) async -> Void) {
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        url = "\(base)/listen?model=\(model)&encoding=mulaw&sample_rate=8000&channels=1&interim_results=true&endpointing=300"
+        let code = language.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-"))) ?? "en"
+        url = "\(base)/listen?model=\(model)&language=\(code)&encoding=mulaw&sample_rate=8000&channels=1&interim_results=true&endpointing=300"
             + "&utterance_end_ms=1000&vad_events=true&smart_format=true&punctuate=true"
         self.apiKey = apiKey
         self.logger = logger

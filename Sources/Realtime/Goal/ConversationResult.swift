@@ -56,16 +56,17 @@ public struct ConversationResult: Sendable, Equatable {
 
     /// A plain summary built from the answers (an LLM summary can replace it when configured).
     static func summarize(answers: [TaskTracker.Answer], callbackRequested: Bool = false, context: ConversationContext) -> String {
+        let words = DialoguePhrases.of(context.language)
         let lines = answers.map { a -> String in
             switch a.status {
             case .answered: "\(a.question) → \(a.answerSummary ?? a.answerText ?? "answered")"
-            case .refused: "\(a.question) → refused"
-            case .unclear: "\(a.question) → unclear" + (a.answerText.map { " (\"\($0)\")" } ?? "")
-            case .pending: "\(a.question) → asked, no answer"
-            case .notAsked: "\(a.question) → not asked"
+            case .refused: "\(a.question) → \(words.summaryRefused)"
+            case .unclear: "\(a.question) → \(words.summaryUnclear)" + (a.answerText.map { " (\"\($0)\")" } ?? "")
+            case .pending: "\(a.question) → \(words.summaryNoAnswer)"
+            case .notAsked: "\(a.question) → \(words.summaryNotAsked)"
             }
         }
-        let callback = callbackRequested ? " The callee asked to be called back another time." : ""
-        return "Call about \(context.purpose). " + lines.joined(separator: "; ") + "." + callback
+        let callback = callbackRequested ? " " + words.summaryCallback : ""
+        return words.summaryOpening.replacingOccurrences(of: "{purpose}", with: context.purpose) + " " + lines.joined(separator: "; ") + "." + callback
     }
 }

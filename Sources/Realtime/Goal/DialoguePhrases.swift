@@ -30,6 +30,11 @@ public struct DialoguePhrases: Sendable {
     /// The default greeting and closing, when neither the call nor the server's configuration names one.
     public var greeting: String
     public var closing: String
+    /// The call's plain summary for the operator (`ConversationResult.summarize`): its opening
+    /// (`{purpose}`), what stands for each status, and the line for a requested callback.
+    public var summaryOpening: String
+    public var summaryRefused: String, summaryUnclear: String, summaryNoAnswer: String, summaryNotAsked: String
+    public var summaryCallback: String
 
     public static let english = DialoguePhrases(
         thankYou: "Thank you.", thankYouNoted: "Thank you, noted.", thatsAllRight: "That's all right.",
@@ -45,7 +50,9 @@ public struct DialoguePhrases: Sendable {
         introduction: "This is the AI assistant of {display_name}, calling about {purpose}.",
         readBackQuestion: "I have {value}. Is that right?",
         greeting: "Hello, this is the AI assistant of {display_name}, calling about {purpose}.",
-        closing: "Thank you for your time. Have a nice day.")
+        closing: "Thank you for your time. Have a nice day.",
+        summaryOpening: "Call about {purpose}.", summaryRefused: "refused", summaryUnclear: "unclear", summaryNoAnswer: "asked, no answer",
+        summaryNotAsked: "not asked", summaryCallback: "The callee asked to be called back another time.")
 
     public static let korean = DialoguePhrases(
         thankYou: "감사합니다.", thankYouNoted: "네, 알겠습니다.", thatsAllRight: "네, 괜찮습니다.",
@@ -61,7 +68,9 @@ public struct DialoguePhrases: Sendable {
         introduction: "저는 {display_name}의 AI 상담원이고, {purpose} 관련해서 전화드렸습니다.",
         readBackQuestion: "{value}, 맞으세요?",
         greeting: "안녕하세요, {display_name}의 AI 상담원입니다. {purpose} 관련해서 전화드렸습니다.",
-        closing: "시간 내주셔서 감사합니다. 좋은 하루 되세요.")
+        closing: "시간 내주셔서 감사합니다. 좋은 하루 되세요.",
+        summaryOpening: "{purpose} 관련 통화.", summaryRefused: "답변 거부", summaryUnclear: "불명확", summaryNoAnswer: "질문했으나 답변 없음",
+        summaryNotAsked: "질문하지 않음", summaryCallback: "상대방이 다음에 다시 전화해 달라고 했습니다.")
 
     /// The read-back of `spoken`.
     public func readBack(_ spoken: String) -> String { readBackQuestion.replacingOccurrences(of: "{value}", with: spoken) }
