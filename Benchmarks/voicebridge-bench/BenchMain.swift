@@ -12,7 +12,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean"]
         var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -60,6 +60,7 @@ struct BenchMain {
         if suites.contains("turns") { try await turns(output: output) }
         if suites.contains("early-replies") { try await earlyReplies(output: output) }
         if suites.contains("recognition") { try await recognitionBias(output: output) }
+        if suites.contains("korean") { try await korean(output: output, concurrency: personaConcurrency) }
     }
 
     static func vad(output: String) throws {
@@ -303,18 +304,52 @@ struct BenchMain {
     /// The suite's figures as pretty JSON in the output folder.
     static func recognitionBias(output: String) async throws {
         print("== Recognition biased toward the question's words: persona answers (espeak-ng, 8 kHz μ-law) read by the local dialogue, right when the meaning matches the line's text")
-        let rows = try await RecognitionBiasBenchmark.run(moonshinePath: ".deps/moonshine")
+        let rows = try await RecognitionBiasBenchmark.run(moonshinePath: ".deps/moonshine", whisperPath: ".deps/whisper")
         let bonuses = RecognitionBiasBenchmark.bonuses
-        print(table(["answer kind", "words/min", "lines"] + bonuses.map { "bias \(format(Double($0), digits: 1))" } + ["16 kHz, bias \(format(Double(RecognitionBiasBenchmark.defaultBias), digits: 1))"],
-                    rows.map { r in ["\(r.kind.rawValue)", "\(r.rate)", "\(r.total)"] + r.right.map { "\($0)" } + ["\(r.wideband)"] }))
+        print(table(["answer kind", "words/min", "lines"] + bonuses.map { "bias \(format(Double($0), digits: 1))" } + ["16 kHz, bias \(format(Double(RecognitionBiasBenchmark.defaultBias), digits: 1))", "Whisper base"],
+                    rows.map { r in ["\(r.kind.rawValue)", "\(r.rate)", "\(r.total)"] + r.right.map { "\($0)" } + ["\(r.wideband)", "\(r.whisper)"] }))
         let totals = bonuses.indices.map { i in rows.reduce(0) { $0 + $1.right[i] } }
         let all = rows.reduce(0) { $0 + $1.total }
         let wideband = rows.reduce(0) { $0 + $1.wideband }
+        let whisper = rows.reduce(0) { $0 + $1.whisper }
         print("all lines: " + zip(bonuses, totals).map { "bias \(format(Double($0), digits: 1)): \($1)/\(all)" }.joined(separator: ", ")
-              + "; from 16 kHz (the browser's microphone), bias \(format(Double(RecognitionBiasBenchmark.defaultBias), digits: 1)): \(wideband)/\(all)")
-        try write(["lines": all, "bonuses": bonuses.map(Double.init), "right": totals, "right_16khz": wideband,
+              + "; from 16 kHz (the browser's microphone), bias \(format(Double(RecognitionBiasBenchmark.defaultBias), digits: 1)): \(wideband)/\(all)"
+              + "; Whisper base over the same line, unbiased: \(whisper)/\(all)")
+        try write(["lines": all, "bonuses": bonuses.map(Double.init), "right": totals, "right_16khz": wideband, "right_whisper": whisper,
                    "rows": rows.map { ["kind": $0.kind.rawValue, "words_per_minute": $0.rate, "lines": $0.total, "right": $0.right, "right_16khz": $0.wideband] }],
                   to: output, as: "recognition.json")
+    }
+
+    static func korean(output: String, concurrency: Int) async throws {
+        print("== Korean offline: Whisper base (whisper.cpp, q8_0) hearing espeak-ng's Korean over an 8 kHz μ-law line")
+        let (results, cost) = try await KoreanBenchmark.run(whisperPath: ".deps/whisper", fixtures: "../shared/fixtures/audio")
+        print(table(["speech", "lines", "CER %", "meaning right", "yes/no right", "numbers right"], results.map { r in
+            [r.rate, "\(r.lines)", format(r.cer * 100, digits: 1), "\(r.meanings.right)/\(r.meanings.total)", "\(r.yesNo.right)/\(r.yesNo.total)",
+             "\(r.numbers.right)/\(r.numbers.total)"]
+        }))
+        print("Whisper: real-time factor \(format(cost.realTimeFactor)) on one lane (\(format(cost.transcribeSeconds, digits: 1)) s for \(format(cost.audioSeconds, digits: 1)) s of speech); "
+              + "resident memory added \(format(cost.residentMegabytesAdded, digits: 0)) MB")
+        print(table(["said", "heard"], (results.first?.heard ?? []).map { [$0.said, $0.heard] }))
+        print("== Korean personas: \(CalleePersona.korean.count) real calls (language ko; read-back off: the simulated callee does not hear Korean), \(concurrency) at a time")
+        let run = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency, personas: CalleePersona.korean, language: "ko",
+                                                 environment: ["VOICEBRIDGE_ENGINE_READ_BACK": "none"])
+        let statuses = run.outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) }
+        let summaries = run.outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) }
+        let turns = EngineBenchmark.percentiles(run.turnLatencies)
+        let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
+        print(table(["measure", "matched", "share %"], [
+            ["stored question statuses", "\(statuses.0)/\(statuses.1)", format(share(statuses.0, statuses.1), digits: 1)],
+            ["normalised answers", "\(summaries.0)/\(summaries.1)", format(share(summaries.0, summaries.1), digits: 1)],
+            ["turn latency p50 / p99 ms", format(turns.p50, digits: 0) + " / " + format(turns.p99, digits: 0), ""],
+        ]))
+        let wrong = run.outcomes.filter { !$0.mismatches.isEmpty }
+        if !wrong.isEmpty { print(table(["persona", "what differed"], wrong.map { [$0.persona, $0.mismatches.joined(separator: "; ")] })) }
+        try write(["speech": results.map { ["speech": $0.rate, "lines": $0.lines, "cer": $0.cer, "meanings_right": $0.meanings.right, "yes_no_right": $0.yesNo.right,
+                                            "yes_no_total": $0.yesNo.total, "numbers_right": $0.numbers.right, "numbers_total": $0.numbers.total] },
+                   "real_time_factor": cost.realTimeFactor, "resident_mb_added": cost.residentMegabytesAdded,
+                   "personas": run.outcomes.count, "statuses_matched": statuses.0, "statuses_total": statuses.1,
+                   "summaries_matched": summaries.0, "summaries_total": summaries.1, "turn_p50_ms": turns.p50],
+                  to: output, as: "korean.json")
     }
 
     static func write(_ json: Any, to output: String, as name: String) throws {

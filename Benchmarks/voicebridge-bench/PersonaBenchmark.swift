@@ -24,7 +24,9 @@ enum PersonaBenchmark {
         var recognitionTimes: [Double]
     }
 
-    static func run(serverBinary: String, concurrency: Int) async throws -> Run {
+    /// `personas` in `language` (nil: the server's); `environment`: more of the server's settings.
+    static func run(serverBinary: String, concurrency: Int, personas: [CalleePersona] = CalleePersona.catalogue, language: String? = nil,
+                    environment: [String: String] = [:]) async throws -> Run {
         let server = try ServerProcess(binary: serverBinary, environment: [
             "VOICEBRIDGE_ENGINE_MODE": "local",
             "VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS": "\(concurrency)",
@@ -32,25 +34,26 @@ enum PersonaBenchmark {
             "VOICEBRIDGE_OUTBOUND_RETRY_ENABLED": "false",
             "VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION": "120",
             "VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE": "1000",
-        ])
+        ].merging(environment) { _, given in given })
         defer { server.stop() }
         try await server.waitUntilHealthy()
         let base = "http://127.0.0.1:\(server.httpPort)/api/outbound"
         let started = Date()
         var ids: [String] = []
-        for (i, persona) in CalleePersona.catalogue.enumerated() {
-            let body: [String: Any] = [
+        for (i, persona) in personas.enumerated() {
+            var body: [String: Any] = [
                 "caller_number": "070-1234-5678", "callee_number": String(format: "010-7000-%04d", i), "caller_display_name": "ABC Company",
                 "purpose": "tomorrow's 2 pm meeting", "questions": persona.questions, "max_duration": 120,
                 "metadata": ["simulated_answers": persona.script],
             ]
+            if let language { body["language"] = language }
             let created = try await json(post: base, body: body)
             guard let id = created["outbound_id"] as? String else { throw BenchError("creating a persona call failed: \(created)") }
             ids.append(id)
         }
         var outcomes: [Outcome] = []
         var latencies: [Double] = [], transcripts: [Double] = [], recognitions: [Double] = []
-        for (id, persona) in zip(ids, CalleePersona.catalogue) {
+        for (id, persona) in zip(ids, personas) {
             let state = try await endedCall("\(base)/\(id)", within: .seconds(600))["state"] as? String ?? ""
             let result = try await json(get: "\(base)/\(id)/result")
             let answers = (result["answers"] as? [[String: Any]] ?? []).enumerated().map { i, a in

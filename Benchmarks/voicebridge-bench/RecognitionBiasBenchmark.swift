@@ -36,11 +36,14 @@ enum RecognitionBiasBenchmark {
         var right: [Int]   // per bonus
         /// Right at the default bias from 16 kHz audio (no phone line).
         var wideband = 0
+        /// Right by Whisper base (English, unbiased) over the same phone line: is it the better English ear?
+        var whisper = 0
         var total = 0
     }
 
-    static func run(moonshinePath: String) async throws -> [Row] {
+    static func run(moonshinePath: String, whisperPath: String) async throws -> [Row] {
         let stt = try MoonshineTranscriber(directory: moonshinePath)
+        let whisper = try WhisperTranscriber(directory: whisperPath, lanes: 1)
         let now = Date()
         var rows: [String: Row] = [:]
         for rate in rates {
@@ -59,6 +62,7 @@ enum RecognitionBiasBenchmark {
                     let heard = try await stt.transcribe(pcm16k: audio, bias: bias)
                     if interpreter.interpret(heard, asked: 0, open: [0]) == expected { row.right[i] += 1 }
                 }
+                if interpreter.interpret(try await whisper.transcribe(pcm16k: audio, language: "en"), asked: 0, open: [0]) == expected { row.whisper += 1 }
                 let wide = try await wideband(spoken)
                 let heard = try await stt.transcribe(pcm16k: wide, bias: stt.bias(toward: kind.expectedWords, bonus: defaultBias))
                 if interpreter.interpret(heard, asked: 0, open: [0]) == expected { row.wideband += 1 }
