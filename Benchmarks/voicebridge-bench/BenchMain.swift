@@ -323,9 +323,9 @@ struct BenchMain {
     static func korean(output: String, concurrency: Int) async throws {
         print("== Korean offline: Whisper base (whisper.cpp, q8_0) hearing espeak-ng's Korean over an 8 kHz μ-law line")
         let (results, cost) = try await KoreanBenchmark.run(whisperPath: ".deps/whisper", fixtures: "../shared/fixtures/audio")
-        print(table(["speech", "lines", "CER %", "meaning right", "yes/no right", "numbers right"], results.map { r in
+        print(table(["speech", "lines", "CER %", "meaning right", "yes/no right", "numbers right", "read as another answer"], results.map { r in
             [r.rate, "\(r.lines)", format(r.cer * 100, digits: 1), "\(r.meanings.right)/\(r.meanings.total)", "\(r.yesNo.right)/\(r.yesNo.total)",
-             "\(r.numbers.right)/\(r.numbers.total)"]
+             "\(r.numbers.right)/\(r.numbers.total)", "\(r.wrongAnswers)"]
         }))
         print("Whisper: real-time factor \(format(cost.realTimeFactor)) on one lane (\(format(cost.transcribeSeconds, digits: 1)) s for \(format(cost.audioSeconds, digits: 1)) s of speech); "
               + "resident memory added \(format(cost.residentMegabytesAdded, digits: 0)) MB")
@@ -345,7 +345,7 @@ struct BenchMain {
         let wrong = run.outcomes.filter { !$0.mismatches.isEmpty }
         if !wrong.isEmpty { print(table(["persona", "what differed"], wrong.map { [$0.persona, $0.mismatches.joined(separator: "; ")] })) }
         try write(["speech": results.map { ["speech": $0.rate, "lines": $0.lines, "cer": $0.cer, "meanings_right": $0.meanings.right, "yes_no_right": $0.yesNo.right,
-                                            "yes_no_total": $0.yesNo.total, "numbers_right": $0.numbers.right, "numbers_total": $0.numbers.total] },
+                                            "yes_no_total": $0.yesNo.total, "numbers_right": $0.numbers.right, "numbers_total": $0.numbers.total, "read_as_another_answer": $0.wrongAnswers] },
                    "real_time_factor": cost.realTimeFactor, "resident_mb_added": cost.residentMegabytesAdded,
                    "personas": run.outcomes.count, "statuses_matched": statuses.0, "statuses_total": statuses.1,
                    "summaries_matched": summaries.0, "summaries_total": summaries.1, "turn_p50_ms": turns.p50],

@@ -6,7 +6,9 @@ import Realtime
 /// `make bench`'s `korean` suite, the offline Korean ear measured on what the project can make
 /// here: every Korean persona line spoken by espeak-ng's Korean voice at the agent's rate (140
 /// words a minute) and at the simulated callee's (165), 8 kHz μ-law round-tripped, and the Korean
-/// speech fixtures — transcribed by Whisper base. Character error rate (Hangul and digits; spaces
+/// speech fixtures — transcribed by Whisper base as a Korean call's ear runs it (prompted with the
+/// answers the question expects; at 140 words a minute also without, to show what the prompt
+/// does). Character error rate (Hangul and digits; spaces
 /// and punctuation ignored, so "두 시" written "2시" counts as wrong), whether the local dialogue
 /// reads the same meaning from the transcript as from the line (yes/no and numbers on their own),
 /// Whisper's real-time factor on one lane and the memory loading it adds. The persona share over
@@ -21,6 +23,8 @@ enum KoreanBenchmark {
         var rate: String
         var lines = 0, characters = 0, errors = 0
         var yesNo = (right: 0, total: 0), numbers = (right: 0, total: 0), meanings = (right: 0, total: 0)
+        /// Lines read as an answer other than the one said (a no as a yes): what a call would store wrongly.
+        var wrongAnswers = 0
         var heard: [(said: String, heard: String)] = []
         var cer: Double { characters == 0 ? 0 : Double(errors) / Double(characters) }
     }
@@ -53,19 +57,28 @@ enum KoreanBenchmark {
         for rate in [OfflineKorean.wordsPerMinute, 165] {
             let voice = try EspeakSynthesizer(voice: "ko", wordsPerMinute: rate)
             var result = Result(rate: "espeak-ng ko, \(rate) wpm")
+            var plain = Result(rate: "… the same, no prompt")
             for line in lines {
                 let audio = try await RecognitionBiasBenchmark.telephone(try await voice.synthesize(KoreanSpeech.speakable(line.text)))
-                let heard = try await timed(&cost, audio) { try await whisper.transcribe(pcm16k: audio, language: "ko") }
+                let ear = whisper.listening(in: "ko")
+                let expected = AnswerKind(question: line.question).koreanExpectedWords
+                let heard = try await timed(&cost, audio) { try await ear.transcribe(pcm16k: audio, expecting: expected, bias: 1) }
                 score(&result, said: line.text, heard: heard, question: line.question, now: now)
+                if rate == OfflineKorean.wordsPerMinute {
+                    score(&plain, said: line.text, heard: try await ear.transcribe(pcm16k: audio, expecting: [], bias: 0), question: line.question, now: now)
+                }
             }
             results.append(result)
+            if plain.lines > 0 { results.append(plain) }
         }
         var recorded = Result(rate: "fixtures (espeak-ng ko, μ-law)")
         for (name, text) in fixtures {
             let wav = try WAVFile.read(URL(fileURLWithPath: folder).appendingPathComponent(name))
             let up = try Resampler(from: 8000, to: 16000)
             let audio = up.process(wav.format == 7 ? G711.decode(wav.data, law: .muLaw) : wav.samples) + up.flush()
-            let heard = try await timed(&cost, audio) { try await whisper.transcribe(pcm16k: audio, language: "ko") }
+            let heard = try await timed(&cost, audio) {
+                try await whisper.listening(in: "ko").transcribe(pcm16k: audio, expecting: AnswerKind.yesNo.koreanExpectedWords, bias: 1)
+            }
             score(&recorded, said: text, heard: heard, question: "내일 회의에 참석하실 수 있나요?", now: now)
         }
         results.append(recorded)
@@ -88,7 +101,9 @@ enum KoreanBenchmark {
         result.errors += editDistance(reference, hypothesis)
         result.heard.append((said, heard))
         let interpreter = ReplyInterpreter(questions: [question], language: "ko", now: now)
-        let right = interpreter.interpret(heard, asked: 0, open: [0]) == interpreter.interpret(said, asked: 0, open: [0])
+        let meaning = interpreter.interpret(heard, asked: 0, open: [0])
+        let right = meaning == interpreter.interpret(said, asked: 0, open: [0])
+        if !right, case .answers = meaning { result.wrongAnswers += 1 }
         result.meanings.total += 1
         if right { result.meanings.right += 1 }
         switch interpreter.kinds[0] {

@@ -44,7 +44,7 @@ import TestSupport
     }
 
     /// Korean is refused, with the reason, where it cannot run; other languages are refused on the
-    /// local engine, and a malformed code anywhere.
+    /// local engine, and a malformed code anywhere; a template's language is its calls'.
     @Test func aLanguageTheServerCannotHoldIsRefusedWithTheReason() async throws {
         let missing = OfflineKorean(whisperPath: "/nonexistent", lanes: 1)
         #expect(missing.problem()?.contains("make deps") == true)
@@ -52,6 +52,12 @@ import TestSupport
         config.engine.local.whisperPath = "/nonexistent"
         let problem = CallSystem.languageProblem(config.engine)
         #expect(problem("en") == nil && problem("ko")?.contains("make deps") == true && problem("de")?.contains("en and ko") == true)
+        // A template's language is its calls' unless a call names its own.
+        let template = CallTemplate(name: "k", purpose: "회의", questions: ["참석하실 수 있나요?"], language: "ko")
+        #expect(try CallHarness.seedRequest().applying(template).language == "ko")
+        var english = CallHarness.seedRequest()
+        english.language = "en"
+        #expect(try english.applying(template).language == "en")
         var request = CallHarness.seedRequest()
         request.language = "Korean"
         #expect(throws: ValidationError.self) { try request.validated(maxCallDuration: 300, allowedCallerIDs: []) }

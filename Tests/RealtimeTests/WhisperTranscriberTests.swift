@@ -64,6 +64,18 @@ import TestSupport
         #expect(WhisperTranscriber.withoutAnnotations(" 네, (웃음) 참석할게요. [끝]") == "네, 참석할게요.")
     }
 
+    /// Whisper saying its prompt back is not taken for an answer: "네, 아니요." heard for a "아니요" it
+    /// could not make out would store a yes.
+    @Test func thePromptSaidBackIsDropped() {
+        let yesNo = AnswerKind.yesNo.koreanExpectedWords
+        #expect(WhisperTranscriber.Listener.withoutEcho("네, 아니요.", of: yesNo) == "")
+        #expect(WhisperTranscriber.Listener.withoutEcho("아, 네, 아니요.", of: yesNo) == "아")
+        #expect(WhisperTranscriber.Listener.withoutEcho("네, 네.", of: yesNo) == "네, 네.", "one answer said twice is an answer")
+        #expect(WhisperTranscriber.Listener.withoutEcho("네, 좋아요.", of: yesNo) == "네, 좋아요.")
+        #expect(WhisperTranscriber.Listener.withoutEcho("다음 주 월요일, 오전, 오후 두 시.", of: AnswerKind.dateTime.koreanExpectedWords) == "")
+        #expect(WhisperTranscriber.Listener.prompt(yesNo) == "네, 아니요." && WhisperTranscriber.Listener.prompt([]) == nil)
+    }
+
     @Test func aPhraseSaidThreeTimesOverIsKeptOnce() {
         #expect(WhisperTranscriber.withoutRepeats([1, 2, 3, 4, 5, 4, 5, 4, 5]) == [1, 2, 3, 4, 5])
         #expect(WhisperTranscriber.withoutRepeats([7, 7, 7]) == [7])

@@ -3,10 +3,11 @@ import Realtime
 import Synchronization
 
 /// What a Korean call on the local engine hears and speaks with: Whisper base (loaded at the first
-/// Korean call, then shared by all: ~220 MB that an English-only server never pays) and espeak-ng's
-/// Korean voice, slowed down: at its default rate its Korean is hard to follow.
+/// Korean call, then shared by all: ~185 MB that an English-only server never pays) and espeak-ng's
+/// Korean voice, slowed down for a listener: at its default rate its Korean is hard to follow.
 public final class OfflineKorean: Sendable {
-    /// espeak-ng's Korean at this rate is the clearest of the rates tried (README "What to expect offline").
+    /// Slower than espeak-ng's 175 for a person on the phone (not measured with listeners; Whisper hears
+    /// 140 and 165 about equally badly, `make bench`'s `korean` suite).
     public static let wordsPerMinute = 140
 
     public let whisperPath: String

