@@ -130,6 +130,10 @@ public final class CallSystem: Sendable {
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
+            // A server whose calls are Korean unless they say otherwise must hear Korean from the start.
+            if config.language.lowercased().hasPrefix("ko"), let problem = korean(config.local).problem() {
+                throw StartupError(description: "engine.language ko: \(problem)")
+            }
             return localEngines(tts: tts, stt: stt, korean: korean(config.local), knowledge: knowledge, tools: tools, turns: try turnDetector(for: config),
                                 overlapMinimumWords: config.bargeIn.minWords, readBack: config.local.readBack,
                                 recognitionBias: Float(config.local.recognitionBias))

@@ -52,6 +52,10 @@ import TestSupport
         config.engine.local.whisperPath = "/nonexistent"
         let problem = CallSystem.languageProblem(config.engine)
         #expect(problem("en") == nil && problem("ko")?.contains("make deps") == true && problem("de")?.contains("en and ko") == true)
+        // A server whose default language is Korean does not start without Whisper.
+        config.engine.language = "ko"
+        config.engine.local.moonshinePath = Fixtures.moonshine
+        #expect { _ = try CallSystem.engines(for: config.engine, egress: config.egressPolicy) } throws: { "\($0)".contains("engine.language ko") && "\($0)".contains("make deps") }
         // A template's language is its calls' unless a call names its own.
         let template = CallTemplate(name: "k", purpose: "회의", questions: ["참석하실 수 있나요?"], language: "ko")
         #expect(try CallHarness.seedRequest().applying(template).language == "ko")
