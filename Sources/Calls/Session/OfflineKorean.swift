@@ -3,7 +3,7 @@ import Realtime
 import Synchronization
 
 /// What a Korean call on the local engine hears and speaks with: Whisper base (loaded at the first
-/// Korean call, then shared by all: ~185 MB that an English-only server never pays) and espeak-ng's
+/// Korean call, then shared by all: 100–200 MB that an English-only server never pays) and espeak-ng's
 /// Korean voice, slowed down for a listener: at its default rate its Korean is hard to follow.
 public final class OfflineKorean: Sendable {
     /// Slower than espeak-ng's 175 for a person on the phone (not measured with listeners; Whisper hears
