@@ -83,7 +83,7 @@ public final class CallSystem: Sendable {
             var context = context
             context.readBack = readBack
             let voice: EspeakSynthesizer, stt: any SpeechRecognizer
-            if context.language.lowercased().hasPrefix("ko") {
+            if DialoguePhrases.isKorean(context.language) {
                 guard let korean else { throw StartupError(description: "language ko: this server's local engine has no Korean speech") }
                 (stt, voice) = try korean.speech(voice: context.voice)
             } else {
@@ -131,10 +131,11 @@ public final class CallSystem: Sendable {
                 throw StartupError(description: "the local engine cannot start: \(error)")
             }
             // A server whose calls are Korean unless they say otherwise must hear Korean from the start.
-            if config.language.lowercased().hasPrefix("ko"), let problem = korean(config.local).problem() {
+            let offlineKorean = korean(config.local)
+            if DialoguePhrases.isKorean(config.language), let problem = offlineKorean.problem() {
                 throw StartupError(description: "engine.language ko: \(problem)")
             }
-            return localEngines(tts: tts, stt: stt, korean: korean(config.local), knowledge: knowledge, tools: tools, turns: try turnDetector(for: config),
+            return localEngines(tts: tts, stt: stt, korean: offlineKorean, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config),
                                 overlapMinimumWords: config.bargeIn.minWords, readBack: config.local.readBack,
                                 recognitionBias: Float(config.local.recognitionBias))
         case .echo:

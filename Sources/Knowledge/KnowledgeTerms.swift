@@ -44,7 +44,7 @@ public enum KnowledgeTerms {
         return words
     }
 
-    static func isHangul(_ scalar: Unicode.Scalar) -> Bool { (0xAC00...0xD7A3).contains(scalar.value) }
+    static func isHangul(_ scalar: Unicode.Scalar) -> Bool { Hangul.isSyllable(scalar) }
 
     /// Syllable pairs of each Hangul run in `word`; a run of one syllable stands for itself.
     /// Letters or digits glued to the Hangul ("3층", "kt에서") are terms of their own.

@@ -1,5 +1,6 @@
 import Bridge
 import Foundation
+import Knowledge
 import Logging
 import Pipeline
 import Realtime
@@ -124,7 +125,7 @@ public final class SimulatedCallee: Sendable {
 
     /// `text` spoken (espeak-ng; Korean text in a Korean voice) as 8 kHz μ-law.
     func speech(_ text: String, voice: EspeakSynthesizer? = nil) async -> [UInt8]? {
-        let korean = text.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) }
+        let korean = Hangul.occurs(in: text)
         guard let voice = korean ? try? EspeakSynthesizer(voice: "ko") : voice ?? tts, let samples = try? await voice.synthesize(text),
               let downsampler = try? Resampler(from: EspeakSynthesizer.sampleRate, to: 8000) else { return nil }
         return G711.encode(downsampler.process(samples) + downsampler.flush(), law: .muLaw)

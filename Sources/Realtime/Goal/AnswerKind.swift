@@ -1,4 +1,5 @@
 import Flows
+import Knowledge
 
 /// What a question asks for, read from its wording (or stated by a flow's `ask` step): the local
 /// dialogue extracts that kind of answer, normalised, into `answer_summary`.
@@ -34,7 +35,7 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
     /// English wording rules, most specific first ("What is your phone number?" asks for a number
     /// to dial, not a count; "When can you come — is Monday fine?" is still a date).
     public init(question: String) {
-        if question.unicodeScalars.contains(where: { (0xAC00...0xD7A3).contains($0.value) }) {
+        if Hangul.occurs(in: question) {
             self.init(koreanQuestion: question)
             return
         }

@@ -77,6 +77,9 @@ public struct DialoguePhrases: Sendable {
 
     /// The phrases of `language` ("ko…": Korean; anything else: English).
     public static func of(_ language: String) -> DialoguePhrases {
-        language.lowercased().hasPrefix("ko") ? .korean : .english
+        isKorean(language) ? .korean : .english
     }
+
+    /// Whether a call in `language` ("ko", "ko-KR") is held in Korean.
+    public static func isKorean(_ language: String) -> Bool { language.lowercased().hasPrefix("ko") }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Knowledge
 
 /// What a caller's reply means to the local dialogue (seed 000 §4.4, without a language model):
 /// an answer to the question asked (and perhaps to others), a refusal, a question back, a
@@ -44,7 +45,7 @@ public struct ReplyInterpreter: Sendable {
         self.kinds = kinds
         self.choices = choices
         dates = SpokenDate(now: now, calendar: calendar)
-        korean = language.lowercased().hasPrefix("ko")
+        korean = DialoguePhrases.isKorean(language)
         countryCode = korean ? "82" : "1"
     }
 
@@ -108,7 +109,7 @@ public struct ReplyInterpreter: Sendable {
     /// Whether `reply` is read with the Korean rules: on a Korean call, unless it holds no Hangul (a
     /// recognizer may write an answer in English or in digits alone: "010 1234 5678", "OK").
     func readsKorean(_ reply: String) -> Bool {
-        korean && reply.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) }
+        korean && Hangul.occurs(in: reply)
     }
 
     /// Yes (true), no (false) or neither in a reply, by the reply's language's rules.

@@ -142,7 +142,7 @@ public final class LocalEngine: ConversationEngine {
         self.answeredTurnMilliseconds = answeredTurnMilliseconds
         self.tts = tts
         self.stt = stt
-        korean = context.language.lowercased().hasPrefix("ko")
+        korean = DialoguePhrases.isKorean(context.language)
         self.endOfTurnMilliseconds = endOfTurnMilliseconds
         self.replyTimeoutMilliseconds = replyTimeoutMilliseconds
         self.keypad = context.keypad

@@ -1,3 +1,5 @@
+import Knowledge
+
 /// What Korean replies say, for the local dialogue: yes and no in their usual forms, hedges,
 /// refusals, "who is this?", "call me later". Korean attaches particles and endings to words
 /// ("참석할게요", "상담원이랑"), so phrases are found inside the text, not as whole words — except
@@ -66,7 +68,7 @@ enum KoreanReply {
             return word
         }
         let hangulName = candidates.last { word in
-            (2...4).contains(word.count) && word.unicodeScalars.allSatisfy { (0xAC00...0xD7A3).contains($0.value) }
+            (2...4).contains(word.count) && word.unicodeScalars.allSatisfy(Hangul.isSyllable)
                 && !shortYeses.contains(word) && !fillers.contains(word) && !["이름", "성함", "제이름"].contains(word)
         }
         return hangulName ?? candidates.last { $0.first?.isUppercase == true }
