@@ -25,7 +25,7 @@ import Realtime
     @Test func aReadBackIsConfirmedOrCorrectedWithoutUsingUpTheScript() {
         var c = CalleeConversation(script: ["It is five five five, one two three, four five six seven.", "Tomorrow at two."])
         #expect(c.reply(toAgent: "Hello … What number can we reach you on?") == .line(CalleeLine("It is five five five, one two three, four five six seven.")))
-        #expect(c.reply(toAgent: "I have time, time, time, one two three, four five six seven. Is that right?")
+        #expect(c.reply(toAgent: "I have plus one one two, three four, five six seven. Is that right?")
                 == .line(CalleeLine("It is five five five, one two three, four five six seven."), prefix: "No,", slowly: true))
         #expect(c.reply(toAgent: "I have five five five, one two three, four five six seven. Is that right?") == .line(CalleeLine("Yes, that's right.")))
         #expect(c.reply(toAgent: "Thank you. When would suit you?") == .line(CalleeLine("Tomorrow at two.")))

@@ -22,7 +22,9 @@ import TestSupport
         }
     }
 
-    /// ("Okay.": espeak-ng's "Mm-hmm." reaches the recognizer over the 8 kHz line as "Amend them,".)
+    /// ("Okay.": espeak-ng's "Mm-hmm." is long enough to hold the agent, and reaches the recognizer
+    /// over the 8 kHz line as "Amend them," — an aside that answers nothing, so the agent plays on
+    /// after ~0.8 s held: the personas in `make bench` say it.)
     @Test func aBackchannelDuringTheGreetingDoesNotStopIt() async throws {
         let (call, report, lines, answers) = try await Self.call(opening: "<says Okay.>")
         #expect(call.state == .completed, "\(call.state) \(call.failureReason ?? "")")

@@ -18,6 +18,12 @@ import Testing
         #expect(OverlapVerdict.judging(text) == .interruption)
     }
 
+    @Test(arguments: [("Amend them,", true), ("Leave her.", true), ("I", false), ("It's", false), ("Leave her can.", false), ("Wait.", false), ("No.", false), ("Sorry?", false),
+                      ("Um.", false), ("Who is this?", false)])
+    func anAsideIsOneOrTwoWordsThatBidForNothing(text: String, aside: Bool) {
+        #expect(OverlapVerdict.isAside(text) == aside)
+    }
+
     @Test func minimumWordsLetsAShortWordPass() {
         #expect(OverlapVerdict.judging("No.", minimumWords: 2) == .backchannel("No."))
         #expect(OverlapVerdict.judging("No, wait.", minimumWords: 2) == .interruption)

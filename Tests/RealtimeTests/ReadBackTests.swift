@@ -112,8 +112,10 @@ import TestSupport
         var d = Self.dialogue()
         #expect(d.expectedWords.isEmpty, "a name's words cannot be known")
         _ = d.caller(said: "My name is Jane Smith.")
-        #expect(d.expectedWords.contains("yes"), "a read-back waits for yes or no")
+        #expect(d.expectedWords.isEmpty, "a name's read-back is checked with the name as often as with yes")
         _ = d.caller(said: "Yes.")
         #expect(d.expectedWords.contains("five") && d.expectedWords.contains("double"))
+        _ = d.caller(said: "Five five five, one two three, four five six seven.")
+        #expect(d.expectedWords.contains("yes") && d.expectedWords.contains("five"), "a number's read-back waits for yes, no or the digits")
     }
 }

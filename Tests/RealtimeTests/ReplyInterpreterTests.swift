@@ -71,6 +71,10 @@ import Testing
         ("+44 207 946 0958", "en", "+442079460958"),
         ("zero one zero, one two three four, five six seven eight", "ko", "+821012345678"),
         ("oh one oh, one two three four, five six seven eight", "ko", "+821012345678"),
+        // "five" as an 8 kHz line lets Moonshine hear it, among digits.
+        ("No, it is time time time one two three four five six seven.", "en", "+15551234567"),
+        ("Two, zero two, time, time, time, zero one nine eight.", "en", "+12025550198"),
+        ("two one two time four four four four one two", "en", "+12125444412"),
     ])
     func phoneNumbersInE164(reply: String, language: String, expected: String) {
         #expect(Self.answer(reply, to: "What number can we reach you on?", language: language) == expected)
@@ -78,6 +82,13 @@ import Testing
 
     @Test func tooFewDigitsIsNoPhoneNumber() {
         #expect(Self.answer("one two three", to: "What is your phone number?") == nil)
+    }
+
+    @Test func timeIsAFiveOnlyAmongDigits() {
+        // Not beside its kind nor between digits: the word stays a word and the run is seven digits.
+        #expect(SpokenNumber.hearingDigits(["any", "time", "one", "two"]) == ["any", "time", "one", "two"])
+        #expect(Self.answer("Any time, one two three, four five six seven.", to: "What number can we reach you on?") == "+11234567")
+        #expect(Self.answer("Tomorrow at that time.", to: "What number can we reach you on?") == nil)
     }
 
     @Test(arguments: [

@@ -35,14 +35,18 @@ struct CalleeConversation: Sendable {
     /// The line the next agent utterance gets if it is not a read-back or re-ask (for `<over …>`).
     var upcoming: CalleeLine? { next < script.count ? script[next] : nil }
 
-    /// What the callee listens for in the agent's next utterance: the words of a read-back and of
-    /// its own last answer. Not a re-ask's words: said first and plainly, they need no help, and
+    /// What the callee listens for in a whole read-back: the words of a read-back and of its own
+    /// last answer. Not a re-ask's words: said first and plainly, they need no help, and
     /// helped they were heard in new questions ("That's all right. Does …" as "… didn't get …"),
     /// so the callee said its last answer again instead of answering.
     var expecting: [String] {
-        let cues = ["is", "that", "right", "correct", "have"]
-        return cues + (last.map { $0.words.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init) } ?? [])
+        Self.readBackCues + (last.map { $0.words.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init) } ?? [])
     }
+
+    /// The words that tell a read-back from a new question: all the callee listens for in an
+    /// agent utterance's opening. Its own answer's words are not: favoured there, a new question
+    /// after a phone number ("When would suit you for a visit?") was heard as "When one two two four".
+    static let readBackCues = ["is", "that", "right", "correct", "have"]
 
     /// Whether what the agent says next can change the reply: only after a line with words that
     /// may be read back or asked again (the greeting and the question after a hang-up need no ear).

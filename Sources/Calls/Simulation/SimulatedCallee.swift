@@ -230,7 +230,7 @@ public final class SimulatedCallee: Sendable {
                     // "I have …"): those are heard first, and the whole utterance only for a read-back,
                     // whose value the callee must check — so listening costs the recognizer little.
                     let deadline = ContinuousClock.now + Self.hearingBudget
-                    words = await hearing(Array(utterance.prefix(Self.openingSamples)), conversation.expecting, Self.hearingBudget)
+                    words = await hearing(Array(utterance.prefix(Self.openingSamples)), CalleeConversation.readBackCues, Self.hearingBudget)
                     if utterance.count > Self.openingSamples, let opening = words, ReadBack.isReadBack(opening) {
                         words = await hearing(utterance, conversation.expecting, max(.zero, deadline - ContinuousClock.now))
                     }

@@ -22,6 +22,26 @@ public enum OverlapVerdict: Sendable, Equatable {
         return others.count >= max(1, minimumWords) ? .interruption : .backchannel(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// Whether `text` over the agent is too little to take the turn unless it answers the question
+    /// (the engine knows that): one or two words, none of them a bid for the turn. Words the
+    /// recognizer made of a short sound ("Mm-hmm" on an 8 kHz line: "Amend them") cut the agent
+    /// before its question was out, and the caller was asked again for a reply never given.
+    public static func isAside(_ text: String) -> Bool {
+        let words = text.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "'" }.map(String.init).filter { !fillers.contains($0) }
+        guard let last = words.last, words.count <= 2, !openings.contains(last) else { return false }
+        return !words.contains { turnBids.contains($0) }
+    }
+
+    /// Words a sentence goes on after ("I …", "My …"): not an aside but the start of a turn.
+    static let openings: Set<String> = ["i", "i'm", "it", "it's", "we", "my", "the", "a", "and", "but", "so", "is", "at", "to"]
+
+    /// Words with which a caller takes the turn however few they are ("Wait", "Sorry?", "Who?").
+    static let turnBids: Set<String> = [
+        "wait", "stop", "hold", "hang", "sorry", "pardon", "excuse", "hello", "hi", "what", "who", "why", "how", "when", "where",
+        "no", "yes", "nope", "not", "can't", "don't", "won't", "please", "help", "agent", "person", "human",
+        "잠깐만요", "잠깐", "누구세요", "뭐라고요", "아니요", "아뇨",
+    ]
+
     /// Sounds that carry no words: what a recognizer makes of a cough, a breath, a hesitation.
     static let fillers: Set<String> = ["um", "umm", "uh", "er", "erm", "ah", "ahem", "eh", "cough", "음", "어", "아", "그"]
 

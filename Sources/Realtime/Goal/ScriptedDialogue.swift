@@ -95,9 +95,8 @@ public struct ScriptedDialogue: Sendable {
     /// Whether `reply` already settles the question being asked — an answer, a refusal, a
     /// question back — and does not trail off ("Yes, and …"), so the caller's turn can end now.
     public func completesAnAnswer(_ reply: String) -> Bool {
-        guard let index = current else { return false }
+        guard let index = current, !Self.trailsOff(reply) else { return false }
         let words = ReplyInterpreter.words(reply)
-        guard let last = words.last, !Self.continuations.contains(last) else { return false }
         if readBack != nil, interpreter.polarity(of: reply) != nil { return true }
         switch interpreter.interpret(reply, asked: index, open: [index]) {
         case .nothing, .unclear: return false
@@ -106,14 +105,23 @@ public struct ScriptedDialogue: Sendable {
     }
 
     /// The words the caller's reply is expected to hold, in the call's language: the kind's words
-    /// of the question waiting for an answer, and yes/no while a read-back waits for its check.
+    /// of the question waiting for an answer, and yes/no while a read-back of such a kind waits for
+    /// its check. Not for a name's read-back: its check is as often "No, Jane Smith" as "yes", and
+    /// with yes and no favoured Moonshine wrote that name as "yes yes" (measured on the personas).
     public var expectedWords: [String] {
         guard let index = current, interpreter.kinds.indices.contains(index) else { return [] }
         let kind = interpreter.kinds[index]
         if interpreter.korean {
             return readBack == nil ? kind.koreanExpectedWords : AnswerKind.koreanReadBackReplies + kind.koreanExpectedWords
         }
-        return readBack == nil ? kind.expectedWords : AnswerKind.readBackReplies + kind.expectedWords
+        guard readBack != nil, !kind.expectedWords.isEmpty else { return kind.expectedWords }
+        return AnswerKind.readBackReplies + kind.expectedWords
+    }
+
+    /// Whether `reply` stops on a word a sentence goes on after ("My name is …", "Yes, and …"): the
+    /// caller paused mid-sentence, whatever the pause or the end-of-turn model says.
+    public static func trailsOff(_ reply: String) -> Bool {
+        ReplyInterpreter.words(reply).last.map(continuations.contains) ?? false
     }
 
     static let continuations: Set<String> = ["and", "but", "or", "so", "because", "um", "uh", "er", "the", "a", "my", "is", "at", "to", "if", "then", "well"]

@@ -11,7 +11,8 @@ extension LocalEngine {
     }
 
     /// The words of speech that began over the agent: a turn (the session cuts the agent, the
-    /// turn goes on), or not one — a backchannel or no words — and then the turn is dropped as if
+    /// turn goes on), or not one — a backchannel, an aside that answers nothing (a backchannel as
+    /// the recognizer misheard it: "Mm-hmm" as "Amend them"), or no words — and then the turn is dropped as if
     /// never begun (the wait for a reply it paused goes on) and the session plays the agent on.
     /// True when it was not a turn. A backchannel is only settled when the turn is over
     /// (`turnOver`): "Yes, … I will" goes on past its first pause, and is an answer.
@@ -19,8 +20,13 @@ extension LocalEngine {
     func settleOverlap(_ text: String, turnOver: Bool, speechStarts: Int? = nil) async -> Bool {
         let settled = state.withLock { s -> (OverlapVerdict, (@Sendable (OverlapVerdict) async -> Void)?)? in
             guard let overlap = s.overlap, speechStarts == nil || speechStarts == s.speechStarts else { return nil }
-            let verdict = OverlapVerdict.judging(text, minimumWords: overlapMinimumWords)
-            if case .backchannel = verdict, !turnOver { return nil }
+            var verdict = OverlapVerdict.judging(text, minimumWords: overlapMinimumWords)
+            // An aside is settled when its speech ends: it was long enough to hold the agent (a
+            // short one is over before the hold), and a held agent's silence tells the caller its
+            // turn is over — waiting for the end of the turn, the caller answered into the gap.
+            let aside = verdict == .interruption && OverlapVerdict.isAside(text) && !s.dialogue.completesAnAnswer(text)
+            if aside { verdict = .backchannel(text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if case .backchannel = verdict, !turnOver, !aside { return nil }
             s.overlap = nil
             if verdict != .interruption {
                 s.dropTurn()

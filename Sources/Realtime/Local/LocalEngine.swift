@@ -288,11 +288,15 @@ public final class LocalEngine: ConversationEngine {
     /// The end-of-turn window now, in silence past the VAD's speech end: none when the model
     /// judged the turn complete; when the words up to the speech end answer the question, short —
     /// or the pause rule's if the model judged the turn unfinished (two signals disagreeing); the
-    /// model's ceiling when it judged the turn unfinished (or is still judging); else the pause rule's.
+    /// model's ceiling when it judged the turn unfinished (or is still judging), or when the words
+    /// trail off ("My name is …"); else the pause rule's.
     private func window(_ s: State) -> Int {
         guard let speculation = s.speculation, speculation.speechStarts == s.speechStarts, speculation.text != nil else {
             return turns.model == nil ? endOfTurnMilliseconds : turns.ceilingMilliseconds
         }
+        // Words that stop mid-sentence outweigh the model: on an 8 kHz line it took "No, my name
+        // is" for a whole turn, and the name after the caller's pause was lost.
+        if let text = speculation.text, ScriptedDialogue.trailsOff(text) { return turns.ceilingMilliseconds }
         switch (speculation.complete, speculation.answers) {
         case (true?, _): return 0
         case (false?, true): return endOfTurnMilliseconds
