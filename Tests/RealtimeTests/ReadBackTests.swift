@@ -90,6 +90,15 @@ import TestSupport
         #expect(d.tracker.answers[0].status == .unclear)
     }
 
+    @Test func aCorrectionAfterTheSecondReadBackStandsUnconfirmed() {
+        var d = Self.dialogue()
+        _ = d.caller(said: "My name is James Mith.")
+        _ = d.caller(said: "No, it's Jane Mist.")
+        #expect(d.caller(said: "No, it's Jane Smith.") == .ask(text: "Thank you. What number can we reach you on?", questionIndex: 1))
+        let answer = d.tracker.answers[0]
+        #expect(answer.status == .answered && answer.answerSummary == "Jane Smith" && answer.confidence == 0.6)
+    }
+
     @Test func neitherYesNorNoReadsBackOnceMoreThenTheAnswerStands() {
         var d = Self.dialogue()
         _ = d.caller(said: "My name is Jane Smith.")

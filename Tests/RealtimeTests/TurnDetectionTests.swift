@@ -69,4 +69,12 @@ import TestSupport
         let cut = try await Self.converse(try Self.engine(.pause), paused)
         #expect(cut.texts.count == 2, "the pause rule answers the half sentence: \(cut.texts)")
     }
+
+    /// Words that stop mid-sentence hold the turn past the pause rule's window (to the ceiling):
+    /// the caller goes on after 800 ms and is heard as one answer.
+    @Test func wordsThatTrailOffHoldTheTurn() async throws {
+        let paused = try await Self.phone(#"Yes, I can come, but <break time="800ms"/> only after six."#)
+        let held = try await Self.converse(try Self.engine(.pause), paused)
+        #expect(held.texts.count == 1 && held.texts.first?.lowercased().contains("after") == true, "one turn, both halves: \(held.texts)")
+    }
 }

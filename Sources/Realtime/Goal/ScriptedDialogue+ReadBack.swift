@@ -2,8 +2,9 @@ import Foundation
 
 /// Reading back what is easily misheard (`ConversationContext.readBack`): the answer is stored as
 /// heard, read back, and corrected when the caller says it was wrong — the way a careful person
-/// takes a number down on the phone. Each question is read back at most twice; a third value,
-/// or a plain "no" after the second read-back, leaves it `unclear`.
+/// takes a number down on the phone. Each question is read back at most twice; a plain "no"
+/// after the second read-back leaves it `unclear`, a correction after it stands as heard, unconfirmed
+/// (confidence 0.6): the caller did answer, and their last word on it is the best there is.
 extension ScriptedDialogue {
     /// A read-back waiting for the caller's "yes" or correction.
     struct PendingReadBack: Sendable, Equatable {
@@ -39,11 +40,9 @@ extension ScriptedDialogue {
             return next(prefix: phrases.thatsAllRight)
         }
         if let value, value != pending.summary {
-            tracker.update(questionID: id, status: .answered, answerText: reply, summary: value, confidence: 0.9)
-            guard pending.count < Self.maxReadBacks else {
-                tracker.update(questionID: id, status: .unclear, answerText: nil, summary: nil, confidence: 0.3)
-                return next(prefix: phrases.thankYou)
-            }
+            let confirmable = pending.count < Self.maxReadBacks
+            tracker.update(questionID: id, status: .answered, answerText: reply, summary: value, confidence: confirmable ? 0.9 : 0.6)
+            guard confirmable else { return next(prefix: phrases.thankYou) }
             return readBackOrNext(index, count: pending.count + 1, prefix: phrases.thankYou)
         }
         // The value said again — even after a "no" ("No, it's John Park": the caller misheard the
