@@ -90,6 +90,15 @@ import TestSupport
         #expect(d.tracker.answers[0].status == .unclear)
     }
 
+    @Test func aNumberBegunOrWordsThatTrailOffStopShort() {
+        var d = ScriptedDialogue(context: ConversationContext(purpose: "a visit", questions: ["What number can we reach you on?"]), now: ReadBackTests.now)
+        _ = d.start()
+        #expect(d.stopsShort("It's five five five,") && d.stopsShort("It's time, time, time.") && d.stopsShort("It is"))
+        #expect(!d.stopsShort("Five five five, one two three, four five six seven.") && !d.stopsShort("I'd rather not say."))
+        let name = Self.dialogue()
+        #expect(name.stopsShort("My name is") && !name.stopsShort("Five five five,"), "digits stop short only of a number to dial")
+    }
+
     @Test func aCorrectionAfterTheSecondReadBackStandsUnconfirmed() {
         var d = Self.dialogue()
         _ = d.caller(said: "My name is James Mith.")

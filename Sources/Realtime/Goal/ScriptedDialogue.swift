@@ -124,6 +124,15 @@ public struct ScriptedDialogue: Sendable {
         ReplyInterpreter.words(reply).last.map(continuations.contains) ?? false
     }
 
+    /// Whether `reply` stops short of an answer: it trails off, or a number to dial has begun with
+    /// fewer digits than one has ("It's five five five, …" — people pause between the groups).
+    public func stopsShort(_ reply: String) -> Bool {
+        if Self.trailsOff(reply) { return true }
+        guard let index = current, interpreter.kinds.indices.contains(index), interpreter.kinds[index] == .phoneNumber else { return false }
+        let digits = interpreter.korean ? KoreanNumber.digitRun(in: reply) : SpokenNumber.digitRun(in: ReplyInterpreter.words(reply)).digits
+        return (1..<7).contains(digits.count)
+    }
+
     static let continuations: Set<String> = ["and", "but", "or", "so", "because", "um", "uh", "er", "the", "a", "my", "is", "at", "to", "if", "then", "well"]
 
     /// A transfer did not reach anyone: say so and put the current question again.

@@ -114,6 +114,8 @@ public final class LocalEngine: ConversationEngine {
         var speechStarts: Int
         var text: String?
         var answers = false
+        /// The words stop short of an answer (`ScriptedDialogue.stopsShort`).
+        var stopsShort = false
         /// The end-of-turn model's verdict on the audio up to the speech end; nil: none (yet).
         var complete: Bool?
         var transcribing: Duration = .zero
@@ -181,8 +183,8 @@ public final class LocalEngine: ConversationEngine {
                     return true
                 }
                 guard s.speculation?.speechStarts == starts, s.speechStarts == starts else { return false }
-                let answers = s.dialogue.completesAnAnswer(text)
-                s.speculation = Speculation(speechStarts: starts, text: text, answers: answers, complete: complete, transcribing: started.duration(to: .now))
+                s.speculation = Speculation(speechStarts: starts, text: text, answers: s.dialogue.completesAnAnswer(text), stopsShort: s.dialogue.stopsShort(text),
+                                            complete: complete, transcribing: started.duration(to: .now))
                 guard s.listening, let silence = s.trailingSilence, silence >= window(s) else { return false }
                 s.listening = false
                 s.trailingSilence = nil
@@ -289,14 +291,14 @@ public final class LocalEngine: ConversationEngine {
     /// judged the turn complete; when the words up to the speech end answer the question, short —
     /// or the pause rule's if the model judged the turn unfinished (two signals disagreeing); the
     /// model's ceiling when it judged the turn unfinished (or is still judging), or when the words
-    /// trail off ("My name is …"); else the pause rule's.
+    /// stop short ("My name is …"); else the pause rule's.
     private func window(_ s: State) -> Int {
         guard let speculation = s.speculation, speculation.speechStarts == s.speechStarts, speculation.text != nil else {
             return turns.model == nil ? endOfTurnMilliseconds : turns.ceilingMilliseconds
         }
-        // Words that stop mid-sentence outweigh the model: on an 8 kHz line it took "No, my name
-        // is" for a whole turn, and the name after the caller's pause was lost.
-        if let text = speculation.text, ScriptedDialogue.trailsOff(text) { return turns.ceilingMilliseconds }
+        // Words that stop short outweigh the model: on an 8 kHz line it took "No, my name is" and
+        // "It's five five five," for whole turns, and what came after the caller's pause was lost.
+        if speculation.stopsShort { return turns.ceilingMilliseconds }
         switch (speculation.complete, speculation.answers) {
         case (true?, _): return 0
         case (false?, true): return endOfTurnMilliseconds

@@ -44,6 +44,17 @@ struct MoonshineTokenizer: Sendable {
     /// The id of the token whose text is exactly `text` (`▁` for a word start).
     func id(of text: String) -> Int? { ids[text] }
 
+    /// The longest token that starts `word` as a word ("▁tom" for "tomorrow"), if it holds at
+    /// least `letters` of the word's letters.
+    func wordStart(of word: String, letters: Int) -> Int? {
+        var prefix = word
+        while prefix.count >= letters {
+            if let id = ids["\u{2581}" + prefix] { return id }
+            prefix.removeLast()
+        }
+        return nil
+    }
+
     /// The text of `ids`; ids the table does not hold (or holds empty) add nothing.
     func text(of ids: [Int]) -> String {
         var bytes: [UInt8] = []
