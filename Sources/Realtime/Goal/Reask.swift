@@ -8,9 +8,10 @@ public enum Reask {
     /// The caller said a read-back was wrong.
     public static let readBackWrong = "Sorry about that."
 
-    /// Words that mark a re-ask as a recognizer writes them — the dialogue's own openings, and what
-    /// a model asked to re-ask tends to say ("could you repeat", "say that again").
-    static let cues = ["catch", "quite get", "didn't get", "sorry about that", "repeat", "say that again"]
+    /// Words that mark a re-ask as a recognizer writes them — the dialogue's own openings (whose
+    /// ends an 8 kHz line garbles: "Sorry, I didn't slide that fast"), and what a model asked to
+    /// re-ask tends to say ("could you repeat", "say that again").
+    static let cues = ["catch", "quite get", "didn't get", "sorry i didn't", "sorry about that", "repeat", "say that again"]
 
     /// Whether an agent utterance (as heard) asks for the last answer again.
     public static func isReask(_ heard: String) -> Bool {
