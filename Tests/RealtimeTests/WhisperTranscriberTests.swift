@@ -80,6 +80,9 @@ import TestSupport
         #expect(WhisperTranscriber.withoutRepeats([1, 2, 3, 4, 5, 4, 5, 4, 5]) == [1, 2, 3, 4, 5])
         #expect(WhisperTranscriber.withoutRepeats([7, 7, 7]) == [7])
         #expect(WhisperTranscriber.withoutRepeats([1, 2, 1, 2, 3]) == nil)
+        // Moonshine: a digit four times is a number, six times a loop; a longer phrase four times.
+        #expect(MoonshineTranscriber.withoutRepeats([9, 4, 4, 4, 4]) == nil && MoonshineTranscriber.withoutRepeats([9, 4, 4, 4, 4, 4, 4]) == [9, 4])
+        #expect(MoonshineTranscriber.withoutRepeats([1, 2, 1, 2, 1, 2]) == nil && MoonshineTranscriber.withoutRepeats([3, 1, 2, 1, 2, 1, 2, 1, 2]) == [3, 1, 2])
     }
 
     @Test func whereItCannotRunItSaysWhy() throws {

@@ -115,9 +115,17 @@ public final class MoonshineTranscriber: Sendable {
             }
             if token == Self.endToken { break }
             tokens.append(token)
+            if let looped = Self.withoutRepeats(tokens) { tokens = looped; break }
             next = Int64(token)
         }
         return tokenizer.text(of: tokens)
+    }
+
+    /// `tokens` with a loop at its end cut back to one saying of its phrase: a word said six times
+    /// running, or a phrase of more tokens four times (a phone number's "four four four four" and
+    /// "five five five" are no loop).
+    static func withoutRepeats(_ tokens: [Int]) -> [Int]? {
+        DecoderLoop.cut(tokens) { length in length == 1 ? 6 : 4 }
     }
 }
 

@@ -141,13 +141,7 @@ public final class WhisperTranscriber: @unchecked Sendable {
     /// `tokens` with a run at its end that repeats the phrase before it twice more cut back to one
     /// saying of it, or nil when it does not end so.
     static func withoutRepeats(_ tokens: [Int32]) -> [Int32]? {
-        for length in 1...8 where tokens.count >= 3 * length {
-            let last = tokens.suffix(length)
-            let before = tokens.dropLast(length).suffix(length)
-            let first = tokens.dropLast(2 * length).suffix(length)
-            if Array(last) == Array(before), Array(before) == Array(first) { return Array(tokens.dropLast(2 * length)) }
-        }
-        return nil
+        DecoderLoop.cut(tokens) { _ in 3 }
     }
 
     /// The prompt's tokens after "previous text" (its last 100: Whisper reads at most half its context).
