@@ -14,7 +14,7 @@ public enum KnowledgeTerms {
     public static func terms(of text: String) -> [String] {
         var terms: [String] = []
         for word in words(of: text) {
-            if word.unicodeScalars.contains(where: isHangul) {
+            if Hangul.occurs(in: word) {
                 terms += hangulTerms(word)
             } else if let term = latinTerm(word) {
                 terms.append(term)
@@ -44,8 +44,6 @@ public enum KnowledgeTerms {
         return words
     }
 
-    static func isHangul(_ scalar: Unicode.Scalar) -> Bool { Hangul.isSyllable(scalar) }
-
     /// Syllable pairs of each Hangul run in `word`; a run of one syllable stands for itself.
     /// Letters or digits glued to the Hangul ("3층", "kt에서") are terms of their own.
     static func hangulTerms(_ word: String) -> [String] {
@@ -60,7 +58,7 @@ public enum KnowledgeTerms {
             other = ""
         }
         for character in word {
-            if character.unicodeScalars.allSatisfy(isHangul) {
+            if character.unicodeScalars.allSatisfy(Hangul.isSyllable) {
                 flushOther(); run.append(character)
             } else {
                 flushRun(); other.append(character)

@@ -13,8 +13,7 @@ public enum OverlapVerdict: Sendable, Equatable {
     /// Judges `text` heard over the agent: only backchannel words, or fewer than `minimumWords`
     /// other words, do not take the turn; nothing but fillers ("um", "ahem") is no words.
     public static func judging(_ text: String, minimumWords: Int = 1) -> OverlapVerdict {
-        var words = text.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "'" }.map(String.init)
-        words.removeAll { fillers.contains($0) }
+        let words = Self.words(text)
         guard !words.isEmpty else { return .noWords }
         var rest = words.joined(separator: " ")
         for phrase in phrases { rest = rest.replacingOccurrences(of: phrase, with: " ") }
@@ -27,9 +26,14 @@ public enum OverlapVerdict: Sendable, Equatable {
     /// recognizer made of a short sound ("Mm-hmm" on an 8 kHz line: "Amend them") cut the agent
     /// before its question was out, and the caller was asked again for a reply never given.
     public static func isAside(_ text: String) -> Bool {
-        let words = text.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "'" }.map(String.init).filter { !fillers.contains($0) }
+        let words = Self.words(text)
         guard let last = words.last, words.count <= 2, !openings.contains(last) else { return false }
         return !words.contains { turnBids.contains($0) }
+    }
+
+    /// The lower-cased words of `text`, fillers left out.
+    static func words(_ text: String) -> [String] {
+        text.lowercased().split { !$0.isLetter && !$0.isNumber && $0 != "'" }.map(String.init).filter { !fillers.contains($0) }
     }
 
     /// Words a sentence goes on after ("I …", "My …"): not an aside but the start of a turn.

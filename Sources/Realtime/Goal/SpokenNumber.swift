@@ -25,7 +25,7 @@ enum SpokenNumber {
     /// `words` with each digit sound-alike that stands among digits replaced by the digit.
     static func hearingDigits(_ words: [String]) -> [String] {
         func isDigit(_ i: Int) -> Bool {
-            words.indices.contains(i) && (digitWords[words[i]] != nil || (words[i].allSatisfy(\.isNumber) && words[i].allSatisfy(\.isASCII)))
+            words.indices.contains(i) && (digitWords[words[i]] != nil || isWrittenDigits(words[i]))
         }
         return words.indices.map { i in
             guard let digit = digitSoundAlikes[words[i]] else { return words[i] }
@@ -33,6 +33,9 @@ enum SpokenNumber {
             return besideItsKind || (isDigit(i - 1) && isDigit(i + 1)) ? digit : words[i]
         }
     }
+
+    /// Whether `word` is digits as written ("555", "0198").
+    static func isWrittenDigits(_ word: String) -> Bool { word.allSatisfy { $0.isASCII && $0.isNumber } }
 
     /// The longest run of spoken or written digits ("oh one oh, one two three four" → "0101234";
     /// "double five" → "55"; "010-1234-5678" arrives as three tokens; "time, time, time" among
@@ -53,7 +56,7 @@ enum SpokenNumber {
             if word == "triple" { repeatCount = 3; continue }
             if let digit = digitWords[word] {
                 current += String(repeating: digit, count: repeatCount); repeatCount = 1
-            } else if word.allSatisfy(\.isASCII), word.allSatisfy(\.isNumber) {
+            } else if isWrittenDigits(word) {
                 current += String(repeating: word, count: repeatCount); repeatCount = 1
             } else if word == "dash" || word == "and" || word == "hyphen" {
                 continue
