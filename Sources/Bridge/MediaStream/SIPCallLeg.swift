@@ -58,13 +58,20 @@ public final class SIPCallLeg: Sendable {
                                "outbound_call_id": call.outboundCallID ?? ""])))
         let law = rtp.law
         let start = ContinuousClock.now
-        let emit: @Sendable ([UInt8]) -> Void = { [self] ulaw in
-            let chunk = state.withLock { s -> Int in s.chunk += 1; s.receivedThisTick = true; return s.chunk }
+        // `fromPeer`: the frame came from the jitter buffer. Silence filled in must not count as
+        // received, or the next tick would fill nothing and a silent peer's stream ran at 25 frames
+        // a second (every pause and end-of-turn window on a SIP call took twice its length).
+        let emit: @Sendable ([UInt8], _ fromPeer: Bool) -> Void = { [self] ulaw, fromPeer in
+            let chunk = state.withLock { s -> Int in
+                s.chunk += 1
+                if fromPeer { s.receivedThisTick = true }
+                return s.chunk
+            }
             let (seconds, atto) = (ContinuousClock.now - start).components
             continuation.yield(.media(MediaStreamMedia(chunk: chunk, timestamp: Int(seconds) * 1000 + Int(atto / 1_000_000_000_000_000), payload: ulaw)))
         }
         rtp.setHandlers(media: { payload in
-            emit(law == .muLaw ? payload : G711.encode(G711.decode(payload, law: .aLaw), law: .muLaw))
+            emit(law == .muLaw ? payload : G711.encode(G711.decode(payload, law: .aLaw), law: .muLaw), true)
         }, dtmf: { [continuation] digit in
             continuation.yield(.dtmf(track: "inbound_track", digit: digit))
         })
@@ -81,7 +88,7 @@ public final class SIPCallLeg: Sendable {
             // only a tick late still sits in the jitter buffer: no gap is invented in the speech.
             if !state.withLock({ s -> Bool in defer { s.receivedThisTick = false }; return s.receivedThisTick }),
                outcome == .running, rtp.bufferedPackets == 0 {
-                emit(Self.silenceFrame)
+                emit(Self.silenceFrame, false)
             }
             switch outcome {
             case .running: return true

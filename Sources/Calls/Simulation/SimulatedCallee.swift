@@ -195,8 +195,10 @@ public final class SimulatedCallee: Sendable {
             script.removeFirst()
         }
         var conversation = CalleeConversation(script: script.isEmpty ? Self.defaultAnswers : script)
-        // The agent's turn is over after 700 ms of silence (its sentences pause ~300 ms).
-        var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: 700))
+        // The agent's turn is over after 1 s of silence: its sentences pause ~300 ms, and speech
+        // over it holds it up to ~0.8 s before it plays on (answered into that gap, the callee
+        // talked over the rest of the agent's utterance).
+        var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: 1000))
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
             if let opening {
