@@ -9,36 +9,53 @@ public final class WebDriver: @unchecked Sendable {
         public let description: String
     }
 
-    private let process: Process
-    private let base: String
+    private var process = Process()
+    private var base = ""
     public private(set) var sessionID = ""
 
     /// Starts chromedriver on a free port and opens a headless session of `width` × `height`;
-    /// `arguments` go to Chromium after the usual ones (a fake microphone, say).
+    /// `arguments` go to Chromium after the usual ones (a fake microphone, say). The port is
+    /// free when chosen but another process (an e2e suite beside the unit tests) may bind it
+    /// first: chromedriver then exits, and is started again on another port.
     public init(width: Int, height: Int, arguments: [String] = []) async throws {
-        let port = try freeTCPPort()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
-        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        base = "http://127.0.0.1:\(port)"
-        do { try await openSession(width: width, height: height, arguments: arguments) } catch {
-            kill(process.processIdentifier, SIGKILL)
-            throw error
+        var lastError: Error = Failure(description: "chromedriver was not started")
+        for _ in 0..<3 {
+            let port = try freeTCPPort()
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
+            process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            base = "http://127.0.0.1:\(port)"
+            do {
+                try await waitUntilReady()
+                try await openSession(width: width, height: height, arguments: arguments)
+                return
+            } catch {
+                lastError = error
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+            }
         }
+        throw lastError
     }
 
-    private func openSession(width: Int, height: Int, arguments: [String]) async throws {        let deadline = Date().addingTimeInterval(15)
+    /// Waits for chromedriver's /status to say ready; fails at once when it has exited.
+    private func waitUntilReady() async throws {
+        let deadline = Date().addingTimeInterval(15)
         var lastError = ""
         while true {
             do {
-                if try await request("GET", "/status")["ready"] as? Bool == true { break }
+                if try await request("GET", "/status")["ready"] as? Bool == true { return }
             } catch { lastError = "\(error)" }
+            guard process.isRunning else { throw Failure(description: "chromedriver exited (status \(process.terminationStatus)): \(lastError)") }
             guard Date() < deadline else { throw Failure(description: "chromedriver did not become ready: \(lastError)") }
             try await Task.sleep(for: .milliseconds(100))
         }
+    }
+
+    private func openSession(width: Int, height: Int, arguments: [String]) async throws {
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome",
             "goog:chromeOptions": ["binary": "/usr/bin/chromium",
