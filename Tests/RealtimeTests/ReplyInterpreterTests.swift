@@ -32,6 +32,7 @@ import Testing
         ("No, the original location is fine.", "no"), ("Nope.", "no"), ("Not really.", "no"), ("I don't think so.", "no"),
         ("Of course not.", "no"), ("I'm afraid not.", "no"), ("I can't make it.", "no"), ("Unfortunately not, sorry.", "no"),
         ("No, it can't say.", "no"), ("Yes, I don't know the room yet but yes.", "yes"),
+        ("And course.", "yes"), ("Course not.", "no"),
     ])
     func yesAndNoWithTheirVariants(reply: String, expected: String) {
         #expect(Self.answer(reply, to: "Can you attend?") == expected, "\(reply)")
@@ -84,11 +85,12 @@ import Testing
         #expect(Self.answer("one two three", to: "What is your phone number?") == nil)
     }
 
-    @Test func timeIsAFiveOnlyAmongDigits() {
+    @Test func soundAlikesAreDigitsOnlyAmongDigits() {
         // Not beside its kind nor between digits: the word stays a word and the run is seven digits.
         #expect(SpokenNumber.hearingDigits(["any", "time", "one", "two"]) == ["any", "time", "one", "two"])
         #expect(Self.answer("Any time, one two three, four five six seven.", to: "What number can we reach you on?") == "+11234567")
         #expect(Self.answer("Tomorrow at that time.", to: "What number can we reach you on?") == nil)
+        #expect(Self.answer("Two Nero two, five five five Nero one nine eight", to: "What number can we reach you on?") == "+12025550198")
     }
 
     @Test(arguments: [
@@ -97,6 +99,8 @@ import Testing
         ("March fifth at 3 pm.", "2027-03-05T15:00"), ("the 5th of December", "2026-12-05"), ("Sunday", "2026-11-29"),
         ("this Sunday at 9:15", "2026-11-22T09:15"), ("At two thirty", "14:30"), ("around 11 am", "11:00"), ("10am", "10:00"),
         ("today at quarter to five", "2026-11-22T16:45"), ("Tuesday at eight in the evening", "2026-11-24T20:00"),
+        ("Tomorrow, three.", "2026-11-23T15:00"), ("Yes, and tomorrow have three work smears for me.", "2026-11-23T15:00"),
+        ("Monday ten thirty", "2026-11-23T10:30"),
     ])
     func daysAndTimesInISO8601(reply: String, expected: String) {
         #expect(Self.answer(reply, to: "When would suit you?") == expected)
@@ -105,6 +109,7 @@ import Testing
     @Test(arguments: [
         ("Three of us.", "3"), ("Twenty five people.", "25"), ("a hundred and fifty", "150"), ("Just 12.", "12"),
         ("About two hundred and fifty dollars.", "250 USD"), ("forty euros", "40 EUR"), ("Nobody, actually.", "0"),
+        ("Amount two hundred and fifty knollars.", "250 USD"),
     ])
     func countsAndAmounts(reply: String, expected: String) {
         #expect(Self.answer(reply, to: "How many people are coming?") == expected)

@@ -108,8 +108,13 @@ struct SpokenDate {
 
     static let prepositions: Set<String> = ["at", "around", "about", "by", "until"]
 
+    /// Words that name a day, after which a bare number is its hour ("tomorrow three").
+    static let dayWords: Set<String> = Set(weekdays.keys).union(["today", "tomorrow", "tonight"])
+
     /// "at two", "at two thirty", "two thirty pm", "3 pm" starting at `index`: the hour, the minute and the index after them.
-    /// A bare number needs a preposition before it or am/pm after it ("two people" is not a time).
+    /// A bare number needs a preposition before it, am/pm after it ("two people" is not a time), or
+    /// a day one or two words before it: "tomorrow, three" — and "tomorrow at three" as an 8 kHz
+    /// line delivers it, "tomorrow have three".
     private func spokenTime(_ words: [String], at index: Int) -> (hour: Int, minute: Int, index: Int)? {
         let afterPreposition = Self.prepositions.contains(words[index])
         let hourIndex = afterPreposition ? index + 1 : index
@@ -117,7 +122,8 @@ struct SpokenDate {
         guard hourIndex < words.count, let hour = hourWord(words[hourIndex]) else { return nil }
         var minute = 0, end = hourIndex + 1
         if end < words.count, let m = minuteWords(words, at: end) { minute = m.minute; end = m.end }
-        guard afterPreposition || Self.meridiem(words, end) != nil else { return nil }
+        let afterADay = words[max(0, hourIndex - 2)..<hourIndex].contains { Self.dayWords.contains($0) }
+        guard afterPreposition || afterADay || Self.meridiem(words, end) != nil else { return nil }
         return (hour, minute, end)
     }
 

@@ -17,10 +17,10 @@ enum SpokenNumber {
     ]
 
     /// Words an 8 kHz line turns digits into, as Moonshine writes them: "five five five" is heard
-    /// as "time, time, time" (measured in `make bench`'s personas). A listener who knows a number
+    /// as "time, time, time", "zero" as "Nero" (measured in `make bench`'s personas). A listener who knows a number
     /// is coming hears the digit — here only where the word stands among digits: next to another
     /// of its kind, or between two digits ("any time, one two …" keeps its "time").
-    static let digitSoundAlikes: [String: String] = ["time": "five"]
+    static let digitSoundAlikes: [String: String] = ["time": "five", "nero": "zero"]
 
     /// `words` with each digit sound-alike that stands among digits replaced by the digit.
     static func hearingDigits(_ words: [String]) -> [String] {
