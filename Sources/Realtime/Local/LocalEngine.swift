@@ -45,6 +45,9 @@ public final class LocalEngine: ConversationEngine {
     let state: Mutex<State>
 
     /// Pre-roll kept before the VAD's onset decision (it fires after 40 ms of speech).
+    /// How long words that stop short hold the turn: people's pauses mid-sentence are under a
+    /// second, and a caller who did finish on "…, um," waits no longer than this for the reply.
+    static let stopShortHoldMilliseconds = 1200
     static let preRollSamples = MoonshineTranscriber.sampleRate * 3 / 10
     /// An answer longer than this is cut (bounded memory).
     static let maxUtteranceSamples = MoonshineTranscriber.sampleRate * 30
@@ -290,15 +293,15 @@ public final class LocalEngine: ConversationEngine {
     /// The end-of-turn window now, in silence past the VAD's speech end: none when the model
     /// judged the turn complete; when the words up to the speech end answer the question, short —
     /// or the pause rule's if the model judged the turn unfinished (two signals disagreeing); the
-    /// model's ceiling when it judged the turn unfinished (or is still judging), or when the words
-    /// stop short ("My name is …"); else the pause rule's.
+    /// model's ceiling when it judged the turn unfinished (or is still judging); the stop-short
+    /// hold when the words stop short ("My name is …"); else the pause rule's.
     private func window(_ s: State) -> Int {
         guard let speculation = s.speculation, speculation.speechStarts == s.speechStarts, speculation.text != nil else {
             return turns.model == nil ? endOfTurnMilliseconds : turns.ceilingMilliseconds
         }
         // Words that stop short outweigh the model: on an 8 kHz line it took "No, my name is" and
         // "It's five five five," for whole turns, and what came after the caller's pause was lost.
-        if speculation.stopsShort { return turns.ceilingMilliseconds }
+        if speculation.stopsShort { return min(turns.ceilingMilliseconds, Self.stopShortHoldMilliseconds) }
         switch (speculation.complete, speculation.answers) {
         case (true?, _): return 0
         case (false?, true): return endOfTurnMilliseconds
