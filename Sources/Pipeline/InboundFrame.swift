@@ -15,6 +15,8 @@ public struct InboundFrame: Sendable {
     public var bargeIn: [BargeInController.Action] = []
     /// The audio at the engine's rate (empty when the engine takes μ-law as it came).
     public var engineSamples: [Int16] = []
+    /// When the leg took it in, if the leg says (a SIP leg does).
+    public var receivedAt: ContinuousClock.Instant?
 
     public init(payload: [UInt8], audio: AudioFrame) {
         self.payload = payload

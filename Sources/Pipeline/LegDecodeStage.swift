@@ -4,10 +4,13 @@ public struct LegFrame: Sendable {
     public var payload: [UInt8]
     /// 320 samples at 16 kHz, or nil (a phone line has nothing above its band).
     public var wideband: [Int16]?
+    /// When the leg took it in (`MediaStreamMedia.receivedAt`).
+    public var receivedAt: ContinuousClock.Instant?
 
-    public init(payload: [UInt8], wideband: [Int16]? = nil) {
+    public init(payload: [UInt8], wideband: [Int16]? = nil, receivedAt: ContinuousClock.Instant? = nil) {
         self.payload = payload
         self.wideband = wideband
+        self.receivedAt = receivedAt
     }
 }
 
@@ -23,6 +26,7 @@ public struct LegDecodeStage: PipelineStage {
         defer { timestamp += UInt64(frame.payload.count) }
         var decoded = InboundFrame(payload: frame.payload, audio: AudioFrame(samples: G711.decode(frame.payload, law: .muLaw), sampleRate: 8000, timestamp: timestamp))
         decoded.wideband = frame.wideband
+        decoded.receivedAt = frame.receivedAt
         emit(decoded)
     }
 }

@@ -86,4 +86,21 @@ import TestSupport
                 "the caller resumes where it was heard, 1.48 s in")
         #expect(agent.firstIndex(of: 7) == 6400, "the agent is placed when it was sent after a pause")
     }
+
+    /// Frames that waited behind a busy caller side (the leg took them in on time; they reach
+    /// the recorder 300 ms late, all at once) stay where they arrived: the caller's next words
+    /// are not pushed 300 ms later in the file than they were said.
+    @Test func aBacklogStaysWhereItArrived() throws {
+        let path = Self.path()
+        let clock = FeedClock()
+        let recorder = try CallRecorder(path: path, frameClock: clock.read)
+        for n in 0..<10 { clock.advance(160); recorder.caller(Self.frame(n)) }   // 200 ms on time
+        clock.advance(15 * 160)                                                  // 300 ms: nothing reaches it
+        for n in 10..<25 { recorder.caller(Self.frame(n), waited: .milliseconds(20 * (24 - n))) }
+        for n in 25..<35 { clock.advance(160); recorder.caller(Self.frame(n)) }  // on time again
+        recorder.close()
+        let caller = try Self.recording(path).channel(0)
+        #expect(Array(caller.prefix(35 * 160)) == (0..<35).flatMap(Self.frame), "one unbroken stream, as it was said")
+        #expect(caller.count == 35 * 160, "no gap was put in: \(caller.count) samples")
+    }
 }

@@ -45,13 +45,18 @@ public struct MediaStreamMedia: Sendable, Equatable {
     /// The same audio at 16 kHz from a wideband leg (the browser's), before it was narrowed to
     /// `payload`; nil from a phone line.
     public var wideband: [Int16]?
+    /// When the leg took the frame in (a SIP leg's jitter buffer released it), if it says: what
+    /// reaches the call later than that — behind a busy consumer — is still placed at that time.
+    public var receivedAt: ContinuousClock.Instant?
 
-    public init(track: String = "inbound", chunk: Int, timestamp: Int, payload: [UInt8], wideband: [Int16]? = nil) {
+    public init(track: String = "inbound", chunk: Int, timestamp: Int, payload: [UInt8], wideband: [Int16]? = nil,
+                receivedAt: ContinuousClock.Instant? = nil) {
         self.track = track
         self.chunk = chunk
         self.timestamp = timestamp
         self.payload = payload
         self.wideband = wideband
+        self.receivedAt = receivedAt
     }
 }
 

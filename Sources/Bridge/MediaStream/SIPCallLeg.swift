@@ -67,8 +67,10 @@ public final class SIPCallLeg: Sendable {
                 if fromPeer { s.receivedThisTick = true }
                 return s.chunk
             }
-            let (seconds, atto) = (ContinuousClock.now - start).components
-            continuation.yield(.media(MediaStreamMedia(chunk: chunk, timestamp: Int(seconds) * 1000 + Int(atto / 1_000_000_000_000_000), payload: ulaw)))
+            let now = ContinuousClock.now
+            let (seconds, atto) = (now - start).components
+            continuation.yield(.media(MediaStreamMedia(chunk: chunk, timestamp: Int(seconds) * 1000 + Int(atto / 1_000_000_000_000_000), payload: ulaw,
+                                                       receivedAt: now)))
         }
         rtp.setHandlers(media: { payload in
             emit(law == .muLaw ? payload : G711.encode(G711.decode(payload, law: .aLaw), law: .muLaw), true)

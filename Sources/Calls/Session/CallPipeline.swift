@@ -30,7 +30,7 @@ public enum CallPipeline {
                                   playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil) throws -> some PipelineStage<LegFrame, InboundFrame> {
         let side = "caller"
         return meters.stage("decode", side: side, LegDecodeStage())
-            .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples) }))
+            .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples, waited: $0.receivedAt.map { $0.duration(to: .now) } ?? .zero) }))
             .then(meters.stage("vad", side: side, VADStage(neural: neuralVAD)))
             .then(meters.stage("tones", side: side, ToneDetectorStage()))
             .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, controller: bargeIn)))

@@ -74,13 +74,16 @@ public final class CallRecorder: Sendable {
         (blockReady, ringBlockReady) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    public func caller(_ samples: [Int16]) {
+    /// `waited`: how long the frame waited between the leg and here (behind a caller side busy
+    /// with a transcription, say) — it arrived that much earlier than now.
+    public func caller(_ samples: [Int16], waited: Duration = .zero) {
         let now = nowFrame
         let ready = state.withLock { s in
             // Contiguous unless it arrived after a pause (more than the jitter allowance late):
             // then where it arrived. Audio read faster than real time (a backlog) stays contiguous,
-            // nothing overwritten.
-            let arrival = now - samples.count
+            // nothing overwritten; a backlog's first frame counts from when the leg took it in, or a
+            // busy caller side would push the rest of the call's caller audio later each time.
+            let arrival = now - samples.count - Int(waited.totalNanoseconds / 125_000)
             let at = s.callerFrames < arrival - Self.jitterFrames ? arrival : s.callerFrames
             Self.place(samples, channel: 0, at: at, &s)
             s.callerFrames = at + samples.count

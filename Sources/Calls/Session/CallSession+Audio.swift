@@ -91,7 +91,7 @@ extension CallSession {
         /// Every caller-side stage is one frame in, one frame out.
         mutating func run(_ media: MediaStreamMedia) -> InboundFrame {
             var result: InboundFrame?
-            chain.process(LegFrame(payload: media.payload, wideband: media.wideband)) { result = $0 }
+            chain.process(LegFrame(payload: media.payload, wideband: media.wideband, receivedAt: media.receivedAt)) { result = $0 }
             return result!
         }
     }
