@@ -15,9 +15,12 @@ extension CallSession {
 
     func noteTurn(_ frame: InboundFrame) {
         observeForMachine(frame)
+        // From when the leg took the frame in: one that waited behind a busy caller side would
+        // otherwise start a turn's latency late (and time a transcript line late).
+        let at = frame.receivedAt ?? .now
         switch frame.voice.event {
-        case .speechEnded: state.withLock { $0.timeline.speechEnded(at: .now) }
-        case .speechStarted: state.withLock { s in if s.callerSpeechStarted == nil { s.callerSpeechStarted = .now } }
+        case .speechEnded: state.withLock { $0.timeline.speechEnded(at: at) }
+        case .speechStarted: state.withLock { s in if s.callerSpeechStarted == nil { s.callerSpeechStarted = at } }
         default: break
         }
     }
