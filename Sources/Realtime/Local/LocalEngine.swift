@@ -44,10 +44,10 @@ public final class LocalEngine: ConversationEngine {
     public let answerPolicy: KnowledgeAnswerPolicy
     let state: Mutex<State>
 
-    /// Pre-roll kept before the VAD's onset decision (it fires after 40 ms of speech).
     /// How long words that stop short hold the turn: people's pauses mid-sentence are under a
     /// second, and a caller who did finish on "…, um," waits no longer than this for the reply.
     static let stopShortHoldMilliseconds = 1200
+    /// Pre-roll kept before the VAD's onset decision (it fires after 40 ms of speech).
     static let preRollSamples = MoonshineTranscriber.sampleRate * 3 / 10
     /// An answer longer than this is cut (bounded memory).
     static let maxUtteranceSamples = MoonshineTranscriber.sampleRate * 30
