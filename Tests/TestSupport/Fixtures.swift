@@ -21,6 +21,9 @@ public enum Fixtures {
     /// Where `make deps` installs whisper.cpp and Whisper base.
     public static var whisper: String { repository.appendingPathComponent(".deps/whisper").path }
 
+    /// Where `make deps` installs the onnx models beside Moonshine (Piper's voice, Smart Turn).
+    public static var deps: String { repository.appendingPathComponent(".deps").path }
+
     public static func audio(_ name: String) -> URL {
         sharedRoot.appendingPathComponent("fixtures/audio").appendingPathComponent(name)
     }

@@ -20,7 +20,7 @@ public final class EspeakSynthesizer: Sendable {
     }
 
     /// The library's global state, guarded; `initialized` is set once per process.
-    private static let library = Mutex(false)
+    static let library = Mutex(false)
     /// Voice names already asked of the library: whether it has them.
     private static let voices = Mutex<[String: Bool]>([:])
     /// One lane: the library does one synthesis at a time whatever the number of threads.
@@ -45,7 +45,7 @@ public final class EspeakSynthesizer: Sendable {
         guard exists else { throw Failure(description: "espeak-ng has no voice '\(voice)'") }
     }
 
-    private static func initialize(_ initialized: inout Bool) throws {
+    static func initialize(_ initialized: inout Bool) throws {
         guard !initialized else { return }
         // Synchronous mode: espeak_Synth returns when all audio went through the callback.
         let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 200, nil, 0)

