@@ -2,6 +2,7 @@ import Calls
 import Foundation
 import Pipeline
 import TestSupport
+import Realtime
 
 /// `make bench`: prints tables and writes the same figures as JSON into the output folder.
 @main
@@ -304,18 +305,25 @@ struct BenchMain {
     /// The suite's figures as pretty JSON in the output folder.
     static func recognitionBias(output: String) async throws {
         print("== Recognition biased toward the question's words: persona answers (espeak-ng, 8 kHz μ-law) read by the local dialogue, right when the meaning matches the line's text")
-        let rows = try await RecognitionBiasBenchmark.run(moonshinePath: ".deps/moonshine", whisperPath: ".deps/whisper")
+        let rows = try await RecognitionBiasBenchmark.run(moonshinePath: ".deps/moonshine", whisperPath: ".deps/whisper", piper: try PiperVoice.installed(in: ".deps"))
         let bonuses = RecognitionBiasBenchmark.bonuses
-        print(table(["answer kind", "words/min", "lines"] + bonuses.map { "bias \(format(Double($0), digits: 1))" } + ["16 kHz, bias \(format(Double(RecognitionBiasBenchmark.defaultBias), digits: 1))", "Whisper base"],
-                    rows.map { r in ["\(r.kind.rawValue)", "\(r.rate)", "\(r.total)"] + r.right.map { "\($0)" } + ["\(r.wideband)", "\(r.whisper)"] }))
+        print(table(["answer kind", "words/min", "lines"] + bonuses.map { "bias \(format(Double($0), digits: 1))" } + ["16 kHz, bias \(format(Double(RecognitionBiasBenchmark.defaultBias), digits: 1))", "Whisper base", "Piper's voice"],
+                    rows.map { r in ["\(r.kind.rawValue)", "\(r.rate)", "\(r.total)"] + r.right.map { "\($0)" } + ["\(r.wideband)", "\(r.whisper)", "\(r.piper)"] }))
         let totals = bonuses.indices.map { i in rows.reduce(0) { $0 + $1.right[i] } }
         let all = rows.reduce(0) { $0 + $1.total }
         let wideband = rows.reduce(0) { $0 + $1.wideband }
         let whisper = rows.reduce(0) { $0 + $1.whisper }
-        print("all lines: " + zip(bonuses, totals).map { "bias \(format(Double($0), digits: 1)): \($1)/\(all)" }.joined(separator: ", ")
-              + "; from 16 kHz (the browser's microphone), bias \(format(Double(RecognitionBiasBenchmark.defaultBias), digits: 1)): \(wideband)/\(all)"
-              + "; Whisper base over the same line, unbiased: \(whisper)/\(all)")
-        try write(["lines": all, "bonuses": bonuses.map(Double.init), "right": totals, "right_16khz": wideband, "right_whisper": whisper,
+        let piper = rows.reduce(0) { $0 + $1.piper }
+        let bias = format(Double(RecognitionBiasBenchmark.defaultBias), digits: 1)
+        let byBias = zip(bonuses, totals).map { "bias \(format(Double($0), digits: 1)): \($1)/\(all)" }.joined(separator: ", ")
+        let others: [String] = ["from 16 kHz (the browser's microphone), bias \(bias): \(wideband)/\(all)",
+                                "Whisper base over the same line, unbiased: \(whisper)/\(all)",
+                                "Piper's voice (en_US-joe-medium) over the same line, bias \(bias): \(piper)/\(all)"]
+        print("all lines: " + byBias + "; " + others.joined(separator: "; "))
+        let piperSeconds = rows.reduce(0) { $0 + $1.piperSeconds }, piperSpeech = rows.reduce(0) { $0 + $1.piperSpeech }
+        print("Piper's voice: \(format(piperSpeech, digits: 1)) s of speech in \(format(piperSeconds, digits: 1)) s of one core (\(format(piperSpeech / piperSeconds, digits: 1))× real time)")
+        try write(["lines": all, "bonuses": bonuses.map(Double.init), "right": totals, "right_16khz": wideband, "right_whisper": whisper, "right_piper": piper,
+                   "piper_real_time_factor": piperSeconds / piperSpeech,
                    "rows": rows.map { ["kind": $0.kind.rawValue, "words_per_minute": $0.rate, "lines": $0.total, "right": $0.right, "right_16khz": $0.wideband] }],
                   to: output, as: "recognition.json")
     }

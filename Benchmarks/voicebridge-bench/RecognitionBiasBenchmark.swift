@@ -38,10 +38,15 @@ enum RecognitionBiasBenchmark {
         var wideband = 0
         /// Right by Whisper base (English, unbiased) over the same phone line: is it the better English ear?
         var whisper = 0
+        /// Right at the default bias over the phone line when Piper's voice says it (the simulated
+        /// callee's natural voice; its slower rate for the repeat rate).
+        var piper = 0
+        /// Seconds Piper took to say the lines, and seconds of speech it made.
+        var piperSeconds = 0.0, piperSpeech = 0.0
         var total = 0
     }
 
-    static func run(moonshinePath: String, whisperPath: String) async throws -> [Row] {
+    static func run(moonshinePath: String, whisperPath: String, piper: PiperVoice) async throws -> [Row] {
         let stt = try MoonshineTranscriber(directory: moonshinePath)
         let whisper = try WhisperTranscriber(directory: whisperPath, lanes: 1)
         let now = Date()
@@ -66,6 +71,13 @@ enum RecognitionBiasBenchmark {
                 let wide = try await wideband(spoken)
                 let heard = try await stt.transcribe(pcm16k: wide, bias: stt.bias(toward: kind.expectedWords, bonus: defaultBias))
                 if interpreter.interpret(heard, asked: 0, open: [0]) == expected { row.wideband += 1 }
+                let started = ContinuousClock.now
+                let said = try await piper.synthesize(line, slowness: Float(rates[0]) / Float(rate))
+                row.piperSeconds += (ContinuousClock.now - started) / .seconds(1)
+                row.piperSpeech += Double(said.count) / Double(piper.sampleRate)
+                let natural = try await telephone(said, rate: piper.sampleRate)
+                let heardNatural = try await stt.transcribe(pcm16k: natural, bias: stt.bias(toward: kind.expectedWords, bonus: defaultBias))
+                if interpreter.interpret(heardNatural, asked: 0, open: [0]) == expected { row.piper += 1 }
                 rows[key] = row
             }
         }
@@ -78,9 +90,9 @@ enum RecognitionBiasBenchmark {
         return down.process(samples) + down.flush()
     }
 
-    /// espeak-ng's 22 050 Hz speech as a phone line carries it: 8 kHz μ-law, then 16 kHz for Moonshine.
-    static func telephone(_ samples: [Int16]) async throws -> [Int16] {
-        let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
+    /// Speech (espeak-ng's 22 050 Hz unless said) as a phone line carries it: 8 kHz μ-law, then 16 kHz for Moonshine.
+    static func telephone(_ samples: [Int16], rate: Int = EspeakSynthesizer.sampleRate) async throws -> [Int16] {
+        let down = try Resampler(from: rate, to: 8000)
         let line = G711.decode(G711.encode(down.process(samples) + down.flush(), law: .muLaw), law: .muLaw)
         let up = try Resampler(from: 8000, to: MoonshineTranscriber.sampleRate)
         return up.process(line) + up.flush()
