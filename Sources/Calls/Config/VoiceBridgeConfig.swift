@@ -96,6 +96,9 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var rtpPortMax = 20999
         /// Outbound gateway `sip:host:port`. None: calls go to the built-in simulated callee.
         public var gateway: String?
+        /// The simulated callee's voice: `piper` (Piper's en_US-joe-medium, `make deps`; espeak-ng's
+        /// when it is not installed) or `espeak`.
+        public var simulatedCalleeVoice = "piper"
         public var username: String?
         public var password: String?
         public var allowedCallerIDs: [String] = []
