@@ -42,7 +42,9 @@ enum EngineBenchmark {
         let tts = try EspeakSynthesizer(voice: "en-us")
         let stt = try MoonshineTranscriber(directory: moonshinePath)
         let questions = (1...turns).map { "Question number \($0), is that right?" }
-        let engine = LocalEngine(context: ConversationContext(purpose: "a benchmark", questions: questions), tts: tts, stt: stt)
+        // The agent speaks in the default voice (Piper's); each question is new to it.
+        let agentVoice = try PiperVoice.installed(in: (moonshinePath as NSString).deletingLastPathComponent)
+        let engine = LocalEngine(context: ConversationContext(purpose: "a benchmark", questions: questions), tts: agentVoice, stt: stt)
         // The caller's answer, spoken by espeak and sent as a phone would: 8 kHz μ-law, then 16 kHz.
         let voice = try await tts.synthesize("Yes, that is right.")
         let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)

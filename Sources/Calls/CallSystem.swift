@@ -73,7 +73,7 @@ public final class CallSystem: Sendable {
     /// Local engines sharing one recognizer; a call's own voice gets its own synthesizer. `tools`
     /// run a flow's tool steps.
     /// A Korean call (`language: ko`) hears with Whisper and speaks with espeak-ng's Korean (`korean`).
-    public static func localEngines(tts: EspeakSynthesizer, stt: any SpeechRecognizer, korean: OfflineKorean? = nil,
+    public static func localEngines(tts: any SpeechSynthesizer, stt: any SpeechRecognizer, korean: OfflineKorean? = nil,
                                     knowledge: (any KnowledgeSearching)? = nil,
                                     tools: ToolRunner? = nil, turns: TurnDetector = .pause, overlapMinimumWords: Int = 1,
                                     readBack: Set<AnswerKind> = ReadBack.defaultKinds,
@@ -82,18 +82,25 @@ public final class CallSystem: Sendable {
         return { context in
             var context = context
             context.readBack = readBack
-            let voice: EspeakSynthesizer, stt: any SpeechRecognizer
+            let voice: any SpeechSynthesizer, stt: any SpeechRecognizer
             if DialoguePhrases.isKorean(context.language) {
                 guard let korean else { throw StartupError(description: "language ko: this server's local engine has no Korean speech") }
                 (stt, voice) = try korean.speech(voice: context.voice)
             } else {
-                voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: tts.wordsPerMinute) } ?? tts
+                voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: (tts as? EspeakSynthesizer)?.wordsPerMinute ?? 165) } ?? tts
                 stt = english
             }
             return LocalEngine(context: context, tts: voice, stt: stt, turns: turns, knowledge: context.knowledge.isEmpty ? nil : knowledge,
                                tools: context.conversationTools.isEmpty ? nil : tools, overlapMinimumWords: overlapMinimumWords,
                                recognitionBias: recognitionBias)
         }
+    }
+
+    /// The local engine's voice (`engine.local.voice`): `piper` for Piper's voice, else the
+    /// espeak-ng voice of that name.
+    static func localVoice(_ local: VoiceBridgeConfig.Engine.Local) throws -> any SpeechSynthesizer {
+        if local.voice == VoiceBridgeConfig.Engine.Local.piperVoice { return try PiperVoice.installed(in: local.depsPath) }
+        return try EspeakSynthesizer(voice: local.voice)
     }
 
     /// The call's tool runner: the operator's tools, and `search_knowledge` over the call's collections.
@@ -122,10 +129,10 @@ public final class CallSystem: Sendable {
         case .stream:
             return { _ in throw StartupError(description: "engine.mode stream needs engine.stream.url") }
         case .local:
-            let tts: EspeakSynthesizer
+            let tts: any SpeechSynthesizer
             let stt: MoonshineTranscriber
             do {
-                tts = try EspeakSynthesizer(voice: config.local.voice)
+                tts = try localVoice(config.local)
                 stt = try recognizer ?? localRecognizer(config.local)
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")
@@ -200,9 +207,8 @@ public final class CallSystem: Sendable {
         case .auto: engine.mode == .local || engine.mode == .cascade
         }
         guard wanted else { return nil }
-        let deps = (engine.local.moonshinePath as NSString).deletingLastPathComponent
         do {
-            return try SileroModel.installed(in: deps.isEmpty ? "." : deps)
+            return try SileroModel.installed(in: engine.local.depsPath)
         } catch {
             guard engine.vad == .auto else { throw StartupError(description: "engine.vad neural: \(error)") }
             logger.warning("the neural VAD is not installed (make deps); the energy detector decides", metadata: ["error": "\(error)"])
@@ -254,8 +260,14 @@ public final class CallSystem: Sendable {
         if let configured = config.sip.gateway.flatMap(SIPURI.init) {
             gateway = configured
         } else {
-            let simulated = try SimulatedCallee(host: "127.0.0.1", port: 0, rtpPorts: (half + 1)...config.sip.rtpPortMax,
-                                                tts: try EspeakSynthesizer(voice: "en-us"), hearing: recognizer.map(SimulatedCallee.hearing), logger: logger)
+            var natural: PiperVoice?
+            if config.sip.simulatedCalleeVoice == "piper" {
+                do { natural = try PiperVoice.installed(in: config.engine.local.depsPath) } catch {
+                    logger.warning("the simulated callee speaks with espeak-ng: \(error)")
+                }
+            }
+            let simulated = try SimulatedCallee(host: "127.0.0.1", port: 0, rtpPorts: (half + 1)...config.sip.rtpPortMax, tts: try EspeakSynthesizer(voice: "en-us"),
+                                                natural: natural, hearing: recognizer.map(SimulatedCallee.hearing), logger: logger)
             let calleePort = try await simulated.start()
             gateway = SIPURI(host: "127.0.0.1", port: calleePort)
             callee = simulated
@@ -297,7 +309,7 @@ public final class CallSystem: Sendable {
         if config.engine.mode == .local { settings.engineCallLimit = config.engine.local.callLimit() }
         settings.engineMode = config.engine.mode.rawValue
         settings.pricing = config.pricing
-        settings.localVoice = (try? EspeakSynthesizer(voice: config.engine.local.voice)).map(LocalVoice.init(tts:))
+        settings.localVoice = (try? localVoice(config.engine.local)).map(LocalVoice.init(tts:))
         settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)
         settings.overlapHoldMilliseconds = config.engine.bargeIn.minMilliseconds
         settings.allowedCallerIDs = config.sip.allowedCallerIDs

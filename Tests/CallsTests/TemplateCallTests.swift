@@ -24,7 +24,7 @@ import TestSupport
             #expect(agent.last?.hasSuffix("Thanks Anna, goodbye.") == true, "\(agent)")
             // The call's engine speaks in the template's voice.
             let engine = try CallSystem.localEngines(tts: try EspeakSynthesizer(), stt: try #require(CallHarness.speech).1)(await manager.context(for: call))
-            #expect((engine as? LocalEngine)?.tts.voice == "en-gb-x-rp")
+            #expect(((engine as? LocalEngine)?.tts as? EspeakSynthesizer)?.voice == "en-gb-x-rp")
             await #expect(throws: ValidationError.self) {
                 var bad = CallHarness.seedRequest(callee: "010 1234 0000")
                 bad.voice = "no-such-voice"

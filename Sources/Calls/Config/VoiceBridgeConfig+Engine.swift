@@ -41,7 +41,12 @@ extension VoiceBridgeConfig {
         }
 
         public struct Local: Sendable, Equatable {
-            public var voice = "en-us"
+            /// The agent's voice: `piper` for Piper's en_US-joe-medium (`make deps`; a person's sound,
+            /// ~20× real time on one core, each sentence synthesized once and kept), or an espeak-ng
+            /// voice name (`en-us`: robotic, a thousand times real time). A Korean call speaks
+            /// espeak-ng's Korean either way; a call's own `voice` names an espeak-ng voice.
+            public var voice = Self.piperVoice
+            public static let piperVoice = "piper"
             /// Folder holding onnxruntime and Moonshine's `models/base-en/` (moonshine-cpp's wheel, put there by `make deps`).
             public var moonshinePath = ".deps/moonshine"
             /// Folder holding whisper.cpp (`lib/`) and Whisper base (`ggml-base-q8_0.bin`), which Korean calls hear with (`make deps`).
@@ -58,6 +63,12 @@ extension VoiceBridgeConfig {
             public var recognitionBias = Double(LocalEngine.defaultRecognitionBias)
             /// What `make bench`'s personas suite shows one core serving within the turn-latency goal.
             public static let callsPerCore = 2.5
+
+            /// The folder `make deps` fills (`.deps`): where Moonshine's folder is.
+            public var depsPath: String {
+                let parent = (moonshinePath as NSString).deletingLastPathComponent
+                return parent.isEmpty ? "." : parent
+            }
 
             /// `maxCalls`, or what `cores` serve.
             public func callLimit(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {

@@ -4,14 +4,14 @@ import Realtime
 
 /// Speech the call can make without its engine: when a provider is lost for good (a realtime
 /// socket dropped twice, a cascade provider failing) the caller still hears a goodbye, spoken by
-/// espeak-ng on this machine, instead of silence and a hang-up.
+/// the local engine's voice on this machine, instead of silence and a hang-up.
 public struct LocalVoice: Sendable {
-    private let tts: EspeakSynthesizer
+    private let tts: any SpeechSynthesizer
 
     /// What the caller hears before the configured closing line.
     public static let apology = "I'm sorry, we have a technical problem and have to end this call."
 
-    public init(tts: EspeakSynthesizer) { self.tts = tts }
+    public init(tts: any SpeechSynthesizer) { self.tts = tts }
 
     /// `text` as 8 kHz 20 ms frames, ready for the agent side's frames chain.
     func frames(saying text: String) async throws -> [AudioFrame] {

@@ -25,7 +25,7 @@ public final class LocalEngine: ConversationEngine {
     let meter = UsageMeter()
     public var usage: EngineUsage { meter.usage }
 
-    let tts: EspeakSynthesizer
+    let tts: any SpeechSynthesizer
     private let stt: any SpeechRecognizer
     /// The call is in Korean: numbers are written as they are said before espeak-ng reads them.
     let korean: Bool
@@ -134,7 +134,7 @@ public final class LocalEngine: ConversationEngine {
         case noReply
     }
 
-    public init(context: ConversationContext, tts: EspeakSynthesizer, stt: any SpeechRecognizer, endOfTurnMilliseconds: Int = 500,
+    public init(context: ConversationContext, tts: any SpeechSynthesizer, stt: any SpeechRecognizer, endOfTurnMilliseconds: Int = 500,
                 answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000, turns: TurnDetector = .pause,
                 knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard, tools: ToolRunner? = nil,
                 overlapMinimumWords: Int = 1, recognitionBias: Float = 0) {
