@@ -10,8 +10,8 @@ import TestSupport
     @Test func answersAreSpokenTheWayTheyAreChecked() {
         #expect(ReadBack.spoken("+15551234567", as: .phoneNumber) == "five five five, one two three, four five six seven")
         #expect(ReadBack.spoken("+442079460958", as: .phoneNumber) == "plus four four two, zero seven nine, four six zero, nine five eight")
-        #expect(ReadBack.spoken("2026-11-27T14:00", as: .dateTime, now: Self.now, calendar: Self.utc) == "tomorrow, November 27, at 2 PM")
-        #expect(ReadBack.spoken("2026-12-03T10:30", as: .dateTime, now: Self.now, calendar: Self.utc) == "December 3, at 10:30 AM")
+        #expect(ReadBack.spoken("2026-11-27T14:00", as: .dateTime, now: Self.now, calendar: Self.utc) == "tomorrow, November 27th, at 2 PM")
+        #expect(ReadBack.spoken("2026-12-03T10:30", as: .dateTime, now: Self.now, calendar: Self.utc) == "December 3rd, at 10:30 AM")
         #expect(ReadBack.spoken("250 USD", as: .number) == "250 dollars")
         #expect(ReadBack.question("Jane Smith") == "I have Jane Smith. Is that right?")
     }
@@ -41,6 +41,11 @@ import TestSupport
         #expect(ReadBack.isReadBack("I have gained mys in that right.") && ReadBack.isReadBack("I have plus one nine eight, is it rife?"),
                  "as the callee's ear takes it")
         #expect(ReadBack.matches("I have John Parr. Is that right?", said: "My name is John Park.") == true, "sounds the same")
+        #expect(ReadBack.matches("I have November twenty nine at eleven a.m. Is that right?", said: "Um, the day after tomorrow at eleven.",
+                                 now: Self.now, calendar: Self.utc) == false, "the 29th is not the day after tomorrow here (the 28th)")
+        #expect(ReadBack.matches("I have November twenty eight at eleven a.m. Is that right?", said: "Um, the day after tomorrow at eleven.",
+                                 now: Self.now, calendar: Self.utc) == true, "a day said as a plain number, as the callee heard it")
+        #expect(ReadBack.ordinal(1) == "1st" && ReadBack.ordinal(22) == "22nd" && ReadBack.ordinal(13) == "13th" && ReadBack.ordinal(23) == "23rd")
         #expect(ReadBack.soundsAlike("park", "parke") && !ReadBack.soundsAlike("jane", "james") && !ReadBack.soundsAlike("tom", "calm"))
     }
 }

@@ -100,7 +100,8 @@ import Testing
         ("this Sunday at 9:15", "2026-11-22T09:15"), ("At two thirty", "14:30"), ("around 11 am", "11:00"), ("10am", "10:00"),
         ("today at quarter to five", "2026-11-22T16:45"), ("Tuesday at eight in the evening", "2026-11-24T20:00"),
         ("Tomorrow, three.", "2026-11-23T15:00"), ("Yes, and tomorrow have three work smears for me.", "2026-11-23T15:00"),
-        ("Monday ten thirty", "2026-11-23T10:30"),
+        ("Monday ten thirty", "2026-11-23T10:30"), ("Yes, and to-morrow at three works best for me.", "2026-11-23T15:00"),
+        ("November twenty nine at eleven a.m.", "2026-11-29T11:00"), ("December 3rd, at 10:30 AM", "2026-12-03T10:30"),
     ])
     func daysAndTimesInISO8601(reply: String, expected: String) {
         #expect(Self.answer(reply, to: "When would suit you?") == expected)

@@ -58,7 +58,7 @@ public enum ReadBack {
         return (lead + [spokenGroups.joined(separator: ", ")]).joined(separator: " ")
     }
 
-    /// "2026-11-27T14:00" → "tomorrow, November 27, at 2 PM"; "2026-11-30" → "November 30";
+    /// "2026-11-27T14:00" → "tomorrow, November 27th, at 2 PM"; "2026-11-30" → "November 30th";
     /// "10:30" → "10:30 AM".
     static func dateTime(_ iso: String, now: Date, calendar: Calendar) -> String {
         let parts = iso.split(separator: "T", omittingEmptySubsequences: false).map(String.init)
@@ -71,7 +71,7 @@ public enum ReadBack {
                 let today = calendar.startOfDay(for: now)
                 let relative = calendar.date(from: components).map { calendar.dateComponents([.day], from: today, to: $0).day } ?? nil
                 let name = relative == 0 ? "today, " : relative == 1 ? "tomorrow, " : ""
-                words.append("\(name)\(monthNames[ymd[1] - 1]) \(ymd[2])")
+                words.append("\(name)\(monthNames[ymd[1] - 1]) \(ordinal(ymd[2]))")
             }
         }
         let time = parts.count == 2 ? parts[1] : (iso.contains(":") ? iso : "")
@@ -82,6 +82,13 @@ public enum ReadBack {
             words.append((words.isEmpty ? "" : "at ") + clock + (hm[0] < 12 ? " AM" : " PM"))
         }
         return words.isEmpty ? iso : words.joined(separator: ", ")
+    }
+
+    /// 1 → "1st", 22 → "22nd", 13 → "13th": a day of the month as it is said ("November
+    /// twenty-ninth"; the plain number was said "November twenty-nine").
+    static func ordinal(_ day: Int) -> String {
+        let suffix = (11...13).contains(day % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][day % 10] ?? "th"
+        return "\(day)\(suffix)"
     }
 
     /// The caller's side: whether a read-back (as heard) gives back the value in `said` (what the

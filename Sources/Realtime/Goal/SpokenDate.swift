@@ -60,15 +60,18 @@ struct SpokenDate {
         return nil
     }
 
-    /// "fifth", "5th", "5", "twenty first" at `index`.
+    /// "fifth", "5th", "5", "twenty first", "twenty one" at `index`.
     private func dayOfMonth(_ words: [String], at index: Int) -> Int? {
         guard index >= 0, index < words.count else { return nil }
         var word = words[index]
         if word == "the", index + 1 < words.count { word = words[index + 1] }
         if let ordinal = SpokenNumber.ordinals[word] { return ordinal }
-        if ["twenty", "thirty"].contains(word), index + 1 < words.count, let unit = SpokenNumber.ordinals[words[index + 1]], unit < 10 {
+        // "twenty ninth", and as people also say a day, "twenty nine" and "nine".
+        let next = index + 1 < words.count ? words[index + 1] : ""
+        if ["twenty", "thirty"].contains(word), let unit = SpokenNumber.ordinals[next] ?? SpokenNumber.small[next], (1..<10).contains(unit) {
             return (word == "twenty" ? 20 : 30) + unit
         }
+        if let cardinal = SpokenNumber.small[word], (1...31).contains(cardinal) { return cardinal }
         let digits = word.prefix { $0.isNumber }
         guard let value = Int(digits), (1...31).contains(value) else { return nil }
         return value
