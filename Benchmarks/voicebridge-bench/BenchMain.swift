@@ -13,7 +13,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "personas-espeak", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean"]
         var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -40,7 +40,7 @@ struct BenchMain {
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition]\n".utf8))
                 exit(2)
             }
         }
@@ -53,6 +53,7 @@ struct BenchMain {
         if suites.contains("engines") { try await engines(output: output) }
         if suites.contains("vad") { try vad(output: output) }
         if suites.contains("personas") { try await personas(output: output, concurrency: personaConcurrency) }
+        if suites.contains("personas-espeak") { try await personas(output: output, concurrency: personaConcurrency, voices: .espeak) }
         if suites.contains("amd") { try await machineDetection(output: output) }
         if suites.contains("campaigns") { try await campaigns(output: output) }
         if suites.contains("queue") { try await queue(output: output) }
@@ -116,9 +117,15 @@ struct BenchMain {
                   to: output, as: "turns.json")
     }
 
-    static func personas(output: String, concurrency: Int) async throws {
-        print("== Simulated-callee personas: \(CalleePersona.catalogue.count) real calls through `voicebridge serve` (local engine; espeak-ng → SIP/RTP → Moonshine), \(concurrency) at a time")
-        let run = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency)
+    /// Who speaks in the personas suite: Piper's voice on both sides (the defaults), or espeak-ng's
+    /// on both — robotic speech the recognizers on both sides hear far worse.
+    enum PersonaVoices { case piper, espeak }
+
+    static func personas(output: String, concurrency: Int, voices: PersonaVoices = .piper) async throws {
+        let spoken = voices == .piper ? "Piper's voice" : "espeak-ng's voice (agent and callee)"
+        print("== Simulated-callee personas: \(CalleePersona.catalogue.count) real calls through `voicebridge serve` (local engine; \(spoken) → SIP/RTP → Moonshine), \(concurrency) at a time")
+        let environment = voices == .piper ? [:] : ["VOICEBRIDGE_ENGINE_LOCAL_VOICE": "en-us", "VOICEBRIDGE_SIP_SIMULATED_CALLEE_VOICE": "espeak"]
+        let run = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency, environment: environment)
         let outcomes = run.outcomes
         let turns = EngineBenchmark.percentiles(run.turnLatencies)
         let heard = EngineBenchmark.percentiles(run.transcriptLatencies)
@@ -152,7 +159,7 @@ struct BenchMain {
             "transcript_latency_ms": ["p50": heard.p50, "p99": heard.p99, "turns": heard.samples],
             "recognition_ms": ["p50": recognition.p50, "p99": recognition.p99, "turns": recognition.samples],
         ]
-        try write(json, to: output, as: "personas.json")
+        try write(json, to: output, as: voices == .piper ? "personas.json" : "personas-espeak.json")
     }
 
     static func campaigns(output: String) async throws {
