@@ -1,7 +1,7 @@
 import Foundation
 import Tools
 
-/// What the local engine says: each dialogue step spoken with espeak-ng in 200 ms chunks, the
+/// What the local engine says: each dialogue step spoken by its voice in 200 ms chunks, the
 /// wait for the caller's reply started as it plays, and a flow's tool step run in between.
 extension LocalEngine {
     func say(_ step: ScriptedDialogue.Step) async {
@@ -52,7 +52,7 @@ extension LocalEngine {
         do {
             let started = ContinuousClock.now
             var spoken = 0
-            for (n, sentence) in Self.sentences(text).enumerated() {
+            for (n, sentence) in Self.sentences(text).flatMap(tts.pieces).enumerated() {
                 let samples = try await tts.synthesize(korean ? KoreanSpeech.speakable(sentence) : sentence)
                 meter.add { $0.ttsCharacters += sentence.count }
                 if n == 0 { await firstByte("tts", since: started) }

@@ -3,6 +3,13 @@
 /// voice (`PiperVoice`, a person's sound, ~10× real time on one core).
 public protocol SpeechSynthesizer: Sendable {
     func synthesize(_ text: String) async throws -> [Int16]
+    /// `sentence` in the pieces to synthesize one after another, each heard while the next is
+    /// made: the whole sentence for a fast voice.
+    func pieces(of sentence: String) -> [String]
+}
+
+extension SpeechSynthesizer {
+    public func pieces(of sentence: String) -> [String] { [sentence] }
 }
 
 extension EspeakSynthesizer: SpeechSynthesizer {}
