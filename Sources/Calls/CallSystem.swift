@@ -187,6 +187,7 @@ public final class CallSystem: Sendable {
             settings.ttsModel = c.ttsModel
             settings.ttsVoice = c.ttsVoice
             settings.earlyReplies = c.earlyReplies
+            settings.turns = try turnDetector(for: config)
             settings.overlapMinimumWords = config.bargeIn.minWords
             let fixed = settings
             return { context in
@@ -260,14 +261,7 @@ public final class CallSystem: Sendable {
         if let configured = config.sip.gateway.flatMap(SIPURI.init) {
             gateway = configured
         } else {
-            var natural: PiperVoice?
-            if config.sip.simulatedCalleeVoice == "piper" {
-                do { natural = try PiperVoice.installed(in: config.engine.local.depsPath) } catch {
-                    logger.warning("the simulated callee speaks with espeak-ng: \(error)")
-                }
-            }
-            let simulated = try SimulatedCallee(host: "127.0.0.1", port: 0, rtpPorts: (half + 1)...config.sip.rtpPortMax, tts: try EspeakSynthesizer(voice: "en-us"),
-                                                natural: natural, hearing: recognizer.map(SimulatedCallee.hearing), logger: logger)
+            let simulated = try simulatedCallee(config, rtpPorts: (half + 1)...config.sip.rtpPortMax, recognizer: recognizer, logger: logger)
             let calleePort = try await simulated.start()
             gateway = SIPURI(host: "127.0.0.1", port: calleePort)
             callee = simulated

@@ -28,6 +28,8 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         public var earlyReplies = true
         /// `barge_in.min_words`: fewer words over the agent than this (backchannels aside) do not cut it.
         public var overlapMinimumWords = 1
+        /// With a model, an utterance the recognizer ends is judged before it is the turn (`+TurnModel`).
+        public var turns = TurnDetector.pause
 
         public init(stt: STT, llmBaseURL: String, llmAPIKey: String?, llmModel: String, audioBaseURL: String, audioAPIKey: String?) {
             self.stt = stt
@@ -59,6 +61,9 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
     /// Early replies to run (`runEarlyReplies`): the newest only, as a newer one drops the one before.
     let earlyRequests: AsyncStream<ReplyRequest>
     let earlyRequestSink: AsyncStream<ReplyRequest>.Continuation
+    /// Deadlines of turns the model held (`releaseHeldTurns`).
+    let heldTurns: AsyncStream<ContinuousClock.Instant>
+    let heldTurnSink: AsyncStream<ContinuousClock.Instant>.Continuation
     /// Runs the operator's tools (`context.tools`); nil: the call has none to run.
     let toolRunner: ToolRunner?
 
@@ -79,6 +84,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         var utterance: [UInt8] = []
         var listening = false
         var recent: [UInt8] = []
+        var held = HeldTurn()
     }
 
     public init(context: ConversationContext, settings: Settings, tools: ToolRunner? = nil, logger: Logger = Logger(label: "cascade")) {
@@ -92,6 +98,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
                             messages: [["role": "system", "content": PromptBuilder.instructions(for: context)]]))
         (inputs, inputSink) = AsyncStream.makeStream(of: TurnInput.self, bufferingPolicy: .bufferingOldest(16))
         (earlyRequests, earlyRequestSink) = AsyncStream.makeStream(of: ReplyRequest.self, bufferingPolicy: .bufferingNewest(1))
+        (heldTurns, heldTurnSink) = AsyncStream.makeStream(of: ContinuousClock.Instant.self, bufferingPolicy: .bufferingNewest(1))
         if let first = beginFlow() { setInstructions(first) }
     }
 
@@ -107,7 +114,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
                         await self.judgeOverlapSoFar(text)
                         self.heardSoFar(text, fixed: fixed)
                     case .utterance(let text):
-                        if await self.overlapIsTurn(text) { self.inputSink.yield(.heard(text)) }
+                        if await self.overlapIsTurn(text) { await self.utteranceEnded(text) }
                     }
                 }
                 deepgram.withLock { $0 = stt }
@@ -115,6 +122,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
                 group.addTask { await self.runEarlyReplies() }
             }
             group.addTask { await self.turnLoop() }
+            if settings.turns.model != nil { group.addTask { await self.releaseHeldTurns() } }
             try await group.next()
             group.cancelAll()
         }
@@ -133,6 +141,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
 
     public func send(muLaw: [UInt8], speech activity: SpeechActivity) async {
         await overlapActivity(activity)
+        keepForTurnModel(muLaw, activity)
         if let stt = deepgram.withLock({ $0 }) {
             callerActivity(activity)
             meter.add { $0.sttSeconds += Double(muLaw.count) / 8000 }   // streamed: every second is billed
@@ -164,7 +173,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         do {
             let text = try await transcription.transcribe(muLaw: finished).trimmingCharacters(in: .whitespacesAndNewlines)
             await firstByte("stt", since: started)
-            if await overlapIsTurn(text), !text.isEmpty { inputSink.yield(.heard(text)) }
+            if await overlapIsTurn(text), !text.isEmpty { await utteranceEnded(text) }
         } catch {
             events.sendUrgent(.error(message: "transcription: \(error)", fatal: false))
         }
