@@ -22,8 +22,8 @@ import Testing
     @Test func questionsAreReadForWhatTheyAsk() {
         let kinds = ["Can you attend?", "May I have your name?", "What number can we reach you on?", "What is your phone number?",
                      "When would suit you?", "What time works?", "How many people are coming?", "What is your budget?",
-                     "Which colour do you prefer?"].map(AnswerKind.init(question:))
-        #expect(kinds == [.yesNo, .name, .phoneNumber, .phoneNumber, .dateTime, .dateTime, .number, .number, .freeText])
+                     "Which colour do you prefer?", "What number can we call you back on?"].map(AnswerKind.init(question:))
+        #expect(kinds == [.yesNo, .name, .phoneNumber, .phoneNumber, .dateTime, .dateTime, .number, .number, .freeText, .phoneNumber])
     }
 
     @Test(arguments: [
@@ -47,6 +47,10 @@ import Testing
         #expect(interpreter.interpret("", asked: 0, open: [0]) == .nothing)
         #expect(interpreter.interpret("Who is this?", asked: 0, open: [0]) == .whoIsCalling)
         #expect(interpreter.interpret("I'm driving, call me back later.", asked: 0, open: [0]) == .callBackLater)
+        let number = ReplyInterpreter(questions: ["What number can we call you back on?"])
+        #expect(number.interpret("You can call me back on 010-555-0123", asked: 0, open: [0]) == .answers([0: .init(summary: "+10105550123", confidence: 0.9)]),
+                "the number asked for, not a call later")
+        #expect(number.interpret("Call me back later.", asked: 0, open: [0]) == .callBackLater)
         #expect(interpreter.interpret("The conference room on the third floor", asked: 0, open: [0]) == .unclear,
                 "a yes/no question needs a yes or a no")
     }

@@ -41,7 +41,7 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
         }
         let text = " " + ReplyInterpreter.words(question).joined(separator: " ") + " "
         func has(_ phrases: String...) -> Bool { phrases.contains { text.contains(" \($0) ") } }
-        if has("phone", "phone number", "mobile", "contact number", "callback number", "reach you", "number to call") {
+        if has("phone", "phone number", "mobile", "contact number", "callback number", "reach you", "number to call", "call you back on", "call you on") {
             self = .phoneNumber
         } else if has("name", "who am i speaking", "who am i talking") {
             self = .name

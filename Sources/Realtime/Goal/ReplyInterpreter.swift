@@ -88,9 +88,11 @@ public struct ReplyInterpreter: Sendable {
         guard words.contains(where: { !Self.fillers.contains($0) }) else { return words.isEmpty ? .nothing : .unclear }
         if says(Self.wantsPerson) || Self.wantsPersonKorean.contains(where: reply.contains) { return .wantsPerson }
         if says(Self.whoIsCalling) { return .whoIsCalling }
-        if says(Self.callBack) { return .callBackLater }
-        if says(Self.refusals) { return .refused }
         let kind = kinds.indices.contains(asked) ? kinds[asked] : .freeText
+        // "You can call me back on 010 555 0123" gives the number asked for; it asks for no call later.
+        let givesNumber = kind == .phoneNumber && extract(.phoneNumber, from: words, reply: reply, strict: false) != nil
+        if says(Self.callBack), !givesNumber { return .callBackLater }
+        if says(Self.refusals) { return .refused }
         // A hedge makes a reply unclear, unless it opens with a plain yes or no ("No, it can't, say…").
         let opensPlainly = words.first { !Self.fillers.contains($0) }.map(Self.plainYesNo.contains) ?? false
         let hedged = says(Self.hedges) && !opensPlainly
