@@ -36,6 +36,11 @@ import Yams
         var config = TwilioStreamTests.config()
         config.sip.rtpPortMin = 42400
         config.sip.rtpPortMax = 42799
+        // The event stream is the subject here, not the voice: in espeak-ng's, as before. In Piper's,
+        // twice in two full `make test` runs the one answer was not stored (the callee hung up once)
+        // and never alone or with the API suites beside it; not understood yet (README "Turn-taking").
+        config.engine.local.voice = "en-us"
+        config.sip.simulatedCalleeVoice = "espeak"
         let created = Locked("")
         let firstRun = Locked<[String]>([])
         let replay = Locked<[String]>([])

