@@ -122,10 +122,11 @@ public final class MoonshineTranscriber: Sendable {
     }
 
     /// `tokens` with a loop at its end cut back to one saying of its phrase: a word said six times
-    /// running, or a phrase of more tokens four times (a phone number's "four four four four" and
-    /// "five five five" are no loop).
+    /// running, or a phrase of more tokens four times. A phone number's "four four four four" is
+    /// no loop, nor is "four, four, four, four," — a word and its comma are two tokens, so a phrase
+    /// of two is a word too (cut at four, Piper's voice reading 555 212 4444 came back "… two, four").
     static func withoutRepeats(_ tokens: [Int]) -> [Int]? {
-        DecoderLoop.cut(tokens) { length in length == 1 ? 6 : 4 }
+        DecoderLoop.cut(tokens) { length in length <= 2 ? 6 : 4 }
     }
 }
 
