@@ -11,7 +11,7 @@ extension CallSystem {
     static func simulatedCallee(_ config: VoiceBridgeConfig, rtpPorts: ClosedRange<Int>, recognizer: MoonshineTranscriber?,
                                 logger: Logger) throws -> SimulatedCallee {
         var natural: PiperVoice?
-        if config.sip.simulatedCalleeVoice == "piper" {
+        if config.sip.simulatedCalleeVoice == .piper {
             do { natural = try PiperVoice.installed(in: config.engine.local.depsPath) } catch {
                 logger.warning("the simulated callee speaks with espeak-ng: \(error)")
             }

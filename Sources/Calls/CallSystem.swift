@@ -87,7 +87,7 @@ public final class CallSystem: Sendable {
                 guard let korean else { throw StartupError(description: "language ko: this server's local engine has no Korean speech") }
                 (stt, voice) = try korean.speech(voice: context.voice)
             } else {
-                voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: (tts as? EspeakSynthesizer)?.wordsPerMinute ?? 165) } ?? tts
+                voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: (tts as? EspeakSynthesizer)?.wordsPerMinute ?? EspeakSynthesizer.defaultWordsPerMinute) } ?? tts
                 stt = english
             }
             return LocalEngine(context: context, tts: voice, stt: stt, turns: turns, knowledge: context.knowledge.isEmpty ? nil : knowledge,

@@ -40,7 +40,7 @@ import Yams
         // twice in two full `make test` runs the one answer was not stored (the callee hung up once)
         // and never alone or with the API suites beside it; not understood yet (README "Turn-taking").
         config.engine.local.voice = "en-us"
-        config.sip.simulatedCalleeVoice = "espeak"
+        config.sip.simulatedCalleeVoice = .espeak
         let created = Locked("")
         let firstRun = Locked<[String]>([])
         let replay = Locked<[String]>([])

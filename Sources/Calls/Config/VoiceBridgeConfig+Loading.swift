@@ -70,11 +70,7 @@ extension VoiceBridgeConfig {
         if let gateway = c.sip.gateway, !Self.isSIPURI(gateway) {
             throw ConfigError(key: "sip.gateway", problem: "must look like sip:host or sip:host:port, got '\(gateway)'", origin: r.origin(of: "sip.gateway"))
         }
-        c.sip.simulatedCalleeVoice = try r.string("sip.simulated_callee_voice", default: c.sip.simulatedCalleeVoice)
-        guard ["piper", "espeak"].contains(c.sip.simulatedCalleeVoice) else {
-            throw ConfigError(key: "sip.simulated_callee_voice", problem: "must be piper or espeak, got '\(c.sip.simulatedCalleeVoice)'",
-                              origin: r.origin(of: "sip.simulated_callee_voice"))
-        }
+        c.sip.simulatedCalleeVoice = try r.choice("sip.simulated_callee_voice", default: c.sip.simulatedCalleeVoice)
         c.sip.username = try r.optionalString("sip.username")
         c.sip.password = try r.optionalString("sip.password")
         c.sip.allowedCallerIDs = try r.list("sip.allowed_caller_ids", default: [])

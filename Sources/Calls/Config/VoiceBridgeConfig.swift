@@ -98,7 +98,8 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var gateway: String?
         /// The simulated callee's voice: `piper` (Piper's en_US-joe-medium, `make deps`; espeak-ng's
         /// when it is not installed) or `espeak`.
-        public var simulatedCalleeVoice = "piper"
+        public var simulatedCalleeVoice = SimulatedCalleeVoice.piper
+        public enum SimulatedCalleeVoice: String, Sendable, CaseIterable { case piper, espeak }
         public var username: String?
         public var password: String?
         public var allowedCallerIDs: [String] = []

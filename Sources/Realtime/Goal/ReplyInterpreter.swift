@@ -90,8 +90,9 @@ public struct ReplyInterpreter: Sendable {
         if says(Self.whoIsCalling) { return .whoIsCalling }
         let kind = kinds.indices.contains(asked) ? kinds[asked] : .freeText
         // "You can call me back on 010 555 0123" gives the number asked for; it asks for no call later.
-        let givesNumber = kind == .phoneNumber && extract(.phoneNumber, from: words, reply: reply, strict: false) != nil
-        if says(Self.callBack), !givesNumber { return .callBackLater }
+        if says(Self.callBack), !(kind == .phoneNumber && extract(.phoneNumber, from: words, reply: reply, strict: false) != nil) {
+            return .callBackLater
+        }
         if says(Self.refusals) { return .refused }
         // A hedge makes a reply unclear, unless it opens with a plain yes or no ("No, it can't, say…").
         let opensPlainly = words.first { !Self.fillers.contains($0) }.map(Self.plainYesNo.contains) ?? false

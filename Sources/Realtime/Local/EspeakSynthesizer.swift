@@ -30,7 +30,9 @@ public final class EspeakSynthesizer: Sendable {
     public let wordsPerMinute: Int
 
     /// Checks that espeak-ng has `voice` (asking the library the first time a name is used).
-    public init(voice: String = "en-us", wordsPerMinute: Int = 165) throws {
+    public static let defaultWordsPerMinute = 165
+
+    public init(voice: String = "en-us", wordsPerMinute: Int = defaultWordsPerMinute) throws {
         self.voice = voice
         self.wordsPerMinute = wordsPerMinute
         if let known = Self.voices.withLock({ $0[voice] }) {
