@@ -31,6 +31,17 @@ import Testing
         #expect(throws: RTPPortPool.Failure.self) { try pool.acquire() }
     }
 
+    /// Another server on this host (the same sockets) holds the pool's first port: the session
+    /// takes the next pair rather than binding the held port too and taking its media.
+    @Test func aPortHeldElsewhereIsPassedOver() async throws {
+        let held = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
+        let pool = try RTPPortPool(range: (held.localPort - held.localPort % 2 - 1)...(held.localPort - held.localPort % 2 + 5))
+        let session = try await RTPSession.open(host: "127.0.0.1", pool: pool)
+        #expect(session.localPort != held.localPort && session.localPort + 1 != held.localPort, "\(session.localPort) vs held \(held.localPort)")
+        await session.close()
+        await held.close()
+    }
+
     @Test func rejectsARangeWithoutAPortPair() {
         #expect(throws: RTPPortPool.Failure.invalidRange(5001...5001)) { try RTPPortPool(range: 5001...5001) }
     }

@@ -32,11 +32,13 @@ public final class UDPSocket: Sendable {
         self.localPort = channel.localAddress?.port ?? 0
     }
 
-    /// Binds `host:port` (port 0 picks a free one).
+    /// Binds `host:port` (port 0 picks a free one). Without SO_REUSEADDR: on Linux it lets a second
+    /// UDP socket that sets it bind a port already bound, and the newer takes the datagrams — two
+    /// servers on one host with overlapping RTP ranges each "opened" the same port and one call's
+    /// media went to the other's (the bind must fail, so `RTPSession.open` tries the next pair).
     public static func bind(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                             handler: @escaping Handler) async throws -> UDPSocket {
         let channel = try await DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(Inbound(handler))
