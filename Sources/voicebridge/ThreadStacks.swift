@@ -25,20 +25,30 @@ enum ThreadStacks {
     /// How far up a stack the scan reads, and how many code addresses it lists per thread.
     private static let scanBytes: UInt = 32 * 1024
     private static let framesPerThread = 24
+    /// A thread that polls (`while busy { usleep(…) }`) is runnable, with no stack to read, whenever
+    /// it has woken and waits for a core — on a loaded machine, often. Such a thread is read again,
+    /// 5 ms apart, until it blocks; all of it within this budget for the whole dump.
+    private static let retryBudget = Duration.milliseconds(500)
 
     static func write(to fd: Int32) {
         let mappings = readMappings()
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))?.split(separator: "/").last.map(String.init)
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        let retriesEnd = ContinuousClock.now + retryBudget
         for tid in tasks.compactMap(Int.init).sorted() {
             let task = "/proc/self/task/\(tid)"
+            var syscall = read("\(task)/syscall")
+            while "\(tid)" != me, syscall.hasPrefix("running"), ContinuousClock.now < retriesEnd {
+                usleep(5_000)
+                syscall = read("\(task)/syscall")
+            }
             let name = read("\(task)/comm")
             let state = read("\(task)/stat").split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
             let wchan = read("\(task)/wchan")
             var text = "--- thread \(tid) \"\(name)\" state \(state) wchan \(wchan.isEmpty || wchan == "0" ? "-" : wchan)\n"
             if "\(tid)" == me {
                 text += "    (the watchdog itself)\n"
-            } else if let (sp, pc) = blockedAt(read("\(task)/syscall")) {
+            } else if let (sp, pc) = blockedAt(syscall) {
                 text += "    at \(describe(pc))\n"
                 for address in scan(from: sp, mappings: mappings) { text += "    \(describe(address))\n" }
             }
