@@ -24,7 +24,7 @@ import Testing
         #expect(!d.wantsLookup("Yes, I can attend."))
         #expect(!d.wantsLookup("Can I speak to a person?"), "a request for a person is the dialogue's own")
         #expect(d.caller(asked: "What time do you open?", answer: Self.hours) == .ask(text: "We are open 9 to 6. Now, Can you attend?", questionIndex: 0))
-        #expect(d.caller(said: "Yes, I can attend.") == .close(text: "Thank you. Thank you for your time. Have a nice day."))
+        #expect(d.caller(said: "Yes, I can attend.") == .close(text: "Thank you for your time. Have a nice day."))
         #expect(d.tracker.openQuestions.isEmpty && d.tracker.isComplete)
     }
 

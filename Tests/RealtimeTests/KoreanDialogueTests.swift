@@ -93,7 +93,7 @@ import Testing
         guard case .ask(let readBack, 1) = dialogue.caller(said: "공일공 일이삼사 오육칠팔이요") else { Issue.record("no read-back"); return }
         #expect(readBack == "공일공, 일이삼사, 오육칠팔, 맞으세요?")
         guard case .close(let goodbye) = dialogue.caller(said: "네") else { Issue.record("no goodbye"); return }
-        #expect(goodbye == "감사합니다. 시간 내주셔서 감사합니다. 좋은 하루 되세요.")
+        #expect(goodbye == "시간 내주셔서 감사합니다. 좋은 하루 되세요.")
         #expect(dialogue.tracker.answers.map(\.answerSummary) == ["yes", "+821012345678"])
         #expect(dialogue.tracker.answers.map(\.status) == [.answered, .answered])
     }

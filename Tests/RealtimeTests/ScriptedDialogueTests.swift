@@ -9,7 +9,7 @@ import Testing
         var d = ScriptedDialogue(context: Self.context)
         #expect(d.start() == .ask(text: "Hello, this is the AI assistant of ABC Company, calling about confirm tomorrow's 2 pm meeting. Can you attend?", questionIndex: 0))
         #expect(d.caller(said: "Yes, I can attend the meeting.") == .ask(text: "Thank you. Does the place need to change?", questionIndex: 1))
-        #expect(d.caller(said: "No, the original location is fine.") == .close(text: "Thank you. Thank you for your time. Have a nice day."))
+        #expect(d.caller(said: "No, the original location is fine.") == .close(text: "Thank you for your time. Have a nice day."))
         #expect(d.tracker.isComplete)
         #expect(d.tracker.answers.map(\.answerSummary) == ["yes", "no"])
     }

@@ -33,7 +33,8 @@ extension ScriptedDialogue {
             return .transfer(text: spoken(context.filled(step.transfer ?? "")), reason: "the flow's step '\(step.id)'")
         case .end:
             flowStep = nil
-            return close(spoken(step.end.map(context.filled) ?? context.closing))
+            let closing = step.end.map(context.filled) ?? context.closing
+            return close(([Self.prefix(prefix, before: closing)] + stop.said.map(context.filled) + [closing]).filter { !$0.isEmpty }.joined(separator: " "))
         }
     }
 

@@ -170,10 +170,17 @@ public struct ScriptedDialogue: Sendable {
     mutating func next(prefix: String) -> Step {
         if tracker.flow != nil { return nextInFlow(prefix: prefix) }
         guard let index = tracker.nextQuestionIndex(after: current) else {
-            return close([prefix, context.closing].filter { !$0.isEmpty }.joined(separator: " "))
+            return close([Self.prefix(prefix, before: context.closing), context.closing].filter { !$0.isEmpty }.joined(separator: " "))
         }
         current = index
         tracker.asked(index)
         return .ask(text: [prefix, tracker.answers[index].question].filter { !$0.isEmpty }.joined(separator: " "), questionIndex: index)
+    }
+
+    /// The words said before a closing: none when the closing thanks already — "Thank you." before
+    /// "Thank you for your time." (or "감사합니다." before "… 감사합니다.") is said once.
+    static func prefix(_ prefix: String, before closing: String) -> String {
+        let words = prefix.trimmingCharacters(in: .punctuationCharacters.union(.whitespaces))
+        return !words.isEmpty && closing.contains(words) ? "" : prefix
     }
 }
