@@ -94,7 +94,10 @@ import TestSupport
             #expect(try await browser.execute("return document.querySelectorAll('#flow-graph path.edge.taken').length;") as? Int == 6)
             #expect(try await browser.execute("return document.querySelector('#flow-outcome').textContent;") as? String == "Outcome: registered")
             let fields = try await browser.execute("return [...document.querySelectorAll('#flow-fields li')].map((li) => li.textContent).sort();") as? [String]
-            #expect(fields == ["attending: true", "guests: 25", "meal: fish"], "\(fields ?? [])")
+            let heard = try await browser.execute("""
+                return fetch('/api/outbound/\(id)/result').then((r) => r.json()).then((b) => (b.transcript || []).map((t) => t.speaker + ': ' + t.text));
+                """) as? [String]
+            #expect(fields == ["attending: true", "guests: 25", "meal: fish"], "\(fields ?? []) — the call: \(heard ?? [])")
             let success = try await browser.execute("return document.querySelector('#analysis-panel [data-field=success]').textContent;") as? String
             #expect(success == "✅ the flow reached its end 'registered'")
             #expect(try await browser.execute("return document.querySelector('#analysis-panel [data-field=method]').textContent;") as? String == "offline rules")

@@ -9,7 +9,8 @@ extension AnswerKind {
     /// A read-back's answers: yes, no, or the value again.
     static let readBackReplies = ["yes", "no", "right", "correct"]
 
-    /// Nothing for names, choices and free text: their words cannot be known in advance. Nothing
+    /// Nothing for names, choices and free text: their words are not the kind's (a flow's choices
+    /// are the question's own: `ScriptedDialogue.expectedWords`). Nothing
     /// for a yes/no question either: measured, it gained one line in twenty, and it turned a
     /// caller's own question ("Do you sell gift cards?") into "Don't you …" — a no.
     public var expectedWords: [String] {

@@ -108,9 +108,14 @@ public struct ScriptedDialogue: Sendable {
     /// of the question waiting for an answer, and yes/no while a read-back of such a kind waits for
     /// its check. Not for a name's read-back: its check is as often "No, Jane Smith" as "yes", and
     /// with yes and no favoured Moonshine wrote that name as "yes yes" (measured on the personas).
+    /// A flow's choice question expects its choices' words ("fish", "pasta": Moonshine wrote
+    /// Piper's "Fish, please." as "Sesh, please." and "Fesh, please." one run in three unbiased).
     public var expectedWords: [String] {
         guard let index = current, interpreter.kinds.indices.contains(index) else { return [] }
         let kind = interpreter.kinds[index]
+        if kind == .choice {
+            return (interpreter.choices[index] ?? []).flatMap { $0.lowercased().split(separator: " ").map(String.init) }
+        }
         if interpreter.korean {
             return readBack == nil ? kind.koreanExpectedWords : AnswerKind.koreanReadBackReplies + kind.koreanExpectedWords
         }
