@@ -36,9 +36,9 @@ enum ThreadStacks {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         let retriesEnd = ContinuousClock.now + retryBudget
         for tid in tasks.compactMap(Int.init).sorted() {
-            let task = "/proc/self/task/\(tid)"
+            let task = "/proc/self/task/\(tid)", isWatchdog = "\(tid)" == me
             var syscall = read("\(task)/syscall")
-            while "\(tid)" != me, syscall.hasPrefix("running"), ContinuousClock.now < retriesEnd {
+            while !isWatchdog, syscall.hasPrefix("running"), ContinuousClock.now < retriesEnd {
                 usleep(5_000)
                 syscall = read("\(task)/syscall")
             }
@@ -46,7 +46,7 @@ enum ThreadStacks {
             let state = read("\(task)/stat").split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
             let wchan = read("\(task)/wchan")
             var text = "--- thread \(tid) \"\(name)\" state \(state) wchan \(wchan.isEmpty || wchan == "0" ? "-" : wchan)\n"
-            if "\(tid)" == me {
+            if isWatchdog {
                 text += "    (the watchdog itself)\n"
             } else if let (sp, pc) = blockedAt(syscall) {
                 text += "    at \(describe(pc))\n"

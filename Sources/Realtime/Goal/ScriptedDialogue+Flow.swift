@@ -20,7 +20,10 @@ extension ScriptedDialogue {
         guard let stop, let flow = context.flow, let step = flow[stop.step] else { return close(context.closing) }
         flowStep = stop.step
         let lead = ([prefix] + stop.said.map(context.filled)).filter { !$0.isEmpty }
-        func spoken(_ last: String) -> String { (lead + [last]).joined(separator: " ") }
+        /// `last` after the lead; a closing that thanks already drops the lead's "Thank you.".
+        func spoken(_ last: String, closing: Bool = false) -> String {
+            ((closing ? [Self.prefix(prefix, before: last)] + stop.said.map(context.filled) : lead) + [last]).filter { !$0.isEmpty }.joined(separator: " ")
+        }
         switch stop {
         case .ask:
             guard let index = flow.asks.firstIndex(where: { $0.id == step.id }) else { return close(spoken(context.closing)) }
@@ -33,8 +36,7 @@ extension ScriptedDialogue {
             return .transfer(text: spoken(context.filled(step.transfer ?? "")), reason: "the flow's step '\(step.id)'")
         case .end:
             flowStep = nil
-            let closing = step.end.map(context.filled) ?? context.closing
-            return close(([Self.prefix(prefix, before: closing)] + stop.said.map(context.filled) + [closing]).filter { !$0.isEmpty }.joined(separator: " "))
+            return close(spoken(step.end.map(context.filled) ?? context.closing, closing: true))
         }
     }
 
