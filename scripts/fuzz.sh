@@ -67,7 +67,13 @@ for target in $targets; do
   runs=$(sum number_of_executed_units)
   speed=$(sum average_exec_per_sec)
   corpus=$(ls "$work/$target" | wc -l)
-  if [ $crashes -ne 0 ]; then failed=1; cat "$work/$target".*.log | grep -E "ERROR|Fatal|precondition|==[0-9]+==" | head -5 >&2; fi
+  if [ $crashes -ne 0 ]; then
+    failed=1
+    # -a: a crash's message quotes its input, which may hold any byte. The input itself in base64,
+    # so that a CI log alone is enough to make the regression test.
+    cat "$work/$target".*.log | grep -a -E "ERROR|Fatal error|Precondition failed|Assertion failed|==[0-9]+==" | head -5 >&2
+    for input in fuzz-artifacts/"$target"-crash-*; do [ -f "$input" ] && echo "$input (base64): $(head -c 3000 "$input" | base64 -w0)" >&2; done
+  fi
   printf '| %-16s | %12s | %10s | %8s | %7s |\n' "$target" "${runs:-0}" "${speed:-0}" "$corpus" "$crashes"
 done
 exit $failed

@@ -113,6 +113,19 @@ import Testing
 
     /// Found by `make fuzz` (twilio, 9.3 M executions): a value nested 50,000 deep overflowed the
     /// scanner's stack as it skipped it. Past 32 levels the scanner defers, and the decoder refuses.
+    /// Found by CI's `make fuzz` (twilio): the scanner skipped any run of `0-9 + - . e E` as a number,
+    /// so `{…,"x":+,…}` was a `mark` to it and not JSON to the decoder.
+    @Test func aSkippedNumberIsAJSONNumberOrTheDecoderDecides() {
+        for (number, isJSON) in [("+", false), ("+1", false), ("1-", false), ("01", false), ("-", false), ("1e", false),
+                                 (".5", false), ("1.", false), ("1e999", false), ("-1e400", false),
+                                 ("0", true), ("-0", true), ("1E+2", true), ("1.5e-3", true), ("-12.25", true),
+                                 ("123456789012345678901234567890", true), ("1e-999", true)] {
+            let text = #"{"event":"mark","x":\#(number),"mark":{"name":"a"}}"#
+            #expect((Codec.fastEvent(text) != nil) == isJSON, "\(number) \(isJSON ? "skipped" : "deferred") by the scanner")
+            #expect(Self.outcome { () throws(Codec.Failure) in try Codec.decodeEvent(text) } == Self.outcome { () throws(Codec.Failure) in try Codec.parseEvent(text) }, "\(number)")
+        }
+    }
+
     @Test func aDeeplyNestedValueIsRefusedNotAStackOverflow() {
         for depth in [33, 50_000] {
             for open in ["[", "{\"a\":"] {

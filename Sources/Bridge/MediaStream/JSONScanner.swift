@@ -138,15 +138,34 @@ struct JSONScanner: ~Copyable {
             let start = index
             while index < bytes.count, !Self.delimiters.contains(bytes[index]) { index += 1 }
             let token = start..<index
-            guard matches(token, "true") || matches(token, "false") || matches(token, "null")
-                || (!token.isEmpty && token.allSatisfy({ Self.numberBytes.contains(bytes[$0]) })) else { throw Failure() }
+            guard matches(token, "true") || matches(token, "false") || matches(token, "null") || isNumber(token) else { throw Failure() }
         }
+    }
+
+    /// Whether `range` is a number the full parser takes: JSON's grammar
+    /// (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`, so not `+1`, `01`, `1.` or `.5`), and finite
+    /// as a Double (Foundation refuses `1e999`). Only skipped values get here, so the Double is rare.
+    private func isNumber(_ range: Range<Int>) -> Bool {
+        var i = range.lowerBound
+        func isDigit(_ at: Int) -> Bool { at < range.upperBound && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[at]) }
+        func digits() -> Bool {
+            guard isDigit(i) else { return false }
+            while isDigit(i) { i += 1 }
+            return true
+        }
+        if i < range.upperBound, bytes[i] == UInt8(ascii: "-") { i += 1 }
+        if i < range.upperBound, bytes[i] == UInt8(ascii: "0") { i += 1 } else if !digits() { return false }
+        if i < range.upperBound, bytes[i] == UInt8(ascii: ".") { i += 1; guard digits() else { return false } }
+        if i < range.upperBound, bytes[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < range.upperBound, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() else { return false }
+        }
+        return i == range.upperBound && Double(string(range))?.isFinite == true
     }
 
     private static let delimiters: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"),
                                                  UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")]
-
-    private static let numberBytes = Set("0123456789+-.eE".utf8)
 
     private mutating func expect(_ byte: UInt8) throws(Failure) {
         skipWhitespace()
