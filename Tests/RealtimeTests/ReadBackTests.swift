@@ -100,6 +100,8 @@ import TestSupport
         _ = d.start()
         #expect(d.stopsShort("It's five five five,") && d.stopsShort("It's time, time, time.") && d.stopsShort("It is"))
         #expect(!d.stopsShort("Five five five, one two three, four five six seven.") && !d.stopsShort("I'd rather not say."))
+        #expect(d.stopsShort("Plus four four two zero seven nine four six,"), "an international number begun: its country code first")
+        #expect(!d.stopsShort("Plus four four two zero seven nine four six zero nine five eight."))
         let name = Self.dialogue()
         #expect(name.stopsShort("My name is") && !name.stopsShort("Five five five,"), "digits stop short only of a number to dial")
     }

@@ -70,6 +70,21 @@ import TestSupport
         #expect(cut.texts.count == 2, "the pause rule answers the half sentence: \(cut.texts)")
     }
 
+    /// A turn of one or two words the model judges complete waits the answered window, as the pause
+    /// rule does: over real calls the model ended "Yes, … I can attend." at "Yes," (personas with the
+    /// model 88 % of statuses; 98.7 % with this). A longer one still ends at once.
+    @Test func aBriefTurnTheModelCallsCompleteWaitsTheAnsweredWindow() throws {
+        let engine = try Self.engine(.pause)
+        func judged(_ text: String) -> LocalEngine.Speculation {
+            LocalEngine.Speculation(speechStarts: 1, text: text, answers: true, brief: LocalEngine.isBrief(text), complete: true)
+        }
+        #expect(engine.window(after: judged("Yes,")) == engine.answeredTurnMilliseconds)
+        #expect(engine.window(after: judged("Yes, sure.")) == engine.answeredTurnMilliseconds)
+        #expect(engine.window(after: judged("네.")) == engine.answeredTurnMilliseconds)
+        #expect(engine.window(after: judged("Yes, I can attend.")) == 0)
+        #expect(engine.answeredTurnMilliseconds > 0)
+    }
+
     /// Words that stop mid-sentence hold the turn past the pause rule's window (to the ceiling):
     /// the caller goes on after 800 ms and is heard as one answer.
     @Test func wordsThatTrailOffHoldTheTurn() async throws {

@@ -130,12 +130,14 @@ public struct ScriptedDialogue: Sendable {
     }
 
     /// Whether `reply` stops short of an answer: it trails off, or a number to dial has begun with
-    /// fewer digits than one has ("It's five five five, …" — people pause between the groups).
+    /// fewer digits than one has ("It's five five five, …" — people pause between the groups; an
+    /// international one, "plus …", has its country code first, so fewer than ten: the model ended
+    /// "Plus four four two zero seven nine four six, … zero nine five eight" at its comma).
     public func stopsShort(_ reply: String) -> Bool {
         if Self.trailsOff(reply) { return true }
         guard let index = current, interpreter.kinds.indices.contains(index), interpreter.kinds[index] == .phoneNumber else { return false }
-        let digits = interpreter.korean ? KoreanNumber.digitRun(in: reply) : SpokenNumber.digitRun(in: ReplyInterpreter.words(reply)).digits
-        return (1..<7).contains(digits.count)
+        let run = interpreter.korean ? (digits: KoreanNumber.digitRun(in: reply), plus: false) : SpokenNumber.digitRun(in: ReplyInterpreter.words(reply))
+        return (1..<(run.plus ? 10 : 7)).contains(run.digits.count)
     }
 
     static let continuations: Set<String> = ["and", "but", "or", "so", "because", "um", "uh", "er", "the", "a", "my", "is", "at", "to", "if", "then", "well"]

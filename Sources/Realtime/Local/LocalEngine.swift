@@ -47,6 +47,11 @@ public final class LocalEngine: ConversationEngine {
     /// How long words that stop short hold the turn: people's pauses mid-sentence are under a
     /// second, and a caller who did finish on "…, um," waits no longer than this for the reply.
     static let stopShortHoldMilliseconds = 1200
+    /// A turn of this many words or fewer that the model judges complete still waits the answered
+    /// window: "Yes," is a whole answer and the usual start of a longer one, and from half a second
+    /// of 8 kHz audio the model took "Yes, … I can attend" for done at the comma (README
+    /// "Turn-taking": personas with the model).
+    static let briefTurnWords = 2
     /// Pre-roll kept before the VAD's onset decision (it fires after 40 ms of speech).
     static let preRollSamples = MoonshineTranscriber.sampleRate * 3 / 10
     /// An answer longer than this is cut (bounded memory).
@@ -119,6 +124,8 @@ public final class LocalEngine: ConversationEngine {
         var answers = false
         /// The words stop short of an answer (`ScriptedDialogue.stopsShort`).
         var stopsShort = false
+        /// At most `briefTurnWords` words ("Yes,").
+        var brief = false
         /// The end-of-turn model's verdict on the audio up to the speech end; nil: none (yet).
         var complete: Bool?
         var transcribing: Duration = .zero
@@ -187,7 +194,7 @@ public final class LocalEngine: ConversationEngine {
                 }
                 guard s.speculation?.speechStarts == starts, s.speechStarts == starts else { return false }
                 s.speculation = Speculation(speechStarts: starts, text: text, answers: s.dialogue.completesAnAnswer(text), stopsShort: s.dialogue.stopsShort(text),
-                                            complete: complete, transcribing: started.duration(to: .now))
+                                            brief: Self.isBrief(text), complete: complete, transcribing: started.duration(to: .now))
                 guard s.listening, let silence = s.trailingSilence, silence >= window(s) else { return false }
                 s.listening = false
                 s.trailingSilence = nil
@@ -291,24 +298,34 @@ public final class LocalEngine: ConversationEngine {
     }
 
     /// The end-of-turn window now, in silence past the VAD's speech end: none when the model
-    /// judged the turn complete; when the words up to the speech end answer the question, short —
-    /// or the pause rule's if the model judged the turn unfinished (two signals disagreeing); the
+    /// judged the turn complete (the answered window for a brief one); when the words up to the
+    /// speech end answer the question, short — or the pause rule's if the model judged the turn
+    /// unfinished (two signals disagreeing); the
     /// model's ceiling when it judged the turn unfinished (or is still judging); the stop-short
     /// hold when the words stop short ("My name is …"); else the pause rule's.
     private func window(_ s: State) -> Int {
-        guard let speculation = s.speculation, speculation.speechStarts == s.speechStarts, speculation.text != nil else {
+        window(after: s.speculation.flatMap { $0.speechStarts == s.speechStarts ? $0 : nil })
+    }
+
+    /// The same, from the current speech's speculation (nil: none yet).
+    func window(after speculation: Speculation?) -> Int {
+        guard let speculation, speculation.text != nil else {
             return turns.model == nil ? endOfTurnMilliseconds : turns.ceilingMilliseconds
         }
         // Words that stop short outweigh the model: on an 8 kHz line it took "No, my name is" and
         // "It's five five five," for whole turns, and what came after the caller's pause was lost.
         if speculation.stopsShort { return min(turns.ceilingMilliseconds, Self.stopShortHoldMilliseconds) }
         switch (speculation.complete, speculation.answers) {
-        case (true?, _): return 0
+        case (true?, _): return speculation.brief ? answeredTurnMilliseconds : 0
         case (false?, true): return endOfTurnMilliseconds
         case (false?, false): return turns.ceilingMilliseconds
         case (nil, true): return answeredTurnMilliseconds
         case (nil, false): return endOfTurnMilliseconds
         }
+    }
+
+    static func isBrief(_ text: String) -> Bool {
+        text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).count <= briefTurnWords
     }
 
     /// Whether this frame, silent, ends the wait for the caller's reply.
