@@ -124,6 +124,12 @@ import Testing
             #expect((Codec.fastEvent(text) != nil) == isJSON, "\(number) \(isJSON ? "skipped" : "deferred") by the scanner")
             #expect(Self.outcome { () throws(Codec.Failure) in try Codec.decodeEvent(text) } == Self.outcome { () throws(Codec.Failure) in try Codec.parseEvent(text) }, "\(number)")
         }
+        // The same for a number the scanner reads (a field Twilio sends as a string, "007" there).
+        for (timestamp, isJSON) in [("007", false), ("-01", false), ("7", true), ("-0", true), (#""007""#, true)] {
+            let text = #"{"event":"media","streamSid":"MZ","media":{"timestamp":\#(timestamp),"payload":"AA=="}}"#
+            #expect((Codec.fastEvent(text) != nil) == isJSON, "timestamp \(timestamp) \(isJSON ? "read" : "deferred") by the scanner")
+            #expect(Self.outcome { () throws(Codec.Failure) in try Codec.decodeEvent(text) } == Self.outcome { () throws(Codec.Failure) in try Codec.parseEvent(text) }, "timestamp \(timestamp)")
+        }
     }
 
     @Test func aDeeplyNestedValueIsRefusedNotAStackOverflow() {

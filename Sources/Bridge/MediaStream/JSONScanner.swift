@@ -89,6 +89,7 @@ struct JSONScanner: ~Copyable {
         }
         let start = index
         while index < bytes.count, bytes[index] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        guard isNumber(start..<index) else { throw Failure() }   // not `007` (a string may say "007")
         return try Self.decimal(text(start..<index))
     }
 
