@@ -89,7 +89,7 @@ struct JSONScanner: ~Copyable {
         }
         let start = index
         while index < bytes.count, bytes[index] == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-        guard isNumber(start..<index) else { throw Failure() }   // not `007` (a string may say "007")
+        guard followsNumberGrammar(start..<index) else { throw Failure() }   // not `007` (a string may say "007")
         return try Self.decimal(text(start..<index))
     }
 
@@ -143,10 +143,15 @@ struct JSONScanner: ~Copyable {
         }
     }
 
-    /// Whether `range` is a number the full parser takes: JSON's grammar
-    /// (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`, so not `+1`, `01`, `1.` or `.5`), and finite
-    /// as a Double (Foundation refuses `1e999`). Only skipped values get here, so the Double is rare.
+    /// Whether `range` is a number the full parser takes: its grammar, and finite as a Double
+    /// (Foundation refuses `1e999`). Only skipped values come here, so the Double is rare.
     private func isNumber(_ range: Range<Int>) -> Bool {
+        followsNumberGrammar(range) && Double(string(range))?.isFinite == true
+    }
+
+    /// JSON's number grammar, `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`: not `+1`, `01`, `1.`
+    /// or `.5`.
+    private func followsNumberGrammar(_ range: Range<Int>) -> Bool {
         var i = range.lowerBound
         func isDigit(_ at: Int) -> Bool { at < range.upperBound && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[at]) }
         func digits() -> Bool {
@@ -162,7 +167,7 @@ struct JSONScanner: ~Copyable {
             if i < range.upperBound, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             guard digits() else { return false }
         }
-        return i == range.upperBound && Double(string(range))?.isFinite == true
+        return i == range.upperBound
     }
 
     private static let delimiters: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"),

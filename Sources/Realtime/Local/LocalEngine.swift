@@ -44,14 +44,6 @@ public final class LocalEngine: ConversationEngine {
     public let answerPolicy: KnowledgeAnswerPolicy
     let state: Mutex<State>
 
-    /// How long words that stop short hold the turn: people's pauses mid-sentence are under a
-    /// second, and a caller who did finish on "…, um," waits no longer than this for the reply.
-    static let stopShortHoldMilliseconds = 1200
-    /// A turn of this many words or fewer that the model judges complete still waits the answered
-    /// window: "Yes," is a whole answer and the usual start of a longer one, and from half a second
-    /// of 8 kHz audio the model took "Yes, … I can attend" for done at the comma (README
-    /// "Turn-taking": personas with the model).
-    static let briefTurnWords = 2
     /// Pre-roll kept before the VAD's onset decision (it fires after 40 ms of speech).
     static let preRollSamples = MoonshineTranscriber.sampleRate * 3 / 10
     /// An answer longer than this is cut (bounded memory).
@@ -295,63 +287,6 @@ public final class LocalEngine: ConversationEngine {
             return .transcribed(text, transcribing: speculation.transcribing)
         }
         return .utterance(s.utterance)
-    }
-
-    /// The end-of-turn window now, in silence past the VAD's speech end: none when the model
-    /// judged the turn complete (the answered window for a brief one); when the words up to the
-    /// speech end answer the question, short — or the pause rule's if the model judged the turn
-    /// unfinished (two signals disagreeing); the
-    /// model's ceiling when it judged the turn unfinished (or is still judging); the stop-short
-    /// hold when the words stop short ("My name is …"); else the pause rule's.
-    private func window(_ s: State) -> Int {
-        window(after: s.speculation.flatMap { $0.speechStarts == s.speechStarts ? $0 : nil })
-    }
-
-    /// The same, from the current speech's speculation (nil: none yet).
-    func window(after speculation: Speculation?) -> Int {
-        guard let speculation, speculation.text != nil else {
-            return turns.model == nil ? endOfTurnMilliseconds : turns.ceilingMilliseconds
-        }
-        // Words that stop short outweigh the model: on an 8 kHz line it took "No, my name is" and
-        // "It's five five five," for whole turns, and what came after the caller's pause was lost.
-        if speculation.stopsShort { return min(turns.ceilingMilliseconds, Self.stopShortHoldMilliseconds) }
-        switch (speculation.complete, speculation.answers) {
-        case (true?, _): return speculation.brief ? answeredTurnMilliseconds : 0
-        case (false?, true): return endOfTurnMilliseconds
-        case (false?, false): return turns.ceilingMilliseconds
-        case (nil, true): return answeredTurnMilliseconds
-        case (nil, false): return endOfTurnMilliseconds
-        }
-    }
-
-    static func isBrief(_ text: String) -> Bool {
-        text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).count <= briefTurnWords
-    }
-
-    /// Whether this frame, silent, ends the wait for the caller's reply.
-    private static func timesOut(after speech: SpeechActivity, milliseconds: Int, _ s: State) -> Bool {
-        !s.ended && s.awaitingReply && !s.listening && speech != .started && s.waitedMilliseconds + milliseconds >= s.replyDeadlineMilliseconds
-    }
-
-    /// Where the caller's turn stands after a frame: still listening, silence since speech ended,
-    /// and whether that silence has now ended the turn.
-    private static func turn(after speech: SpeechActivity, milliseconds: Int, _ s: State, endOfTurn: Int)
-        -> (listening: Bool, trailingSilence: Int?, ends: Bool) {
-        guard !s.ended else { return (s.listening, s.trailingSilence, false) }
-        var listening = s.listening
-        var silence = s.trailingSilence
-        switch speech {
-        case .started:
-            listening = true
-            silence = nil
-        case .ended where listening:
-            silence = 0
-        case .silence where listening && silence != nil:
-            silence! += milliseconds
-        default: break
-        }
-        guard listening, let silence, silence >= endOfTurn else { return (listening, silence, false) }
-        return (false, nil, true)
     }
 
     public func interrupt(item: String, playedMilliseconds: Int) async {
