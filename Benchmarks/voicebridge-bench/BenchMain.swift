@@ -106,7 +106,7 @@ struct BenchMain {
                     + [row("\(name(TurnBenchmark.enginePolicy)) ≥ \(format(Double(TurnBenchmark.defaultThreshold), digits: 1)), clean 16 kHz", r.modelClean)]))
         let fewer = r.pause.rate > 0 ? (1 - chosen.rate / r.pause.rate) * 100 : 0
         print("the engine's setting (\(name(TurnBenchmark.enginePolicy)), threshold \(format(Double(TurnBenchmark.defaultThreshold), digits: 1)), phone audio) vs pause: \(format(fewer, digits: 1)) % fewer false cut-offs (goal ≥ 40 %) at a median wait of \(format(chosen.median, digits: 0)) ms vs \(format(r.pause.median, digits: 0)) ms (goal: equal or lower)")
-        print("cost per evaluation (one thread): features \(format(r.featuresMilliseconds, digits: 1)) ms + inference \(format(r.inferenceMilliseconds, digits: 1)) ms; a 60 s call with 8 turns judged twice each spends \(format((r.featuresMilliseconds + r.inferenceMilliseconds) * 16 / 60_000 * 100, digits: 2)) % of a core on it")
+        print("cost per evaluation (one thread): features \(format(r.featuresMilliseconds, digits: 1)) ms + inference \(format(r.inferenceMilliseconds, digits: 1)) ms; a 60 s call of 8 turns, two speech ends each (the model is asked at most once per speech end), spends \(format((r.featuresMilliseconds + r.inferenceMilliseconds) * 16 / 60_000 * 100, digits: 2)) % of a core on it")
         func json(_ s: TurnBenchmark.Score) -> [String: Any] {
             ["false_cut_offs": s.falseCutOffs, "cut_lines": s.cutLines, "rate": s.rate, "median_wait_ms": s.median]
         }

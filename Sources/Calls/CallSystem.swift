@@ -114,8 +114,9 @@ public final class CallSystem: Sendable {
     /// at startup with a message that names `make deps`.
     /// `recognizer`: the offline recognizer when it is already loaded (the local engine shares it).
     public static func engines(for config: VoiceBridgeConfig.Engine, egress: EgressPolicy, tools: ToolRunner? = nil,
-                               knowledge: (any KnowledgeSearching)? = nil, recognizer: MoonshineTranscriber? = nil) throws -> EngineFactory {
-        let modeEngines = try modeEngines(for: config, tools: tools, knowledge: knowledge, recognizer: recognizer)
+                               knowledge: (any KnowledgeSearching)? = nil, recognizer: MoonshineTranscriber? = nil,
+                               logger: Logger = Logger(label: "voicebridge.engines")) throws -> EngineFactory {
+        let modeEngines = try modeEngines(for: config, tools: tools, knowledge: knowledge, recognizer: recognizer, logger: logger)
         let modeBot = config.mode == .stream ? config.stream.url : nil
         return { context in
             if let url = context.botURL ?? modeBot { return StreamBotEngine(url: url, context: context, egress: egress) }
@@ -124,7 +125,7 @@ public final class CallSystem: Sendable {
     }
 
     private static func modeEngines(for config: VoiceBridgeConfig.Engine, tools: ToolRunner?, knowledge: (any KnowledgeSearching)?,
-                                    recognizer: MoonshineTranscriber?) throws -> EngineFactory {
+                                    recognizer: MoonshineTranscriber?, logger: Logger) throws -> EngineFactory {
         switch config.mode {
         case .stream:
             return { _ in throw StartupError(description: "engine.mode stream needs engine.stream.url") }
@@ -142,7 +143,7 @@ public final class CallSystem: Sendable {
             if DialoguePhrases.isKorean(config.language), let problem = offlineKorean.problem() {
                 throw StartupError(description: "engine.language ko: \(problem)")
             }
-            return localEngines(tts: tts, stt: stt, korean: offlineKorean, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config),
+            return localEngines(tts: tts, stt: stt, korean: offlineKorean, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config, logger: logger),
                                 overlapMinimumWords: config.bargeIn.minWords, readBack: config.local.readBack,
                                 recognitionBias: Float(config.local.recognitionBias))
         case .echo:
@@ -187,7 +188,7 @@ public final class CallSystem: Sendable {
             settings.ttsModel = c.ttsModel
             settings.ttsVoice = c.ttsVoice
             settings.earlyReplies = c.earlyReplies
-            settings.turns = try turnDetector(for: config)
+            settings.turns = try turnDetector(for: config, logger: logger)
             settings.overlapMinimumWords = config.bargeIn.minWords
             let fixed = settings
             return { context in
@@ -228,7 +229,7 @@ public final class CallSystem: Sendable {
         let knowledge = KnowledgeBase(store: store, embedder: try KnowledgeBase.embedder(for: config, logger: logger))
         let tools = toolRunner(config: config, metrics: metrics)
         let recognizer = try sharedRecognizer(for: config, logger: logger)
-        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: tools, knowledge: knowledge, recognizer: recognizer)
+        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: tools, knowledge: knowledge, recognizer: recognizer, logger: logger)
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
         let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
         var ua = SIPUserAgent.Configuration()

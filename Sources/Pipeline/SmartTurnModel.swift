@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Smart Turn v3.2 (BSD-2-Clause, Daily; `make deps` takes the model out of the `pipecat-ai`
 /// wheel into `.deps/smart-turn/`): the last 8 s of a caller's audio in, the probability that
@@ -30,11 +31,20 @@ public final class SmartTurnModel: Sendable {
         workers = BlockingWorkPool(label: "voicebridge.smart-turn", width: max(1, lanes), capacity: max(1, lanes) * 32)
     }
 
-    /// The files `make deps` installs, under `deps` (`.deps`).
+    /// The files `make deps` installs, under `deps` (`.deps`): loaded once per process, and that
+    /// one model (and its lane) serves every call system that asks — `auto` loads it by default.
     public static func installed(in deps: String) throws -> SmartTurnModel {
-        let runtime = ONNXRuntime.library(in: "\(deps)/moonshine") ?? "\(deps)/moonshine/libonnxruntime.so"
-        return try SmartTurnModel(modelPath: "\(deps)/smart-turn/smart-turn-v3.2-cpu.onnx", onnxRuntimePath: runtime)
+        let modelPath = "\(deps)/smart-turn/smart-turn-v3.2-cpu.onnx"
+        return try loaded.withLock { loaded in
+            if let model = loaded[modelPath] { return model }
+            let runtime = ONNXRuntime.library(in: "\(deps)/moonshine") ?? "\(deps)/moonshine/libonnxruntime.so"
+            let model = try SmartTurnModel(modelPath: modelPath, onnxRuntimePath: runtime)
+            loaded[modelPath] = model
+            return model
+        }
     }
+
+    private static let loaded = Mutex<[String: SmartTurnModel]>([:])
 
     /// The probability that the turn in `audio` (16 kHz, −1…1, its last 8 s read) is complete,
     /// computed on the model's lane; throws `BlockingWorkPool.Overloaded` when too many wait.

@@ -17,6 +17,8 @@ enum CallHarness {
     }()
 
     static let neuralVAD = try? SileroModel.installed(in: Fixtures.repository.appendingPathComponent(".deps").path)
+    /// What `engine.turn_detection: auto` gives the local engine: Smart Turn when installed.
+    static let turns = (try? CallSystem.turnDetector(for: TurnDetectionChoiceTests.engine(.auto), logger: Logger(label: "test"))) ?? .pause
 
     static func run<T: Sendable>(rtpBase: Int, store: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in },
                                  engines: EngineFactory? = nil,
@@ -26,7 +28,7 @@ enum CallHarness {
         guard let tts = try? EspeakSynthesizer() else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "espeak-ng missing (make deps)"]) }
         let engines = try engines ?? {
             guard let (tts, stt) = speech else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "espeak-ng or Moonshine missing (make deps)"]) }
-            return CallSystem.localEngines(tts: tts, stt: stt)
+            return CallSystem.localEngines(tts: tts, stt: stt, turns: turns)
         }()
         let store = try store ?? CallStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("vb-calls-\(UUID().uuidString)/db.sqlite").path)
         var uaConfig = SIPUserAgent.Configuration()

@@ -307,3 +307,30 @@ import Testing
         #expect(throws: (any Error).self) { try CallSystem.neuralVAD(for: Self.engine(.local, .neural, deps: "nowhere"), logger: logger) }
     }
 }
+
+/// `engine.turn_detection`: `auto` is the model when it is installed, the pause rule (with a
+/// warning) when it is not; asked for by name, a missing model stops the server.
+@Suite struct TurnDetectionChoiceTests {
+    static func engine(_ detection: VoiceBridgeConfig.Engine.Turns.Detection, deps: String = ".deps") -> VoiceBridgeConfig.Engine {
+        var engine = NeuralVADChoiceTests.engine(.local, .auto, deps: deps)
+        engine.turns.detection = detection
+        return engine
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: Fixtures.repository.appendingPathComponent(".deps/smart-turn/smart-turn-v3.2-cpu.onnx").path)))
+    func autoIsTheModelWhenInstalled() throws {
+        let logger = Logger(label: "test")
+        let auto = try CallSystem.turnDetector(for: Self.engine(.auto), logger: logger)
+        #expect(auto.model != nil && auto.threshold == 0.8 && auto.ceilingMilliseconds == 2000)
+        #expect(try CallSystem.turnDetector(for: Self.engine(.model), logger: logger).model === auto.model, "one model per process")
+        #expect(try CallSystem.turnDetector(for: Self.engine(.pause), logger: logger).model == nil)
+    }
+
+    @Test func aMissingModelStopsAnExplicitChoiceAndOnlyWarnsUnderAuto() throws {
+        let logger = Logger(label: "test")
+        #expect(try CallSystem.turnDetector(for: Self.engine(.auto, deps: "nowhere"), logger: logger).model == nil)
+        #expect { try CallSystem.turnDetector(for: Self.engine(.model, deps: "nowhere"), logger: logger) } throws: {
+            "\($0)".contains("engine.turn_detection model") && "\($0)".contains("make deps")
+        }
+    }
+}

@@ -85,6 +85,25 @@ import TestSupport
         #expect(engine.answeredTurnMilliseconds > 0)
     }
 
+    /// The words and the model side by side: words that answer the question end the turn on the
+    /// answered window even when the model judges it unfinished (over the phone line it judged a
+    /// third of personas' whole answers so — "Yes, that's right." — and they waited 200 ms more
+    /// than without it); words that answer nothing wait out the model's ceiling only when it
+    /// judges them unfinished ("I'm not sure yet, I need to check with …").
+    @Test func theWordsSettleAnAnsweredTurnAndTheModelAnUnansweredOne() throws {
+        let engine = try Self.engine(TurnDetector(model: nil, threshold: 0.8, ceilingMilliseconds: 2000))
+        func judged(_ text: String, answers: Bool, complete: Bool?) -> LocalEngine.Speculation {
+            LocalEngine.Speculation(speechStarts: 1, text: text, answers: answers, brief: LocalEngine.isBrief(text), complete: complete)
+        }
+        #expect(engine.window(after: judged("Yes, that's right.", answers: true, complete: false)) == engine.answeredTurnMilliseconds)
+        #expect(engine.window(after: judged("Yes, that's right.", answers: true, complete: nil)) == engine.answeredTurnMilliseconds)
+        #expect(engine.window(after: judged("Yes, that's right.", answers: true, complete: true)) == 0)
+        #expect(engine.window(after: judged("I'm not sure yet, I need to check with", answers: false, complete: false)) == 2000)
+        #expect(engine.window(after: judged("I'm not sure yet.", answers: false, complete: true)) == 0)
+        #expect(engine.window(after: judged("I'm not sure yet.", answers: false, complete: nil)) == engine.endOfTurnMilliseconds)
+        #expect(engine.answeredTurnMilliseconds < engine.endOfTurnMilliseconds)
+    }
+
     /// Words that stop mid-sentence hold the turn past the pause rule's window (to the ceiling):
     /// the caller goes on after 800 ms and is heard as one answer.
     @Test func wordsThatTrailOffHoldTheTurn() async throws {

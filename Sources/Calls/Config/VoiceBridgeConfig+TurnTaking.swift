@@ -2,10 +2,8 @@ extension VoiceBridgeConfig.Engine {
     /// How the caller's turn is judged over (`engine.turn_detection` and its settings).
     public struct Turns: Sendable, Equatable {
         public enum Detection: String, Sendable, CaseIterable {
-            /// `pause`: over real calls the model now matches the pause rule's stored statuses but
-            /// is slower — personas in Piper's voice, release, 27 Nov: 100 % both, turn p50 522 ms
-            /// and p99 2,042 ms with the model, 342 / 1,242 ms without (README "Turn-taking");
-            /// `model` is opt-in.
+            /// The model when `make deps` installed it (the local and cascade engines), else the
+            /// pause rule with a warning at startup.
             case auto
             /// Silence after speech, shorter when the words answer the question.
             case pause

@@ -13,11 +13,13 @@ extension LocalEngine {
     static let briefTurnWords = 2
 
     /// The end-of-turn window now, in silence past the VAD's speech end: none when the model
-    /// judged the turn complete (the answered window for a brief one); when the words up to the
-    /// speech end answer the question, short — or the pause rule's if the model judged the turn
-    /// unfinished (two signals disagreeing); the model's ceiling when it judged the turn unfinished
-    /// (or is still judging); the stop-short hold when the words stop short ("My name is …"); else
-    /// the pause rule's.
+    /// judged the turn complete (the answered window for a brief one); the answered window when
+    /// the words up to the speech end answer the question, whatever the model says; the model's
+    /// ceiling when it judged the turn unfinished (or is still judging) and the words answer
+    /// nothing; the stop-short hold when the words stop short ("My name is …"); else the pause
+    /// rule's. So the model only ever shortens an answered turn and lengthens an unanswered one:
+    /// over the phone line it judged a third of whole answers unfinished ("Yes, that's right." in
+    /// Piper's voice), which the words settle (README "Turn-taking").
     func window(_ s: State) -> Int {
         window(after: s.speculation.flatMap { $0.speechStarts == s.speechStarts ? $0 : nil })
     }
@@ -32,11 +34,22 @@ extension LocalEngine {
         if speculation.stopsShort { return min(turns.ceilingMilliseconds, Self.stopShortHoldMilliseconds) }
         switch (speculation.complete, speculation.answers) {
         case (true?, _): return speculation.brief ? answeredTurnMilliseconds : 0
-        case (false?, true): return endOfTurnMilliseconds
+        case (_, true): return answeredTurnMilliseconds
         case (false?, false): return turns.ceilingMilliseconds
-        case (nil, true): return answeredTurnMilliseconds
         case (nil, false): return endOfTurnMilliseconds
         }
+    }
+
+    /// Whether the end-of-turn model is asked about words just transcribed at a speech end: not
+    /// when the words alone set the window — they stop short, or they answer the question and are
+    /// brief or the answered window is already out. Asked beside the transcription, the model took
+    /// a core from it at the moment it mattered: personas, 5 at a time, transcribed ~100 ms slower
+    /// at p50 (README "Turn-taking"); asked after, it judges about one turn in ten there.
+    /// `silence`: the silence since the speech end so far.
+    func asksTheModel(about words: Speculation, silence: Int?) -> Bool {
+        guard turns.model != nil, !words.stopsShort else { return false }
+        guard words.answers else { return true }
+        return !words.brief && (silence ?? 0) < answeredTurnMilliseconds
     }
 
     /// At most `briefTurnWords` words, counted as the dialogue counts them.

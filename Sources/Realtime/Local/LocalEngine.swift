@@ -171,11 +171,16 @@ public final class LocalEngine: ConversationEngine {
             await answer(text, since: ContinuousClock.now - transcribing)
         case .speechEnded(let sofar, let starts):
             let started = ContinuousClock.now
-            // The words and the model's verdict, side by side (each on its own lanes).
-            async let verdict = turns.completes(sofar)
             let text = await transcribe(sofar)
-            let complete = await verdict
+            let transcribing = started.duration(to: .now)
             if await settleOverlap(text, turnOver: false, speechStarts: starts) { return }
+            // The words judged once; the model after them, only where its verdict can still change the wait.
+            let (judged, asks) = state.withLock { s in
+                let judged = Speculation(speechStarts: starts, text: text, answers: s.dialogue.completesAnAnswer(text), stopsShort: s.dialogue.stopsShort(text),
+                                         brief: Self.isBrief(text), transcribing: transcribing)
+                return (judged, s.speechStarts == starts && asksTheModel(about: judged, silence: s.trailingSilence))
+            }
+            let complete = asks ? await turns.completes(sofar) : nil
             // Frames went on meanwhile (the event loop takes them): the words count only if the
             // caller has not spoken again; the turn ends now if its window is already out.
             let endsNow = state.withLock { s -> Bool in
@@ -185,8 +190,8 @@ public final class LocalEngine: ConversationEngine {
                     return true
                 }
                 guard s.speculation?.speechStarts == starts, s.speechStarts == starts else { return false }
-                s.speculation = Speculation(speechStarts: starts, text: text, answers: s.dialogue.completesAnAnswer(text), stopsShort: s.dialogue.stopsShort(text),
-                                            brief: Self.isBrief(text), complete: complete, transcribing: started.duration(to: .now))
+                s.speculation = judged
+                s.speculation?.complete = complete
                 guard s.listening, let silence = s.trailingSilence, silence >= window(s) else { return false }
                 s.listening = false
                 s.trailingSilence = nil
@@ -195,7 +200,7 @@ public final class LocalEngine: ConversationEngine {
                 s.speculation = nil
                 return true
             }
-            if endsNow, await !settleOverlap(text, turnOver: true) { await answer(text, since: started) }
+            if endsNow, await !settleOverlap(text, turnOver: true) { await answer(text, since: ContinuousClock.now - transcribing) }
         case .noReply: await say(state.withLock { $0.dialogue.noReply() })
         case nil: break
         }
