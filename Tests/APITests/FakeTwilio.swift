@@ -17,8 +17,8 @@ import TestSupport
 /// Numbers: `…01` answers (AMD `human`) and streams `audio` until VoiceBridge closes the stream;
 /// `…02` is busy (a late `ringing` follows the final callback, out of order); `…03` rings until
 /// canceled; `…04` does not answer; `…05` fails; `…06` is refused once with 429, then answers;
-/// `…07` answers like `…01` and presses 1 (a `dtmf` event) 3 s into its stream — a person
-/// taking a warm transfer; `+1555` is not a valid number (21211).
+/// `…07` answers like `…01` and presses 1 (a `dtmf` event) 3 s into its stream, once a second
+/// of audio has reached it — a person taking a warm transfer; `+1555` is not a valid number (21211).
 final class FakeTwilio: Sendable {
     static let accountSID = "AC00000000000000000000000000000001"
     static let authToken = "12345678901234567890123456789012"
@@ -196,7 +196,13 @@ final class FakeTwilio: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             if call.value("To")?.hasSuffix("07") == true {
                 group.addTask {
+                    // 3 s in, and not before a second of the briefing has been heard, as a person
+                    // would: on a loaded machine the briefing may start seconds into the stream.
                     try await Task.sleep(for: .seconds(3))
+                    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+                    while self.mediaReceived.withLock({ $0[call.sid] ?? 0 }) < 50, ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
                     try await send(.dtmf(track: "inbound_track", digit: "1"))
                 }
             }

@@ -186,7 +186,7 @@ import TestSupport
             #expect(lines.contains { $0.hasPrefix("[Briefing for the person: Hello, this is the AI assistant") }, "\(lines)")
             let (caller, person) = fake.creates.withLock { calls in (calls.first { $0.value("To") == "+15550000001" }?.sid, calls.first { $0.value("To") == "+15550000007" }?.sid) }
             let callerSID = try #require(caller), personSID = try #require(person)
-            #expect(fake.mediaReceived.withLock { $0[personSID] ?? 0 } > 50, "the person heard the briefing")
+            #expect(fake.mediaReceived.withLock { $0[personSID] ?? 0 } >= 50, "the person heard the briefing (and pressed 1 on it)")
             let before = fake.mediaReceived.withLock { $0[callerSID] ?? 0 }
             try await Task.sleep(for: .seconds(2))
             let relayed = fake.mediaReceived.withLock { $0[callerSID] ?? 0 } - before

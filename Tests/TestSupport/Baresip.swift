@@ -14,7 +14,7 @@ public struct Baresip: @unchecked Sendable {
                 tls: TLSCertificate? = nil, mediaenc: String? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("baresip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        sipPort = freeUDPPort()
+        sipPort = freeBaresipPort()
         let config = """
             sip_listen 127.0.0.1:\(sipPort)
             audio_player aubridge,nil

@@ -83,11 +83,24 @@ public func freeUDPPort() -> Int {
 
 /// A base port for sipp's `-mp`: sipp binds four UDP ports from it (audio RTP and RTCP, video RTP and RTCP), so one free
 /// ephemeral port is not enough — the kernel may hand base + 2 to somebody else (CI saw "Unable to bind video RTP socket").
-/// Picks an even base below the kernel's ephemeral range (32768 and up) where all four bind right now.
+/// An even base below the kernel's ephemeral range (32768 and up) where all four bind right now.
 public func freeSippMediaPort() -> Int {
+    freeLoopbackPorts(count: 4, types: [Int32(SOCK_DGRAM.rawValue)], bases: (11_000...14_998).lazy.map { $0 * 2 })
+}
+
+/// A SIP port for baresip: it listens on it over UDP and TCP, and for TLS on the next one, so both must be free for
+/// both (make test saw an e2e baresip's TLS port taken when only the first had been checked). Between 30000 and 32700, below
+/// the kernel's ephemeral range, where only the e2e suites' ports are picked (scripts check them as this does).
+public func freeBaresipPort() -> Int {
+    freeLoopbackPorts(count: 2, types: [Int32(SOCK_DGRAM.rawValue), Int32(SOCK_STREAM.rawValue)], bases: 30_000...32_698)
+}
+
+/// A base from `bases` where `count` ports from it bind on 127.0.0.1 for every socket type in `types` right now;
+/// an ephemeral UDP port if 200 tries found none.
+private func freeLoopbackPorts(count: Int, types: [Int32], bases: some Collection<Int>) -> Int {
     for _ in 0..<200 {
-        let base = Int.random(in: 11_000...14_998) * 2
-        let sockets = (base..<(base + 4)).map { boundLoopbackSocket(type: Int32(SOCK_DGRAM.rawValue), port: $0) }
+        guard let base = bases.randomElement() else { break }
+        let sockets = (base..<(base + count)).flatMap { port in types.map { boundLoopbackSocket(type: $0, port: port) } }
         defer { sockets.forEach { if let fd = $0.fd { close(fd) } } }
         if sockets.allSatisfy({ $0.port != nil }) { return base }
     }

@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+import Pipeline
+import Testing
+import TestSupport
+@testable import Calls
+@testable import Realtime
+
+/// The sound through a warm transfer's bridge, checked apart from `WarmTransferTests` because it
+/// measures audio in real time: the suite runs alone in `make test` (TIMED_SUITES), where its
+/// loudness correlation fell to 0.59 with another call suite beside it.
+@Suite(.serialized) struct WarmTransferBridgeAudioTests {
+    /// Once bridged, the caller and the person hear each other: the person (sipp) accepts with key 1
+    /// and then echoes what reaches them (-rtp_echo), so the caller's words come back on the
+    /// person's channel of the recording — caller → person → caller through the bridge, checked by
+    /// correlating the two channels after it.
+    @Test func theCallerAndThePersonHearEachOtherOnceBridged() async throws {
+        try #require(Sipp.isInstalled)
+        let personPort = freeUDPPort()
+        let (_, recognizer) = try #require(CallHarness.speech)
+        var config = VoiceBridgeConfig()
+        config.transfer.mode = .warm
+        config.transfer.acceptByVoice = false   // the person's line carries our own audio back
+        var warm = try #require(try CallSystem.warmTransfer(config, recognizer: recognizer, logger: Logger(label: "test")))
+        warm.acceptWithin = .seconds(15)
+        let person = try Sipp(scenario: WarmTransferTests.person(digit: 1, yes: nil, speaks: false),
+                              arguments: ["-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())", "-rtp_echo"], seconds: 60)
+        try await CallHarness.run(rtpBase: 58600, tweak: { $0.warmTransfer = warm }) { manager, store, _ in
+            // The caller answers every sound it hears (the hold's beeps, then its own words coming back).
+            let answers = ["Please connect me to an operator.", "I want to talk to a real person.", "Hello, is anybody there?", "Can you hear me now?",
+                           "I am calling about the meeting.", "Hello, hello?", "Thank you very much.", "It is about tomorrow."]
+            var request = CallHarness.seedRequest(answers: answers, questions: ["Can you attend?"], callee: "0109876703")
+            request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
+            let id = try await manager.create(request).outboundId
+            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(80)) { $0.state.isTerminal }
+            let entries = try await store.transcript(callID: id).map(\.entry)
+            #expect(call.transferOutcome == "answered", "\(String(describing: call.transferOutcome)) \(entries.map(\.text))")
+            let bridged = try #require(entries.first { $0.text == "[Transfer answered, warm: the person accepted]" }, "\(entries.map(\.text))")
+            let recording = try WAVFile.read(URL(fileURLWithPath: try #require(try await store.recordingPath(callID: id))))
+            let start = Int(bridged.timestamp * 8000) + 4000
+            let caller = Array(recording.channel(0).dropFirst(start)), back = Array(recording.channel(1).dropFirst(start))
+            let heard = back.filter { abs(Int($0)) > 1000 }.count
+            #expect(heard > 4000, "the person's side carries sound after the bridge: \(heard) loud samples")
+            let (lag, correlation) = Self.envelopeMatch(caller, back, maxLagFrames: 25)
+            print("Warm transfer bridge: the caller's words came back from the person \(lag * 20) ms later, loudness correlation \(correlation)")
+            // The round trip: the caller's jitter buffer, the person's pacer, sipp, the person's
+            // jitter buffer and the caller's pacer — 420–480 ms measured once the recording placed
+            // the caller's audio where it arrived (it had drifted later, which read as ~100 ms).
+            #expect(correlation > 0.7 && lag <= 30, "the person's side is the caller's words come back at once: their loudness correlates \(correlation) at \(lag * 20) ms")
+        }
+        let sipp = await person.wait()
+        #expect(sipp.status == 0, "the person's side ran its whole scenario: \(sipp.output.suffix(600))")
+    }
+
+    /// The lag (in 20 ms frames, `b` behind `a`) where the loudness of `b` frame by frame best
+    /// follows that of `a`, and the correlation there: the words' rhythm, which survives two codecs
+    /// and a jitter buffer that the waveform does not.
+    static func envelopeMatch(_ a: [Int16], _ b: [Int16], maxLagFrames: Int) -> (lag: Int, correlation: Double) {
+        func envelope(_ x: [Int16]) -> [Double] {
+            stride(from: 0, to: x.count - 159, by: 160).map { start in
+                (x[start..<start + 160].reduce(0.0) { $0 + Double($1) * Double($1) } / 160).squareRoot()
+            }
+        }
+        let x = envelope(a), y = envelope(b)
+        let n = min(x.count, y.count) - maxLagFrames
+        guard n > 50 else { return (0, 0) }
+        var best = (lag: 0, correlation: -1.0)
+        for lag in 0...maxLagFrames {
+            let xs = x.prefix(n), ys = y[lag..<lag + n]
+            let mx = xs.reduce(0, +) / Double(n), my = ys.reduce(0, +) / Double(n)
+            var dot = 0.0, xx = 0.0, yy = 0.0
+            for (p, q) in zip(xs, ys) { dot += (p - mx) * (q - my); xx += (p - mx) * (p - mx); yy += (q - my) * (q - my) }
+            let c = xx > 0 && yy > 0 ? dot / (xx * yy).squareRoot() : 0
+            if c > best.correlation { best = (lag, c) }
+        }
+        return best
+    }
+}
