@@ -79,6 +79,21 @@ function el(tag, text, className) {
   return node;
 }
 
+/// Runs `opened` when `details` is opened and `closed` when it is closed. The toggle event comes after
+/// the click, as a task of its own: a list refreshed in between (a call event) has replaced the
+/// element by then, and the user's click would be lost — so the one that took its place (the same
+/// kind of details in the list item with the same `data-id`) is opened instead, and its own toggle
+/// loads it.
+function onToggle(details, opened, closed) {
+  details.addEventListener('toggle', () => {
+    if (!details.open) { closed(); return; }
+    if (details.isConnected) { opened(); return; }
+    const item = details.closest('[data-id]');
+    const replacement = item && document.querySelector(`[data-id="${CSS.escape(item.dataset.id)}"] details.${[...details.classList].join('.')}`);
+    if (replacement && !replacement.open) replacement.open = true;
+  });
+}
+
 // ---- Views ---------------------------------------------------------------------------------
 
 let current = null;   // { refresh(event), id? }

@@ -138,7 +138,7 @@ function contactsTable(campaign) {
     }));
   };
   filter.addEventListener('change', load);
-  details.addEventListener('toggle', () => { if (details.open) load(); else openContacts.delete(campaign.id); });
+  onToggle(details, load, () => openContacts.delete(campaign.id));
   if (openContacts.has(campaign.id)) { filter.value = openContacts.get(campaign.id); details.open = true; }
   const wrap = el('div', null, 'table-wrap');
   wrap.append(table);

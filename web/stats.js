@@ -113,7 +113,7 @@ function campaignResults(campaign) {
     if (!parts.length) parts.push(el('p', t('results.none'), 'muted'));
     body.replaceChildren(...parts);
   };
-  details.addEventListener('toggle', () => { if (details.open) load().catch(alertError); else openResults.delete(campaign.id); });
+  onToggle(details, () => load().catch(alertError), () => openResults.delete(campaign.id));
   if (openResults.has(campaign.id)) details.open = true;
   details.append(body);
   return details;
