@@ -6,11 +6,15 @@ byte stream — TLS without checking the server's certificate (the attacker does
                                        new connection); prints `name|codes` (the status codes that
                                        came back within 0.7 s, space-separated) and, over a
                                        stream, `|closed` when the server closed the connection
-  hostile_sip.py flood PORT SOURCE RATE SECONDS [tcp|tls]
+  hostile_sip.py flood PORT SOURCE RATE SECONDS [tcp|tls [METRICS_URL]]
                                        valid INVITEs (each its own Call-ID, with SDP) from SOURCE
                                        (e.g. 127.0.0.2) at RATE per second, over a stream on one
-                                       connection; prints `sent N answered M` (M: Call-IDs that got
-                                       any response)
+                                       connection; prints `sent N answered M in S s, the last
+                                       after L s` (M: Call-IDs that got any response; L: when the
+                                       last of them came, counted from the first INVITE). Over TLS,
+                                       which cannot half-close, it reads until the server's
+                                       voicebridge_sip_rate_limited_total at METRICS_URL says every
+                                       INVITE was read (dropped or answered)
   hostile_sip.py connections PORT SOURCE N SECONDS
                                        N TCP connections from SOURCE, held SECONDS and never used
                                        (nor a TLS handshake begun); prints `opened N kept K` (K: the
@@ -25,6 +29,7 @@ import socket
 import ssl
 import sys
 import time
+import urllib.request
 
 
 def connect(port, stream, source=None):
@@ -157,7 +162,7 @@ def connections(port, source, count, seconds):
         sock.close()
 
 
-def flood(port, source, rate, seconds, stream=None):
+def flood(port, source, rate, seconds, stream=None, metrics=None):
     if stream:
         sock = connect(port, stream, source)
     else:
@@ -165,15 +170,21 @@ def flood(port, source, rate, seconds, stream=None):
         sock.bind((source, 0))
     p = sock.getsockname()[1]
     answered, sent = set(), 0
+    last = 0.0
+    limited_before = rate_limited(metrics) if metrics else 0
 
     def read_replies(wait):
         # Over TCP one read may hold several responses: every Call-ID in it counts. False: the
         # server closed the connection.
+        nonlocal last
         while readable(sock, wait):
             reply = sock.recv(70000)
             if not reply:
                 return False
+            before = len(answered)
             answered.update(re.findall(rb"\r\nCall-ID: ([^\r]+)", reply))
+            if len(answered) > before:
+                last = time.time() - start
         return True
 
     start = time.time()
@@ -191,27 +202,41 @@ def flood(port, source, rate, seconds, stream=None):
         sent += 1
         read_replies(0)
     took = time.time() - start
-    if stream:
+    # A loaded server may still be reading the flood seconds after it was sent, admitting (and
+    # answering) more of it as its tokens refill: read until it has read every INVITE.
+    end = time.time() + 60
+    if stream == "tcp":
         # Closing with replies unread would send a reset, and a reset throws away whatever the
-        # server has not read yet: say we are done, and read until the server has read it all.
-        # (TLS cannot half-close: its reads run for as long as the server answers.)
-        end = time.time() + 30
-        if stream == "tcp":
-            sock.shutdown(socket.SHUT_WR)
-            while time.time() < end and read_replies(0.1):
-                pass
-        else:
-            # Until a second passes with no Call-ID answered that was not answered before.
-            before = -1
-            while time.time() < end and len(answered) != before:
-                before = len(answered)
-                if not read_replies(1.0):
-                    break
+        # server has not read yet: say we are done, and read until the server, having read it
+        # all, closes.
+        sock.shutdown(socket.SHUT_WR)
+        while time.time() < end and read_replies(0.1):
+            pass
+    elif stream == "tls":
+        # TLS cannot half-close: every INVITE is either dropped (and counted) or answered, so the
+        # server has read them all once the two add up, and their answers have come once a
+        # second passes with none new.
+        quiet = 0
+        while time.time() < end and quiet < 2:
+            before = len(answered)
+            if not read_replies(0.5):
+                break
+            done = metrics is None or rate_limited(metrics) - limited_before + len(answered) >= sent
+            quiet = quiet + 1 if done and len(answered) == before else 0
     else:
         end = time.time() + 1
         while time.time() < end:
             read_replies(0.01)
-    print(f"sent {sent} answered {len(answered)} in {took:.1f} s")
+    print(f"sent {sent} answered {len(answered)} in {took:.1f} s, the last after {last:.2f} s")
+
+
+def rate_limited(metrics):
+    """voicebridge_sip_rate_limited_total at the server's /metrics URL."""
+    with urllib.request.urlopen(metrics, timeout=5) as response:
+        for line in response.read().decode().splitlines():
+            if line.startswith("voicebridge_sip_rate_limited_total "):
+                return float(line.split()[1])
+    return 0.0
 
 
 def call(port, stream):
@@ -265,4 +290,4 @@ if __name__ == "__main__":
     elif sys.argv[1] == "call":
         call(int(sys.argv[2]), stream)
     else:
-        flood(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), stream)
+        flood(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), stream, (sys.argv[7:8] or [None])[0])

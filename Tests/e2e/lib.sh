@@ -45,26 +45,33 @@ wait_until_every_call_ends() {
 # metric NAME: the value of one of the server's /metrics lines (the server on $VB_PORT), as a number.
 metric() { curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk -v name="$1" '$1 == name {print $2 + 0}'; }
 
-# free_port: a port free for both TCP and UDP right now (SIP listens on both; a port free for TCP
-# alone may be another process's RTP socket), below the kernel's ephemeral range (32768 and up):
-# a port the kernel handed out as "free" could be handed out again, to any process's outgoing
-# connection, before the suite's server or peer binds it (baresip once found its TLS port taken
-# so). Between 30000 and 32700 nothing else binds on purpose: the server's default RTP range is
-# 20000-20999, sipp's media ports (free_media_port) 22000-29999, the suites' RTP blocks
+# free_port [COUNT]: a port free for both TCP and UDP right now (SIP listens on both; a port free
+# for TCP alone may be another process's RTP socket) — with COUNT (default 1) consecutive ones free
+# from it: baresip listens for TLS on its SIP port + 1 (it once found that port taken: only the first
+# was checked). Below the kernel's ephemeral range (32768 and up): a port the kernel handed out as
+# "free" could be handed out again, to any process's outgoing connection, before the suite's server
+# or peer binds it. Between 30000 and 32700 nothing else binds on purpose: the server's default RTP
+# range is 20000-20999, sipp's media ports (free_media_port) 22000-29999, the suites' RTP blocks
 # 51000-57999, the unit tests' above 35000.
 free_port() {
   python3 -c '
-import random, socket
+import random, socket, sys
+count = int(sys.argv[1])
 while True:
-    port = random.randint(30000, 32700)
-    t = socket.socket(); u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    port = random.randint(30000, 32700 - count)
+    held = []
     try:
-        t.bind(("127.0.0.1", port)); u.bind(("127.0.0.1", port)); print(port); break
+        for p in range(port, port + count):
+            t = socket.socket(); u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            held += [t, u]
+            t.bind(("127.0.0.1", p)); u.bind(("127.0.0.1", p))
+        print(port); break
     except OSError:
         pass
     finally:
-        t.close(); u.close()
-'
+        for sock in held:
+            sock.close()
+' "${1:-1}"
 }
 
 # wait_tcp PORT [SECONDS]: waits until something accepts TCP connections on 127.0.0.1:PORT (a

@@ -11,22 +11,47 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v svmap >/dev/null || { not_ok "sipvicious is installed (make deps)"; exit 1; }
 db=$VB_TMP/data/voicebridge.sqlite
 sip_port=$(free_port)
-metric() { curl -fs "http://127.0.0.1:$VB_PORT/metrics" | sed -n "s/^$1 //p"; }
 alive() { curl -fs "http://127.0.0.1:$VB_PORT/healthz" | grep -q '"sip_listening":true'; }
+# held_connections N SECONDS: hostile_sip.py's connection flood from 127.0.0.2 in the background
+# (its output in connections.txt, its pid in $holder), returned once the server has taken in all N
+# — kept or refused: what the table keeps is then judged on every connection, not on those a busy
+# server had yet to accept — so that the INVITE flood after it comes while they are held.
+held_connections() {
+  local before now; before=$(metric voicebridge_sip_connections_refused_total)
+  python3 "$here/hostile_sip.py" connections "$sip_port" 127.0.0.2 "$1" "$2" >"$VB_TMP/connections.txt" &
+  holder=$!
+  for _ in $(seq 100); do
+    now=$(metric voicebridge_sip_connections_refused_total)
+    [ $((${now:-0} - ${before:-0})) -ge $(($1 - 32)) ] && return
+    sleep 0.1
+  done
+}
 # after_flood TRANSPORT OUTPUT COUNTED [CALLER]: the INVITE flood (hostile_sip.py's OUTPUT) got at
 # most the burst and the rate through, at least COUNTED dropped INVITEs are in /metrics, the server
 # is up, both real callers' calls (from CALLER, sipp by default) are stored completed, and the
 # server stops cleanly.
+# The limit is a token bucket (2/s, a burst of 5) checked as the server reads: a server that reads
+# the flood for longer (a loaded machine) lets more through, never more than the burst and the rate
+# over the time until the last answer came.
 after_flood() {
-  local sent answered limited
-  sent=$(awk '{print $2}' <<<"$2"); answered=$(awk '{print $4}' <<<"$2")
-  check "$1: the flood ($2) got at most the burst and the rate through" test "$sent" -eq 6000 -a "$answered" -le 15
+  local sent answered last most limited
+  read -r sent answered last < <(awk '{print $2, $4, $11}' <<<"$2")
+  most=$(awk -v last="$last" 'BEGIN { print 5 + int(2 * last) }')
+  check "$1: the flood ($2) got at most the burst and the rate through (≤ $most)" test "$sent" -eq 6000 -a "$answered" -le "$most"
   limited=$(metric voicebridge_sip_rate_limited_total)
   check "$1: the dropped INVITEs are counted in /metrics ($limited)" test "${limited:-0}" -ge "$3"
   check "$1: the server is up after the flood" alive
-  sleep 1
-  check "$1: both real calls are stored as completed" \
-    test "$(query "SELECT count(*) FROM calls WHERE direction='inbound' AND state='completed' AND caller_number='${4:-sipp}'")" -ge 2
+  # A call is stored completed once the server has handled its BYE, which on a loaded machine can be
+  # a while after sipp has its 200 OK and exits: so up to 10 s. (A check one second after sipp found
+  # fewer than two once in make test; the calls' states were not printed then, they are now.)
+  local completed states who="direction='inbound' AND caller_number='${4:-sipp}'"
+  for _ in $(seq 1 50); do
+    completed=$(query "SELECT count(*) FROM calls WHERE $who AND state='completed'")
+    [ "${completed:-0}" -ge 2 ] && break
+    sleep 0.2
+  done
+  states=$(query "SELECT state || ' ' || count(*) FROM calls WHERE $who GROUP BY state" | tr '\n' ',')
+  check "$1: both real calls are stored as completed (${states%,})" test "${completed:-0}" -ge 2
   vb_stop_server TERM
   check "$1: the server stops cleanly" test "$VB_EXIT" -eq 0
 }
@@ -38,10 +63,11 @@ inbound:
     "110": {greeting: "Front desk."}
 YAML
 VB_CONFIG=$VB_TMP/config.yaml
-# 2 requests/s per address with a burst of 5; room for 20 calls, since the flood's INVITEs
-# that pass the limit are answered like any caller's and hold a call until their ACK never comes.
+# 2 requests/s per address with a burst of 5; room for 60 calls, since the flood's INVITEs that
+# pass the limit are answered like any caller's and hold a call until their ACK never comes (32 s):
+# 11 when the server reads the flood in its 3 s, more when a loaded machine reads it for longer.
 if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" \
-    VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=20 \
+    VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=60 VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=60 \
     VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1
 fi
@@ -117,7 +143,7 @@ db=$VB_TMP/data/voicebridge-tcp.sqlite
 sip_port=$(free_port)
 if ! vb_start_server "$VB_TMP/run-tcp.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" VOICEBRIDGE_SIP_TRANSPORT=tcp \
     VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$(free_port)" \
-    VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=20 \
+    VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=60 VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=60 \
     VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "the server starts on TCP"; cat "$VB_TMP/run-tcp.log"; exit 1
 fi
@@ -126,8 +152,7 @@ sleep 3
 timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -t t1 -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 2 -r 1 -d 4000 -nostdin -timeout 40s -timeout_error >"$VB_TMP/real-callers-tcp.log" 2>&1 &
 callers=$!
-python3 "$here/hostile_sip.py" connections "$sip_port" 127.0.0.2 300 5 >"$VB_TMP/connections.txt" &
-holder=$!
+held_connections 300 5
 flood=$(python3 "$here/hostile_sip.py" flood "$sip_port" 127.0.0.3 2000 3 tcp)
 wait $callers
 check "real calls over TCP placed during the floods complete (sipp exit 0)" test $? -eq 0
@@ -148,7 +173,7 @@ sip_port=$(free_port)
 if ! vb_start_server "$VB_TMP/run-tls.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" VOICEBRIDGE_SIP_TRANSPORT=tls \
     VOICEBRIDGE_SIP_TLS_CERTIFICATE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_TLS_PRIVATE_KEY="$VB_TMP/key.pem" \
     VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$(free_port)" \
-    VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=20 \
+    VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=60 VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=60 \
     VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "the server starts on TLS"; cat "$VB_TMP/run-tls.log"; exit 1
 fi
@@ -157,9 +182,8 @@ sleep 3
 (for call in 1 2; do python3 "$here/hostile_sip.py" call "$sip_port" tls; sleep 1; done) >"$VB_TMP/real-callers-tls.log" 2>&1 &
 callers=$!
 # Held 3 s: a TLS connection that has not finished its handshake in 5 s is closed by the server anyway.
-python3 "$here/hostile_sip.py" connections "$sip_port" 127.0.0.2 300 3 >"$VB_TMP/connections.txt" &
-holder=$!
-flood=$(python3 "$here/hostile_sip.py" flood "$sip_port" 127.0.0.3 2000 3 tls)
+held_connections 300 3
+flood=$(python3 "$here/hostile_sip.py" flood "$sip_port" 127.0.0.3 2000 3 tls "http://127.0.0.1:$VB_PORT/metrics")
 wait $callers
 check "real calls over TLS placed during the floods complete ($(tr '\n' ' ' <"$VB_TMP/real-callers-tls.log"))" \
   test "$(grep -c '^completed$' "$VB_TMP/real-callers-tls.log")" -eq 2

@@ -40,7 +40,7 @@ CONF
   echo "<sip:0109876543@127.0.0.1;transport=tls>;regint=0;audio_codecs=PCMU,PCMA${4:+;mediaenc=$4}${5:+;answermode=auto}" > "$dir/accounts"
 }
 
-callee_sip=$(free_port)
+callee_sip=$(free_port 2)
 baresip_folder callee "$callee_sip" 57200-57249 srtp-mand answer
 timeout 120 baresip -f "$VB_TMP/callee" -t 110 > "$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
@@ -77,7 +77,7 @@ print(int(math.sqrt(sum(x * x for x in s) / max(1, len(s)))))' "$heard" 2>/dev/n
 check "baresip decrypted and heard the agent (RMS ${rms:-none})" test "${rms:-0}" -gt 300
 
 # 2. baresip calls us over TLS with SRTP required: answered by the agent, stored.
-caller_sip=$(free_port)
+caller_sip=$(free_port 2)
 baresip_folder caller "$caller_sip" 57250-57299 srtp-mand
 timeout 30 baresip -f "$VB_TMP/caller" -t 12 -e "/dial sip:0212345678@127.0.0.1:$sip_port" > "$VB_TMP/caller.log" 2>&1
 check "baresip's call to us over TLS was established with SRTP" \
@@ -89,7 +89,7 @@ greeting=$(query "SELECT count(*) FROM transcript_entries e JOIN calls c ON c.ou
 check "the agent greeted the TLS caller" test "${greeting:-0}" -gt 0
 
 # 3. A caller offering plain RTP is refused: SRTP is required.
-plain_sip=$(free_port)
+plain_sip=$(free_port 2)
 baresip_folder plain "$plain_sip" 57250-57299 ""
 timeout 20 baresip -f "$VB_TMP/plain" -t 5 -e "/dial sip:0213333333@127.0.0.1:$sip_port" > "$VB_TMP/plain.log" 2>&1
 check "a plain-RTP offer over TLS gets 488" grep -q "488" "$VB_TMP/plain.log"
