@@ -6,53 +6,87 @@
 #      that may share the machine, VB_E2E_JOBS at a time. Both spend most of their time waiting on
 #      calls in real time (a serial unit run is 16 min of wall time for 3 min of CPU), and their RTP
 #      ports are disjoint (unit tests below 49000, e2e suites 51000-57999).
-#   3. Alone, one after the other: the timed unit suites (TIMED, one test at a time), then the e2e
+#   3. The call suites that must hear speech or keys in time (CALLS), CALL_WIDTH at a time, nothing
+#      else beside them.
+#   4. Alone, one after the other: the timed unit suites (ALONE, one test at a time), then the e2e
 #      suites marked `# e2e: alone` (frame lateness, calls started at the same instant).
 #
-# Every part runs even when one before it failed. The end repeats what failed, where the time went
-# (scripts/slowest.py) and the wall time. Environment: TIMED (a --filter regex), UNIT_WIDTH,
-# SWIFT_BUILD_FLAGS, VB_E2E_JOBS.
+# Every part runs even when one before it failed. The end shows where the time went
+# (scripts/slowest.py), repeats what failed, and gives the wall time. Environment: TIMED (a --filter
+# regex: every suite kept out of step 2), CALLS and ALONE (its two parts), UNIT_WIDTH, CALL_WIDTH,
+# SWIFT_BUILD_FLAGS, VB_E2E_JOBS. One argument, `unit` or `e2e`, runs only that half, step by step
+# as above (`make unit-test`, `make e2e-test`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
-: "${TIMED:?TIMED: the timed unit suites, a swift test --filter regex}"
-width=${UNIT_WIDTH:-2}
+parts=${1:-all}
+case $parts in all|unit|e2e) ;; *) echo "usage: $0 [unit|e2e]" >&2; exit 2 ;; esac
+runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }   # runs unit|e2e: whether this half is run
+: "${TIMED:?TIMED: the suites kept out of the shared pass, a swift test --filter regex}"
+: "${CALLS:?CALLS: the call suites run CALL_WIDTH at a time, a --filter regex}" "${ALONE:?ALONE: the timed suites run alone}"
+width=${UNIT_WIDTH:-2} call_width=${CALL_WIDTH:-3}
 flags=${SWIFT_BUILD_FLAGS:-}
 unit=test-artifacts/unit.log e2e=test-artifacts/e2e.log
 mkdir -p test-artifacts
 rm -f "$unit" "$e2e" "$unit.shared"
+touch "$unit" "$e2e"
 failed=()
+steps=()   # "name N s": each step's wall time, printed at the end
+mark=$started
+step_done() { steps+=("$1 $(( $(date +%s) - mark )) s"); mark=$(date +%s); }
 
+# The e2e suites need the server and the bench binary (the soak's load); the unit tests the test bundle.
 # shellcheck disable=SC2086 # flags are words
-if ! { swift build --build-tests $flags && swift build --product voicebridge $flags && swift build --product voicebridge-bench $flags; }; then
+if ! { { ! runs unit || swift build --build-tests $flags; } && swift build --product voicebridge $flags && swift build --product voicebridge-bench $flags; }; then
   echo "make test: the build failed"
   exit 1
 fi
+step_done build
 
 # 2. Side by side. The e2e suites print as each ends; the unit pass's lines are kept and printed after.
-SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$width swift test --skip-build --parallel --skip "$TIMED" >"$unit.shared" 2>&1 &
-unit_pass=$!
-VB_E2E_PART=shared Tests/e2e/run-all.sh .build/debug/voicebridge 2>&1 | tee "$e2e"
-[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("e2e suites run side by side")
-wait "$unit_pass" || failed+=("unit tests run $width at a time")
-echo "== unit tests, $width at a time (they ran beside the e2e suites above)"
-cat "$unit.shared" | tee "$unit"
-rm -f "$unit.shared"
+if runs unit; then
+  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$width swift test --skip-build --parallel --skip "$TIMED" >"$unit.shared" 2>&1 &
+  unit_pass=$!
+fi
+if runs e2e; then
+  VB_E2E_PART=shared Tests/e2e/run-all.sh .build/debug/voicebridge 2>&1 | tee "$e2e"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("e2e suites run side by side")
+fi
+if runs unit; then
+  wait "$unit_pass" || failed+=("unit tests run side by side, $width at a time")
+  echo "== unit tests, $width at a time$(runs e2e && echo ' (they ran beside the e2e suites above)')"
+  cat "$unit.shared" | tee "$unit"
+  rm -f "$unit.shared"
+fi
+step_done "side by side"
 
-# 3. Alone.
-swift test --skip-build --no-parallel --filter "$TIMED" 2>&1 | tee -a "$unit"
-[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("timed unit suites")
-VB_E2E_PART=alone Tests/e2e/run-all.sh .build/debug/voicebridge 2>&1 | tee -a "$e2e"
-[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("e2e suites run alone")
+# 3. The call suites, CALL_WIDTH at a time.
+if runs unit; then
+  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$call_width swift test --skip-build --parallel --filter "$CALLS" 2>&1 | tee -a "$unit"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("call suites run $call_width at a time")
+  step_done "call suites $call_width at a time"
+fi
 
-# The failures again at the end, where a CI log's tail shows them.
+# 4. Alone.
+if runs unit; then
+  swift test --skip-build --no-parallel --filter "$ALONE" 2>&1 | tee -a "$unit"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("timed unit suites")
+fi
+if runs e2e; then
+  VB_E2E_PART=alone Tests/e2e/run-all.sh .build/debug/voicebridge 2>&1 | tee -a "$e2e"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("e2e suites run alone")
+fi
+step_done alone
+
+# Where the time went, then the failures again: last, where a CI log's tail shows them.
+python3 scripts/slowest.py "$unit" "$e2e"
+grep -a '^e2e: ' "$e2e"
+echo "== wall time by step: $(printf '%s; ' "${steps[@]}")"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "== failed: ${failed[*]}"
   echo "== unit tests that failed"
   grep -a -E '✘|\.swift:[0-9]+(:[0-9]+)?: error:' "$unit" | grep -av 'Suite .* failed after' | tail -40
   grep -a -A40 '^== e2e checks that failed' "$e2e" | grep -av '^e2e: '
 fi
-grep -a '^e2e: ' "$e2e"
-python3 scripts/slowest.py "$unit" "$e2e"
 echo "make test: $(( $(date +%s) - started )) s wall time (exit $([ ${#failed[@]} -eq 0 ] && echo 0 || echo 1))"
 [ ${#failed[@]} -eq 0 ]
