@@ -70,7 +70,8 @@ enum EngineBenchmark {
                     }
                 }
             }
-            try await engine.start()   // the greeting goes into the bounded queue the task above drains
+            group.addTask { try await engine.start() }   // the greeting, then hearing and replying until cancelled
+            while !agentTalking.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }   // the greeting has begun
             // The caller: silence while the agent talks (plus its playout), then the answer, in real time.
             var vad = VoiceActivityDetector()
             let up = try Resampler(from: 8000, to: MoonshineTranscriber.sampleRate)

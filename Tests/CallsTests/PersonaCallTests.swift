@@ -24,7 +24,11 @@ import TestSupport
             for (id, persona) in zip(ids, personas) {
                 let call = try await CallHarness.waitFor(store, id, timeout: .seconds(120)) { $0.state.isTerminal }
                 let comparison = await persona.compare(state: call.state, answers: try store.answers(callID: id), now: now)
-                #expect(comparison.mismatches.isEmpty, "\(persona.name): \(comparison.mismatches)")
+                // The transcript with its timings shows what a mismatch came from (CI saw one it could not show).
+                let said = comparison.mismatches.isEmpty ? [] : try await store.transcript(callID: id).map {
+                    "\(String(format: "%.2f", $0.entry.timestamp)) \($0.entry.speaker.rawValue): \($0.entry.text)"
+                }
+                #expect(comparison.mismatches.isEmpty, "\(persona.name): \(comparison.mismatches) — \(said)")
                 #expect(comparison.statuses.total == persona.questions.count)
             }
         }

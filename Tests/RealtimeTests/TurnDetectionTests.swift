@@ -21,28 +21,40 @@ import TestSupport
         return up.process(narrow) + up.flush()
     }
 
-    /// Feeds `audio` then silence as 20 ms frames, paced (the engine's work runs meanwhile);
-    /// returns the caller's transcripts and, for the first, how many silent frames after the
-    /// VAD's speech end went by before it came.
+    /// Feeds `audio` then silence as 20 ms frames, each speech end's words (and the model's
+    /// verdict) known before the next frame — a recognizer faster than the line, so the count is
+    /// the turn-taking's own; returns the caller's transcripts and, for the first turn, how many
+    /// silent frames after the VAD's speech end went by before it ended.
     static func converse(_ engine: LocalEngine, _ audio: [Int16], silence: Int = 100) async throws -> (texts: [String], framesAfterEnd: Int?) {
         let log = LocalEngineTests.Log()
         let reader = Task { while let event = await engine.nextEvent() { log.events.withLock { $0.append(event) } } }
-        try await engine.start()
+        let running = Task { try await engine.start() }   // hears and replies until stopped
         try await LocalEngineTests.waitFor(log) { $0.count { $0 == .audioDone(item: "local-1") } == 1 }
         var vad = VoiceActivityDetector()
         var chunker = FrameChunker(sampleRate: 16_000)
-        var lastEnd: Int?, answeredAfter: Int?
+        var lastEnd: Int?, endedAfter: Int?, turns = 0, listening = false
         let frames = chunker.push([Int16](repeating: 0, count: 8000) + audio + [Int16](repeating: 0, count: silence * 320))
         for (index, frame) in frames.enumerated() {
             let decision = vad.process(frame)
             if decision.event == .speechEnded { lastEnd = index }
             await engine.send(samples: frame.samples, speech: LocalEngineTests.activity(decision))
-            try await Task.sleep(for: .milliseconds(20))
-            if answeredAfter == nil, let lastEnd, log.texts.contains(where: { $0.0 == .customer }) { answeredAfter = index - lastEnd }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while decision.event == .speechEnded, engine.state.withLock({ s in s.speculation.map { $0.text == nil && $0.speechStarts == s.speechStarts } ?? false }),
+                  ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            let now = engine.state.withLock { $0.listening }
+            if listening, !now {
+                turns += 1
+                if endedAfter == nil, let lastEnd { endedAfter = index - lastEnd }
+            }
+            listening = now
         }
+        try await LocalEngineTests.waitFor(log) { $0.texts.count { $0.0 == .customer } == turns }
         _ = await engine.stop()
         await reader.value
-        return (log.texts.filter { $0.0 == .customer }.map(\.1), answeredAfter)
+        try await running.value
+        return (log.texts.filter { $0.0 == .customer }.map(\.1), endedAfter)
     }
 
     static func engine(_ turns: TurnDetector) throws -> LocalEngine {

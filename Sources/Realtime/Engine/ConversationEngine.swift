@@ -77,7 +77,9 @@ public protocol ConversationEngine: Sendable {
     /// speech-started and fatal errors go in its urgent lane and overtake queued audio.
     var events: BoundedQueue<EngineEvent> { get }
 
-    /// Connects (remote engines) and starts the conversation (the greeting).
+    /// Connects (remote engines) and starts the conversation (the greeting); an engine with work
+    /// of its own for the call (the local engine's hearing and replying, the cascade's turns) runs
+    /// it here until the session cancels this task.
     func start() async throws
     /// Caller audio, 20 ms at a time, with the local VAD's view of it.
     func send(samples: [Int16], speech: SpeechActivity) async
@@ -98,8 +100,8 @@ public protocol ConversationEngine: Sendable {
     /// The caller barged in: `playedMilliseconds` of `item` were heard; drop the rest.
     func interrupt(item: String, playedMilliseconds: Int) async
     /// Engines that judge the caller's speech over the agent by its words take `handler` (nil:
-    /// done) and return true; they call it once per overlap, when the words are known, from the
-    /// task that fed the audio — never behind queued events, which a held agent does not drain.
+    /// done) and return true; they call it once per overlap, when the words are known, from a
+    /// task that is never behind queued events, which a held agent does not drain.
     func judgeOverlaps(reporting handler: (@Sendable (OverlapVerdict) async -> Void)?) -> Bool
     /// The caller's next speech segment starts while the agent is talking: an overlap to judge.
     func callerSpeaksOverAgent()

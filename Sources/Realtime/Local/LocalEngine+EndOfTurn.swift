@@ -15,8 +15,7 @@ extension LocalEngine {
     /// The end-of-turn window now, in silence past the VAD's speech end: none when the model
     /// judged the turn complete (the answered window for a brief one); the answered window when
     /// the words up to the speech end answer the question, whatever the model says; the model's
-    /// ceiling when it judged the turn unfinished (or is still judging) and the words answer
-    /// nothing; the stop-short hold when the words stop short ("My name is …"); else the pause
+    /// ceiling when it judged the turn unfinished and the words answer nothing; the stop-short hold when the words stop short ("My name is …"); else the pause
     /// rule's. So the model only ever shortens an answered turn and lengthens an unanswered one:
     /// over the phone line it judged a third of whole answers unfinished ("Yes, that's right." in
     /// Piper's voice), which the words settle (README "Turn-taking").
@@ -24,11 +23,11 @@ extension LocalEngine {
         window(after: s.speculation.flatMap { $0.speechStarts == s.speechStarts ? $0 : nil })
     }
 
-    /// The same, from the current speech's speculation (nil: none yet).
+    /// The same, from the current speech's speculation (nil: none yet). While its words are being
+    /// transcribed (and judged), no silence ends the turn: they set the window when they come.
     func window(after speculation: Speculation?) -> Int {
-        guard let speculation, speculation.text != nil else {
-            return turns.model == nil ? endOfTurnMilliseconds : turns.ceilingMilliseconds
-        }
+        guard let speculation else { return turns.model == nil ? endOfTurnMilliseconds : turns.ceilingMilliseconds }
+        guard speculation.text != nil else { return .max }
         // Words that stop short outweigh the model: on an 8 kHz line it took "No, my name is" and
         // "It's five five five," for whole turns, and what came after the caller's pause was lost.
         if speculation.stopsShort { return min(turns.ceilingMilliseconds, Self.stopShortHoldMilliseconds) }

@@ -8,15 +8,19 @@ import Synchronization
 /// speaks. English.
 ///
 /// Caller audio arrives at 16 kHz with the pipeline's VAD decisions; an utterance is buffered
-/// from speech start (with a short pre-roll) to speech end, then transcribed on the recognizer's
-/// worker lanes so a 0.5 s transcription never blocks the cooperative pool that paces calls.
+/// from speech start (with a short pre-roll) to speech end, then transcribed by the engine's
+/// hearing task (on the recognizer's worker lanes, so a 0.5 s transcription never blocks the
+/// cooperative pool that paces calls) while the caller's next frames are taken: `send` never
+/// waits for the recognizer or the reply (`LocalEngine+Hearing.swift`).
 ///
 /// The end of the caller's turn is decided by the pause *and* the words: at the VAD's speech end
 /// the utterance is transcribed at once, while the caller may still go on; if the words already
 /// answer the question ("Yes, I can attend.") the turn ends after a short pause
-/// (`answeredTurnMilliseconds`), else ("Yes, and …") after the whole end-of-turn window. Either
-/// way that one transcription is the turn's, unless the caller spoke again: the same audio is
-/// never transcribed twice (under load a second pass doubled the recognizer's work). Replies are
+/// (`answeredTurnMilliseconds`), else ("Yes, and …") after the whole end-of-turn window; no
+/// silence ends the turn before those words are known (under load, a silence longer than the
+/// window may pass first: the words then end it at once). Either way that one transcription is
+/// the turn's, unless the caller spoke again: the same audio is never transcribed twice (under
+/// load a second pass doubled the recognizer's work). Replies are
 /// synthesized a sentence at a time, so the first is heard while the rest is made.
 public final class LocalEngine: ConversationEngine {
     public let inputFormat = EngineAudioFormat.pcm16(sampleRate: MoonshineTranscriber.sampleRate)
@@ -24,6 +28,11 @@ public final class LocalEngine: ConversationEngine {
     public let events = BoundedQueue<EngineEvent>(capacity: 32, policy: .suspendProducer)
     let meter = UsageMeter()
     public var usage: EngineUsage { meter.usage }
+    /// What the caller's frames finished, for the hearing task: one per speech end at most, so a
+    /// few are plenty; full (the recognizer that far behind), `send` waits.
+    let heard = BoundedQueue<TurnOutcome>(capacity: 8, policy: .suspendProducer)
+    /// The dialogue's next steps, for the replying task.
+    let replies = BoundedQueue<Reply>(capacity: 8, policy: .suspendProducer)
 
     let tts: any SpeechSynthesizer
     private let stt: any SpeechRecognizer
@@ -80,9 +89,6 @@ public final class LocalEngine: ConversationEngine {
         /// The transcription started at the last speech end (valid while `speechStarts` has not
         /// moved): its text once done, and whether that already answers the question.
         var speculation: Speculation?
-        /// The turn (by `speechStarts`) whose end-of-turn window ran out while its speculation was
-        /// still being transcribed: that result ends it.
-        var awaitedTurn: Int?
         /// A question was asked and the caller has not started to answer.
         var awaitingReply = false
         var waitedMilliseconds = 0
@@ -100,7 +106,6 @@ public final class LocalEngine: ConversationEngine {
             utterance = []
             pause = []
             speculation = nil
-            awaitedTurn = nil
         }
     }
 
@@ -124,7 +129,7 @@ public final class LocalEngine: ConversationEngine {
     }
 
     /// What a caller frame finished.
-    private enum TurnOutcome {
+    enum TurnOutcome {
         case utterance([Int16])
         /// The turn ended on words already transcribed (in `transcribing`, for the report).
         case transcribed(String, transcribing: Duration)
@@ -153,57 +158,23 @@ public final class LocalEngine: ConversationEngine {
         self.state = Mutex(State(dialogue: ScriptedDialogue(context: context)))
     }
 
+    /// Says the greeting, then hears and replies until the call ends (the session cancels this
+    /// task; `stop()` ends it too).
     public func start() async throws {
-        let step = state.withLock { $0.dialogue.start() }
-        await say(step)
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.hear() }
+            group.addTask {
+                await self.say(self.state.withLock { $0.dialogue.start() })
+                await self.reply()
+            }
+        }
     }
 
+    /// Takes the frame into the turn; what it finished goes to the hearing task.
     public func send(samples: [Int16], speech: SpeechActivity) async {
         let milliseconds = samples.count * 1000 / MoonshineTranscriber.sampleRate
-        switch state.withLock({ take(samples, speech, milliseconds: milliseconds, &$0) }) {
-        case .utterance(let finished):
-            let started = ContinuousClock.now
-            let text = await transcribe(finished)
-            if await settleOverlap(text, turnOver: true) { return }
-            await answer(text, since: started)
-        case .transcribed(let text, let transcribing):
-            if await settleOverlap(text, turnOver: true) { return }
-            await answer(text, since: ContinuousClock.now - transcribing)
-        case .speechEnded(let sofar, let starts):
-            let started = ContinuousClock.now
-            let text = await transcribe(sofar)
-            let transcribing = started.duration(to: .now)
-            if await settleOverlap(text, turnOver: false, speechStarts: starts) { return }
-            // The words judged once; the model after them, only where its verdict can still change the wait.
-            let (judged, asks) = state.withLock { s in
-                let judged = Speculation(speechStarts: starts, text: text, answers: s.dialogue.completesAnAnswer(text), stopsShort: s.dialogue.stopsShort(text),
-                                         brief: Self.isBrief(text), transcribing: transcribing)
-                return (judged, s.speechStarts == starts && asksTheModel(about: judged, silence: s.trailingSilence))
-            }
-            let complete = asks ? await turns.completes(sofar) : nil
-            // Frames went on meanwhile (the event loop takes them): the words count only if the
-            // caller has not spoken again; the turn ends now if its window is already out.
-            let endsNow = state.withLock { s -> Bool in
-                guard !s.ended else { return false }
-                if s.awaitedTurn == starts {
-                    s.awaitedTurn = nil
-                    return true
-                }
-                guard s.speculation?.speechStarts == starts, s.speechStarts == starts else { return false }
-                s.speculation = judged
-                s.speculation?.complete = complete
-                guard s.listening, let silence = s.trailingSilence, silence >= window(s) else { return false }
-                s.listening = false
-                s.trailingSilence = nil
-                s.utterance = []
-                s.pause = []
-                s.speculation = nil
-                return true
-            }
-            if endsNow, await !settleOverlap(text, turnOver: true) { await answer(text, since: ContinuousClock.now - transcribing) }
-        case .noReply: await say(state.withLock { $0.dialogue.noReply() })
-        case nil: break
-        }
+        guard let outcome = state.withLock({ take(samples, speech, milliseconds: milliseconds, &$0) }) else { return }
+        _ = await heard.send(outcome)
     }
 
     /// A key the template maps ("1" → "yes") answers as those words would, ending the caller's
@@ -211,31 +182,14 @@ public final class LocalEngine: ConversationEngine {
     /// are only in the transcript (the session writes `[DTMF n]`).
     public func dtmf(_ digit: Character) async {
         guard let words = keypad[String(digit)] else { return }
-        let answered = state.withLock { s -> (ScriptedDialogue.Step, TaskTracker)? in
-            guard !s.ended else { return nil }
+        let pressed = state.withLock { s -> Bool in
+            guard !s.ended else { return false }
             s.dropTurn()
             s.awaitingReply = false
             s.speechStarts += 1
-            return (s.dialogue.caller(said: words), s.dialogue.tracker)
+            return true
         }
-        guard let (step, tracker) = answered else { return }
-        await milestone(.replyStarted)
-        await events.emit(.taskState(tracker))
-        await say(step)
-    }
-
-    private func answer(_ text: String, since started: ContinuousClock.Instant) async {
-        await firstByte("stt", since: started)
-        await milestone(.transcribed)
-        await events.emit(.transcript(speaker: .customer, text: text, item: nil))
-        let lookup = state.withLock { $0.dialogue.wantsLookup(text) }
-        let answer = lookup ? await searchFAQ(text) : nil
-        let (step, tracker) = state.withLock { s in
-            (lookup ? s.dialogue.caller(asked: text, answer: answer) : s.dialogue.caller(said: text), s.dialogue.tracker)
-        }
-        await milestone(.replyStarted)
-        await events.emit(.taskState(tracker))
-        await say(step)
+        if pressed { _ = await replies.send(.pressed(words)) }
     }
 
     /// Every frame but the one that ends the caller's turn (that one starts a transcription).
@@ -284,11 +238,9 @@ public final class LocalEngine: ConversationEngine {
         }
         guard next.ends else { return nil }
         defer { s.utterance = []; s.pause = []; s.speculation = nil }
-        if let speculation = s.speculation, speculation.speechStarts == s.speechStarts {
-            guard let text = speculation.text else {   // still transcribing what was said: that result ends the turn
-                s.awaitedTurn = speculation.speechStarts
-                return nil
-            }
+        // Never while the words up to the speech end are still being transcribed (the window is
+        // theirs to set): the turn ends on them.
+        if let speculation = s.speculation, speculation.speechStarts == s.speechStarts, let text = speculation.text {
             return .transcribed(text, transcribing: speculation.transcribing)
         }
         return .utterance(s.utterance)
@@ -312,6 +264,8 @@ public final class LocalEngine: ConversationEngine {
     public func stop() async -> TaskTracker {
         let tracker = state.withLock { s -> TaskTracker in s.ended = true; return s.dialogue.tracker }
         events.finish()
+        heard.finish()
+        replies.finish()
         return tracker
     }
 
@@ -322,7 +276,7 @@ public final class LocalEngine: ConversationEngine {
 
     /// The FAQ row that answers `question`, if one clears the policy. The search is recorded as
     /// the model engines' `search_knowledge` calls are: in the transcript, the report and `/metrics`.
-    private func searchFAQ(_ question: String) async -> KnowledgeHit? {
+    func searchFAQ(_ question: String) async -> KnowledgeHit? {
         guard let knowledge else { return nil }
         let collections = state.withLock { $0.dialogue.context.knowledge }
         let started = ContinuousClock.now
@@ -342,7 +296,7 @@ public final class LocalEngine: ConversationEngine {
 
     /// On the recognizer's worker lanes; every transcription is metered (the speculative ones too).
     /// A failure is reported and heard as silence: the dialogue asks again.
-    private func transcribe(_ samples: [Int16]) async -> String {
+    func transcribe(_ samples: [Int16]) async -> String {
         meter.add { $0.sttSeconds += Double(samples.count) / Double(MoonshineTranscriber.sampleRate) }
         do {
             let expected = recognitionBias > 0 ? state.withLock { $0.dialogue.expectedWords } : []

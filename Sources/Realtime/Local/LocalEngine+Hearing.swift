@@ -1,0 +1,109 @@
+import Foundation
+
+/// The engine's two tasks under `start()`: hearing — transcribing what the caller's frames
+/// finished and judging on the words whether the turn is over — and replying — the dialogue's
+/// next step, spoken. `send` only queues for them, so the frames that follow a speech end are
+/// taken while it is transcribed, and the turn's end is judged on the audio as it arrives.
+/// (Transcribed in `send`, a transcription of 1–4 s under load held the caller's frames back;
+/// they came after it all at once, so the turn was judged on none of them — the end-of-turn model
+/// ended "Sorry, I'm in a meeting, … call me later." at the comma — and a backlog past the leg's
+/// 4 s buffer lost its oldest audio.) Kept apart, a reply waiting on a held agent never holds up
+/// the verdict on the speech over it that lets the agent go on.
+extension LocalEngine {
+    /// What the replying task does next.
+    enum Reply {
+        /// The caller's turn, in words; `since`: when they began to be transcribed.
+        case answer(String, since: ContinuousClock.Instant)
+        /// A key the template maps, as the words it stands for.
+        case pressed(String)
+        /// No reply came in time.
+        case noReply
+    }
+
+    func hear() async {
+        while let message = await heard.next() {
+            guard case .data(let outcome) = message else { continue }
+            switch outcome {
+            case .utterance(let finished):
+                let started = ContinuousClock.now
+                let text = await transcribe(finished)
+                if await settleOverlap(text, turnOver: true) { continue }
+                _ = await replies.send(.answer(text, since: started))
+            case .transcribed(let text, let transcribing):
+                if await settleOverlap(text, turnOver: true) { continue }
+                _ = await replies.send(.answer(text, since: ContinuousClock.now - transcribing))
+            case .speechEnded(let sofar, let starts):
+                await speculate(on: sofar, speechStarts: starts)
+            case .noReply:
+                _ = await replies.send(.noReply)
+            }
+        }
+    }
+
+    func reply() async {
+        while let message = await replies.next() {
+            guard case .data(let next) = message else { continue }
+            switch next {
+            case .answer(let text, let started):
+                await answer(text, since: started)
+            case .pressed(let words):
+                await respond(state.withLock { ($0.dialogue.caller(said: words), $0.dialogue.tracker) })
+            case .noReply:
+                await say(state.withLock { $0.dialogue.noReply() })
+            }
+        }
+    }
+
+    /// The words up to a speech end, while the caller may still go on: they set the end-of-turn
+    /// window (with the model's verdict where it can still change it), and end the turn at once
+    /// if its window ran out meanwhile.
+    private func speculate(on sofar: [Int16], speechStarts starts: Int) async {
+        // The caller spoke again before the recognizer got to this: its words are stale.
+        guard state.withLock({ $0.speechStarts == starts }) else { return }
+        let started = ContinuousClock.now
+        let text = await transcribe(sofar)
+        let transcribing = started.duration(to: .now)
+        if await settleOverlap(text, turnOver: false, speechStarts: starts) { return }
+        // The words judged once; the model after them, only where its verdict can still change the wait.
+        let (judged, asks) = state.withLock { s in
+            let judged = Speculation(speechStarts: starts, text: text, answers: s.dialogue.completesAnAnswer(text), stopsShort: s.dialogue.stopsShort(text),
+                                     brief: Self.isBrief(text), transcribing: transcribing)
+            return (judged, s.speechStarts == starts && asksTheModel(about: judged, silence: s.trailingSilence))
+        }
+        let complete = asks ? await turns.completes(sofar) : nil
+        // The frames went on meanwhile: the words count only if the caller has not spoken again;
+        // the turn ends now if their window is already out (the silence went on while they were
+        // pending: the turn waited for them).
+        let endsNow = state.withLock { s -> Bool in
+            guard !s.ended, s.speculation?.speechStarts == starts, s.speechStarts == starts else { return false }
+            s.speculation = judged
+            s.speculation?.complete = complete
+            guard s.listening, let silence = s.trailingSilence, silence >= window(s) else { return false }
+            s.listening = false
+            s.trailingSilence = nil
+            s.utterance = []
+            s.pause = []
+            s.speculation = nil
+            return true
+        }
+        if endsNow, await !settleOverlap(text, turnOver: true) { _ = await replies.send(.answer(text, since: ContinuousClock.now - transcribing)) }
+    }
+
+    private func answer(_ text: String, since started: ContinuousClock.Instant) async {
+        await firstByte("stt", since: started)
+        await milestone(.transcribed)
+        await events.emit(.transcript(speaker: .customer, text: text, item: nil))
+        let lookup = state.withLock { $0.dialogue.wantsLookup(text) }
+        let answer = lookup ? await searchFAQ(text) : nil
+        await respond(state.withLock { s in
+            (lookup ? s.dialogue.caller(asked: text, answer: answer) : s.dialogue.caller(said: text), s.dialogue.tracker)
+        })
+    }
+
+    /// The dialogue's step after the caller's turn, spoken.
+    private func respond(_ next: (step: ScriptedDialogue.Step, tracker: TaskTracker)) async {
+        await milestone(.replyStarted)
+        await events.emit(.taskState(next.tracker))
+        await say(next.step)
+    }
+}

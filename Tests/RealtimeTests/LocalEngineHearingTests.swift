@@ -1,0 +1,55 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import Realtime
+
+/// The local engine takes the caller's frames while it transcribes: the frames after a speech
+/// end are not held back behind the recognizer (over real calls under load they came after a 1–4 s
+/// transcription all at once, and the turn was judged over on none of them).
+@Suite struct LocalEngineHearingTests {
+    /// Answers with `texts` in turn, each only once the test opens the gate (or after 3 s).
+    final class GatedRecognizer: SpeechRecognizer {
+        let texts: [String]
+        let calls = Mutex(0), returned = Mutex(0), open = Mutex(false)
+
+        init(_ texts: [String]) { self.texts = texts }
+
+        func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> String {
+            let n = calls.withLock { c in defer { c += 1 }; return c }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(3))
+            while !open.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            returned.withLock { $0 += 1 }
+            return texts[min(n, texts.count - 1)]
+        }
+    }
+
+    @Test func theCallerGoingOnWhileItsWordsAreTranscribedIsHeardAsOneTurn() async throws {
+        let recognizer = GatedRecognizer(["Sorry, I'm in a meeting.", "Sorry, I'm in a meeting, call me later."])
+        let engine = LocalEngine(context: ConversationContext(purpose: "p", questions: ["Does the place need to change?"]), tts: try EspeakSynthesizer(), stt: recognizer)
+        let log = LocalEngineTests.Log()
+        let reader = Task { while let event = await engine.nextEvent() { log.events.withLock { $0.append(event) } } }
+        let running = Task { try await engine.start() }
+        try await LocalEngineTests.waitFor(log) { $0.count { $0 == .audioDone(item: "local-1") } == 1 }
+        let voiced = [Int16](repeating: 3000, count: 320), quiet = [Int16](repeating: 0, count: 320)
+        func say(frames: Int) async {
+            await engine.send(samples: voiced, speech: .started)
+            for _ in 1..<frames { await engine.send(samples: voiced, speech: .speech) }
+            await engine.send(samples: quiet, speech: .ended)
+        }
+        // "Sorry, I'm in a meeting," — the VAD's speech end — and 100 ms later "call me later."
+        await say(frames: 60)
+        while recognizer.calls.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(1)) }   // its words are being transcribed
+        for _ in 0..<5 { await engine.send(samples: quiet, speech: .silence) }
+        await say(frames: 40)
+        #expect(recognizer.returned.withLock { $0 } == 0, "every frame was taken while the first speech end's words were still being transcribed")
+        for _ in 0..<50 { await engine.send(samples: quiet, speech: .silence) }   // a second: past every window
+        recognizer.open.withLock { $0 = true }
+        try await LocalEngineTests.waitFor(log) { $0.texts.contains { $0.0 == .customer } }
+        #expect(log.texts.filter { $0.0 == .customer }.map(\.1) == ["Sorry, I'm in a meeting, call me later."], "\(log.texts)")
+        #expect(recognizer.calls.withLock { $0 } == 2, "the half, then the whole")
+        _ = await engine.stop()
+        await reader.value
+        try await running.value
+    }
+}
