@@ -58,8 +58,9 @@ extension LocalEngine {
     /// window (with the model's verdict where it can still change it), and end the turn at once
     /// if its window ran out meanwhile.
     private func speculate(on sofar: [Int16], speechStarts starts: Int) async {
-        // The caller spoke again before the recognizer got to this: its words are stale.
-        guard state.withLock({ $0.speechStarts == starts }) else { return }
+        // The caller spoke again before the recognizer got to this: its words are stale — unless
+        // they were said over the agent, whose wait for a verdict they may end (as a turn).
+        guard state.withLock({ $0.speechStarts == starts || $0.overlap != nil }) else { return }
         let started = ContinuousClock.now
         let text = await transcribe(sofar)
         let transcribing = started.duration(to: .now)

@@ -16,16 +16,19 @@ extension LocalEngine {
     /// never begun (the wait for a reply it paused goes on) and the session plays the agent on.
     /// True when it was not a turn. A backchannel is only settled when the turn is over
     /// (`turnOver`): "Yes, … I will" goes on past its first pause, and is an answer.
-    /// `speechStarts`: the words are stale if the caller spoke again.
+    /// `speechStarts`: the caller has gone on from these words if it moved — then they settle the
+    /// overlap only as a turn (what followed can only add to them); as anything else, the next
+    /// speech end's words will.
     func settleOverlap(_ text: String, turnOver: Bool, speechStarts: Int? = nil) async -> Bool {
         let settled = state.withLock { s -> (OverlapVerdict, (@Sendable (OverlapVerdict) async -> Void)?)? in
-            guard let overlap = s.overlap, speechStarts == nil || speechStarts == s.speechStarts else { return nil }
+            guard let overlap = s.overlap else { return nil }
             var verdict = OverlapVerdict.judging(text, minimumWords: overlapMinimumWords)
             // An aside is settled when its speech ends: it was long enough to hold the agent (a
             // short one is over before the hold), and a held agent's silence tells the caller its
             // turn is over — waiting for the end of the turn, the caller answered into the gap.
             let aside = verdict == .interruption && OverlapVerdict.isAside(text) && !s.dialogue.completesAnAnswer(text)
             if aside { verdict = .backchannel(text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            if let speechStarts, speechStarts != s.speechStarts, verdict != .interruption { return nil }
             if case .backchannel = verdict, !turnOver, !aside { return nil }
             s.overlap = nil
             if verdict != .interruption {
