@@ -44,9 +44,10 @@ import TestSupport
             let (lag, correlation) = Self.envelopeMatch(caller, back, maxLagFrames: 25)
             print("Warm transfer bridge: the caller's words came back from the person \(lag * 20) ms later, loudness correlation \(correlation)")
             // The round trip: the caller's jitter buffer, the person's pacer, sipp, the person's
-            // jitter buffer and the caller's pacer — 420–480 ms measured once the recording placed
-            // the caller's audio where it arrived (it had drifted later, which read as ~100 ms).
-            #expect(correlation > 0.7 && lag <= 30, "the person's side is the caller's words come back at once: their loudness correlates \(correlation) at \(lag * 20) ms")
+            // jitter buffer and the caller's pacer — 200–220 ms. It was 420–600 ms while the rest of
+            // the briefing stayed queued on the person's leg after they accepted (the caller's words
+            // were paced behind it for the whole bridge); 400 ms allows for a loaded machine.
+            #expect(correlation > 0.7 && lag <= 20, "the person's side is the caller's words come back at once: their loudness correlates \(correlation) at \(lag * 20) ms")
         }
         let sipp = await person.wait()
         #expect(sipp.status == 0, "the person's side ran its whole scenario: \(sipp.output.suffix(600))")
