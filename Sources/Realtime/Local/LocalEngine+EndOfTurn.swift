@@ -15,7 +15,8 @@ extension LocalEngine {
     /// The end-of-turn window now, in silence past the VAD's speech end: none when the model
     /// judged the turn complete (the answered window for a brief one); the answered window when
     /// the words up to the speech end answer the question, whatever the model says; the model's
-    /// ceiling when it judged the turn unfinished and the words answer nothing; the stop-short hold when the words stop short ("My name is …"); else the pause
+    /// ceiling when it judged the turn unfinished and the words answer nothing; the stop-short
+    /// hold when the words stop short ("My name is …"); else the pause
     /// rule's. So the model only ever shortens an answered turn and lengthens an unanswered one:
     /// over the phone line it judged a third of whole answers unfinished ("Yes, that's right." in
     /// Piper's voice), which the words settle (README "Turn-taking").
