@@ -22,6 +22,16 @@ import TestSupport
         }
     }
 
+    /// Waits (up to 10 s) until the words at the current speech's end are known — judged, the
+    /// model's verdict included: a recognizer faster than the line, for tests that count frames.
+    static func waitForTheWords(of engine: LocalEngine) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while engine.state.withLock({ s in s.speculation.map { $0.text == nil && $0.speechStarts == s.speechStarts } ?? false }),
+              ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// What the session hands the engine for a VAD decision.
     static func activity(_ decision: VoiceActivityDetector.Decision) -> SpeechActivity {
         switch decision.event {
@@ -88,8 +98,7 @@ import TestSupport
         for _ in 0..<10 { taken.append(engine.sendNow(speech: .speech, samples: { frame })) }
         taken.append(engine.sendNow(speech: .ended, samples: { frame }))
         await engine.send(samples: frame, speech: .ended)   // silence transcribes to no answer: the window runs on
-        // No silence ends the turn before those words are known (the window is theirs to set).
-        while engine.state.withLock({ $0.speculation?.text == nil }) { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitForTheWords(of: engine)   // no silence ends the turn before they are known
         for _ in 0..<30 { taken.append(engine.sendNow(speech: .silence, samples: { frame })) }
         // 500 ms of silence after the end of speech: the 25th silent frame, index 11 + 25.
         #expect(taken[..<11].allSatisfy { $0 } && !taken[11] && taken[12..<36].allSatisfy { $0 } && taken[36...].allSatisfy { !$0 }, "\(taken)")
@@ -118,13 +127,7 @@ import TestSupport
                 let activity = Self.activity(decision)
                 speculated.add(activity, frame.samples.count)
                 await engine.send(samples: frame.samples, speech: activity)
-                // The words at a speech end are known before the next frame comes (a recognizer
-                // faster than the line), as the window's count here assumes.
-                let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-                while activity == .ended, engine.state.withLock({ s in s.speculation.map { $0.text == nil && $0.speechStarts == s.speechStarts } ?? false }),
-                      ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(1))
-                }
+                if activity == .ended { try await Self.waitForTheWords(of: engine) }   // as the window's count here assumes
                 if activity == .ended { silentFramesAfterEnd = 0 } else if let n = silentFramesAfterEnd { silentFramesAfterEnd = n + 1 }
                 if silentFramesAfterEnd != nil, !engine.state.withLock({ $0.listening }) { break }   // this frame ended the turn
             }

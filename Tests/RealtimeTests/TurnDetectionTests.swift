@@ -38,11 +38,7 @@ import TestSupport
             let decision = vad.process(frame)
             if decision.event == .speechEnded { lastEnd = index }
             await engine.send(samples: frame.samples, speech: LocalEngineTests.activity(decision))
-            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-            while decision.event == .speechEnded, engine.state.withLock({ s in s.speculation.map { $0.text == nil && $0.speechStarts == s.speechStarts } ?? false }),
-                  ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            if decision.event == .speechEnded { try await LocalEngineTests.waitForTheWords(of: engine) }
             let now = engine.state.withLock { $0.listening }
             if listening, !now {
                 turns += 1

@@ -80,11 +80,7 @@ extension LocalEngine {
             s.speculation = judged
             s.speculation?.complete = complete
             guard s.listening, let silence = s.trailingSilence, silence >= window(s) else { return false }
-            s.listening = false
-            s.trailingSilence = nil
-            s.utterance = []
-            s.pause = []
-            s.speculation = nil
+            s.dropTurn()   // over, on these words
             return true
         }
         if endsNow, await !settleOverlap(text, turnOver: true) { _ = await replies.send(.answer(text, since: ContinuousClock.now - transcribing)) }

@@ -20,8 +20,8 @@ import Synchronization
 /// silence ends the turn before those words are known (under load, a silence longer than the
 /// window may pass first: the words then end it at once). Either way that one transcription is
 /// the turn's, unless the caller spoke again: the same audio is never transcribed twice (under
-/// load a second pass doubled the recognizer's work). Replies are
-/// synthesized a sentence at a time, so the first is heard while the rest is made.
+/// load a second pass doubled the recognizer's work). Replies are synthesized a sentence at a
+/// time, so the first is heard while the rest is made.
 public final class LocalEngine: ConversationEngine {
     public let inputFormat = EngineAudioFormat.pcm16(sampleRate: MoonshineTranscriber.sampleRate)
     public let outputFormat = EngineAudioFormat.pcm16(sampleRate: EspeakSynthesizer.sampleRate)
