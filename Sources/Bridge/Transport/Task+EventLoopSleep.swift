@@ -10,8 +10,12 @@ extension Task where Success == Never, Failure == Never {
     /// and nearly always cancelled (a call's maximum duration, a ring timeout) then holds memory
     /// for as long as the limit, for every call that ended in that time: at 400 calls a minute and
     /// an hour's limit, 18 MB. A cancelled NIO timer is taken off its loop's queue at once.
-    public static func sleepOnEventLoop(for duration: Duration,
-                                        on loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws {
+    ///
+    /// `loop`: by default the loop the caller runs on, else one fixed loop — never `next()`: every
+    /// call arms a timer, and a `next()` between two accepted connections would make the server's
+    /// round robin and the timers' march in step, putting every media stream on the same loop.
+    public static func sleepOnEventLoop(for duration: Duration, on loop: (any EventLoop)? = nil) async throws {
+        let loop = loop ?? MultiThreadedEventLoopGroup.currentEventLoop ?? timerLoop
         let nanoseconds = duration.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
         let wait: TimeAmount = nanoseconds.overflow ? .hours(24 * 365) : .nanoseconds(max(0, nanoseconds.partialValue &+ duration.components.attoseconds / 1_000_000_000))
         let timer = loop.scheduleTask(in: wait) {}
@@ -26,3 +30,6 @@ extension Task where Success == Never, Failure == Never {
         }
     }
 }
+
+/// The loop for timers armed off any loop (chosen once).
+private let timerLoop = MultiThreadedEventLoopGroup.singleton.next()
