@@ -31,10 +31,11 @@ final class SoakSIPCallers: Sendable {
         log = (folder as NSString).appendingPathComponent("soak-sipp.log")
         controlPort = try ServerProcess.freePort()
         process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sipp")
+        // sipp is the load, not what is measured: it runs below the server's priority.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
         // Up to `concurrent` calls at once (-l), opened at most concurrent/callSeconds·2 a second.
         let rate = max(1, Int((Double(concurrent) / callSeconds * 2).rounded(.up)))
-        process.arguments = [target, "-sf", scenario, "-i", "127.0.0.1", "-p", "\(try ServerProcess.freePort())", "-mp", "\(try Self.mediaPortBase())",
+        process.arguments = ["-n", "\(SoakTest.loadNiceness)", "/usr/bin/sipp", target, "-sf", scenario, "-i", "127.0.0.1", "-p", "\(try ServerProcess.freePort())", "-mp", "\(try Self.mediaPortBase())",
                              "-l", "\(concurrent)", "-r", "\(rate)", "-cp", "\(controlPort)", "-nostdin",
                              "-trace_stat", "-stf", statistics, "-fd", "5", "-trace_err", "-error_file", log]
         process.standardOutput = FileHandle.nullDevice
