@@ -38,8 +38,10 @@ public final class BlockingWorkPool: Sendable {
     }
 
     /// Runs `job` on the least busy lane. With `limit`, the caller stops waiting after that long
-    /// (`TooLate`): a native call cannot be interrupted, so the job still finishes on its lane and
-    /// counts against `capacity` until then — its result is dropped.
+    /// (`TooLate`): a native call cannot be interrupted, so a job already running finishes on its
+    /// lane and counts against `capacity` until then — its result is dropped; a job still waiting
+    /// for its lane then is never run (run anyway, each one given up on made the next one late
+    /// too: a simulated callee's ear under load missed one agent utterance after another).
     public func run<T: Sendable>(within limit: Duration? = nil, _ job: @escaping @Sendable () throws -> T) async throws -> T {
         let lane = try load.withLock { load -> Int in
             guard load.reduce(0, +) < capacity else { throw Overloaded(capacity: capacity) }
@@ -58,6 +60,10 @@ public final class BlockingWorkPool: Sendable {
                 }
             }
             lanes[lane].async { [self] in
+                guard waiting.isAwaited else {
+                    self.load.withLock { $0[lane] -= 1 }
+                    return
+                }
                 let result = Result { try job() }
                 self.load.withLock { $0[lane] -= 1 }
                 waiting.take()?.resume(with: result)
@@ -70,5 +76,7 @@ public final class BlockingWorkPool: Sendable {
         private let continuation: Mutex<CheckedContinuation<T, Error>?>
         init(_ continuation: CheckedContinuation<T, Error>) { self.continuation = Mutex(continuation) }
         func take() -> CheckedContinuation<T, Error>? { continuation.withLock { $0.take() } }
+        /// Whether the caller still waits for the result.
+        var isAwaited: Bool { continuation.withLock { $0 != nil } }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Pipeline
+import Synchronization
 import Testing
 import TestSupport
 @testable import Realtime
@@ -96,6 +97,23 @@ import TestSupport
         await #expect(throws: BlockingWorkPool.Overloaded.self) { try await pool.run { 1 } }
         gate.signal()
         while pool.pending > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try await pool.run(within: .seconds(5)) { 7 } == 7)
+    }
+
+    @Test func aJobGivenUpOnBeforeItsLaneIsFreeNeverRuns() async throws {
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2)
+        let gate = DispatchSemaphore(value: 0)
+        let ran = Atomic<Bool>(false)
+        async let first: Void = pool.run { gate.wait() }
+        while pool.pending < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        await #expect(throws: BlockingWorkPool.TooLate.self) {
+            try await pool.run(within: .milliseconds(50)) { ran.store(true, ordering: .relaxed) }
+        }
+        gate.signal()
+        try await first
+        while pool.pending > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let lateJobRan = ran.load(ordering: .relaxed)
+        #expect(!lateJobRan, "the late job ran after its caller had gone")
         #expect(try await pool.run(within: .seconds(5)) { 7 } == 7)
     }
 
