@@ -21,7 +21,10 @@ import TestSupport
             let readBack = try #require(lines.firstIndex { $0.speaker == .ai && $0.text.hasPrefix("I have ") && $0.text.hasSuffix("Is that right?") },
                                         "no read-back: \(shown)")
             let reply = try #require(lines[(readBack + 1)...].first { $0.speaker == .customer }, "\(shown)")
-            #expect(!reply.text.lowercased().contains("attend"), "the callee answered the read-back, not the next question: \(shown)")
+            // "Yes, that's right." or "No, my name is …" — not its next line ("Yes, I can attend.",
+            // which the recognizer also heard as "Yes, I can't offend.").
+            let confirmsOrCorrects = reply.text.lowercased().hasPrefix("yes, that") || reply.text.lowercased().hasPrefix("no")
+            #expect(confirmsOrCorrects, "the callee answered the read-back, not the next question: \(shown)")
             let asked = try #require(lines.firstIndex { $0.speaker == .ai && $0.text.hasSuffix("Can you attend?") }, "\(shown)")
             #expect(asked > readBack, "\(shown)")
             let answers = try await store.answers(callID: id)

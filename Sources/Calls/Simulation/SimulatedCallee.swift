@@ -63,7 +63,9 @@ public final class SimulatedCallee: Sendable {
     /// room for, or that comes too late, is heard as nothing — and the callee answers as a
     /// person who did not quite catch it would, with what it meant to say next.
     public static func hearing(_ recognizer: MoonshineTranscriber) -> Hearing {
-        let ear = BlockingWorkPool(label: "voicebridge.callee-ear", width: recognizer.workers.width, capacity: recognizer.workers.width * 2)
+        // Room for every callee of a busy test run to wait its turn: a job its caller gave up on
+        // (`hearingBudget`) is skipped, not run, so the queue does not hold the ones behind it up.
+        let ear = BlockingWorkPool(label: "voicebridge.callee-ear", width: recognizer.workers.width, capacity: recognizer.workers.width * 8)
         return { samples, expecting, limit in
             try? await recognizer.transcribe(pcm16k: samples, bias: recognizer.bias(toward: expecting, bonus: listeningBias), on: ear, within: limit)
         }
@@ -252,7 +254,9 @@ public final class SimulatedCallee: Sendable {
                     let deadline = ContinuousClock.now + Self.hearingBudget
                     words = await hearing(Array(utterance.prefix(Self.openingSamples)), CalleeConversation.readBackCues, Self.hearingBudget)
                     if utterance.count > Self.openingSamples, let opening = words, ReadBack.isReadBack(opening) {
-                        words = await hearing(utterance, conversation.expecting, max(.zero, deadline - ContinuousClock.now))
+                        // Not made out in time (a loaded machine), the read-back is judged on its
+                        // opening, which holds the value — not taken for a new question.
+                        words = await hearing(utterance, conversation.expecting, max(.zero, deadline - ContinuousClock.now)) ?? opening
                     }
                 }
                 logger.debug("simulated callee: heard the agent", metadata: ["words": "\(words ?? "-")", "samples": "\(utterance.count)"])
