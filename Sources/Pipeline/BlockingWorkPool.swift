@@ -38,10 +38,12 @@ public final class BlockingWorkPool: Sendable {
     }
 
     /// Runs `job` on the least busy lane. With `limit`, the caller stops waiting after that long
-    /// (`TooLate`): a native call cannot be interrupted, so a job already running finishes on its
-    /// lane and counts against `capacity` until then — its result is dropped; a job still waiting
-    /// for its lane then is never run (run anyway, each one given up on made the next one late
-    /// too: a simulated callee's ear under load missed one agent utterance after another).
+    /// (`TooLate`); cancelled, it stops waiting at once (`CancellationError`: a call that ended does
+    /// not wait for a transcription nobody will read). A native call cannot be interrupted, so a
+    /// job already running finishes on its lane and counts against `capacity` until then — its
+    /// result is dropped; a job still waiting for its lane then is never run (run anyway, each one
+    /// given up on made the next one late too: a simulated callee's ear under load missed one
+    /// agent utterance after another).
     public func run<T: Sendable>(within limit: Duration? = nil, _ job: @escaping @Sendable () throws -> T) async throws -> T {
         let lane = try load.withLock { load -> Int in
             guard load.reduce(0, +) < capacity else { throw Overloaded(capacity: capacity) }
@@ -49,34 +51,61 @@ public final class BlockingWorkPool: Sendable {
             load[lane] += 1
             return lane
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            // Whichever comes first, the result or the limit, resumes the caller; the other finds nil.
-            let waiting = Waiting(continuation)
-            if let limit {
-                let (seconds, attoseconds) = limit.components
-                let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-                    waiting.take()?.resume(throwing: TooLate(limit: limit))
-                }
-            }
-            lanes[lane].async { [self] in
-                guard waiting.isAwaited else {
-                    self.load.withLock { $0[lane] -= 1 }
+        let waiting = Waiting<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard waiting.keep(continuation) else {
+                    load.withLock { $0[lane] -= 1 }
                     return
                 }
-                let result = Result { try job() }
-                self.load.withLock { $0[lane] -= 1 }
-                waiting.take()?.resume(with: result)
+                // Whichever comes first — the result, the limit, the cancellation — resumes the caller.
+                if let limit {
+                    let (seconds, attoseconds) = limit.components
+                    let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+                        waiting.take()?.resume(throwing: TooLate(limit: limit))
+                    }
+                }
+                lanes[lane].async { [self] in
+                    guard waiting.isAwaited else {
+                        self.load.withLock { $0[lane] -= 1 }
+                        return
+                    }
+                    let result = Result { try job() }
+                    self.load.withLock { $0[lane] -= 1 }
+                    waiting.take()?.resume(with: result)
+                }
             }
+        } onCancel: {
+            waiting.cancel()
         }
     }
 
-    /// A caller's continuation, handed out once.
+    /// A caller's continuation, handed out once; or, cancelled first, never taken.
     private final class Waiting<T: Sendable>: Sendable {
-        private let continuation: Mutex<CheckedContinuation<T, Error>?>
-        init(_ continuation: CheckedContinuation<T, Error>) { self.continuation = Mutex(continuation) }
-        func take() -> CheckedContinuation<T, Error>? { continuation.withLock { $0.take() } }
+        private let state = Mutex<(continuation: CheckedContinuation<T, Error>?, cancelled: Bool)>((nil, false))
+
+        /// Keeps `continuation` for the result; false (having resumed it) when the caller was already cancelled.
+        func keep(_ continuation: CheckedContinuation<T, Error>) -> Bool {
+            let cancelled = state.withLock { s -> Bool in
+                if !s.cancelled { s.continuation = continuation }
+                return s.cancelled
+            }
+            if cancelled { continuation.resume(throwing: CancellationError()) }
+            return !cancelled
+        }
+
+        func take() -> CheckedContinuation<T, Error>? { state.withLock { $0.continuation.take() } }
+
+        func cancel() {
+            let continuation = state.withLock { s in
+                s.cancelled = true
+                return s.continuation.take()
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
+
         /// Whether the caller still waits for the result.
-        var isAwaited: Bool { continuation.withLock { $0 != nil } }
+        var isAwaited: Bool { state.withLock { $0.continuation != nil } }
     }
 }

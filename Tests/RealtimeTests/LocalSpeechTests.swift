@@ -117,6 +117,23 @@ import TestSupport
         #expect(try await pool.run(within: .seconds(5)) { 7 } == 7)
     }
 
+    @Test(.timeLimit(.minutes(1))) func aCancelledCallerStopsWaitingAndItsQueuedJobNeverRuns() async throws {
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2)
+        let gate = DispatchSemaphore(value: 0)
+        let ran = Atomic<Bool>(false)
+        async let first: Void = pool.run { gate.wait() }
+        while pool.pending < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        let queued = Task { try await pool.run { ran.store(true, ordering: .relaxed) } }
+        while pool.pending < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        queued.cancel()
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        gate.signal()
+        try await first
+        while pool.pending > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let queuedJobRan = ran.load(ordering: .relaxed)
+        #expect(!queuedJobRan, "the cancelled caller's job ran")
+    }
+
     @Test func aMissingModelNamesMakeDeps() {
         #expect {
             try MoonshineTranscriber(directory: "/nonexistent")

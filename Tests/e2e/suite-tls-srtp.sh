@@ -82,9 +82,14 @@ baresip_folder caller "$caller_sip" 57250-57299 srtp-mand
 timeout 30 baresip -f "$VB_TMP/caller" -t 12 -e "/dial sip:0212345678@127.0.0.1:$sip_port" > "$VB_TMP/caller.log" 2>&1
 check "baresip's call to us over TLS was established with SRTP" \
   bash -c "grep -q 'Call established' '$VB_TMP/caller.log' && grep -q 'SRTP is Enabled' '$VB_TMP/caller.log'"
-sleep 2
+# baresip hung up as it quit; the call is stored completed once its session has ended (up to 10 s).
+waited=0
 row=$(query "SELECT state FROM calls WHERE direction = 'inbound' AND callee_number = '0212345678'")
-check "the inbound TLS call is stored as completed ($row)" test "$row" = "completed"
+while [ "$row" != completed ] && [ "$waited" -lt 20 ]; do
+  sleep 0.5; waited=$((waited + 1))
+  row=$(query "SELECT state FROM calls WHERE direction = 'inbound' AND callee_number = '0212345678'")
+done
+check "the inbound TLS call is stored as completed ($row, after $((waited / 2)) s)" test "$row" = "completed"
 greeting=$(query "SELECT count(*) FROM transcript_entries e JOIN calls c ON c.outbound_id = e.outbound_id WHERE c.direction = 'inbound' AND e.speaker = 'ai'")
 check "the agent greeted the TLS caller" test "${greeting:-0}" -gt 0
 

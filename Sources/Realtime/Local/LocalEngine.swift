@@ -301,6 +301,8 @@ public final class LocalEngine: ConversationEngine {
         do {
             let expected = recognitionBias > 0 ? state.withLock { $0.dialogue.expectedWords } : []
             return try await stt.transcribe(pcm16k: samples, expecting: expected, bias: recognitionBias)
+        } catch is CancellationError {
+            return ""   // the call ended: nobody will read the words
         } catch {
             await events.emit(.error(message: "speech recognition: \(error)", fatal: false))
             return ""
