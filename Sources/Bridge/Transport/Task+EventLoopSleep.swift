@@ -11,11 +11,11 @@ extension Task where Success == Never, Failure == Never {
     /// for as long as the limit, for every call that ended in that time: at 400 calls a minute and
     /// an hour's limit, 18 MB. A cancelled NIO timer is taken off its loop's queue at once.
     ///
-    /// `loop`: by default the loop the caller runs on, else one fixed loop — never `next()`: every
-    /// call arms a timer, and a `next()` between two accepted connections would make the server's
-    /// round robin and the timers' march in step, putting every media stream on the same loop.
+    /// `loop`: by default one fixed loop of the shared group — never `next()`: every call arms a
+    /// timer, and a `next()` between two accepted connections would make the server's round robin
+    /// and the timers' march in step, putting every media stream on the same loop.
     public static func sleepOnEventLoop(for duration: Duration, on loop: (any EventLoop)? = nil) async throws {
-        let loop = loop ?? MultiThreadedEventLoopGroup.currentEventLoop ?? timerLoop
+        let loop = loop ?? timerLoop
         let nanoseconds = duration.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
         let wait: TimeAmount = nanoseconds.overflow ? .hours(24 * 365) : .nanoseconds(max(0, nanoseconds.partialValue &+ duration.components.attoseconds / 1_000_000_000))
         let timer = loop.scheduleTask(in: wait) {}

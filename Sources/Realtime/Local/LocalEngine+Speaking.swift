@@ -69,6 +69,8 @@ extension LocalEngine {
                     await events.emit(.audio(item: item, samples: Array(samples[start..<min(start + EspeakSynthesizer.sampleRate / 5, samples.count)])))
                 }
             }
+        } catch is CancellationError {
+            // The call ended mid-sentence: nothing went wrong.
         } catch {
             await events.emit(.error(message: "\(error)", fatal: false))
         }
