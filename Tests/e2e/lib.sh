@@ -42,6 +42,18 @@ wait_until_every_call_ends() {
   return 1
 }
 
+# await_query SECONDS EXPECTED SQL: runs SQL every 0.2 s until it prints EXPECTED, at most SECONDS;
+# prints its last result (a write that lands a moment after the event it follows).
+await_query() {
+  local result
+  for _ in $(seq 1 $(($1 * 5))); do
+    result=$(query "$3")
+    [ "$result" = "$2" ] && break
+    sleep 0.2
+  done
+  echo "$result"
+}
+
 # metric NAME: the value of one of the server's /metrics lines (the server on $VB_PORT), as a number.
 metric() { curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk -v name="$1" '$1 == name {print $2 + 0}'; }
 

@@ -45,11 +45,7 @@ after_flood() {
   # a while after sipp has its 200 OK and exits: so up to 10 s. (A check one second after sipp found
   # fewer than two once in make test; the calls' states were not printed then, they are now.)
   local completed states who="direction='inbound' AND caller_number='${4:-sipp}'"
-  for _ in $(seq 1 50); do
-    completed=$(query "SELECT count(*) FROM calls WHERE $who AND state='completed'")
-    [ "${completed:-0}" -ge 2 ] && break
-    sleep 0.2
-  done
+  completed=$(await_query 10 2 "SELECT count(*) FROM calls WHERE $who AND state='completed'")
   states=$(query "SELECT state || ' ' || count(*) FROM calls WHERE $who GROUP BY state" | tr '\n' ',')
   check "$1: both real calls are stored as completed (${states%,})" test "${completed:-0}" -ge 2
   vb_stop_server TERM

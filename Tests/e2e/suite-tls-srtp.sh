@@ -83,13 +83,9 @@ timeout 30 baresip -f "$VB_TMP/caller" -t 12 -e "/dial sip:0212345678@127.0.0.1:
 check "baresip's call to us over TLS was established with SRTP" \
   bash -c "grep -q 'Call established' '$VB_TMP/caller.log' && grep -q 'SRTP is Enabled' '$VB_TMP/caller.log'"
 # baresip hung up as it quit; the call is stored completed once its session has ended (up to 10 s).
-waited=0
-row=$(query "SELECT state FROM calls WHERE direction = 'inbound' AND callee_number = '0212345678'")
-while [ "$row" != completed ] && [ "$waited" -lt 20 ]; do
-  sleep 0.5; waited=$((waited + 1))
-  row=$(query "SELECT state FROM calls WHERE direction = 'inbound' AND callee_number = '0212345678'")
-done
-check "the inbound TLS call is stored as completed ($row, after $((waited / 2)) s)" test "$row" = "completed"
+hung_up=$SECONDS
+row=$(await_query 10 completed "SELECT state FROM calls WHERE direction = 'inbound' AND callee_number = '0212345678'")
+check "the inbound TLS call is stored as completed ($row, after $((SECONDS - hung_up)) s)" test "$row" = "completed"
 greeting=$(query "SELECT count(*) FROM transcript_entries e JOIN calls c ON c.outbound_id = e.outbound_id WHERE c.direction = 'inbound' AND e.speaker = 'ai'")
 check "the agent greeted the TLS caller" test "${greeting:-0}" -gt 0
 
