@@ -16,6 +16,10 @@ enum CallHarness {
         return (tts, stt)
     }()
 
+    /// One ear for every simulated callee in the test process, as the server has one callee: the
+    /// harnesses running side by side do not each add lanes of the recognizer to a busy machine.
+    static let ear = speech.map { SimulatedCallee.hearing($0.1) }
+
     static let neuralVAD = try? SileroModel.installed(in: Fixtures.repository.appendingPathComponent(".deps").path)
     /// What `engine.turn_detection: auto` gives the local engine: Smart Turn when installed.
     static let turns = (try? CallSystem.turnDetector(for: TurnDetectionChoiceTests.engine(.auto), logger: Logger(label: "test"))) ?? .pause
@@ -36,7 +40,7 @@ enum CallHarness {
         uaConfig.rtpPorts = rtpBase...(rtpBase + 199)
         let ua = try SIPUserAgent(configuration: uaConfig, logger: Logger(label: "test-ua"))
         try await ua.start()
-        let callee = try SimulatedCallee(rtpPorts: (rtpBase + 200)...(rtpBase + 399), tts: tts, hearing: speech.map { SimulatedCallee.hearing($0.1) })
+        let callee = try SimulatedCallee(rtpPorts: (rtpBase + 200)...(rtpBase + 399), tts: tts, hearing: ear)
         let calleePort = try await callee.start()
         var settings = CallManager.Settings(gateway: SIPURI("sip:127.0.0.1:\(calleePort)")!)
         settings.simulatedCallee = true
@@ -76,7 +80,9 @@ enum CallHarness {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             if let call = try await store.call(id: id), done(call) { return call }
-            try await Task.sleep(for: .milliseconds(50))
+            // Not faster: each look decodes a stored call, and a busy call step's waiters spent a
+            // tenth of the machine on it at 20 a second (perf), beside the calls they wait for.
+            try await Task.sleep(for: .milliseconds(200))
         }
         throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "call \(id) is still \(await String(describing: try store.call(id: id)?.state))"])
     }

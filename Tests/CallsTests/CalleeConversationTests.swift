@@ -25,6 +25,8 @@ import Realtime
     @Test func aReadBackIsConfirmedOrCorrectedWithoutUsingUpTheScript() {
         var c = CalleeConversation(script: ["It is five five five, one two three, four five six seven.", "Tomorrow at two."])
         #expect(c.reply(toAgent: "Hello … What number can we reach you on?") == .line(CalleeLine("It is five five five, one two three, four five six seven.")))
+        #expect(!c.confirms("I have plus one one two, three four, five six seven. Is that right?"), "listened to again for the callee's own words")
+        #expect(c.confirms("I have five five five, one two three, four five six seven. Is that right?") && !c.confirms("Thank you. When would suit you?"))
         #expect(c.reply(toAgent: "I have plus one one two, three four, five six seven. Is that right?")
                 == .line(CalleeLine("It is five five five, one two three, four five six seven."), prefix: "No,", slowly: true))
         #expect(c.reply(toAgent: "I have five five five, one two three, four five six seven. Is that right?") == .line(CalleeLine("Yes, that's right.")))
@@ -33,6 +35,16 @@ import Realtime
         var yesNo = CalleeConversation(script: ["Yes, I can attend.", "No."])
         _ = yesNo.reply(toAgent: "Can you attend?")
         #expect(yesNo.reply(toAgent: "Thank you. Is that place to change?") == .line(CalleeLine("No.")), "a yes is never read back: a question")
+    }
+
+    @Test func theAgentsUtteranceIsHeardWithoutTheSilenceThatEndedIt() {
+        var speech = AgentSpeech()
+        speech.append([Int16](repeating: 0, count: 4_000), speechStarted: false)   // before: only the pre-roll stays
+        speech.append([Int16](repeating: 900, count: 16_000), speechStarted: true)   // 2 s of speech
+        speech.append([Int16](repeating: 0, count: 8_000), speechStarted: false)     // the 1 s that ended it
+        let heard = speech.take(endSilence: 8_000)
+        #expect(heard.count == 2 * (AgentSpeech.preRoll + 16_000 + AgentSpeech.keptSilence), "16 kHz: pre-roll, speech, 200 ms of the silence")
+        #expect(speech.take(endSilence: 8_000).isEmpty, "taken: it starts over")
     }
 
     @Test func aReaskGetsTheAnswerAgainSlowlyButAVagueLineMovesOn() {

@@ -22,10 +22,16 @@ struct AgentSpeech {
         if samples.count > keep { samples.removeFirst(samples.count - keep) }
     }
 
-    /// The utterance at 16 kHz (what the recognizer takes); the buffer starts over.
-    mutating func take() -> [Int16] {
+    /// The utterance at 16 kHz (what the recognizer takes), without all but `keptSilence` of the
+    /// `endSilence` (8 kHz samples) that told the callee it was over — silence the recognizer
+    /// would only spend time on; the buffer starts over.
+    mutating func take(endSilence: Int = 0) -> [Int16] {
         defer { samples = []; started = false }
         guard started, let upsampler = try? Resampler(from: 8000, to: 16_000) else { return [] }
-        return upsampler.process(samples) + upsampler.flush()
+        let spoken = samples.dropLast(max(0, min(samples.count, endSilence - Self.keptSilence)))
+        return upsampler.process(Array(spoken)) + upsampler.flush()
     }
+
+    /// 200 ms of the silence after the speech stay: the last word's tail is not cut.
+    static let keptSilence = 1_600
 }

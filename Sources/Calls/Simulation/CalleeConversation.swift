@@ -55,6 +55,13 @@ struct CalleeConversation: Sendable {
         return last.action == .say && !last.words.isEmpty && repeats < Self.maxRepeats
     }
 
+    /// Whether `heard` is a read-back that gives back the callee's last answer as it was said:
+    /// then there is nothing to correct, and no need to listen to it a second time.
+    func confirms(_ heard: String) -> Bool {
+        guard let last, ReadBack.isReadBack(heard) else { return false }
+        return ReadBack.matches(heard, said: last.words, now: now) == true
+    }
+
     mutating func reply(toAgent heard: String?) -> Reply {
         if let heard, let last, isListening {
             // A read-back of an answer that holds something to read back (a yes or a count is not).

@@ -72,15 +72,20 @@ public final class SimulatedCallee: Sendable {
     }
 
     /// How long the callee may take to make out an agent utterance before it answers anyway: the
-    /// agent waits 8 s for a reply (`LocalEngine.replyTimeoutMilliseconds`), and a loaded machine
+    /// agent waits 8 s for a reply (`LocalEngine.replyTimeoutMilliseconds`) — the callee's 1.5 s
+    /// of silence, this, its line's synthesis and a 300 ms beat fit in it — and a loaded machine
     /// must not turn a slow ear into a silent caller.
-    static let hearingBudget: Duration = .seconds(4)
+    static let hearingBudget: Duration = .milliseconds(5500)
 
     /// How strongly the callee's ear favours what it expects: a person listening for their own
     /// number read back hears it more easily than words out of nowhere.
     static let listeningBias: Float = 3
-    /// The opening of an agent utterance the callee always transcribes: 2.5 s at 16 kHz.
-    static let openingSamples = 40_000
+    /// The opening of an agent utterance the callee always transcribes: 2 s at 16 kHz, enough for
+    /// "Sorry, I didn't catch that", "I have …" or "That's all right. Does …".
+    static let openingSamples = 32_000
+    /// An utterance up to 3.5 s (16 kHz) is heard whole at once: a name read back ("I have Jane
+    /// Smith. Is that right?") needs no second listening then, unless it does not confirm.
+    static let wholeAtOnceSamples = 56_000
 
     /// Binds the SIP socket; returns the port.
     public func start() async throws -> Int {
@@ -215,10 +220,11 @@ public final class SimulatedCallee: Sendable {
             script.removeFirst()
         }
         var conversation = CalleeConversation(script: script.isEmpty ? Self.defaultAnswers : script)
-        // The agent's turn is over after 1 s of silence: its sentences pause ~300 ms, and speech
-        // over it holds it up to ~0.8 s before it plays on (answered into that gap, the callee
-        // talked over the rest of the agent's utterance).
-        var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: 1000))
+        // The agent's turn is over after 1.5 s of silence: its sentences pause ~300 ms, and speech
+        // over it holds it up to ~0.8 s before it plays on — over 1 s on a loaded machine
+        // (answered into that gap, the callee talked over the rest of the agent's utterance).
+        let endOfTurn = 1500
+        var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: endOfTurn))
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
             if let opening {
@@ -245,19 +251,25 @@ public final class SimulatedCallee: Sendable {
                     }
                 }
                 guard decision.event == .speechEnded, agentSpoke else { continue }
-                let utterance = heard.take()
+                let utterance = heard.take(endSilence: endOfTurn * 8)
                 var words: String?
                 if let hearing, conversation.isListening {
                     // What the agent is doing shows in its first words ("Sorry, I didn't catch that",
-                    // "I have …"): those are heard first, and the whole utterance only for a read-back,
-                    // whose value the callee must check — so listening costs the recognizer little.
+                    // "I have …"): those are heard first (a short utterance whole), and the whole a
+                    // second time, listening for the callee's own words, only for a read-back that
+                    // was cut or does not confirm — so listening costs the recognizer little.
                     let deadline = ContinuousClock.now + Self.hearingBudget
-                    words = await hearing(Array(utterance.prefix(Self.openingSamples)), CalleeConversation.readBackCues, Self.hearingBudget)
-                    if utterance.count > Self.openingSamples, let opening = words, ReadBack.isReadBack(opening) {
-                        // Not made out in time (a loaded machine), the read-back is judged on its
-                        // opening, which holds the value — not taken for a new question.
+                    let first = utterance.count <= Self.wholeAtOnceSamples ? utterance : Array(utterance.prefix(Self.openingSamples))
+                    words = await hearing(first, CalleeConversation.readBackCues, Self.hearingBudget)
+                    if let opening = words, ReadBack.isReadBack(opening), first.count < utterance.count || !conversation.confirms(opening) {
+                        // Not made out in time (a loaded machine), the read-back is judged on what
+                        // was heard first, which holds the value — not taken for a new question.
                         words = await hearing(utterance, conversation.expecting, max(.zero, deadline - ContinuousClock.now)) ?? opening
                     }
+                }
+                if words == nil, hearing != nil, conversation.isListening {
+                    // Shown at info: a test whose callee answered the wrong thing says why.
+                    logger.info("simulated callee: the agent was not made out in time; the next line is said", metadata: ["samples": "\(utterance.count)"])
                 }
                 logger.debug("simulated callee: heard the agent", metadata: ["words": "\(words ?? "-")", "samples": "\(utterance.count)"])
                 guard case .line(let line, let prefix, let slowly) = conversation.reply(toAgent: words) else { continue }
