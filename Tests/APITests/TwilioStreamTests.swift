@@ -212,11 +212,13 @@ import TestSupport
         let talkingFrom = try #require(log.talkingFrom.withLock { $0 })
         let delay = talkingFrom.duration(to: clearAt)
         let stopped = talkingFrom.duration(to: try #require(log.lastMedia.withLock { $0 }))
+        print("TwilioBargeInTests: clear \(delay), the agent's audio stopped \(stopped) after the caller started talking")
         // The fixture's first phrase ("Hello,") is shorter than barge_in.min_ms, so the agent is not
         // held by its length: it is cut when the phrase ends and its words are transcribed (~1 s;
-        // a phrase of 500 ms of voice would have held it at that point).
-        #expect(stopped < .milliseconds(1500), "the agent's audio went on \(stopped) after the caller started talking")
-        #expect(delay < .milliseconds(1500), "clear came \(delay) after the caller started talking")
+        // a phrase of 500 ms of voice would have held it at that point). 1.3 s here alone in a
+        // debug build, 1.6 s in CI's timed step: the bound is well short of the greeting's ~5 s.
+        #expect(stopped < .seconds(2), "the agent's audio went on \(stopped) after the caller started talking")
+        #expect(delay < .seconds(2), "clear came \(delay) after the caller started talking")
         #expect(log.mediaAfterClear.withLock { $0 } < 10, "the rest of the greeting was not sent")
         // The call's report keeps the interruption: the greeting (no caller turn), as much of it as
         // the marks echoed had shown played by the clear — about 3 s: the caller began 2 s in and the
