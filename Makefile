@@ -186,7 +186,7 @@ TIMED_SUITES := PacerSchedulerEventLoopTests PacerSchedulerTests PacerTests Medi
   ClientTransactionTimerTests SIPStreamTransportTests SIPCallLegTests LoopbackStreamTests TwilioStreamTests TwilioBargeInTests \
   DialectStreamTests BaresipTests WebSocketMemoryTests CallStoreTests ResamplerConcurrencyTests \
   HealthEndpointHandlerTests HealthAndShutdownTests MoonshineLanesTests EventLoopSleepTests TurnDetectionTests \
-  WarmTransferBridgeAudioTests
+  WarmTransferBridgeAudioTests CascadeTurnModelTests
 empty :=
 space := $(empty) $(empty)
 suites = \.($(subst $(space),|,$(strip $(1))))/

@@ -47,9 +47,10 @@ public final class SmartTurnModel: Sendable {
     private static let loaded = Mutex<[String: SmartTurnModel]>([:])
 
     /// The probability that the turn in `audio` (16 kHz, −1…1, its last 8 s read) is complete,
-    /// computed on the model's lane; throws `BlockingWorkPool.Overloaded` when too many wait.
-    public func completion(of audio: [Float]) async throws -> Float {
-        try await workers.run { [self] in try completionNow(audio) }
+    /// computed on the model's lane; throws `BlockingWorkPool.Overloaded` when too many wait,
+    /// `BlockingWorkPool.TooLate` when it has not answered within `limit`.
+    public func completion(of audio: [Float], within limit: Duration? = nil) async throws -> Float {
+        try await workers.run(within: limit) { [self] in try completionNow(audio) }
     }
 
     /// The same on the calling thread (benchmarks time the parts).

@@ -81,6 +81,15 @@ import TestSupport
     /// A turn of one or two words the model judges complete waits the answered window, as the pause
     /// rule does: over real calls the model ended "Yes, … I can attend." at "Yes," (personas with the
     /// model 88 % of statuses; 98.7 % with this). A longer one still ends at once.
+    /// The ceiling bounds the wait for the model too: a verdict not back within it is none, and
+    /// the pause rule decides. (The model takes ~35 ms; a 1 ms ceiling is always passed.)
+    @Test(.enabled(if: model != nil)) func aVerdictLaterThanTheCeilingIsNone() async throws {
+        let model = try #require(Self.model)
+        let utterance = [Int16](repeating: 0, count: 32_000)
+        #expect(await TurnDetector(model: model, ceilingMilliseconds: 1).completes(utterance) == nil)
+        #expect(await TurnDetector(model: model, ceilingMilliseconds: 2000).completes(utterance) != nil, "within the ceiling it answers")
+    }
+
     @Test func aBriefTurnTheModelCallsCompleteWaitsTheAnsweredWindow() throws {
         let engine = try Self.engine(.pause)
         func judged(_ text: String) -> LocalEngine.Speculation {

@@ -25,11 +25,13 @@ public struct TurnDetector: Sendable {
     public static let pause = TurnDetector()
 
     /// Whether the turn in `utterance` (16 kHz) is complete, by the model; nil without one, or
-    /// when it could not run (the pause rule then decides).
+    /// when it could not run or had not answered within the ceiling (the pause rule then
+    /// decides): the caller never waits longer than the ceiling for a verdict — on a loaded
+    /// machine a queued verdict had held a cascade turn past the call's next seconds.
     public func completes(_ utterance: [Int16]) async -> Bool? {
         guard let model else { return nil }
         let audio = utterance.suffix(WhisperLogMel.samples).map { Float($0) / 32768 }
-        guard let probability = try? await model.completion(of: audio) else { return nil }
+        guard let probability = try? await model.completion(of: audio, within: .milliseconds(ceilingMilliseconds)) else { return nil }
         return probability >= threshold
     }
 }
