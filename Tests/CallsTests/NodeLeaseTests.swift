@@ -272,6 +272,7 @@ import TestSupport
         try await store.transition(id: ids[0], to: .dialing, from: .queued)
         try await store.transition(id: ids[1], to: .dialing, from: .queued)
         #expect(try await store.reconcileAfterRestart(node: "a") == [ids[0]])
+        #expect(try await store.nodes().map(\.id).contains("a"), "the restarted node is in the table before it serves")
         #expect(try await store.call(id: ids[1])?.state == .dialing, "b's call is b's")
         #expect(try await store.call(id: ids[2])?.nodeId == "b")
         #expect(try await store.reconcileAfterRestart(node: "b") == [ids[1]])

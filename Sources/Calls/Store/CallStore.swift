@@ -136,10 +136,14 @@ public final class CallStore: Sendable {
     /// Closes the calls a crash of `node` left in dialing, ringing or connected (and live calls no
     /// node claimed, from before nodes were recorded): they are `failed` with reason
     /// `interrupted_by_restart`. Queued calls stay queued; the node's claims on them are released.
-    /// Other nodes' calls are theirs (or, once their lease runs out, `takeOverLostNodes`'s). Returns the ids it closed.
+    /// Other nodes' calls are theirs (or, once their lease runs out, `takeOverLostNodes`'s). The
+    /// node is recorded up in the same transaction — before the server answers `/healthz`: the
+    /// lease loop registered it only once serving, and a loaded node was healthy before it was in
+    /// the cluster's table. Returns the ids it closed.
     @discardableResult
     public func reconcileAfterRestart(node: String, now: Date = Date()) async throws -> [String] {
         try await sqlWrite { [self] sql in
+            try Self.register(node, now: now, in: sql)
             let stranded = try sql.fetchAll(CallRecord.self, "SELECT * FROM calls WHERE \(Self.isLive()) AND (node_id IS NULL OR node_id = ?)", [.text(node)])
             try Self.releaseClaims(of: node, in: sql)
             for var call in stranded {
