@@ -28,7 +28,7 @@ enum ToolBenchmark {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"booked":true}"#)))
         }
         let transport = EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: true))
-        let runner = ToolRunner(transport: transport, secrets: ToolSecrets(configured: ["key": "bench-secret"]))
+        let runner = ToolRunner(transport: transport, secrets: ToolSecrets(configured: ["key": ToolSecret(value: "bench-secret", hosts: ["127.0.0.1"])]))
         let figures = Locked<[Figure]>([])
         try await withLoopbackServer(router: tool, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { port in
             let booking = ToolDefinition(name: "book", description: "Book.",

@@ -5,100 +5,213 @@ import CoreMetrics
 
 /// The first handler on every HTTP connection, before any parsing: it holds the server's
 /// connection caps (`http.max_connections` in all, `http.max_connections_per_address` from one
-/// address — a connection over either is closed at once and counted) and closes a connection that
-/// has not brought a whole request head (up to the blank line) within `http.header_timeout_seconds`.
-/// Hummingbird's own idle timeout (`http.idle_timeout_seconds`) takes over once a head has been
-/// read — it is only set up then — so between them a half-sent request, a socket that sends
-/// nothing and an idle keep-alive all end. Upgraded WebSockets are not timed by either: media
-/// streams close on their own start timeout, and the event stream is meant to stay open.
-final class HTTPConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
+/// address or IPv6 /64 — a connection over either is closed at once and counted) and every
+/// deadline a connection has before it has earned its keep, so that no connection, authenticated
+/// or not, is held for free:
+///
+/// - a request head must be parsed within `http.header_timeout_seconds` of the connection opening,
+///   or of the first byte after the previous response (a kept-alive connection that sends nothing
+///   is Hummingbird's idle timeout's);
+/// - a body must come at `http.min_body_bytes_per_second` or more, measured over windows of the
+///   header timeout, until it ends (a body that is answered 401 before it is read too);
+/// - on a WebSocket, a frame whose first bytes came must be whole within the header timeout.
+///
+/// What counts as a head, a body's end or a whole frame is what the parsers say, not what these
+/// bytes look like: `HTTPRequestProgress` (after the HTTP parser), the upgrade decision and
+/// `WebSocketFrameProgress` (after the frame decoder) send `Progress` back up the pipeline here.
+/// (`\r\n\r\n` and then silence is no head: the parser skips empty lines.)
+final class HTTPConnectionGuard: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
-    /// Live connections by address, shared by every connection of the server.
-    final class Table: Sendable {
-        let maxTotal: Int
-        let maxPerAddress: Int
-        private let counts = NIOLockedValueBox<(total: Int, byAddress: [String: Int])>((0, [:]))
-        let refused: Counter
-
-        init(maxTotal: Int, maxPerAddress: Int, metrics: any MetricsFactory) {
-            self.maxTotal = maxTotal
-            self.maxPerAddress = maxPerAddress
-            refused = Counter(label: "voicebridge_http_connections_refused_total", dimensions: [], factory: metrics)
-        }
-
-        /// Takes a place for `address`; false (nothing taken) when a cap is reached.
-        func admit(_ address: String) -> Bool {
-            let admitted = counts.withLockedValue { counts -> Bool in
-                guard counts.total < maxTotal, counts.byAddress[address, default: 0] < maxPerAddress else { return false }
-                counts.total += 1
-                counts.byAddress[address, default: 0] += 1
-                return true
-            }
-            if !admitted { refused.increment() }
-            return admitted
-        }
-
-        func release(_ address: String) {
-            counts.withLockedValue { counts in
-                counts.total -= 1
-                let left = counts.byAddress[address, default: 1] - 1
-                counts.byAddress[address] = left > 0 ? left : nil
-            }
-        }
-
-        var live: Int { counts.withLockedValue { $0.total } }
+    /// What the parsers further down the pipeline tell the guard (as outbound user events).
+    enum Progress: Sendable {
+        case headParsed
+        case requestEnded
+        case responseEnded
+        case upgraded
+        case frameCompleted
     }
 
-    private let table: Table
-    private let headerTimeout: TimeAmount
-    private var deadline: Scheduled<Void>?
-    /// The last bytes read, to find "\r\n\r\n" split across reads.
-    private var tail: [UInt8] = []
+    private enum State {
+        /// Waiting for a head since `since` (the deadline runs).
+        case awaitingHead
+        /// A head was parsed; the body is read, `bytes` of it in this window.
+        case readingBody(bytes: Int)
+        /// The request is read and being answered, or answered with nothing read since:
+        /// Hummingbird's idle timeout decides.
+        case responding
+        case betweenRequests
+        /// A WebSocket: `midFrameSince` is when bytes of a frame not yet whole first came.
+        case webSocket(midFrameSince: NIODeadline?)
+    }
 
-    init(table: Table, headerTimeout: TimeAmount) {
+    private let table: ConnectionTable
+    private let window: TimeAmount
+    private let minimumBodyBytesPerSecond: Int
+    private var state = State.awaitingHead
+    private var timer: Scheduled<Void>?
+    private var address = "?"
+
+    init(table: ConnectionTable, headerTimeout: TimeAmount, minimumBodyBytesPerSecond: Int) {
         self.table = table
-        self.headerTimeout = headerTimeout
+        window = headerTimeout
+        self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        let address = context.remoteAddress?.ipAddress ?? "?"
-        guard table.admit(address) else {
+        let key = ConnectionTable.key(for: context.remoteAddress)
+        guard table.admit(key) else {
             context.close(promise: nil)
             return
         }
-        // Released when the connection closes, wherever the guard is by then (it leaves the
-        // pipeline once the head is read, so that a WebSocket's frames never pass through it).
         let table = table
-        context.channel.closeFuture.whenComplete { _ in table.release(address) }
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: headerTimeout) { loopBound.value.close(promise: nil) }
+        context.channel.closeFuture.whenComplete { _ in table.release(key) }
+        address = key
+        arm(context, in: window)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
+        timer?.cancel()
+        timer = nil
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let ended = headEnds(in: unwrapInboundIn(data))
+        let count = unwrapInboundIn(data).readableBytes
+        switch state {
+        case .readingBody(let bytes):
+            state = .readingBody(bytes: bytes + count)
+        case .betweenRequests where count > 0:
+            state = .awaitingHead
+            arm(context, in: window)
+        case .webSocket(nil) where count > 0:
+            // One timer a window at most, not one a read (a media stream reads fifty times a
+            // second): a frame made whole clears the mark, and the timer looks at it when it comes.
+            state = .webSocket(midFrameSince: .now())
+            if timer == nil { arm(context, in: window) }
+        default:
+            break
+        }
         context.fireChannelRead(data)
-        if ended {
-            // From here on Hummingbird's idle timeout (or the WebSocket's own rules) apply.
-            deadline?.cancel()
-            deadline = nil
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let progress = event as? Progress else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        promise?.succeed(())
+        switch (progress, state) {
+        case (.headParsed, _):
+            state = .readingBody(bytes: 0)
+            arm(context, in: window)
+        case (.requestEnded, _):
+            state = .responding
+            disarm()
+        case (.responseEnded, .responding):
+            state = .betweenRequests
+        case (.upgraded, _):
+            state = .webSocket(midFrameSince: nil)
+            disarm()
+        case (.frameCompleted, .webSocket):
+            state = .webSocket(midFrameSince: nil)
+        default:
+            break
         }
     }
 
-    /// Whether the bytes read so far hold the blank line that ends a request head.
-    private func headEnds(in buffer: ByteBuffer) -> Bool {
-        let bytes = tail + buffer.readableBytesView
-        let end: [UInt8] = [13, 10, 13, 10]
-        if bytes.count >= 4, (0...(bytes.count - 4)).contains(where: { bytes[$0..<($0 + 4)].elementsEqual(end) }) { return true }
-        tail = Array(bytes.suffix(3))
-        return false
+    /// The deadline for what the connection is doing now: checked when it comes, not before.
+    private func arm(_ context: ChannelHandlerContext, in delay: TimeAmount) {
+        timer?.cancel()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: delay) {
+            let (handler, context) = loopBound.value
+            handler.deadlinePassed(context)
+        }
     }
+
+    private func disarm() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func deadlinePassed(_ context: ChannelHandlerContext) {
+        timer = nil
+        switch state {
+        case .awaitingHead:
+            close(context, "no request head within the header timeout")
+        case .readingBody(let bytes):
+            let needed = minimumBodyBytesPerSecond * Int(window.nanoseconds / 1_000_000_000)
+            guard bytes >= needed else { return close(context, "a request body slower than \(minimumBodyBytesPerSecond) bytes a second") }
+            state = .readingBody(bytes: 0)
+            arm(context, in: window)
+        case .webSocket(.some(let since)):
+            let waited = NIODeadline.now() - since
+            guard waited < window else { return close(context, "a WebSocket frame not whole within the header timeout") }
+            arm(context, in: window - waited)
+        case .responding, .betweenRequests, .webSocket(nil):
+            break
+        }
+    }
+
+    private func close(_ context: ChannelHandlerContext, _ why: String) {
+        table.timedOut.increment()
+        context.close(promise: nil)
+    }
+}
+
+/// Live connections by address, shared by every connection of the server. An IPv6 client is
+/// counted by its /64 (one host is usually given a whole /64, so single addresses cost nothing).
+final class ConnectionTable: Sendable {
+    let maxTotal: Int
+    let maxPerAddress: Int
+    private let counts = NIOLockedValueBox<(total: Int, byAddress: [String: Int])>((0, [:]))
+    let refused: Counter
+    /// Connections closed by one of the guard's deadlines.
+    let timedOut: Counter
+
+    init(maxTotal: Int, maxPerAddress: Int, metrics: any MetricsFactory) {
+        self.maxTotal = maxTotal
+        self.maxPerAddress = maxPerAddress
+        refused = Counter(label: "voicebridge_http_connections_refused_total", dimensions: [], factory: metrics)
+        timedOut = Counter(label: "voicebridge_http_connections_timed_out_total", dimensions: [], factory: metrics)
+    }
+
+    /// The key a peer is counted under: its IPv4 address, or its IPv6 /64.
+    static func key(for address: SocketAddress?) -> String {
+        guard let address else { return "?" }
+        if case .v6(let v6) = address {
+            var raw = v6.address.sin6_addr
+            let bytes = withUnsafeBytes(of: &raw) { Array($0) }
+            let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+            if !mapped { return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64" }
+        }
+        return address.ipAddress ?? "?"
+    }
+
+    /// Takes a place for `address`; false (nothing taken) when a cap is reached.
+    func admit(_ address: String) -> Bool {
+        let admitted = counts.withLockedValue { counts -> Bool in
+            guard counts.total < maxTotal, counts.byAddress[address, default: 0] < maxPerAddress else { return false }
+            counts.total += 1
+            counts.byAddress[address, default: 0] += 1
+            return true
+        }
+        if !admitted { refused.increment() }
+        return admitted
+    }
+
+    func release(_ address: String) {
+        counts.withLockedValue { counts in
+            counts.total -= 1
+            let left = counts.byAddress[address, default: 1] - 1
+            counts.byAddress[address] = left > 0 ? left : nil
+        }
+    }
+
+    var live: Int { counts.withLockedValue { $0.total } }
 }

@@ -35,7 +35,7 @@ final class HealthEndpointHandler: ChannelDuplexHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
         switch (state, part) {
-        case (.forwarding(0), .head(let request)) where Self.isHealthCheck(request):
+        case (.forwarding(0), .head(let request)) where Self.isHealthCheck(request) && server.answersHere(request):
             state = .answering(closeAfter: request.headerFields[.connection]?.lowercased() == "close")
         case (.forwarding(let inFlight), .head):
             state = .forwarding(inFlight: inFlight + 1)

@@ -10,6 +10,22 @@ import Knowledge
 extension VoiceBridgeServer {
     /// Largest JSON upload (several files, base64 or text).
     static let knowledgeUploadLimit = 24 * 1024 * 1024
+    /// At most this many documents, and chunks in all, in one upload: each chunk is embedded on the
+    /// one embedding lane calls' searches wait on (~36 ms a chunk here), so one request may hold it
+    /// for under a minute, not half an hour.
+    static let maximumDocumentsPerUpload = 16
+    static let maximumChunksPerUpload = 1_000
+
+    static func sizeProblem(_ documents: [KnowledgeDocument]) -> ProblemDetails.InvalidField? {
+        if documents.count > maximumDocumentsPerUpload {
+            return .init(field: "documents", message: "at most \(maximumDocumentsPerUpload) documents in one upload; send the rest in another")
+        }
+        let chunks = documents.reduce(0) { $0 + $1.chunks.count }
+        if chunks > maximumChunksPerUpload {
+            return .init(field: "documents", message: "the documents make \(chunks) passages; at most \(maximumChunksPerUpload) in one upload (split the upload, or the collection)")
+        }
+        return nil
+    }
 
     func addKnowledgeRoutes(to api: RouterGroup<BasicRequestContext>) {
         let knowledge = api.group("knowledge")
@@ -54,6 +70,7 @@ extension VoiceBridgeServer {
             if Set(documents.map(\.name)).count < documents.count {
                 problems.append(.init(field: "documents", message: "two documents have the same name"))
             }
+            if let problem = Self.sizeProblem(documents) { problems.append(problem) }
             guard problems.isEmpty else {
                 throw ProblemDetails(.unprocessableContent, detail: "\(problems.count) file(s) cannot be indexed; nothing was stored", errors: problems)
             }
@@ -69,6 +86,9 @@ extension VoiceBridgeServer {
                 document = try Self.document(name: file, bytes: Array(buffer.readableBytesView))
             } catch {
                 throw ProblemDetails(.unprocessableContent, detail: error.description, errors: [.init(field: "body", message: error.description)])
+            }
+            if let problem = Self.sizeProblem([document]) {
+                throw ProblemDetails(.unprocessableContent, detail: problem.message, errors: [.init(field: "body", message: problem.message)])
             }
             return KnowledgeUploaded(documents: try await self.knowledge.upload(collection: name, documents: [document]))
         }

@@ -25,6 +25,10 @@ extension VoiceBridgeServer {
             do { suite = try TestSuite.parse(yaml: body.suite) } catch let problem as TestSuite.Problem {
                 throw ProblemDetails(.unprocessableContent, detail: "the suite is not valid", errors: [.init(field: "suite." + problem.path, message: problem.message)])
             }
+            // Each persona is a call: a run counts against api.call_creations_per_minute as the
+            // calls it places would, and is refused whole (429) before any is placed.
+            let identity = try self.access.identity(of: request)
+            for _ in suite.personas { try await self.limiter.admit(identity) }
             let manager = try self.manager()
             let run: TestRun
             do {

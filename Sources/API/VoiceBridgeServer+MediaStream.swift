@@ -29,8 +29,8 @@ extension VoiceBridgeServer {
         do {
             (reader, token) = try await channel.eventLoop.submit {
                 let reader = MediaFrameReader(leg: leg)
-                let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
-                try channel.pipeline.syncOperations.addHandler(reader, position: .after(decoder))
+                let after = try WebSocketFrameProgress.insertionPoint(in: channel.pipeline.syncOperations)
+                try channel.pipeline.syncOperations.addHandler(reader, position: .after(after))
                 return (NIOLoopBound(reader, eventLoop: channel.eventLoop), reader.token)
             }.get()
         } catch {

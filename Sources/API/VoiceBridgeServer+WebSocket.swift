@@ -54,6 +54,19 @@ extension VoiceBridgeServer {
     /// Upgrades a request for one of the WebSocket endpoints that may have it; anything else is
     /// refused (Hummingbird answers 400 and closes).
     func shouldUpgrade(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketHandler> {
+        // The parser read a head: the connection guard's header deadline is met.
+        channel.triggerUserOutboundEvent(HTTPConnectionGuard.Progress.headParsed, promise: nil)
+        switch upgradeDecision(head, channel: channel) {
+        case .dontUpgrade: return .dontUpgrade
+        case .upgrade(let headers, let handler):
+            return .upgrade(headers) { inbound, outbound, context in
+                WebSocketFrameProgress.install(on: channel)
+                try await handler(inbound, outbound, context)
+            }
+        }
+    }
+
+    private func upgradeDecision(_ head: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketHandler> {
         let request = Request(head: head, body: .init(buffer: ByteBuffer()))
         guard head.method == .get, let endpoint = WebSocketEndpoint(path: request.uri.path),
               boundary.problem(authority: head.authority, origin: head.headerFields[.origin]) == nil else { return .dontUpgrade }

@@ -92,6 +92,12 @@ public struct VoiceBridgeServer: Sendable {
         return router
     }
 
+    /// Whether a request passes the browser boundary (Host, Origin) — `/healthz` is answered on
+    /// the event loop only then; otherwise the router's middleware refuses it as any other route.
+    func answersHere(_ head: HTTPRequest) -> Bool {
+        boundary.problem(authority: head.authority, origin: head.headerFields[.origin]) == nil
+    }
+
     /// `/healthz`'s answer: 503 when the database is unavailable or the cooperative pool stalled.
     /// Synchronous, so the event loop can build it with no task.
     func healthReport(databaseOK: Bool?) -> (HealthReport, HTTPResponse.Status) {
@@ -113,15 +119,16 @@ public struct VoiceBridgeServer: Sendable {
     /// The application with its companion services. Shutdown runs in reverse order: the HTTP server
     /// stops taking requests first, then live calls are ended (BYE), then the store is closed last.
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let connections = HTTPConnectionGuard.Table(maxTotal: config.http.maxConnections, maxPerAddress: config.http.maxConnectionsPerAddress,
-                                                    metrics: MetricsRoute.factory(registry: metricsRegistry))
+        let connections = ConnectionTable(maxTotal: config.http.maxConnections, maxPerAddress: config.http.maxConnectionsPerAddress,
+                                          metrics: MetricsRoute.factory(registry: metricsRegistry))
         let headerTimeout = TimeAmount.seconds(Int64(config.http.headerTimeoutSeconds))
+        let minimumBodyRate = config.http.minBodyBytesPerSecond
         let http1 = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(additionalChannelHandlers: [HealthEndpointHandler(server: self)], idleTimeout: .seconds(Int64(config.http.idleTimeoutSeconds))))
+            http1: .init(additionalChannelHandlers: [HTTPRequestProgress(), HealthEndpointHandler(server: self)], idleTimeout: .seconds(Int64(config.http.idleTimeoutSeconds))))
         let server = HTTPServerBuilder { responder in
             GuardedChildChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: http1) { head, channel, _ in
                 self.shouldUpgrade(head, channel: channel)
-            }) { HTTPConnectionGuard(table: connections, headerTimeout: headerTimeout) }
+            }) { HTTPConnectionGuard(table: connections, headerTimeout: headerTimeout, minimumBodyBytesPerSecond: minimumBodyRate) }
         }
         var app = Application(
             router: router(),

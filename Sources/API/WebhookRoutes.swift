@@ -1,4 +1,5 @@
 import Calls
+import Tools
 import Foundation
 import Hummingbird
 
@@ -14,7 +15,7 @@ extension VoiceBridgeServer {
         webhooks.post { request, _ -> EditedResponse<WebhookView> in
             let body = try await Self.decodeJSONBody(request, as: WebhookBody.self)
             guard let url = body.url else { throw ProblemDetails(.unprocessableContent, detail: "url is required", errors: [.init(field: "url", message: "is required")]) }
-            try Self.check(url: url, secret: body.secret, events: body.events ?? [], description: body.description)
+            try Self.check(url: url, secret: body.secret, events: body.events ?? [], description: body.description, egress: self.config.egressPolicy)
             let endpoint = WebhookEndpoint(url: url, secret: body.secret ?? WebhookSignature.newSecret(), events: body.events ?? [],
                                            description: body.description ?? "", enabled: body.enabled ?? true)
             try await self.store.createWebhook(endpoint)
@@ -29,7 +30,7 @@ extension VoiceBridgeServer {
             let current = try await self.endpoint(context)
             let body = try await Self.decodeJSONBody(request, as: WebhookBody.self)
             if body.url != nil || body.events != nil || body.secret != nil {
-                try Self.check(url: body.url ?? current.url, secret: body.secret, events: body.events ?? current.events)
+                try Self.check(url: body.url ?? current.url, secret: body.secret, events: body.events ?? current.events, egress: self.config.egressPolicy)
             }
             try Self.check(description: body.description)
             let updated = try await Self.storingWebhook {
@@ -84,9 +85,15 @@ extension VoiceBridgeServer {
         return deliveries.map { DeliveryView($0, attempts: attempts[$0.id] ?? []) }
     }
 
-    static func check(url: String, secret: String?, events: [String], description: String? = nil) throws {
+    /// A URL whose host is a literal address the egress policy refuses is refused here, with the
+    /// reason, rather than stored to fail every delivery; a name is checked when delivered (what it
+    /// resolves to may change, and a refusal then says nothing of the address).
+    static func check(url: String, secret: String?, events: [String], description: String? = nil, egress: EgressPolicy) throws {
         if let problem = WebhookEndpoint.problem(url: url, secret: secret, events: events) {
             throw ProblemDetails(.unprocessableContent, detail: problem)
+        }
+        if let parsed = try? OutboundURL(url), parsed.hostIsAddress, let address = IPAddressBytes(parsing: parsed.host), !egress.permits(address) {
+            throw ProblemDetails(.unprocessableContent, detail: "url: \(parsed.host) is not an allowed destination: it is a loopback, private, link-local or reserved address (egress.allow lists the blocks the server may reach)")
         }
         try check(description: description)
     }

@@ -65,6 +65,7 @@ public struct TestSuite: Sendable, Equatable {
 
     public static func parse(yaml: String) throws(Problem) -> TestSuite {
         let root: Node?
+        do throws(BoundedYAML.Refusal) { try BoundedYAML.check(yaml) } catch { throw Problem(path: "(file)", message: error.message) }
         do { root = try Yams.compose(yaml: yaml) } catch { throw Problem(path: "(file)", message: "not valid YAML: \(error)") }
         guard let mapping = root?.mapping else { throw Problem(path: "(file)", message: "must be a mapping with name and personas") }
         try allowOnly(["name", "template", "personas"], in: mapping, at: "")

@@ -79,17 +79,17 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
         public var description: String { "\(field) \(message)" }
     }
 
-    /// A tool's (or an MCP server's) URL: absolute http(s), no secrets in it.
+    /// A tool's (or an MCP server's) URL: absolute http(s) in the plain form `OutboundURL` takes, no secrets in it.
     static func urlProblems(_ url: String) -> [Problem] {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme), parsed.host?.isEmpty == false else {
-            return [.init(field: "url", message: "must be an absolute http:// or https:// URL")]
-        }
-        return url.contains("${") ? [.init(field: "url", message: "may not hold secrets: put them in a header")] : []
+        if url.contains("${") { return [.init(field: "url", message: "may not hold secrets: put them in a header")] }
+        return OutboundURL.problem(url).map { [.init(field: "url", message: $0)] } ?? []
     }
 
-    /// A tool's (or an MCP server's) headers: names, one-line values, secrets that exist (when `secrets` is given).
-    static func headerProblems(_ headers: [String: String], secrets: ToolSecrets?) -> [Problem] {
+    /// A tool's (or an MCP server's) headers: names, one-line values, secrets that exist and may be
+    /// sent to `url`'s host (when `secrets` is given).
+    static func headerProblems(_ headers: [String: String], url: String, secrets: ToolSecrets?) -> [Problem] {
         var problems: [Problem] = []
+        let host = (try? OutboundURL(url))?.host
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             if name.wholeMatch(of: /[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}/) == nil {
                 problems.append(.init(field: "headers.\(name)", message: "is not an HTTP header name"))
@@ -97,8 +97,13 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
             if value.contains(where: { $0.isNewline || $0 == "\0" }) || value.count > 4096 {
                 problems.append(.init(field: "headers.\(name)", message: "must be one line of at most 4096 characters"))
             }
-            for secret in SecretReference.names(in: value) where secrets.map({ $0.value(secret) == nil }) ?? false {
-                problems.append(.init(field: "headers.\(name)", message: "names the secret '\(secret)', which is not configured (secrets: in the configuration, or VOICEBRIDGE_SECRET_\(secret.uppercased()))"))
+            guard let secrets else { continue }
+            for secret in SecretReference.names(in: value) {
+                if !secrets.has(secret) {
+                    problems.append(.init(field: "headers.\(name)", message: "names the secret '\(secret)', which is not configured (secrets.\(secret) in the configuration, its value there or in VOICEBRIDGE_SECRET_\(secret.uppercased()))"))
+                } else if let host, case .failure(let refusal) = secrets.value(secret, for: host) {
+                    problems.append(.init(field: "headers.\(name)", message: "names the secret '\(secret)', which \(refusal.description.replacingOccurrences(of: "the secret '\(secret)' ", with: ""))"))
+                }
             }
         }
         return problems
@@ -133,7 +138,7 @@ public struct ToolDefinition: Codable, Sendable, Equatable {
         }
         problems += Self.urlProblems(url)
         if !Self.methods.contains(method) { problems.append(.init(field: "method", message: "must be one of \(Self.methods.joined(separator: ", "))")) }
-        problems += Self.headerProblems(headers, secrets: secrets)
+        problems += Self.headerProblems(headers, url: url, secrets: secrets)
         if !Self.timeoutRange.contains(timeoutMilliseconds) {
             problems.append(.init(field: "timeout_ms", message: "must be between \(Self.timeoutRange.lowerBound) and \(Self.timeoutRange.upperBound)"))
         }

@@ -184,7 +184,7 @@ public struct ToolRunner: Sendable {
     /// JSON); POST, PUT, PATCH: the arguments as a JSON body.
     func request(for tool: ToolDefinition, arguments: JSONValue) throws(SecretReference.Missing) -> ToolHTTPRequest {
         var headers: [(name: String, value: String)] = [("Accept", "application/json"), ("User-Agent", "VoiceBridge tools")]
-        for header in try SecretReference.resolve(headers: tool.headers, in: secrets) {
+        for header in try SecretReference.resolve(headers: tool.headers, in: secrets, for: (try? OutboundURL(tool.url))?.host ?? "") {
             headers.removeAll { $0.name.lowercased() == header.name.lowercased() }
             headers.append(header)
         }

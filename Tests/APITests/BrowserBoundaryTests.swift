@@ -25,6 +25,34 @@ import Testing
         #expect(boundary.problem(authority: "127.0.0.1:8080", origin: "null")?.status == 403)
     }
 
+    /// Review 2, finding 7: an Origin must be this server's own — the scheme, host and port the
+    /// request came to, or http.public_url's — not any loopback origin on any port.
+    @Test func anOriginIsThisServersOwnNotAnyLocalPort() {
+        var config = VoiceBridgeConfig()
+        config.http.publicURL = "https://voice.example.com"
+        let boundary = BrowserBoundary(config: config)
+        for (authority, origin) in [("127.0.0.1:8080", "http://127.0.0.1:8080"), ("localhost:8080", "http://localhost:8080"), ("[::1]:8080", "http://[::1]:8080"),
+                                    ("127.0.0.1", "http://127.0.0.1"), ("127.0.0.1:8080", "https://voice.example.com"), ("voice.example.com", "https://voice.example.com"),
+                                    ("127.0.0.1:8080", "ws://127.0.0.1:8080"), ("127.0.0.1:8080", "ws://127.0.0.1")] {
+            #expect(boundary.problem(authority: authority, origin: origin) == nil, "\(authority) \(origin)")
+        }
+        for (authority, origin) in [("127.0.0.1:8080", "http://127.0.0.1:3000"), ("127.0.0.1:8080", "http://localhost:8080"), ("127.0.0.1:8080", "http://127.0.0.1"),
+                                    ("127.0.0.1:8080", "https://voice.example.com:8443"), ("127.0.0.1:8080", "http://voice.example.com"),
+                                    ("127.0.0.1:8080", "http://127.0.0.1:8080/x"), ("127.0.0.1:8080", "http://user@127.0.0.1:8080")] {
+            #expect(boundary.problem(authority: authority, origin: origin)?.status == 403, "\(authority) \(origin)")
+        }
+    }
+
+    /// The router reads //api/x as /api/x; a rule for /api/ must not be skipped that way.
+    @Test func aPathNotInItsPlainFormIsRefused() {
+        for path in ["//api/webhooks", "/api//webhooks", "/./api/webhooks", "/x/../api/webhooks", "/api/%2fwebhooks", "/api%2Fwebhooks", "/api/.%2e/x", "/api\\webhooks"] {
+            #expect(BrowserBoundary.pathProblem(path)?.status == 400, "\(path)")
+        }
+        for path in ["/", "/api/webhooks", "/api/outbound/ob-1234abcd?x=//y", "/app.js", "/api/knowledge/faq/documents/a.b.csv"] {
+            #expect(BrowserBoundary.pathProblem(path) == nil, "\(path)")
+        }
+    }
+
     @Test func crossOriginRequestsAndSimpleBodyTypesAreRefusedOnTheAPI() async throws {
         let h = try await OutboundAPITests.harness()
         try await h.app.test(.router) { client in

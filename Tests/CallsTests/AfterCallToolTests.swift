@@ -45,7 +45,7 @@ import Tools
             settings.pollInterval = 0.05
             let dispatcher = AfterCallToolDispatcher(
                 store: store, runner: ToolRunner(transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: true)),
-                                                 secrets: ToolSecrets(configured: ["crm_token": "t0ken"])),
+                                                 secrets: ToolSecrets(configured: ["crm_token": ToolSecret(value: "t0ken", hosts: ["127.0.0.1"])])),
                 settings: settings, logger: .init(label: "test"))
             let running = Task { await dispatcher.run() }
             defer { running.cancel() }

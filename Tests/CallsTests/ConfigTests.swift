@@ -3,6 +3,7 @@ import Logging
 import Realtime
 import TestSupport
 import Testing
+import Tools
 @testable import Calls
 
 @Suite struct ConfigTests {
@@ -119,6 +120,29 @@ import Testing
         // A wrong value is never echoed: it is meant to be a secret.
         do { _ = try VoiceBridgeConfig(source: ConfigSource(yaml: "storage: {encryption_key: s3cr3t-passphrase}")) } catch {
             #expect(!"\(error)".contains("s3cr3t"))
+        }
+    }
+
+    /// Review 2, finding 5: every secret names the hosts it may be sent to; the form without them
+    /// is refused with the form to write.
+    @Test func aSecretNamesItsHosts() throws {
+        let config = try VoiceBridgeConfig(source: ConfigSource(yaml: """
+        secrets:
+          crm_token: {value: "crm-value-1", hosts: [crm.example.com, "*.crm.example.net"]}
+          shop_key: {hosts: [api.shop.example]}
+        """, environment: ["VOICEBRIDGE_SECRET_SHOP_KEY": "from-the-environment"]))
+        #expect(config.secrets["crm_token"] == ToolSecret(value: "crm-value-1", hosts: ["crm.example.com", "*.crm.example.net"]))
+        let secrets = ToolSecrets(configured: config.secrets, environment: ["VOICEBRIDGE_SECRET_SHOP_KEY": "from-the-environment"])
+        #expect(try secrets.value("shop_key", for: "api.shop.example").get() == "from-the-environment")
+        let refusals: [(String, String)] = [
+            ("secrets: {crm_token: \"plain-value\"}", "secrets.crm_token"),
+            ("secrets: {crm_token: {value: \"v-1234\"}}", "secrets.crm_token.hosts"),
+            ("secrets: {crm_token: {value: \"v-1234\", hosts: [\"crm example\"]}}", "secrets.crm_token.hosts"),
+            ("secrets: {crm_token: {value: \"abc\", hosts: [crm.example.com]}}", "secrets.crm_token.value"),
+        ]
+        for (yaml, key) in refusals {
+            #expect(throws: ConfigError.self, "\(yaml)") { try VoiceBridgeConfig(source: ConfigSource(yaml: yaml)) }
+            do { _ = try VoiceBridgeConfig(source: ConfigSource(yaml: yaml)) } catch let error as ConfigError { #expect(error.key == key, "\(yaml): \(error)") }
         }
     }
 

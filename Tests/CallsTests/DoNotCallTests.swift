@@ -77,6 +77,21 @@ import TestSupport
         #expect(NumberPlan(defaultCountry: "XX") == nil)
     }
 
+    /// Review 2, finding 6: spellings that reached the dialler past a listed +821012345678.
+    @Test func carrierPrefixesAndATrunkZeroAfterTheCountryCodeAreOneNumber() {
+        let korea = NumberPlan.korea
+        for spelling in ["82 010 1234 5678", "8201012345678", "008 82 10 1234 5678", "00345 82 10 1234 5678", "00727-82-10-1234-5678",
+                         "00700 82 10 1234 5678", "00766 82 010 1234 5678", "+0082 10 1234 5678", "+00 82 10 1234 5678", "+001 82 10 1234 5678",
+                         "0082 010 1234 5678"] {
+            #expect(korea.canonical(spelling) == "+821012345678", "\(spelling)")
+        }
+        // 008 and 00 both fit "0082…": the one a calling code follows is the prefix.
+        #expect(korea.canonical("0082 2 123 4567") == "+8221234567")
+        #expect(korea.canonical("008 1 555 010 0099") == "+15550100099")
+        // National numbers are untouched by the new rules.
+        #expect(korea.canonical("010-8200-1234") == "+821082001234" && korea.canonical("031-820-1234") == "+82318201234")
+    }
+
     @Test func aNumberListedWhileItsCallWaitsIsNeverDialed() async throws {
         try await CallHarness.run(rtpBase: 46000) { manager, store, _ in
             var request = CallHarness.seedRequest(callee: "010-5555-0001")

@@ -5,6 +5,7 @@ import NIOPosix
 import Synchronization
 import Testing
 @testable import Calls
+import Tools
 
 /// Issue 36: outbound connections go only where the operator allowed.
 @Suite struct EgressPolicyTests {
@@ -36,7 +37,7 @@ import Testing
         await #expect(throws: EgressPolicy.Refusal.self) { try await EgressPolicy().destination(host: "[::1]", port: 80) }
         let local = try await EgressPolicy(allowsLoopback: true).destination(host: "localhost", port: 8080)
         #expect(local.port == 8080 && ["127.0.0.1", "::1"].contains(local.ipAddress ?? ""), "\(local)")
-        let url = try await EgressPolicy().destination(of: URL(string: "https://93.184.216.34/hook")!)
+        let url = try await EgressPolicy().destination(of: OutboundURL("https://93.184.216.34/hook"))
         #expect(url.ipAddress == "93.184.216.34" && url.port == 443)
     }
 
@@ -110,5 +111,41 @@ import Testing
         #expect(listed.refusal("sip:anyone@PBX.example.com", gatewayHost: nil) == nil && listed.refusal("sip:desk@10.0.0.5", gatewayHost: nil) == nil)
         #expect(listed.refusal("sip:desk@10.0.0.6", gatewayHost: nil) != nil && listed.refusal("+15550100", gatewayHost: nil) == nil)
         #expect(TransferTargetRule("sip:*@") == nil && TransferTargetRule("12a*") == nil)
+    }
+
+    /// Review 2, finding 2: the host is read by the SIP stack's own parser, and only the plain form
+    /// it writes out unchanged is taken, so no text can show the check one host and the trunk another.
+    @Test func aTransferTargetIsReadAsTheSIPStackReadsIt() throws {
+        let open = TransferTargetPolicy()
+        for probe in ["sip:desk@evil.example;x=@trunk.example.com", "sip:desk@evil.example?x=@trunk.example.com",
+                      "sip:desk@evil.example;transport=tcp", "sip:a@b@trunk.example.com", "sip:desk%40evil.example@trunk.example.com",
+                      "sips:desk@trunk.example.com", "sip:desk@trunk.example.com:0", "sip:@trunk.example.com", "sip:desk@trunk example.com"] {
+            #expect(VoiceBridgeConfig.transferTargetProblem(probe) != nil || open.refusal(probe, gatewayHost: "trunk.example.com") != nil, "\(probe)")
+        }
+        #expect(VoiceBridgeConfig.transferTargetProblem("sip:desk@evil.example;x=@trunk.example.com")?.contains("no parameters") == true)
+        for plain in ["sip:desk@trunk.example.com", "sip:desk@trunk.example.com:5070", "sip:+821012345678@trunk.example.com", "sip:trunk.example.com"] {
+            let uri = try #require(VoiceBridgeConfig.sipTarget(plain), "\(plain)")
+            #expect(uri.description == plain && uri.host == "trunk.example.com")
+            #expect(VoiceBridgeConfig.transferTargetProblem(plain) == nil && open.refusal(plain, gatewayHost: "trunk.example.com") == nil)
+        }
+        #expect(VoiceBridgeConfig.sipTarget("sip:desk@[2001:db8::1]:5060")?.host == "[2001:db8::1]")
+    }
+
+    /// The blocks the second review found missing, refused like the rest.
+    @Test func deprecatedAndLocalIPv6BlocksAreRefused() throws {
+        for text in ["::1.2.3.4", "64:ff9b:1::a00:1", "fec0::1", "100::1", "2001:db8::5"] {
+            #expect(!EgressPolicy().permits(try #require(IPAddressBytes(parsing: text))), "\(text)")
+        }
+    }
+
+    /// A refusal reaches API users: a name's refusal says what kind of address it resolves to, not which.
+    @Test func aRefusalDoesNotSayWhatANameResolvesTo() async throws {
+        do {
+            _ = try await EgressPolicy().destination(host: "localhost", port: 80)
+            Issue.record("localhost was allowed")
+        } catch let refusal as EgressPolicy.Refusal {
+            #expect(refusal.description.contains("resolves to a loopback") && !refusal.description.contains("127.0.0.1") && !refusal.description.contains("::1"),
+                    "\(refusal)")
+        }
     }
 }

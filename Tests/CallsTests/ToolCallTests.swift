@@ -51,7 +51,7 @@ import Tools
         try await withLoopbackServer(router: tool, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { toolPort in
             try await FakeCascadeServers.withFakeServers(log, chat: Self.chat) { port in
                 var config = Self.cascade(port: port)
-                config.secrets = ["calendar_key": "cal-s3cr3t"]
+                config.secrets = ["calendar_key": ToolSecret(value: "cal-s3cr3t", hosts: ["127.0.0.1"])]
                 let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: CallMetrics(factory: metrics)))
                 try await CallHarness.run(rtpBase: 41200, tweak: { $0.toolSecrets = config.toolSecrets; $0.engineMode = "cascade" }, engines: engines) { manager, store, _ in
                     let slots = ToolDefinition(name: "free_slots", description: "The free appointment times on a day.",
@@ -122,7 +122,7 @@ import Tools
             var template = CallTemplate(name: "bad", purpose: "p", questions: ["q?"])
             template.tools = [ToolDefinition(name: "crm", description: "CRM.", url: "https://crm.example.com/", headers: ["Authorization": "Bearer ${secret:nope}"])]
             await #expect(throws: ValidationError(fields: [.init(name: "tools.0.headers.Authorization",
-                                                           message: "names the secret 'nope', which is not configured (secrets: in the configuration, or VOICEBRIDGE_SECRET_NOPE)")])) {
+                                                           message: "names the secret 'nope', which is not configured (secrets.nope in the configuration, its value there or in VOICEBRIDGE_SECRET_NOPE)")])) {
                 try await manager.acceptable(template)
             }
         }

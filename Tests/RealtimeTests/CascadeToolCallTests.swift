@@ -16,7 +16,7 @@ import Tools
     static let booking = ToolDefinition(
         name: "book_slot", description: "Book an appointment slot for the caller.",
         parameters: try! JSONValue.parse(#"{"type":"object","properties":{"date":{"type":"string"},"time":{"type":"string"}},"required":["date"]}"#),
-        url: "http://127.0.0.1:0/book", method: "POST", headers: ["Authorization": "Bearer ${secret:crm_token}"],
+        url: "http://127.0.0.1:9/book", method: "POST", headers: ["Authorization": "Bearer ${secret:crm_token}"],
         speakWhileWaiting: "Let me check the calendar.")
 
     /// Greeting with a call to `book_slot`, then the booking said and the call ended.
@@ -49,7 +49,7 @@ import Tools
                 booking.url = "http://127.0.0.1:\(toolPort)/book"
                 context.tools = [booking]
                 let runner = ToolRunner(transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: true)),
-                                        secrets: ToolSecrets(configured: ["crm_token": "s3cr3t-token"]))
+                                        secrets: ToolSecrets(configured: ["crm_token": ToolSecret(value: "s3cr3t-token", hosts: ["127.0.0.1"])]))
                 let engine = CascadeEngine(context: context, settings: CascadeEngineTests.settings(port: port, deepgram: false), tools: runner)
                 let seen = try await CascadeEngineTests.eventsUntilEndCall(engine)
                 events.withLock { $0 = seen }

@@ -21,7 +21,7 @@ import Testing
         name: "book_slot", description: "Book an appointment slot.",
         parameters: try! JSONValue.parse(#"{"type":"object","properties":{"date":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$"},"party":{"type":"integer","minimum":1,"maximum":8}},"required":["date"],"additionalProperties":false}"#),
         url: "https://crm.example.com/slots?source=voice", method: "POST", headers: ["Authorization": "Bearer ${secret:crm_token}"])
-    static let secrets = ToolSecrets(configured: ["crm_token": "s3cr3t-token"])
+    static let secrets = ToolSecrets(configured: ["crm_token": ToolSecret(value: "s3cr3t-token", hosts: ["crm.example.com", "127.0.0.1"])])
 
     @Test func validArgumentsBecomeAJSONBodyWithTheSecretFilledIn() async throws {
         let transport = ScriptedTransport { _ in ToolHTTPResponse(status: 200, body: Array(#"{"booked":true,"slot":"10:30"}"#.utf8)) }

@@ -5,6 +5,7 @@ import Logging
 import Pipeline
 import Realtime
 import Synchronization
+import Tools
 
 /// Bring your own bot: the call is handed to an external WebSocket that speaks Twilio Media
 /// Streams, and VoiceBridge speaks to it exactly as Twilio would — `connected`, `start` (the
@@ -82,12 +83,16 @@ public final class StreamBotEngine: ConversationEngine {
         // Checked after resolution; the WebSocket client then connects by name (it offers no way to
         // give it the checked address and keep the Host header), so an answer that changes between
         // the two lookups is not caught here — the webhooks' and Twilio's requests do pin it.
-        guard let parsed = URL(string: url) else { throw EngineStartError(description: "the bot URL \(url) is not a URL") }
+        // Parsed once (`OutboundURL`): the check sees the host the client is then given.
+        let parsed: OutboundURL
+        do { parsed = try OutboundURL(url, schemes: OutboundURL.socketSchemes) } catch {
+            throw EngineStartError(description: "the bot URL \(url) is not one: \(error)")
+        }
         do { _ = try await egress.destination(of: parsed) } catch {
             throw EngineStartError(description: "cannot reach the bot at \(url): \(error)")
         }
         do {
-            close = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+            close = try await WebSocketClient.connect(url: parsed.description, configuration: configuration, logger: logger) { inbound, outbound, _ in
                 opened.store(true, ordering: .relaxed)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await self.write(to: outbound) }

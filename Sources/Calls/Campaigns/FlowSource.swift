@@ -23,7 +23,10 @@ public enum FlowSource: Decodable, Sendable {
         case .flow(let flow): return flow
         case .text(let text):
             do {
+                try BoundedYAML.check(text)
                 return try YAMLDecoder().decode(Flow.self, from: text)
+            } catch let refusal as BoundedYAML.Refusal {
+                throw ValidationError(fields: [.init(name: "flow", message: refusal.message)])
             } catch let error as DecodingError {
                 throw ValidationError(fields: [.init(name: "flow", message: "is not a flow: " + Self.describe(error))])
             } catch {

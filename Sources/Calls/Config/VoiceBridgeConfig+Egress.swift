@@ -23,6 +23,36 @@ extension VoiceBridgeConfig {
         }
     }
 
+    /// `secrets.<name>: {value: …, hosts: [crm.example.com]}`. Every secret names the hosts it may
+    /// be sent to; a plain `secrets.<name>: "…"` (the form before hosts were required) is refused
+    /// with the form to write, since a secret bound to nowhere would go wherever a tool declared
+    /// over the API points. The value may instead come from `VOICEBRIDGE_SECRET_<NAME>`.
+    static func readSecrets(_ c: inout VoiceBridgeConfig, _ r: inout ConfigReader) throws {
+        for name in r.childNames(of: "secrets") {
+            let key = "secrets.\(name)"
+            guard name.wholeMatch(of: /[A-Za-z0-9_]{1,64}/) != nil else {
+                throw ConfigError(key: key, problem: "a secret's name is 1 to 64 letters, digits or _", origin: r.origin(of: key))
+            }
+            if r.origin(of: key) != nil {
+                throw ConfigError(key: key, problem: "a secret names the hosts it may be sent to: write \(key): {value: \"…\", hosts: [crm.example.com]}", origin: r.origin(of: key))
+            }
+            let hosts = try r.list("\(key).hosts", default: [])
+            guard !hosts.isEmpty else {
+                throw ConfigError(key: "\(key).hosts", problem: "list the hosts this secret may be sent to (crm.example.com, *.example.com): tools and MCP servers elsewhere do not get it",
+                                  origin: r.origin(of: "\(key).value"))
+            }
+            if let bad = hosts.lazy.compactMap(ToolSecret.hostProblem).first {
+                throw ConfigError(key: "\(key).hosts", problem: bad, origin: r.origin(of: "\(key).hosts"))
+            }
+            let value = try r.optionalString("\(key).value")
+            if let value, value.count < ToolSecrets.shortestMasked {
+                throw ConfigError(key: "\(key).value", problem: "is shorter than \(ToolSecrets.shortestMasked) characters: too short to be a secret, and too short to mask in records",
+                                  origin: r.origin(of: "\(key).value"))
+            }
+            c.secrets[name] = ToolSecret(value: value, hosts: hosts)
+        }
+    }
+
     /// The egress policy this configuration gives: its allowed blocks, and loopback when the
     /// server has no API token (it then listens on loopback only, for local set-ups).
     public var egressPolicy: EgressPolicy {
@@ -58,28 +88,12 @@ public struct TransferTargetPolicy: Sendable, Equatable {
         if target == configuredTarget { return nil }
         if rules.isEmpty {
             guard target.hasPrefix("sip:") else { return nil }
-            guard let host = SIPTargetParts(target)?.host, let gatewayHost, host.lowercased() == gatewayHost.lowercased() else {
+            guard let host = VoiceBridgeConfig.sipTarget(target)?.host, let gatewayHost, host.lowercased() == gatewayHost.lowercased() else {
                 return "a sip: target must be on the SIP gateway's host unless transfer.allowed_targets lists it"
             }
             return nil
         }
         return rules.contains { $0.matches(target) } ? nil : "is not in transfer.allowed_targets"
-    }
-}
-
-/// The user and host of `sip:user@host[:port]`.
-struct SIPTargetParts {
-    let user: String?
-    let host: String
-
-    init?(_ text: String) {
-        guard text.hasPrefix("sip:") else { return nil }
-        let rest = text.dropFirst(4)
-        let at = rest.lastIndex(of: "@")
-        user = at.map { String(rest[..<$0]) }
-        let hostPort = at.map { rest[rest.index(after: $0)...] } ?? rest[...]
-        guard let host = hostPort.split(separator: ":").first, !host.isEmpty else { return nil }
-        self.host = String(host)
     }
 }
 
@@ -97,7 +111,7 @@ public enum TransferTargetRule: Sendable, Equatable {
             guard !host.isEmpty, !host.contains("@") else { return nil }
             self = .sipHost(host.lowercased())
         } else if text.hasPrefix("sip:") {
-            guard VoiceBridgeConfig.isSIPURI(text) else { return nil }
+            guard VoiceBridgeConfig.sipTarget(text) != nil else { return nil }
             self = .sipURI(text)
         } else if text.hasSuffix("*") {
             let digits = String(text.dropLast())
@@ -112,8 +126,8 @@ public enum TransferTargetRule: Sendable, Equatable {
     public func matches(_ target: String) -> Bool {
         switch self {
         case .sipHost(let host):
-            guard let parts = SIPTargetParts(target) else { return false }
-            return parts.host.lowercased() == host
+            guard let uri = VoiceBridgeConfig.sipTarget(target) else { return false }
+            return uri.host.lowercased() == host
         case .sipURI(let uri): return target == uri
         case .number(let number): return OutboundCallRequest.normalize(number: target) == number
         case .numberPrefix(let prefix):

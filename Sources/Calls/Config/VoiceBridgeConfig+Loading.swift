@@ -1,6 +1,7 @@
 import Bridge
 import Realtime
 import Foundation
+import Tools
 import NIOCore
 
 extension VoiceBridgeConfig {
@@ -23,6 +24,7 @@ extension VoiceBridgeConfig {
         }
         c.http.shutdownTimeoutSeconds = try r.int("http.shutdown_timeout_seconds", default: c.http.shutdownTimeoutSeconds, in: 1...600)
         c.http.headerTimeoutSeconds = try r.int("http.header_timeout_seconds", default: c.http.headerTimeoutSeconds, in: 1...300)
+        c.http.minBodyBytesPerSecond = try r.int("http.min_body_bytes_per_second", default: c.http.minBodyBytesPerSecond, in: 1...100_000_000)
         c.http.idleTimeoutSeconds = try r.int("http.idle_timeout_seconds", default: c.http.idleTimeoutSeconds, in: 1...3600)
         c.http.maxConnections = try r.int("http.max_connections", default: c.http.maxConnections, in: 1...1_000_000)
         c.http.maxConnectionsPerAddress = try r.int("http.max_connections_per_address", default: c.http.maxConnectionsPerAddress, in: 1...1_000_000)
@@ -125,12 +127,7 @@ extension VoiceBridgeConfig {
         c.analysis.model = try r.string("analysis.model", default: c.engine.cascade.llmModel)
         c.analysis.timeoutSeconds = try r.int("analysis.timeout_seconds", default: c.analysis.timeoutSeconds, in: 1...300)
         try Self.readEgress(&c, &r)
-        for name in r.childNames(of: "secrets") {
-            guard name.wholeMatch(of: /[A-Za-z0-9_]{1,64}/) != nil else {
-                throw ConfigError(key: "secrets.\(name)", problem: "a secret's name is 1 to 64 letters, digits or _", origin: r.origin(of: "secrets.\(name)"))
-            }
-            c.secrets[name] = try r.string("secrets.\(name)", default: "")
-        }
+        try Self.readSecrets(&c, &r)
 
         c.inbound.greeting = try r.string("inbound.greeting", default: c.inbound.greeting)
         c.inbound.displayName = try r.string("inbound.display_name", default: c.inbound.displayName)
@@ -283,7 +280,9 @@ extension VoiceBridgeConfig {
     /// What is wrong with a transfer target, if anything: a phone number, or a `sip:` URI.
     public static func transferTargetProblem(_ target: String) -> String? {
         if containsControlCharacters(target) { return "must not contain control characters (line breaks, tabs)" }
-        if target.hasPrefix("sip:") { return isSIPURI(target) ? nil : "a SIP target is sip:user@host[:port], got '\(target)'" }
+        if target.hasPrefix("sip:") {
+            return sipTarget(target) == nil ? "a SIP target is sip:user@host[:port] with no parameters (;…) or headers (?…), got '\(target)'" : nil
+        }
         return OutboundCallRequest.normalize(number: target) == nil ? "must be a phone number (3 to 20 digits) or a sip: URI, got '\(target)'" : nil
     }
 
@@ -331,14 +330,18 @@ extension VoiceBridgeConfig {
         }
     }
 
-    /// Why `url` cannot be a media-stream bot's address, or nil when it can.
+    /// Why `url` cannot be a media-stream bot's address, or nil when it can: `OutboundURL`'s plain
+    /// form with ws:// or wss://.
     public static func botURLProblem(_ url: String) -> String? {
-        guard let parsed = URL(string: url), ["ws", "wss"].contains(parsed.scheme ?? ""), parsed.host?.isEmpty == false else {
-            return "a bot URL must be ws:// or wss:// with a host, got '\(url)'"
+        let parsed: OutboundURL
+        do throws(OutboundURL.Problem) {
+            parsed = try OutboundURL(url, schemes: OutboundURL.socketSchemes)
+        } catch {
+            return "a bot URL \(error.message), got '\(url)'"
         }
         // The TLS client names the server it expects (SNI), and an address is not a name.
-        if parsed.scheme == "wss", let host = parsed.host, host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) {
-            return "a wss:// bot URL needs a host name (TLS checks the certificate against it), got the address '\(host)'"
+        if parsed.isSecure, parsed.hostIsAddress {
+            return "a wss:// bot URL needs a host name (TLS checks the certificate against it), got the address '\(parsed.host)'"
         }
         return nil
     }
@@ -380,6 +383,23 @@ extension VoiceBridgeConfig {
         return true
     }
 
+    /// A `sip:` transfer target as the SIP stack reads it (`SIPURI`, the parser the REFER and the
+    /// trunk's INVITE use), taken only in the plain form `sip:user@host[:port]` that it writes out
+    /// again unchanged: parameters, headers, a second `@` or an escape would let a check on the
+    /// text see one host while the stack dials another.
+    public static func sipTarget(_ text: String) -> SIPURI? {
+        guard text.hasPrefix("sip:"), let uri = SIPURI(text), uri.scheme == "sip", uri.parameters.items.isEmpty,
+              uri.description == text else { return nil }
+        let userCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.!~*'()&=+$,")
+        if let user = uri.user, user.isEmpty || !user.allSatisfy(userCharacters.contains) { return nil }
+        let host = uri.host
+        if host.hasPrefix("[") {
+            guard host.hasSuffix("]"), host.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+        } else {
+            guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }) else { return nil }
+        }
+        return uri
+    }
     /// Whether `host` is `localhost` or a loopback address (127.0.0.0/8, ::1), decided by parsing
     /// the address: a name such as `127.example.com` is not loopback.
     public static func isLoopback(_ host: String) -> Bool {

@@ -1,5 +1,6 @@
 import Bridge
 import Realtime
+import Tools
 import Foundation
 
 /// The whole server configuration, with the defaults `make run` uses.
@@ -23,6 +24,9 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var shutdownTimeoutSeconds = 30
         /// A connection that has not sent a whole request head this long after it opened is closed.
         public var headerTimeoutSeconds = 10
+        /// A request body must come at least this fast, measured over windows of the header
+        /// timeout, or the connection is closed (a body dripped a byte a second holds nothing).
+        public var minBodyBytesPerSecond = 1024
         /// A kept-alive connection with no request this long is closed.
         public var idleTimeoutSeconds = 60
         /// Connections at once, in all and from one address (media streams count: a provider's
@@ -307,7 +311,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var analysis = Analysis()
     public var egress = Egress()
     /// Values the operator's tools name in their headers (`${secret:crm_token}`): `secrets.<name>`.
-    public var secrets: [String: String] = [:]
+    public var secrets: [String: ToolSecret] = [:]
     /// How numbers written without `+` are read (`numbers.default_country`, ISO 3166 code).
     public var numbers = NumberPlan.korea
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Tools
 
 /// HTTP requests to destinations the egress policy checks: the name is resolved and checked once,
 /// and the connection goes to the address that was checked (AsyncHTTPClient's `dnsOverride`; TLS
@@ -25,14 +26,18 @@ public struct EgressHTTPClient: Sendable {
     public init(policy: EgressPolicy) { self.policy = policy }
 
     /// Sends `request` and reads at most `bodyLimit` bytes of the answer.
+    /// The URL is parsed once (`OutboundURL`); what is checked is what AsyncHTTPClient is given, written out again.
     public func send(_ request: HTTPClientRequest, timeout: TimeAmount, bodyLimit: Int = 1 << 20) async throws -> Response {
-        guard let url = URL(string: request.url), let host = url.host else { throw EgressPolicy.Refusal(host: request.url, reason: "not a URL") }
+        let url: OutboundURL
+        do { url = try OutboundURL(request.url) } catch { throw EgressPolicy.Refusal(host: String(request.url.prefix(100)), reason: "not a URL: \(error)") }
+        var request = request
+        request.url = url.description
         let address = try await policy.destination(of: url)
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.timeout = .init(connect: .seconds(10))
-        if IPAddressBytes(parsing: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) == nil, let ip = address.ipAddress {
-            configuration.dnsOverride = [host: ip]
+        if !url.hostIsAddress, let ip = address.ipAddress {
+            configuration.dnsOverride = [url.host: ip]
         }
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {

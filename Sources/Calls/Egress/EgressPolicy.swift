@@ -1,4 +1,5 @@
 import Foundation
+import Tools
 import NIOCore
 import NIOPosix
 
@@ -33,7 +34,7 @@ public struct EgressPolicy: Sendable, Equatable {
     static let notPublic: [IPNetwork] = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
         "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-        "::/127", "fc00::/7", "fe80::/10", "ff00::/8",
+        "::/96", "64:ff9b:1::/48", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "100::/64", "2001:db8::/32",
     ].compactMap(IPNetwork.init)
     static let loopback: [IPNetwork] = ["127.0.0.0/8", "::1/128"].compactMap(IPNetwork.init)
 
@@ -59,7 +60,10 @@ public struct EgressPolicy: Sendable, Equatable {
         guard !addresses.isEmpty else { throw Refusal(host: host, reason: "the name does not resolve") }
         for address in addresses {
             guard let bytes = IPAddressBytes(address), permits(bytes) else {
-                throw Refusal(host: host, reason: "it resolves to \(address.ipAddress ?? "?"), a loopback, private or link-local address (egress.allow lists the blocks the server may reach)")
+                // The address itself is not said: a refusal reaches API users, and what an internal
+                // name resolves to is the operator's to know.
+                let what = IPAddressBytes(parsing: bare) == nil ? "it resolves to" : "it is"
+                throw Refusal(host: host, reason: "\(what) a loopback, private, link-local or reserved address (egress.allow lists the blocks the server may reach)")
             }
         }
         return addresses[0]
@@ -94,10 +98,8 @@ public struct EgressPolicy: Sendable, Equatable {
         }
     }
 
-    /// Checks a URL's host (and port, from the scheme when absent).
-    public func destination(of url: URL) async throws -> SocketAddress {
-        guard let host = url.host, !host.isEmpty else { throw Refusal(host: url.absoluteString, reason: "the URL has no host") }
-        let secure = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
-        return try await destination(host: host, port: url.port ?? (secure ? 443 : 80))
+    /// Checks a URL's host and port.
+    public func destination(of url: OutboundURL) async throws -> SocketAddress {
+        try await destination(host: url.host, port: url.port)
     }
 }

@@ -18,7 +18,7 @@ public struct NumberPlan: Sendable, Equatable {
     }
 
     public static let countries: [Country] = [
-        Country(iso: "KR", callingCode: "82", trunkPrefix: "0", internationalPrefixes: ["00700", "001", "002", "005", "006", "00"]),
+        Country(iso: "KR", callingCode: "82", trunkPrefix: "0", internationalPrefixes: ["003xx", "007xx", "001", "002", "005", "006", "008", "00"]),
         Country(iso: "US", callingCode: "1", trunkPrefix: "1", internationalPrefixes: ["011"]),
         Country(iso: "CA", callingCode: "1", trunkPrefix: "1", internationalPrefixes: ["011"]),
         Country(iso: "JP", callingCode: "81", trunkPrefix: "0", internationalPrefixes: ["010"]),
@@ -51,8 +51,15 @@ public struct NumberPlan: Sendable, Equatable {
         guard text.allSatisfy({ ($0.isASCII && $0.isNumber) || " -.()".contains($0) }) else { return nil }
         var digits = text.filter { $0.isNumber }
         guard (3...20).contains(digits.count) else { return nil }
-        if !international, let prefix = country.internationalPrefixes.first(where: { digits.hasPrefix($0) && digits.count > $0.count + 6 }) {
-            digits.removeFirst(prefix.count)
+        // No country code starts with 0: after a `+`, or written alone, a leading 0… that is an
+        // international prefix (`+0082 …`, `00 82 …`, a carrier's `008 82 …`) is dialled as one.
+        if let prefix = internationalPrefix(of: digits, afterPlus: international) {
+            digits.removeFirst(prefix)
+            international = true
+        }
+        // The country code without its `+` (821012345678, 82 010 …): national numbers here start
+        // with the trunk prefix, so one that starts with the calling code and is long enough is international.
+        if !international, country.trunkPrefix == "0", digits.hasPrefix(country.callingCode), digits.count >= country.callingCode.count + 8 {
             international = true
         }
         if international {
@@ -66,11 +73,24 @@ public struct NumberPlan: Sendable, Equatable {
         if let trunk = country.trunkPrefix, digits.hasPrefix(trunk), digits.count > trunk.count + 2 {
             return "+" + country.callingCode + digits.dropFirst(trunk.count)
         }
-        // The country code without its `+` (821012345678): national numbers here start with the
-        // trunk prefix, so one that starts with the calling code and is long enough is international.
-        if country.trunkPrefix == "0", digits.hasPrefix(country.callingCode), digits.count >= country.callingCode.count + 8 {
-            return "+" + digits
-        }
         return "+" + country.callingCode + digits
     }
-}
+
+    /// How many leading digits of `digits` are an international prefix: one of the country's (its
+    /// carriers' access codes included; an `x` stands for any digit, as in Korea's 003xx and 007xx),
+    /// or after a `+` any run of zeros. Where two fit (Korea's `008` and `00` before `82`), the one
+    /// followed by a known calling code wins, then the longer.
+    private func internationalPrefix(of digits: String, afterPlus: Bool) -> Int? {
+        let fitting = country.internationalPrefixes
+            .filter { Self.matches(digits, pattern: $0) && digits.count > $0.count + 6 }
+            .map(\.count).sorted(by: >)
+        let known = fitting.first { length in Self.countries.contains { digits.dropFirst(length).hasPrefix($0.callingCode) } }
+        if let length = known ?? fitting.first { return length }
+        if afterPlus, digits.hasPrefix("0") { return digits.prefix(while: { $0 == "0" }).count }
+        return nil
+    }
+
+    private static func matches(_ digits: String, pattern: String) -> Bool {
+        guard digits.count >= pattern.count else { return false }
+        return zip(digits, pattern).allSatisfy { d, p in p == "x" || d == p }
+    }}

@@ -1,4 +1,5 @@
 import Foundation
+import Tools
 
 /// Where signed event notifications go: a URL, the endpoint's own secret, and the events it wants.
 /// Endpoints come from the configuration file (`webhooks.endpoints.<name>`, read-only over the API)
@@ -40,10 +41,8 @@ public struct WebhookEndpoint: Sendable, Equatable, Codable {
 
     /// What is wrong with an endpoint's URL, secret or event list, in words an operator can act on; nil: nothing.
     public static func problem(url: String, secret: String?, events: [String]) -> String? {
-        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host?.isEmpty == false else {
-            return "url must be an absolute http:// or https:// URL, got '\(url)'"
-        }
         if url.count > TextLimits.url { return "url must be at most \(TextLimits.url) characters" }
+        if let problem = OutboundURL.problem(url) { return "url \(problem), got '\(url)'" }
         if let secret, WebhookSignature.key(fromSecret: secret) == nil {
             return "secret must be whsec_ followed by the base64 of 24 to 64 random bytes"
         }

@@ -33,7 +33,7 @@ public struct MCPServerDeclaration: Codable, Sendable, Hashable {
                 problems.append(.init(field: "\(at).name", message: "is declared twice"))
             }
             // The URL and headers are checked as a tool's are.
-            problems += (ToolDefinition.urlProblems(server.url) + ToolDefinition.headerProblems(server.headers, secrets: secrets))
+            problems += (ToolDefinition.urlProblems(server.url) + ToolDefinition.headerProblems(server.headers, url: server.url, secrets: secrets))
                 .map { .init(field: "\(at).\($0.field)", message: $0.message) }
         }
         if servers.count > 8 { problems.append(.init(field: prefix, message: "may name at most 8 servers")) }

@@ -10,7 +10,8 @@ enum MCPSession {
 
     static func with<T: Sendable>(_ url: String, headers: [String: String], secrets: ToolSecrets, transport: any ToolTransport, timeout: Duration,
                                   _ body: @escaping @Sendable (Client) async throws -> T) async throws -> T {
-        let connection = MCPHTTPTransport(endpoint: url, headers: try SecretReference.resolve(headers: headers, in: secrets), transport: transport, timeout: timeout)
+        let host = (try? OutboundURL(url))?.host ?? ""
+        let connection = MCPHTTPTransport(endpoint: url, headers: try SecretReference.resolve(headers: headers, in: secrets, for: host), transport: transport, timeout: timeout)
         let client = Client(name: "VoiceBridge", version: "1")
         let outcome: Result<T, any Error>
         do {
