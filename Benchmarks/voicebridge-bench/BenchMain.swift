@@ -337,7 +337,7 @@ struct BenchMain {
 
     static func korean(output: String, concurrency: Int) async throws {
         print("== Korean offline: Whisper base (whisper.cpp, q8_0) hearing espeak-ng's Korean over an 8 kHz μ-law line")
-        let (results, cost) = try await KoreanBenchmark.run(whisperPath: ".deps/whisper", fixtures: "../shared/fixtures/audio")
+        let (results, cost) = try await KoreanBenchmark.run(whisperPath: ".deps/whisper", fixtures: "Tests/Fixtures/audio")
         print(table(["speech", "lines", "CER %", "meaning right", "yes/no right", "numbers right", "read as another answer"], results.map { r in
             [r.rate, "\(r.lines)", format(r.cer * 100, digits: 1), "\(r.meanings.right)/\(r.meanings.total)", "\(r.yesNo.right)/\(r.yesNo.total)",
              "\(r.numbers.right)/\(r.numbers.total)", "\(r.wrongAnswers)"]

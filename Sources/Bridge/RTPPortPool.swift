@@ -4,7 +4,9 @@ import Synchronization
 ///
 /// RTP takes the even port and RTCP the odd one above it (RFC 3550 §11), so the pool deals in even
 /// ports only. A port that was just released goes to the back of the line: a late packet from the
-/// previous call must not land in the next call's session.
+/// previous call must not land in the next call's session. The line starts at a random pair of the
+/// range, so two servers on one host (a blue/green deploy) do not both begin at its bottom and
+/// trip over each other's first ports.
 public final class RTPPortPool: Sendable {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case exhausted(range: ClosedRange<Int>)
@@ -27,18 +29,22 @@ public final class RTPPortPool: Sendable {
     public let range: ClosedRange<Int>
     private let state: Mutex<State>
 
-    public init(range: ClosedRange<Int>) throws {
+    /// `startIndex`: which pair the line starts at (0: the lowest); nil, a random one.
+    public init(range: ClosedRange<Int>, startIndex: Int? = nil) throws {
         let firstEven = range.lowerBound + (range.lowerBound & 1)
         let ports = Array(stride(from: firstEven, through: range.upperBound - 1, by: 2))
         guard !ports.isEmpty, range.lowerBound > 0, range.upperBound <= 65535 else {
             throw Failure.invalidRange(range)
         }
+        let start = (startIndex ?? Int.random(in: 0..<ports.count)) % ports.count
         self.range = range
-        self.state = Mutex(State(free: ports))
+        self.state = Mutex(State(free: Array(ports[start...] + ports[..<start])))
     }
 
     public var capacity: Int { state.withLock { $0.free.count - $0.head + $0.inUse.count } }
     public var inUseCount: Int { state.withLock { $0.inUse.count } }
+    /// Pairs free now.
+    public var freeCount: Int { state.withLock { $0.free.count - $0.head } }
 
     /// Takes the least recently used free even port.
     public func acquire() throws -> Int {

@@ -1,17 +1,9 @@
 import Foundation
 import Pipeline
 
-/// Paths to ../shared/fixtures, found from this source file so tests run from any directory.
+/// Paths to the repository's test fixtures (`Tests/Fixtures`, made by its `make-fixtures.sh`) and to
+/// what `make deps` installs, found from this source file so tests run from any directory.
 public enum Fixtures {
-    public static let sharedRoot: URL = {
-        if let env = ProcessInfo.processInfo.environment["VOICEBRIDGE_SHARED"] {
-            return URL(fileURLWithPath: env)
-        }
-        // Tests/TestSupport/Fixtures.swift → repo → its parent holds shared/.
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return repo.deletingLastPathComponent().appendingPathComponent("shared")
-    }()
-
     /// The repository's root folder.
     public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -25,7 +17,7 @@ public enum Fixtures {
     public static var deps: String { repository.appendingPathComponent(".deps").path }
 
     public static func audio(_ name: String) -> URL {
-        sharedRoot.appendingPathComponent("fixtures/audio").appendingPathComponent(name)
+        repository.appendingPathComponent("Tests/Fixtures/audio").appendingPathComponent(name)
     }
 }
 

@@ -9,7 +9,7 @@ set -u
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-fixtures=${VB_FIXTURES:-$root/../shared/fixtures/audio}
+fixtures=${VB_FIXTURES:-$root/Tests/Fixtures/audio}
 db=$VB_TMP/data/voicebridge.sqlite
 report=$VB_TMP/bot-report.jsonl
 bot_port=$(free_port)

@@ -87,7 +87,9 @@ public final class RTPSession: Sendable {
                             inactivityTimeout: Double = 30, cname: String = "voicebridge", requireSRTP: Bool = false, srtpRejections: Counter? = nil, foreignPackets: Counter? = nil,
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> RTPSession {
         var lastError: (any Error)?
-        for _ in 0..<8 {   // another program may hold a port of our range: try the next pair
+        // Another program may hold ports of our range (another server on this host): each pair free
+        // now is tried once before giving up (a pair that failed goes to the back of the line).
+        for _ in 0..<max(1, pool.freeCount) {
             let port = try pool.acquire()
             let inbox = Inbox()
             do {
