@@ -39,6 +39,12 @@ struct ClientTransaction {
 
     enum TimerAction { case none, retransmit, timeout, expire }
 
+    /// When `fire` next has something to do: the end of Timer D/K, Timer B/F, or the next retransmission.
+    var nextDeadline: ContinuousClock.Instant? {
+        if let done = completedUntil { return done }
+        return [deadline, reliable ? nil : nextRetransmit].compactMap { $0 }.min()
+    }
+
     mutating func fire(now: ContinuousClock.Instant) -> TimerAction {
         if let done = completedUntil { return now >= done ? .expire : .none }
         if let deadline, now >= deadline { return .timeout }

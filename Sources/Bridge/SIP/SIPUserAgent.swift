@@ -73,12 +73,17 @@ public actor SIPUserAgent {
     private let probeRequests: AsyncStream<SocketAddress>
     private let probeInput: AsyncStream<SocketAddress>.Continuation
     var socket: (any SIPTransport)?
-    var transactions: [String: ClientTransaction] = [:]   // branch + method
-    var serverResponses: [String: (response: [UInt8], to: SocketAddress, until: ContinuousClock.Instant)] = [:]
-    var outbound: [String: OutboundDialog] = [:]           // by Call-ID
-    var inbound: [String: InboundDialog] = [:]
+    // What holds a deadline re-arms the timer alarm when it changes (`timersChanged`).
+    var transactions: [String: ClientTransaction] = [:] { didSet { timersChanged() } }   // branch + method
+    var serverResponses: [String: (response: [UInt8], to: SocketAddress, until: ContinuousClock.Instant)] = [:] { didSet { timersChanged() } }
+    var outbound: [String: OutboundDialog] = [:] { didSet { timersChanged() } }           // by Call-ID
+    var inbound: [String: InboundDialog] = [:] { didSet { timersChanged() } }
     var answering: Set<String> = []   // Call-IDs whose INVITE is being answered
-    var ringingCalls: [String: PendingAnswer] = [:]
+    var ringingCalls: [String: PendingAnswer] = [:] { didSet { timersChanged() } }
+    /// Wakes the timer loop at the earliest deadline (see `SIPTimerAlarm`).
+    let timerAlarm = SIPTimerAlarm()
+    /// While `fireTimers` runs, its own changes do not re-arm the alarm one by one: it re-arms once, at its end.
+    var firingTimers = false
     var cancelled: Set<String> = []   // …and that a CANCEL reached meanwhile
     var admission: @Sendable (SIPMessage) -> Admission = { _ in .accept(ringing: .zero) }
     public private(set) var malformedDatagrams = 0
@@ -179,7 +184,8 @@ public actor SIPUserAgent {
             }
             group.addTask {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(10))
+                    await self.timerAlarm.wait()
+                    guard !Task.isCancelled else { break }
                     await self.fireTimers(now: .now)
                 }
             }
@@ -300,6 +306,11 @@ public actor SIPUserAgent {
     // MARK: Timers
 
     func fireTimers(now: ContinuousClock.Instant) async {
+        firingTimers = true
+        defer {
+            firingTimers = false
+            timersChanged()
+        }
         for (key, var tx) in transactions {
             switch tx.fire(now: now) {
             case .none: transactions[key] = tx
@@ -320,6 +331,35 @@ public actor SIPUserAgent {
     }
 
     static let probesAtOnce = 32
+
+    /// Re-arms the timer alarm for the earliest deadline now held (not while `fireTimers` runs).
+    func timersChanged() {
+        guard !firingTimers else { return }
+        timerAlarm.arm(at: nextTimerDeadline())
+    }
+
+    /// The earliest time `fireTimers` has something to do: a transaction's timer, a cached
+    /// response's expiry, a ringing call's answer, an outbound call's ring or CANCEL deadline, an
+    /// unacknowledged 200's retransmission or Timer H.
+    func nextTimerDeadline() -> ContinuousClock.Instant? {
+        var earliest: ContinuousClock.Instant?
+        func consider(_ instant: ContinuousClock.Instant?) {
+            guard let instant else { return }
+            if earliest.map({ instant < $0 }) ?? true { earliest = instant }
+        }
+        for tx in transactions.values { consider(tx.nextDeadline) }
+        for cached in serverResponses.values { consider(cached.until) }
+        for pending in ringingCalls.values { consider(pending.answerAt) }
+        for d in outbound.values where d.phase == .calling {
+            if d.pendingCancel == nil { consider(d.ringDeadline) }
+            consider(d.cancelSentAt?.advanced(by: ClientTransaction.timeout))
+        }
+        for d in inbound.values where !d.acked {
+            consider(d.ackDeadline)
+            consider(d.nextRetransmit)
+        }
+        return earliest
+    }
 
     /// Over UDP, asks whether anything still listens at `address` (see UDPPortProbe); a refusal
     /// comes back through peerUnreachable. Probes beyond the bounded queue are dropped: the

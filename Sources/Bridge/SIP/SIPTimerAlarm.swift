@@ -1,0 +1,78 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Wakes the user agent's timer loop when its earliest deadline comes, instead of the loop looking
+/// every 10 ms: the user agent arms it with that deadline whenever its timers change (a new
+/// transaction, a dialog's ring or ACK deadline, a retransmission fired), and the loop waits on
+/// it. One waiter at a time; a ring with nobody waiting is kept for the next wait, so a deadline
+/// armed between two waits is never lost. The timer runs on one event loop (a cancelled one leaves
+/// its queue at once).
+final class SIPTimerAlarm: Sendable {
+    private struct State {
+        var rung = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var armedAt: ContinuousClock.Instant?
+        var timer: Scheduled<Void>?
+    }
+
+    private let state = Mutex(State())
+    private let loop: any EventLoop
+
+    init(loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
+        self.loop = loop
+    }
+
+    /// Rings at `deadline` (nil: never), in place of whatever was armed; at once if it has passed.
+    func arm(at deadline: ContinuousClock.Instant?) {
+        let now = ContinuousClock.now
+        let (replaced, ringNow) = state.withLock { s -> (Scheduled<Void>?, Bool) in
+            guard s.armedAt != deadline || s.timer == nil && deadline != nil else { return (nil, false) }
+            let replaced = s.timer
+            s.timer = nil
+            s.armedAt = deadline
+            guard let deadline else { return (replaced, false) }
+            guard deadline > now else { return (replaced, true) }
+            let wait = now.duration(to: deadline)
+            let nanoseconds = wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000
+            s.timer = loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in self?.ring() }
+            return (replaced, false)
+        }
+        replaced?.cancel()
+        if ringNow { ring() }
+    }
+
+    /// Wakes the waiter now (or the next one to wait).
+    func ring() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.timer = nil
+            s.armedAt = nil
+            guard let waiter = s.waiter else {
+                s.rung = true
+                return nil
+            }
+            s.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns at the next ring, or when the task is cancelled.
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { s -> Bool in
+                    if s.rung {
+                        s.rung = false
+                        return true
+                    }
+                    s.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            ring()
+        }
+    }
+}
