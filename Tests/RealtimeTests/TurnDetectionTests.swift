@@ -61,8 +61,11 @@ import TestSupport
     @Test(.enabled(if: model != nil)) func theModelEndsACompleteTurnSoonerAndHoldsACutOne() async throws {
         let model = try #require(Self.model)
         let withModel = TurnDetector(model: model, threshold: 0.8, ceilingMilliseconds: 2000)
-        // Whole: judged complete at the speech end; the pause rule waits its window out.
-        let whole = try await Self.phone("Please send it to my office address.")
+        // Whole: judged complete at the speech end; the pause rule waits its window out. A sentence
+        // that ends on a voiced sound: the energy VAD ended "…my office address." 320 ms before its
+        // audio did, inside the final "-ess", and the model rightly called that cut word incomplete
+        // (0.28 at the speech end, 0.97 on the whole; on this machine, 28 Nov).
+        let whole = try await Self.phone("Please call me back tomorrow morning.")
         let byModel = try await Self.converse(try Self.engine(withModel), whole)
         let byPause = try await Self.converse(try Self.engine(.pause), whole)
         #expect(byModel.texts.count == 1 && byPause.texts.count == 1, "\(byModel.texts) \(byPause.texts)")
