@@ -1,12 +1,12 @@
 import Testing
 @testable import Bridge
 
-/// Issue 57 item 3: the user agent's timer loop sleeps until its earliest deadline and is woken when
-/// one is armed, rather than looking every 10 ms. Only lower bounds are checked: a loaded machine
+/// Issue 57 item 3: the SIP user agent's timer loop and the call manager's queue sleep until their
+/// earliest deadline or new work, rather than looking every 10 or 100 ms. Only lower bounds are checked: a loaded machine
 /// may wake it later, never earlier.
-@Suite struct SIPTimerAlarmTests {
+@Suite struct WakeAlarmTests {
     @Test func aWaitReturnsAtTheDeadlineArmedNotBefore() async {
-        let alarm = SIPTimerAlarm()
+        let alarm = WakeAlarm()
         let armed = ContinuousClock.now
         alarm.arm(at: armed.advanced(by: .milliseconds(200)))
         await alarm.wait()
@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func aRingWithNobodyWaitingIsKeptForTheNextWait() async {
-        let alarm = SIPTimerAlarm()
+        let alarm = WakeAlarm()
         alarm.arm(at: ContinuousClock.now.advanced(by: .seconds(-1)))   // passed: rings at once
         await alarm.wait()                                                // returns: the ring was kept
         alarm.ring()
@@ -23,7 +23,7 @@ import Testing
 
     /// An earlier deadline replaces a later one (a new transaction's Timer A before a call's ring timeout).
     @Test func anEarlierDeadlineReplacesALaterOne() async {
-        let alarm = SIPTimerAlarm()
+        let alarm = WakeAlarm()
         let armed = ContinuousClock.now
         alarm.arm(at: armed.advanced(by: .seconds(3600)))
         alarm.arm(at: armed.advanced(by: .milliseconds(50)))

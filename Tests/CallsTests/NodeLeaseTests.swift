@@ -157,6 +157,30 @@ import TestSupport
         #expect(later.map(\.outboundId) == [calls[0].outboundId, calls[1].outboundId])
     }
 
+    /// Issue 57 item 3: the call manager sleeps until the next queued call's time instead of looking
+    /// every 100 ms; the store says when that is (a call's scheduled time or its retry's).
+    @Test(arguments: StoreBackend.allCases)
+    func theNextQueuedCallsTimeIsItsScheduleOrItsRetry(backend: StoreBackend) async throws {
+        let store = try await backend.store()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try await store.nextQueuedCallTime(after: now) == nil, "nothing queued")
+        var calls = (0..<4).map { n in
+            var call = CallStoreTests.sampleCall("ob-0000003\(n)")
+            call.calleeNumber = "0109876543\(n)"
+            return call
+        }
+        calls[0].scheduledAt = now.addingTimeInterval(-5)     // due already: not a wake-up
+        calls[1].scheduledAt = now.addingTimeInterval(90)
+        calls[2].nextAttemptAt = now.addingTimeInterval(40)   // a retry, sooner
+        calls[3].scheduledAt = now.addingTimeInterval(10)     // sooner still, but claimed below
+        for call in calls { try await store.insert(call) }
+        _ = try await store.claimDueCalls(node: "a", room: 1, maxConcurrent: 10, dialableCampaigns: [], now: now.addingTimeInterval(11))
+        let claimed = try await store.call(id: calls[3].outboundId)
+        let expected = claimed?.nodeId == "a" ? 40.0 : 10.0   // the claim took the best due call: priority, then age
+        let next = try #require(try await store.nextQueuedCallTime(after: now))
+        #expect(abs(next.timeIntervalSince(now) - expected) < 0.01, "\(next.timeIntervalSince(now)) s after now")
+    }
+
     @Test(arguments: StoreBackend.allCases)
     func aRetryOrAnOperatorsRetryPutsTheCallBackForAnyNode(backend: StoreBackend) async throws {
         let store = try await backend.store()

@@ -364,13 +364,16 @@ quiet = connect(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websoc
                 + key + b"\r\nAuthorization: Bearer " + token.encode() + b"\r\n\r\n")
 time.sleep(0.5)
 quiet.sendall(bytes([0x89, 0x80]) + b"\x00\x00\x00\x00")   # a whole (masked, empty) ping, then nothing
-socks = {"blank": blank, "drip": drip, "unauth": unauth, "ws": ws}
+second = connect(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")   # answered; then a second request, dripped
+socks = {"blank": blank, "drip": drip, "unauth": unauth, "ws": ws, "second": second}
+drips = {"second": iter(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Drip: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")}
 opened, closed = time.monotonic(), {}
 while len(closed) < len(socks) and time.monotonic() - opened < 15:
     for name, s in socks.items():
         if name in closed: continue
         try:
-            if name != "blank": s.sendall(b" ")   # a byte a second
+            if name in drips: s.sendall(bytes([next(drips[name])]))   # a byte a second
+            elif name != "blank": s.sendall(b" ")
         except OSError: closed[name] = round(time.monotonic() - opened, 1); continue
         try:
             while s.recv(65536): pass
@@ -388,12 +391,13 @@ quiet_open = still_open(quiet)
 print(upgraded, *(closed.get(n) for n in socks), quiet_open)
 PY
 )
-read ws_upgraded blank drip unauth wsdrip quiet_open <<<"$held"
+read ws_upgraded blank drip unauth wsdrip second quiet_open <<<"$held"
 within() { python3 -c "import sys; sys.exit(0 if sys.argv[1] != 'None' and float(sys.argv[1]) <= float(sys.argv[2]) else 1)" "$1" "$2"; }
 check "finding 4: \\r\\n\\r\\n and then silence is closed at the header timeout (2 s: $blank s)" within "$blank" 5
 check "…a body dripped a byte a second, authenticated, is closed ($drip s)" within "$drip" 8
 check "…and one that would be answered 401 ($unauth s)" within "$unauth" 8
 check "…a WebSocket frame dripped a byte a second on an upgraded stream ($ws_upgraded, $wsdrip s)" bash -c '[ "$0" = True ] && python3 -c "import sys; sys.exit(0 if sys.argv[1] != \"None\" and float(sys.argv[1]) <= 8 else 1)" "$1"' "$ws_upgraded" "$wsdrip"
+check "…a second request dripped on a kept-alive connection, at the header timeout, not the idle one (60 s: $second s)" within "$second" 8
 check "…while a WebSocket that sent a whole frame and then nothing stays open (an idle event stream is not timed: $quiet_open)" test "$quiet_open" = True
 check "…the closings counted in /metrics" grep -q '^voicebridge_http_connections_timed_out_total [1-9]' <<<"$(curl -fs -H "$auth" "$base/metrics")"
 tool() { # URL: the HTTP status of a template whose tool sends the operator's secret there

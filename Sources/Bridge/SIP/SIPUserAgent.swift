@@ -80,8 +80,8 @@ public actor SIPUserAgent {
     var inbound: [String: InboundDialog] = [:] { didSet { timersChanged() } }
     var answering: Set<String> = []   // Call-IDs whose INVITE is being answered
     var ringingCalls: [String: PendingAnswer] = [:] { didSet { timersChanged() } }
-    /// Wakes the timer loop at the earliest deadline (see `SIPTimerAlarm`).
-    let timerAlarm = SIPTimerAlarm()
+    /// Wakes the timer loop at the earliest deadline.
+    let timerAlarm = WakeAlarm()
     /// While `fireTimers` runs, its own changes do not re-arm the alarm one by one: it re-arms once, at its end.
     var firingTimers = false
     var cancelled: Set<String> = []   // …and that a CANCEL reached meanwhile

@@ -2,13 +2,13 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// Wakes the user agent's timer loop when its earliest deadline comes, instead of the loop looking
-/// every 10 ms: the user agent arms it with that deadline whenever its timers change (a new
-/// transaction, a dialog's ring or ACK deadline, a retransmission fired), and the loop waits on
-/// it. One waiter at a time; a ring with nobody waiting is kept for the next wait, so a deadline
-/// armed between two waits is never lost. The timer runs on one event loop (a cancelled one leaves
-/// its queue at once).
-final class SIPTimerAlarm: Sendable {
+/// Wakes a loop when its earliest deadline comes or when there is new work, instead of the loop
+/// looking every few milliseconds: the SIP user agent arms it with its timers' earliest deadline
+/// whenever they change, the call manager with the next queued call's time and rings it when a call
+/// is queued or a place frees up. One waiter at a time; a ring with nobody waiting is kept for the
+/// next wait, so nothing armed or rung between two waits is lost. The timer runs on one event loop
+/// (a cancelled one leaves its queue at once).
+public final class WakeAlarm: Sendable {
     private struct State {
         var rung = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -19,12 +19,12 @@ final class SIPTimerAlarm: Sendable {
     private let state = Mutex(State())
     private let loop: any EventLoop
 
-    init(loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
+    public init(loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
         self.loop = loop
     }
 
     /// Rings at `deadline` (nil: never), in place of whatever was armed; at once if it has passed.
-    func arm(at deadline: ContinuousClock.Instant?) {
+    public func arm(at deadline: ContinuousClock.Instant?) {
         let now = ContinuousClock.now
         let (replaced, ringNow) = state.withLock { s -> (Scheduled<Void>?, Bool) in
             guard s.armedAt != deadline || s.timer == nil && deadline != nil else { return (nil, false) }
@@ -43,7 +43,7 @@ final class SIPTimerAlarm: Sendable {
     }
 
     /// Wakes the waiter now (or the next one to wait).
-    func ring() {
+    public func ring() {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             s.timer = nil
             s.armedAt = nil
@@ -58,7 +58,7 @@ final class SIPTimerAlarm: Sendable {
     }
 
     /// Returns at the next ring, or when the task is cancelled.
-    func wait() async {
+    public func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let now = state.withLock { s -> Bool in

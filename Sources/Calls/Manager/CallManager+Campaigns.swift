@@ -81,16 +81,20 @@ extension CallManager {
         if state != .running {
             dialableCampaigns.remove(id)
             campaignsStoppedDuringTick.insert(id)
+        } else {
+            queueAlarm.ring()
         }
         return campaign
     }
 
     /// One step of every running campaign: inside its window, as its pacing and free slots allow,
     /// its next contacts become queued calls; with no contact waiting and no call open it is
-    /// completed. `run()` calls this every 100 ms; tests call it with their own clocks.
-    func campaignTick(now: Date, monotonic: Double) async {
+    /// completed. `run()` calls this every 100 ms while one runs; tests call it with their own clocks.
+    /// Returns whether any campaign is running (its pacing wants the next tick soon).
+    @discardableResult
+    func campaignTick(now: Date, monotonic: Double) async -> Bool {
         campaignsStoppedDuringTick = []
-        guard let running = try? await store.campaigns(inStates: [.running]) else { return }
+        guard let running = try? await store.campaigns(inStates: [.running]) else { return false }
         var dialable = Set<String>()
         for campaign in running {
             var pacer = campaignPacers[campaign.id] ?? DialPacer(callsPerMinute: campaign.callsPerMinute)
@@ -112,6 +116,7 @@ extension CallManager {
             }
         }
         dialableCampaigns = dialable.subtracting(campaignsStoppedDuringTick)
+        return !running.isEmpty
     }
 
     /// The campaign's next contact as a queued call, claimed in the same transaction.

@@ -107,8 +107,14 @@ public actor CallManager {
     /// Every call's pipeline meters, summed by stage for `/metrics`.
     public nonisolated let pipelineStatistics = PipelineStatistics()
     var live: [String: LiveCall] = [:] {
-        didSet { liveCalls.store(live.count, ordering: .relaxed) }
+        didSet {
+            liveCalls.store(live.count, ordering: .relaxed)
+            if live.count < oldValue.count { queueAlarm.ring() }   // a place freed: a waiting call may go now
+        }
     }
+    /// Wakes the dispatch loop: rung when a call is queued or a place frees up, armed for the next
+    /// queued call's time (`run()`).
+    nonisolated let queueAlarm = WakeAlarm()
     /// `live.count`, for the SIP admission decision (made outside this actor).
     nonisolated let liveCalls = Atomic<Int>(0)
     public private(set) var mostLiveAtOnce = 0
@@ -164,6 +170,7 @@ public actor CallManager {
         } catch CallStore.Failure.doNotCall(let number) {
             throw Failure.doNotCall(number)
         }
+        queueAlarm.ring()
         return record
     }
 
@@ -243,6 +250,7 @@ public actor CallManager {
         guard let call = try await store.call(id: id) else { throw Failure.notFound(id) }
         guard call.state.isTerminal else { throw Failure.conflict("call \(id) is still \(call.state.rawValue)") }
         try await store.transition(id: id, to: .queued, reason: "retry requested")
+        queueAlarm.ring()
         return try await store.call(id: id) ?? call
     }
 
@@ -259,15 +267,35 @@ public actor CallManager {
             let clock = ContinuousClock()
             let started = clock.now
             while !Task.isCancelled {
-                await campaignTick(now: Date(), monotonic: started.duration(to: clock.now).totalSeconds)
+                let running = await campaignTick(now: Date(), monotonic: started.duration(to: clock.now).totalSeconds)
                 for call in await dueCalls() {
                     live[call.outboundId] = LiveCall()
                     mostLiveAtOnce = max(mostLiveAtOnce, live.count)
                     group.addTask { await self.runAttempt(call.outboundId) }
                 }
-                try? await Task.sleep(for: .milliseconds(100))
+                await waitForWork(campaignsRunning: running)
             }
         }
+    }
+
+    /// How long a running campaign's pacing waits between looks (its dials are spread within it).
+    static let campaignTickInterval: Duration = .milliseconds(100)
+    /// How long an idle node waits at most: calls queued by another node ring no bell here yet
+    /// (only the node that queued them is woken), nor does a campaign's window opening.
+    static let idleRecheck: Duration = .seconds(1)
+
+    /// Waits until there may be work: a call queued or a place freed here (the alarm rings), the
+    /// next queued call's time (`scheduled_at`, a retry's `next_attempt_at`), a running campaign's
+    /// next pacing step, or `idleRecheck`. Before, the loop looked every 100 ms whatever happened.
+    func waitForWork(campaignsRunning: Bool) async {
+        let now = ContinuousClock.now
+        var wake = now.advanced(by: campaignsRunning ? Self.campaignTickInterval : Self.idleRecheck)
+        let wall = Date()
+        if !campaignsRunning, let due = try? await store.nextQueuedCallTime(after: wall) {
+            wake = min(wake, now.advanced(by: .milliseconds(Int64(max(0, due.timeIntervalSince(wall)) * 1000))))
+        }
+        queueAlarm.arm(at: wake)
+        await queueAlarm.wait()
     }
 
     /// Queued calls that are due, best first, claimed for this node: as many as this node's engine

@@ -106,6 +106,18 @@ extension CallStore {
         return try claimed.map(opened)
     }
 
+    /// The earliest time after `now` at which an unclaimed queued call becomes due (its
+    /// `scheduled_at` or a retry's `next_attempt_at`), or nil: the call manager sleeps until then.
+    /// A call waiting on both may be given the earlier of the two: a wake-up too early only looks again.
+    public func nextQueuedCallTime(after now: Date) async throws -> Date? {
+        try await sqlRead { sql in
+            let waiting = "state = 'queued' AND node_id IS NULL"
+            let scheduled = try sql.scalar(Date.self, "SELECT MIN(scheduled_at) FROM calls WHERE \(waiting) AND scheduled_at > ?", [.date(now)])
+            let retry = try sql.scalar(Date.self, "SELECT MIN(next_attempt_at) FROM calls WHERE \(waiting) AND next_attempt_at > ?", [.date(now)])
+            return [scheduled, retry].compactMap { $0 }.min()
+        }
+    }
+
     /// Gives back `node`'s claim on a call it did not dial (still queued).
     public func releaseClaim(id: String, node: String) async throws {
         try await sqlWrite { sql in
