@@ -1,5 +1,3 @@
-import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import CoreMetrics
 
@@ -143,75 +141,23 @@ final class HTTPConnectionGuard: ChannelDuplexHandler {
         timer = nil
         switch state {
         case .awaitingHead:
-            close(context, "no request head within the header timeout")
+            close(context)   // no request head within the header timeout
         case .readingBody(let bytes):
             let needed = minimumBodyBytesPerSecond * Int(window.nanoseconds / 1_000_000_000)
-            guard bytes >= needed else { return close(context, "a request body slower than \(minimumBodyBytesPerSecond) bytes a second") }
+            guard bytes >= needed else { return close(context) }   // a body slower than the minimum rate
             state = .readingBody(bytes: 0)
             arm(context, in: window)
         case .webSocket(.some(let since)):
             let waited = NIODeadline.now() - since
-            guard waited < window else { return close(context, "a WebSocket frame not whole within the header timeout") }
+            guard waited < window else { return close(context) }   // a frame not whole within the window
             arm(context, in: window - waited)
         case .responding, .betweenRequests, .webSocket(nil):
             break
         }
     }
 
-    private func close(_ context: ChannelHandlerContext, _ why: String) {
+    private func close(_ context: ChannelHandlerContext) {
         table.timedOut.increment()
         context.close(promise: nil)
     }
-}
-
-/// Live connections by address, shared by every connection of the server. An IPv6 client is
-/// counted by its /64 (one host is usually given a whole /64, so single addresses cost nothing).
-final class ConnectionTable: Sendable {
-    let maxTotal: Int
-    let maxPerAddress: Int
-    private let counts = NIOLockedValueBox<(total: Int, byAddress: [String: Int])>((0, [:]))
-    let refused: Counter
-    /// Connections closed by one of the guard's deadlines.
-    let timedOut: Counter
-
-    init(maxTotal: Int, maxPerAddress: Int, metrics: any MetricsFactory) {
-        self.maxTotal = maxTotal
-        self.maxPerAddress = maxPerAddress
-        refused = Counter(label: "voicebridge_http_connections_refused_total", dimensions: [], factory: metrics)
-        timedOut = Counter(label: "voicebridge_http_connections_timed_out_total", dimensions: [], factory: metrics)
-    }
-
-    /// The key a peer is counted under: its IPv4 address, or its IPv6 /64.
-    static func key(for address: SocketAddress?) -> String {
-        guard let address else { return "?" }
-        if case .v6(let v6) = address {
-            var raw = v6.address.sin6_addr
-            let bytes = withUnsafeBytes(of: &raw) { Array($0) }
-            let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
-            if !mapped { return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64" }
-        }
-        return address.ipAddress ?? "?"
-    }
-
-    /// Takes a place for `address`; false (nothing taken) when a cap is reached.
-    func admit(_ address: String) -> Bool {
-        let admitted = counts.withLockedValue { counts -> Bool in
-            guard counts.total < maxTotal, counts.byAddress[address, default: 0] < maxPerAddress else { return false }
-            counts.total += 1
-            counts.byAddress[address, default: 0] += 1
-            return true
-        }
-        if !admitted { refused.increment() }
-        return admitted
-    }
-
-    func release(_ address: String) {
-        counts.withLockedValue { counts in
-            counts.total -= 1
-            let left = counts.byAddress[address, default: 1] - 1
-            counts.byAddress[address] = left > 0 ? left : nil
-        }
-    }
-
-    var live: Int { counts.withLockedValue { $0.total } }
 }

@@ -285,13 +285,17 @@ public actor CallManager {
     static let idleRecheck: Duration = .seconds(1)
 
     /// Waits until there may be work: a call queued or a place freed here (the alarm rings), the
-    /// next queued call's time (`scheduled_at`, a retry's `next_attempt_at`), a running campaign's
-    /// next pacing step, or `idleRecheck`. Before, the loop looked every 100 ms whatever happened.
+    /// next queued call's time (`scheduled_at`, a retry's `next_attempt_at`), or `idleRecheck`.
+    /// Every 100 ms while a campaign runs (its pacing) or a due call waits for a place: a place
+    /// freed on another node rings no bell here, and each node must get its share of the queue.
+    /// Before, the loop looked every 100 ms whatever happened.
     func waitForWork(campaignsRunning: Bool) async {
         let now = ContinuousClock.now
-        var wake = now.advanced(by: campaignsRunning ? Self.campaignTickInterval : Self.idleRecheck)
         let wall = Date()
-        if !campaignsRunning, let due = try? await store.nextQueuedCallTime(after: wall) {
+        var waitingForAPlace = false
+        if !campaignsRunning { waitingForAPlace = (try? await store.hasDueCalls(dialableCampaigns: dialableCampaigns, now: wall)) ?? true }
+        var wake = now.advanced(by: campaignsRunning || waitingForAPlace ? Self.campaignTickInterval : Self.idleRecheck)
+        if !campaignsRunning, !waitingForAPlace, let due = try? await store.nextQueuedCallTime(after: wall) {
             wake = min(wake, now.advanced(by: .milliseconds(Int64(max(0, due.timeIntervalSince(wall)) * 1000))))
         }
         queueAlarm.arm(at: wake)

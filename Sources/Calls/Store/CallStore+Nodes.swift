@@ -70,13 +70,7 @@ extension CallStore {
     /// another node's, so no place stays free for longer than one poll.
     public func claimDueCalls(node: String, room: Int, maxConcurrent: Int, dialableCampaigns: Set<String>, now: Date = Date()) async throws -> [CallRecord] {
         guard room > 0 else { return [] }
-        let campaigns = dialableCampaigns.sorted()
-        // Unclaimed queued calls due now; a paused campaign's call, or one out of its window, waits.
-        let isDue: @Sendable (any SQLConnection) -> (condition: String, values: [SQLValue]) = { sql in
-            let campaign = campaigns.isEmpty ? "campaign_id IS NULL" : "(campaign_id IS NULL OR campaign_id IN (\(sql.placeholders(campaigns.count))))"
-            return ("state = 'queued' AND node_id IS NULL AND (scheduled_at IS NULL OR scheduled_at <= ?) AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND \(campaign)",
-                    [.date(now), .date(now)] + campaigns.map(\.sqlValue))
-        }
+        let isDue = Self.dueCondition(dialableCampaigns: dialableCampaigns, now: now)
         // Most polls can claim nothing — none due, or every place busy (a campaign's long queue):
         // a read says so without the writers' lock, which every node would otherwise take ten
         // times a second (and a node stalled inside it stalls them all). The count under the lock
@@ -104,6 +98,25 @@ extension CallStore {
             return due.map { var claimed = $0; claimed.nodeId = node; return claimed }
         }
         return try claimed.map(opened)
+    }
+
+    /// Unclaimed queued calls due at `now`; a paused campaign's call, or one out of its window, waits.
+    static func dueCondition(dialableCampaigns: Set<String>, now: Date) -> @Sendable (any SQLConnection) -> (condition: String, values: [SQLValue]) {
+        let campaigns = dialableCampaigns.sorted()
+        return { sql in
+            let campaign = campaigns.isEmpty ? "campaign_id IS NULL" : "(campaign_id IS NULL OR campaign_id IN (\(sql.placeholders(campaigns.count))))"
+            return ("state = 'queued' AND node_id IS NULL AND (scheduled_at IS NULL OR scheduled_at <= ?) AND (next_attempt_at IS NULL OR next_attempt_at <= ?) AND \(campaign)",
+                    [.date(now), .date(now)] + campaigns.map(\.sqlValue))
+        }
+    }
+
+    /// Whether a call is due and unclaimed: one that waits for a place, here or on another node.
+    public func hasDueCalls(dialableCampaigns: Set<String>, now: Date = Date()) async throws -> Bool {
+        let isDue = Self.dueCondition(dialableCampaigns: dialableCampaigns, now: now)
+        return try await sqlRead { sql in
+            let (condition, values) = isDue(sql)
+            return (try sql.scalar(Int.self, "SELECT COUNT(*) FROM (SELECT 1 FROM calls WHERE \(condition) LIMIT 1) AS due", values) ?? 0) > 0
+        }
     }
 
     /// The earliest time after `now` at which an unclaimed queued call becomes due (its
