@@ -7,7 +7,9 @@ import Synchronization
 ///
 /// `width` lanes run side by side, each job on the least busy lane; at most `capacity` jobs are
 /// waiting or running, beyond that `run` throws `Overloaded` at once instead of queueing work
-/// whose result would come too late to matter.
+/// whose result would come too late to matter. In virtual time (`VirtualTimeExecutor`) a job runs
+/// in place, and its result comes `virtualLatency` later: the time such a job takes on a machine
+/// that keeps up (frames go on arriving meanwhile, as they do on a real line), the same every run.
 public final class BlockingWorkPool: Sendable {
     public struct Overloaded: Error, CustomStringConvertible {
         public let capacity: Int
@@ -16,12 +18,15 @@ public final class BlockingWorkPool: Sendable {
 
     public let width: Int
     public let capacity: Int
+    /// How long a job's result takes in virtual time.
+    public let virtualLatency: Duration
     private let lanes: [DispatchQueue]
     /// Jobs waiting or running, per lane.
     private let load: Mutex<[Int]>
 
-    public init(label: String, width: Int, capacity: Int) {
+    public init(label: String, width: Int, capacity: Int, virtualLatency: Duration = .zero) {
         precondition(width > 0 && capacity >= width)
+        self.virtualLatency = virtualLatency
         self.width = width
         self.capacity = capacity
         lanes = (0..<width).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
@@ -45,6 +50,13 @@ public final class BlockingWorkPool: Sendable {
     /// given up on made the next one late too: a simulated callee's ear under load missed one
     /// agent utterance after another).
     public func run<T: Sendable>(within limit: Duration? = nil, _ job: @escaping @Sendable () throws -> T) async throws -> T {
+        // In virtual time the job runs in place and takes none of it (`VirtualTimeExecutor`).
+        if let virtualTime = VirtualTimeExecutor.current {
+            try Task.checkCancellation()
+            let result = try job()
+            if virtualLatency > .zero { try await virtualTime.sleep(until: virtualTime.now.advanced(by: virtualLatency)) }
+            return result
+        }
         let lane = try load.withLock { load -> Int in
             guard load.reduce(0, +) < capacity else { throw Overloaded(capacity: capacity) }
             let lane = load.indices.min { load[$0] < load[$1] }!

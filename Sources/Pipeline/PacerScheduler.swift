@@ -75,7 +75,8 @@ public final class PacerScheduler<Payload: Sendable>: Sendable {
     /// One tick of everything registered; tickers that are finished are dropped.
     public func tickRegistered() {
         let batch = entries.withLock { e in
-            if e.list == nil { e.list = e.byID.map { ($0.key, $0.value) } }
+            // In the order they registered: the same calls tick in the same order every run.
+            if e.list == nil { e.list = e.byID.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
             return e.list!
         }
         for (id, ticker) in batch where !ticker() {

@@ -28,7 +28,8 @@ public final class SmartTurnModel: Sendable {
             throw Failure(description: "not a Smart Turn v3 model: inputs \(session.inputNames.joined(separator: ", "))")
         }
         output = try session.outputIndex("logits")
-        workers = BlockingWorkPool(label: "voicebridge.smart-turn", width: max(1, lanes), capacity: max(1, lanes) * 32)
+        // In virtual time a verdict takes what it takes here on one core.
+        workers = BlockingWorkPool(label: "voicebridge.smart-turn", width: max(1, lanes), capacity: max(1, lanes) * 32, virtualLatency: .milliseconds(40))
     }
 
     /// The files `make deps` installs, under `deps` (`.deps`): loaded once per process, and that

@@ -19,7 +19,7 @@ import Testing
         #expect(timeline.firstAudio(item: "a", at: end.advanced(by: .milliseconds(370))) == 370)
         timeline.firstFrame(item: "a", at: end.advanced(by: .milliseconds(372)))
         timeline.firstFrame(item: "a", at: end.advanced(by: .milliseconds(900)))   // only the first counts
-        timeline.interrupted(item: "a", heardMilliseconds: 600, generatedMilliseconds: 2400)
+        timeline.interrupted(item: "a", heardMilliseconds: 600, generatedMilliseconds: 2400, at: end.advanced(by: .milliseconds(1000)))
         // Milestones with no open turn (e.g. the closing's TTS) change nothing.
         timeline.milestone(.firstByte(provider: "tts", milliseconds: 99), at: end.advanced(by: .seconds(2)))
 

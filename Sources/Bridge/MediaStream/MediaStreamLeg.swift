@@ -42,4 +42,4 @@ extension MediaStreamLeg {
     public func holdPlayback(_ held: Bool) -> Bool { false }
 }
 
-extension SIPCallLeg: MediaStreamLeg {}
+extension SIPCallLeg: PacedOutboundLeg {}

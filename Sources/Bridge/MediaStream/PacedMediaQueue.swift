@@ -95,3 +95,21 @@ final class PacedMediaQueue: Sendable {
         }
     }
 }
+
+/// A leg whose agent audio plays out through a `PacedMediaQueue`: the queue's figures and its
+/// controls, the same for every such leg.
+protocol PacedOutboundLeg: MediaStreamLeg {
+    var outbound: PacedMediaQueue { get }
+}
+
+extension PacedOutboundLeg {
+    public var playback: PlaybackTracker { outbound.pacer.playback }
+    public var outboundQueueCounters: BoundedQueueCounters? { outbound.pacer.input.meterCounters }
+    public var outboundRoom: Int { outbound.room }
+    public func trySend(_ commands: [MediaStreamCommand]) -> Bool { outbound.trySend(commands) }
+    @discardableResult
+    public func holdPlayback(_ held: Bool) -> Bool {
+        outbound.hold(held)
+        return true
+    }
+}

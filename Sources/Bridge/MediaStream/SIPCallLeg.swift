@@ -12,7 +12,7 @@ public final class SIPCallLeg: Sendable {
     public let events: AsyncStream<MediaStreamEvent>
     private let continuation: AsyncStream<MediaStreamEvent>.Continuation
     private let rtp: RTPSession
-    private let outbound: PacedMediaQueue
+    let outbound: PacedMediaQueue
     private var pacer: Pacer<[UInt8]> { outbound.pacer }
     private let scheduler: PacerScheduler<[UInt8]>
     private let state = Mutex(State())
@@ -35,17 +35,6 @@ public final class SIPCallLeg: Sendable {
         self.streamSid = "MZ" + String(call.callID.hashValue, radix: 16).replacingOccurrences(of: "-", with: "")
         // Live input: when nobody reads fast enough the oldest audio goes, never the socket reader.
         (events, continuation) = AsyncStream.makeStream(of: MediaStreamEvent.self, bufferingPolicy: .bufferingNewest(200))
-    }
-
-    public var playback: PlaybackTracker { pacer.playback }
-
-    public var outboundQueueCounters: BoundedQueueCounters? { pacer.input.meterCounters }
-    public var outboundRoom: Int { outbound.room }
-    public func trySend(_ commands: [MediaStreamCommand]) -> Bool { outbound.trySend(commands) }
-    @discardableResult
-    public func holdPlayback(_ held: Bool) -> Bool {
-        outbound.hold(held)
-        return true
     }
 
     /// Runs the leg until the call ends: emits `start`, wires RTP both ways, emits `stop`.

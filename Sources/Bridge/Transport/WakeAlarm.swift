@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Pipeline
 import Synchronization
 
 /// Wakes a loop when its earliest deadline comes or when there is new work, instead of the loop
@@ -13,29 +14,49 @@ public final class WakeAlarm: Sendable {
         var rung = false
         var waiter: CheckedContinuation<Void, Never>?
         var armedAt: ContinuousClock.Instant?
-        var timer: Scheduled<Void>?
+        var timer: Timer?
+    }
+
+    /// An armed timer: on the event loop, or in virtual time.
+    private enum Timer {
+        case loop(Scheduled<Void>)
+        case virtual(UInt64, VirtualTimeExecutor)
+
+        func cancel() {
+            switch self {
+            case .loop(let scheduled): scheduled.cancel()
+            case .virtual(let id, let executor): executor.cancel(id)
+            }
+        }
     }
 
     private let state = Mutex(State())
     private let loop: any EventLoop
+    private let clock: CallClock
 
-    public init(loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()) {
+    /// `clock`: what its deadlines are read on (a virtual time's timers fire in it).
+    public init(loop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next(), clock: CallClock = .continuous) {
         self.loop = loop
+        self.clock = clock
     }
 
     /// Rings at `deadline` (nil: never), in place of whatever was armed; at once if it has passed.
     public func arm(at deadline: ContinuousClock.Instant?) {
-        let now = ContinuousClock.now
-        let (replaced, ringNow) = state.withLock { s -> (Scheduled<Void>?, Bool) in
+        let now = clock.now
+        let (replaced, ringNow) = state.withLock { s -> (Timer?, Bool) in
             guard s.armedAt != deadline || s.timer == nil && deadline != nil else { return (nil, false) }
             let replaced = s.timer
             s.timer = nil
             s.armedAt = deadline
             guard let deadline else { return (replaced, false) }
             guard deadline > now else { return (replaced, true) }
+            if let virtualTime = clock.virtualTime {
+                s.timer = .virtual(virtualTime.schedule(at: deadline) { [weak self] in self?.ring() }, virtualTime)
+                return (replaced, false)
+            }
             let wait = now.duration(to: deadline)
             let nanoseconds = wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000
-            s.timer = loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in self?.ring() }
+            s.timer = .loop(loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in self?.ring() })
             return (replaced, false)
         }
         replaced?.cancel()

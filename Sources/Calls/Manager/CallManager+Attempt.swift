@@ -34,6 +34,10 @@ extension CallManager {
             await runTwilioAttempt(call, carrier: carrier, engine: engine, context: context, handle: handle)
             return
         }
+        if let callee = settings.inProcessCallee {
+            await runInProcessAttempt(call, callee: callee, engine: engine, context: context, handle: handle)
+            return
+        }
         var headers: [(String, String)] = []
         if settings.simulatedCallee, let answers = call.simulatedAnswers { headers.append(SimulatedCallee.header(for: answers)) }
         let sipCall: SIPCall
@@ -164,7 +168,7 @@ extension CallManager {
                                   context: context, logger: logger, metrics: metrics, pricing: settings.pricing,
                                   localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, machineDetection: machineDetection,
                                   transfer: context.transferTarget == nil ? nil : transfer, warmTransfer: warmTransfer,
-                                  overlapHoldMilliseconds: settings.overlapHoldMilliseconds)
+                                  overlapHoldMilliseconds: settings.overlapHoldMilliseconds, clock: settings.clock)
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
         pipelineStatistics.started(session.meters)

@@ -28,7 +28,7 @@ extension CallManager {
             } catch {
                 logger.warning("could not renew this node's lease", metadata: ["node": "\(node)", "error": "\(error)"])
             }
-            try? await Task.sleep(for: .seconds(settings.leaseSeconds / 5))
+            try? await settings.clock.sleep(for: .seconds(settings.leaseSeconds / 5))
         }
     }
 

@@ -67,6 +67,12 @@ public actor CallManager {
         /// lasts without a heartbeat before another node takes its calls over (`cluster.lease_seconds`).
         public var nodeID = "node-" + String(format: "%08x", UInt32.random(in: .min ... .max))
         public var leaseSeconds: Double = 15
+        /// What every wait and stamp of the manager and its calls reads: the continuous clock, or
+        /// a virtual time (`VirtualTimeExecutor`: tests and test runs).
+        public var clock = CallClock.continuous
+        /// Outbound calls are answered by this simulated callee inside the process, over legs
+        /// joined in memory (`MemoryLeg`) — no SIP, no sockets: what calls in virtual time dial.
+        public var inProcessCallee: SimulatedCallee?
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }
@@ -114,7 +120,7 @@ public actor CallManager {
     }
     /// Wakes the dispatch loop: rung when a call is queued or a place frees up, armed for the next
     /// queued call's time (`run()`).
-    nonisolated let queueAlarm = WakeAlarm()
+    nonisolated let queueAlarm: WakeAlarm
     /// `live.count`, for the SIP admission decision (made outside this actor).
     nonisolated let liveCalls = Atomic<Int>(0)
     public private(set) var mostLiveAtOnce = 0
@@ -141,6 +147,7 @@ public actor CallManager {
         self.scheduler = scheduler
         self.engines = engines
         self.logger = logger
+        queueAlarm = WakeAlarm(clock: settings.clock)
     }
 
     public var liveCount: Int { live.count }
@@ -264,7 +271,7 @@ public actor CallManager {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.answerInboundCalls() }
             group.addTask { await self.keepLease() }
-            let clock = ContinuousClock()
+            let clock = settings.clock
             let started = clock.now
             while !Task.isCancelled {
                 let running = await campaignTick(now: Date(), monotonic: started.duration(to: clock.now).totalSeconds)
@@ -290,7 +297,7 @@ public actor CallManager {
     /// freed on another node rings no bell here, and each node must get its share of the queue.
     /// Before, the loop looked every 100 ms whatever happened.
     func waitForWork(campaignsRunning: Bool) async {
-        let now = ContinuousClock.now
+        let now = settings.clock.now
         let wall = Date()
         var waitingForAPlace = false
         if !campaignsRunning { waitingForAPlace = (try? await store.hasDueCalls(dialableCampaigns: dialableCampaigns, now: wall)) ?? true }
@@ -360,6 +367,10 @@ public actor CallManager {
 
     func recorder(for call: CallRecord) -> CallRecorder? {
         guard let folder = settings.recordingsFolder else { return nil }
-        return try? CallRecorder(path: (folder as NSString).appendingPathComponent("\(call.outboundId)-\(call.attemptCount).wav"), cipher: store.cipher)
+        // Its position in the recording follows the call's clock (8 kHz: a frame is 125 µs).
+        let clock = settings.clock
+        let started = clock.now
+        return try? CallRecorder(path: (folder as NSString).appendingPathComponent("\(call.outboundId)-\(call.attemptCount).wav"), cipher: store.cipher,
+                                 frameClock: { started.duration(to: clock.now).totalNanoseconds / 125_000 })
     }
 }

@@ -27,10 +27,11 @@ public enum CallPipeline {
     /// stage decided (voice activity, tones, barge-in actions, the audio at the engine's rate).
     /// `bargeIn` nil: the caller never cuts the agent (a loopback call).
     public static func callerSide(engineInput: EngineAudioFormat, bargeIn: BargeInController?, recorder: CallRecorder?,
-                                  playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil) throws -> some PipelineStage<LegFrame, InboundFrame> {
+                                  playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil,
+                                  clock: CallClock = .continuous) throws -> some PipelineStage<LegFrame, InboundFrame> {
         let side = "caller"
         return meters.stage("decode", side: side, LegDecodeStage())
-            .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples, waited: $0.receivedAt.map { $0.duration(to: .now) } ?? .zero) }))
+            .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples, waited: $0.receivedAt.map { $0.duration(to: clock.now) } ?? .zero) }))
             .then(meters.stage("vad", side: side, VADStage(neural: neuralVAD)))
             .then(meters.stage("tones", side: side, ToneDetectorStage()))
             .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, controller: bargeIn)))

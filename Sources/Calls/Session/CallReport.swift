@@ -65,7 +65,7 @@ extension ToneEvent {
 extension CallSession {
     /// The report as it stands (a live call's figures grow until it ends).
     public var report: CallReport {
-        let (timeline, seconds, tools, overlaps) = state.withLock { ($0.timeline, $0.answeredAt.duration(to: .now).totalSeconds, $0.toolCalls, $0.overlaps) }
+        let (timeline, seconds, tools, overlaps) = state.withLock { ($0.timeline, $0.answeredAt.duration(to: clock.now).totalSeconds, $0.toolCalls, $0.overlaps) }
         let usage = engine.usage
         var report = CallReport(stages: meters.snapshots, tones: tones, turns: timeline.turns, interruptions: timeline.interruptions, usage: usage,
                                 cost: pricing.estimate(seconds: seconds, usage: usage), tools: tools)

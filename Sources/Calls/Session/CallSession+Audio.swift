@@ -11,7 +11,7 @@ extension CallSession {
     func pumpCallerAudio() async {
         do {
             let chain = try CallPipeline.callerSide(engineInput: engine.inputFormat, bargeIn: bargeInController(), recorder: recorder,
-                                                    playback: playback, meters: meters, neuralVAD: neuralVAD)
+                                                    playback: playback, meters: meters, neuralVAD: neuralVAD, clock: clock)
             await pumpCallerAudio(through: chain)
             _ = engine.judgeOverlaps(reporting: nil)
         } catch {
@@ -115,11 +115,12 @@ extension CallSession {
         switch action {
         case .flushOutbound:
             let snapshot = playback.snapshot
+            let now = clock.now
             state.withLock { s in
                 if let item = snapshot.currentItem {
                     s.interruptedItems.insert(item)
                     s.timeline.interrupted(item: item, heardMilliseconds: snapshot.currentItemHeardMilliseconds,
-                                           generatedMilliseconds: snapshot.currentItemGeneratedMilliseconds)
+                                           generatedMilliseconds: snapshot.currentItemGeneratedMilliseconds, at: now)
                 }
                 s.clearGeneration += 1
             }

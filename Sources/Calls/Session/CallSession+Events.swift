@@ -7,9 +7,9 @@ extension CallSession {
     /// speech start since the caller's last transcript line is when that line began to be heard.
     /// Until the agent's queued audio has been heard (its marks came back), at most `limit`.
     func waitForPlaybackToEnd(within limit: Duration) async {
-        let deadline = ContinuousClock.now.advanced(by: limit)
-        while playback.snapshot.isPlaying, ContinuousClock.now < deadline, !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(20))
+        let deadline = clock.now.advanced(by: limit)
+        while playback.snapshot.isPlaying, clock.now < deadline, !Task.isCancelled {
+            try? await clock.sleep(for: .milliseconds(20))
         }
     }
 
@@ -17,7 +17,7 @@ extension CallSession {
         observeForMachine(frame)
         // From when the leg took the frame in: one that waited behind a busy caller side would
         // otherwise start a turn's latency late (and time a transcript line late).
-        let at = frame.receivedAt ?? .now
+        let at = frame.receivedAt ?? clock.now
         switch frame.voice.event {
         case .speechEnded: state.withLock { $0.timeline.speechEnded(at: at) }
         case .speechStarted: state.withLock { s in if s.callerSpeechStarted == nil { s.callerSpeechStarted = at } }
@@ -42,7 +42,7 @@ extension CallSession {
     /// speech start, an agent line for now from when the engine wrote it, moved to its first frame
     /// on the wire by `startedToBeHeard` — a reply is written ~1–2 s before it is heard.
     func appendTranscript(speaker: Speaker, text: String, item: String?, spoken: Bool = true) async {
-        let now = ContinuousClock.now
+        let now = clock.now
         let seconds = state.withLock { s in
             var heard = now
             if speaker == .customer, spoken {
@@ -62,7 +62,7 @@ extension CallSession {
 
     /// The first audio of an agent item closes the turn begun by the caller's last speech end.
     func firstAudio(_ item: String) async {
-        let (latency, line) = state.withLock { s in (s.timeline.firstAudio(item: item, at: .now), s.agentLines[item]) }
+        let (latency, line) = state.withLock { s in (s.timeline.firstAudio(item: item, at: clock.now), s.agentLines[item]) }
         guard let latency else { return }
         metrics.turnLatency.recordMilliseconds(latency)
         if let row = line?.row { try? await store.setLatency(transcriptID: row, milliseconds: latency) }
@@ -70,7 +70,7 @@ extension CallSession {
 
     /// An agent item's first frame went to the leg: its transcript line is timed from now.
     func startedToBeHeard(_ item: String) async {
-        let now = ContinuousClock.now
+        let now = clock.now
         let (line, seconds) = state.withLock { s -> (AgentLine?, Double) in
             s.timeline.firstFrame(item: item, at: now)
             let seconds = s.answeredAt.duration(to: now).hundredthsOfSeconds

@@ -31,7 +31,7 @@ extension CallSession {
         guard machineDetection != nil else { return }
         let beep = frame.tones.contains { if case .beep = $0 { true } else { false } }
         let decision = state.withLock { s in
-            s.lastCallerFrameAt = .now
+            s.lastCallerFrameAt = clock.now
             return s.detector?.observe(speech: frame.voice.isSpeech, beep: beep)
         }
         if let decision {
@@ -72,7 +72,7 @@ extension CallSession {
     /// Before the agent's first word: waits for a verdict, at most `holdGreeting`.
     func holdGreetingForVerdict() async -> Opening {
         guard let detection = machineDetection else { return .greet }
-        let deadline = ContinuousClock.now.advanced(by: detection.holdGreeting)
+        let deadline = clock.now.advanced(by: detection.holdGreeting)
         while !Task.isCancelled {
             let verdict = state.withLock { $0.detector?.decision?.verdict }
             switch (verdict, detection.action) {
@@ -80,8 +80,8 @@ extension CallSession {
             case (.machine?, .hangUp): return .stop   // actOnMachineVerdicts ends the call
             case (.human?, _), (.unknown?, _): return .greet
             case (nil, _):
-                if ContinuousClock.now >= deadline { return .greet }
-                try? await Task.sleep(for: .milliseconds(20))
+                if clock.now >= deadline { return .greet }
+                try? await clock.sleep(for: .milliseconds(20))
             }
         }
         return .stop
@@ -96,13 +96,13 @@ extension CallSession {
     /// message's words. A machine that stops sending audio (silence suppression) has ended too.
     func waitForMachineGreetingToEnd() async -> String? {
         guard let detection = machineDetection, case .leaveMessage(let text) = detection.action else { return nil }
-        let deadline = ContinuousClock.now.advanced(by: detection.greetingWaitLimit)
+        let deadline = clock.now.advanced(by: detection.greetingWaitLimit)
         let quiet = Duration.milliseconds(detection.detector.endOfGreetingSilenceMs)
         func over() -> Bool {
-            state.withLock { s in s.detector?.greetingIsOver == true || s.lastCallerFrameAt.map { $0.duration(to: .now) >= quiet } == true }
+            state.withLock { s in s.detector?.greetingIsOver == true || s.lastCallerFrameAt.map { $0.duration(to: clock.now) >= quiet } == true }
         }
-        while ContinuousClock.now < deadline, !Task.isCancelled, !over() {
-            try? await Task.sleep(for: .milliseconds(20))
+        while clock.now < deadline, !Task.isCancelled, !over() {
+            try? await clock.sleep(for: .milliseconds(20))
         }
         return context.filled(text)
     }

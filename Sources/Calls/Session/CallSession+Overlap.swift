@@ -19,14 +19,16 @@ extension CallSession {
     /// The agent is held where it is until the verdict (a leg that cannot hold plays on).
     func holdAgent() {
         guard leg.holdPlayback(true) else { return }
-        state.withLock { $0.agentHeld = .now }
+        let now = clock.now
+        state.withLock { $0.agentHeld = now }
     }
 
     func overlapJudged(_ verdict: OverlapVerdict) async {
+        let now = clock.now
         let held = state.withLock { s -> Bool in
             guard let since = s.agentHeld else { return false }
             s.agentHeld = nil
-            if verdict != .interruption, s.overlaps.heldMs.count < 50 { s.overlaps.heldMs.append(Int(since.duration(to: .now).totalMilliseconds)) }
+            if verdict != .interruption, s.overlaps.heldMs.count < 50 { s.overlaps.heldMs.append(Int(since.duration(to: now).totalMilliseconds)) }
             return true
         }
         switch verdict {

@@ -11,11 +11,11 @@ extension CallSession {
     func playHold(_ audio: [UInt8]) async {
         let period = Duration.milliseconds(audio.count / 8)
         while !Task.isCancelled, !audio.isEmpty {
-            let started = ContinuousClock.now
+            let started = clock.now
             for start in stride(from: 0, to: audio.count, by: 160) where !Task.isCancelled {
                 await leg.send(.media(Array(audio[start..<min(start + 160, audio.count)])))
             }
-            if started.duration(to: .now) < period / 3 { return }
+            if started.duration(to: clock.now) < period / 3 { return }
         }
     }
 
@@ -36,7 +36,7 @@ extension CallSession {
             group.addTask { await self.playHold(settings.holdAudio) }
             group.addTask { await self.brief(person, briefing) }
             group.addTask {
-                try? await Task.sleep(for: settings.acceptWithin)
+                try? await self.clock.sleep(for: settings.acceptWithin)
                 if !Task.isCancelled { await person.hangUp() }   // no decision: their events end
             }
             var spoken = SpokenDecision()

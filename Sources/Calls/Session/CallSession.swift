@@ -52,6 +52,8 @@ public final class CallSession: Sendable {
     let logger: Logger
     let metrics: CallMetrics
     let pricing: Pricing
+    /// What the call's timers wait on and its transcript and timings are stamped with.
+    let clock: CallClock
     let playback = PlaybackTracker()
     /// Every stage and queue of this call's `CallPipeline`, metered.
     public let meters = PipelineMeters()
@@ -102,7 +104,8 @@ public final class CallSession: Sendable {
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
                 context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
                 neuralVAD: SileroModel? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
-                warmTransfer: WarmTransfer? = nil, overlapHoldMilliseconds: Int = 500) {
+                warmTransfer: WarmTransfer? = nil, overlapHoldMilliseconds: Int = 500, clock: CallClock = .continuous) {
+        self.clock = clock
         self.overlapHoldMilliseconds = overlapHoldMilliseconds
         self.metrics = metrics
         self.pricing = pricing
@@ -149,8 +152,9 @@ public final class CallSession: Sendable {
     func finish(_ ending: Ending) { endingInput.yield(ending) }
 
     public func run() async -> Outcome {
+        let answered = clock.now
         state.withLock { s in
-            s.answeredAt = .now
+            s.answeredAt = answered
             s.timeline = TurnTimeline(answeredAt: s.answeredAt)
         }
         var ending = Ending.remoteHangup
@@ -165,11 +169,11 @@ public final class CallSession: Sendable {
                 do { try await self.engine.start() } catch { self.finish(.engineFailure("\(error)")) }
             }
             group.addTask {
-                try? await Task.sleepOnEventLoop(for: .seconds(self.context.maxDurationSeconds))
+                try? await self.clock.sleep(for: .seconds(self.context.maxDurationSeconds))
                 guard !Task.isCancelled else { return }
                 self.requestEnd(.maxDuration)
                 // The closing line gets 15 s to play; then the call ends regardless.
-                try? await Task.sleepOnEventLoop(for: .seconds(15))
+                try? await self.clock.sleep(for: .seconds(15))
                 if !Task.isCancelled { self.finish(.maxDuration) }
             }
             for await first in endings {
@@ -187,7 +191,7 @@ public final class CallSession: Sendable {
         let dropped = engine.events.counters.dropped
         if dropped > 0 { metrics.pipelineDrops.increment(by: dropped) }
         let (transcript, answeredAt) = state.withLock { ($0.transcript, $0.answeredAt) }
-        let duration = Int(answeredAt.duration(to: .now).totalSeconds.rounded())
+        let duration = Int(answeredAt.duration(to: clock.now).totalSeconds.rounded())
         let result = ConversationResult(tracker: tracker, transcript: transcript, durationSeconds: duration, context: context)
         do { try await store.saveResult(callID: callID, result: result) } catch { logger.error("could not store the result", metadata: ["call": "\(callID)", "error": "\(error)"]) }
         do { try await store.saveReport(callID: callID, report: report) } catch { logger.error("could not store the call's report", metadata: ["call": "\(callID)", "error": "\(error)"]) }

@@ -95,7 +95,7 @@ struct TurnTimeline {
         turns[index].firstFrameMs = Self.ms(ended, now)
     }
 
-    mutating func interrupted(item: String, heardMilliseconds: Int, generatedMilliseconds: Int, at now: ContinuousClock.Instant = .now) {
+    mutating func interrupted(item: String, heardMilliseconds: Int, generatedMilliseconds: Int, at now: ContinuousClock.Instant) {
         let reply = replies[item]
         interruptions.append(Interruption(item: item, at: answeredAt.duration(to: now).hundredthsOfSeconds,
                                           heardMs: heardMilliseconds, generatedMs: generatedMilliseconds, turn: reply.map { turns[$0.index].turn }))

@@ -39,10 +39,13 @@ public final class SimulatedCallee: Sendable {
     public typealias Hearing = @Sendable (_ samples: [Int16], _ expecting: [String], _ limit: Duration) async -> String?
     let hearing: Hearing?
     let ringing: Duration
+    /// What its pauses wait on: the continuous clock, or the virtual time its calls run in.
+    let clock: CallClock
     let logger: Logger
 
     public init(host: String = "127.0.0.1", port: Int = 0, rtpPorts: ClosedRange<Int>, tts: EspeakSynthesizer, natural: PiperVoice? = nil,
-                hearing: Hearing? = nil, ringing: Duration = .seconds(1), logger: Logger = Logger(label: "simulated-callee")) throws {
+                hearing: Hearing? = nil, ringing: Duration = .seconds(1), clock: CallClock = .continuous,
+                logger: Logger = Logger(label: "simulated-callee")) throws {
         var configuration = SIPUserAgent.Configuration()
         configuration.bindHost = host
         configuration.port = port
@@ -55,6 +58,7 @@ public final class SimulatedCallee: Sendable {
         self.natural = natural
         self.hearing = hearing
         self.ringing = ringing
+        self.clock = clock
         self.logger = logger
     }
 
@@ -65,7 +69,8 @@ public final class SimulatedCallee: Sendable {
     public static func hearing(_ recognizer: MoonshineTranscriber) -> Hearing {
         // Room for every callee of a busy test run to wait its turn: a job its caller gave up on
         // (`hearingBudget`) is skipped, not run, so the queue does not hold the ones behind it up.
-        let ear = BlockingWorkPool(label: "voicebridge.callee-ear", width: recognizer.workers.width, capacity: recognizer.workers.width * 8)
+        let ear = BlockingWorkPool(label: "voicebridge.callee-ear", width: recognizer.workers.width, capacity: recognizer.workers.width * 8,
+                                   virtualLatency: MoonshineTranscriber.virtualLatency)
         return { samples, expecting, limit in
             try? await recognizer.transcribe(pcm16k: samples, bias: recognizer.bias(toward: expecting, bonus: listeningBias), on: ear, within: limit)
         }
@@ -87,18 +92,39 @@ public final class SimulatedCallee: Sendable {
     /// Smith. Is that right?") needs no second listening then, unless it does not confirm.
     static let wholeAtOnceSamples = 56_000
 
+    /// How the callee picks up a call.
+    public enum Pickup: Sendable, Equatable {
+        /// After ringing this long.
+        case answer(after: Duration)
+        /// Busy (SIP 486).
+        case busy
+        /// Declined (SIP 603).
+        case reject
+        /// It rings until the caller gives up.
+        case never
+    }
+
+    /// How a call whose script is `answers` is picked up: its first entry may say busy, reject or no answer.
+    public func pickup(for answers: [String]) -> Pickup {
+        switch answers.first {
+        case "<busy>": .busy
+        case "<reject>": .reject
+        case "<no_answer>": .never
+        default: .answer(after: ringing)
+        }
+    }
+
     /// Binds the SIP socket; returns the port.
     public func start() async throws -> Int {
-        let ringing = self.ringing
         let logger = self.logger
-        await userAgent.setAdmission { invite in
+        await userAgent.setAdmission { [self] invite in
             // One line per new INVITE (retransmissions never get here): what tests count.
             logger.info("simulated callee: INVITE", metadata: ["uri": "\(invite.requestURI ?? "")", "call-id": "\(invite.callID ?? "")"])
-            return switch Self.answers(in: invite.headers).first {
-            case "<busy>": .reject(486)
-            case "<reject>": .reject(603)
-            case "<no_answer>": .ringForever
-            default: .accept(ringing: ringing)
+            return switch pickup(for: Self.answers(in: invite.headers)) {
+            case .busy: .reject(486)
+            case .reject: .reject(603)
+            case .never: .ringForever
+            case .answer(let ringing): .accept(ringing: ringing)
             }
         }
         return try await userAgent.start()
@@ -109,7 +135,7 @@ public final class SimulatedCallee: Sendable {
         let scheduler = PacerScheduler<[UInt8]>()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.userAgent.run() }
-            group.addTask { await scheduler.run(clock: ContinuousClock()) }
+            group.addTask { await scheduler.run(clock: self.clock) }
             for await call in userAgent.incomingCalls {
                 group.addTask { await self.converse(call, scheduler: scheduler) }
             }
@@ -180,10 +206,10 @@ public final class SimulatedCallee: Sendable {
     }
 
     /// An answering machine: its greeting, the beep, then silence (recording) until the caller hangs up.
-    private func answerAsMachine(_ leg: SIPCallLeg, greeting: String) async {
+    private func answerAsMachine(_ leg: any MediaStreamLeg, greeting: String) async {
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
-            try? await Task.sleep(for: .milliseconds(300))
+            try? await clock.sleep(for: .milliseconds(300))
             if let words = await speech(greeting, voice: tts) { await leg.send(.media(words)) }
             await leg.send(.media(Self.silence(milliseconds: 400) + Self.beep))
             await leg.send(.mark("beep"))
@@ -206,7 +232,12 @@ public final class SimulatedCallee: Sendable {
 
     private func converse(_ call: SIPCall, scheduler: PacerScheduler<[UInt8]>) async {
         guard let leg = try? SIPCallLeg(call: call, scheduler: scheduler) else { return }
-        var script = Self.answers(in: call.requestHeaders)
+        await converse(on: leg, answers: Self.answers(in: call.requestHeaders)) { call.media?.send(digit: $0) }
+    }
+
+    /// One answered call on `leg` (which this runs), its script `answers`; `press` sends a key.
+    public func converse(on leg: any MediaStreamLeg, answers: [String], press: @escaping @Sendable (Character) -> Void) async {
+        var script = answers
         if let first = script.first, let name = first.wholeMatch(of: /<voicemail (\w+)>/)?.1, let greeting = Self.machineGreetings[String(name)] {
             await answerAsMachine(leg, greeting: greeting)
             return
@@ -228,7 +259,7 @@ public final class SimulatedCallee: Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
             if let opening {
-                try? await Task.sleep(for: .milliseconds(400))   // picks up, then speaks
+                try? await clock.sleep(for: .milliseconds(400))   // picks up, then speaks
                 await leg.send(.media(opening))
             }
             var agentSpoke = false
@@ -245,7 +276,7 @@ public final class SimulatedCallee: Sendable {
                     if let over = conversation.upcoming?.over, backchannelled != conversation.next {
                         backchannelled = conversation.next
                         group.addTask {   // a backchannel over the agent, a second into its utterance
-                            try? await Task.sleep(for: .milliseconds(1200))
+                            try? await self.clock.sleep(for: .milliseconds(1200))
                             if let audio = await self.speech(over) { await leg.send(.media(audio)) }
                         }
                     }
@@ -258,13 +289,13 @@ public final class SimulatedCallee: Sendable {
                     // "I have …"): those are heard first (a short utterance whole), and the whole a
                     // second time, listening for the callee's own words, only for a read-back that
                     // was cut or does not confirm — so listening costs the recognizer little.
-                    let deadline = ContinuousClock.now + Self.hearingBudget
+                    let deadline = clock.now + Self.hearingBudget
                     let first = utterance.count <= Self.wholeAtOnceSamples ? utterance : Array(utterance.prefix(Self.openingSamples))
                     words = await hearing(first, CalleeConversation.readBackCues, Self.hearingBudget)
                     if let opening = words, ReadBack.isReadBack(opening), first.count < utterance.count || !conversation.confirms(opening) {
                         // Not made out in time (a loaded machine), the read-back is judged on what
                         // was heard first, which holds the value — not taken for a new question.
-                        words = await hearing(utterance, conversation.expecting, max(.zero, deadline - ContinuousClock.now)) ?? opening
+                        words = await hearing(utterance, conversation.expecting, max(.zero, deadline - clock.now)) ?? opening
                     }
                     if words == nil {   // at info: a test whose callee answered the wrong thing says why
                         logger.info("simulated callee: the agent was not made out in time; the next line is said", metadata: ["samples": "\(utterance.count)"])
@@ -275,11 +306,11 @@ public final class SimulatedCallee: Sendable {
                 if line.action == .hangUp { await leg.hangUp(); break }
                 if line.action == .silence { continue }
                 for digit in line.keys {
-                    call.media?.send(digit: digit)
-                    try? await Task.sleep(for: .milliseconds(200))
+                    press(digit)
+                    try? await clock.sleep(for: .milliseconds(200))
                 }
                 guard !line.words.isEmpty, let audio = await speech(line, prefix: prefix, slowly: slowly) else { continue }
-                try? await Task.sleep(for: .milliseconds(300))   // a human beat before answering
+                try? await clock.sleep(for: .milliseconds(300))   // a human beat before answering
                 answered += 1
                 await leg.send(.media(audio))
                 await leg.send(.mark("answer-\(answered)"))

@@ -154,12 +154,12 @@ extension ConversationEngine {
 
     /// Reports a step of the current turn, stamped now.
     public func milestone(_ milestone: EngineMilestone) async {
-        await events.emit(.milestone(milestone, at: .now))
+        await events.emit(.milestone(milestone, at: VirtualTimeExecutor.now))
     }
 
     /// Reports a provider's time to first byte: its request went out at `start`, the first byte is here now.
     public func firstByte(_ provider: String, since start: ContinuousClock.Instant) async {
-        await milestone(.firstByte(provider: provider, milliseconds: Int(start.duration(to: .now).totalMilliseconds)))
+        await milestone(.firstByte(provider: provider, milliseconds: Int(start.duration(to: VirtualTimeExecutor.now).totalMilliseconds)))
     }
 
     public func close(reason: String) async {

@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 
 /// The engine's two tasks under `start()`: hearing — transcribing what the caller's frames
 /// finished and judging on the words whether the turn is over — and replying — the dialogue's
@@ -25,13 +26,13 @@ extension LocalEngine {
             guard case .data(let outcome) = message else { continue }
             switch outcome {
             case .utterance(let finished):
-                let started = ContinuousClock.now
+                let started = VirtualTimeExecutor.now
                 let text = await transcribe(finished)
                 if await settleOverlap(text, turnOver: true) { continue }
                 _ = await replies.send(.answer(text, since: started))
             case .transcribed(let text, let transcribing):
                 if await settleOverlap(text, turnOver: true) { continue }
-                _ = await replies.send(.answer(text, since: ContinuousClock.now - transcribing))
+                _ = await replies.send(.answer(text, since: VirtualTimeExecutor.now - transcribing))
             case .speechEnded(let sofar, let starts):
                 await speculate(on: sofar, speechStarts: starts)
             case .noReply:
@@ -61,9 +62,9 @@ extension LocalEngine {
         // The caller spoke again before the recognizer got to this: its words are stale — unless
         // they were said over the agent, whose wait for a verdict they may end (as a turn).
         guard state.withLock({ $0.speechStarts == starts || $0.overlap != nil }) else { return }
-        let started = ContinuousClock.now
+        let started = VirtualTimeExecutor.now
         let text = await transcribe(sofar)
-        let transcribing = started.duration(to: .now)
+        let transcribing = started.duration(to: VirtualTimeExecutor.now)
         if await settleOverlap(text, turnOver: false, speechStarts: starts) { return }
         // The words judged once; the model after them, only where its verdict can still change the wait.
         let (judged, asks) = state.withLock { s in
@@ -83,7 +84,7 @@ extension LocalEngine {
             s.dropTurn()   // over, on these words
             return true
         }
-        if endsNow, await !settleOverlap(text, turnOver: true) { _ = await replies.send(.answer(text, since: ContinuousClock.now - transcribing)) }
+        if endsNow, await !settleOverlap(text, turnOver: true) { _ = await replies.send(.answer(text, since: VirtualTimeExecutor.now - transcribing)) }
     }
 
     private func answer(_ text: String, since started: ContinuousClock.Instant) async {

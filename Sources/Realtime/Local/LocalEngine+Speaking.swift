@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Tools
 
 /// What the local engine says: each dialogue step spoken by its voice in 200 ms chunks, the
@@ -50,7 +51,7 @@ extension LocalEngine {
         let item = state.withLock { s -> String in s.itemCount += 1; return "local-\(s.itemCount)" }
         await events.emit(.transcript(speaker: .ai, text: text, item: item))
         do {
-            let started = ContinuousClock.now
+            let started = VirtualTimeExecutor.now
             var spoken = 0
             for (n, sentence) in Self.sentences(text).flatMap(tts.pieces).enumerated() {
                 let samples = try await tts.synthesize(korean ? KoreanSpeech.speakable(sentence) : sentence)

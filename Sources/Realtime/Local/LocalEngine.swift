@@ -279,7 +279,7 @@ public final class LocalEngine: ConversationEngine {
     func searchFAQ(_ question: String) async -> KnowledgeHit? {
         guard let knowledge else { return nil }
         let collections = state.withLock { $0.dialogue.context.knowledge }
-        let started = ContinuousClock.now
+        let started = VirtualTimeExecutor.now
         let arguments = JSONValue.object(["query": .string(question)]).serialized
         var record = ToolCallRecord(tool: KnowledgeSearchTool.name, arguments: arguments, status: .ok, milliseconds: 0)
         var answer: KnowledgeHit?
@@ -289,7 +289,7 @@ public final class LocalEngine: ConversationEngine {
             record.status = .failed
             record.error = "the knowledge base could not be searched: \(error)"
         }
-        record.milliseconds = Int(started.duration(to: .now) / .milliseconds(1))
+        record.milliseconds = Int(started.duration(to: VirtualTimeExecutor.now) / .milliseconds(1))
         await events.emit(.toolCalled(record))
         return answer
     }

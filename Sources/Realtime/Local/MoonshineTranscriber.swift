@@ -31,12 +31,14 @@ public final class MoonshineTranscriber: Sendable {
     /// What the first decoder step is given for every cache slot: read by no branch it takes, so
     /// one zero tensor serves every transcription.
     private let emptyCache: ONNXValue
+    /// A transcription's time in virtual time: an utterance of a few seconds on one core here.
+    public static let virtualLatency: Duration = .milliseconds(250)
     /// Where transcriptions run: one lane per core.
     public let workers: BlockingWorkPool
 
     /// `directory` holds the onnxruntime library and `models/base-en/`.
     public init(directory: String, lanes: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
-        workers = BlockingWorkPool(label: "voicebridge.moonshine", width: max(1, lanes), capacity: max(1, lanes) * 16)
+        workers = BlockingWorkPool(label: "voicebridge.moonshine", width: max(1, lanes), capacity: max(1, lanes) * 16, virtualLatency: Self.virtualLatency)
         let model = URL(fileURLWithPath: directory).appendingPathComponent("models/base-en")
         let files = ["encoder_model.ort", "decoder_model_merged.ort", "tokenizer.bin"].map { model.appendingPathComponent($0).path }
         for path in files where !FileManager.default.fileExists(atPath: path) {

@@ -34,27 +34,9 @@ public final class PiperVoice: SpeechSynthesizer {
     private let inference: Config.Inference
     /// Where syntheses run (a second of speech takes ~50 ms of one core here: `make bench` `recognition`).
     public let workers: BlockingWorkPool
-    /// Texts said before: an agent says its greeting, its questions and "Thank you." call after
-    /// call, and each is synthesized once. At most `cacheSamples` kept (8 MB, three minutes of
-    /// speech), the oldest dropped first.
-    private let said = Mutex(SaidBefore())
+    /// Texts said before (`SpeechCache`): at most `cacheSamples` (8 MB, three minutes of speech).
+    private let said = Mutex(SpeechCache(capacity: PiperVoice.cacheSamples))
     static let cacheSamples = 4_000_000
-
-    private struct SaidBefore {
-        var order: [String] = []
-        var audio: [String: [Int16]] = [:]
-        var samples = 0
-
-        mutating func keep(_ speech: [Int16], for key: String) {
-            guard audio[key] == nil, speech.count <= PiperVoice.cacheSamples else { return }
-            audio[key] = speech
-            order.append(key)
-            samples += speech.count
-            while samples > PiperVoice.cacheSamples, !order.isEmpty {
-                samples -= audio.removeValue(forKey: order.removeFirst())?.count ?? 0
-            }
-        }
-    }
 
     /// `modelPath` is the voice's `.onnx` (its config is `modelPath + ".json"`); `onnxRuntimePath`
     /// the `libonnxruntime.so.*` to load.
@@ -118,7 +100,7 @@ public final class PiperVoice: SpeechSynthesizer {
     /// `text` spoken at `sampleRate`; `slowness` stretches it (4/3: three quarters of the rate).
     public func synthesize(_ text: String, slowness: Float) async throws -> [Int16] {
         let key = "\(slowness) \(text)"
-        if let audio = said.withLock({ $0.audio[key] }) { return audio }
+        if let audio = said.withLock({ $0[key] }) { return audio }
         let clauses = try await EspeakSynthesizer.phonemes(text, voice: espeakVoice)
         var audio: [Int16] = []
         for sentence in Self.sentences(clauses) {
