@@ -6,14 +6,17 @@
 #      that may share the machine, VB_E2E_JOBS at a time. Both spend most of their time waiting on
 #      calls in real time (a serial unit run is 16 min of wall time for 3 min of CPU), and their RTP
 #      ports are disjoint (unit tests below 49000, e2e suites 51000-57999).
-#   3. The call suites that must hear speech or keys in time (CALLS), CALL_WIDTH at a time, nothing
+#   3. The call suites in virtual time (VIRTUAL), VIRTUAL_WIDTH at a time: load changes none of
+#      their verdicts, but each keeps a core busy, which the real-time suites beside them would feel.
+#   4. The call suites that must hear speech or keys in time (CALLS), CALL_WIDTH at a time, nothing
 #      else beside them.
-#   4. Alone, one after the other: the timed unit suites (ALONE, one test at a time), then the e2e
+#   5. Alone, one after the other: the timed unit suites (ALONE, one test at a time), then the e2e
 #      suites marked `# e2e: alone` (frame lateness, calls started at the same instant).
 #
 # Every part runs even when one before it failed. The end shows where the time went
 # (scripts/slowest.py), repeats what failed, and gives the wall time. Environment: TIMED (a --filter
-# regex: every suite kept out of step 2), CALLS and ALONE (its two parts), UNIT_WIDTH, CALL_WIDTH,
+# regex: every suite kept out of step 2), VIRTUAL, CALLS and ALONE (its three parts), UNIT_WIDTH,
+# VIRTUAL_WIDTH, CALL_WIDTH,
 # SWIFT_BUILD_FLAGS, VB_E2E_JOBS. One argument, `unit` or `e2e`, runs only that half, step by step
 # as above (`make unit-test`, `make e2e-test`).
 set -uo pipefail
@@ -24,7 +27,8 @@ case $parts in all|unit|e2e) ;; *) echo "usage: $0 [unit|e2e]" >&2; exit 2 ;; es
 runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }   # runs unit|e2e: whether this half is run
 : "${TIMED:?TIMED: the suites kept out of the shared pass, a swift test --filter regex}"
 : "${CALLS:?CALLS: the call suites run CALL_WIDTH at a time, a --filter regex}" "${ALONE:?ALONE: the timed suites run alone}"
-width=${UNIT_WIDTH:-2} call_width=${CALL_WIDTH:-3}
+: "${VIRTUAL:?VIRTUAL: the call suites in virtual time, a --filter regex}"
+width=${UNIT_WIDTH:-2} call_width=${CALL_WIDTH:-3} virtual_width=${VIRTUAL_WIDTH:-2}
 flags=${SWIFT_BUILD_FLAGS:-}
 unit=test-artifacts/unit.log e2e=test-artifacts/e2e.log
 mkdir -p test-artifacts
@@ -60,14 +64,21 @@ if runs unit; then
 fi
 step_done "side by side"
 
-# 3. The call suites, CALL_WIDTH at a time.
+# 3. The call suites in virtual time, VIRTUAL_WIDTH at a time.
+if runs unit; then
+  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$virtual_width swift test --skip-build --parallel --filter "$VIRTUAL" 2>&1 | tee -a "$unit"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("call suites in virtual time")
+  step_done "virtual time $virtual_width at a time"
+fi
+
+# 4. The call suites, CALL_WIDTH at a time.
 if runs unit; then
   SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$call_width swift test --skip-build --parallel --filter "$CALLS" 2>&1 | tee -a "$unit"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("call suites run $call_width at a time")
   step_done "call suites $call_width at a time"
 fi
 
-# 4. Alone.
+# 5. Alone.
 if runs unit; then
   swift test --skip-build --no-parallel --filter "$ALONE" 2>&1 | tee -a "$unit"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("timed unit suites")

@@ -6,8 +6,8 @@ import Tools
 @testable import Calls
 @testable import Realtime
 
-/// Offline, over real SIP calls: a 17-step flow with four branches and a tool step, every path to
-/// every end taken by its own simulated callee (espeak-ng → RTP → Moonshine), six calls at once;
+/// Offline, whole calls in virtual time: a 17-step flow with four branches and a tool step, every path to
+/// every end taken by its own simulated callee (espeak-ng → μ-law → Moonshine), six calls at once;
 /// each call's stored path, typed fields and outcome checked, the tool's arguments, and one call's webhook.
 @Suite(.serialized) struct FlowCallTests {
     static let flow = """
@@ -79,10 +79,9 @@ import Tools
         let (tts, stt) = try #require(CallHarness.speech)
         let runner = ToolRunner(transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: false)), secrets: ToolSecrets())
             .adding(reservations, named: "reserve")
-        // Three paths at a time, not all six: beside the call step's other suites, six agents and
-        // six listening callees at once left the callees' ear behind (it answered unheard).
-        try await CallHarness.run(rtpBase: 50000, store: store, tweak: { $0.retry.enabled = false; $0.maxConcurrentCalls = 3 },
-                                  engines: CallSystem.localEngines(tts: tts, stt: stt, tools: runner)) { manager, store, _ in
+        // Every path at once, in virtual time: no call waits on another's recognizer.
+        _ = try await VirtualCallHarness.run(store: store, tweak: { $0.retry.enabled = false; $0.maxConcurrentCalls = 6 },
+                                             engines: CallSystem.localEngines(tts: tts, stt: stt, tools: runner)) { manager, store, clock in
             var template = CallTemplate(name: "open day", purpose: "the open day", questions: [], flow: flow)
             template.tools = [ToolDefinition(name: "reserve", description: "Reserves the seats.",
                                              parameters: try JSONValue.parse(#"{"type":"object","properties":{"guests":{"type":"integer"},"meal":{"type":"string"}},"required":["guests"]}"#),
@@ -96,7 +95,7 @@ import Tools
                 ids.append(try await manager.create(request).outboundId)
             }
             for (id, expected) in zip(ids, Self.paths) {
-                let call = try await CallHarness.waitFor(store, id, timeout: .seconds(120)) { $0.state.isTerminal }
+                let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(90)) { $0.state.isTerminal }
                 let said = try await store.transcript(callID: id).map { "\($0.entry.speaker.rawValue): \($0.entry.text)" }
                 let result = try CallFlowResult(stored: call.flowResult)
                 #expect(call.state == .completed && call.outcome == expected.outcome, "\(expected.answers): \(said)")

@@ -4,18 +4,18 @@ import Testing
 import TestSupport
 @testable import Calls
 
-/// Key presses as answers (RFC 4733 over real RTP from the simulated callee): a template's keypad
+/// Key presses as answers (telephone events from the simulated callee, in virtual time): a template's keypad
 /// maps keys to the words they stand for, and the local dialogue takes them as the answer; every
 /// key is in the transcript as `[DTMF n]`.
 @Suite(.serialized) struct KeypadCallTests {
     @Test func aKeyAnswersAQuestionThatOffersKeys() async throws {
-        try await CallHarness.run(rtpBase: 47200) { manager, store, _ in
+        _ = try await VirtualCallHarness.run { manager, store, clock in
             _ = try await store.createTemplate(CallTemplate(name: "attend", purpose: "tomorrow's meeting",
                                                       questions: ["Can you attend? Press 1 for yes or 2 for no."], keypad: ["1": "yes", "2": "no"]))
             var request = CallHarness.seedRequest(answers: ["<dtmf 2>"], questions: [])
             request.template = "attend"
             let id = try await manager.create(request).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(90)) { $0.state.isTerminal }
             #expect(call.state == .completed, "\(call.state) \(call.failureReason ?? "")")
             let answers = try await store.answers(callID: id)
             #expect(answers.first?.status == .answered && answers.first?.answerSummary == "no", "\(answers)")

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import Calls
 
-/// Answering-machine detection over real SIP and RTP: the simulated callee answers as a machine
+/// Answering-machine detection, whole calls in virtual time: the simulated callee answers as a machine
 /// (an espeak-ng greeting, then a 1 kHz beep) or as a person ("Hello?"); the local engine runs the call.
 @Suite(.serialized) struct MachineDetectionCallTests {
     static func request(_ script: [String], action: String, callee: String) -> OutboundCallRequest {
@@ -14,9 +14,9 @@ import TestSupport
     }
 
     @Test func aMachineIsHungUpOnBeforeTheAgentSaysAWord() async throws {
-        try await CallHarness.run(rtpBase: 47600) { manager, store, _ in
+        _ = try await VirtualCallHarness.run { manager, store, clock in
             let id = try await manager.create(Self.request(["<voicemail long>"], action: "hangup", callee: "0109876601")).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(60)) { $0.state.isTerminal }
             #expect(call.state == .voicemail && call.failureReason == "answering_machine", "\(call.state) \(call.failureReason ?? "")")
             #expect(call.answeredBy == "machine" && (call.answeredByMs ?? .max) <= 3500, "\(String(describing: call.answeredBy)) \(String(describing: call.answeredByMs))")
             let agentLines = try await store.transcript(callID: id).filter { $0.entry.speaker == .ai }
@@ -26,22 +26,22 @@ import TestSupport
 
     /// A machine is retried like no answer: the person was not reached.
     @Test func aMachineIsRetriedLikeNoAnswer() async throws {
-        try await CallHarness.run(rtpBase: 47600) { manager, store, _ in
+        _ = try await VirtualCallHarness.run { manager, store, clock in
             var request = Self.request(["<voicemail short>"], action: "hangup", callee: "0109876605")
             request.maxRetries = 1
             let id = try await manager.create(request).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal && $0.attemptCount == 2 }
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(60)) { $0.state.isTerminal && $0.attemptCount == 2 }
             #expect(call.state == .voicemail && call.lastOutcome == "voicemail")
             #expect(try await store.attempts(callID: id).map(\.outcome) == ["voicemail", "voicemail"])
         }
     }
 
     @Test func aMessageIsLeftAfterTheBeep() async throws {
-        try await CallHarness.run(rtpBase: 47600) { manager, store, _ in
+        _ = try await VirtualCallHarness.run { manager, store, clock in
             var request = Self.request(["<voicemail long>"], action: "leave_message", callee: "0109876602")
             request.voicemailMessage = "This is {display_name} about {purpose}. Please call us back."
             let id = try await manager.create(request).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(90)) { $0.state.isTerminal }
             #expect(call.state == .voicemailLeft && call.answeredBy == "machine", "\(call.state) \(call.failureReason ?? "")")
             let lines = try await store.transcript(callID: id).map(\.entry)
             let message = try #require(lines.first { $0.speaker == .ai }, "\(lines)")
@@ -55,9 +55,9 @@ import TestSupport
     }
 
     @Test func aPersonIsGreetedWithinMomentsAndTheCallGoesOn() async throws {
-        try await CallHarness.run(rtpBase: 47600) { manager, store, _ in
+        _ = try await VirtualCallHarness.run { manager, store, clock in
             let id = try await manager.create(Self.request(["<says Hello?>", "Yes, I can attend."], action: "hangup", callee: "0109876603")).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(90)) { $0.state.isTerminal }
             #expect(call.state == .completed, "\(call.state) \(call.failureReason ?? "")")
             #expect(call.answeredBy == "human" && (call.answeredByMs ?? .max) <= 3500, "\(String(describing: call.answeredBy)) after \(String(describing: call.answeredByMs)) ms")
             #expect(try await store.answers(callID: id).first?.status == .answered)
@@ -65,9 +65,9 @@ import TestSupport
     }
 
     @Test func aKoreanMachineIsRecognized() async throws {
-        try await CallHarness.run(rtpBase: 47600) { manager, store, _ in
+        _ = try await VirtualCallHarness.run { manager, store, clock in
             let id = try await manager.create(Self.request(["<voicemail ko>"], action: "hangup", callee: "0109876604")).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(60)) { $0.state.isTerminal }
             #expect(call.state == .voicemail && call.answeredBy == "machine", "\(call.state) \(String(describing: call.answeredBy))")
         }
     }

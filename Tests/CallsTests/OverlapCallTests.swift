@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import Calls
 
-/// The caller speaking over the agent's greeting, over real SIP and RTP with the local engine:
+/// The caller speaking over the agent's greeting, a whole call in virtual time with the local engine:
 /// a backchannel does not stop the greeting, and buzz on the line (held, no words in it) lets it
 /// play on from where it was held. (The simulated callee speaks its first entry at pickup, over
 /// the greeting.)
@@ -14,12 +14,12 @@ import TestSupport
     /// The call to its end; its report, transcript and answers.
     static func call(opening: String, tweak: @escaping (inout CallManager.Settings) -> Void = { _ in }) async throws
         -> (CallRecord, CallReport, [String], [TaskTracker.Answer]) {
-        try await CallHarness.run(rtpBase: 35600, tweak: tweak) { manager, store, _ in
+        try await VirtualCallHarness.run(tweak: tweak) { manager, store, clock in
             let id = try await manager.create(CallHarness.seedRequest(answers: [opening, "Yes, I will."], questions: [question])).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(90)) { $0.state.isTerminal }
             let report = try #require(try await store.report(callID: id))
             return (call, report, try await store.transcript(callID: id).map(\.entry.text), try await store.answers(callID: id))
-        }
+        }.value
     }
 
     /// ("Okay.": espeak-ng's "Mm-hmm." is long enough to hold the agent, and reaches the recognizer

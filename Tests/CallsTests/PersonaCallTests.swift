@@ -4,33 +4,49 @@ import TestSupport
 @testable import Calls
 @testable import Realtime
 
-/// Personas over real calls: the simulated callee speaks its script with espeak-ng over SIP/RTP,
-/// the local engine hears it with Moonshine, and the stored result must be the expected one —
-/// so recognition, extraction and storage are checked together. (`make bench` runs the whole
-/// catalogue this way and prints the share that matches.)
+/// Personas over whole calls in virtual time (`VirtualCallHarness`): the simulated callee speaks its
+/// script with espeak-ng, the local engine hears it with Moonshine, and the stored result must be
+/// the expected one — recognition, extraction and storage checked together, on any machine load.
+/// The same calls run three times give the same transcripts and results, byte for byte. (`make
+/// bench` runs the whole catalogue over real SIP calls and prints the share that matches.)
 @Suite(.serialized) struct PersonaCallTests {
     static let chosen = ["refuses the first", "call back after one answer", "silent", "busy"]
 
-    @Test func personasGetTheRightStoredResultOverRealCalls() async throws {
-        let personas = CalleePersona.catalogue.filter { Self.chosen.contains($0.name) }
-        #expect(personas.count == Self.chosen.count)
-        try await CallHarness.run(rtpBase: 44000, tweak: { $0.retry.enabled = false; $0.maxConcurrentCalls = 4 }) { manager, store, _ in
+    /// The chosen personas' calls, side by side in one virtual time: each call's record, and the run's figures.
+    static func personaRun() async throws -> VirtualCallHarness.Run<[String]> {
+        let personas = CalleePersona.catalogue.filter { chosen.contains($0.name) }
+        #expect(personas.count == chosen.count)
+        return try await VirtualCallHarness.run(tweak: { $0.retry.enabled = false; $0.maxConcurrentCalls = 4 }) { manager, store, clock in
             var ids: [String] = []
             for (i, persona) in personas.enumerated() {
                 let request = CallHarness.seedRequest(answers: persona.script, questions: persona.questions, callee: "010 7000 000\(i)")
                 ids.append(try await manager.create(request).outboundId)
             }
             let now = Date()
+            var records: [String] = []
             for (id, persona) in zip(ids, personas) {
-                let call = try await CallHarness.waitFor(store, id, timeout: .seconds(120)) { $0.state.isTerminal }
+                let call = try await VirtualCallHarness.waitFor(store, id, clock: clock) { $0.state.isTerminal }
                 let comparison = await persona.compare(state: call.state, answers: try store.answers(callID: id), now: now)
-                // The transcript with its timings shows what a mismatch came from (CI saw one it could not show).
-                let said = comparison.mismatches.isEmpty ? [] : try await store.transcript(callID: id).map {
-                    "\(String(format: "%.2f", $0.entry.timestamp)) \($0.entry.speaker.rawValue): \($0.entry.text)"
-                }
-                #expect(comparison.mismatches.isEmpty, "\(persona.name): \(comparison.mismatches) — \(said)")
+                let record = try await VirtualCallHarness.record(of: id, in: store)
+                #expect(comparison.mismatches.isEmpty, "\(persona.name): \(comparison.mismatches)\n\(record)")
                 #expect(comparison.statuses.total == persona.questions.count)
+                records.append("# \(persona.name)\n" + record)
             }
+            return records
         }
+    }
+
+    @Test(.timeLimit(.minutes(10))) func personasGetTheRightStoredResultsAndTheSameCallsTheSameTranscripts() async throws {
+        var runs: [VirtualCallHarness.Run<[String]>] = []
+        for _ in 0..<3 { runs.append(try await Self.personaRun()) }
+        for (i, run) in runs.enumerated() {
+            print("virtual-time persona run \(i + 1): \(run.virtual) of calls in \(run.real) (\(String(format: "%.1f", run.speedUp))× real time), stray wake-ups: \(run.strayWakeups)")
+            #expect(run.strayWakeups == 0, "work escaped the virtual time in run \(i + 1)")
+        }
+        let first = runs[0].value.joined(separator: "\n\n")
+        for (i, run) in runs.enumerated().dropFirst() {
+            #expect(run.value.joined(separator: "\n\n") == first, "run \(i + 1) differs from run 1")
+        }
+        print(first)
     }
 }

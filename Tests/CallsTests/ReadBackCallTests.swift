@@ -4,17 +4,17 @@ import TestSupport
 @testable import Calls
 @testable import Realtime
 
-/// Over a real SIP call (espeak-ng → RTP → Moonshine, both ways): the local engine reads the
+/// In a whole call in virtual time (espeak-ng → μ-law → Moonshine, both ways): the local engine reads the
 /// callee's name back, and the simulated callee — which hears the agent — answers the read-back
 /// ("Yes, that's right." or "No," and its name again) without using up its script; the next
 /// question gets the next line. What Moonshine makes of the name varies; the exchange does not.
 @Suite(.serialized) struct ReadBackCallTests {
     @Test func theAgentReadsTheNameBackAndTheCalleeAnswersTheReadBack() async throws {
-        try await CallHarness.run(rtpBase: 58000, tweak: { $0.retry.enabled = false }) { manager, store, _ in
+        _ = try await VirtualCallHarness.run(tweak: { $0.retry.enabled = false }) { manager, store, clock in
             let request = CallHarness.seedRequest(answers: ["My name is Jane Smith.", "Yes, I can attend."],
                                                   questions: ["May I have your name?", "Can you attend?"])
             let id = try await manager.create(request).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(120)) { $0.state.isTerminal }
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(120)) { $0.state.isTerminal }
             let lines = try await store.transcript(callID: id).map(\.entry)
             let shown = lines.map { "\($0.speaker == .ai ? "ai" : "callee"): \($0.text)" }
             #expect(call.state == .completed, "\(shown)")
