@@ -159,7 +159,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "Pipeline", "Realtime", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-        ], path: "Tests/TestSupport"),
+        ], path: "Tests/TestSupport", exclude: ["mcp_reference_server.py"]),   // run by python3 from the repository
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
         .testTarget(name: "ToolsTests", dependencies: ["Tools"]),
         .testTarget(name: "KnowledgeTests", dependencies: ["Knowledge", "Tools"]),

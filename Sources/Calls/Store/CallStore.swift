@@ -67,21 +67,22 @@ public final class CallStore: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in try Self.prepareEncryption(db, cipher: cipher) }
-        let pool = try Self.openPool(path: path, configuration: configuration)
+        let pool = try DatabasePool(path: path, configuration: configuration)
         try pool.write { try Self.prepare($0.sql, cipher: cipher, numbers: numbers) }
         self.init(path: path, database: SQLiteStoreDatabase(pool: pool), pool: pool, cipher: cipher, numbers: numbers)
     }
 
     /// Nodes started together on one new file: switching it to WAL needs a lock that another
     /// opener may hold for a moment, and SQLite answers that switch with SQLITE_BUSY at once
-    /// rather than through the busy timeout. So the open is tried again for up to 10 s.
-    private static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+    /// rather than through the busy timeout. So the open is tried again for up to 10 s, the task
+    /// sleeping between tries (no thread is held).
+    private static func openSQLite(_ path: String, cipher: StorageCipher?, numbers: NumberPlan) async throws -> CallStore {
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
         while true {
             do {
-                return try DatabasePool(path: path, configuration: configuration)
+                return try CallStore(path: path, cipher: cipher, numbers: numbers)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
+                try await Task.sleep(for: .milliseconds(50))
             }
         }
     }
@@ -90,7 +91,7 @@ public final class CallStore: Sendable {
     /// selects PostgreSQL (every node of a cluster names the same one); anything else is a SQLite
     /// file's path. The schema is brought up to date and the storage keys checked as for a file.
     public static func open(_ location: String, cipher: StorageCipher? = nil, numbers: NumberPlan = .korea) async throws -> CallStore {
-        guard PostgresStoreDatabase.Location.isURL(location) else { return try CallStore(path: location, cipher: cipher, numbers: numbers) }
+        guard PostgresStoreDatabase.Location.isURL(location) else { return try await openSQLite(location, cipher: cipher, numbers: numbers) }
         let database = try PostgresStoreDatabase(url: location)
         do {
             try await database.transaction(writes: true) { try prepare($0, cipher: cipher, numbers: numbers) }
