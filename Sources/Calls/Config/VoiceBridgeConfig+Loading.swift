@@ -277,15 +277,6 @@ extension VoiceBridgeConfig {
         }
     }
 
-    /// What is wrong with a transfer target, if anything: a phone number, or a `sip:` URI.
-    public static func transferTargetProblem(_ target: String) -> String? {
-        if containsControlCharacters(target) { return "must not contain control characters (line breaks, tabs)" }
-        if target.hasPrefix("sip:") {
-            return sipTarget(target) == nil ? "a SIP target is sip:user@host[:port] with no parameters (;…) or headers (?…), got '\(target)'" : nil
-        }
-        return OutboundCallRequest.normalize(number: target) == nil ? "must be a phone number (3 to 20 digits) or a sip: URI, got '\(target)'" : nil
-    }
-
     /// `webhooks.*`: each endpoint checked as the API checks one (URL, secret, event names).
     private static func readWebhooks(_ w: inout Webhooks, _ r: inout ConfigReader) throws {
         w.endpoints = try r.childNames(of: "webhooks.endpoints").map { name in
@@ -374,32 +365,6 @@ extension VoiceBridgeConfig {
         o.machineDetection.speechThresholdMs = try r.int("outbound.machine_detection.speech_threshold_ms", default: o.machineDetection.speechThresholdMs, in: 1000...6000)
     }
 
-    static func isSIPURI(_ text: String) -> Bool {
-        guard text.hasPrefix("sip:") else { return false }
-        let hostPort = text.dropFirst(4).split(separator: "@").last ?? ""
-        let parts = hostPort.split(separator: ":", omittingEmptySubsequences: false)
-        guard let host = parts.first, !host.isEmpty, parts.count <= 2 else { return false }
-        if parts.count == 2 { return Int(parts[1]).map { (1...65535).contains($0) } ?? false }
-        return true
-    }
-
-    /// A `sip:` transfer target as the SIP stack reads it (`SIPURI`, the parser the REFER and the
-    /// trunk's INVITE use), taken only in the plain form `sip:user@host[:port]` that it writes out
-    /// again unchanged: parameters, headers, a second `@` or an escape would let a check on the
-    /// text see one host while the stack dials another.
-    public static func sipTarget(_ text: String) -> SIPURI? {
-        guard text.hasPrefix("sip:"), let uri = SIPURI(text), uri.scheme == "sip", uri.parameters.items.isEmpty,
-              uri.description == text else { return nil }
-        let userCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.!~*'()&=+$,")
-        if let user = uri.user, user.isEmpty || !user.allSatisfy(userCharacters.contains) { return nil }
-        let host = uri.host
-        if host.hasPrefix("[") {
-            guard host.hasSuffix("]"), host.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
-        } else {
-            guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }) else { return nil }
-        }
-        return uri
-    }
     /// Whether `host` is `localhost` or a loopback address (127.0.0.0/8, ::1), decided by parsing
     /// the address: a name such as `127.example.com` is not loopback.
     public static func isLoopback(_ host: String) -> Bool {
