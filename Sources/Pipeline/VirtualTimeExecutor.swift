@@ -10,7 +10,7 @@ import Synchronization
 /// taking no virtual time.
 ///
 /// `run(_:)` makes it the preferred executor of the body and every child task, and sets
-/// `current`, which `CallClock.current`, the pool and the store look at. Work that leaves it
+/// `current`, which the pool, the store and the engines' stamps look at. Work that leaves it
 /// (a task that is not a child, a real-time sleep) is counted as a stray wake-up when it comes
 /// back: a virtual-time test checks there were none.
 public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
@@ -62,34 +62,32 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
     /// Jobs run on its thread so far.
     public var jobsRun: Int { locked { $0.jobsRun } }
 
-    /// Runs `body` on the state, then wakes the loop (whatever changed may let it go on).
+    /// Runs `body` on the state.
     private func locked<T>(_ body: (inout State) -> T) -> T {
         condition.lock()
-        defer {
-            condition.unlock()
-            condition.signal()
-        }
+        defer { condition.unlock() }
         return body(&state)
     }
 
-    private var onOwnThread: Bool {
-        guard let thread = locked({ $0.thread }) else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+    /// Runs `body` on the state, then wakes the loop: what it changed may let the loop go on.
+    private func changing<T>(_ body: (inout State) -> T) -> T {
+        defer { condition.signal() }
+        return locked(body)
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let own = onOwnThread
-        locked { s in
+        let caller = pthread_self()
+        changing { s in
             s.jobs.append(job)
-            if !own, s.outside == 0, s.thread != nil { s.strayWakeups += 1 }
+            if let thread = s.thread, pthread_equal(thread, caller) == 0, s.outside == 0 { s.strayWakeups += 1 }
         }
     }
 
     /// Calls `fire` when virtual time reaches `deadline` (at once if it has); returns the timer's id.
     @discardableResult
     public func schedule(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
-        let id = locked { s -> UInt64 in
+        let id = changing { s -> UInt64 in
             s.lastID += 1
             let timer = Timer(deadline: deadline, id: s.lastID, fire: fire)
             // After every timer due no later: ties fire in the order they were set.
@@ -135,7 +133,7 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
     public static func outside<T>(_ work: () async throws -> T) async rethrows -> T {
         guard let executor = current else { return try await work() }
         executor.locked { $0.outside += 1 }
-        defer { executor.locked { $0.outside -= 1 } }
+        defer { executor.changing { $0.outside -= 1 } }
         return try await work()
     }
 
@@ -145,12 +143,12 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
         let started = Thread { [self] in loop() }
         started.name = "voicebridge.virtual-time"
         started.start()
-        defer { locked { $0.stopping = true } }
+        defer { changing { $0.stopping = true } }
         // The hop onto this executor comes from another thread: not a stray.
         locked { $0.outside += 1 }
         return try await Self.$current.withValue(self) {
             try await withTaskExecutorPreference(self) {
-                locked { $0.outside -= 1 }
+                changing { $0.outside -= 1 }
                 return try await body()
             }
         }

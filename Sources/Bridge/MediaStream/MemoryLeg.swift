@@ -86,7 +86,7 @@ public final class MemoryLeg: PacedOutboundLeg {
                 case .mark(let name): inbox.yield(.mark(name))
                 }
             }
-            if !sent { line.deliver(Self.silenceFrame, to: other, started: started) }
+            if !sent { line.deliver(PacedMediaQueue.silenceFrame, to: other, started: started) }
             return true
         }
         if !line.ended.load(ordering: .relaxed) { await line.closed[end].wait() }
@@ -96,16 +96,10 @@ public final class MemoryLeg: PacedOutboundLeg {
         inbox.finish()
     }
 
-    public func send(_ command: MediaStreamCommand) async {
-        await outbound.send(command)
-    }
-
     /// A key pressed on this end: the other end hears it as an RFC 4733 event would be heard.
     public func press(_ digit: Character) {
         line.inboxes[1 - end].yield(.dtmf(track: "inbound_track", digit: digit))
     }
 
     public func hangUp() async { line.hangUp() }
-
-    static let silenceFrame = [UInt8](repeating: 0xFF, count: 160)
 }

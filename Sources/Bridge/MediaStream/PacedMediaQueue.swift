@@ -6,6 +6,9 @@ import Synchronization
 /// μ-law silence), and clear drops everything queued — including what a blocked `send` still
 /// holds. Both the SIP leg and the Twilio leg play out through this; only their sinks differ.
 final class PacedMediaQueue: Sendable {
+    /// 20 ms of μ-law silence: what a continuous stream carries where a side has nothing to say.
+    static let silenceFrame = [UInt8](repeating: 0xFF, count: 160)
+
     let pacer: Pacer<[UInt8]>
     private let state = Mutex(State())
 
@@ -107,6 +110,13 @@ extension PacedOutboundLeg {
     public var outboundQueueCounters: BoundedQueueCounters? { outbound.pacer.input.meterCounters }
     public var outboundRoom: Int { outbound.room }
     public func trySend(_ commands: [MediaStreamCommand]) -> Bool { outbound.trySend(commands) }
+
+    /// Media is paced out (the call suspends here when the queue is full); a mark follows the
+    /// audio before it; clear drops what has not played.
+    public func send(_ command: MediaStreamCommand) async {
+        await outbound.send(command)
+    }
+
     @discardableResult
     public func holdPlayback(_ held: Bool) -> Bool {
         outbound.hold(held)

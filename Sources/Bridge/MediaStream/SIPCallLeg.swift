@@ -79,7 +79,7 @@ public final class SIPCallLeg: Sendable {
             // only a tick late still sits in the jitter buffer: no gap is invented in the speech.
             if !state.withLock({ s -> Bool in defer { s.receivedThisTick = false }; return s.receivedThisTick }),
                outcome == .running, rtp.bufferedPackets == 0 {
-                emit(Self.silenceFrame, false)
+                emit(PacedMediaQueue.silenceFrame, false)
             }
             switch outcome {
             case .running: return true
@@ -107,13 +107,6 @@ public final class SIPCallLeg: Sendable {
         continuation.finish()
     }
 
-    /// Media is paced out (the call suspends here when 100 ms are already waiting); a mark
-    /// follows the audio before it; clear drops what has not played.
-    public func send(_ command: MediaStreamCommand) async {
-        await outbound.send(command)
-    }
-
-    static let silenceFrame = [UInt8](repeating: 0xFF, count: 160)
 
     /// Ends the call from our side (BYE, or CANCEL before answer).
     public func hangUp() async { await call.hangUp() }

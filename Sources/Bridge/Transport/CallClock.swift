@@ -16,10 +16,6 @@ public struct CallClock: Clock {
 
     public static let continuous = CallClock(virtualTime: nil)
 
-    /// The virtual time the current task runs in, else the continuous clock: for what is set up
-    /// inside a call's task and is handed no clock of its own.
-    public static var current: CallClock { CallClock(virtualTime: VirtualTimeExecutor.current) }
-
     public var now: Instant { virtualTime?.now ?? .now }
 
     public var minimumResolution: Duration { .nanoseconds(1) }
