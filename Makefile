@@ -183,7 +183,7 @@ demo: build
 # and a browser call there flipped — so they have a step of their own, VIRTUAL_WIDTH at a time.
 UNIT_WIDTH ?= 2
 VIRTUAL_WIDTH ?= 2
-VIRTUAL_SUITES := PersonaCallTests FlowCallTests ReadBackCallTests KeypadCallTests OverlapCallTests MachineDetectionCallTests
+VIRTUAL_SUITES := PersonaCallTests FlowCallTests ReadBackCallTests KeypadCallTests OverlapCallTests MachineDetectionCallTests TestLineTests
 CALL_WIDTH ?= 3
 CALL_SUITES := WarmTransferTests TransferCallTests DashboardFlowTests CascadeEarlyReplyTests DashboardTryTests
 TIMED_SUITES := PacerSchedulerEventLoopTests PacerSchedulerTests PacerTests MediaStreamSocketLegPacingTests SIPBadRequestTests \

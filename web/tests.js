@@ -64,7 +64,10 @@ async function runSuite(view) {
 
 function showResult(view, result) {
   const passed = result.personas.filter((p) => p.passed).length;
-  $('#test-progress', view).textContent = `${result.suite}: ${passed} ${t('tests.passed_of')} ${result.personas.length}`;
+  const timing = !result.timing ? '' : result.timing.time === 'virtual'
+    ? ` (${t('tests.virtual_time').replace('{n}', (result.timing.call_seconds / Math.max(result.timing.real_seconds, 0.001)).toFixed(1))})`
+    : ` (${t('tests.real_time')})`;
+  $('#test-progress', view).textContent = `${result.suite}: ${passed} ${t('tests.passed_of')} ${result.personas.length}${timing}`;
   const body = $('#test-results tbody', view);
   body.replaceChildren(...result.personas.flatMap((p) => {
     const row = el('tr', null, p.passed ? 'test-pass' : 'test-fail');

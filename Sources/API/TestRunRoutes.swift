@@ -5,7 +5,8 @@ import NIOCore
 import TestRuns
 
 /// `POST /api/tests`: runs a test suite (YAML) against a template, every persona a real call to the
-/// built-in simulated callee. The answer streams as NDJSON — `{"persona": …}` as each one ends,
+/// built-in simulated callee — in virtual time where the agent runs in this process (`TestLine`),
+/// unless the request says `"time": "real"` or a persona expects a turn latency. The answer streams as NDJSON — `{"persona": …}` as each one ends,
 /// then `{"result": …}` (or `{"error": …}`) — with an empty line every 10 s meanwhile, so a run of
 /// many minutes shows progress and no idle timeout closes it.
 extension VoiceBridgeServer {
@@ -14,8 +15,10 @@ extension VoiceBridgeServer {
         var suite: String
         var parallel: Int?
         var callerNumber: String?
+        /// `virtual` (the default) or `real`.
+        var time: String?
 
-        enum CodingKeys: String, CodingKey { case template, suite, parallel, callerNumber = "caller_number" }
+        enum CodingKeys: String, CodingKey { case template, suite, parallel, callerNumber = "caller_number", time }
     }
 
     func addTestRunRoutes(to api: RouterGroup<BasicRequestContext>) {
@@ -29,13 +32,20 @@ extension VoiceBridgeServer {
             // calls it places would, and is refused whole (429) before any is placed.
             let identity = try self.access.identity(of: request)
             for _ in suite.personas { try await self.limiter.admit(identity) }
-            let manager = try self.manager()
+            guard let calls = self.calls else { throw ProblemDetails(.serviceUnavailable, detail: "this server runs without its call system") }
+            guard let asked = TestLine.Time(rawValue: body.time ?? "virtual") else {
+                throw ProblemDetails(.unprocessableContent, detail: "the request is not valid", errors: [.init(field: "time", message: "must be virtual or real")])
+            }
             let run: TestRun
             do {
                 run = try TestRun(suite: suite, template: body.template, parallel: body.parallel ?? 1, callerNumber: body.callerNumber ?? "0000000000")
-                _ = try await run.template(manager: manager, store: self.store)
+                _ = try await run.template(in: self.store)
             } catch let refusal as TestRun.Refusal {
                 throw ProblemDetails(.unprocessableContent, detail: refusal.description)
+            }
+            guard let line = try calls.testLine(time: run.measuresTurnLatency ? .real : asked) else {
+                throw ProblemDetails(.unprocessableContent,
+                                     detail: "test runs call the built-in simulated callee, and this server dials sip.gateway: run them on a server without one")
             }
             let store = self.store, logger = self.logger
             return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: .init { writer in
@@ -43,7 +53,7 @@ extension VoiceBridgeServer {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         do {
-                            let result = try await run.run(manager: manager, store: store) { persona in
+                            let result = try await run.run(on: line, store: store) { persona in
                                 logger.info("test run: persona done", metadata: ["suite": "\(suite.name)", "persona": "\(persona.name)", "passed": "\(persona.passed)"])
                                 sink.yield(Self.line(["persona": persona]))
                             }

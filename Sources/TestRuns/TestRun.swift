@@ -3,9 +3,10 @@ import Flows
 import Foundation
 import Realtime
 
-/// Runs a suite against a template: every persona is a real call through the server's own media
-/// path — SIP over loopback to the built-in simulated callee, which says the persona's lines — and
-/// the stored result is held against what the persona expects.
+/// Runs a suite against a template: every persona is a real call through the server's own call
+/// path — session, engine, store — to the built-in simulated callee, which says the persona's
+/// lines over a `TestLine` (in virtual time where the agent runs in this process), and the stored
+/// result is held against what the persona expects.
 public struct TestRun: Sendable {
     public struct Refusal: Error, CustomStringConvertible {
         public let description: String
@@ -16,9 +17,6 @@ public struct TestRun: Sendable {
     /// Calls at a time, 1…10.
     public let parallel: Int
     public let callerNumber: String
-
-    /// A call that does not end within this of its last change is given up (its own limits end it later).
-    static let callTimeout: Duration = .seconds(300)
 
     public init(suite: TestSuite, template: String? = nil, parallel: Int = 1, callerNumber: String = "0000000000") throws(Refusal) {
         guard let template = template ?? suite.template, !template.isEmpty else {
@@ -31,73 +29,70 @@ public struct TestRun: Sendable {
         self.callerNumber = callerNumber
     }
 
-    /// `progress` hears each persona's result as it comes.
-    /// The template, if this server can run the suite against it (it must dial the simulated callee).
-    public func template(manager: CallManager, store: CallStore) async throws -> CallTemplate {
-        guard manager.dialsSimulatedCallee else {
-            throw Refusal(description: "test runs call the built-in simulated callee, and this server dials sip.gateway: run them on a server without one")
-        }
+    /// A persona that expects a turn latency needs the run in real time: virtual time only models it.
+    public var measuresTurnLatency: Bool { suite.personas.contains { $0.turnLatencyMilliseconds != nil } }
+
+    /// The template the suite runs against, as stored.
+    public func template(in store: CallStore) async throws -> CallTemplate {
         guard let found = try await store.template(template) else { throw Refusal(description: "no template \(template)") }
         return found
     }
 
-    public func run(manager: CallManager, store: CallStore, progress: @Sendable (TestRunResult.PersonaResult) async -> Void = { _ in }) async throws -> TestRunResult {
-        let found = try await template(manager: manager, store: store)
-        let questions = found.questions
+    /// Places every persona's call on `line`, `parallel` at a time; `progress` hears each
+    /// persona's result as it comes.
+    public func run(on line: TestLine, store: CallStore, progress: @escaping @Sendable (TestRunResult.PersonaResult) async -> Void = { _ in }) async throws -> TestRunResult {
+        let found = try await template(in: store)
         let started = Date()
-        var results: [(Int, TestRunResult.PersonaResult)] = []
-        try await withThrowingTaskGroup(of: (Int, TestRunResult.PersonaResult).self) { group in
-            var next = 0
-            func addNext() {
-                guard next < suite.personas.count else { return }
-                let index = next
-                next += 1
-                group.addTask { (index, try await self.call(suite.personas[index], number: index, questions: questions, manager: manager, store: store, now: started)) }
-            }
-            for _ in 0..<parallel { addNext() }
-            while let finished = try await group.next() {
-                results.append(finished)
-                await progress(finished.1)
-                addNext()
+        let (personas, elapsed) = try await line.run {
+            try await withThrowingTaskGroup(of: (Int, TestRunResult.PersonaResult).self) { group in
+                var results: [(Int, TestRunResult.PersonaResult)] = []
+                var next = 0
+                func addNext() {
+                    guard next < suite.personas.count else { return }
+                    let index = next
+                    next += 1
+                    group.addTask { (index, try await self.call(suite.personas[index], number: index, questions: found.questions, line: line, store: store, now: started)) }
+                }
+                for _ in 0..<parallel { addNext() }
+                while let finished = try await group.next() {
+                    results.append(finished)
+                    await progress(finished.1)
+                    addNext()
+                }
+                return results.sorted { $0.0 < $1.0 }.map(\.1)
             }
         }
-        return TestRunResult(suite: suite.name, template: found.name, personas: results.sorted { $0.0 < $1.0 }.map(\.1))
+        return TestRunResult(suite: suite.name, template: found.name, personas: personas,
+                             timing: .init(time: line.time.rawValue, callSeconds: elapsed.callTime.totalSeconds, realSeconds: elapsed.realTime.totalSeconds))
     }
 
-    func call(_ persona: TestSuite.Persona, number: Int, questions: [String], manager: CallManager, store: CallStore, now: Date) async throws -> TestRunResult.PersonaResult {
-        let clock = ContinuousClock.now
+    func call(_ persona: TestSuite.Persona, number: Int, questions: [String], line: TestLine, store: CallStore, now: Date) async throws -> TestRunResult.PersonaResult {
+        let started = line.now
         var request = OutboundCallRequest(callerNumber: callerNumber, calleeNumber: String(format: "0100000%04d", number), purpose: "", questions: [],
                                           metadata: String(decoding: try JSONSerialization.data(withJSONObject: ["simulated_answers": persona.script, "test_suite": suite.name, "test_persona": persona.name]), as: UTF8.self))
         request.template = template
         request.retryOnNoAnswer = false
         request.maxRetries = 0
-        let id: String
+        let call: CallRecord
         do {
-            id = try await manager.create(request, requestedBy: "test run").outboundId
+            call = try await line.manager.placeNow(request, requestedBy: "test run")
         } catch {
             return .init(name: persona.name, callID: nil, state: "not placed", seconds: 0,
                          failures: [.init(what: "call", expected: "placed", got: "\(error)")])
         }
-        var call = try await store.call(id: id)
-        var lastChange = ContinuousClock.now
-        while let current = call, !current.state.isTerminal, lastChange.duration(to: .now) < Self.callTimeout {
-            try await Task.sleep(for: .milliseconds(200))
-            call = try await store.call(id: id)
-            if call?.state != current.state { lastChange = .now }
-        }
-        let state = call?.state
-        let seconds = clock.duration(to: .now).totalSeconds
-        guard let state, state.isTerminal else {
-            return .init(name: persona.name, callID: id, state: state?.rawValue ?? "missing", seconds: seconds,
-                         failures: [.init(what: "state", expected: persona.state.rawValue, got: "\(state?.rawValue ?? "missing") after \(Int(Self.callTimeout.totalSeconds)) s without a change")])
+        let id = call.outboundId
+        let seconds = started.duration(to: line.now).totalSeconds
+        guard call.state.isTerminal else {
+            return .init(name: persona.name, callID: id, state: call.state.rawValue, seconds: seconds,
+                         failures: [.init(what: "state", expected: persona.state.rawValue, got: "\(call.state.rawValue) when its attempt ended")])
         }
         let answers = try await store.answers(callID: id)
         let report = try await store.report(callID: id)
         let agentTurns = try await store.transcript(callID: id).filter { $0.entry.speaker == .ai && !$0.entry.text.hasPrefix("[") }.count
-        let failures = Self.failures(persona, questions: questions, state: state, answers: answers, agentTurns: agentTurns,
+        let failures = Self.failures(persona, questions: questions, state: call.state, answers: answers, agentTurns: agentTurns,
                                      turnLatencies: report?.turns.compactMap(\.firstAudioMs) ?? [],
-                                     outcome: call?.outcome, fields: try CallFlowResult(stored: call?.flowResult)?.fields ?? [:], now: now)
-        return .init(name: persona.name, callID: id, state: state.rawValue, seconds: seconds, failures: failures)
+                                     outcome: call.outcome, fields: try CallFlowResult(stored: call.flowResult)?.fields ?? [:], now: now)
+        return .init(name: persona.name, callID: id, state: call.state.rawValue, seconds: seconds, failures: failures)
     }
 
     /// Each expectation the call missed, as expected vs got.

@@ -16,6 +16,7 @@ extension TestRunResult {
                          + state + "  " + seconds + "  " + (p.callID.map(callLink) ?? "-"))
             for f in p.failures { lines.append("      ✗ \(f.what): expected \(f.expected), got \(f.got)") }
         }
+        if let timing { lines += ["", timing.summary] }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -38,5 +39,14 @@ extension TestRunResult {
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
+    }
+}
+
+extension TestRunResult.Timing {
+    /// "Ran in virtual time: 84.2 s on the calls' clock in 9.6 s, 8.8× real time", or "Ran in real time: 84.2 s".
+    public var summary: String {
+        time == "virtual"
+            ? String(format: "Ran in virtual time: %.1f s on the calls' clock in %.1f s, %.1f× real time", callSeconds, realSeconds, speedUp)
+            : String(format: "Ran in real time: %.1f s", realSeconds)
     }
 }

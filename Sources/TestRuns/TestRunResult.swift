@@ -7,12 +7,34 @@ public struct TestRunResult: Sendable, Codable, Equatable {
     public let personas: [PersonaResult]
     /// Every persona passed.
     public let passed: Bool
+    /// The clock the calls ran on, and how long the run took on it and in real time.
+    public let timing: Timing?
 
-    public init(suite: String, template: String, personas: [PersonaResult]) {
+    public init(suite: String, template: String, personas: [PersonaResult], timing: Timing? = nil) {
         self.suite = suite
         self.template = template
         self.personas = personas
+        self.timing = timing
         passed = personas.allSatisfy(\.passed)
+    }
+
+    public struct Timing: Sendable, Codable, Equatable {
+        /// `virtual` (as fast as the CPU allows) or `real`.
+        public var time: String
+        /// The run's length on its calls' clock, and in real time.
+        public var callSeconds: Double
+        public var realSeconds: Double
+
+        enum CodingKeys: String, CodingKey { case time, callSeconds = "call_seconds", realSeconds = "real_seconds" }
+
+        public init(time: String, callSeconds: Double, realSeconds: Double) {
+            self.time = time
+            self.callSeconds = callSeconds
+            self.realSeconds = realSeconds
+        }
+
+        /// How many times faster than real time the calls ran.
+        public var speedUp: Double { realSeconds > 0 ? callSeconds / realSeconds : 1 }
     }
 
     public struct PersonaResult: Sendable, Codable, Equatable {

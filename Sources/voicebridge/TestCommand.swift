@@ -24,6 +24,8 @@ struct TestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write JUnit XML here.") var junit: String?
     @Option(name: .long, help: "Server base URL.") var server = "http://127.0.0.1:8080"
     @Option(name: .long, help: "API bearer token (default: $VOICEBRIDGE_API_TOKEN).") var token: String?
+    @Flag(name: .long, help: "Run the calls in real time (default: virtual time, as fast as the CPU allows, where the agent runs in the server).")
+    var realTime = false
 
     func run() async throws {
         let base = server.hasSuffix("/") ? String(server.dropLast()) : server
@@ -32,7 +34,7 @@ struct TestCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("voicebridge: cannot read the suite \(suite): \(error.localizedDescription)\n".utf8))
             throw ExitCode(2)
         }
-        var body: [String: Any] = ["suite": yaml, "parallel": parallel, "caller_number": from]
+        var body: [String: Any] = ["suite": yaml, "parallel": parallel, "caller_number": from, "time": realTime ? "real" : "virtual"]
         if let template { body["template"] = template }
         let client = APIClient(base: base, token: token ?? ProcessInfo.processInfo.environment["VOICEBRIDGE_API_TOKEN"])
         let response = try await client.execute("POST", "/api/tests", body: try JSONSerialization.data(withJSONObject: body), timeout: .hours(6))

@@ -60,6 +60,18 @@ check "…the table: the passing persona PASS" grep -qE "^  cooperative +PASS" <
 check "…the other FAIL, expected vs got" grep -q "✗ Can you attend? answer: expected no, got yes" <<<"$out"
 check "…with a link to its call" grep -qE "$server/#/calls/ob-[0-9a-f]{8}" <<<"$out"
 check "…and JUnit XML with 2 tests, 1 failure" grep -q 'tests="2" failures="1"' "$VB_ARTIFACTS/test-run.xml"
+check "…it ran in virtual time, and says how much faster than real time" \
+  grep -qE "^Ran in virtual time: [0-9.]+ s on the calls' clock in [0-9.]+ s, [0-9.]+× real time" <<<"$out"
+# The same suite in real time: the same verdicts, persona by persona, and the same failure.
+verdicts() { grep -E "^  (cooperative|expects the wrong answer) +(PASS|FAIL) |✗ Can you attend" <<<"$1" | sed -E 's/ +[0-9.]+ +http.*$//; s/ \(heard .*$//'; }
+virtual_out=$out
+out=$(timeout 240 "$VB_BINARY" test --server "$server" --token e2e-secret-0123456789 --template meeting --suite "$VB_TMP/suite.yaml" \
+      --parallel 2 --real-time 2>&1)
+status=$?
+echo "$out" > "$VB_ARTIFACTS/cli-test-run-real-time.txt"
+check "--real-time runs the suite in real time and says so (exit $status)" \
+  bash -c "[ $status -eq 1 ] && grep -qE '^Ran in real time: [0-9.]+ s' <<<\"\$0\"" "$out"
+check "…with the verdicts of the run in virtual time" test "$(verdicts "$out")" = "$(verdicts "$virtual_out")"
 # A flow's outcome and fields as expectations: one persona meets them, one expects the other end.
 curl -sf -X POST -H "Authorization: Bearer e2e-secret-0123456789" -H 'Content-Type: application/json' \
   -d '{"name":"rsvp","purpose":"the open day on Friday","flow":{"start":"attend","steps":[

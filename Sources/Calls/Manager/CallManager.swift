@@ -102,8 +102,6 @@ public actor CallManager {
     }
 
     let settings: Settings
-    /// Outbound calls go to the built-in simulated callee (no `sip.gateway`): test runs need it.
-    public nonisolated var dialsSimulatedCallee: Bool { settings.simulatedCallee }
     let store: CallStore
     let userAgent: SIPUserAgent
     let scheduler: PacerScheduler<[UInt8]>
@@ -123,7 +121,7 @@ public actor CallManager {
     nonisolated let queueAlarm: WakeAlarm
     /// `live.count`, for the SIP admission decision (made outside this actor).
     nonisolated let liveCalls = Atomic<Int>(0)
-    public private(set) var mostLiveAtOnce = 0
+    public internal(set) var mostLiveAtOnce = 0
     /// Inbound calls on media streams now live (SIP's are counted by the user agent).
     var inboundStreams = 0
     /// Outbound Twilio calls waiting for their status callbacks and media stream.
@@ -167,9 +165,21 @@ public actor CallManager {
 
     /// Validates and queues a call; the returned record is already stored (state `queued`).
     public func create(_ request: OutboundCallRequest, requestedBy: String = "operator") async throws -> CallRecord {
+        let record = try await record(for: request, requestedBy: requestedBy)
+        try await insert(record)
+        queueAlarm.ring()
+        return record
+    }
+
+    /// A queued call for `request` over its template, if it names one; validated, not stored yet.
+    func record(for request: OutboundCallRequest, requestedBy: String) async throws -> CallRecord {
         var template: CallTemplate?
         if let key = request.template { template = try await runnableTemplate(key) }
-        let record = try record(for: request, template: template, requestedBy: requestedBy)
+        return try record(for: request, template: template, requestedBy: requestedBy)
+    }
+
+    /// Stores a new call; a number on the do-not-call list, or with a call open already, is refused.
+    func insert(_ record: CallRecord) async throws {
         do {
             try await store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee)
         } catch CallStore.Failure.calleeBusy(let number, let existing) {
@@ -177,8 +187,6 @@ public actor CallManager {
         } catch CallStore.Failure.doNotCall(let number) {
             throw Failure.doNotCall(number)
         }
-        queueAlarm.ring()
-        return record
     }
 
     /// A queued call for `request` over `template`, validated (every problem at once), not stored yet.

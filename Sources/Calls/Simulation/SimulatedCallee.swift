@@ -39,6 +39,7 @@ public final class SimulatedCallee: Sendable {
     public typealias Hearing = @Sendable (_ samples: [Int16], _ expecting: [String], _ limit: Duration) async -> String?
     let hearing: Hearing?
     let ringing: Duration
+    let rtpPorts: ClosedRange<Int>
     /// What its pauses wait on: the continuous clock, or the virtual time its calls run in.
     let clock: CallClock
     let logger: Logger
@@ -58,8 +59,16 @@ public final class SimulatedCallee: Sendable {
         self.natural = natural
         self.hearing = hearing
         self.ringing = ringing
+        self.rtpPorts = rtpPorts
         self.clock = clock
         self.logger = logger
+    }
+
+    /// The same callee — its voices, its ear, its ringing — on `clock`, for calls joined to it in
+    /// memory (`CallManager.Settings.inProcessCallee`): what test runs call (`TestLine`).
+    public func onClock(_ clock: CallClock) throws -> SimulatedCallee {
+        try SimulatedCallee(rtpPorts: rtpPorts, tts: tts, natural: natural, hearing: hearing, ringing: ringing,
+                            clock: clock, logger: logger)
     }
 
     /// Hearing through the offline recognizer (the model shared with the local engine) on lanes of
