@@ -127,7 +127,7 @@ enum EngineBenchmark {
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { portInput.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "bench-realtime", factory: { _ in SwiftLogNoOpLogHandler() }))
         var queuedAt: [ContinuousClock.Instant] = []
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { return }

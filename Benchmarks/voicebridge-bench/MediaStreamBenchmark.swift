@@ -99,9 +99,10 @@ enum MediaStreamBenchmark {
         result.loadCPUPercent = load / wall * 100
 
         // Stop sending, end every stream with `stop` (the server ends each call), then close.
+        let opened = clients
         try await loop.submit {
             sender.stop()
-            for client in clients { client.sendStop() }
+            for client in opened { client.sendStop() }
         }.get()
         try? await Task.sleep(for: .seconds(3))
         for client in clients { try? await client.channel.close() }

@@ -103,8 +103,8 @@ enum FuzzTarget: String, CaseIterable {
 
     /// Our session and the peer's (keys crossed), one each for the whole run, as a call has:
     /// replay state builds up as it would.
-    nonisolated(unsafe) static let srtpSession = try! SRTPSession(keys: SRTPKeys(local: Array(repeating: 1, count: 30), remote: Array(0..<30)))
-    nonisolated(unsafe) static let srtpPeer = try! SRTPSession(keys: SRTPKeys(local: Array(0..<30), remote: Array(repeating: 1, count: 30)))
+    static let srtpSession = try! SRTPSession(keys: SRTPKeys(local: Array(repeating: 1, count: 30), remote: Array(0..<30)))
+    static let srtpPeer = try! SRTPSession(keys: SRTPKeys(local: Array(0..<30), remote: Array(repeating: 1, count: 30)))
 
     static func srtp(_ bytes: [UInt8]) {
         // What anyone can send: arbitrary bytes, nearly all refused at the tag.

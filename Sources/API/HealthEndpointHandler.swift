@@ -73,7 +73,10 @@ final class HealthEndpointHandler: ChannelDuplexHandler, RemovableChannelHandler
         context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: body))), promise: nil)
         let done = context.writeAndFlushPromise(wrapOutboundOut(.end(nil)))
-        if closeAfter { done.whenComplete { _ in context.close(promise: nil) } }
+        if closeAfter {
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            done.whenComplete { _ in bound.value.close(promise: nil) }
+        }
     }
 }
 

@@ -20,17 +20,17 @@ struct MetricsRoute: Sendable {
     func render(store: CallStore, calls: CallSystem?) async throws -> Response {
         let stats = try await store.stats()
         for state in CallState.allCases {
-            registry.makeGauge(name: "voicebridge_calls", labels: [("state", state.rawValue)], help: "Calls in the database by state")
+            registry.makeGauge(descriptor: .whole("voicebridge_calls", help: "Calls in the database by state"), labels: [("state", state.rawValue)])
                 .set(Double(stats.byState[state] ?? 0))
         }
         if let calls {
-            registry.makeGauge(name: "voicebridge_live_calls", help: "Calls holding a live session or SIP dialog")
+            registry.makeGauge(descriptor: .whole("voicebridge_live_calls", help: "Calls holding a live session or SIP dialog"))
                 .set(Double(await calls.manager.liveCount))
             let tick = calls.mediaTickStatistics
-            registry.makeGauge(name: "voicebridge_media_paced_legs", help: "Legs on the shared 20 ms media ticks").set(Double(calls.pacedLegs))
-            registry.makeGauge(name: "voicebridge_media_late_frames", help: "Frames due in media ticks that ran more than 10 ms late, since start")
+            registry.makeGauge(descriptor: .whole("voicebridge_media_paced_legs", help: "Legs on the shared 20 ms media ticks")).set(Double(calls.pacedLegs))
+            registry.makeGauge(descriptor: .whole("voicebridge_media_late_frames", help: "Frames due in media ticks that ran more than 10 ms late, since start"))
                 .set(Double(tick.lateFrames))
-            registry.makeGauge(name: "voicebridge_media_audibly_late_frames", help: "Frames due in media ticks that ran more than 40 ms late (more than playout buffers hide), since start")
+            registry.makeGauge(descriptor: .whole("voicebridge_media_audibly_late_frames", help: "Frames due in media ticks that ran more than 40 ms late (more than playout buffers hide), since start"))
                 .set(Double(tick.audiblyLateFrames))
             stages.export(calls.manager.pipelineStatistics.totals, into: registry)
         }

@@ -20,7 +20,7 @@ final class StageMetricsExporter: Sendable {
             count("voicebridge_stage_drops_total", "Frames a pipeline stage or queue dropped (full queue; not barge-in flushes)", Double(stage.drops), labels, registry)
             count("voicebridge_stage_processing_seconds_total", "Time spent inside a stage on its timed frames", Double(stage.processingNanoseconds) / 1e9, labels, registry)
             count("voicebridge_stage_timed_frames_total", "Frames whose processing time was measured (one in \(StageMeter.timingInterval))", Double(stage.timedFrames), labels, registry)
-            registry.makeGauge(name: "voicebridge_stage_queue_high_water", labels: labels, help: "Deepest a pipeline queue got in any call, in frames or events")
+            registry.makeGauge(descriptor: .whole("voicebridge_stage_queue_high_water", help: "Deepest a pipeline queue got in any call, in frames or events"), labels: labels)
                 .set(Double(stage.queueHighWater))
         }
     }
@@ -32,7 +32,7 @@ final class StageMetricsExporter: Sendable {
             if delta > 0 { e[key] = value }
             return delta
         }
-        let counter = registry.makeCounter(name: name, labels: labels, help: help)
+        let counter = registry.makeCounter(descriptor: .whole(name, help: help), labels: labels)
         if increase > 0 { counter.increment(by: increase) }
     }
 }

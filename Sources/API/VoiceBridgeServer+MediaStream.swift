@@ -112,7 +112,7 @@ extension VoiceBridgeServer {
     func channelWriter(_ channel: any Channel) -> @Sendable ([MediaStreamSocketLeg.OutboundMessage]) -> Void {
         let warned = Atomic<Bool>(false)
         return { [logger] messages in
-            let write = {
+            let write: @Sendable () -> Void = {
                 guard channel.isActive else { return }
                 let writable = channel.isWritable
                 for message in messages where writable || !message.isMedia {

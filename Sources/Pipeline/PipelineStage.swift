@@ -7,7 +7,7 @@
 ///
 /// Stages are fused into one node with `then`; a call's stages are declared in
 /// `Sources/Calls/Session/CallPipeline.swift`.
-public protocol PipelineStage<Input, Output> {
+public protocol PipelineStage<Input, Output>: SendableMetatype {
     associatedtype Input
     associatedtype Output
 

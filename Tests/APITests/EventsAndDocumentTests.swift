@@ -90,7 +90,7 @@ import Yams
         let call = CallRecord(outboundId: "ob-0000d0c5", callerNumber: "0701", calleeNumber: "0109", purpose: "p", questions: ["q"])
         try await h.store.insert(call)
         let path = (h.store.path as NSString).deletingLastPathComponent + "/doc.wav"
-        FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 64))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 64))
         try await h.store.addRecording(callID: call.outboundId, path: path, bytes: 64, durationSeconds: 0)
 
         let served = Locked("")

@@ -202,7 +202,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = folder + "/rec.wav"
         let bytes = (0..<1000).map { UInt8($0 % 251) }
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         try await h.store.addRecording(callID: call.outboundId, path: path, bytes: bytes.count, durationSeconds: 0.1)
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/outbound/ob-0000beef/recording", method: .get) { response in

@@ -71,7 +71,7 @@ import Tools
             let (status, script) = answers.withLock { $0.isEmpty ? (503, "") : $0.removeFirst() }
             let content = script != "good" ? script
                 : #"{"data": {"attending": true, "day": null}, "success": true, "reason": "confirmed Thursday", "category": "task_completed", "sentiment": "positive"}"#
-            let answer = try JSONValue.object(["choices": .array([.object(["message": .object(["role": .string("assistant"), "content": .string(content)])])])]).serialized
+            let answer = JSONValue.object(["choices": .array([.object(["message": .object(["role": .string("assistant"), "content": .string(content)])])])]).serialized
             return Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: status == 200 ? answer : #"{"error": {"message": "overloaded"}}"#)))
         }
         let store = try CallStore(path: StoreBackend.temporarySQLitePath())

@@ -51,7 +51,7 @@ import TestSupport
 
     func createSamples(_ database: any StoreDatabase) async throws {
         let d = database.dialect
-        try await database.transaction(writes: true) { sql in
+        _ = try await database.transaction(writes: true) { sql in
             try sql.execute("""
                 CREATE TABLE samples (\(d.autoIncrementedID), name TEXT NOT NULL, kind TEXT NOT NULL, tags TEXT NOT NULL,
                   seen_at \(d.dateType) NOT NULL, note TEXT, enabled \(d.boolType) NOT NULL, score \(d.realType) NOT NULL, blob \(d.blobType))

@@ -94,7 +94,7 @@ import Tools
             bodies.withLock { $0.append(body) }
             let status = statuses.withLock { $0.isEmpty ? 500 : $0.removeFirst() }
             let content = "Jane Doe is calling about her booking on Friday and wants to move it to Monday.\nShe is polite."
-            let answer = try JSONValue.object(["choices": .array([.object(["message": .object(["role": .string("assistant"), "content": .string(content)])])])]).serialized
+            let answer = JSONValue.object(["choices": .array([.object(["message": .object(["role": .string("assistant"), "content": .string(content)])])])]).serialized
             return Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: answer)))
         }
         try await withLoopbackServer(router: router, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { port in

@@ -25,7 +25,7 @@ import Tools
         let store = try CallStore(path: StoreBackend.temporarySQLitePath())
         let faq = "question,answer\nIs there parking at the clinic?,There are twenty parking spaces in the basement garage.\nWhen are you open?,Monday to Friday 9 to 6.\n"
         let base = KnowledgeBase(store: store, embedder: nil)
-        try await base.upload(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
+        _ = try await base.upload(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
         let log = CascadeEngineTests.Log()
         let events = Locked<[EngineEvent]>([])
         try await CascadeEngineTests.withFakeServers(log, chat: Self.chat) { port in

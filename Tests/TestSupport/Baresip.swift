@@ -43,7 +43,7 @@ public struct Baresip: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = arguments
         let log = folder.appendingPathComponent("baresip.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

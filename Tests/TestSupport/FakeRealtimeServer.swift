@@ -4,7 +4,6 @@ import HummingbirdWebSocket
 import Logging
 import NIOPosix
 import ServiceLifecycle
-import TestSupport
 
 /// A stand-in for the OpenAI Realtime endpoint, written in the tests from the documented wire
 /// format (PROTOCOLS.md §3): it checks the upgrade's bearer token and model, then hands each

@@ -24,7 +24,7 @@ public struct Sipp: @unchecked Sendable {
         }
         args += arguments
         outputFile = dir.appendingPathComponent("output.log")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: outputFile)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = args

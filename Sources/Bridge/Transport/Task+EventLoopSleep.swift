@@ -23,7 +23,7 @@ extension Task where Success == Never, Failure == Never {
             do {
                 try await timer.futureResult.get()
             } catch EventLoopError.cancelled {
-                throw CancellationError()
+                throw Swift.CancellationError()
             }
         } onCancel: {
             timer.cancel()

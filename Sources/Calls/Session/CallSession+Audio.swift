@@ -164,7 +164,8 @@ extension CallSession {
         var processed = 0
     }
 
-    private func pumpEngineEvents<Audio: PipelineStage<EncodedAudio, AudioFrame>, Frames: PipelineStage<OutboundFrame, MediaStreamCommand>>(
+    private func pumpEngineEvents<Audio: PipelineStage<EncodedAudio, AudioFrame>,
+                                  Frames: PipelineStage<OutboundFrame, MediaStreamCommand>>(
         audio: sending Audio, frames: sending Frames
     ) async {
         let agent = Mutex(AgentSide(audio: audio, frames: frames))
@@ -350,7 +351,7 @@ extension CallSession {
                 case .over: return
                 case .backToTheAgent: break
                 case .bridge(let person):
-                    await relay(person)
+                    _ = await relay(person)
                     finish(state.withLock { $0.closingReason } ?? .transferred)
                     return
                 case .brief(let person, let target, let text):

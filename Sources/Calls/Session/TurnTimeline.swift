@@ -81,7 +81,8 @@ struct TurnTimeline {
 
     /// The reply's first audio: the turn's latency (nil when no turn was open, e.g. the greeting).
     mutating func firstAudio(item: String, at now: ContinuousClock.Instant) -> Int? {
-        guard var (timing, ended) = open else { return nil }
+        guard let (opened, ended) = open else { return nil }
+        var timing = opened
         open = nil
         let latency = Self.ms(ended, now)
         timing.firstAudioMs = latency

@@ -13,6 +13,7 @@ extension CallStore {
     /// Runs `updates` in one transaction and returns its result once committed. Not cancelled with
     /// the calling task: a call ended by a shutdown still stores its end — nothing the server
     /// accepted is dropped on the way out.
+    @discardableResult
     func sqlWrite<T: Sendable>(_ updates: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         try await VirtualTimeExecutor.outside { try await database.transaction(writes: true, updates) }
     }

@@ -156,11 +156,11 @@ extension CallStore {
             }
             // Fields are sealed with the rest of the flow result: opened and counted here, for one campaign.
             let fields = try campaignID.map { _ in
-                try Self.fieldDistributions(try sql.column(String.self, "SELECT flow_result FROM calls c WHERE \(filter) AND flow_result IS NOT NULL", arguments)
+                Self.fieldDistributions(try sql.column(String.self, "SELECT flow_result FROM calls c WHERE \(filter) AND flow_result IS NOT NULL", arguments)
                     .compactMap { try CallFlowResult(stored: try opened($0)) })
             }
             let analyses = try campaignID.map { _ in
-                try Self.analysisFigures(try sql.column(String.self, "SELECT analysis FROM calls c WHERE \(filter) AND analysis IS NOT NULL", arguments)
+                Self.analysisFigures(try sql.column(String.self, "SELECT analysis FROM calls c WHERE \(filter) AND analysis IS NOT NULL", arguments)
                     .map { try JSONDecoder().decode(CallAnalysis.self, from: Data(try opened($0).utf8)) })
             }
             let hours = try sql.rows("""

@@ -298,7 +298,7 @@ extension CallStore {
     /// values since rewritten); nothing on PostgreSQL.
     func checkpoint() async throws {
         guard let pool else { return }
-        try await pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        _ = try await pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
     }
 
     /// Synchronous on purpose: GRDB's async access gives up in a cancelled task, and closing is

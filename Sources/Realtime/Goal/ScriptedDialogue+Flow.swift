@@ -62,7 +62,8 @@ extension ScriptedDialogue {
             switch answer.status {
             case .answered: walker.record(answer.questionID, FlowFieldValue(kind: kind, status: .answered, answer: answer.answerSummary ?? answer.answerText))
             case .refused: walker.record(answer.questionID, FlowFieldValue(kind: kind, status: .refused))
-            case .unclear, .pending where index == current: walker.record(answer.questionID, FlowFieldValue(kind: kind, status: .unclear))
+            case .unclear: walker.record(answer.questionID, FlowFieldValue(kind: kind, status: .unclear))
+            case .pending where index == current: walker.record(answer.questionID, FlowFieldValue(kind: kind, status: .unclear))
             default: break
             }
         }

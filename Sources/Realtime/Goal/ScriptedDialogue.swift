@@ -96,7 +96,6 @@ public struct ScriptedDialogue: Sendable {
     /// question back — and does not trail off ("Yes, and …"), so the caller's turn can end now.
     public func completesAnAnswer(_ reply: String) -> Bool {
         guard let index = current, !Self.trailsOff(reply) else { return false }
-        let words = ReplyInterpreter.words(reply)
         if readBack != nil, interpreter.polarity(of: reply) != nil { return true }
         switch interpreter.interpret(reply, asked: index, open: [index]) {
         case .nothing, .unclear: return false

@@ -11,6 +11,7 @@ struct PostgresSQLConnection: SQLConnection {
     let logger: Logger
     var dialect: SQLDialect { .postgres }
 
+    @discardableResult
     func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
         try run(sql, arguments).metadata.rows ?? 0
     }

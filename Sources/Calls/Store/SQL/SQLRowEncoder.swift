@@ -37,7 +37,7 @@ struct SQLRowEncoder {
         mutating func encodeNil(forKey key: Key) throws { put(.null, key) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { put(try SQLRowEncoder.value(of: value), key) }
         mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-            put(try value.map(SQLRowEncoder.value(of:)) ?? .null, key)
+            put(try value.map { try SQLRowEncoder.value(of: $0) } ?? .null, key)
         }
         // Swift calls these for optionals of plain types; each writes NULL for nil, like the generic one.
         mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { put(value.sqlValue, key) }
