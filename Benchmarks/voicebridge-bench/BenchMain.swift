@@ -121,47 +121,6 @@ struct BenchMain {
     /// on both — robotic speech the recognizers on both sides hear far worse.
     enum PersonaVoices { case piper, espeak }
 
-    static func personas(output: String, concurrency: Int, voices: PersonaVoices = .piper) async throws {
-        let spoken = voices == .piper ? "Piper's voice" : "espeak-ng's voice (agent and callee)"
-        print("== Simulated-callee personas: \(CalleePersona.catalogue.count) real calls through `voicebridge serve` (local engine; \(spoken) → SIP/RTP → Moonshine), \(concurrency) at a time")
-        let environment = voices == .piper ? [:] : ["VOICEBRIDGE_ENGINE_LOCAL_VOICE": "en-us", "VOICEBRIDGE_SIP_SIMULATED_CALLEE_VOICE": "espeak"]
-        let run = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency, environment: environment)
-        let outcomes = run.outcomes
-        let turns = EngineBenchmark.percentiles(run.turnLatencies)
-        let heard = EngineBenchmark.percentiles(run.transcriptLatencies)
-        let recognition = EngineBenchmark.percentiles(run.recognitionTimes)
-        let statuses = outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) }
-        let summaries = outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) }
-        let states = outcomes.filter(\.stateMatches).count
-        let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
-        print(table(["measure", "matched", "share %", "goal"], [
-            ["stored question statuses", "\(statuses.0)/\(statuses.1)", format(share(statuses.0, statuses.1), digits: 1), "≥ 97"],
-            ["normalised answers (answer_summary)", "\(summaries.0)/\(summaries.1)", format(share(summaries.0, summaries.1), digits: 1), "—"],
-            ["call end states", "\(states)/\(outcomes.count)", format(share(states, outcomes.count), digits: 1), "—"],
-            ["personas entirely right", "\(outcomes.filter { $0.mismatches.isEmpty }.count)/\(outcomes.count)", "", ""],
-        ]))
-        print(table(["turn latency, \(concurrency) local calls at once", "p50 ms", "p99 ms", "turns", "goal"], [
-            ["caller's speech end → reply's first frame", format(turns.p50, digits: 0), format(turns.p99, digits: 0), "\(turns.samples)", "p50 ≤ 1000, p99 ≤ 2000"],
-            ["… of which until the words were text", format(heard.p50, digits: 0), format(heard.p99, digits: 0), "\(heard.samples)", ""],
-            ["… of which transcribing (Moonshine, queue included)", format(recognition.p50, digits: 0), format(recognition.p99, digits: 0), "\(recognition.samples)", ""],
-        ]))
-        let wrong = outcomes.filter { !$0.mismatches.isEmpty }
-        if !wrong.isEmpty {
-            print(table(["persona", "what differed"], wrong.map { [$0.persona, $0.mismatches.joined(separator: "; ")] }))
-        }
-        let json: [String: Any] = [
-            "personas": outcomes.count, "concurrency": concurrency,
-            "statuses_matched": statuses.0, "statuses_total": statuses.1, "status_share_pct": share(statuses.0, statuses.1),
-            "summaries_matched": summaries.0, "summaries_total": summaries.1, "summary_share_pct": share(summaries.0, summaries.1),
-            "states_matched": states, "mismatches": Dictionary(uniqueKeysWithValues: wrong.map { ($0.persona, $0.mismatches) }),
-            "goal": "≥ 97 % of stored statuses",
-            "turn_latency_ms": ["p50": turns.p50, "p99": turns.p99, "turns": turns.samples, "goal": "p50 ≤ 1000, p99 ≤ 2000"],
-            "transcript_latency_ms": ["p50": heard.p50, "p99": heard.p99, "turns": heard.samples],
-            "recognition_ms": ["p50": recognition.p50, "p99": recognition.p99, "turns": recognition.samples],
-        ]
-        try write(json, to: output, as: voices == .piper ? "personas.json" : "personas-espeak.json")
-    }
-
     static func campaigns(output: String) async throws {
         print("== Campaigns: 10,000 contacts through `voicebridge serve`, calls short-circuited (the simulated callee never answers, 1 s ring timeout)")
         let f = try await CampaignBenchmark.run(serverBinary: try serverBinary())

@@ -51,24 +51,28 @@ enum PersonaBenchmark {
             guard let id = created["outbound_id"] as? String else { throw BenchError("creating a persona call failed: \(created)") }
             ids.append(id)
         }
-        var outcomes: [Outcome] = []
-        var latencies: [Double] = [], transcripts: [Double] = [], recognitions: [Double] = []
+        var run = Run(outcomes: [], turnLatencies: [], transcriptLatencies: [], recognitionTimes: [])
         for (id, persona) in zip(ids, personas) {
-            let state = try await endedCall("\(base)/\(id)", within: .seconds(600))["state"] as? String ?? ""
-            let result = try await json(get: "\(base)/\(id)/result")
-            let answers = (result["answers"] as? [[String: Any]] ?? []).enumerated().map { i, a in
-                TaskTracker.Answer(questionID: "q\(i + 1)", question: "", status: TaskTracker.Status(rawValue: a["status"] as? String ?? "") ?? .pending,
-                                   answerText: a["answer_text"] as? String, answerSummary: a["answer_summary"] as? String, confidence: 0, timesAsked: 0)
-            }
-            let outcome = persona.compare(state: CallState(rawValue: state), answers: answers, now: started)
-            outcomes.append(outcome)
-            let turns = (try await json(get: "\(base)/\(id)/report")["turns"] as? [[String: Any]]) ?? []
-            latencies += turns.compactMap { ($0["first_frame_ms"] as? NSNumber)?.doubleValue }
-            transcripts += turns.compactMap { ($0["transcript_ms"] as? NSNumber)?.doubleValue }
-            recognitions += turns.compactMap { (($0["first_byte_ms"] as? [String: Any])?["stt"] as? NSNumber)?.doubleValue }
-            FileHandle.standardError.write(Data("personas: \(outcomes.count)/\(ids.count) \(persona.name)\n".utf8))
+            _ = try await endedCall("\(base)/\(id)", within: .seconds(600))
+            try await read(id, as: persona, from: base, since: started, into: &run)
+            FileHandle.standardError.write(Data("personas: \(run.outcomes.count)/\(ids.count) \(persona.name)\n".utf8))
         }
-        return Run(outcomes: outcomes, turnLatencies: latencies, transcriptLatencies: transcripts, recognitionTimes: recognitions)
+        return run
+    }
+
+    /// An ended call's stored result held against `persona`, and its turns' latencies, into `run`.
+    static func read(_ id: String, as persona: CalleePersona, from base: String, since started: Date, into run: inout Run) async throws {
+        let state = try await json(get: "\(base)/\(id)")["state"] as? String ?? ""
+        let result = try await json(get: "\(base)/\(id)/result")
+        let answers = (result["answers"] as? [[String: Any]] ?? []).enumerated().map { i, a in
+            TaskTracker.Answer(questionID: "q\(i + 1)", question: "", status: TaskTracker.Status(rawValue: a["status"] as? String ?? "") ?? .pending,
+                               answerText: a["answer_text"] as? String, answerSummary: a["answer_summary"] as? String, confidence: 0, timesAsked: 0)
+        }
+        run.outcomes.append(persona.compare(state: CallState(rawValue: state), answers: answers, now: started))
+        let turns = (try await json(get: "\(base)/\(id)/report")["turns"] as? [[String: Any]]) ?? []
+        run.turnLatencies += turns.compactMap { ($0["first_frame_ms"] as? NSNumber)?.doubleValue }
+        run.transcriptLatencies += turns.compactMap { ($0["transcript_ms"] as? NSNumber)?.doubleValue }
+        run.recognitionTimes += turns.compactMap { (($0["first_byte_ms"] as? [String: Any])?["stt"] as? NSNumber)?.doubleValue }
     }
 
     /// The call at `url` once it has ended (or as it is when `limit` runs out).
