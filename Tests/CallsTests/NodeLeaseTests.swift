@@ -97,17 +97,24 @@ import TestSupport
             _ = try await a.claimDueCalls(node: "a", room: 1, maxConcurrent: 10, dialableCampaigns: [], now: t0)
             try await a.transition(id: id, to: .dialing, from: .queued, now: t0)
         }
-        let stall = Task { try await b.sqlWrite { _ in Thread.sleep(forTimeInterval: 3) } }
-        try await Task.sleep(for: .milliseconds(300))   // b is inside its write
-        let started = ContinuousClock.now
+        // b holds the writers' lock for 3 s; the checks below are about order, not durations.
+        let (entered, enter) = AsyncStream.makeStream(of: Void.self)
+        let stallEnded = Locked(false)
+        let stall = Task {
+            try await b.sqlWrite { _ in
+                enter.yield()
+                Thread.sleep(forTimeInterval: 3)
+                stallEnded.withLock { $0 = true }
+            }
+        }
+        var inside = entered.makeAsyncIterator()
+        _ = await inside.next()   // b is inside its write
         #expect(try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 10, dialableCampaigns: [], now: t0).isEmpty)
-        let nothingDue = ContinuousClock.now - started
         #expect(try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 2, dialableCampaigns: [], now: t0.addingTimeInterval(61)).isEmpty)
-        let full = ContinuousClock.now - started - nothingDue
-        #expect(nothingDue < .seconds(1) && full < .seconds(1), "nothing due: \(nothingDue), every place busy: \(full); b holds the lock for 3 s")
+        #expect(!stallEnded.value, "a poll with nothing due, and one with every place busy, returned while b still held the lock")
         let claimed = try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 3, dialableCampaigns: [], now: t0.addingTimeInterval(61))
         #expect(claimed.map(\.outboundId) == [later.outboundId])
-        #expect(ContinuousClock.now - started > .seconds(1.5), "a claim waits for b's write")
+        #expect(stallEnded.value, "a claim waits for b's write")
         try await stall.value
     }
 

@@ -18,6 +18,8 @@ extension CallManager {
                                  metadata: ["node": "\(node)"])
                     await hangUpCallsTakenOver()
                 }
+                let others = try await store.nodes().contains { $0.id != node }
+                if otherNodesSeen.exchange(others, ordering: .relaxed) != others { queueAlarm.ring() }   // how the loop waits changes
                 let takeovers = try await store.takeOverLostNodes(survivor: node, lease: settings.leaseSeconds) {
                     Self.retryTime(for: $0, endingIn: .failed, policy: retry)
                 }

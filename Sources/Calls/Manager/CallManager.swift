@@ -121,6 +121,9 @@ public actor CallManager {
     nonisolated let queueAlarm: WakeAlarm
     /// `live.count`, for the SIP admission decision (made outside this actor).
     nonisolated let liveCalls = Atomic<Int>(0)
+    /// Whether another node held a lease at this node's last renewal (`keepLease`); until the
+    /// first, assumed so.
+    nonisolated let otherNodesSeen = Atomic<Bool>(true)
     public internal(set) var mostLiveAtOnce = 0
     /// Inbound calls on media streams now live (SIP's are counted by the user agent).
     var inboundStreams = 0
@@ -279,6 +282,7 @@ public actor CallManager {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.answerInboundCalls() }
             group.addTask { await self.keepLease() }
+            group.addTask { await self.store.listenForQueueChanges { [queueAlarm = self.queueAlarm] in queueAlarm.ring() } }
             let clock = settings.clock
             let started = clock.now
             while !Task.isCancelled {
@@ -295,23 +299,35 @@ public actor CallManager {
 
     /// How long a running campaign's pacing waits between looks (its dials are spread within it).
     static let campaignTickInterval: Duration = .milliseconds(100)
-    /// How long an idle node waits at most: calls queued by another node ring no bell here yet
-    /// (only the node that queued them is woken), nor does a campaign's window opening.
+    /// How long an idle node waits at most when it cannot hear other nodes' queue change (SQLite
+    /// shared by several nodes): calls they queue, and places they free, ring no bell here.
     static let idleRecheck: Duration = .seconds(1)
 
     /// Waits until there may be work: a call queued or a place freed here (the alarm rings), the
-    /// next queued call's time (`scheduled_at`, a retry's `next_attempt_at`), or `idleRecheck`.
-    /// Every 100 ms while a campaign runs (its pacing) or a due call waits for a place: a place
-    /// freed on another node rings no bell here, and each node must get its share of the queue.
-    /// Before, the loop looked every 100 ms whatever happened.
+    /// next queued call's time (`scheduled_at`, a retry's `next_attempt_at`), another node's queue
+    /// change (PostgreSQL NOTIFY, `listenForQueueChanges`), or a campaign's next pacing look
+    /// (100 ms while one runs). Only where other nodes share the queue unheard (SQLite with a
+    /// second node) does it still look: every 100 ms while a due call waits for a place, so each
+    /// node gets its share, and every second otherwise. A lone node, or any node on PostgreSQL,
+    /// sleeps until something happens.
     func waitForWork(campaignsRunning: Bool) async {
         let now = settings.clock.now
         let wall = Date()
-        var waitingForAPlace = false
-        if !campaignsRunning { waitingForAPlace = (try? await store.hasDueCalls(dialableCampaigns: dialableCampaigns, now: wall)) ?? true }
-        var wake = now.advanced(by: campaignsRunning || waitingForAPlace ? Self.campaignTickInterval : Self.idleRecheck)
-        if !campaignsRunning, !waitingForAPlace, let due = try? await store.nextQueuedCallTime(after: wall) {
-            wake = min(wake, now.advanced(by: .milliseconds(Int64(max(0, due.timeIntervalSince(wall)) * 1000))))
+        let unheard = !store.announcesEvents && otherNodesSeen.load(ordering: .relaxed)
+        var wake: ContinuousClock.Instant?
+        if campaignsRunning {
+            wake = now.advanced(by: Self.campaignTickInterval)
+        } else {
+            let waitingForAPlace = unheard ? (try? await store.hasDueCalls(dialableCampaigns: dialableCampaigns, now: wall)) ?? true : false
+            if unheard { wake = now.advanced(by: waitingForAPlace ? Self.campaignTickInterval : Self.idleRecheck) }
+            if !waitingForAPlace {
+                // A read that fails is tried again soon rather than never.
+                let due = (try? await store.nextQueuedCallTime(after: wall)) ?? .some(wall.addingTimeInterval(Self.idleRecheck.totalSeconds))
+                if let due {
+                    let at = now.advanced(by: .milliseconds(Int64(max(0, due.timeIntervalSince(wall)) * 1000)))
+                    wake = wake.map { min($0, at) } ?? at
+                }
+            }
         }
         queueAlarm.arm(at: wake)
         await queueAlarm.wait()

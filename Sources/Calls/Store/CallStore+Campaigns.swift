@@ -96,6 +96,7 @@ extension CallStore {
                 for id in queued { _ = try transition(id: id, to: .cancelled, reason: "campaign cancelled", now: now, in: sql) }
             }
             if state.isEnded { try enqueueCampaignWebhook(campaign, now: now, in: sql) }
+            if state == .running { try Self.announceQueueChange(in: sql) }
             return campaign
         }
     }

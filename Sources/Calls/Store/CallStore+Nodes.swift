@@ -39,6 +39,7 @@ extension CallStore {
     static func releaseClaims(of node: String, in sql: any SQLConnection) throws -> [String] {
         let released = try sql.column(String.self, "SELECT outbound_id FROM calls WHERE node_id = ? AND state = 'queued' ORDER BY created_at", [.text(node)])
         try sql.execute("UPDATE calls SET node_id = NULL WHERE node_id = ? AND state = 'queued'", node)
+        if !released.isEmpty { try announceQueueChange(in: sql) }
         return released
     }
 
@@ -134,7 +135,9 @@ extension CallStore {
     /// Gives back `node`'s claim on a call it did not dial (still queued).
     public func releaseClaim(id: String, node: String) async throws {
         try await sqlWrite { sql in
-            try sql.execute("UPDATE calls SET node_id = NULL WHERE outbound_id = ? AND node_id = ? AND state = 'queued'", id, node)
+            if try sql.execute("UPDATE calls SET node_id = NULL WHERE outbound_id = ? AND node_id = ? AND state = 'queued'", id, node) > 0 {
+                try Self.announceQueueChange(in: sql)
+            }
         }
     }
 

@@ -159,6 +159,7 @@ public final class CallStore: Sendable {
                                           payload: Self.json(["state": "failed", "previous_state": from.rawValue, "reason": "interrupted_by_restart"]),
                                           createdAt: now), in: sql)
                 try enqueueCallWebhook(call, now: now, in: sql)
+                try Self.announceQueueChange(in: sql)
             }
             return stranded.map(\.outboundId)
         }
@@ -190,6 +191,7 @@ public final class CallStore: Sendable {
         }
         try sql.insert(sealed(call), into: "calls")
         if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: sql) }   // inbound: answered already
+        if call.state == .queued, call.nodeId == nil { try Self.announceQueueChange(in: sql) }
         return try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction.eventPrefix)_\(call.state.rawValue)",
                                          payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt), in: sql)
     }
@@ -272,6 +274,7 @@ public final class CallStore: Sendable {
         let event = try Self.append(CallEvent(outboundId: id, type: "\(call.direction.eventPrefix)_\(state.rawValue)",
                                               payload: Self.json(payload), createdAt: now), in: sql)
         if state.isTerminal, announce { try enqueueCallWebhook(call, now: now, in: sql) }
+        if state == .queued || state.isTerminal { try Self.announceQueueChange(in: sql) }
         return (call, event)
     }
 
@@ -315,6 +318,15 @@ extension CallStore {
 extension CallStore {
     /// The PostgreSQL channel a transaction that appended events notifies.
     static let eventsChannel = "voicebridge_events"
+    /// The PostgreSQL channel a transaction notifies when it may have changed what the queue
+    /// offers another node (`listenForQueueChanges`).
+    static let queueChannel = "voicebridge_queue"
+
+    /// Wakes every node's dispatch loop when this transaction commits (several in one transaction:
+    /// one notification). On SQLite the nodes share one file and no bell: they look themselves.
+    static func announceQueueChange(in sql: any SQLConnection) throws {
+        if sql.dialect == .postgres { try sql.execute("NOTIFY \(queueChannel)") }
+    }
 
     /// Whether `waitForEvents` is woken by new events (PostgreSQL, while `listenForEvents` runs);
     /// on SQLite it only times out, so readers poll.
@@ -325,6 +337,15 @@ extension CallStore {
     public func listenForEvents() async {
         guard let database = database as? PostgresStoreDatabase else { return }
         await database.listen(Self.eventsChannel) { [eventBell] in eventBell.ring() }
+    }
+
+    /// Calls `changed` once listening starts and then whenever any node's transaction may have
+    /// changed what the queue offers: a call queued (new, retried, given back), a call ended (a
+    /// place freed), a campaign started. The call manager's dispatch loop sleeps until then instead
+    /// of looking every second. Returns at once on SQLite.
+    public func listenForQueueChanges(_ changed: @escaping @Sendable () -> Void) async {
+        guard let database = database as? PostgresStoreDatabase else { return }
+        await database.listen(Self.queueChannel, changed)
     }
 
     /// Returns when events may have been added (another node announced some), after `timeout`,
