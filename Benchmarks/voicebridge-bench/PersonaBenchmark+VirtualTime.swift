@@ -18,15 +18,8 @@ extension PersonaBenchmark {
 
     static func runInVirtualTime(serverBinary: String, concurrency: Int, personas: [CalleePersona] = CalleePersona.catalogue,
                                  environment: [String: String] = [:]) async throws -> VirtualRun {
-        let server = try ServerProcess(binary: serverBinary, environment: [
-            "VOICEBRIDGE_ENGINE_MODE": "local",
-            "VOICEBRIDGE_OUTBOUND_RING_TIMEOUT": "4",
-            "VOICEBRIDGE_OUTBOUND_RETRY_ENABLED": "false",
-            "VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION": "120",
-            "VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE": "1000",
-        ].merging(environment) { _, given in given })
+        let server = try await personaServer(serverBinary, concurrency: concurrency, environment: environment)
         defer { server.stop() }
-        try await server.waitUntilHealthy()
         let api = "http://127.0.0.1:\(server.httpPort)/api"
         let started = Date()
         var result = VirtualRun(run: Run(outcomes: [], turnLatencies: [], transcriptLatencies: [], recognitionTimes: []))

@@ -27,16 +27,8 @@ enum PersonaBenchmark {
     /// `personas` in `language` (nil: the server's); `environment`: more of the server's settings.
     static func run(serverBinary: String, concurrency: Int, personas: [CalleePersona] = CalleePersona.catalogue, language: String? = nil,
                     environment: [String: String] = [:]) async throws -> Run {
-        let server = try ServerProcess(binary: serverBinary, environment: [
-            "VOICEBRIDGE_ENGINE_MODE": "local",
-            "VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS": "\(concurrency)",
-            "VOICEBRIDGE_OUTBOUND_RING_TIMEOUT": "4",
-            "VOICEBRIDGE_OUTBOUND_RETRY_ENABLED": "false",
-            "VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION": "120",
-            "VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE": "1000",
-        ].merging(environment) { _, given in given })
+        let server = try await personaServer(serverBinary, concurrency: concurrency, environment: environment)
         defer { server.stop() }
-        try await server.waitUntilHealthy()
         let base = "http://127.0.0.1:\(server.httpPort)/api/outbound"
         let started = Date()
         var ids: [String] = []
@@ -58,6 +50,21 @@ enum PersonaBenchmark {
             FileHandle.standardError.write(Data("personas: \(run.outcomes.count)/\(ids.count) \(persona.name)\n".utf8))
         }
         return run
+    }
+
+    /// A healthy `voicebridge serve` for persona calls: the local engine, `concurrency` calls at a
+    /// time, no retries, and `environment` on top.
+    static func personaServer(_ binary: String, concurrency: Int, environment: [String: String]) async throws -> ServerProcess {
+        let server = try ServerProcess(binary: binary, environment: [
+            "VOICEBRIDGE_ENGINE_MODE": "local",
+            "VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS": "\(concurrency)",
+            "VOICEBRIDGE_OUTBOUND_RING_TIMEOUT": "4",
+            "VOICEBRIDGE_OUTBOUND_RETRY_ENABLED": "false",
+            "VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION": "120",
+            "VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE": "1000",
+        ].merging(environment) { _, given in given })
+        do { try await server.waitUntilHealthy() } catch { server.stop(); throw error }
+        return server
     }
 
     /// An ended call's stored result held against `persona`, and its turns' latencies, into `run`.

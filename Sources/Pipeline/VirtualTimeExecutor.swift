@@ -149,6 +149,9 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
         return try await Self.$current.withValue(self) {
             try await withTaskExecutorPreference(self) {
                 changing { $0.outside -= 1 }
+                // Stopped before the hop back to the caller: with nothing left to run, time would
+                // otherwise move on to timers nobody waits for (a call's bounds, an alarm's).
+                defer { changing { $0.stopping = true } }
                 return try await body()
             }
         }

@@ -43,6 +43,7 @@ import TestSupport
             print("virtual-time persona run \(i + 1): \(run.virtual) of calls in \(run.real) (\(String(format: "%.1f", run.speedUp))× real time), stray wake-ups: \(run.strayWakeups)")
             #expect(run.strayWakeups == 0, "work escaped the virtual time in run \(i + 1)")
         }
+        #expect(Set(runs.map(\.virtual)).count == 1, "the runs took different virtual times: \(runs.map(\.virtual))")
         let first = runs[0].value.joined(separator: "\n\n")
         for (i, run) in runs.enumerated().dropFirst() {
             #expect(run.value.joined(separator: "\n\n") == first, "run \(i + 1) differs from run 1")

@@ -65,16 +65,18 @@ public final class WakeAlarm: Sendable {
 
     /// Wakes the waiter now (or the next one to wait).
     public func ring() {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let (waiter, timer) = state.withLock { s -> (CheckedContinuation<Void, Never>?, Timer?) in
+            let timer = s.timer
             s.timer = nil
             s.armedAt = nil
             guard let waiter = s.waiter else {
                 s.rung = true
-                return nil
+                return (nil, timer)
             }
             s.waiter = nil
-            return waiter
+            return (waiter, timer)
         }
+        timer?.cancel()   // rung before its time: nobody needs it to fire (a no-op when it is what rang)
         waiter?.resume()
     }
 

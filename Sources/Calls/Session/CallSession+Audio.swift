@@ -69,6 +69,7 @@ extension CallSession {
                 // Marks flushed by a clear (an older generation) were not heard.
                 if let mark = MarkStage.parse(name), mark.generation == state.withLock({ $0.clearGeneration }) {
                     playback.played(item: mark.item, milliseconds: mark.milliseconds)
+                    agentSideAlarm.ring()
                     if mark.isEnd { await engine.itemPlayed(mark.item) }
                 }
             case .dtmf(_, let digit):
@@ -125,6 +126,7 @@ extension CallSession {
                 s.clearGeneration += 1
             }
             playback.flushed()
+            agentSideAlarm.ring()
         case .clearLeg:
             await leg.send(.clear)
         case .interruptEngine(let item, let played):

@@ -7,10 +7,18 @@ extension CallSession {
     /// speech start since the caller's last transcript line is when that line began to be heard.
     /// Until the agent's queued audio has been heard (its marks came back), at most `limit`.
     func waitForPlaybackToEnd(within limit: Duration) async {
-        let deadline = clock.now.advanced(by: limit)
-        while playback.snapshot.isPlaying, clock.now < deadline, !Task.isCancelled {
-            try? await clock.sleep(for: .milliseconds(20))
+        await waitUntil(clock.now.advanced(by: limit)) { !playback.snapshot.isPlaying }
+    }
+
+    /// Returns once `done()` holds, at `deadline`, or when the task is cancelled. `done` is looked
+    /// at when the agent side's alarm rings (`agentSideAlarm`: the state it reads changed) and at
+    /// `alsoAt()`, for a condition that also turns with time. One waiter at a time: the agent side's.
+    func waitUntil(_ deadline: ContinuousClock.Instant, alsoAt: () -> ContinuousClock.Instant? = { nil }, _ done: () -> Bool) async {
+        while !Task.isCancelled, !done(), clock.now < deadline {
+            agentSideAlarm.arm(at: min(deadline, alsoAt() ?? deadline))
+            await agentSideAlarm.wait()
         }
+        agentSideAlarm.arm(at: nil)
     }
 
     func noteTurn(_ frame: InboundFrame) {

@@ -30,19 +30,22 @@ extension CallSession {
     func observeForMachine(_ frame: InboundFrame) {
         guard machineDetection != nil else { return }
         let beep = frame.tones.contains { if case .beep = $0 { true } else { false } }
-        let decision = state.withLock { s in
+        let (decision, greetingOver) = state.withLock { s in
             s.lastCallerFrameAt = clock.now
-            return s.detector?.observe(speech: frame.voice.isSpeech, beep: beep)
+            let decision = s.detector?.observe(speech: frame.voice.isSpeech, beep: beep)
+            return (decision, s.detector?.greetingIsOver == true)
         }
         if let decision {
             verdictInput.yield(decision)
         }
+        if decision != nil || greetingOver { agentSideAlarm.ring() }
     }
 
     /// The callee's words, as the engine's recognizer wrote them.
     func observeForMachine(words: String) {
         guard machineDetection != nil, let decision = state.withLock({ $0.detector?.heard(words: words) }) else { return }
         verdictInput.yield(decision)
+        agentSideAlarm.ring()
     }
 
     /// For the life of a call with detection: each verdict is stored; a machine's is acted on —
@@ -72,19 +75,13 @@ extension CallSession {
     /// Before the agent's first word: waits for a verdict, at most `holdGreeting`.
     func holdGreetingForVerdict() async -> Opening {
         guard let detection = machineDetection else { return .greet }
-        let deadline = clock.now.advanced(by: detection.holdGreeting)
-        while !Task.isCancelled {
-            let verdict = state.withLock { $0.detector?.decision?.verdict }
-            switch (verdict, detection.action) {
-            case (.machine?, .leaveMessage): return .leaveMessage
-            case (.machine?, .hangUp): return .stop   // actOnMachineVerdicts ends the call
-            case (.human?, _), (.unknown?, _): return .greet
-            case (nil, _):
-                if clock.now >= deadline { return .greet }
-                try? await clock.sleep(for: .milliseconds(20))
-            }
+        await waitUntil(clock.now.advanced(by: detection.holdGreeting)) { state.withLock { $0.detector?.decision != nil } }
+        guard !Task.isCancelled else { return .stop }
+        switch (state.withLock { $0.detector?.decision?.verdict }, detection.action) {
+        case (.machine?, .leaveMessage): return .leaveMessage
+        case (.machine?, .hangUp): return .stop   // actOnMachineVerdicts ends the call
+        case (.human?, _), (.unknown?, _), (nil, _): return .greet   // nil: the hold is over
         }
-        return .stop
     }
 
     /// Whether a machine was recognized after the greeting had gone out and a message is waiting to be left.
@@ -98,11 +95,10 @@ extension CallSession {
         guard let detection = machineDetection, case .leaveMessage(let text) = detection.action else { return nil }
         let deadline = clock.now.advanced(by: detection.greetingWaitLimit)
         let quiet = Duration.milliseconds(detection.detector.endOfGreetingSilenceMs)
-        func over() -> Bool {
+        // Over when the detector says so (it rings), or once the line has been quiet long enough:
+        // looked at again `quiet` after the last frame (a frame since moves that time on).
+        await waitUntil(deadline, alsoAt: { state.withLock { $0.lastCallerFrameAt?.advanced(by: quiet) } }) {
             state.withLock { s in s.detector?.greetingIsOver == true || s.lastCallerFrameAt.map { $0.duration(to: clock.now) >= quiet } == true }
-        }
-        while clock.now < deadline, !Task.isCancelled, !over() {
-            try? await clock.sleep(for: .milliseconds(20))
         }
         return context.filled(text)
     }

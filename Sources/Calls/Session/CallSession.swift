@@ -55,6 +55,10 @@ public final class CallSession: Sendable {
     /// What the call's timers wait on and its transcript and timings are stamped with.
     let clock: CallClock
     let playback = PlaybackTracker()
+    /// Wakes the agent side's waits (`waitUntil`): rung when the audio played changes (a mark came
+    /// back, a clear), and when the answering-machine detector decides or hears the greeting end.
+    /// Those waits ran one after another on the agent side, each looking every 20 ms before.
+    let agentSideAlarm: WakeAlarm
     /// Every stage and queue of this call's `CallPipeline`, metered.
     public let meters = PipelineMeters()
     let state = Mutex(State())
@@ -106,6 +110,7 @@ public final class CallSession: Sendable {
                 neuralVAD: SileroModel? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
                 warmTransfer: WarmTransfer? = nil, overlapHoldMilliseconds: Int = 500, clock: CallClock = .continuous) {
         self.clock = clock
+        agentSideAlarm = WakeAlarm(clock: clock)
         self.overlapHoldMilliseconds = overlapHoldMilliseconds
         self.metrics = metrics
         self.pricing = pricing
