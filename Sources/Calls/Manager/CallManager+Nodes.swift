@@ -19,7 +19,8 @@ extension CallManager {
                     await hangUpCallsTakenOver()
                 }
                 let others = try await store.nodes().contains { $0.id != node }
-                if otherNodesSeen.exchange(others, ordering: .relaxed) != others { queueAlarm.ring() }   // how the loop waits changes
+                if otherNodesSeen != others { queueAlarm.ring() }   // how the loop waits changes
+                otherNodesSeen = others
                 let takeovers = try await store.takeOverLostNodes(survivor: node, lease: settings.leaseSeconds) {
                     Self.retryTime(for: $0, endingIn: .failed, policy: retry)
                 }

@@ -123,7 +123,7 @@ public actor CallManager {
     nonisolated let liveCalls = Atomic<Int>(0)
     /// Whether another node held a lease at this node's last renewal (`keepLease`); until the
     /// first, assumed so.
-    nonisolated let otherNodesSeen = Atomic<Bool>(true)
+    var otherNodesSeen = true
     public internal(set) var mostLiveAtOnce = 0
     /// Inbound calls on media streams now live (SIP's are counted by the user agent).
     var inboundStreams = 0
@@ -313,19 +313,23 @@ public actor CallManager {
     func waitForWork(campaignsRunning: Bool) async {
         let now = settings.clock.now
         let wall = Date()
-        let unheard = !store.announcesEvents && otherNodesSeen.load(ordering: .relaxed)
+        let unheard = !store.announcesEvents && otherNodesSeen
         var wake: ContinuousClock.Instant?
         if campaignsRunning {
             wake = now.advanced(by: Self.campaignTickInterval)
         } else {
-            let waitingForAPlace = unheard ? (try? await store.hasDueCalls(dialableCampaigns: dialableCampaigns, now: wall)) ?? true : false
-            if unheard { wake = now.advanced(by: waitingForAPlace ? Self.campaignTickInterval : Self.idleRecheck) }
+            var waitingForAPlace = false
+            if unheard {
+                do { waitingForAPlace = try await store.hasDueCalls(dialableCampaigns: dialableCampaigns, now: wall) } catch { waitingForAPlace = true }
+                wake = now.advanced(by: waitingForAPlace ? Self.campaignTickInterval : Self.idleRecheck)
+            }
             if !waitingForAPlace {
+                var due: Date?
                 // A read that fails is tried again soon rather than never.
-                let due = (try? await store.nextQueuedCallTime(after: wall)) ?? .some(wall.addingTimeInterval(Self.idleRecheck.totalSeconds))
+                do { due = try await store.nextQueuedCallTime(after: wall) } catch { due = wall.addingTimeInterval(Self.idleRecheck.totalSeconds) }
                 if let due {
                     let at = now.advanced(by: .milliseconds(Int64(max(0, due.timeIntervalSince(wall)) * 1000)))
-                    wake = wake.map { min($0, at) } ?? at
+                    wake = min(wake ?? at, at)
                 }
             }
         }
