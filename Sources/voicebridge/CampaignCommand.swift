@@ -101,7 +101,7 @@ struct CampaignCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             // Streamed to the file as it arrives: a 100,000-row export never sits in memory.
-            if let output { FileManager.default.createFile(atPath: output, contents: nil) }
+            if let output { _ = FileManager.default.createFile(atPath: output, contents: nil) }
             guard let handle = output.map({ FileHandle(forWritingAtPath: $0) }) ?? FileHandle.standardOutput else {
                 throw ValidationError("cannot write \(output ?? "")")
             }

@@ -38,10 +38,6 @@ public struct TestLine: Sendable {
     public struct Elapsed: Sendable {
         public var callTime: Duration
         public var realTime: Duration
-        /// Work that escaped virtual time and came back at a moment of its own (should be none).
-        public var strayWakeups: Int
-        /// How many times faster than real time the run went (1 in real time).
-        public var speedUp: Double { realTime > .zero ? callTime / realTime : 1 }
     }
 
     /// Work that escaped the virtual time and came back at a moment of its own (should be none).
@@ -65,7 +61,7 @@ public struct TestLine: Sendable {
         }
         let value = if let executor { try await executor.run(paced) } else { try await paced() }
         let real = started.duration(to: .now)
-        return (value, Elapsed(callTime: executor?.elapsed ?? real, realTime: real, strayWakeups: executor?.strayWakeups ?? 0))
+        return (value, Elapsed(callTime: executor?.elapsed ?? real, realTime: real))
     }
 }
 

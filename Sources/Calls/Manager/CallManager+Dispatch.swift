@@ -1,0 +1,87 @@
+import Foundation
+
+/// The dispatch loop: queued calls claimed and dialed as places free up, inbound calls answered,
+/// the lease kept, and the waits between looks.
+extension CallManager {
+    /// Dispatches queued calls and answers inbound ones until cancelled.
+    public func run() async {
+        if let limit = settings.engineCallLimit {
+            await userAgent.setAdmission { [weak self] _ in (self?.liveCalls.load(ordering: .relaxed) ?? 0) < limit ? .accept : .unavailable }
+        }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.answerInboundCalls() }
+            group.addTask { await self.keepLease() }
+            group.addTask { await self.store.listenForQueueChanges { [queueAlarm = self.queueAlarm] in queueAlarm.ring() } }
+            let clock = settings.clock
+            let started = clock.now
+            while !Task.isCancelled {
+                let running = await campaignTick(now: Date(), monotonic: started.duration(to: clock.now).totalSeconds)
+                for call in await dueCalls() {
+                    live[call.outboundId] = LiveCall()
+                    mostLiveAtOnce = max(mostLiveAtOnce, live.count)
+                    group.addTask { await self.runAttempt(call.outboundId) }
+                }
+                await waitForWork(campaignsRunning: running)
+            }
+        }
+    }
+
+    /// How long a running campaign's pacing waits between looks (its dials are spread within it).
+    static let campaignTickInterval: Duration = .milliseconds(100)
+    /// How long an idle node waits at most when it cannot hear other nodes' queue change (SQLite
+    /// shared by several nodes): calls they queue, and places they free, ring no bell here.
+    static let idleRecheck: Duration = .seconds(1)
+
+    /// Waits until there may be work: a call queued or a place freed here (the alarm rings), the
+    /// next queued call's time (`scheduled_at`, a retry's `next_attempt_at`), another node's queue
+    /// change (PostgreSQL NOTIFY, `listenForQueueChanges`), or a campaign's next pacing look
+    /// (100 ms while one runs). Only where other nodes share the queue unheard (SQLite with a
+    /// second node) does it still look: every 100 ms while a due call waits for a place, so each
+    /// node gets its share, and every second otherwise. A lone node, or any node on PostgreSQL,
+    /// sleeps until something happens.
+    func waitForWork(campaignsRunning: Bool) async {
+        let now = settings.clock.now
+        let wall = Date()
+        let unheard = !store.announcesEvents && otherNodesSeen
+        var wake: ContinuousClock.Instant?
+        if campaignsRunning {
+            wake = now.advanced(by: Self.campaignTickInterval)
+        } else {
+            var waitingForAPlace = false
+            if unheard {
+                do { waitingForAPlace = try await store.hasDueCalls(dialableCampaigns: dialableCampaigns, now: wall) } catch { waitingForAPlace = true }
+                wake = now.advanced(by: waitingForAPlace ? Self.campaignTickInterval : Self.idleRecheck)
+            }
+            if !waitingForAPlace {
+                var due: Date?
+                // A read that fails is tried again soon rather than never.
+                do { due = try await store.nextQueuedCallTime(after: wall) } catch { due = wall.addingTimeInterval(Self.idleRecheck.totalSeconds) }
+                if let due {
+                    let at = now.advanced(by: .milliseconds(Int64(max(0, due.timeIntervalSince(wall)) * 1000)))
+                    wake = min(wake ?? at, at)
+                }
+            }
+        }
+        queueAlarm.arm(at: wake)
+        await queueAlarm.wait()
+    }
+
+    /// Queued calls that are due, best first, claimed for this node: as many as this node's engine
+    /// can take and the global `max_concurrent_calls` (counted in the database, over every node) allows.
+    func dueCalls() async -> [CallRecord] {
+        let engineLimit = settings.engineCallLimit ?? .max
+        let claimed: [CallRecord]
+        do {
+            claimed = try await store.claimDueCalls(node: settings.nodeID, room: min(engineLimit - live.count, settings.maxConcurrentCalls),
+                                                    maxConcurrent: settings.maxConcurrentCalls, dialableCampaigns: dialableCampaigns)
+        } catch {
+            logger.warning("could not claim queued calls", metadata: ["error": "\(error)"])
+            return []
+        }
+        if !claimed.isEmpty { logger.debug("claimed queued calls", metadata: ["calls": "\(claimed.map(\.outboundId))", "live": "\(live.count)"]) }
+        // Inbound calls may have been answered while the claim was written: what no longer fits goes back.
+        let fits = max(0, engineLimit - live.count)
+        for call in claimed.dropFirst(fits) { try? await store.releaseClaim(id: call.outboundId, node: settings.nodeID) }
+        return Array(claimed.prefix(fits))
+    }
+}
