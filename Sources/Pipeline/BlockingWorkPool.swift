@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// `width` lanes run side by side, each job on the least busy lane; at most `capacity` jobs are
 /// waiting or running, beyond that `run` throws `Overloaded` at once instead of queueing work
-/// whose result would come too late to matter. In virtual time (`VirtualTimeExecutor`) a job runs
-/// in place, and its result comes `virtualLatency` later: the time such a job takes on a machine
-/// that keeps up (frames go on arriving meanwhile, as they do on a real line), the same every run.
+/// whose result would come too late to matter. In virtual time (`VirtualTimeExecutor`) a job's
+/// result comes `virtualLatency` later: the time such a job takes on a machine that keeps up
+/// (frames go on arriving meanwhile, as they do on a real line), the same every run.
 public final class BlockingWorkPool: Sendable {
     public struct Overloaded: Error, CustomStringConvertible {
         public let capacity: Int
@@ -50,12 +50,24 @@ public final class BlockingWorkPool: Sendable {
     /// given up on made the next one late too: a simulated callee's ear under load missed one
     /// agent utterance after another).
     public func run<T: Sendable>(within limit: Duration? = nil, _ job: @escaping @Sendable () throws -> T) async throws -> T {
-        // In virtual time the job runs in place and takes none of it (`VirtualTimeExecutor`).
+        // In virtual time a job whose result is due at once runs in place: there is no time for
+        // anything to overlap it, and run elsewhere it would let the instant's other jobs go first,
+        // which a result taken from a cache (a synthesizer's) does not — the same call would run
+        // differently the second time. Any other job runs on its lane while the calls go on, and
+        // its result comes `virtualLatency` later (`VirtualTimeExecutor.result`). `capacity` and
+        // `limit` are not looked at: whether a job waits depends on real threads, never on a run.
         if let virtualTime = VirtualTimeExecutor.current {
             try Task.checkCancellation()
-            let result = try job()
-            if virtualLatency > .zero { try await virtualTime.sleep(until: virtualTime.now.advanced(by: virtualLatency)) }
-            return result
+            if virtualLatency == .zero { return try job() }
+            let lane = load.withLock { load -> Int in
+                let lane = load.indices.min { load[$0] < load[$1] }!
+                load[lane] += 1
+                return lane
+            }
+            return try await virtualTime.result(at: virtualTime.now.advanced(by: virtualLatency), on: lanes[lane]) { [self] in
+                defer { self.load.withLock { $0[lane] -= 1 } }
+                return try job()
+            }
         }
         let lane = try load.withLock { load -> Int in
             guard load.reduce(0, +) < capacity else { throw Overloaded(capacity: capacity) }

@@ -6,8 +6,8 @@ import Synchronization
 /// database transaction), and then straight to the earliest timer. A call's verdict cannot depend
 /// on how busy the machine is, a 30-s call costs only its CPU, and the same inputs give the same
 /// call: jobs run one at a time in the order they were queued, timers fire in deadline order
-/// (ties in the order they were set), and blocking work (`BlockingWorkPool`) runs in place,
-/// taking no virtual time.
+/// (ties in the order they were set), and blocking work (`BlockingWorkPool`) runs on real threads
+/// beside it, its result handed back at a fixed virtual latency (`result(at:on:of:)`).
 ///
 /// `run(_:)` makes it the preferred executor of the body and every child task, and sets
 /// `current`, which the pool, the store and the engines' stamps look at. Work that leaves it
@@ -34,6 +34,8 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
         var timers: [Timer] = []
         var lastID: UInt64 = 0
         var outside = 0
+        /// Timers whose job (`result(at:on:of:)`) is still running on a real thread: time stops at them.
+        var running: Set<UInt64> = []
         var elapsed: Duration = .zero
         var stopping = false
         var strayWakeups = 0
@@ -87,8 +89,14 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
     /// Calls `fire` when virtual time reaches `deadline` (at once if it has); returns the timer's id.
     @discardableResult
     public func schedule(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
+        schedule(at: deadline, running: false, fire)
+    }
+
+    /// `running`: the timer waits, time standing still at it, until `finished(_:)` is called with its id.
+    func schedule(at deadline: ContinuousClock.Instant, running: Bool, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
         let id = changing { s -> UInt64 in
             s.lastID += 1
+            if running { s.running.insert(s.lastID) }
             let timer = Timer(deadline: deadline, id: s.lastID, fire: fire)
             // After every timer due no later: ties fire in the order they were set.
             var low = 0, high = s.timers.count
@@ -100,6 +108,11 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
             return s.lastID
         }
         return id
+    }
+
+    /// The job timer `id` waits for is done: time may pass it.
+    func finished(_ id: UInt64) {
+        changing { _ = $0.running.remove(id) }
     }
 
     /// Takes a timer off before it fires; false when it has fired (or never existed).
@@ -115,16 +128,15 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
     /// Suspends until virtual time reaches `deadline`; throws `CancellationError` when cancelled first.
     public func sleep(until deadline: ContinuousClock.Instant) async throws {
         try Task.checkCancellation()
-        let sleeper = Sleeper()
+        let sleeper = Handoff<Void>()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
                 guard sleeper.keep(continuation) else { return }
-                let id = schedule(at: deadline) { sleeper.resume(nil) }
-                sleeper.timer = id
+                sleeper.timer = schedule(at: deadline) { sleeper.resume(.success(())) }
             }
         } onCancel: {
             if let id = sleeper.timer { cancel(id) }
-            sleeper.resume(CancellationError())
+            sleeper.resume(.failure(CancellationError()))
         }
     }
 
@@ -175,7 +187,7 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
                 continue
             }
             if state.stopping { break }
-            guard state.outside == 0, !state.timers.isEmpty else {
+            guard state.outside == 0, let first = state.timers.first, !state.running.contains(first.id) else {
                 condition.wait()
                 continue
             }
@@ -190,10 +202,10 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// One sleeping task's continuation, resumed once: by its timer or by its cancellation.
-    private final class Sleeper: @unchecked Sendable {
+    /// A waiting task's continuation, resumed once: by its timer or by its cancellation.
+    final class Handoff<T: Sendable>: @unchecked Sendable {
         private let lock = NSLock()
-        private var continuation: CheckedContinuation<Void, Error>?
+        private var continuation: CheckedContinuation<T, Error>?
         private var done = false
         private var timerID: UInt64?
 
@@ -203,7 +215,7 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
         }
 
         /// Keeps the continuation; false (having resumed it) when already cancelled.
-        func keep(_ continuation: CheckedContinuation<Void, Error>) -> Bool {
+        func keep(_ continuation: CheckedContinuation<T, Error>) -> Bool {
             let cancelled = lock.withLock { () -> Bool in
                 if !done { self.continuation = continuation }
                 return done
@@ -212,12 +224,12 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
             return !cancelled
         }
 
-        func resume(_ error: (any Error)?) {
-            let continuation = lock.withLock { () -> CheckedContinuation<Void, Error>? in
+        func resume(_ result: Result<T, Error>) {
+            let continuation = lock.withLock { () -> CheckedContinuation<T, Error>? in
                 done = true
                 return self.continuation.take()
             }
-            if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
+            continuation?.resume(with: result)
         }
     }
 }

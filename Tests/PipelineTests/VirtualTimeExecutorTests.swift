@@ -74,16 +74,81 @@ import Testing
         #expect(executor.elapsed == .seconds(1), "the cancelled 100-s timer did not move time")
     }
 
-    @Test func blockingWorkRunsInPlaceAndItsResultComesItsLatencyLater() async throws {
+    @Test func blockingWorkRunsOnItsLaneWhileTimeGoesOnAndItsResultComesItsLatencyLater() async throws {
         let executor = VirtualTimeExecutor()
         let pool = BlockingWorkPool(label: "test", width: 1, capacity: 1, virtualLatency: .milliseconds(250))
-        let (value, elapsed) = try await executor.run {
+        let (ranElsewhere, heardTheCall, elapsed) = try await executor.run {
             let caller = Self.thread()
-            let value = try await pool.run { Self.thread() == caller ? 42 : -1 }
-            return (value, executor.elapsed)
+            let signal = DispatchSemaphore(value: 0)
+            // The job waits for the call's side to reach 100 ms: only time that goes on while the job
+            // runs gets there (in place, or with time held, it would wait its full 10 s and say so).
+            async let job = pool.run { (Self.thread() != caller, signal.wait(timeout: .now() + 10) == .success) }
+            try await executor.sleep(until: executor.now.advanced(by: .milliseconds(100)))
+            signal.signal()
+            let (ranElsewhere, heard) = try await job
+            return (ranElsewhere, heard, executor.elapsed)
         }
-        #expect(value == 42, "the job ran on the caller's thread, the executor's own")
+        #expect(ranElsewhere, "the job ran on its lane, not the executor's thread")
+        #expect(heardTheCall, "virtual time went on to 100 ms while the job ran")
         #expect(elapsed == .milliseconds(250))
+        #expect(executor.strayWakeups == 0)
+    }
+
+    @Test func aJobDueAtOnceRunsInPlaceLikeAResultFromACache() async throws {
+        let executor = VirtualTimeExecutor()
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 1)
+        let (inPlace, elapsed) = try await executor.run {
+            let caller = Self.thread()
+            let inPlace = try await pool.run { Self.thread() == caller }
+            return (inPlace, executor.elapsed)
+        }
+        #expect(inPlace, "no other job of the instant ran before it, as none would before a cached result")
+        #expect(elapsed == .zero)
+    }
+
+    @Test func aJobSlowerThanItsLatencyHoldsTimeSoTheOrderNeverChanges() async throws {
+        // Each job takes 50 ms of real time, five times its virtual latency: the timers behind its
+        // result wait for it, so the order is the virtual one however slow the machine is.
+        let executor = VirtualTimeExecutor()
+        let pool = BlockingWorkPool(label: "test", width: 2, capacity: 2, virtualLatency: .milliseconds(10))
+        let order = try await executor.run {
+            let order = Locked<[String]>([])
+            let start = executor.now
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try? await executor.sleep(until: start.advanced(by: .milliseconds(15)))
+                    order.withLock { $0.append("timer@15") }
+                }
+                for name in ["slow", "fast"] {
+                    group.addTask {
+                        let value = try? await pool.run { () -> String in
+                            if name == "slow" { Thread.sleep(forTimeInterval: 0.05) }
+                            return name
+                        }
+                        order.withLock { $0.append("\(value ?? "nil")@\(Int(start.duration(to: executor.now).totalMilliseconds))") }
+                    }
+                }
+            }
+            return order.withLock { $0 }
+        }
+        #expect(order == ["slow@10", "fast@10", "timer@15"], "results at their latency in the order asked, then the timer")
+        #expect(executor.strayWakeups == 0)
+    }
+
+    @Test func aCancelledWaitForAJobTakesItsTimerOff() async throws {
+        let executor = VirtualTimeExecutor()
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 1, virtualLatency: .seconds(100))
+        let (outcome, elapsed) = try await executor.run {
+            let waiter = Task(executorPreference: executor) { () -> String in
+                do { return try await pool.run { "done" } } catch { return "\(type(of: error))" }
+            }
+            try await executor.sleep(until: executor.now.advanced(by: .seconds(1)))
+            waiter.cancel()
+            return (await waiter.value, executor.elapsed)
+        }
+        #expect(outcome == "CancellationError")
+        #expect(elapsed == .seconds(1))
+        #expect(executor.elapsed == .seconds(1), "the cancelled job's 100-s result did not move time")
     }
 
     static func thread() -> pthread_t { pthread_self() }

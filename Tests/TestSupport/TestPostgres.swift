@@ -65,7 +65,7 @@ public final class TestPostgres: @unchecked Sendable {
                              "-c", "synchronous_commit=off", "-c", "max_connections=200"]
         process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
         let logFile = folder.appendingPathComponent("log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
         try log.seekToEnd()
         process.standardOutput = log
@@ -136,7 +136,7 @@ public final class TestPostgres: @unchecked Sendable {
         process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")   // postgres cannot read root's working folder
         // Output goes to a file, not a pipe: a pipe read only after the exit can fill and stall the tool.
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("vb-pg-output-\(UUID().uuidString.prefix(8))")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: outputFile) }
         let output = try FileHandle(forWritingTo: outputFile)
         defer { try? output.close() }
