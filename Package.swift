@@ -1,8 +1,12 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Dependencies point one way: Pipeline ← Bridge, Pipeline + Tools ← Realtime, Bridge + Realtime ← Calls ← API ← voicebridge.
-// See ../shared/DESIGN.md for the map.
+// Targets, dependencies pointing one way (docs/design/architecture.md draws them):
+//   Pipeline (frames, stages, models)  ← Bridge (SIP, RTP, media streams)
+//   Tools, Flows ← Analysis;  Tools + Pipeline ← Knowledge
+//   Pipeline + Tools + Knowledge + Flows ← Realtime (the engines and the offline dialogue)
+//   Bridge + Realtime + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
+//   voicebridge-bench and voicebridge-fuzz beside the binary; CSoxr, CEspeakNG, CSRTP: system libraries.
 let package = Package(
     name: "VoiceBridge",
     platforms: [.macOS(.v14)],

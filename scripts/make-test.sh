@@ -39,6 +39,9 @@ steps=()   # "name N s": each step's wall time, printed at the end
 mark=$started
 step_done() { steps+=("$1 $(( $(date +%s) - mark )) s"); mark=$(date +%s); }
 
+# The docs first (a second): every relative link and anchor in the README and docs/ resolves.
+python3 scripts/check-docs.py || failed+=("links in the README and docs/ (scripts/check-docs.py)")
+
 # The e2e suites need the server and the bench binary (the soak's load); the unit tests the test bundle.
 # shellcheck disable=SC2086 # flags are words
 if ! { { ! runs unit || swift build --build-tests $flags; } && swift build --product voicebridge $flags && swift build --product voicebridge-bench $flags; }; then

@@ -9,7 +9,7 @@ public struct KnowledgeAnswerPolicy: Sendable, Equatable {
     public var threshold: Double
     /// Least cosine similarity of the question's and the row's embeddings, when there are. Set on
     /// the knowledge bench (multilingual-e5-small): at 0.90 about one answer in ten read out
-    /// was the wrong row, at 0.89 one in eight (README "Tools and knowledge").
+    /// was the wrong row, at 0.89 one in eight (docs/guide/tools-and-knowledge.md, "Tools and knowledge").
     public var similarityThreshold: Double
 
     public static let standard = KnowledgeAnswerPolicy(threshold: 0.5, similarityThreshold: 0.90)

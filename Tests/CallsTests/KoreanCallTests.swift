@@ -8,7 +8,7 @@ import TestSupport
 /// agent greets and asks in Korean (espeak-ng's Korean voice), hears the simulated callee's Korean
 /// with Whisper base and stores its answers as said, in Korean; the English call beside it runs on
 /// Moonshine as always. The Korean persona answers "예" and "네": what Whisper hears reliably from
-/// espeak-ng's Korean over a phone line (its "아니요" comes out as "리요" or "네" — README "What to
+/// espeak-ng's Korean over a phone line (its "아니요" comes out as "리요" or "네" — docs/guide/offline.md, "What to
 /// expect offline").
 @Suite(.serialized) struct KoreanCallTests {
     @Test func aKoreanCallAndAnEnglishCallRunSideBySide() async throws {

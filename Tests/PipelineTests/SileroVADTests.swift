@@ -31,7 +31,7 @@ import TestSupport
     /// The goal (≥ 95 % of frames right, fewer than one false onset per minute, no speech
     /// missed) per noise, soft speech included — where the energy detector gets 22–35 % and an
     /// onset in every noise clip. Babble is the exception: six talkers at once are speech to
-    /// Silero too (README, "What to expect offline"); it is held to hearing the foreground speaker.
+    /// Silero too (docs/guide/offline.md, "What to expect offline"); it is held to hearing the foreground speaker.
     @Test func theNeuralDetectorMeetsTheGoalOnEveryNoiseButBabble() throws {
         let model = try #require(Self.model)
         let set = try VADTestSet.fromFixtures()

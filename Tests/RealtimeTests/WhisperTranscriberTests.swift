@@ -37,7 +37,7 @@ import TestSupport
         #expect(wordErrors(reference: "Yes, I can attend the meeting.", hypothesis: phone) <= 2, "heard: \(phone)")
     }
 
-    /// espeak-ng's Korean is barely intelligible (README "What to expect offline"): a short "네" is
+    /// espeak-ng's Korean is barely intelligible (docs/guide/offline.md, "What to expect offline"): a short "네" is
     /// heard over the phone; the fixture's sentence comes out as Korean, not as its words.
     @Test func itHearsKorean() async throws {
         let stt = try Self.shared.get()

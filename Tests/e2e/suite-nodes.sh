@@ -139,7 +139,7 @@ for _ in $(seq 1 300); do
 done
 check "a long call is live on A ($stalled)" test -n "$stalled"
 # SQLite cannot take a lock back from a stopped process: a node stopped inside a write holds every
-# node until it resumes (README; on PostgreSQL the server frees it after 5 s, which
+# node until it resumes (docs/guide/cluster.md; on PostgreSQL the server frees it after 5 s, which
 # NodeLeaseTests shows). So A is stopped where it holds no write: if the stop lands inside one
 # (the writers' lock is taken), A is let go on for a moment and stopped again.
 write_lock_free() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None); db.execute('BEGIN IMMEDIATE'); db.execute('ROLLBACK')" "$db" 2>/dev/null; }

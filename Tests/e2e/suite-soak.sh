@@ -6,7 +6,7 @@
 # memory, descriptors and threads flat after warm-up, no frame dropped, no media tick stalled
 # (200 ms late), every stream's audio back, every call stored complete. The 10 ms and 40 ms budgets
 # are the release soak's (`--lateness budget`): a debug server beside its load on two cores meets
-# them or not with the machine's speed (README "Soak").
+# them or not with the machine's speed (docs/testing.md, "Soak").
 set -u
 source "$(dirname "$0")/lib.sh"
 bench=$(dirname "$VB_BINARY")/voicebridge-bench

@@ -13,7 +13,7 @@ public final class KnowledgeBase: KnowledgeSearching {
     let vectors = KnowledgeVectorIndex()
     /// How much the ranking by words counts beside the ranking by meaning when there is a model
     /// (1: as much; 0: not at all — the default). Measured on the knowledge bench (questions worded
-    /// unlike the FAQ, README "Tools and knowledge"): meaning alone found the right row first for
+    /// unlike the FAQ, docs/guide/tools-and-knowledge.md, "Tools and knowledge"): meaning alone found the right row first for
     /// 78 % (English) and 73 % (Korean) of the questions, words at half weight beside it 69 % and
     /// 75 %, words alone 50.5 % and 60 %.
     public let wordsWeight: Double

@@ -8,7 +8,7 @@ extension LocalEngine {
     static let stopShortHoldMilliseconds = 1200
     /// A turn of this many words or fewer that the model judges complete still waits the answered
     /// window: "Yes," is a whole answer and the usual start of a longer one, and from half a second
-    /// of 8 kHz audio the model took "Yes, … I can attend" for done at the comma (README
+    /// of 8 kHz audio the model took "Yes, … I can attend" for done at the comma (docs/guide/conversation.md,
     /// "Turn-taking": personas with the model).
     static let briefTurnWords = 2
 
@@ -19,7 +19,7 @@ extension LocalEngine {
     /// hold when the words stop short ("My name is …"); else the pause
     /// rule's. So the model only ever shortens an answered turn and lengthens an unanswered one:
     /// over the phone line it judged a third of whole answers unfinished ("Yes, that's right." in
-    /// Piper's voice), which the words settle (README "Turn-taking").
+    /// Piper's voice), which the words settle (docs/guide/conversation.md, "Turn-taking").
     func window(_ s: State) -> Int {
         window(after: s.speculation.flatMap { $0.speechStarts == s.speechStarts ? $0 : nil })
     }
@@ -44,7 +44,7 @@ extension LocalEngine {
     /// when the words alone set the window — they stop short, or they answer the question and are
     /// brief or the answered window is already out. Asked beside the transcription, the model took
     /// a core from it at the moment it mattered: personas, 5 at a time, transcribed ~100 ms slower
-    /// at p50 (README "Turn-taking"); asked after, it judges about one turn in ten there.
+    /// at p50 (docs/guide/conversation.md, "Turn-taking"); asked after, it judges about one turn in ten there.
     /// `silence`: the silence since the speech end so far.
     func asksTheModel(about words: Speculation, silence: Int?) -> Bool {
         guard turns.model != nil, !words.stopsShort else { return false }
