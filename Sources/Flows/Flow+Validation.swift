@@ -5,14 +5,11 @@ extension Flow {
     /// written, steps no path reaches, steps from which no path ends, conditions on fields not
     /// asked on every path before them, and loops without a bound.
     public func problems() -> [FlowProblem] {
-        var problems = shapeProblems()
-        // The graph checks need every step's exits to exist.
-        guard problems.isEmpty else { return problems }
-        problems += reachabilityProblems()
-        problems += loopProblems()
-        guard problems.isEmpty else { return problems }
-        problems += fieldProblems()
-        return problems
+        let shape = shapeProblems()
+        // The graph and field checks need every step's exits to exist; past that, each names what
+        // it finds whatever the others found, so one save shows every mistake.
+        guard shape.isEmpty else { return shape }
+        return reachabilityProblems() + loopProblems() + fieldProblems()
     }
 
     /// 1 to 64 letters, digits, `_` or `-`: step ids, field names and outcomes.
