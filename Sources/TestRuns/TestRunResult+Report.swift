@@ -7,12 +7,12 @@ extension TestRunResult {
     /// `callLink`: the call page's address for a call id (nil: the id alone).
     public func table(callLink: (String) -> String = { $0 }) -> String {
         var lines = ["Test suite \"\(suite)\" against template \"\(template)\": \(personas.filter(\.passed).count) of \(personas.count) passed", ""]
-        let width = max(7, personas.map(\.name.count).max() ?? 0)
-        lines.append("  " + "persona".padding(toLength: width, withPad: " ", startingAt: 0) + "  result  state        seconds  call")
+        let width = max(7, personas.map { TerminalColumns.count($0.name) }.max() ?? 0)
+        lines.append("  " + TerminalColumns.padded("persona", to: width) + "  result  state        seconds  call")
         for p in personas {
             let state = p.state.padding(toLength: 11, withPad: " ", startingAt: 0)
             let seconds = String(format: "%7.1f", p.seconds)
-            lines.append("  " + p.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + (p.passed ? "PASS  " : "FAIL  ") + "  "
+            lines.append("  " + TerminalColumns.padded(p.name, to: width) + "  " + (p.passed ? "PASS  " : "FAIL  ") + "  "
                          + state + "  " + seconds + "  " + (p.callID.map(callLink) ?? "-"))
             for f in p.failures { lines.append("      ✗ \(f.what): expected \(f.expected), got \(f.got)") }
         }

@@ -126,4 +126,18 @@ struct TestSuiteTests {
         #expect(decoded == result)
         #expect(String(decoding: try JSONEncoder().encode(result), as: UTF8.self).contains(#""passed":false"#))
     }
+
+    @Test func aKoreanPersonasRowLinesUpWithTheOthers() {
+        // Hangul takes two columns in a terminal: padded by characters, the row after a Korean name
+        // ran four columns to the right.
+        let result = TestRunResult(suite: "s", template: "t", personas: [
+            .init(name: "협조적인 고객", callID: "ob-00000001", state: "completed", seconds: 20, failures: []),
+            .init(name: "cooperative", callID: "ob-00000002", state: "completed", seconds: 21, failures: []),
+        ])
+        let rows = result.table().split(separator: "\n").filter { $0.contains("PASS") || $0.contains("result") }
+        let columns = rows.map { row in TerminalColumns.count(String(row[..<row.range(of: row.contains("result") ? "result" : "PASS")!.lowerBound])) }
+        #expect(rows.count == 3)
+        #expect(Set(columns).count == 1, "the result column starts at \(columns) in \(rows)")
+        #expect(TerminalColumns.count("협조적인 고객") == 13 && TerminalColumns.count("e\u{301}") == 1)
+    }
 }
