@@ -2,7 +2,7 @@
 # `voicebridge call` against a running server and the built-in simulated callee: a call that
 # completes (exit 0, answers and transcript printed), a Korean one, one that is not answered (exit 1), a bad
 # request (exit 2 with the field named), and a token-protected server; `voicebridge test`: a suite
-# with a passing and a failing persona (exit 1, the table, JUnit XML), and a bad suite (exit 2).
+# with a passing and a failing persona (exit 1, the table, JUnit XML), and a bad suite (exit 2); --version.
 set -u
 source "$(dirname "$0")/lib.sh"
 env_common=(VOICEBRIDGE_DATABASE_PATH=$VB_TMP/data/voicebridge.sqlite VOICEBRIDGE_SIP_PORT=$(free_port)
@@ -11,6 +11,12 @@ if ! vb_start_server "$VB_TMP/run.log" "${env_common[@]}" VOICEBRIDGE_API_TOKEN=
   not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1
 fi
 server=http://127.0.0.1:$VB_PORT
+
+# The binary and the running server report one version (CHANGELOG.md's next release).
+version=$("$VB_BINARY" --version)
+check "voicebridge --version prints a version" grep -qE '^[0-9]+\.[0-9]+\.[0-9]+' <<<"$version"
+check "…the one /healthz reports" bash -c "curl -fs '$server/healthz' | grep -q '\"version\":\"$version\"'"
+check "…and CHANGELOG.md names its release or Unreleased" grep -qE "^## \[(Unreleased|${version%%-*})\]" "$(dirname "$0")/../../CHANGELOG.md"
 
 out=$(timeout 120 "$VB_BINARY" call --server "$server" --token e2e-secret-0123456789 --from 070-1234-5678 --to 010-9876-5432 \
       --purpose "tomorrow's 2 pm meeting" --question "Can you attend?" --question "Does the place need to change?" \
