@@ -74,9 +74,9 @@ public struct VoiceBridgeServer: Sendable {
         addStatisticsRoutes(to: api)
         addWebhookRoutes(to: api)
         // WebSocket routes answer a plain GET with what it takes to use them.
-        for path in WebSocketEndpoint.all.map(\.path) {
-            router.get(RouterPath(path)) { _, _ -> Response in
-                ProblemDetails(.upgradeRequired, detail: "/\(path) is a WebSocket: send an Upgrade: websocket request").response(headers: [.upgrade: "websocket"])
+        for path in WebSocketEndpoint.all.map(\.path) + ["api/outbound/{id}/listen"] {
+            router.get(RouterPath(path)) { request, _ -> Response in
+                ProblemDetails(.upgradeRequired, detail: "\(request.uri.path) is a WebSocket: send an Upgrade: websocket request").response(headers: [.upgrade: "websocket"])
             }
         }
         api.get("**") { request, _ -> Response in throw ProblemDetails(.notFound, detail: "no API route \(request.uri.path)") }

@@ -147,7 +147,7 @@ import Yams
         #expect(checkedValue.count >= 16, "\(checkedValue)")
         // And the other way round: the API's routes are all documented.
         for route in ["/api/outbound/", "/api/outbound/active", "/api/outbound/stats", "/api/outbound/{outbound_id}", "/api/outbound/{outbound_id}/result",
-                      "/api/outbound/{outbound_id}/recording", "/api/outbound/{outbound_id}/cancel", "/api/outbound/{outbound_id}/retry", "/api/events", "/metrics",
+                      "/api/outbound/{outbound_id}/recording", "/api/outbound/{outbound_id}/listen", "/api/outbound/{outbound_id}/cancel", "/api/outbound/{outbound_id}/retry", "/api/events", "/metrics",
                       "/api/dnc", "/api/dnc/import", "/api/dnc/{number}", "/api/templates", "/api/tests", "/api/templates/{template_id}", "/api/templates/{template_id}/versions",
                       "/api/campaigns", "/api/campaigns/{campaign_id}", "/api/campaigns/{campaign_id}/contacts", "/api/campaigns/{campaign_id}/start",
                       "/api/campaigns/{campaign_id}/results.csv", "/api/stats", "/api/webhooks", "/api/webhooks/{webhook_id}",
