@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Targets, dependencies pointing one way (docs/design/architecture.md draws them):
@@ -197,3 +197,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// No compiler warnings: in every target of ours a warning is an error, so a new one fails the
+// build (CI's too) instead of hiding among the others. Dependencies keep their own settings.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+}
