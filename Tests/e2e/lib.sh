@@ -130,13 +130,16 @@ sipp_callers() {
 }
 
 # vb_start_server LOG [env assignments…]: starts the binary in the background on a free port,
-# with `--config $VB_CONFIG` when that is set.
+# with `--config $VB_CONFIG` when that is set, and waits until /healthz answers (or the server
+# exits). The server loads its models first: seconds in a debug build, over ten on a loaded machine
+# (a start given 10 s failed beside busier suites), so it is given a minute; how fast a server
+# starts is not what these suites check.
 vb_start_server() {
   local log=$1; shift
   VB_PORT=$(free_port)
   env VOICEBRIDGE_HTTP_PORT=$VB_PORT "$@" "$VB_BINARY" serve ${VB_CONFIG:+--config "$VB_CONFIG"} >"$log" 2>&1 &
   VB_PID=$!
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 600); do
     curl -fs "http://127.0.0.1:$VB_PORT/healthz" >/dev/null 2>&1 && return 0
     kill -0 "$VB_PID" 2>/dev/null || return 1
     sleep 0.1
