@@ -113,7 +113,11 @@ public actor CallManager {
     var live: [String: LiveCall] = [:] {
         didSet {
             liveCalls.store(live.count, ordering: .relaxed)
-            if live.count < oldValue.count { queueAlarm.ring() }   // a place freed: a waiting call may go now
+            // A place freed: a waiting call may go now. Not where other nodes share the queue
+            // unheard (SQLite with a second node): each node looks every 100 ms while a call waits
+            // for a place, and a ring here would hand every place this node frees back to it first
+            // (the other node, having lost the first claims, then dialed nothing).
+            if live.count < oldValue.count, store.announcesEvents || !otherNodesSeen { queueAlarm.ring() }
         }
     }
     /// Wakes the dispatch loop: rung when a call is queued or a place frees up, armed for the next
