@@ -4,27 +4,15 @@ import Logging
 import NIOCore
 import Pipeline
 import Realtime
-import Synchronization
 import Tools
 
 /// The offline recognizer, loaded once per process, and what a warm transfer is given from the configuration.
 extension CallSystem {
-    /// Moonshine with `engine.local`'s lanes: loaded once per process, as Piper's voice and Smart
-    /// Turn are, and shared by every call system that asks for the same files and lanes. Loading
-    /// it is ~0.3 s of a core (a sixth of the CPU of an e2e suite that starts servers for short
-    /// calls, measured with perf); a process running several systems (the tests) loaded it for each.
+    /// Moonshine with `engine.local`'s lanes, loaded once per process (`MoonshineTranscriber.loaded`).
     static func localRecognizer(_ local: VoiceBridgeConfig.Engine.Local) throws -> MoonshineTranscriber {
-        let lanes = local.recognizerLanes > 0 ? local.recognizerLanes : ProcessInfo.processInfo.activeProcessorCount
-        return try loadedRecognizers.withLock { loaded in
-            let key = "\(lanes) \(local.moonshinePath)"
-            if let recognizer = loaded[key] { return recognizer }
-            let recognizer = try MoonshineTranscriber(directory: local.moonshinePath, lanes: lanes)
-            loaded[key] = recognizer
-            return recognizer
-        }
+        try MoonshineTranscriber.loaded(directory: local.moonshinePath,
+                                        lanes: local.recognizerLanes > 0 ? local.recognizerLanes : ProcessInfo.processInfo.activeProcessorCount)
     }
-
-    private static let loadedRecognizers = Mutex<[String: MoonshineTranscriber]>([:])
 
     /// The recognizer the local engine and a warm transfer's ear share; nil when neither needs it.
     /// Missing, it stops a local-engine server (the engine says so); a warm transfer then takes keys only.

