@@ -149,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "voicebridge-bench",
             dependencies: [
-                "Pipeline", "Bridge", "Realtime", "Calls", "Tools", "Knowledge", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
+                "Pipeline", "Bridge", "Realtime", "Calls", "Tools", "Knowledge", "Personas", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -160,6 +160,8 @@ let package = Package(
             path: "Benchmarks/voicebridge-bench"
         ),
 
+        // The simulated callees: tuning personas (make test) and held-out ones (make bench reports on them).
+        .target(name: "Personas", dependencies: ["Calls"], path: "Tests/Personas"),
         .target(name: "TestSupport", dependencies: [
             "Pipeline", "Realtime", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -177,8 +179,8 @@ let package = Package(
             "Realtime", "TestSupport", "Pipeline", "Tools", "Knowledge", "Flows", "Calls",   // Calls: the server's tool transport
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
-        .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Flows", "Realtime"]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestRuns", "TestSupport", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
+        .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Flows", "Realtime", "Personas"]),
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestRuns", "TestSupport", "Personas", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),

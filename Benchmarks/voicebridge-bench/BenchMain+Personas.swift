@@ -1,5 +1,6 @@
 import Calls
 import Foundation
+import Personas
 
 /// `make bench`'s `personas` and `personas-espeak` suites: the catalogue as real calls, and (in
 /// Piper's voice) the same personas as test runs in virtual time beside them.

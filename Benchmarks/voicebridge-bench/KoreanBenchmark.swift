@@ -1,5 +1,6 @@
 import Calls
 import Foundation
+import Personas
 import Pipeline
 import Realtime
 

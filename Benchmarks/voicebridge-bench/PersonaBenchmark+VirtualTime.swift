@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Calls
 import Foundation
 import NIOCore
+import Personas
 
 /// The same personas as test runs (`POST /api/tests`), which run their calls in virtual time: one
 /// suite per question list, against a template with those questions, `concurrency` calls at a

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Calls
 import Foundation
 import NIOCore
+import Personas
 import Realtime
 
 /// `make bench`'s `personas` suite: every `CalleePersona` as a real call placed through

@@ -1,4 +1,5 @@
 import Foundation
+import Personas
 import Testing
 @testable import Calls
 @testable import Realtime
@@ -20,12 +21,28 @@ import Testing
     @Test func aComparisonNamesWhatDiffered() throws {
         let cooperative = try #require(CalleePersona.catalogue.first { $0.name == "cooperative" })
         let neverAnswered = cooperative.compare(state: .busy, answers: [], now: Self.now)
-        #expect(!neverAnswered.stateMatches && neverAnswered.statuses == (0, 2) && neverAnswered.summaries == (0, 2))
+        #expect(!neverAnswered.stateMatches && neverAnswered.statuses == (0, 2) && neverAnswered.summaries == (0, 2) && neverAnswered.answered == (0, 0))
         #expect(neverAnswered.mismatches.first == "state busy, expected completed" && neverAnswered.mismatches.count == 5, "\(neverAnswered.mismatches)")
         var answers = Self.converse(cooperative)
         answers[1].answerSummary = "yes"
         let oneWrong = cooperative.compare(state: .completed, answers: answers, now: Self.now)
         #expect(oneWrong.statuses == (2, 2) && oneWrong.summaries == (1, 2) && oneWrong.mismatches.count == 1, "\(oneWrong.mismatches)")
+        #expect(oneWrong.answered == (wrong: 1, total: 2), "the wrong summary is an answer an operator would act on wrongly")
+        answers[1].status = .unclear
+        let leftUnclear = cooperative.compare(state: .completed, answers: answers, now: Self.now)
+        #expect(leftUnclear.answered == (wrong: 0, total: 1), "an answer left unclear is not a wrong answer stored")
+    }
+
+    /// The held-out personas are for reporting only: well formed, and none of their lines is a
+    /// tuning persona's (so a figure on them is on speech nothing was tuned to).
+    @Test func theHeldOutPersonasShareNoLineWithTheTuningOnes() {
+        let tuning = Set((CalleePersona.catalogue + CalleePersona.korean).flatMap(\.script))
+        for persona in CalleePersona.heldOut + CalleePersona.koreanHeldOut {
+            #expect(persona.expected.count == persona.questions.count, "\(persona.name)")
+            let shared = persona.script.filter { tuning.contains($0) && !$0.hasPrefix("<") }
+            #expect(shared.isEmpty, "\(persona.name) says what a tuning persona says: \(shared)")
+        }
+        #expect(CalleePersona.heldOut.count >= 15 && CalleePersona.koreanHeldOut.count >= 8)
     }
 
     @Test(arguments: CalleePersona.catalogue.filter { $0.state == .completed }.map(\.name))

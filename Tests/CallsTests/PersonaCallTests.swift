@@ -1,4 +1,5 @@
 import Foundation
+import Personas
 import Testing
 import TestSupport
 @testable import Calls

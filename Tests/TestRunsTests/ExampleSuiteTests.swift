@@ -1,4 +1,5 @@
 import Foundation
+import Personas
 import Testing
 @testable import Calls
 @testable import TestRuns

@@ -1,14 +1,14 @@
-import Realtime
+import Calls
 
 /// Korean personas (`language: ko`), the same situations as the English catalogue: yes and no,
 /// names, numbers to dial, days and times, counts, an amount, a refusal, an unclear answer, a
-/// question back, call-me-later and silence. The simulated callee says them in espeak-ng's Korean
+/// question back, call-me-later and silence — tuning personas, like the English catalogue. The simulated callee says them in espeak-ng's Korean
 /// voice; `make bench`'s `korean` suite places them as real calls.
 extension CalleePersona {
-    static let koreanMeeting = ["내일 회의에 참석하실 수 있나요?", "장소를 바꿔야 할까요?"]
-    static let koreanVisit = ["성함이 어떻게 되세요?", "연락처가 어떻게 되세요?", "언제 방문하면 좋을까요?"]
-    static let koreanParty = ["몇 분이 오시나요?", "주차가 필요하신가요?"]
-    static let koreanBudget = ["한 달 예산이 얼마인가요?", "상담 전화를 원하시나요?"]
+    public static let koreanMeeting = ["내일 회의에 참석하실 수 있나요?", "장소를 바꿔야 할까요?"]
+    public static let koreanVisit = ["성함이 어떻게 되세요?", "연락처가 어떻게 되세요?", "언제 방문하면 좋을까요?"]
+    public static let koreanParty = ["몇 분이 오시나요?", "주차가 필요하신가요?"]
+    public static let koreanBudget = ["한 달 예산이 얼마인가요?", "상담 전화를 원하시나요?"]
 
     public static let korean: [CalleePersona] = [
         .init("네, 예", koreanMeeting, ["네.", "예."], [(.answered, "yes"), (.answered, "yes")]),

@@ -1,0 +1,40 @@
+import Calls
+import Foundation
+import Personas
+
+/// `make bench`'s `held-out` suite: the personas nothing was tuned on (`CalleePersona.heldOut`,
+/// `.koreanHeldOut`) as real calls — English in Piper's voice, Korean in espeak-ng's Korean voice
+/// (read-back off: the simulated callee does not hear Korean). The figure that matters most to an
+/// operator is the answers stored as `answered` that are wrong.
+extension BenchMain {
+    static func heldOut(output: String, concurrency: Int) async throws {
+        var rows: [[String]] = [], json: [String: Any] = [:], differed: [[String]] = []
+        let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
+        for (set, personas, language, environment) in [
+            ("English", CalleePersona.heldOut, nil, [:]),
+            ("Korean", CalleePersona.koreanHeldOut, "ko", ["VOICEBRIDGE_ENGINE_READ_BACK": "none"]),
+        ] as [(String, [CalleePersona], String?, [String: String])] {
+            print("== Held-out personas, \(set): \(personas.count) real calls, \(concurrency) at a time")
+            let run = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency, personas: personas,
+                                                     language: language, environment: environment)
+            let outcomes = run.outcomes
+            let statuses = outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) }
+            let summaries = outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) }
+            let answered = outcomes.reduce((0, 0)) { ($0.0 + $1.answered.wrong, $0.1 + $1.answered.total) }
+            let turns = EngineBenchmark.percentiles(run.turnLatencies)
+            rows.append([set, "\(statuses.0)/\(statuses.1) (\(format(share(statuses.0, statuses.1), digits: 1)) %)",
+                         "\(summaries.0)/\(summaries.1)", "\(answered.0)/\(answered.1) (\(format(share(answered.0, answered.1), digits: 1)) %)",
+                         format(turns.p50, digits: 0), set == "English" ? "≥ 97 %, wrong ≤ 1 %" : "≥ 85 %, wrong ≤ 1 %, p50 ≤ 1500"])
+            differed += outcomes.filter { !$0.mismatches.isEmpty }.map { ["\(set): \($0.persona)", $0.mismatches.joined(separator: "; ")] }
+            json[set.lowercased()] = [
+                "personas": outcomes.count, "statuses_matched": statuses.0, "statuses_total": statuses.1,
+                "summaries_matched": summaries.0, "summaries_total": summaries.1,
+                "answered_wrong": answered.0, "answered_total": answered.1, "turn_p50_ms": turns.p50, "turn_p99_ms": turns.p99,
+                "mismatches": Dictionary(uniqueKeysWithValues: outcomes.filter { !$0.mismatches.isEmpty }.map { ($0.persona, $0.mismatches) }),
+            ] as [String: Any]
+        }
+        print(table(["held-out set", "stored statuses right", "answers right", "answered but wrong", "turn p50 ms", "goal"], rows))
+        if !differed.isEmpty { print(table(["persona", "what differed"], differed)) }
+        try write(json, to: output, as: "held-out.json")
+    }
+}
