@@ -15,7 +15,7 @@ struct CallCommand: AsyncParsableCommand {
         discussion: """
             Example (the built-in simulated callee answers with the --answer lines):
               voicebridge call --from 070-1234-5678 --to 010-9876-5432 --purpose "tomorrow's 2 pm meeting" \\
-                --question "Can you attend?" --answer "Yes, I can attend." --wait
+                --question "Is Friday still good for you?" --answer "Yes, Friday works." --wait
             """
     )
 

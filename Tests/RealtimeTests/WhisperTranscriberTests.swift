@@ -72,7 +72,8 @@ import TestSupport
         #expect(WhisperTranscriber.Listener.withoutEcho("아, 네, 아니요.", of: yesNo) == "아")
         #expect(WhisperTranscriber.Listener.withoutEcho("네, 네.", of: yesNo) == "네, 네.", "one answer said twice is an answer")
         #expect(WhisperTranscriber.Listener.withoutEcho("네, 좋아요.", of: yesNo) == "네, 좋아요.")
-        #expect(WhisperTranscriber.Listener.withoutEcho("다음 주 월요일, 오전, 오후 두 시.", of: AnswerKind.dateTime.koreanExpectedWords) == "")
+        #expect(WhisperTranscriber.Listener.withoutEcho("오늘, 내일, 모레.", of: AnswerKind.dateTime.koreanExpectedWords) == "")
+        #expect(WhisperTranscriber.Listener.withoutEcho("모레 오전 열 시요.", of: AnswerKind.dateTime.koreanExpectedWords) == "모레 오전 열 시요.")
         #expect(WhisperTranscriber.Listener.prompt(yesNo) == "네, 아니요." && WhisperTranscriber.Listener.prompt([]) == nil)
     }
 

@@ -22,19 +22,26 @@ extension AnswerKind {
         }
     }
 
-    /// A Korean read-back's answers.
+    /// A Korean read-back's answers (and a yes/no question's).
     static let koreanReadBackReplies = ["네", "아니요"]
 
-    /// The Korean answers a question of this kind expects, which Whisper is prompted with (Korean
-    /// calls): measured in `make bench`'s `korean` suite, the prompt raised the lines read right
-    /// over espeak-ng's Korean from 6 to 9 of 23, yes/no included.
+    /// The Korean words an answer of this kind is made of, which Whisper is prompted with (Korean
+    /// calls): digits, counters, days and parts of the day, 네/아니요 — the kind's vocabulary,
+    /// never a whole answer (an answer in the prompt is what Whisper hears when the line is
+    /// unclear: a ten-digit number heard as the prompt's, measured).
     public var koreanExpectedWords: [String] {
         switch self {
-        case .yesNo: ["네", "아니요"]
-        case .number: ["한 명", "두 명", "세 명", "네 명", "만 원", "오만 원"]
-        case .phoneNumber: ["공일공 일이삼사 오육칠팔"]
-        case .dateTime: ["오늘", "내일", "모레", "다음 주 월요일", "오전", "오후 두 시"]
+        case .yesNo: Self.koreanReadBackReplies
+        case .number: Self.koreanNativeNumerals + ["명", "개", "원", "만", "천", "백"]
+        case .phoneNumber: Self.koreanDigits
+        case .dateTime: Self.koreanDays + ["오전", "오후", "시", "분", "반"]
         case .name, .choice, .freeText: []
         }
     }
+
+    /// Sino-Korean digits, as phone numbers are read.
+    static let koreanDigits = ["공", "일", "이", "삼", "사", "오", "육", "칠", "팔", "구"]
+    /// Native numerals, as counts before a counter are said.
+    static let koreanNativeNumerals = ["한", "두", "세", "네", "다섯", "여섯", "일곱", "여덟", "아홉", "열"]
+    static let koreanDays = ["오늘", "내일", "모레", "다음 주", "월요일", "화요일", "수요일", "목요일", "금요일", "토요일", "일요일"]
 }

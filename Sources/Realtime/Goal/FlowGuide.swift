@@ -37,7 +37,7 @@ public enum FlowGuide {
         case .choice: "exactly one of: " + (step.choices ?? []).joined(separator: ", ")
         case .number: "the number in digits (an amount with its currency code, e.g. 50 USD)"
         case .dateTime: "the date and time as YYYY-MM-DDTHH:MM"
-        case .phoneNumber: "the number with its country code, e.g. +821012345678"
+        case .phoneNumber: "the number in international form: + then the country code and the number, digits only"
         case .name: "the name as said"
         case .freeText: "the callee's answer in a few words"
         }

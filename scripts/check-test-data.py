@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""No test data in the product: no persona's line or answer, no fixture's text, in a string the
+product code holds (a prompt, a vocabulary, a rule). `make test` runs it; it exits 1 naming each
+string and the test line it comes from.
+
+What counts as test data: every line the personas say and every answer they expect
+(Tests/Personas), and every sentence the audio fixtures say (Tests/Fixtures/make-fixtures.sh).
+What is checked: the string literals of Sources/ (comments may quote an example; they are
+documentation, not behaviour). A literal of two words or more found inside a test line, or a test
+line or answer found inside a literal, is a hit. Single words are vocabulary (digits, days, yes)
+and not checked; a phrase that is generic language whatever a persona says (a yes like "of
+course") goes in ALLOWED with the reason.
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# Phrases of two words or more that product code may hold though a persona says them too: what
+# any caller says, not what a persona was written to say. Each with why.
+ALLOWED = {
+    # The interpreter's lexicons (ReplyInterpreter, YesNo): how anyone asks for a callback, refuses,
+    # hedges or says no. Persona lines use them because people do.
+    "in a meeting": "asking for a callback (ReplyInterpreter.callBack)",
+    "don't want to": "a refusal (ReplyInterpreter.refusals)",
+    "that's private": "a refusal (ReplyInterpreter.refusals)",
+    "we'll see": "a hedge (ReplyInterpreter.hedges)",
+    "hard to say": "a hedge (ReplyInterpreter.hedges)",
+    "i am not": "a negation (YesNo.noes)",
+    "i don't think so": "a soft no (YesNo.noes)",
+    "of course not": "a no (YesNo.noes)",
+    "who is this": "a question back (ReplyInterpreter)",
+    "who is calling": "a question back (ReplyInterpreter)",
+    "call me back": "asking for a callback (ReplyInterpreter.callBack)",
+    "call me later": "asking for a callback (ReplyInterpreter.callBack)",
+    "말씀드리기 어려": "a refusal (KoreanReply)",
+    "다시 전화": "asking for a callback (KoreanReply)",
+    "지금 바빠": "busy now, call later (KoreanReply)",
+    "운전 중": "driving, call later (KoreanReply)",
+    # How days and times are said and written.
+    "다음 주": "next week (the Korean date vocabulary)",
+    "p m": "a time's p.m. (SpokenDate)",
+    "a m": "a time's a.m. (SpokenDate)",
+}
+
+
+def normalise(text):
+    text = re.sub(r"<[^>]*>", " ", text)
+    text = re.sub(r"[^\w\s'+]", " ", text.lower())
+    return " ".join(text.split())
+
+
+def swift_strings(path):
+    """The string literals of a Swift file outside comments (single-line literals)."""
+    source = path.read_text(encoding="utf-8")
+    source = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    for number, line in enumerate(source.split("\n"), 1):
+        code = re.sub(r'("(?:[^"\\]|\\.)*")|//.*', lambda m: m.group(1) or "", line)
+        for literal in re.findall(r'"((?:[^"\\]|\\.)*)"', code):
+            yield number, literal
+
+
+FUNCTION_WORDS = set("i a an the to of in on at is it it's you we me my your can am are would not no yes and or that this "
+                     "do don't be will have i'm i'd i'll so just".split())
+
+
+def persona_texts():
+    """(normalised text, where, kind) for every line a persona says and every answer it expects."""
+    for path in sorted((ROOT / "Tests/Personas").glob("*.swift")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+            where = f"{path.relative_to(ROOT)}:{number}"
+            # .init("name", questions, [said…], [(.status, "answer")…])
+            said = re.search(r'\.init\("[^"]*", \w+, \[(.*?)\]', line)
+            for literal in re.findall(r'"((?:[^"\\]|\\.)*)"', said.group(1) if said else ""):
+                yield normalise(literal), where, "line"
+            for literal in re.findall(r'\(\.\w+, "((?:[^"\\]|\\.)*)"\)', line):
+                answer = normalise(re.sub(r"\{[^}]*\}", " ", literal))
+                if answer not in ("yes", "no") and not re.fullmatch(r"[\d t:]*", answer):
+                    yield answer, where, "answer"
+            for literal in re.findall(r'^\s*\["((?:[^"\\]|\\.)*)"', line) if not said else []:
+                yield normalise(literal), where, "line"   # a said line on its own row
+
+
+def fixture_texts():
+    fixtures = ROOT / "Tests/Fixtures/make-fixtures.sh"
+    for number, line in enumerate(fixtures.read_text(encoding="utf-8").split("\n"), 1):
+        match = re.match(r'say \S+\s+\S+\s+"(.*)"', line)
+        if match:
+            yield normalise(match.group(1)), f"{fixtures.relative_to(ROOT)}:{number}", "line"
+
+
+def telling(words):
+    """Whether a phrase says more than any sentence would: three words, or two that are not both
+    function words (Korean words carry their particles: every one counts)."""
+    return len(words) >= 3 or (len(words) == 2 and sum(w not in FUNCTION_WORDS for w in words) == 2)
+
+
+def within(needle, haystack):
+    """`needle` as whole words of `haystack`; a Korean word may go on with its particles
+    ("오만 원" is in "오만 원이요")."""
+    end = "" if re.search(r"[\uac00-\ud7a3]$", needle) else "( |$)"
+    return re.search(rf"(^| ){re.escape(needle)}{end}", haystack) is not None
+
+
+def main():
+    tests = [t for t in list(persona_texts()) + list(fixture_texts()) if t[0]]
+    hits = []
+    for path in sorted((ROOT / "Sources").rglob("*.swift")):
+        for number, literal in swift_strings(path):
+            text = normalise(literal.replace("\\n", " "))
+            if not text or text in ALLOWED:
+                continue
+            for test, where, kind in tests:
+                if kind == "line" and telling(text.split()) and within(text, test):
+                    hits.append(f"{path.relative_to(ROOT)}:{number}: \"{literal}\" is what a persona or fixture says ({where}: \"{test}\")")
+                    break
+                if (kind == "answer" or len(test.split()) >= 3) and test not in ALLOWED and within(test, text):
+                    hits.append(f"{path.relative_to(ROOT)}:{number}: \"{literal}\" holds a test {kind} ({where}: \"{test}\")")
+                    break
+    for hit in hits:
+        print(hit)
+    if hits:
+        print(f"check-test-data: {len(hits)} strings in Sources/ come from the personas or fixtures "
+              "(move them out, or add a generic phrase to ALLOWED in scripts/check-test-data.py with its reason)")
+        return 1
+    print(f"check-test-data: no persona line, answer or fixture text in Sources/ ({len(tests)} test lines and answers)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
