@@ -98,7 +98,7 @@ import TestSupport
     @Test func aNumberBegunOrWordsThatTrailOffStopShort() {
         var d = ScriptedDialogue(context: ConversationContext(purpose: "a visit", questions: ["What number can we reach you on?"]), now: ReadBackTests.now)
         _ = d.start()
-        #expect(d.stopsShort("It's five five five,") && d.stopsShort("It's time, time, time.") && d.stopsShort("It is"))
+        #expect(d.stopsShort("It's five five five,") && d.stopsShort("It is"))
         #expect(!d.stopsShort("Five five five, one two three, four five six seven.") && !d.stopsShort("I'd rather not say."))
         #expect(d.stopsShort("Plus four four two zero seven nine four six,"), "an international number begun: its country code first")
         #expect(!d.stopsShort("Plus four four two zero seven nine four six zero nine five eight."))

@@ -151,7 +151,7 @@ public struct ReplyInterpreter: Sendable {
         return named.count == 1 ? named[0] : nil
     }
 
-    /// A number of seven digits or more, in E.164.
+    /// A number to dial, in E.164 — only when it is well formed (`wellFormed`).
     func phoneNumber(in words: [String]) -> String? {
         let (digits, plus) = SpokenNumber.digitRun(in: words)
         return phoneNumber(digits: digits, plus: plus)
@@ -159,13 +159,33 @@ public struct ReplyInterpreter: Sendable {
 
     func phoneNumber(digits: String, plus: Bool) -> String? {
         guard digits.count >= 7, digits.count <= 15 else { return nil }
-        if plus { return "+" + digits }
-        if digits.hasPrefix("00") { return "+" + digits.dropFirst(2) }
-        if countryCode == "1" {
-            if digits.count == 10 { return "+1" + digits }
-            if digits.count == 11, digits.hasPrefix("1") { return "+" + digits }
+        let international: String
+        if plus {
+            international = digits
+        } else if digits.hasPrefix("00") {
+            international = String(digits.dropFirst(2))
+        } else if countryCode == "1", digits.count == 11, digits.hasPrefix("1") {
+            international = digits
+        } else {
+            international = countryCode + (digits.hasPrefix("0") ? digits.dropFirst() : Substring(digits))
         }
-        return "+" + countryCode + (digits.hasPrefix("0") ? digits.dropFirst() : Substring(digits))
+        return Self.wellFormed(international) ? "+" + international : nil
+    }
+
+    /// Whether `digits` (country code first) can be a number to dial: a digit too many or too few
+    /// is a number misheard, and an operator would call the wrong one — better asked again. North
+    /// America (+1): ten digits, the area code not starting with 0 or 1. Korea (+82): eight to ten
+    /// after the country code, a mobile (010…) exactly ten. Elsewhere E.164's own bounds.
+    static func wellFormed(_ digits: String) -> Bool {
+        if digits.hasPrefix("1") {
+            let national = digits.dropFirst()
+            return national.count == 10 && national.first.map { $0 != "0" && $0 != "1" } == true
+        }
+        if digits.hasPrefix("82") {
+            let national = digits.dropFirst(2)
+            return national.hasPrefix("10") ? national.count == 10 : (8...10).contains(national.count)
+        }
+        return (8...15).contains(digits.count)
     }
 
     static let currencies = ["dollars": "USD", "dollar": "USD", "bucks": "USD", "euros": "EUR", "euro": "EUR", "pounds": "GBP",
@@ -180,11 +200,6 @@ public struct ReplyInterpreter: Sendable {
         return String(value)
     }
 
-    /// The currency a word right after an amount names. An 8 kHz line blurs the first sound of
-    /// "dollars" ("two hundred and fifty knollars", measured in `make bench`'s personas): after an
-    /// amount, a word that rhymes with it is taken for it, as a listener expecting money would.
-    static func currency(_ word: String) -> String? {
-        if let code = currencies[word] { return code }
-        return word.hasSuffix("ollars") || word.hasSuffix("ollar") ? "USD" : nil
-    }
+    /// The currency a word right after an amount names.
+    static func currency(_ word: String) -> String? { currencies[word] }
 }

@@ -116,8 +116,8 @@ struct SpokenDate {
 
     /// "at two", "at two thirty", "two thirty pm", "3 pm" starting at `index`: the hour, the minute and the index after them.
     /// A bare number needs a preposition before it, am/pm after it ("two people" is not a time), or
-    /// a day one or two words before it: "tomorrow, three" — and "tomorrow at three" as an 8 kHz
-    /// line delivers it, "tomorrow have three".
+    /// a day right before it with nothing after but its minutes ("tomorrow, three", "Monday ten
+    /// thirty"; "tomorrow, two people" is a day and a count, not 14:00).
     private func spokenTime(_ words: [String], at index: Int) -> (hour: Int, minute: Int, index: Int)? {
         let afterPreposition = Self.prepositions.contains(words[index])
         let hourIndex = afterPreposition ? index + 1 : index
@@ -125,7 +125,8 @@ struct SpokenDate {
         guard hourIndex < words.count, let hour = hourWord(words[hourIndex]) else { return nil }
         var minute = 0, end = hourIndex + 1
         if end < words.count, let m = minuteWords(words, at: end) { minute = m.minute; end = m.end }
-        let afterADay = words[max(0, hourIndex - 2)..<hourIndex].contains { Self.dayWords.contains($0) }
+        let afterADay = hourIndex > 0 && Self.dayWords.contains(words[hourIndex - 1])
+            && (end == words.count || words[end] == "o'clock" || words[end] == "oclock")
         guard afterPreposition || afterADay || Self.meridiem(words, end) != nil else { return nil }
         return (hour, minute, end)
     }

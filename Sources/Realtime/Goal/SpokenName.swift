@@ -8,7 +8,7 @@ enum SpokenName {
     static let stops: Set<String> = [
         "and", "but", "i", "i'm", "from", "calling", "here", "speaking", "the", "a", "an", "yes", "yeah", "no", "not", "sure", "okay",
         "ok", "fine", "well", "please", "thank", "thanks", "you", "is", "it", "it's", "my", "me", "busy", "sorry", "can", "will",
-        "attend", "hello", "hi", "good", "morning", "afternoon", "evening", "of", "course", "right", "correct", "that", "this", "so",
+        "hello", "hi", "good", "morning", "afternoon", "evening", "of", "course", "right", "correct", "that", "this", "so",
         "just", "really", "very", "glad", "happy", "going", "coming", "also", "too", "at", "in", "on", "by", "for", "to", "with",
     ]
 

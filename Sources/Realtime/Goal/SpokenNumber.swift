@@ -16,30 +16,12 @@ enum SpokenNumber {
         "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
     ]
 
-    /// Words an 8 kHz line turns digits into, as Moonshine writes them: "five five five" is heard
-    /// as "time, time, time", "zero" as "Nero" (measured in `make bench`'s personas). A listener who knows a number
-    /// is coming hears the digit — here only where the word stands among digits: next to another
-    /// of its kind, or between two digits ("any time, one two …" keeps its "time").
-    static let digitSoundAlikes: [String: String] = ["time": "five", "nero": "zero"]
-
-    /// `words` with each digit sound-alike that stands among digits replaced by the digit.
-    static func hearingDigits(_ words: [String]) -> [String] {
-        func isDigit(_ i: Int) -> Bool {
-            words.indices.contains(i) && (digitWords[words[i]] != nil || isWrittenDigits(words[i]))
-        }
-        return words.indices.map { i in
-            guard let digit = digitSoundAlikes[words[i]] else { return words[i] }
-            let besideItsKind = (i > 0 && words[i - 1] == words[i]) || (i + 1 < words.count && words[i + 1] == words[i])
-            return besideItsKind || (isDigit(i - 1) && isDigit(i + 1)) ? digit : words[i]
-        }
-    }
-
     /// Whether `word` is digits as written ("555", "0198").
     static func isWrittenDigits(_ word: String) -> Bool { word.allSatisfy { $0.isASCII && $0.isNumber } }
 
     /// The longest run of spoken or written digits ("oh one oh, one two three four" → "0101234";
-    /// "double five" → "55"; "010-1234-5678" arrives as three tokens; "time, time, time" among
-    /// digits → "555") and whether it began with "plus".
+    /// "double five" → "55"; "010-1234-5678" arrives as three tokens) and whether it began with
+    /// "plus".
     static func digitRun(in words: [String]) -> (digits: String, plus: Bool) {
         var best = (digits: "", plus: false)
         var current = "", plus = false, repeatCount = 1
@@ -47,7 +29,7 @@ enum SpokenNumber {
             if current.count > best.digits.count { best = (current, plus) }
             current = ""; plus = false; repeatCount = 1
         }
-        for word in hearingDigits(words) {
+        for word in words {
             if word == "plus" || word == "+" { endRun(); plus = true; continue }
             if word.hasPrefix("+"), word.count > 1, word.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }) {   // "+44"
                 endRun(); plus = true; current = String(word.dropFirst()); continue

@@ -1,18 +1,17 @@
 /// Yes or no in a reply, with the usual variants and negations: the first marker said decides
-/// ("No, the original location is fine." is a no; "Sure, why not" a yes; "I don't think so" a no).
+/// ("No, the original location is fine." is a no; "Sure, why not" a yes; "I don't think so" a no;
+/// "Please don't" a no, though "please" alone is a yes).
 public enum YesNo {
     /// Phrases matched longest first at each position, so "of course not" beats "of course".
     static let noes = [
         "i don't think so", "i do not think so", "not really", "not at all", "of course not", "afraid not", "unfortunately not",
-        "i can't", "i cannot", "i won't", "i will not", "i'm not", "i am not", "don't", "doesn't", "no", "nope", "nah", "never",
+        "please don't", "please do not", "i can't", "i cannot", "i won't", "i will not", "i'm not", "i am not", "don't", "doesn't", "no", "nope", "nah", "never",
         "negative", "not", "can't", "cannot", "won't", "isn't", "aren't", "wouldn't", "couldn't", "course not",
     ]
     static let yeses = [
         "why not", "of course", "sounds good", "that works", "works for me", "that's right", "that is right", "i can", "i will",
         "i'll", "i do", "i would", "yes", "yeah", "yep", "yup", "sure", "certainly", "absolutely", "definitely", "correct", "right",
         "ok", "okay", "alright", "fine", "affirmative", "indeed", "please",
-        // "Course!" said as "of course" is — and what an 8 kHz line leaves of it ("And course.").
-        "course",
     ]
     /// Phrases matched longest first at each position, so "of course not" beats "of course".
     static let markers: [(words: [String], yes: Bool)] = {
