@@ -15,7 +15,7 @@ import pathlib
 import re
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
 
 # Phrases of two words or more that product code may hold though a persona says them too: what
 # any caller says, not what a persona was written to say. Each with why.
@@ -65,7 +65,7 @@ FUNCTION_WORDS = set("i a an the to of in on at is it it's you we me my your can
                      "do don't be will have i'm i'd i'll so just".split())
 
 
-def persona_texts():
+def persona_texts(ROOT):
     """(normalised text, where, kind) for every line a persona says and every answer it expects."""
     for path in sorted((ROOT / "Tests/Personas").glob("*.swift")):
         for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
@@ -82,7 +82,7 @@ def persona_texts():
                 yield normalise(literal), where, "line"   # a said line on its own row
 
 
-def fixture_texts():
+def fixture_texts(ROOT):
     fixtures = ROOT / "Tests/Fixtures/make-fixtures.sh"
     for number, line in enumerate(fixtures.read_text(encoding="utf-8").split("\n"), 1):
         match = re.match(r'say \S+\s+\S+\s+"(.*)"', line)
@@ -103,8 +103,9 @@ def within(needle, haystack):
     return re.search(rf"(^| ){re.escape(needle)}{end}", haystack) is not None
 
 
-def main():
-    tests = [t for t in list(persona_texts()) + list(fixture_texts()) if t[0]]
+def hits_in(ROOT):
+    """Every string of ROOT/Sources that is test data, described; and how many test lines there are."""
+    tests = [t for t in list(persona_texts(ROOT)) + list(fixture_texts(ROOT)) if t[0]]
     hits = []
     for path in sorted((ROOT / "Sources").rglob("*.swift")):
         for number, literal in swift_strings(path):
@@ -118,13 +119,42 @@ def main():
                 if (kind == "answer" or len(test.split()) >= 3) and test not in ALLOWED and within(test, text):
                     hits.append(f"{path.relative_to(ROOT)}:{number}: \"{literal}\" holds a test {kind} ({where}: \"{test}\")")
                     break
+    return hits, len(tests)
+
+
+def self_test():
+    """The check finds a planted persona line and answer, and passes the same tree without them."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as directory:
+        root = pathlib.Path(directory)
+        (root / "Tests/Personas").mkdir(parents=True)
+        (root / "Tests/Fixtures").mkdir(parents=True)
+        (root / "Sources/Goal").mkdir(parents=True)
+        (root / "Tests/Personas/P.swift").write_text(
+            '        .init("a", q, ["Put me down for nine thirty.", "Call Ada Quist."], [(.answered, "09:30"), (.answered, "Ada Quist")]),\n')
+        (root / "Tests/Fixtures/make-fixtures.sh").write_text('say en_x en-us "The blue kettle whistles."\n')
+        clean = 'let phrases = ["nine", "thirty"] // "Put me down for nine thirty." in a comment is documentation\n'
+        (root / "Sources/Goal/Rule.swift").write_text(clean)
+        assert hits_in(root)[0] == [], hits_in(root)[0]
+        (root / "Sources/Goal/Rule.swift").write_text(clean + 'let prompt = "down for nine thirty"\nlet name = "Ada Quist"\n'
+                                                     'let fixture = "blue kettle"\n')
+        found = hits_in(root)[0]
+        assert len(found) == 3, found
+    print("check-test-data: the self-test finds a planted persona line, answer and fixture text")
+
+
+def main():
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+        return 0
+    hits, tests = hits_in(REPOSITORY)
     for hit in hits:
         print(hit)
     if hits:
         print(f"check-test-data: {len(hits)} strings in Sources/ come from the personas or fixtures "
               "(move them out, or add a generic phrase to ALLOWED in scripts/check-test-data.py with its reason)")
         return 1
-    print(f"check-test-data: no persona line, answer or fixture text in Sources/ ({len(tests)} test lines and answers)")
+    print(f"check-test-data: no persona line, answer or fixture text in Sources/ ({tests} test lines and answers)")
     return 0
 
 

@@ -42,7 +42,7 @@ step_done() { steps+=("$1 $(( $(date +%s) - mark )) s"); mark=$(date +%s); }
 # The docs and the sources first (a second): every relative link and anchor in the README and docs/ resolves.
 python3 scripts/check-docs.py || failed+=("links in the README and docs/ (scripts/check-docs.py)")
 # No test data in the product: no persona line or answer, no fixture text, in a string in Sources/.
-python3 scripts/check-test-data.py || failed+=("test data in Sources/ (scripts/check-test-data.py)")
+{ python3 scripts/check-test-data.py --self-test && python3 scripts/check-test-data.py; } || failed+=("test data in Sources/ (scripts/check-test-data.py)")
 
 # The e2e suites need the server and the bench binary (the soak's load); the unit tests the test bundle.
 # shellcheck disable=SC2086 # flags are words
