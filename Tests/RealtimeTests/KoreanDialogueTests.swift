@@ -29,6 +29,16 @@ import Testing
         #expect(kinds == [.yesNo, .name, .phoneNumber, .dateTime, .number, .freeText])
     }
 
+    /// A Korean call's ear is not prompted: Whisper says a prompt's words back on an unclear line.
+    @Test func aKoreanQuestionPromptsNothing() {
+        for question in ["참석하실 수 있나요?", "몇 분이 오시나요?", "연락처가 어떻게 되세요?", "언제가 편하세요?"] {
+            let context = ConversationContext(purpose: "방문 예약", questions: [question], displayName: "ABC", language: "ko")
+            var dialogue = ScriptedDialogue(context: context)
+            _ = dialogue.start()
+            #expect(dialogue.expectedWords.isEmpty, "\(question)")
+        }
+    }
+
     @Test(arguments: [("네", "yes"), ("예, 참석할게요.", "yes"), ("네네 갈게요", "yes"), ("괜찮아요", "yes"), ("아니요", "no"), ("아뇨, 못 가요.", "no"),
                       ("아니요, 기존 장소로 괜찮습니다.", "no"), ("안 될 것 같아요", "no")])
     func yesAndNo(reply: String, expected: String) {
