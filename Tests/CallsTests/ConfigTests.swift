@@ -34,6 +34,19 @@ import Tools
         #expect(c == (try VoiceBridgeConfig(source: ConfigSource())))
     }
 
+    /// The example file is the reference: every key the server reads is in it (the file holds no
+    /// key the server does not read either — that fails loading). Keys under a name of the
+    /// operator's choosing (a webhook endpoint, a route) are shown by one example each.
+    @Test func theExampleFileNamesEveryKey() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/voicebridge.example.yaml")
+        let source = try ConfigSource.load(path: example.path, environment: [:])
+        var reader = ConfigReader(source)
+        _ = try VoiceBridgeConfig(reading: &reader)
+        let missing = reader.usedKeys.subtracting(source.writtenKeys).sorted()
+        #expect(missing.isEmpty, "keys the server reads that config/voicebridge.example.yaml does not show: \(missing)")
+    }
+
     @Test func readsEverySectionFromYAML() throws {
         let yaml = """
         http: {host: 127.0.0.1, port: 9090, public_url: "https://voice.example.com"}

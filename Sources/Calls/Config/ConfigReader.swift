@@ -79,8 +79,9 @@ struct ConfigReader {
         return Set(source.fileKeys.filter { $0.hasPrefix(start) }.compactMap { $0.dropFirst(start.count).split(separator: ".").first.map(String.init) }).sorted()
     }
 
-    /// Keys present in the file that nothing read: misspellings or keys from another version.
-    func unusedFileKeys() -> [String] { source.fileKeys.subtracting(usedKeys).sorted() }
+    /// Keys written in the file (bare ones too) that nothing read: misspellings or keys from
+    /// another version.
+    func unusedFileKeys() -> [String] { source.writtenKeys.subtracting(usedKeys).sorted() }
 
     private mutating func take(_ key: String, _ aliases: [String]) -> ConfigSource.Entry? {
         usedKeys.insert(key)

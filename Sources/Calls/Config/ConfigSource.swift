@@ -18,6 +18,8 @@ public struct ConfigSource: Sendable {
     }
 
     private(set) var fileEntries: [String: Entry] = [:]
+    /// Keys written bare (`key:`, YAML null): not set, the default applies.
+    private(set) var bareKeys: Set<String> = []
     let environment: [String: String]
 
     public init(yaml: String = "", fileName: String = "config", environment: [String: String] = [:]) throws {
@@ -63,6 +65,9 @@ public struct ConfigSource: Sendable {
     }
 
     var fileKeys: Set<String> { Set(fileEntries.keys) }
+    /// Every key the file writes, a bare `key:` (not set) included: what a misspelling check and
+    /// the example file's completeness look at.
+    var writtenKeys: Set<String> { fileKeys.union(bareKeys) }
 
     private mutating func flatten(_ mapping: Node.Mapping, prefix: String, fileName: String) throws {
         for (keyNode, valueNode) in mapping {
@@ -85,6 +90,7 @@ public struct ConfigSource: Sendable {
             case .scalar(let scalar):
                 // A bare `key:` is YAML null: treat it as not set, so the default applies.
                 if scalar.string == "~" || scalar.string == "null" || (scalar.string.isEmpty && scalar.style == .plain) {
+                    bareKeys.insert(key)
                     continue
                 }
                 fileEntries[key] = Entry(value: .scalar(scalar.string), origin: origin(valueNode, fileName))

@@ -12,6 +12,11 @@ extension VoiceBridgeConfig {
 
     public init(source: ConfigSource) throws {
         var r = ConfigReader(source)
+        try self.init(reading: &r)
+    }
+
+    /// Reads every key through `r`, which then knows every key there is (`usedKeys`).
+    init(reading r: inout ConfigReader) throws {
         var c = VoiceBridgeConfig()
 
         c.http.host = try r.string("http.host", default: c.http.host)
