@@ -311,11 +311,13 @@ struct BenchMain {
                                                  environment: ["VOICEBRIDGE_ENGINE_READ_BACK": "none"])
         let statuses = run.outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) }
         let summaries = run.outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) }
+        let answered = run.outcomes.reduce((0, 0)) { ($0.0 + $1.answered.wrong, $0.1 + $1.answered.total) }
         let turns = EngineBenchmark.percentiles(run.turnLatencies)
         let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
         print(table(["measure", "matched", "share %"], [
             ["stored question statuses", "\(statuses.0)/\(statuses.1)", format(share(statuses.0, statuses.1), digits: 1)],
             ["normalised answers", "\(summaries.0)/\(summaries.1)", format(share(summaries.0, summaries.1), digits: 1)],
+            ["answered but wrong", "\(answered.0)/\(answered.1)", format(share(answered.0, answered.1), digits: 1)],
             ["turn latency p50 / p99 ms", format(turns.p50, digits: 0) + " / " + format(turns.p99, digits: 0), ""],
         ]))
         let wrong = run.outcomes.filter { !$0.mismatches.isEmpty }
@@ -324,7 +326,8 @@ struct BenchMain {
                                             "yes_no_total": $0.yesNo.total, "numbers_right": $0.numbers.right, "numbers_total": $0.numbers.total, "read_as_another_answer": $0.wrongAnswers] },
                    "real_time_factor": cost.realTimeFactor, "resident_mb_added": cost.residentMegabytesAdded,
                    "personas": run.outcomes.count, "statuses_matched": statuses.0, "statuses_total": statuses.1,
-                   "summaries_matched": summaries.0, "summaries_total": summaries.1, "turn_p50_ms": turns.p50],
+                   "summaries_matched": summaries.0, "summaries_total": summaries.1, "answered_wrong": answered.0, "answered_total": answered.1,
+                   "turn_p50_ms": turns.p50],
                   to: output, as: "korean.json")
     }
 
