@@ -152,7 +152,10 @@ build: deps
 	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
 
 # The server with the embedded defaults: http://127.0.0.1:8080, local engine, simulated callee.
+# `voicebridge doctor` first: what would stop the server, a line each with its fix.
+# RUN_ARGS="--config FILE" goes to both.
 run: build
+	.build/release/voicebridge doctor $(RUN_ARGS)
 	.build/release/voicebridge serve $(RUN_ARGS)
 
 # Seed 000's example call against the embedded defaults, followed live in the terminal.

@@ -6,6 +6,7 @@ import PackageDescription
 //   Tools, Flows ← Analysis;  Tools + Pipeline ← Knowledge
 //   Pipeline + Tools + Knowledge + Flows ← Realtime (the engines and the offline dialogue)
 //   Bridge + Realtime + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
+//   Calls ← Doctor (`voicebridge doctor`) ← voicebridge; Calls ← Personas (test and bench callees, under Tests/)
 //   voicebridge-bench and voicebridge-fuzz beside the binary; CSoxr, CEspeakNG, CSRTP: system libraries.
 let package = Package(
     name: "VoiceBridge",
@@ -108,6 +109,8 @@ let package = Package(
             name: "TestRuns",
             dependencies: ["Calls", "Flows", "Realtime", .product(name: "Yams", package: "Yams")]
         ),
+        // `voicebridge doctor`: what a server needs before it starts, checked.
+        .target(name: "Doctor", dependencies: ["Calls", "Bridge", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "API",
             dependencies: [
@@ -130,6 +133,7 @@ let package = Package(
             dependencies: [
                 "API",
                 "Calls",
+                "Doctor",
                 "TestRuns",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -179,6 +183,7 @@ let package = Package(
             "Realtime", "TestSupport", "Pipeline", "Tools", "Knowledge", "Flows", "Calls",   // Calls: the server's tool transport
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
+        .testTarget(name: "DoctorTests", dependencies: ["Doctor", "Calls"]),
         .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Flows", "Realtime", "Personas"]),
         .testTarget(name: "CallsTests", dependencies: ["Calls", "TestRuns", "TestSupport", "Personas", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),

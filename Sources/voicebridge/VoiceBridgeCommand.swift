@@ -7,7 +7,7 @@ struct VoiceBridgeCommand: AsyncParsableCommand {
         commandName: "voicebridge",
         abstract: "AI voice agents on phone calls: SIP and Twilio media streams in, a conversation engine behind.",
         version: VoiceBridgeVersion.current,
-        subcommands: [ServeCommand.self, CallCommand.self, CampaignCommand.self, TestCommand.self, SimulateCalleeCommand.self, RekeyCommand.self],
+        subcommands: [ServeCommand.self, CallCommand.self, CampaignCommand.self, TestCommand.self, SimulateCalleeCommand.self, RekeyCommand.self, DoctorCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

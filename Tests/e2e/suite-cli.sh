@@ -2,7 +2,8 @@
 # `voicebridge call` against a running server and the built-in simulated callee: a call that
 # completes (exit 0, answers and transcript printed), a Korean one, one that is not answered (exit 1), a bad
 # request (exit 2 with the field named), and a token-protected server; `voicebridge test`: a suite
-# with a passing and a failing persona (exit 1, the table, JUnit XML), and a bad suite (exit 2); --version.
+# with a passing and a failing persona (exit 1, the table, JUnit XML), and a bad suite (exit 2); --version;
+# `voicebridge doctor` with its HTTP port taken (exit 1) and free (exit 0).
 set -u
 source "$(dirname "$0")/lib.sh"
 env_common=(VOICEBRIDGE_DATABASE_PATH=$VB_TMP/data/voicebridge.sqlite VOICEBRIDGE_SIP_PORT=$(free_port)
@@ -17,6 +18,17 @@ version=$("$VB_BINARY" --version)
 check "voicebridge --version prints a version" grep -qE '^[0-9]+\.[0-9]+\.[0-9]+' <<<"$version"
 check "…the one /healthz reports" bash -c "curl -fs '$server/healthz' | grep -q '\"version\":\"$version\"'"
 check "…and CHANGELOG.md names its release or Unreleased" grep -qE "^## \[(Unreleased|${version%%-*})\]" "$(dirname "$0")/../../CHANGELOG.md"
+
+# voicebridge doctor: the running server holds its HTTP port, so a doctor for that port fails on it
+# (exit 1, the port and the fix named); on free ports it is ready to serve (exit 0).
+doctor_env=(VOICEBRIDGE_DATABASE_PATH=$VB_TMP/doctor/voicebridge.sqlite VOICEBRIDGE_SIP_PORT=$(free_port))
+out=$(env "${doctor_env[@]}" VOICEBRIDGE_HTTP_PORT=$VB_PORT timeout 120 "$VB_BINARY" doctor 2>&1); status=$?
+echo "$out" > "$VB_ARTIFACTS/cli-doctor-port-taken.txt"
+check "voicebridge doctor exits 1 when the HTTP port is taken (got $status)" test $status -eq 1
+check "…naming the port and its fix" grep -qE "^FAIL  http port $VB_PORT: .*in use — fix: .*http.port" <<<"$out"
+check "…and the engine's models loaded as serve loads them" grep -q "^ok    engine local: its models, voices and keys load" <<<"$out"
+out=$(env "${doctor_env[@]}" VOICEBRIDGE_HTTP_PORT=$(free_port) timeout 120 "$VB_BINARY" doctor 2>&1); status=$?
+check "voicebridge doctor exits 0 on free ports, ready to serve (got $status)" bash -c "test $status -eq 0 && grep -q '^doctor: ready to serve' <<<\"\$0\"" "$out"
 
 out=$(timeout 120 "$VB_BINARY" call --server "$server" --token e2e-secret-0123456789 --from 070-1234-5678 --to 010-9876-5432 \
       --purpose "tomorrow's 2 pm meeting" --question "Can you attend?" --question "Does the place need to change?" \
