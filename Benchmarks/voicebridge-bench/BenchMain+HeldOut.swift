@@ -18,9 +18,9 @@ extension BenchMain {
             let run = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency, personas: personas,
                                                      language: language, environment: environment)
             let outcomes = run.outcomes
-            let statuses = outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) }
-            let summaries = outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) }
-            let answered = outcomes.reduce((0, 0)) { ($0.0 + $1.answered.wrong, $0.1 + $1.answered.total) }
+            let statuses = outcomes.statuses
+            let summaries = outcomes.summaries
+            let answered = outcomes.answered
             let turns = EngineBenchmark.percentiles(run.turnLatencies)
             rows.append([set, "\(statuses.0)/\(statuses.1) (\(format(share(statuses.0, statuses.1), digits: 1)) %)",
                          "\(summaries.0)/\(summaries.1)", "\(answered.0)/\(answered.1) (\(format(share(answered.0, answered.1), digits: 1)) %)",

@@ -14,8 +14,8 @@ extension BenchMain {
         let turns = EngineBenchmark.percentiles(run.turnLatencies)
         let heard = EngineBenchmark.percentiles(run.transcriptLatencies)
         let recognition = EngineBenchmark.percentiles(run.recognitionTimes)
-        let statuses = outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) }
-        let summaries = outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) }
+        let statuses = outcomes.statuses
+        let summaries = outcomes.summaries
         let states = outcomes.filter(\.stateMatches).count
         let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
         print(table(["measure", "matched", "share %", "goal"], [
@@ -53,8 +53,8 @@ extension BenchMain {
         print("== The same personas as test runs (`POST /api/tests`) in virtual time, \(concurrency) at a time, beside the real-time run")
         let virtual = try await PersonaBenchmark.runInVirtualTime(serverBinary: try serverBinary(), concurrency: concurrency)
         let share = { (outcomes: [PersonaBenchmark.Outcome]) -> (statuses: (Int, Int), summaries: (Int, Int), states: Int) in
-            (outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) },
-             outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) },
+            (outcomes.statuses,
+             outcomes.summaries,
              outcomes.filter(\.stateMatches).count)
         }
         let real = share(realTime), inVirtual = share(virtual.run.outcomes)

@@ -309,9 +309,9 @@ struct BenchMain {
         print("== Korean personas: \(CalleePersona.korean.count) real calls (language ko; read-back off: the simulated callee does not hear Korean), \(concurrency) at a time")
         let run = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency, personas: CalleePersona.korean, language: "ko",
                                                  environment: ["VOICEBRIDGE_ENGINE_READ_BACK": "none"])
-        let statuses = run.outcomes.reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) }
-        let summaries = run.outcomes.reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) }
-        let answered = run.outcomes.reduce((0, 0)) { ($0.0 + $1.answered.wrong, $0.1 + $1.answered.total) }
+        let statuses = run.outcomes.statuses
+        let summaries = run.outcomes.summaries
+        let answered = run.outcomes.answered
         let turns = EngineBenchmark.percentiles(run.turnLatencies)
         let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
         print(table(["measure", "matched", "share %"], [

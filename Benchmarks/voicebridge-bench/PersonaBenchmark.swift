@@ -113,3 +113,12 @@ enum PersonaBenchmark {
         return (try JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any] ?? [:]
     }
 }
+
+extension Array where Element == PersonaBenchmark.Outcome {
+    /// Stored statuses that match, summed over the calls.
+    var statuses: (matched: Int, total: Int) { reduce((0, 0)) { ($0.0 + $1.statuses.matched, $0.1 + $1.statuses.total) } }
+    /// Normalised answers that match, summed over the calls.
+    var summaries: (matched: Int, total: Int) { reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) } }
+    /// Answers stored as answered, and the wrong ones among them, summed over the calls.
+    var answered: (wrong: Int, total: Int) { reduce((0, 0)) { ($0.0 + $1.answered.wrong, $0.1 + $1.answered.total) } }
+}

@@ -22,13 +22,14 @@ extension AnswerKind {
         }
     }
 
-    /// A Korean read-back's answers (and a yes/no question's).
+    /// A yes/no answer's Korean words.
     static let koreanReadBackReplies = ["네", "아니요"]
 
-    /// The Korean words an answer of this kind is made of, which Whisper is prompted with (Korean
-    /// calls): digits, counters, days and parts of the day, 네/아니요 — the kind's vocabulary,
-    /// never a whole answer (an answer in the prompt is what Whisper hears when the line is
-    /// unclear: a ten-digit number heard as the prompt's, measured).
+    /// The Korean words an answer of this kind is made of: digits, counters, days and parts of
+    /// the day, 네/아니요 — never a whole answer. Calls do not prompt Whisper with them
+    /// (`ScriptedDialogue.expectedWords`: said back on an unclear line, they were stored as
+    /// answers); `make bench`'s `korean` suite prompts with them beside no prompt, to keep
+    /// measuring that choice.
     public var koreanExpectedWords: [String] {
         switch self {
         case .yesNo: Self.koreanReadBackReplies

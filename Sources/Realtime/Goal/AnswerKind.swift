@@ -48,23 +48,16 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
         let text = " " + words.joined(separator: " ") + " "
         func has(_ phrases: String...) -> Bool { phrases.contains { text.contains(" \($0) ") } }
         let opensAsYesNo = words.first.map(Self.yesNoOpeners.contains) ?? false
-        let asksToBeTold = Self.requestOpenings.contains { opening in words.starts(with: opening) }
-        let content: AnswerKind? =
-            if has("phone", "phone number", "mobile", "contact number", "callback number", "reach you", "number to call", "call you back on", "call you on") {
-                .phoneNumber
-            } else if has("name", "who am i speaking", "who am i talking") {
-                .name
-            } else if has("when", "what time", "which time", "what day", "which day", "what date", "which date", "date", "a time", "a good time", "a day") {
-                .dateTime
-            } else if has("how many", "how much", "how old", "how long", "amount", "budget", "price", "cost", "number of") {
-                .number
-            } else {
-                nil
-            }
-        if opensAsYesNo, !asksToBeTold {
+        if opensAsYesNo, !Self.requestOpenings.contains(where: { words.starts(with: $0) }) {
             self = .yesNo
-        } else if let content {
-            self = content
+        } else if has("phone", "phone number", "mobile", "contact number", "callback number", "reach you", "number to call", "call you back on", "call you on") {
+            self = .phoneNumber
+        } else if has("name", "who am i speaking", "who am i talking") {
+            self = .name
+        } else if has("when", "what time", "which time", "what day", "which day", "what date", "which date", "date", "a time", "a good time", "a day") {
+            self = .dateTime
+        } else if has("how many", "how much", "how old", "how long", "amount", "budget", "price", "cost", "number of") {
+            self = .number
         } else {
             self = .freeText
         }
