@@ -116,11 +116,28 @@ import TestSupport
         var call = Self.sampleCall("ob-12345678")
         call.scheduledAt = Date(timeIntervalSince1970: 1_800_000_000)
         call.priority = 9
-        let event = try await store.insert(call)
-        #expect(event.type == "outbound_queued" && event.id != nil)
+        let (stored, event) = try await store.insert(call)
+        #expect(stored.outboundId == "ob-12345678" && event.type == "outbound_queued" && event.id != nil)
         let back = try #require(try await store.call(id: "ob-12345678"))
         #expect(back.questions == call.questions && back.metadata == call.metadata)
         #expect(back.scheduledAt == call.scheduledAt && back.priority == 9 && back.direction == .outbound)
+    }
+
+    /// Ids are 32 random bits: `make bench`'s 2,000 API calls once drew one twice and the second
+    /// POST failed with a constraint error. A taken id is drawn again, in the same transaction.
+    @Test(arguments: StoreBackend.allCases)
+    func aNewCallWhoseIDIsTakenIsStoredUnderAFreshOne(backend: StoreBackend) async throws {
+        let store = try await backend.store()
+        let first = try await store.insert(Self.sampleCall("ob-0000abcd")).call
+        var inbound = Self.sampleCall("ob-0000abcd")
+        inbound.direction = .inbound
+        let (second, event) = try await store.insert(inbound)
+        #expect(first.outboundId == "ob-0000abcd")
+        #expect(second.outboundId != "ob-0000abcd" && second.outboundId.wholeMatch(of: /ib-[0-9a-f]{8}/) != nil, "drawn again, with its direction's prefix")
+        #expect(event.outboundId == second.outboundId && event.type == "inbound_queued")
+        let back = try #require(try await store.call(id: second.outboundId))
+        #expect(back.direction == .inbound && back.purpose == inbound.purpose)
+        #expect(try await store.call(id: "ob-0000abcd")?.direction == .outbound, "the first call is untouched")
     }
 
     @Test(arguments: StoreBackend.allCases)

@@ -292,15 +292,16 @@ extension CallManager {
 
     private func answer(caller: String, callee: String, externalID: String,
                         converse: (CallRecord, any ConversationEngine, ConversationContext, LiveCall) async -> Void, hangUp: () async -> Void) async {
-        var record = await inboundRecord(caller: caller, callee: callee)
-        record.state = .connected
-        record.answeredAt = Date()
-        record.startedAt = record.answeredAt
-        record.attemptCount = 1
-        record.callId = externalID
-        record.nodeId = settings.nodeID
+        var built = await inboundRecord(caller: caller, callee: callee)
+        built.state = .connected
+        built.answeredAt = Date()
+        built.startedAt = built.answeredAt
+        built.attemptCount = 1
+        built.callId = externalID
+        built.nodeId = settings.nodeID
+        let record: CallRecord
         do {
-            try await store.insert(record)
+            record = try await store.insert(built).call
         } catch {
             logger.error("could not store an inbound call", metadata: ["error": "\(error)"])
             await hangUp()

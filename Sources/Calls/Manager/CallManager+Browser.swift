@@ -19,8 +19,7 @@ extension CallManager {
         }
         let record: CallRecord
         do {
-            record = try await browserRecord(for: request, requestedBy: requestedBy)
-            try await store.insert(record)
+            record = try await store.insert(browserRecord(for: request, requestedBy: requestedBy)).call
         } catch {
             await announce(.failure(error))
             await leg.hangUp()

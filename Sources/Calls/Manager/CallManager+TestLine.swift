@@ -20,9 +20,9 @@ extension CallManager {
     /// it), runs its attempt at once, and returns the call as stored when that attempt ended.
     /// What test runs place: their calls neither wait behind the queue nor are dialed by another node.
     public func placeNow(_ request: OutboundCallRequest, requestedBy: String) async throws -> CallRecord {
-        var record = try await record(for: request, requestedBy: requestedBy)
-        record.nodeId = settings.nodeID
-        try await insert(record)
+        var built = try await record(for: request, requestedBy: requestedBy)
+        built.nodeId = settings.nodeID
+        let record = try await insert(built)
         let id = record.outboundId
         live[id] = LiveCall()
         mostLiveAtOnce = max(mostLiveAtOnce, live.count)

@@ -172,8 +172,7 @@ public actor CallManager {
 
     /// Validates and queues a call; the returned record is already stored (state `queued`).
     public func create(_ request: OutboundCallRequest, requestedBy: String = "operator") async throws -> CallRecord {
-        let record = try await record(for: request, requestedBy: requestedBy)
-        try await insert(record)
+        let record = try await insert(record(for: request, requestedBy: requestedBy))
         queueAlarm.ring()
         return record
     }
@@ -185,10 +184,11 @@ public actor CallManager {
         return try record(for: request, template: template, requestedBy: requestedBy)
     }
 
-    /// Stores a new call; a number on the do-not-call list, or with a call open already, is refused.
-    func insert(_ record: CallRecord) async throws {
+    /// Stores a new call and returns it as stored (its id fresh if the drawn one was taken); a
+    /// number on the do-not-call list, or with a call open already, is refused.
+    func insert(_ record: CallRecord) async throws -> CallRecord {
         do {
-            try await store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee)
+            return try await store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee).call
         } catch CallStore.Failure.calleeBusy(let number, let existing) {
             throw Failure.conflict("a call to \(number) is already queued or live (\(existing)); one open call per number")
         } catch CallStore.Failure.doNotCall(let number) {

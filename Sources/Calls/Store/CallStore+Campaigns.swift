@@ -123,8 +123,8 @@ extension CallStore {
                 if try DoNotCallEntry.isListed(canonical: try row.get("canonical"), in: sql) { skip = "on the do-not-call list" }
                 if skip == nil {
                     switch makeCall(contact) {
-                    case .success(let call):
-                        try insert(call, in: sql)
+                    case .success(let built):
+                        let call = try insert(built, in: sql).call
                         try sql.execute("UPDATE campaign_contacts SET outbound_id = ? WHERE id = ?", call.outboundId, rowID)
                         return call   // as built: its metadata in the clear
                     case .failure(let reason): skip = reason.reason

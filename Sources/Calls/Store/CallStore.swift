@@ -165,18 +165,25 @@ public final class CallStore: Sendable {
         }
     }
 
-    /// Stores a new call with its `outbound_queued` (or `inbound_…`) event; returns the event. An
-    /// outbound call to a number on the do-not-call list is refused. With `onlyIfCalleeFree`, refuses
-    /// (atomically, so two racing requests cannot both pass) when an outbound call to the same number is still open.
+    /// Stores a new call with its `outbound_queued` (or `inbound_…`) event; returns the call as
+    /// stored and the event. A call's id is 32 random bits, so among a few thousand calls two can
+    /// draw the same one: a call whose id is taken is stored under a fresh one (the returned call
+    /// carries it). An outbound call to a number on the do-not-call list is refused. With
+    /// `onlyIfCalleeFree`, refuses (atomically, so two racing requests cannot both pass) when an
+    /// outbound call to the same number is still open.
     @discardableResult
-    public func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false) async throws -> CallEvent {
+    public func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false) async throws -> (call: CallRecord, event: CallEvent) {
         try await sqlWrite { [self] in try insert(call, onlyIfCalleeFree: onlyIfCalleeFree, in: $0) }
     }
 
-    /// `insert(_:onlyIfCalleeFree:)` inside a transaction the caller holds.
+    /// `insert(_:onlyIfCalleeFree:)` inside a transaction the caller holds (writes are serialised,
+    /// so an id found free here is still free at the insert).
     @discardableResult
-    func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false, in sql: any SQLConnection) throws -> CallEvent {
+    func insert(_ call: CallRecord, onlyIfCalleeFree: Bool = false, in sql: any SQLConnection) throws -> (call: CallRecord, event: CallEvent) {
         var call = call
+        while try sql.scalar(Int.self, "SELECT 1 FROM calls WHERE outbound_id = ?", [.text(call.outboundId)]) != nil {
+            call.outboundId = CallRecord.newID(direction: call.direction)
+        }
         let canonical = numbers.canonical(call.calleeNumber) ?? call.calleeNumber
         call.calleeCanonical = canonical
         if call.direction == .outbound, try DoNotCallEntry.isListed(canonical: canonical, in: sql) {
@@ -192,8 +199,9 @@ public final class CallStore: Sendable {
         try sql.insert(sealed(call), into: "calls")
         if call.attemptCount > 0 { try Self.openAttempt(call, at: call.startedAt ?? call.createdAt, in: sql) }   // inbound: answered already
         if call.state == .queued, call.nodeId == nil { try Self.announceQueueChange(in: sql) }
-        return try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction.eventPrefix)_\(call.state.rawValue)",
-                                         payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt), in: sql)
+        let event = try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction.eventPrefix)_\(call.state.rawValue)",
+                                              payload: Self.json(["state": call.state.rawValue]), createdAt: call.createdAt), in: sql)
+        return (call, event)
     }
 
     public func call(id: String) async throws -> CallRecord? {
