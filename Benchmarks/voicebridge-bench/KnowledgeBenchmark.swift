@@ -1,6 +1,7 @@
 import Calls
 import Foundation
 import Knowledge
+import Pipeline
 import TestSupport
 import Tools
 

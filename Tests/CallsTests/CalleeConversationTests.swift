@@ -19,6 +19,10 @@ import Realtime
         let english = try #require(await callee.speech(CalleeLine("Guten Tag."), prefix: "", slowly: false))
         let german = try #require(await callee.speech(CalleeLine("<voice de> Guten Tag."), prefix: "", slowly: false))
         #expect(english != german, "the German voice says it differently")
+        let hissing = try #require(await callee.speech(CalleeLine("<noise 25> Guten Tag."), prefix: "", slowly: false))
+        #expect(CalleeLine("<noise 25> <dtmf 1> Guten Tag.").hiss == 25 && CalleeLine("<noise 25> Guten Tag.").words == "Guten Tag.")
+        #expect(hissing.count == english.count && hissing != english, "the same words over a hissing line")
+        #expect(await callee.speech(CalleeLine("<noise 25> Guten Tag."), prefix: "", slowly: false) == hissing, "the same hiss every time")
         #expect(await callee.speech(CalleeLine("<voice zz> Guten Tag."), prefix: "", slowly: false) == nil, "no such voice: nothing said")
     }
 

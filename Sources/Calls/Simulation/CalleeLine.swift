@@ -5,8 +5,9 @@
 /// `<over Mm-hmm.>` is said over the agent's utterance that this line answers (a backchannel),
 /// `<vague>` marks words not meant as an answer (on a re-ask the callee goes on to its next line
 /// instead of repeating them), `<dtmf 42#>` presses keys before speaking, `<voice de>` speaks the
-/// line in that espeak-ng voice (a persona's language). `<pause 800>` inside the words is that many
-/// milliseconds of silence mid-answer.
+/// line in that espeak-ng voice (a persona's language), `<noise 20>` says it over a hissing line
+/// (white noise peaking that many dB below full scale, 0–60, drawn from the words: the same hiss
+/// every run). `<pause 800>` inside the words is that many milliseconds of silence mid-answer.
 struct CalleeLine: Sendable, Equatable {
     enum Action: Sendable, Equatable { case say, hangUp, silence }
 
@@ -16,6 +17,8 @@ struct CalleeLine: Sendable, Equatable {
     var vague = false
     /// The espeak-ng voice for the words (nil: the callee's own).
     var voice: String?
+    /// The words come over hiss this many dB below full scale (nil: a clean line).
+    var hiss: Int?
     /// The words with their pauses, in order: (text, milliseconds of silence after it).
     var segments: [(text: String, pauseAfter: Int)] = []
 
@@ -36,6 +39,8 @@ struct CalleeLine: Sendable, Equatable {
                 vague = true; rest = rest[m.range.upperBound...]
             } else if let m = rest.prefixMatch(of: /<voice ([a-z]{2,3}(?:-[a-z0-9]+)?)>\s*/) {
                 voice = String(m.1); rest = rest[m.range.upperBound...]
+            } else if let m = rest.prefixMatch(of: /<noise (\d{1,2})>\s*/) {
+                hiss = Int(m.1); rest = rest[m.range.upperBound...]
             } else if let m = rest.prefixMatch(of: /<dtmf ([0-9*#A-D]+)>\s*/) {
                 keys = String(m.1); rest = rest[m.range.upperBound...]
             } else {
@@ -51,7 +56,7 @@ struct CalleeLine: Sendable, Equatable {
     }
 
     static func == (a: CalleeLine, b: CalleeLine) -> Bool {
-        a.action == b.action && a.keys == b.keys && a.over == b.over && a.vague == b.vague && a.voice == b.voice
+        a.action == b.action && a.keys == b.keys && a.over == b.over && a.vague == b.vague && a.voice == b.voice && a.hiss == b.hiss
             && a.segments.map(\.text) == b.segments.map(\.text) && a.segments.map(\.pauseAfter) == b.segments.map(\.pauseAfter)
     }
 }

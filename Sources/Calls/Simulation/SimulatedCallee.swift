@@ -12,7 +12,7 @@ import Realtime
 /// with espeak-ng — or, when it can hear (`hearing`), confirms a read-back or repeats itself more
 /// slowly when asked again (`CalleeConversation`). Answers come in the INVITE's
 /// `X-Simulated-Answers` header (base64 JSON list of strings, each a `CalleeLine`: `<hangup>`,
-/// `<silence>`, `<dtmf 42#>`, `<vague>`, `<over Mm-hmm.>`, `<pause 800>`); `<busy>`,
+/// `<silence>`, `<dtmf 42#>`, `<vague>`, `<over Mm-hmm.>`, `<pause 800>`, `<noise 20>`); `<busy>`,
 /// `<no_answer>` and `<reject>` as the first entry select those outcomes. Without a list it is a
 /// cooperative default persona. A first entry `<says Hello?>` is said as soon as it
 /// answers, as people do (over the agent's greeting: `<says Mm-hmm.>` is a backchannel);
@@ -173,8 +173,8 @@ public final class SimulatedCallee: Sendable {
 
     /// `text` spoken as 8 kHz μ-law: Korean text in espeak-ng's Korean voice, `voice` when given,
     /// else the callee's natural voice if it has one, else its espeak-ng voice; `slowly` at three
-    /// quarters of the rate.
-    func speech(_ text: String, voice: EspeakSynthesizer? = nil, slowly: Bool = false) async -> [UInt8]? {
+    /// quarters of the rate; over `hiss` dB below full scale if given.
+    func speech(_ text: String, voice: EspeakSynthesizer? = nil, slowly: Bool = false, hiss: Int? = nil) async -> [UInt8]? {
         let samples: [Int16]?, rate: Int
         if Hangul.occurs(in: text) {
             samples = try? await EspeakSynthesizer(voice: "ko").synthesize(text)
@@ -187,7 +187,8 @@ public final class SimulatedCallee: Sendable {
             rate = EspeakSynthesizer.sampleRate
         }
         guard let samples, let downsampler = try? Resampler(from: rate, to: 8000) else { return nil }
-        return G711.encode(downsampler.process(samples) + downsampler.flush(), law: .muLaw)
+        let line = downsampler.process(samples) + downsampler.flush()
+        return G711.encode(hiss.map { Hiss.added(to: line, decibels: Double($0), seed: Hiss.seed(text)) } ?? line, law: .muLaw)
     }
 
     /// A script line's words as 8 kHz μ-law, its pauses as silence; `slowly` at three quarters of
@@ -206,7 +207,7 @@ public final class SimulatedCallee: Sendable {
         for (i, segment) in line.segments.enumerated() {
             let text = i == 0 && !prefix.isEmpty ? prefix + " " + segment.text : segment.text
             if !text.trimmingCharacters(in: .whitespaces).isEmpty {
-                guard let words = await speech(text, voice: voice, slowly: slowly) else { return nil }
+                guard let words = await speech(text, voice: voice, slowly: slowly, hiss: line.hiss) else { return nil }
                 audio += words
             }
             if segment.pauseAfter > 0 { audio += Self.silence(milliseconds: segment.pauseAfter) }
