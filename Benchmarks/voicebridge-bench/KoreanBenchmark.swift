@@ -63,10 +63,10 @@ enum KoreanBenchmark {
                 let audio = try await RecognitionBiasBenchmark.telephone(try await voice.synthesize(KoreanSpeech.speakable(line.text)))
                 let ear = whisper.listening(in: "ko")
                 let expected = AnswerKind(question: line.question).koreanExpectedWords
-                let heard = try await timed(&cost, audio) { try await ear.transcribe(pcm16k: audio, expecting: expected, bias: 1) }
+                let heard = try await timed(&cost, audio) { try await ear.transcribe(pcm16k: audio, expecting: expected, bias: 1).text }
                 score(&result, said: line.text, heard: heard, question: line.question, now: now)
                 if rate == OfflineKorean.wordsPerMinute {
-                    score(&plain, said: line.text, heard: try await ear.transcribe(pcm16k: audio, expecting: [], bias: 0), question: line.question, now: now)
+                    score(&plain, said: line.text, heard: try await ear.transcribe(pcm16k: audio, expecting: [], bias: 0).text, question: line.question, now: now)
                 }
             }
             results.append(result)
@@ -78,7 +78,7 @@ enum KoreanBenchmark {
             let up = try Resampler(from: 8000, to: 16000)
             let audio = up.process(wav.format == 7 ? G711.decode(wav.data, law: .muLaw) : wav.samples) + up.flush()
             let heard = try await timed(&cost, audio) {
-                try await whisper.listening(in: "ko").transcribe(pcm16k: audio, expecting: AnswerKind.yesNo.koreanExpectedWords, bias: 1)
+                try await whisper.listening(in: "ko").transcribe(pcm16k: audio, expecting: AnswerKind.yesNo.koreanExpectedWords, bias: 1).text
             }
             score(&recorded, said: text, heard: heard, question: "내일 회의에 참석하실 수 있나요?", now: now)
         }

@@ -74,7 +74,8 @@ enum PersonaBenchmark {
         let result = try await json(get: "\(base)/\(id)/result")
         let answers = (result["answers"] as? [[String: Any]] ?? []).enumerated().map { i, a in
             TaskTracker.Answer(questionID: "q\(i + 1)", question: "", status: TaskTracker.Status(rawValue: a["status"] as? String ?? "") ?? .pending,
-                               answerText: a["answer_text"] as? String, answerSummary: a["answer_summary"] as? String, confidence: 0, timesAsked: 0)
+                               answerText: a["answer_text"] as? String, answerSummary: a["answer_summary"] as? String,
+                               confidence: (a["confidence"] as? NSNumber)?.doubleValue ?? 0, timesAsked: 0)
         }
         run.outcomes.append(persona.compare(state: CallState(rawValue: state), answers: answers, now: started))
         let turns = (try await json(get: "\(base)/\(id)/report")["turns"] as? [[String: Any]]) ?? []

@@ -76,12 +76,13 @@ public final class CallSystem: Sendable {
     public static func localEngines(tts: any SpeechSynthesizer, stt: any SpeechRecognizer, korean: OfflineKorean? = nil,
                                     knowledge: (any KnowledgeSearching)? = nil,
                                     tools: ToolRunner? = nil, turns: TurnDetector = .pause, overlapMinimumWords: Int = 1,
-                                    readBack: Set<AnswerKind> = ReadBack.defaultKinds,
+                                    readBack: Set<AnswerKind> = ReadBack.defaultKinds, answerConfidence: AnswerConfidence = AnswerConfidence(),
                                     recognitionBias: Float = LocalEngine.defaultRecognitionBias) -> EngineFactory {
         let english = stt
         return { context in
             var context = context
             context.readBack = readBack
+            context.answerConfidence = answerConfidence
             let voice: any SpeechSynthesizer, stt: any SpeechRecognizer
             if DialoguePhrases.isKorean(context.language) {
                 guard let korean else { throw StartupError(description: "language ko: this server's local engine has no Korean speech") }
@@ -145,7 +146,7 @@ public final class CallSystem: Sendable {
             }
             return localEngines(tts: tts, stt: stt, korean: offlineKorean, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config, logger: logger),
                                 overlapMinimumWords: config.bargeIn.minWords, readBack: config.local.readBack,
-                                recognitionBias: Float(config.local.recognitionBias))
+                                answerConfidence: config.local.answerConfidence, recognitionBias: Float(config.local.recognitionBias))
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
         case .loopback:

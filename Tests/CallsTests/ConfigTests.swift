@@ -182,6 +182,8 @@ import Tools
         ("engine: {turn_detection: smart}", "engine.turn_detection", "one of auto, pause, model"),
         ("engine: {turn_threshold: 1.5}", "engine.turn_threshold", "between"),
         ("engine: {read_back: [phone_number, yes_no]}", "engine.read_back", "'yes_no' is not a kind that is read back"),
+        ("engine: {local: {answer_confidence: 1.5}}", "engine.local.answer_confidence", "calibrated or a number from 0 to 1, got 1.5"),
+        ("engine: {local: {answer_confidence: sure}}", "engine.local.answer_confidence", "calibrated or a number from 0 to 1"),
         ("barge_in: {min_ms: 50}", "barge_in.min_ms", "between"),
         ("barge_in: {min_words: none}", "barge_in.min_words", "a whole number"),
         ("transfer: {accept_by_voice: maybe}", "transfer.accept_by_voice", "true or false"),
@@ -227,6 +229,15 @@ import Tools
         } catch {
             Issue.record("unexpected error \(error)")
         }
+    }
+
+    /// The answer-confidence floor: calibrated by default and when said so, one number for every kind when given.
+    @Test func theAnswerConfidenceFloorIsCalibratedOrOneNumber() throws {
+        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "")).engine.local.answerConfidence == AnswerConfidence())
+        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "engine: {local: {answer_confidence: calibrated}}")).engine.local.answerConfidence.floor == nil)
+        let fixed = try VoiceBridgeConfig(source: ConfigSource(yaml: "engine: {local: {answer_confidence: 0.4}}")).engine.local.answerConfidence
+        #expect(fixed.floor(for: .phoneNumber, korean: true) == 0.4 && fixed.floor(for: .yesNo, korean: false) == 0.4)
+        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "engine: {local: {answer_confidence: 0}}")).engine.local.answerConfidence == .off)
     }
 
     @Test func sipOverTLSWithSRTPIsReadWithItsFiles() throws {

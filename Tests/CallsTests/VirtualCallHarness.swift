@@ -77,7 +77,7 @@ enum VirtualCallHarness {
     static func record(of id: String, in store: CallStore) async throws -> String {
         let call = try await store.call(id: id)
         let lines = try await store.transcript(callID: id).map { "\(String(format: "%.2f", $0.entry.timestamp)) \($0.entry.speaker.rawValue): \($0.entry.text)" }
-        let answers = try await store.answers(callID: id).map { "\($0.questionID) \($0.status.rawValue) \($0.answerText ?? "-") | \($0.answerSummary ?? "-") ×\($0.timesAsked)" }
+        let answers = try await store.answers(callID: id).map { "\($0.questionID) \($0.status.rawValue) \($0.answerText ?? "-") | \($0.answerSummary ?? "-") (\(String(format: "%.2f", $0.confidence)))" }
         return (["state \(call?.state.rawValue ?? "-") \(call?.failureReason ?? "-")"] + lines + answers).joined(separator: "\n")
     }
 }

@@ -15,12 +15,12 @@ import TestSupport
 
         init(_ texts: [String]) { self.texts = texts }
 
-        func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> String {
+        func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
             let n = calls.withLock { c in defer { c += 1 }; return c }
             let deadline = ContinuousClock.now.advanced(by: .seconds(3))
             while !open.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             returned.withLock { $0 += 1 }
-            return texts[min(n, texts.count - 1)]
+            return Transcript(certain: texts[min(n, texts.count - 1)])
         }
     }
 

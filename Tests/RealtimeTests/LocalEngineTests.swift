@@ -26,7 +26,7 @@ import TestSupport
     /// model's verdict included: a recognizer faster than the line, for tests that count frames.
     static func waitForTheWords(of engine: LocalEngine) async throws {
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while engine.state.withLock({ s in s.speculation.map { $0.text == nil && $0.speechStarts == s.speechStarts } ?? false }),
+        while engine.state.withLock({ s in s.speculation.map { $0.heard == nil && $0.speechStarts == s.speechStarts } ?? false }),
               ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }

@@ -96,7 +96,7 @@ import TestSupport
     @Test func aBriefTurnTheModelCallsCompleteWaitsTheAnsweredWindow() throws {
         let engine = try Self.engine(.pause)
         func judged(_ text: String) -> LocalEngine.Speculation {
-            LocalEngine.Speculation(speechStarts: 1, text: text, answers: true, brief: LocalEngine.isBrief(text), complete: true)
+            LocalEngine.Speculation(speechStarts: 1, heard: Transcript(certain: text), answers: true, brief: LocalEngine.isBrief(text), complete: true)
         }
         #expect(engine.window(after: judged("Yes,")) == engine.answeredTurnMilliseconds)
         #expect(engine.window(after: judged("Yes, sure.")) == engine.answeredTurnMilliseconds)
@@ -113,7 +113,7 @@ import TestSupport
     @Test func theWordsSettleAnAnsweredTurnAndTheModelAnUnansweredOne() throws {
         let engine = try Self.engine(TurnDetector(model: nil, threshold: 0.8, ceilingMilliseconds: 2000))
         func judged(_ text: String, answers: Bool, complete: Bool?) -> LocalEngine.Speculation {
-            LocalEngine.Speculation(speechStarts: 1, text: text, answers: answers, brief: LocalEngine.isBrief(text), complete: complete)
+            LocalEngine.Speculation(speechStarts: 1, heard: Transcript(certain: text), answers: answers, brief: LocalEngine.isBrief(text), complete: complete)
         }
         #expect(engine.window(after: judged("Yes, that's right.", answers: true, complete: false)) == engine.answeredTurnMilliseconds)
         #expect(engine.window(after: judged("Yes, that's right.", answers: true, complete: nil)) == engine.answeredTurnMilliseconds)

@@ -61,6 +61,9 @@ extension VoiceBridgeConfig {
             public var readBack: Set<AnswerKind> = ReadBack.defaultKinds
             /// How strongly the recognizer favours the words a question expects (`engine.local.recognition_bias`; 0: off).
             public var recognitionBias = Double(LocalEngine.defaultRecognitionBias)
+            /// How sure the recognizer must be of an answer before it is stored as answered
+            /// (`engine.local.answer_confidence`: calibrated per kind and language, or one floor; 0: off).
+            public var answerConfidence = AnswerConfidence()
             /// What `make bench`'s personas suite shows one core serving within the turn-latency goal.
             public static let callsPerCore = 2.5
 

@@ -173,6 +173,13 @@ extension VoiceBridgeConfig {
         e.local.maxCalls = try r.int("engine.local.max_calls", default: e.local.maxCalls, in: 0...10_000)
         e.local.recognizerLanes = try r.int("engine.local.recognizer_lanes", default: e.local.recognizerLanes, in: 0...64)
         e.local.recognitionBias = try r.double("engine.local.recognition_bias", default: e.local.recognitionBias, in: 0...20)
+        if let floor = try r.optionalString("engine.local.answer_confidence"), floor != "calibrated" {
+            guard let value = Double(floor), (0...1).contains(value) else {
+                throw ConfigError(key: "engine.local.answer_confidence", problem: "must be calibrated or a number from 0 to 1, got \(floor)",
+                                  origin: r.origin(of: "engine.local.answer_confidence"))
+            }
+            e.local.answerConfidence = AnswerConfidence(floor: value)
+        }
         let readBack = try r.list("engine.read_back", default: e.local.readBack.map(\.rawValue).sorted())
         e.local.readBack = try Set(readBack.filter { $0 != "none" }.map { name in
             guard let kind = AnswerKind(rawValue: name), ReadBack.readableKinds.contains(kind) else {

@@ -25,6 +25,8 @@ public struct CalleePersona: Sendable {
         /// should have been another, or an answer that is not the one said. What an operator
         /// would act on wrongly.
         public var answered = (wrong: 0, total: 0)
+        /// Each question stored as `answered`: the confidence stored with it, and whether it is right.
+        public var answeredConfidences: [(confidence: Double, right: Bool)] = []
         public var differences: [Difference] = []
 
         /// What differed, in words ("q2 unclear (expected answered), heard …").
@@ -69,7 +71,9 @@ public struct CalleePersona: Sendable {
             }
             if status == .answered {
                 result.answered.total += 1
-                if expected.status != .answered || summaries[i].map({ $0 != answer?.answerSummary }) == true { result.answered.wrong += 1 }
+                let wrong = expected.status != .answered || summaries[i].map({ $0 != answer?.answerSummary }) == true
+                if wrong { result.answered.wrong += 1 }
+                result.answeredConfidences.append((answer?.confidence ?? 0, !wrong))
             }
             guard let summary = summaries[i] else { continue }
             result.summaries.total += 1

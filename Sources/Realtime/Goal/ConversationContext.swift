@@ -40,6 +40,8 @@ public struct ConversationContext: Sendable, Equatable {
     /// Kinds of answer the local dialogue reads back for the caller to confirm (`ReadBack`);
     /// empty: none (the server's `engine.read_back` sets them).
     public var readBack: Set<AnswerKind> = []
+    /// How sure the local dialogue must be of what it heard before it stores an answer.
+    public var answerConfidence = AnswerConfidence()
 
     /// The tools that run during the conversation (a model's calls, a flow's tool steps).
     public var conversationTools: [ToolDefinition] { tools.filter { !$0.onEnd } }

@@ -54,8 +54,10 @@ public struct ScriptedDialogue: Sendable {
         return next(prefix: context.greeting)
     }
 
-    /// The caller answered the current question.
-    public mutating func caller(said reply: String) -> Step {
+    /// The caller answered the current question. `confidence`: the recognizer's in the words
+    /// (`Transcript.confidence`; 1 for keys pressed) — an answer whose score is below its kind's
+    /// floor (`ConversationContext.answerConfidence`) is not stored as answered.
+    public mutating func caller(said reply: String, confidence heard: Double = 1) -> Step {
         turns += 1
         guard let index = current else { return close(context.closing) }
         let question = tracker.answers[index].question
@@ -81,10 +83,18 @@ public struct ScriptedDialogue: Sendable {
         case .unclear:
             tracker.update(questionID: tracker.answers[index].questionID, status: .unclear, answerText: reply, summary: nil, confidence: 0.3)
             return reask(index, prefix: phrases.notUnderstood)
-        case .answers(let found):
+        case .answers(let read):
+            // One score: how sure the reading is (a hedge halves it) times how sure the recognizer was.
+            let found = read.filter { $0.value.confidence * heard >= floor(for: $0.key) }
+            guard !found.isEmpty else {
+                // Read as an answer, but too unsure to act on: kept as what was heard, and asked again.
+                tracker.update(questionID: tracker.answers[index].questionID, status: .unclear, answerText: reply, summary: nil,
+                               confidence: (read[index]?.confidence ?? 1) * heard)
+                return reask(index, prefix: phrases.notUnderstood)
+            }
             for (answered, extracted) in found {
                 tracker.update(questionID: tracker.answers[answered].questionID, status: .answered, answerText: reply,
-                               summary: extracted.summary, confidence: extracted.confidence)
+                               summary: extracted.summary, confidence: extracted.confidence * heard)
             }
             // An answer to another question than the one asked: noted, and the question asked again.
             if found[index] == nil { return reask(index, prefix: phrases.thankYouNoted) }
@@ -160,6 +170,11 @@ public struct ScriptedDialogue: Sendable {
             return .ask(text: phrases.stillThere + " " + tracker.answers[index].question, questionIndex: index)
         }
         return close(phrases.notAGoodTime + " " + context.closing)
+    }
+
+    /// The score an answer to question `index` needs to be stored as answered.
+    func floor(for index: Int) -> Double {
+        context.answerConfidence.floor(for: interpreter.kinds.indices.contains(index) ? interpreter.kinds[index] : .freeText, korean: interpreter.korean)
     }
 
     /// The same question once more; after its second asking the dialogue moves on.

@@ -28,7 +28,7 @@ extension LocalEngine {
     /// transcribed (and judged), no silence ends the turn: they set the window when they come.
     func window(after speculation: Speculation?) -> Int {
         guard let speculation else { return turns.model == nil ? endOfTurnMilliseconds : turns.ceilingMilliseconds }
-        guard speculation.text != nil else { return .max }
+        guard speculation.heard != nil else { return .max }
         // Words that stop short outweigh the model: on an 8 kHz line it took "No, my name is" and
         // "It's five five five," for whole turns, and what came after the caller's pause was lost.
         if speculation.stopsShort { return min(turns.ceilingMilliseconds, Self.stopShortHoldMilliseconds) }

@@ -13,8 +13,8 @@ import Pipeline
 extension LocalEngine {
     /// What the replying task does next.
     enum Reply {
-        /// The caller's turn, in words; `since`: when they began to be transcribed.
-        case answer(String, since: ContinuousClock.Instant)
+        /// The caller's turn, as heard; `since`: when it began to be transcribed.
+        case answer(Transcript, since: ContinuousClock.Instant)
         /// A key the template maps, as the words it stands for.
         case pressed(String)
         /// No reply came in time.
@@ -27,12 +27,12 @@ extension LocalEngine {
             switch outcome {
             case .utterance(let finished):
                 let started = VirtualTimeExecutor.now
-                let text = await transcribe(finished)
-                if await settleOverlap(text, turnOver: true) { continue }
-                _ = await replies.send(.answer(text, since: started))
-            case .transcribed(let text, let transcribing):
-                if await settleOverlap(text, turnOver: true) { continue }
-                _ = await replies.send(.answer(text, since: VirtualTimeExecutor.now - transcribing))
+                let heard = await transcribe(finished)
+                if await settleOverlap(heard.text, turnOver: true) { continue }
+                _ = await replies.send(.answer(heard, since: started))
+            case .transcribed(let heard, let transcribing):
+                if await settleOverlap(heard.text, turnOver: true) { continue }
+                _ = await replies.send(.answer(heard, since: VirtualTimeExecutor.now - transcribing))
             case .speechEnded(let sofar, let starts):
                 await speculate(on: sofar, speechStarts: starts)
             case .noReply:
@@ -45,8 +45,8 @@ extension LocalEngine {
         while let message = await replies.next() {
             guard case .data(let next) = message else { continue }
             switch next {
-            case .answer(let text, let started):
-                await answer(text, since: started)
+            case .answer(let heard, let started):
+                await answer(heard, since: started)
             case .pressed(let words):
                 await respond(state.withLock { ($0.dialogue.caller(said: words), $0.dialogue.tracker) })
             case .noReply:
@@ -63,12 +63,13 @@ extension LocalEngine {
         // they were said over the agent, whose wait for a verdict they may end (as a turn).
         guard state.withLock({ $0.speechStarts == starts || $0.overlap != nil }) else { return }
         let started = VirtualTimeExecutor.now
-        let text = await transcribe(sofar)
+        let heard = await transcribe(sofar)
+        let text = heard.text
         let transcribing = started.duration(to: VirtualTimeExecutor.now)
         if await settleOverlap(text, turnOver: false, speechStarts: starts) { return }
         // The words judged once; the model after them, only where its verdict can still change the wait.
         let (judged, asks) = state.withLock { s in
-            let judged = Speculation(speechStarts: starts, text: text, answers: s.dialogue.completesAnAnswer(text), stopsShort: s.dialogue.stopsShort(text),
+            let judged = Speculation(speechStarts: starts, heard: heard, answers: s.dialogue.completesAnAnswer(text), stopsShort: s.dialogue.stopsShort(text),
                                      brief: Self.isBrief(text), transcribing: transcribing)
             return (judged, s.speechStarts == starts && asksTheModel(about: judged, silence: s.trailingSilence))
         }
@@ -84,17 +85,18 @@ extension LocalEngine {
             s.dropTurn()   // over, on these words
             return true
         }
-        if endsNow, await !settleOverlap(text, turnOver: true) { _ = await replies.send(.answer(text, since: VirtualTimeExecutor.now - transcribing)) }
+        if endsNow, await !settleOverlap(text, turnOver: true) { _ = await replies.send(.answer(heard, since: VirtualTimeExecutor.now - transcribing)) }
     }
 
-    private func answer(_ text: String, since started: ContinuousClock.Instant) async {
+    private func answer(_ heard: Transcript, since started: ContinuousClock.Instant) async {
+        let text = heard.text
         await firstByte("stt", since: started)
         await milestone(.transcribed)
         await events.emit(.transcript(speaker: .customer, text: text, item: nil))
         let lookup = state.withLock { $0.dialogue.wantsLookup(text) }
         let answer = lookup ? await searchFAQ(text) : nil
         await respond(state.withLock { s in
-            (lookup ? s.dialogue.caller(asked: text, answer: answer) : s.dialogue.caller(said: text), s.dialogue.tracker)
+            (lookup ? s.dialogue.caller(asked: text, answer: answer) : s.dialogue.caller(said: text, confidence: heard.confidence), s.dialogue.tracker)
         })
     }
 

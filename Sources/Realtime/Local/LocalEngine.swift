@@ -117,7 +117,7 @@ public final class LocalEngine: ConversationEngine {
 
     struct Speculation {
         var speechStarts: Int
-        var text: String?
+        var heard: Transcript?
         var answers = false
         /// The words stop short of an answer (`ScriptedDialogue.stopsShort`).
         var stopsShort = false
@@ -132,7 +132,7 @@ public final class LocalEngine: ConversationEngine {
     enum TurnOutcome {
         case utterance([Int16])
         /// The turn ended on words already transcribed (in `transcribing`, for the report).
-        case transcribed(String, transcribing: Duration)
+        case transcribed(Transcript, transcribing: Duration)
         /// The VAD heard speech end: what was said so far, to transcribe before the window is out.
         case speechEnded([Int16], speechStarts: Int)
         case noReply
@@ -240,8 +240,8 @@ public final class LocalEngine: ConversationEngine {
         defer { s.utterance = []; s.pause = []; s.speculation = nil }
         // Never while the words up to the speech end are still being transcribed (the window is
         // theirs to set): the turn ends on them.
-        if let speculation = s.speculation, speculation.speechStarts == s.speechStarts, let text = speculation.text {
-            return .transcribed(text, transcribing: speculation.transcribing)
+        if let speculation = s.speculation, speculation.speechStarts == s.speechStarts, let heard = speculation.heard {
+            return .transcribed(heard, transcribing: speculation.transcribing)
         }
         return .utterance(s.utterance)
     }
@@ -296,16 +296,16 @@ public final class LocalEngine: ConversationEngine {
 
     /// On the recognizer's worker lanes; every transcription is metered (the speculative ones too).
     /// A failure is reported and heard as silence: the dialogue asks again.
-    func transcribe(_ samples: [Int16]) async -> String {
+    func transcribe(_ samples: [Int16]) async -> Transcript {
         meter.add { $0.sttSeconds += Double(samples.count) / Double(MoonshineTranscriber.sampleRate) }
         do {
             let expected = recognitionBias > 0 ? state.withLock { $0.dialogue.expectedWords } : []
             return try await stt.transcribe(pcm16k: samples, expecting: expected, bias: recognitionBias)
         } catch is CancellationError {
-            return ""   // the call ended: nobody will read the words
+            return Transcript(text: "", confidence: 0)   // the call ended: nobody will read the words
         } catch {
             await events.emit(.error(message: "speech recognition: \(error)", fatal: false))
-            return ""
+            return Transcript(text: "", confidence: 0)
         }
     }
 }

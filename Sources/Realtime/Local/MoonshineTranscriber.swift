@@ -77,6 +77,11 @@ public final class MoonshineTranscriber: Sendable {
     /// (the simulated callee's ear, which must not queue ahead of the agents); `limit`: how long
     /// the caller waits (`BlockingWorkPool.TooLate`).
     public func transcribe(pcm16k samples: [Int16], bias: Bias? = nil, on pool: BlockingWorkPool? = nil, within limit: Duration? = nil) async throws -> String {
+        try await transcript(pcm16k: samples, bias: bias, on: pool, within: limit).text
+    }
+
+    /// `transcribe`'s words with the model's confidence in them.
+    public func transcript(pcm16k samples: [Int16], bias: Bias? = nil, on pool: BlockingWorkPool? = nil, within limit: Duration? = nil) async throws -> Transcript {
         try await (pool ?? workers).run(within: limit) { [self] in try transcribeNow(samples.map { Float($0) / 32768 }, bias: bias) }
     }
 
@@ -100,14 +105,17 @@ public final class MoonshineTranscriber: Sendable {
     }
 
     /// Transcribes 16 kHz float samples in [-1, 1] on the calling thread: the encoder once, then
-    /// the decoder a token at a time, each step fed the cache the step before returned.
-    private func transcribeNow(_ samples: [Float], bias: Bias?) throws -> String {
-        guard samples.count >= Self.minimumSamples else { return "" }
+    /// the decoder a token at a time, each step fed the cache the step before returned. The
+    /// confidence is over the tokens written, each scored by the model's own softmax — a token the
+    /// bias chose over a better-scored one counts at its own (lower) probability.
+    private func transcribeNow(_ samples: [Float], bias: Bias?) throws -> Transcript {
+        guard samples.count >= Self.minimumSamples else { return Transcript(text: "", confidence: 0) }
         let audio = try runtime.tensor(samples, shape: [1, Int64(samples.count)], type: .float)
         let hidden = try encoder.run([audio])[0]
         var cache = [ONNXValue](repeating: emptyCache, count: layout.cacheInputs.count)
         let maxTokens = Int((Double(samples.count) / Double(Self.sampleRate) * Self.maxTokensPerSecond).rounded(.up))
         var tokens: [Int] = []
+        var logProbabilities: [Double] = []
         var next = Self.startToken
         for step in 0..<maxTokens {
             var inputs = [ONNXValue](repeating: hidden, count: decoder.inputNames.count)
@@ -120,8 +128,9 @@ public final class MoonshineTranscriber: Sendable {
             for (slot, output) in layout.cacheOutputs.enumerated() where step == 0 || layout.growingSlots.contains(slot) {
                 cache[slot] = outputs[output]
             }
-            let token = try outputs[layout.logits].withElements(as: Float.self) { logits in
+            let (token, logProbability) = try outputs[layout.logits].withElements(as: Float.self) { logits in
                 var best = logits.indices.max { logits[$0] < logits[$1] } ?? Self.endToken
+                let top = best < logits.count ? logits[best] : 0
                 if let bias, best != Self.endToken {
                     var bestScore = logits[best] + (bias.tokens.contains(best) ? bias.bonus : 0)
                     for favoured in bias.tokens where favoured < logits.count && logits[favoured] + bias.bonus > bestScore {
@@ -129,14 +138,17 @@ public final class MoonshineTranscriber: Sendable {
                         bestScore = logits[favoured] + bias.bonus
                     }
                 }
-                return best
+                guard best < logits.count else { return (best, 0.0) }
+                let total = logits.reduce(0.0) { $0 + exp(Double($1 - top)) }
+                return (best, Double(logits[best] - top) - log(total))
             }
             if token == Self.endToken { break }
             tokens.append(token)
-            if let looped = Self.withoutRepeats(tokens) { tokens = looped; break }
+            logProbabilities.append(logProbability)
+            if let looped = Self.withoutRepeats(tokens) { tokens = looped; logProbabilities = Array(logProbabilities.prefix(tokens.count)); break }
             next = Int64(token)
         }
-        return tokenizer.text(of: tokens)
+        return Transcript(text: tokenizer.text(of: tokens), confidence: Transcript.confidence(logProbabilitySum: logProbabilities.reduce(0, +), tokens: tokens.count))
     }
 
     /// `tokens` with a loop at its end cut back to one saying of its phrase: a word said six times

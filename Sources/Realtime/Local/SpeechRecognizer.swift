@@ -1,13 +1,14 @@
 /// What the local engine hears with: speech at 16 kHz in, its words out — steered toward the words
 /// the question expects (`bias`: how strongly; 0 not at all) where the recognizer can be.
 /// Moonshine base-en hears English; Whisper base (`WhisperTranscriber.listening(in:)`) Korean.
+/// The transcript carries the model's confidence, which the dialogue weighs before it stores an answer.
 public protocol SpeechRecognizer: Sendable {
-    func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> String
+    func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript
 }
 
 extension MoonshineTranscriber: SpeechRecognizer {
-    public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> String {
-        try await transcribe(pcm16k: samples, bias: words.isEmpty || bias <= 0 ? nil : self.bias(toward: words, bonus: bias))
+    public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
+        try await transcript(pcm16k: samples, bias: words.isEmpty || bias <= 0 ? nil : self.bias(toward: words, bonus: bias))
     }
 }
 
@@ -21,9 +22,11 @@ extension WhisperTranscriber {
         public let whisper: WhisperTranscriber
         public let language: String
 
-        public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> String {
-            guard bias > 0, let prompt = Self.prompt(words) else { return try await whisper.transcribe(pcm16k: samples, language: language) }
-            return Self.withoutEcho(try await whisper.transcribe(pcm16k: samples, language: language, prompt: prompt), of: words)
+        public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
+            guard bias > 0, let prompt = Self.prompt(words) else { return try await whisper.transcript(pcm16k: samples, language: language) }
+            var heard = try await whisper.transcript(pcm16k: samples, language: language, prompt: prompt)
+            heard.text = Self.withoutEcho(heard.text, of: words)
+            return heard
         }
 
         /// `text` without runs of two or more different `words` said one after the other as the

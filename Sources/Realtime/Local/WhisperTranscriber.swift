@@ -71,6 +71,12 @@ public final class WhisperTranscriber: @unchecked Sendable {
     /// toward its words — the answers a question expects.
     public func transcribe(pcm16k samples: [Int16], language: String, prompt: String? = nil,
                            on pool: BlockingWorkPool? = nil, within limit: Duration? = nil) async throws -> String {
+        try await transcript(pcm16k: samples, language: language, prompt: prompt, on: pool, within: limit).text
+    }
+
+    /// `transcribe`'s words with the model's confidence in them (its no-speech probability counted).
+    public func transcript(pcm16k samples: [Int16], language: String, prompt: String? = nil,
+                           on pool: BlockingWorkPool? = nil, within limit: Duration? = nil) async throws -> Transcript {
         let languageID = library.languageID(language)
         guard languageID >= 0 else { throw Failure(description: "Whisper does not know the language \(language)") }
         return try await (pool ?? workers).run(within: limit) { [self] in
@@ -78,8 +84,8 @@ public final class WhisperTranscriber: @unchecked Sendable {
         }
     }
 
-    private func transcribeNow(_ samples: [Float], language: Int32, prompt: String?) throws(Failure) -> String {
-        guard samples.count >= Self.minimumSamples else { return "" }
+    private func transcribeNow(_ samples: [Float], language: Int32, prompt: String?) throws(Failure) -> Transcript {
+        guard samples.count >= Self.minimumSamples else { return Transcript(text: "", confidence: 0) }
         let state = try takeState()
         defer { release(state) }
         let encoded = samples.withUnsafeBufferPointer { pcm in
@@ -94,7 +100,7 @@ public final class WhisperTranscriber: @unchecked Sendable {
         try decode(header, past: start.count, state: state)
         start += header
         var tokens: [Int32] = []
-        var logProbabilitySum: Float = 0
+        var logProbabilities: [Float] = []
         var lastRow = header.count - 1
         while tokens.count < Self.maxTokens {
             var scores = probabilities(state: state, row: lastRow, log: true)
@@ -106,19 +112,21 @@ public final class WhisperTranscriber: @unchecked Sendable {
             var best = Int(eot)
             for token in 0..<Int(eot) where scores[token] > scores[best] { best = token }
             if best == Int(eot) { break }
-            logProbabilitySum += scores[best]
+            logProbabilities.append(scores[best])
             tokens.append(Int32(best))
-            if let looped = Self.withoutRepeats(tokens) { tokens = looped; break }
+            if let looped = Self.withoutRepeats(tokens) { tokens = looped; logProbabilities = Array(logProbabilities.prefix(tokens.count)); break }
             try decode([Int32(best)], past: start.count + tokens.count - 1, state: state)
             lastRow = 0
         }
+        let logProbabilitySum = logProbabilities.reduce(0, +)
         let meanLogProbability = tokens.isEmpty ? -.infinity : logProbabilitySum / Float(tokens.count)
-        if silence > Self.noSpeechThreshold && meanLogProbability < Self.logProbabilityThreshold { return "" }
+        if silence > Self.noSpeechThreshold && meanLogProbability < Self.logProbabilityThreshold { return Transcript(text: "", confidence: 0) }
         var bytes: [UInt8] = []
         for token in tokens {
             if let text = library.tokenText(context, token) { bytes += Array(UnsafeBufferPointer(start: text, count: strlen(text))).map { UInt8(bitPattern: $0) } }
         }
-        return Self.withoutAnnotations(String(decoding: bytes, as: UTF8.self))
+        let confidence = Transcript.confidence(logProbabilitySum: Double(logProbabilitySum), tokens: tokens.count) * Double(1 - silence)
+        return Transcript(text: Self.withoutAnnotations(String(decoding: bytes, as: UTF8.self)), confidence: confidence)
     }
 
     /// Whisper learned subtitles: what no one said comes out in brackets ("[BLANK_AUDIO]",
