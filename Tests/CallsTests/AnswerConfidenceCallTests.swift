@@ -49,7 +49,7 @@ import TestSupport
         let phrases = DialoguePhrases.of(c.language ?? "en")
         let open = try await Self.call(c, confidence: .off)
         #expect(open.answer.status == .answered, "with the floor off the words are stored as an answer\n\(open.record)")
-        let floor = c.floor.floor(for: .yesNo, korean: c.language == "ko")
+        let floor = c.floor.floor
         #expect(open.answer.confidence < floor, "scored below the floor\n\(open.record)")
 
         let gated = try await Self.call(c, confidence: c.floor)

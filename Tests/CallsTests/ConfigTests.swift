@@ -234,9 +234,9 @@ import Tools
     /// The answer-confidence floor: calibrated by default and when said so, one number for every kind when given.
     @Test func theAnswerConfidenceFloorIsCalibratedOrOneNumber() throws {
         #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "")).engine.local.answerConfidence == AnswerConfidence())
-        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "engine: {local: {answer_confidence: calibrated}}")).engine.local.answerConfidence.floor == nil)
+        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "engine: {local: {answer_confidence: calibrated}}")).engine.local.answerConfidence == AnswerConfidence())
         let fixed = try VoiceBridgeConfig(source: ConfigSource(yaml: "engine: {local: {answer_confidence: 0.4}}")).engine.local.answerConfidence
-        #expect(fixed.floor(for: .phoneNumber, korean: true) == 0.4 && fixed.floor(for: .yesNo, korean: false) == 0.4)
+        #expect(fixed.floor == 0.4)
         #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "engine: {local: {answer_confidence: 0}}")).engine.local.answerConfidence == .off)
     }
 

@@ -19,7 +19,7 @@ import Testing
         Case(language: "ko", questions: ["금요일에 오시나요?", "안건을 보내 드릴까요?"], reply: "네, 갈게요.", summary: "yes"),
     ]
 
-    static func dialogue(_ c: Case, floor: Double?) -> ScriptedDialogue {
+    static func dialogue(_ c: Case, floor: Double) -> ScriptedDialogue {
         var context = ConversationContext(purpose: "a meeting", questions: c.questions)
         context.language = c.language ?? "en"
         context.answerConfidence = AnswerConfidence(floor: floor)

@@ -9,22 +9,17 @@
 /// answer stores as `confidence`. Before the score, the reading is a gate of its own: a value that
 /// is not well formed (a number to dial of the wrong length, a time that is no time) is no answer.
 public struct AnswerConfidence: Sendable, Equatable {
-    /// One floor for every kind and language (`engine.local.answer_confidence`); nil: `calibrated`.
-    public var floor: Double?
+    /// The lowest score at which an answer is stored as answered (`engine.local.answer_confidence`).
+    public var floor: Double
 
-    public init(floor: Double? = nil) { self.floor = floor }
+    public init(floor: Double = AnswerConfidence.calibratedFloor) { self.floor = floor }
 
     /// Stores whatever is heard (the behaviour before the floor; what the calibration runs with).
     public static let off = AnswerConfidence(floor: 0)
 
-    /// The lowest score at which an answer of `kind` is stored as answered.
-    public func floor(for kind: AnswerKind, korean: Bool) -> Double {
-        floor ?? Self.calibrated(kind, korean: korean)
-    }
-
-    /// None in either language, from `make bench` (29 Nov; docs/benchmarks.md, "Answer
-    /// confidence"). `--only calibration` ran the tuning personas, floor off, on a clean line and
-    /// on one hissing at −25 dB:
+    /// `calibrated`: none in either language, from `make bench` (29 Nov; docs/benchmarks.md,
+    /// "Answer confidence"). `--only calibration` ran the tuning personas, floor off, on a clean
+    /// line and on one hissing at −25 dB:
     /// - English (Moonshine): the 7 wrong answers of 99 scored 0.58–1 (confident mishearings, and
     ///   read-backs the callee confirmed), among the right ones: every floor sends back more right
     ///   answers than it catches wrong ones.
@@ -32,9 +27,7 @@ public struct AnswerConfidence: Sendable, Equatable {
     ///   0.15 caught them for 4 right ones sent back. It did not carry over: on the held-out
     ///   personas it stored one wrong answer fewer and three right ones fewer, and a plainly said
     ///   "네" scores about 0.12 — the floor sent back the plainest yes there is.
-    /// So the floor is the operator's to set (`engine.local.answer_confidence`); one per kind would
-    /// need more wrong answers of each kind than these sets hold.
-    static func calibrated(_ kind: AnswerKind, korean: Bool) -> Double {
-        0
-    }
+    /// So the floor is the operator's to set; one per kind or language would need more wrong
+    /// answers of each than these sets hold.
+    public static let calibratedFloor = 0.0
 }

@@ -85,7 +85,7 @@ public struct ScriptedDialogue: Sendable {
             return reask(index, prefix: phrases.notUnderstood)
         case .answers(let read):
             // One score: how sure the reading is (a hedge halves it) times how sure the recognizer was.
-            let found = read.filter { $0.value.confidence * heard >= floor(for: $0.key) }
+            let found = read.filter { $0.value.confidence * heard >= context.answerConfidence.floor }
             guard !found.isEmpty else {
                 // Read as an answer, but too unsure to act on: kept as what was heard, and asked again.
                 tracker.update(questionID: tracker.answers[index].questionID, status: .unclear, answerText: reply, summary: nil,
@@ -170,11 +170,6 @@ public struct ScriptedDialogue: Sendable {
             return .ask(text: phrases.stillThere + " " + tracker.answers[index].question, questionIndex: index)
         }
         return close(phrases.notAGoodTime + " " + context.closing)
-    }
-
-    /// The score an answer to question `index` needs to be stored as answered.
-    func floor(for index: Int) -> Double {
-        context.answerConfidence.floor(for: interpreter.kinds.indices.contains(index) ? interpreter.kinds[index] : .freeText, korean: interpreter.korean)
     }
 
     /// The same question once more; after its second asking the dialogue moves on.
