@@ -1,23 +1,29 @@
 import Calls
 import Foundation
 import Personas
+import Realtime
 
 /// `make bench`'s `held-out` suite: the personas nothing was tuned on (`CalleePersona.heldOut`,
 /// `.koreanHeldOut`) as real calls — English in Piper's voice, Korean in espeak-ng's Korean voice
 /// (read-back off: the simulated callee does not hear Korean). The figure that matters most to an
-/// operator is the answers stored as `answered` that are wrong; each set runs again with the
-/// answer-confidence floor off, the figure from before it.
+/// operator is the answers stored as `answered` that are wrong. While the calibrated
+/// answer-confidence floor is a floor (not 0), each set runs again with it off: the figure from
+/// before it. At 0 those runs would repeat the first ones call for call, so they are left out.
 extension BenchMain {
     static func heldOut(output: String, concurrency: Int) async throws {
         var rows: [[String]] = [], json: [String: Any] = [:], differed: [[String]] = []
         let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
-        for (set, personas, language, environment) in [
+        var sets: [(String, [CalleePersona], String?, [String: String])] = [
             ("English", CalleePersona.heldOut, nil, [:]),
             ("Korean", CalleePersona.koreanHeldOut, "ko", ["VOICEBRIDGE_ENGINE_READ_BACK": "none"]),
+        ]
+        if AnswerConfidence.calibratedFloor > 0 {
             // The same calls as before the answer-confidence floor: every answer read is stored.
-            ("English, floor off", CalleePersona.heldOut, nil, ["VOICEBRIDGE_ENGINE_LOCAL_ANSWER_CONFIDENCE": "0"]),
-            ("Korean, floor off", CalleePersona.koreanHeldOut, "ko", ["VOICEBRIDGE_ENGINE_READ_BACK": "none", "VOICEBRIDGE_ENGINE_LOCAL_ANSWER_CONFIDENCE": "0"]),
-        ] as [(String, [CalleePersona], String?, [String: String])] {
+            sets += sets.map { set, personas, language, environment in
+                ("\(set), floor off", personas, language, environment.merging(["VOICEBRIDGE_ENGINE_LOCAL_ANSWER_CONFIDENCE": "0"]) { $1 })
+            }
+        }
+        for (set, personas, language, environment) in sets {
             print("== Held-out personas, \(set): \(personas.count) real calls, \(concurrency) at a time")
             let run = try await PersonaBenchmark.run(serverBinary: try serverBinary(), concurrency: concurrency, personas: personas,
                                                      language: language, environment: environment)
