@@ -169,46 +169,21 @@ demo: build
 # suites, each step's wall time), what failed, and its wall time. `make unit-test` and `make
 # e2e-test` run each half by itself, in the same steps (the recipe is at the end of this block).
 
-# Unit tests in three passes (issue 37). Most suites wait on real calls in real time, so they run
-# UNIT_WIDTH tests at a time (Swift Testing's in-process parallelism, capped) beside the e2e suites.
-# At three at a time there a transfer request and a key press went unheard in one run of three
-# (why was not looked into; both are heard by a call under load), so two at a time, and the suites
-# whose calls over real SIP must hear speech or keys in time (CALL_SUITES: transfers, the cascade's
-# early replies, the dashboard's flow and try-it calls) run after,
-# CALL_WIDTH at a time with nothing else: such a call uses under half a core, most of it waiting on
-# audio in real time (three at a time: 156-173 s and all passed in 3 runs of 3; two: 230-239 s).
-# Suites whose checks measure time, memory or audio under load (TIMED_SUITES: pacing, timers,
-# barge-in, a real peer's audio, turn timing) then run alone, one test at a time, as every suite
-# once did. The CALL_SUITES' RTP ranges are disjoint (two servers in one process must not share one).
-# Personas, flows, read-backs, keys, overlaps and answering machines run in virtual time
-# (VIRTUAL_SUITES: `VirtualCallHarness`, issue 57): no machine load changes their verdicts, but each
-# keeps a core busy while it runs — beside the real-time suites it slowed the shared pass by 100 s
-# and a browser call there flipped — so they have a step of their own, VIRTUAL_WIDTH at a time.
-# AnswerConfidenceCallTests runs in virtual time too, but alone: its callee's lines over a hissing
-# line come out a little differently after other suites' syntheses in the process (espeak-ng carries
-# state from one synthesis to the next that its API cannot reset) — alone, in a fixed order, the same.
+# Unit tests in steps, each suite's step named by a tag on its `@Suite` (Tests/TestLanes; read by
+# scripts/test-lanes.py, which also refuses a suite of whole virtual-time calls left in the shared
+# pass). Untagged suites run UNIT_WIDTH tests at a time beside the e2e suites: most wait on calls in
+# real time. `.virtualTime` suites — whole calls on the virtual clock (`VirtualCallHarness`), where
+# no load changes a verdict but each keeps a core busy — run next, VIRTUAL_WIDTH at a time.
+# `.realTimeCalls` suites — calls over real SIP or a browser that must hear speech or keys in time
+# (transfers, the cascade's early replies, the dashboard's flow and try-it calls) — then CALL_WIDTH
+# at a time with nothing else (such a call uses under half a core, most of it waiting on audio).
+# `.timed` suites — pacing, SIP timers, barge-in, a real peer's audio, turn timing — run last, alone,
+# one test at a time.
 UNIT_WIDTH ?= 2
 VIRTUAL_WIDTH ?= 2
-VIRTUAL_SUITES := PersonaCallTests FlowCallTests ReadBackCallTests KeypadCallTests OverlapCallTests MachineDetectionCallTests TestLineTests
 CALL_WIDTH ?= 3
-CALL_SUITES := WarmTransferTests TransferCallTests DashboardFlowTests CascadeEarlyReplyTests DashboardTryTests
-TIMED_SUITES := PacerSchedulerEventLoopTests PacerSchedulerTests PacerTests MediaStreamSocketLegPacingTests SIPBadRequestTests \
-  SIPRateLimiterTests RTPSessionSRTPTests RTPSessionPeerTests RTPInactivityTests TimerHAndRTCPTests SIPServerTransactionTests \
-  ClientTransactionTimerTests SIPStreamTransportTests SIPCallLegTests LoopbackStreamTests TwilioStreamTests TwilioBargeInTests \
-  DialectStreamTests BaresipTests WebSocketMemoryTests CallStoreTests ResamplerConcurrencyTests \
-  HealthEndpointHandlerTests HealthAndShutdownTests MoonshineLanesTests EventLoopSleepTests TurnDetectionTests \
-  WarmTransferBridgeAudioTests CascadeTurnModelTests AnswerConfidenceCallTests
-empty :=
-space := $(empty) $(empty)
-suites = \.($(subst $(space),|,$(strip $(1))))/
-# TIMED: every suite kept out of the shared pass; VIRTUAL, CALLS and ALONE: its three parts.
-TIMED := $(call suites,$(TIMED_SUITES) $(CALL_SUITES) $(VIRTUAL_SUITES))
-VIRTUAL := $(call suites,$(VIRTUAL_SUITES))
-CALLS := $(call suites,$(CALL_SUITES))
-ALONE := $(call suites,$(TIMED_SUITES))
 test unit-test e2e-test: deps
-	@TIMED='$(TIMED)' VIRTUAL='$(VIRTUAL)' CALLS='$(CALLS)' ALONE='$(ALONE)' UNIT_WIDTH=$(UNIT_WIDTH) \
-	  VIRTUAL_WIDTH=$(VIRTUAL_WIDTH) CALL_WIDTH=$(CALL_WIDTH) \
+	@UNIT_WIDTH=$(UNIT_WIDTH) VIRTUAL_WIDTH=$(VIRTUAL_WIDTH) CALL_WIDTH=$(CALL_WIDTH) \
 	  SWIFT_BUILD_FLAGS='$(SWIFT_BUILD_FLAGS)' scripts/make-test.sh $(patsubst test,all,$(@:-test=))
 
 # The cluster alone (also part of e2e-test): PostgreSQL 15, Kamailio and two nodes on 127.0.0.1,

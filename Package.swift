@@ -170,29 +170,31 @@ let package = Package(
             "Pipeline", "Realtime", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ], path: "Tests/TestSupport", exclude: ["mcp_reference_server.py"]),   // run by python3 from the repository
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport"]),
+        // The make-test step each suite runs in, as Swift Testing tags (scripts/test-lanes.py).
+        .target(name: "TestLanes", path: "Tests/TestLanes"),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport", "TestLanes"]),
         .testTarget(name: "ToolsTests", dependencies: ["Tools"]),
         .testTarget(name: "KnowledgeTests", dependencies: ["Knowledge", "Tools"]),
         .testTarget(name: "FlowsTests", dependencies: ["Flows"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Flows", "Tools"]),
         .testTarget(name: "BridgeTests", dependencies: [
-            "Bridge", "TestSupport", .product(name: "NIOPosix", package: "swift-nio"),
+            "Bridge", "TestSupport", "TestLanes", .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "RealtimeTests", dependencies: [
-            "Realtime", "TestSupport", "Pipeline", "Tools", "Knowledge", "Flows", "Calls",   // Calls: the server's tool transport
+            "Realtime", "TestSupport", "TestLanes", "Pipeline", "Tools", "Knowledge", "Flows", "Calls",   // Calls: the server's tool transport
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "Calls"]),
         .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Flows", "Realtime", "Personas"]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestRuns", "TestSupport", "Personas", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestRuns", "TestSupport", "TestLanes", "Personas", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(
             name: "APITests",
             dependencies: [
-                "API", "TestSupport", "Flows", "Analysis",
+                "API", "TestSupport", "TestLanes", "Flows", "Analysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

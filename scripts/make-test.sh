@@ -4,30 +4,29 @@
 #   1. One build: the tests, the server and the bench binary (the soak suite's load).
 #   2. Side by side: the unit tests that measure no time, UNIT_WIDTH at a time, and the e2e suites
 #      that may share the machine, VB_E2E_JOBS at a time. Both spend most of their time waiting on
-#      calls in real time (a serial unit run is 16 min of wall time for 3 min of CPU), and their RTP
+#      calls in real time (serially 813 s of wall time for ~3 min of CPU, 29 Nov), and their RTP
 #      ports are disjoint (unit tests below 49000, e2e suites 51000-57999).
-#   3. The call suites in virtual time (VIRTUAL), VIRTUAL_WIDTH at a time: load changes none of
+#   3. The suites tagged `.virtualTime` (VIRTUAL), VIRTUAL_WIDTH at a time: load changes none of
 #      their verdicts, but each keeps a core busy, which the real-time suites beside them would feel.
-#   4. The call suites that must hear speech or keys in time (CALLS), CALL_WIDTH at a time, nothing
-#      else beside them.
-#   5. Alone, one after the other: the timed unit suites (ALONE, one test at a time), then the e2e
-#      suites marked `# e2e: alone` (frame lateness, calls started at the same instant).
+#   4. The suites tagged `.realTimeCalls` (CALLS): calls that must hear speech or keys in time,
+#      CALL_WIDTH at a time, nothing else beside them.
+#   5. Alone, one after the other: the suites tagged `.timed` (ALONE, one test at a time), then the
+#      e2e suites marked `# e2e: alone` (frame lateness, calls started at the same instant).
 #
 # Every part runs even when one before it failed. The end shows where the time went
-# (scripts/slowest.py), repeats what failed, and gives the wall time. Environment: TIMED (a --filter
-# regex: every suite kept out of step 2), VIRTUAL, CALLS and ALONE (its three parts), UNIT_WIDTH,
-# VIRTUAL_WIDTH, CALL_WIDTH,
-# SWIFT_BUILD_FLAGS, VB_E2E_JOBS. One argument, `unit` or `e2e`, runs only that half, step by step
-# as above (`make unit-test`, `make e2e-test`).
+# (scripts/slowest.py), repeats what failed, and gives the wall time. Each suite's step is the tag
+# on its `@Suite` (scripts/test-lanes.py prints the --filter regexes: VIRTUAL, CALLS, ALONE, and
+# TIMED for all three). Environment: UNIT_WIDTH, VIRTUAL_WIDTH, CALL_WIDTH, SWIFT_BUILD_FLAGS,
+# VB_E2E_JOBS. One argument, `unit` or `e2e`, runs only that half, step by step as above
+# (`make unit-test`, `make e2e-test`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
 parts=${1:-all}
 case $parts in all|unit|e2e) ;; *) echo "usage: $0 [unit|e2e]" >&2; exit 2 ;; esac
 runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }   # runs unit|e2e: whether this half is run
-: "${TIMED:?TIMED: the suites kept out of the shared pass, a swift test --filter regex}"
-: "${CALLS:?CALLS: the call suites run CALL_WIDTH at a time, a --filter regex}" "${ALONE:?ALONE: the timed suites run alone}"
-: "${VIRTUAL:?VIRTUAL: the call suites in virtual time, a --filter regex}"
+lanes=$(python3 scripts/test-lanes.py) || { echo "make test: a suite's step is not clear (scripts/test-lanes.py, above)"; exit 1; }
+eval "$lanes"   # VIRTUAL, CALLS, ALONE, and TIMED (all three)
 width=${UNIT_WIDTH:-2} call_width=${CALL_WIDTH:-3} virtual_width=${VIRTUAL_WIDTH:-2}
 flags=${SWIFT_BUILD_FLAGS:-}
 unit=test-artifacts/unit.log e2e=test-artifacts/e2e.log

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestLanes
 import TestSupport
 @testable import API
 @testable import Calls
@@ -8,7 +9,7 @@ import TestSupport
 /// the server's errors named by step under the editor; fixed, the template is saved and its graph
 /// drawn; a call from it (the simulated callee over real SIP) shows on its page the path it took
 /// highlighted, its fields and its post-call analysis.
-@Suite(.serialized) struct DashboardFlowTests {
+@Suite(.serialized, .tags(.realTimeCalls)) struct DashboardFlowTests {
     static let yaml = """
         start: attend
         steps:

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import TestLanes
 import TestSupport
 @testable import API
 @testable import Calls
@@ -12,7 +13,7 @@ import TestSupport
 /// page; the caller's voice silences it on the page within 300 ms (from the voice's onset in the
 /// frames the page sends to the agent's audio stopping there, `barge_in.min_ms` at its lowest); the
 /// words reach the transcript and the stored answer, and the call is stored with `direction: browser`.
-@Suite(.serialized) struct DashboardTryTests {
+@Suite(.serialized, .tags(.realTimeCalls)) struct DashboardTryTests {
     /// 16-bit mono PCM as a WAV file.
     static func wav(_ samples: [Int16], sampleRate: Int) -> Data {
         var d = Data()

@@ -6,13 +6,14 @@ import Logging
 import Pipeline
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 
 /// Every dialect runs the same call session through the whole server: a client speaking Telnyx,
 /// Plivo or Exotel (as the provider would) talks, the echo engine answers, the caller talks over
 /// the answer and gets that dialect's clear; marks go out in the dialect's words and its echoes
 /// are taken; the call is stored like any other.
-@Suite(.serialized) struct DialectStreamTests {
+@Suite(.serialized, .tags(.timed)) struct DialectStreamTests {
     /// What a provider of `dialect` sends, and how it reads what it gets.
     struct Provider {
         let dialect: MediaStreamDialect

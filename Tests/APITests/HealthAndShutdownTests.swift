@@ -5,10 +5,11 @@ import Logging
 import ServiceLifecycle
 import TestSupport
 import Testing
+import TestLanes
 @testable import API
 @testable import Calls
 
-@Suite struct HealthAndShutdownTests {
+@Suite(.tags(.timed)) struct HealthAndShutdownTests {
     static func makeServer(engine: VoiceBridgeConfig.EngineMode = .local) throws -> VoiceBridgeServer {
         var config = VoiceBridgeConfig()
         config.http.port = 0

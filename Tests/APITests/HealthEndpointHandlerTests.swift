@@ -4,11 +4,12 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
 import Testing
+import TestLanes
 @testable import API
 
 /// `/healthz` answered in the channel pipeline, where no task is needed; the whole path (a stuck
 /// pool, the real server) is in Tests/e2e/suite-concurrent-start.sh.
-@Suite struct HealthEndpointHandlerTests {
+@Suite(.tags(.timed)) struct HealthEndpointHandlerTests {
     static func channel() throws -> (EmbeddedChannel, VoiceBridgeServer) {
         let server = try HealthAndShutdownTests.makeServer(engine: .echo)
         return (EmbeddedChannel(handler: HealthEndpointHandler(server: server)), server)

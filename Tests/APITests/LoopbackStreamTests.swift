@@ -6,13 +6,14 @@ import Logging
 import Pipeline
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 @testable import API
 
 /// `engine.mode: loopback` through a Twilio stream: every frame comes back through the whole
 /// pipeline while the caller talks (barge-in off), in-band key presses are heard, and the call's
 /// stage meters show on its report and on `/metrics`.
-@Suite(.serialized) struct LoopbackStreamTests {
+@Suite(.serialized, .tags(.timed)) struct LoopbackStreamTests {
     static func dtmf(_ row: Double, _ column: Double, frames: Int) -> [[UInt8]] {
         (0..<frames).map { f in (0..<160).map { i in
             let t = Double(f * 160 + i) / 8000

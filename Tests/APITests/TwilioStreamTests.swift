@@ -8,12 +8,13 @@ import Pipeline
 import ServiceLifecycle
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 @testable import API
 
 /// A Twilio-protocol client written here (its own JSON, not the server's codec) against the
 /// running server with the local engine.
-@Suite(.serialized) struct TwilioStreamTests {
+@Suite(.serialized, .tags(.timed)) struct TwilioStreamTests {
     static func config(token: String? = nil) -> VoiceBridgeConfig {
         var c = VoiceBridgeConfig()
         c.http.port = 0
@@ -160,7 +161,7 @@ import TestSupport
     }
 }
 
-@Suite(.serialized) struct TwilioBargeInTests {
+@Suite(.serialized, .tags(.timed)) struct TwilioBargeInTests {
     final class BargeLog: Sendable {
         let cleared = Mutex<ContinuousClock.Instant?>(nil)
         let talkingFrom = Mutex<ContinuousClock.Instant?>(nil)

@@ -2,12 +2,13 @@ import Foundation
 import Pipeline
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 @testable import Bridge
 
 /// A real softphone on both ends of a call: plain (UDP, RTP), and with SIP over TLS and SDES-SRTP
 /// required on both sides (baresip's TLS transport and srtp module, `mediaenc=srtp-mand`).
-@Suite(.serialized, .enabled(if: Baresip.isInstalled)) struct BaresipTests {
+@Suite(.serialized, .enabled(if: Baresip.isInstalled), .tags(.timed)) struct BaresipTests {
     enum Security: String, Sendable, CaseIterable, CustomTestStringConvertible {
         case plain, tlsWithSRTP
         var testDescription: String { rawValue }

@@ -1,5 +1,6 @@
 import Bridge
 import Testing
+import TestLanes
 import TestSupport
 
 /// `Task.sleepOnEventLoop`: the timer a call arms for its maximum duration (and its ring and
@@ -7,7 +8,7 @@ import TestSupport
 /// task (≈ 740 bytes) until the deadline — an hour's limit at 400 calls a minute is 18 MB — which
 /// the soak showed as memory growing for as long as the limit. A timed suite in make test: it
 /// counts the allocator's bytes, which other tests running beside it would move.
-@Suite(.serialized) struct EventLoopSleepTests {
+@Suite(.serialized, .tags(.timed)) struct EventLoopSleepTests {
     @Test func cancelledSleepsGiveTheirMemoryBack() async throws {
         func sleepAndCancel(_ count: Int) async {
             await withTaskGroup(of: Void.self) { group in

@@ -3,11 +3,12 @@ import NIOPosix
 import Pipeline
 import Synchronization
 import Testing
+import TestLanes
 @testable import Bridge
 
 /// The media tick driven by an event loop's own timers: ticks on the 20 ms grid, run on that
 /// loop, and stop when the owning task is cancelled.
-@Suite struct PacerSchedulerEventLoopTests {
+@Suite(.tags(.timed)) struct PacerSchedulerEventLoopTests {
     @Test func ticksOnTheLoopEvery20msUntilCancelled() async throws {
         // A loop of its own: other suites' work on the shared loops must not skew the count.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

@@ -1,11 +1,12 @@
 import NIOCore
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 @testable import Bridge
 
 /// Once a call's RTP has latched onto its peer, nobody else is heard.
-@Suite(.serialized) struct RTPSessionPeerTests {
+@Suite(.serialized, .tags(.timed)) struct RTPSessionPeerTests {
     @Test func afterLatchingPacketsFromAnyOtherAddressAreDroppedAndCounted() async throws {
         let pool = try RTPPortPool(range: 44100...44149)
         let alice = try await RTPSession.open(host: "127.0.0.1", pool: pool)

@@ -1,11 +1,12 @@
 import NIOCore
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 @testable import Bridge
 
 /// Two RTP sessions on loopback with crossed SRTP keys, as two ends of a call would have them.
-@Suite(.serialized) struct RTPSessionSRTPTests {
+@Suite(.serialized, .tags(.timed)) struct RTPSessionSRTPTests {
     static func pair(requireSRTP: Bool = true, pool: RTPPortPool) async throws -> (RTPSession, RTPSession, Locked<[[UInt8]]>) {
         let a = SDESCrypto.fresh().keyAndSalt, b = SDESCrypto.fresh().keyAndSalt
         let alice = try await RTPSession.open(host: "127.0.0.1", pool: pool, requireSRTP: requireSRTP)

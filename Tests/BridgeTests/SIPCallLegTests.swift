@@ -2,11 +2,12 @@ import Foundation
 import Pipeline
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 @testable import Bridge
 
 /// A SIP call through sipp's RTP echo, seen through the media-stream model.
-@Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct SIPCallLegTests {
+@Suite(.serialized, .enabled(if: Sipp.isInstalled), .tags(.timed)) struct SIPCallLegTests {
     final class Recorder: Sendable {
         let events = Mutex<[MediaStreamEvent]>([])
         func add(_ e: MediaStreamEvent) { events.withLock { $0.append(e) } }

@@ -2,10 +2,11 @@ import Foundation
 import NIOCore
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 @testable import Bridge
 
-@Suite struct SIPRateLimiterTests {
+@Suite(.tags(.timed)) struct SIPRateLimiterTests {
     static let source = try! SocketAddress(ipAddress: "192.0.2.7", port: 5060)
     static let invite = Array("INVITE sip:1@x SIP/2.0\r\n".utf8)
 
@@ -46,7 +47,7 @@ import TestSupport
 }
 
 /// What our UAS answers to requests it cannot or will not take, seen by a raw UDP peer.
-@Suite(.serialized) struct SIPBadRequestTests {
+@Suite(.serialized, .tags(.timed)) struct SIPBadRequestTests {
     final class Inbox: Sendable { let messages = Mutex<[SIPMessage]>([]) }
 
     static func exchange(_ requests: [String], port: Int) async throws -> [SIPMessage] {

@@ -3,11 +3,12 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 @testable import Bridge
 
 /// SIP over TCP and TLS: framing a byte stream, calling sipp over TCP, TLS between two transports.
-@Suite(.serialized) struct SIPStreamTransportTests {
+@Suite(.serialized, .tags(.timed)) struct SIPStreamTransportTests {
     static let invite = "INVITE sip:1@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.1:5060;branch=z9hG4bKa\r\nContent-Length: 5\r\n\r\nhello"
     static let options = "OPTIONS sip:1@127.0.0.1 SIP/2.0\r\nl: 0\r\nCall-ID: x\r\n\r\n"
 

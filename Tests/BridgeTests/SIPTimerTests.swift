@@ -4,10 +4,11 @@ import NIOCore
 import Pipeline
 import Synchronization
 import Testing
+import TestLanes
 import TestSupport
 @testable import Bridge
 
-@Suite struct ClientTransactionTimerTests {
+@Suite(.tags(.timed)) struct ClientTransactionTimerTests {
     static func retransmitTimes(_ kind: ClientTransaction.Kind, provisionalAt: Duration? = nil) -> (retransmits: [Double], timeout: Double?) {
         let start = ContinuousClock.now
         var tx = ClientTransaction(kind: kind, callID: "c", method: kind == .invite ? "INVITE" : "BYE", request: [],
@@ -60,7 +61,7 @@ import TestSupport
 }
 
 /// A raw UDP peer drives our UAS where sipp's scripts cannot reach: retransmissions.
-@Suite(.serialized) struct SIPServerTransactionTests {
+@Suite(.serialized, .tags(.timed)) struct SIPServerTransactionTests {
     static func invite(branch: String, callID: String, port: Int) -> [UInt8] {
         let sdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n"
         return Array(("INVITE sip:0212@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:\(port);branch=\(branch)\r\nFrom: <sip:a@127.0.0.1>;tag=t1\r\n"
@@ -99,7 +100,7 @@ import TestSupport
     }
 }
 
-@Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct RTPInactivityTests {
+@Suite(.serialized, .enabled(if: Sipp.isInstalled), .tags(.timed)) struct RTPInactivityTests {
     /// sipp answers but never sends RTP: after the media timeout we hang up with that reason.
     @Test func silenceOnTheWireEndsTheCallWithMediaTimeout() async throws {
         let sipPort = freeUDPPort()
@@ -184,7 +185,7 @@ import TestSupport
     }
 }
 
-@Suite(.serialized) struct TimerHAndRTCPTests {
+@Suite(.serialized, .tags(.timed)) struct TimerHAndRTCPTests {
     /// Timer H: a caller that never ACKs our 200 gets it repeated, then a BYE, and the call ends.
     @Test func withoutAnACKTheCallEndsWithBye() async throws {
         var configuration = SIPUserAgent.Configuration()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 @testable import Realtime
@@ -11,7 +12,12 @@ import TestSupport
 /// call stores them `answered`. At floors an operator sets (`engine.local.answer_confidence`):
 /// English (Moonshine) 0.6, Korean (Whisper) 0.15 — the floors the tuning personas pointed to
 /// (docs/guide/conversation.md, "How sure before storing").
-@Suite(.serialized) struct AnswerConfidenceCallTests {
+///
+/// `.timed` (alone, in a fixed order) rather than `.virtualTime`: its lines sit near the floor, and
+/// espeak-ng's wave generator carries state from one synthesis to the next (its pitch flutter's
+/// phase, a static its API cannot reset), so what the process synthesized before changes these
+/// lines a little — enough to move a hissing line across the floor beside other suites.
+@Suite(.serialized, .tags(.timed)) struct AnswerConfidenceCallTests {
     struct Case: Sendable, CustomStringConvertible {
         var language: String?
         var question: String

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 
-@Suite struct CallStoreTests {
+@Suite(.tags(.timed)) struct CallStoreTests {
     static func temporaryPath() -> String { StoreBackend.temporarySQLitePath() }
 
     static func sampleCall(_ id: String = CallRecord.newID()) -> CallRecord {

@@ -1,14 +1,15 @@
 import Foundation
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 
-/// A campaign run for real: its contacts called over SIP/RTP by the local engine, each answered
+/// A campaign run whole, in virtual time: its contacts called by the local engine, each answered
 /// by the simulated callee as its row scripts, never more at once than the campaign allows, and
 /// the results in the export.
-@Suite(.serialized) struct CampaignCallTests {
+@Suite(.serialized, .tags(.virtualTime)) struct CampaignCallTests {
     @Test func aCampaignCallsEveryContactAndCompletes() async throws {
-        try await CallHarness.run(rtpBase: 46800, tweak: { $0.maxConcurrentCalls = 5 }) { manager, store, _ in
+        _ = try await VirtualCallHarness.run(tweak: { $0.maxConcurrentCalls = 5 }) { manager, store, clock in
             _ = try await store.createTemplate(CallTemplate(name: "attend", purpose: "{name}'s meeting tomorrow", questions: ["Can you attend, {name}?"]))
             let draft = Campaign(name: "tomorrow", callerNumber: "070-1234-5678", callerDisplayName: "ABC Company", callsPerMinute: 600, maxConcurrentCalls: 2,
                                  retry: .init(on: [], maxRetries: 0, delaySeconds: 0))
@@ -24,10 +25,10 @@ import TestSupport
             #expect(report.accepted == 4)
             _ = try await manager.setCampaign(campaign.id, to: .running)
             var mostOpen = 0
-            let deadline = ContinuousClock.now.advanced(by: .seconds(120))
-            while ContinuousClock.now < deadline, try await store.campaign(id: campaign.id)?.state == .running {
+            let deadline = clock.now.advanced(by: .seconds(120))
+            while clock.now < deadline, try await store.campaign(id: campaign.id)?.state == .running {
                 mostOpen = await max(mostOpen, try store.progress(campaignID: campaign.id).live)
-                try await Task.sleep(for: .milliseconds(50))
+                try await clock.sleep(for: .milliseconds(50))
             }
             #expect(try await store.campaign(id: campaign.id)?.state == .completed)
             #expect(mostOpen <= 2 && mostOpen >= 1, "at most the campaign's 2 at once (saw \(mostOpen))")

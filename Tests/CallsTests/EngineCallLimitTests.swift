@@ -4,21 +4,9 @@ import Testing
 import TestSupport
 @testable import Calls
 
-/// The local engine shares the machine's cores: beyond `engine.local.max_calls` outbound calls
-/// wait in the queue and an inbound INVITE gets 503, rather than every call going silent.
+/// The local engine shares the machine's cores: beyond `engine.local.max_calls` an inbound INVITE
+/// gets 503, rather than every call going silent (outbound calls wait in the queue: CallLimitTests).
 @Suite(.serialized) struct EngineCallLimitTests {
-    @Test func outboundCallsBeyondTheEngineLimitWaitInTheQueue() async throws {
-        try await CallHarness.run(rtpBase: 45200, tweak: { $0.maxConcurrentCalls = 5; $0.engineCallLimit = 1 }) { manager, store, _ in
-            var ids: [String] = []
-            for n in 0..<3 {
-                ids.append(try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"], questions: ["Can you attend?"], callee: "0109876541\(n)")).outboundId)
-            }
-            for id in ids { _ = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal } }
-            #expect(try await OutboundCallTests.calls(ids, in: store).map(\.state) == [.completed, .completed, .completed])
-            #expect(await manager.mostLiveAtOnce == 1, "one call at a time although max_concurrent_calls is 5")
-        }
-    }
-
     @Test(.enabled(if: Sipp.isInstalled)) func anInboundCallBeyondTheEngineLimitGets503() async throws {
         try await CallHarness.run(rtpBase: 45600, tweak: { $0.engineCallLimit = 1 }) { manager, store, ua in
             let port = await ua.localPort

@@ -1,6 +1,7 @@
 import Flows
 import Foundation
 import Testing
+import TestLanes
 import TestSupport
 import Tools
 @testable import Calls
@@ -9,7 +10,7 @@ import Tools
 /// Offline, whole calls in virtual time: a 17-step flow with four branches and a tool step, every path to
 /// every end taken by its own simulated callee (espeak-ng → μ-law → Moonshine), six calls at once;
 /// each call's stored path, typed fields and outcome checked, the tool's arguments, and one call's webhook.
-@Suite(.serialized) struct FlowCallTests {
+@Suite(.serialized, .tags(.virtualTime)) struct FlowCallTests {
     static let flow = """
         {"start": "attend", "steps": [
           {"id": "attend", "ask": "Will you come to the open day on Friday?", "field": "attending", "kind": "yes_no", "next": "route_attend"},

@@ -1,13 +1,14 @@
 import Foundation
 import Realtime
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 
 /// Key presses as answers (telephone events from the simulated callee, in virtual time): a template's keypad
 /// maps keys to the words they stand for, and the local dialogue takes them as the answer; every
 /// key is in the transcript as `[DTMF n]`.
-@Suite(.serialized) struct KeypadCallTests {
+@Suite(.serialized, .tags(.virtualTime)) struct KeypadCallTests {
     @Test func aKeyAnswersAQuestionThatOffersKeys() async throws {
         _ = try await VirtualCallHarness.run { manager, store, clock in
             _ = try await store.createTemplate(CallTemplate(name: "attend", purpose: "tomorrow's meeting",

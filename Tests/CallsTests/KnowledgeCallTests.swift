@@ -1,14 +1,15 @@
 import Foundation
 import Knowledge
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 @testable import Realtime
 
-/// Offline, over a real SIP call: the simulated callee asks a FAQ question (espeak-ng → RTP →
+/// Offline, a whole call in virtual time: the simulated callee asks a FAQ question (espeak-ng →
 /// Moonshine), the local engine finds the answer in the call's collection and says it, then asks
 /// its own question again; a question the FAQ cannot answer is passed on and kept in the result.
-@Suite(.serialized) struct KnowledgeCallTests {
+@Suite(.serialized, .tags(.virtualTime)) struct KnowledgeCallTests {
     @Test func theCalleeAsksAFAQQuestionAndHearsTheAnswer() async throws {
         let store = try CallStore(path: StoreBackend.temporarySQLitePath())
         let faq = """
@@ -18,13 +19,13 @@ import TestSupport
             """
         try await store.replaceKnowledge(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
         let (tts, stt) = try #require(CallHarness.speech)
-        try await CallHarness.run(rtpBase: 49200, store: store, tweak: { $0.retry.enabled = false },
-                                  engines: CallSystem.localEngines(tts: tts, stt: stt, knowledge: store)) { manager, store, _ in
+        _ = try await VirtualCallHarness.run(store: store, tweak: { $0.retry.enabled = false },
+                                             engines: CallSystem.localEngines(tts: tts, stt: stt, knowledge: store)) { manager, store, clock in
             var request = CallHarness.seedRequest(answers: ["What time do you open on Saturday?", "Do you sell gift cards?", "Yes, I can attend."],
                                                   questions: ["Can you attend the appointment on Thursday?"])
             request.knowledge = ["clinic"]
             let id = try await manager.create(request).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock) { $0.state.isTerminal }
             let transcript = try await store.transcript(callID: id)
             let said = transcript.filter { $0.entry.speaker == .ai }.map(\.entry.text)
             #expect(call.state == .completed, "\(said)")

@@ -1,21 +1,22 @@
 import Foundation
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 @testable import Realtime
 
-/// A Korean call and an English one on the same server, over real SIP and RTP: the Korean call's
+/// A Korean call and an English one on the same server, side by side in virtual time: the Korean call's
 /// agent greets and asks in Korean (espeak-ng's Korean voice), hears the simulated callee's Korean
 /// with Whisper base and stores its answers as said, in Korean; the English call beside it runs on
 /// Moonshine as always. The Korean persona answers "예" and "네": what Whisper hears reliably from
 /// espeak-ng's Korean over a phone line (its "아니요" comes out as "리요" or "네" — docs/guide/offline.md, "What to
 /// expect offline").
-@Suite(.serialized) struct KoreanCallTests {
+@Suite(.serialized, .tags(.virtualTime)) struct KoreanCallTests {
     @Test func aKoreanCallAndAnEnglishCallRunSideBySide() async throws {
         let (tts, stt) = try #require(CallHarness.speech)
         let korean = OfflineKorean(whisperPath: Fixtures.whisper, lanes: 1)
-        try await CallHarness.run(rtpBase: 59000, tweak: { $0.retry.enabled = false; $0.maxConcurrentCalls = 2 },
-                                  engines: CallSystem.localEngines(tts: tts, stt: stt, korean: korean)) { manager, store, _ in
+        _ = try await VirtualCallHarness.run(tweak: { $0.retry.enabled = false; $0.maxConcurrentCalls = 2 },
+                                             engines: CallSystem.localEngines(tts: tts, stt: stt, korean: korean)) { manager, store, clock in
             var request = CallHarness.seedRequest(answers: ["예.", "네."], questions: ["내일 회의에 참석하실 수 있나요?", "저녁 식사도 함께 하시나요?"],
                                                   callee: "010 7100 0001")
             request.purpose = "내일 오후 두 시 회의"
@@ -25,7 +26,7 @@ import TestSupport
             let englishID = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend.", "No, the original location is fine."],
                                                                              callee: "010 7100 0002")).outboundId
 
-            let call = try await CallHarness.waitFor(store, koreanID, timeout: .seconds(120)) { $0.state.isTerminal }
+            let call = try await VirtualCallHarness.waitFor(store, koreanID, clock: clock) { $0.state.isTerminal }
             #expect(call.state == .completed && call.language == "ko")
             let answers = try await store.answers(callID: koreanID)
             #expect(answers.map(\.status) == [.answered, .answered], "\(answers.map { ($0.status, $0.answerText ?? "") })")
@@ -37,7 +38,7 @@ import TestSupport
             #expect(agentLines.first?.hasPrefix("안녕하세요, ABC 회사의 AI 상담원입니다.") == true, "\(agentLines)")
             #expect(agentLines.last?.hasSuffix("좋은 하루 되세요.") == true, "\(agentLines)")
 
-            let english = try await CallHarness.waitFor(store, englishID, timeout: .seconds(120)) { $0.state.isTerminal }
+            let english = try await VirtualCallHarness.waitFor(store, englishID, clock: clock) { $0.state.isTerminal }
             #expect(english.state == .completed && english.language == nil)
             #expect(try await store.answers(callID: englishID).map(\.answerSummary) == ["yes", "no"])
         }

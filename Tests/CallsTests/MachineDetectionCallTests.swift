@@ -1,12 +1,13 @@
 import Foundation
 import Realtime
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 
 /// Answering-machine detection, whole calls in virtual time: the simulated callee answers as a machine
 /// (an espeak-ng greeting, then a 1 kHz beep) or as a person ("Hello?"); the local engine runs the call.
-@Suite(.serialized) struct MachineDetectionCallTests {
+@Suite(.serialized, .tags(.virtualTime)) struct MachineDetectionCallTests {
     static func request(_ script: [String], action: String, callee: String) -> OutboundCallRequest {
         var request = CallHarness.seedRequest(answers: script, maxRetries: 0, questions: ["Can you attend?"], callee: callee)
         request.machineDetection = action

@@ -152,18 +152,6 @@ import TestSupport
         }
     }
 
-    @Test func calleeHangingUpMidCallKeepsThePartialResult() async throws {
-        try await CallHarness.run(rtpBase: 37600) { manager, store, _ in
-            let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "<hangup>"]))
-            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
-            #expect(call.state == .completed && call.taskCompleted == false && call.failureReason == "remote_hangup")
-            let answers = try await store.answers(callID: call.outboundId)
-            #expect(answers.map(\.status) == [.answered, .pending], "asked and never answered stays pending: \(answers.map(\.status))")
-            #expect(answers.first?.answerSummary == "yes")
-            #expect(try await store.attempts(callID: call.outboundId).map(\.outcome) == ["completed"])
-        }
-    }
-
     @Test func cancelWhileRinging() async throws {
         try await CallHarness.run(rtpBase: 38000) { manager, store, ua in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["<no_answer>"], maxRetries: 0))
@@ -191,48 +179,6 @@ import TestSupport
             #expect(try await store.call(id: created.outboundId)?.state == .cancelled)
         }
     }
-
-    @Test func aQueuedCallSurvivesARestart() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vb-restart-\(UUID().uuidString)/db.sqlite").path
-        let id: String
-        do {
-            let store = try CallStore(path: path)
-            // First life: the call is queued, then the process stops before it is dialed.
-            let manager = CallManager(settings: .init(gateway: SIPURI("sip:127.0.0.1:9")!), store: store,
-                                      userAgent: try SIPUserAgent(configuration: .init()), scheduler: PacerScheduler(),
-                                      engines: { _ in EchoEngine() }, logger: .init(label: "first-life"))
-            id = try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"])).outboundId
-            try await store.close()
-        }
-        let reopened = try CallStore(path: path)
-        try await reopened.reconcileAfterRestart(node: "n1")
-        #expect(try await reopened.call(id: id)?.state == .queued)
-        try await CallHarness.run(rtpBase: 38800, store: reopened) { _, store, _ in
-            let call = try await CallHarness.waitFor(store, id) { $0.state.isTerminal }
-            #expect(call.state == .completed && call.attemptCount == 1, "dialed after the restart")
-        }
-    }
-
-    @Test func neverMoreThanMaxConcurrentCallsLive() async throws {
-        try await CallHarness.run(rtpBase: 39200, tweak: { $0.maxConcurrentCalls = 3 }) { manager, store, ua in
-            var ids: [String] = []
-            for n in 0..<10 { ids.append(try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"], questions: ["Can you attend?"], callee: "0109876540\(n)")).outboundId) }
-            var mostConnected = 0
-            let deadline = ContinuousClock.now.advanced(by: .seconds(150))
-            while ContinuousClock.now < deadline {
-                let calls = try await OutboundCallTests.calls(ids, in: store)
-                mostConnected = max(mostConnected, calls.filter { $0.state.isLive }.count)
-                if calls.allSatisfy({ $0.state.isTerminal }) { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            let calls = try await OutboundCallTests.calls(ids, in: store)
-            #expect(calls.allSatisfy { $0.state == .completed }, "\(calls.map(\.state))")
-            #expect(mostConnected <= 3 && mostConnected >= 2, "at most 3 live at once (saw \(mostConnected))")
-            #expect(await manager.mostLiveAtOnce <= 3)
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(ua.portPool.inUseCount == 0)
-        }
-    }
 }
 
 /// Seed 001's answer mode: a caller (sipp) reaches the agent, is greeted, and the call is stored.
@@ -252,56 +198,6 @@ import TestSupport
             #expect(transcript.first?.entry.speaker == .ai)
             #expect(transcript.first?.entry.text.hasPrefix("Hello, you have reached the AI assistant of VoiceBridge") == true, "\(transcript.map(\.entry.text))")
             #expect(try await store.events().contains { $0.outboundId == call.outboundId && $0.type == "inbound_connected" })
-        }
-    }
-}
-
-@Suite(.serialized) struct CallLimitTests {
-    @Test func maxCallDurationEndsWithAClosingLineThenBye() async throws {
-        try await CallHarness.run(rtpBase: 40000) { manager, store, _ in
-            var request = CallHarness.seedRequest(questions: ["Can you attend?", "Does the place need to change?", "Who else is coming?", "Is a projector needed?", "Should we order lunch?"])
-            request.maxDuration = 10
-            let created = try await manager.create(request)
-            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
-            #expect(call.state == .completed && call.failureReason == "max_call_duration")
-            #expect(call.taskCompleted == false)
-            let lines = try await store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .ai }.map(\.entry.text)
-            #expect(lines.last == "Thank you for your time. Have a nice day.", "\(lines)")
-            #expect((call.durationSeconds ?? 0) >= 10 && (call.durationSeconds ?? 99) < 30)
-        }
-    }
-
-    @Test func cancellingAConnectedCallSaysGoodbyeAndKeepsThePartialResult() async throws {
-        try await CallHarness.run(rtpBase: 40400) { manager, store, ua in
-            let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the original location is fine."]))
-            _ = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .connected }
-            try await Task.sleep(for: .seconds(2))
-            try await manager.cancel(id: created.outboundId)
-            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
-            #expect(call.state == .cancelled && call.taskCompleted == false)
-            let lines = try await store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .ai }.map(\.entry.text)
-            #expect(lines.last == "Thank you for your time. Have a nice day.", "\(lines)")
-            #expect(try await store.answers(callID: call.outboundId).count == 2, "the partial result is stored")
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(ua.portPool.inUseCount == 0)
-        }
-    }
-
-    @Test func anEndedCallCanBeRetriedAsANewAttempt() async throws {
-        try await CallHarness.run(rtpBase: 40800) { manager, store, _ in
-            let created = try await manager.create(CallHarness.seedRequest(answers: ["<reject>"]))
-            _ = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .rejected }
-            try await Task.sleep(for: .milliseconds(300))
-            let queued = try await manager.retry(id: created.outboundId)
-            #expect(queued.state == .queued)
-            let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .rejected && $0.attemptCount == 2 }
-            #expect(call.attemptCount == 2)
-            do {
-                _ = try await manager.retry(id: "ob-00000000")
-                Issue.record("retrying an unknown call must fail")
-            } catch let error as CallManager.Failure {
-                #expect(error == .notFound("ob-00000000"))
-            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Realtime
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 
@@ -8,7 +9,7 @@ import TestSupport
 /// a backchannel does not stop the greeting, and buzz on the line (held, no words in it) lets it
 /// play on from where it was held. (The simulated callee speaks its first entry at pickup, over
 /// the greeting.)
-@Suite(.serialized) struct OverlapCallTests {
+@Suite(.serialized, .tags(.virtualTime)) struct OverlapCallTests {
     static let question = "Can you attend the meeting on Friday?"
 
     /// The call to its end; its report, transcript and answers.

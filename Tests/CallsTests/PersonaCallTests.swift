@@ -1,6 +1,7 @@
 import Foundation
 import Personas
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 @testable import Realtime
@@ -10,7 +11,7 @@ import TestSupport
 /// the expected one — recognition, extraction and storage checked together, on any machine load.
 /// The same calls run three times give the same transcripts and results, byte for byte. (`make
 /// bench` runs the whole catalogue over real SIP calls and prints the share that matches.)
-@Suite(.serialized) struct PersonaCallTests {
+@Suite(.serialized, .tags(.virtualTime)) struct PersonaCallTests {
     static let chosen = ["refuses the first", "call back after one answer", "silent", "busy"]
 
     /// The chosen personas' calls, side by side in one virtual time: each call's record, and the run's figures.

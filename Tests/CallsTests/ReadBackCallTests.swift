@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 @testable import Realtime
@@ -8,7 +9,7 @@ import TestSupport
 /// callee's name back, and the simulated callee — which hears the agent — answers the read-back
 /// ("Yes, that's right." or "No," and its name again) without using up its script; the next
 /// question gets the next line. What Moonshine makes of the name varies; the exchange does not.
-@Suite(.serialized) struct ReadBackCallTests {
+@Suite(.serialized, .tags(.virtualTime)) struct ReadBackCallTests {
     @Test func theAgentReadsTheNameBackAndTheCalleeAnswersTheReadBack() async throws {
         _ = try await VirtualCallHarness.run(tweak: { $0.retry.enabled = false }) { manager, store, clock in
             let request = CallHarness.seedRequest(answers: ["My name is Jane Smith.", "Yes, I can attend."],

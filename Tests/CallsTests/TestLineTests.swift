@@ -4,13 +4,14 @@ import Logging
 import Pipeline
 import Realtime
 import Testing
+import TestLanes
 import TestRuns
 @testable import Calls
 
 /// A test run (`voicebridge test`) on the line the server gives it (`TestLine`): the personas'
 /// calls run in virtual time beside a call manager that is not running, against the real store,
 /// and the same suite gives the same calls, byte for byte.
-@Suite(.serialized) struct TestLineTests {
+@Suite(.serialized, .tags(.virtualTime)) struct TestLineTests {
     static let suite = """
         name: line check
         personas:

@@ -2,14 +2,15 @@ import Foundation
 import Logging
 import Pipeline
 import Testing
+import TestLanes
 import TestSupport
 @testable import Calls
 @testable import Realtime
 
 /// The sound through a warm transfer's bridge, checked apart from `WarmTransferTests` because it
-/// measures audio in real time: the suite runs alone in `make test` (TIMED_SUITES), where its
+/// measures audio in real time: the suite runs alone in `make test` (`.timed`), where its
 /// loudness correlation fell to 0.59 with another call suite beside it.
-@Suite(.serialized) struct WarmTransferBridgeAudioTests {
+@Suite(.serialized, .tags(.timed)) struct WarmTransferBridgeAudioTests {
     /// Once bridged, the caller and the person hear each other: the person (sipp) accepts with key 1
     /// and then echoes what reaches them (-rtp_echo), so the caller's words come back on the
     /// person's channel of the recording — caller → person → caller through the bridge, checked by

@@ -1,8 +1,9 @@
 import Synchronization
 import Testing
+import TestLanes
 @testable import Pipeline
 
-@Suite struct PacerSchedulerTests {
+@Suite(.tags(.timed)) struct PacerSchedulerTests {
     final class Log: Sendable {
         let entries = Mutex<[String]>([])
         func add(_ s: String) { entries.withLock { $0.append(s) } }

@@ -1,7 +1,8 @@
 import Testing
+import TestLanes
 @testable import Pipeline
 
-@Suite struct PacerTests {
+@Suite(.tags(.timed)) struct PacerTests {
     typealias Entry = PacedEntry<Int>
 
     static func makePacer(capacity: Int = 4000) -> Pacer<Int> {

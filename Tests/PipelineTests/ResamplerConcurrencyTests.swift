@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestLanes
 @testable import Pipeline
 
 /// libsoxr keeps process-wide state (the DFT table its filter design shares, behind a lazily
@@ -11,7 +12,7 @@ import Testing
 /// In this process libsoxr's table was set up long before (by earlier tests), so this cannot reach
 /// the race of the very first creations (issue 35); `Tests/e2e/suite-concurrent-start.sh` starts
 /// fresh servers for that.
-@Suite struct ResamplerConcurrencyTests {
+@Suite(.tags(.timed)) struct ResamplerConcurrencyTests {
     static let threads = 8
     static let rounds = 30
 

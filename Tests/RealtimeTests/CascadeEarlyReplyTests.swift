@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TestLanes
 import TestSupport
 @testable import Realtime
 
 /// Replies started early, against the fake servers (`EarlyReplyProbe`): the caller speaks from 1.5 s
 /// to 2.5 s; the fake Deepgram fixes the words 200 ms after they end and calls the turn over 500 ms
 /// after; the model answers in ~150 ms.
-@Suite(.serialized) struct CascadeEarlyReplyTests {
+@Suite(.serialized, .tags(.realTimeCalls)) struct CascadeEarlyReplyTests {
     @Test func theModelIsAskedBeforeTheTurnIsOverAndItsReplyIsTaken() async throws {
         let early = try await EarlyReplyProbe.run(earlyReplies: true)
         #expect(early.lines == ["ai: Hello, can you attend on Thursday?", "customer: Yes, I can attend.", "ai: Great, see you then."], "\(early.lines)")

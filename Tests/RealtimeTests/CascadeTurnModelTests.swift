@@ -1,6 +1,7 @@
 import Foundation
 import Pipeline
 import Testing
+import TestLanes
 import TestSupport
 @testable import Realtime
 
@@ -9,7 +10,7 @@ import TestSupport
 /// utterance over 300 ms after each of its speech ends, as its endpointing does. Smart Turn holds a
 /// line cut at a mid-sentence pause and the next utterance joins it; the pause rule (Deepgram's
 /// endpointing alone) makes it two turns.
-@Suite(.serialized) struct CascadeTurnModelTests {
+@Suite(.serialized, .tags(.timed)) struct CascadeTurnModelTests {
     typealias Step = FakeCascadeServers.DeepgramStep
 
     /// 20 ms μ-law frames of `ssml` as a phone line carries it, with 1 s of silence before and 3 s

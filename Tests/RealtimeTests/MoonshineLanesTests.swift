@@ -1,12 +1,13 @@
 import Foundation
 import Pipeline
 import Testing
+import TestLanes
 import TestSupport
 @testable import Realtime
 
 /// Moonshine's lanes on two cores: a check that measures CPU time, so it is one of make test's
 /// timed suites (run alone; beside the e2e suites the two cores are not free, and it failed so).
-@Suite struct MoonshineLanesTests {
+@Suite(.tags(.timed)) struct MoonshineLanesTests {
     /// One loaded model serves every call: transcriptions running side by side on its lanes give
     /// what each gives alone (onnxruntime sessions take concurrent runs), and take less time
     /// together than one after another.

@@ -1,6 +1,7 @@
 import Foundation
 import Pipeline
 import Testing
+import TestLanes
 import TestSupport
 @testable import Realtime
 
@@ -9,7 +10,7 @@ import TestSupport
 /// turn at the VAD's speech end, sooner than the pause rule, and holds a turn cut at a
 /// mid-sentence pause — the caller goes on after 1.2 s of silence and is heard as one answer,
 /// where the pause rule would have answered the half sentence.
-@Suite(.serialized) struct TurnDetectionTests {
+@Suite(.serialized, .tags(.timed)) struct TurnDetectionTests {
     static let model = try? SmartTurnModel.installed(in: Fixtures.repository.appendingPathComponent(".deps").path)
     static let question = "Can you attend the meeting on Friday?"
 

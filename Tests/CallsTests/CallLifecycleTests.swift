@@ -1,0 +1,81 @@
+import Bridge
+import Foundation
+import Pipeline
+import Realtime
+import Testing
+import TestLanes
+import TestSupport
+@testable import Calls
+
+/// A call's life off the straight path, over whole calls in virtual time: the callee hangs up
+/// mid-call, the operator cancels a connected call, a queued call outlives a restart, and an ended
+/// call is dialed again as a new attempt. What is stored is what an operator acts on: the partial
+/// result is kept each time.
+@Suite(.serialized, .tags(.virtualTime)) struct CallLifecycleTests {
+    @Test func calleeHangingUpMidCallKeepsThePartialResult() async throws {
+        _ = try await VirtualCallHarness.run { manager, store, clock in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "<hangup>"]))
+            let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
+            #expect(call.state == .completed && call.taskCompleted == false && call.failureReason == "remote_hangup")
+            let answers = try await store.answers(callID: call.outboundId)
+            #expect(answers.map(\.status) == [.answered, .pending], "asked and never answered stays pending: \(answers.map(\.status))")
+            #expect(answers.first?.answerSummary == "yes")
+            #expect(try await store.attempts(callID: call.outboundId).map(\.outcome) == ["completed"])
+        }
+    }
+
+    @Test func cancellingAConnectedCallSaysGoodbyeAndKeepsThePartialResult() async throws {
+        _ = try await VirtualCallHarness.run { manager, store, clock in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the original location is fine."]))
+            _ = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state == .connected }
+            try await clock.sleep(for: .seconds(2))
+            try await manager.cancel(id: created.outboundId)
+            let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
+            #expect(call.state == .cancelled && call.taskCompleted == false)
+            let lines = try await store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .ai }.map(\.entry.text)
+            #expect(lines.last == "Thank you for your time. Have a nice day.", "\(lines)")
+            #expect(try await store.answers(callID: call.outboundId).count == 2, "the partial result is stored")
+            try await clock.sleep(for: .milliseconds(300))
+            #expect(await manager.liveCount == 0, "nothing outlives the call")
+        }
+    }
+
+    @Test func aQueuedCallSurvivesARestart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vb-restart-\(UUID().uuidString)/db.sqlite").path
+        let id: String
+        do {
+            let store = try CallStore(path: path)
+            // First life: the call is queued, then the process stops before it is dialed.
+            let manager = CallManager(settings: .init(gateway: SIPURI("sip:127.0.0.1:9")!), store: store,
+                                      userAgent: try SIPUserAgent(configuration: .init()), scheduler: PacerScheduler(),
+                                      engines: { _ in EchoEngine() }, logger: .init(label: "first-life"))
+            id = try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"])).outboundId
+            try await store.close()
+        }
+        let reopened = try CallStore(path: path)
+        try await reopened.reconcileAfterRestart(node: "n1")
+        #expect(try await reopened.call(id: id)?.state == .queued)
+        _ = try await VirtualCallHarness.run(store: reopened) { _, store, clock in
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock) { $0.state.isTerminal }
+            #expect(call.state == .completed && call.attemptCount == 1, "dialed after the restart")
+        }
+    }
+
+    @Test func anEndedCallCanBeRetriedAsANewAttempt() async throws {
+        _ = try await VirtualCallHarness.run { manager, store, clock in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["<reject>"]))
+            _ = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state == .rejected }
+            try await clock.sleep(for: .milliseconds(300))
+            let queued = try await manager.retry(id: created.outboundId)
+            #expect(queued.state == .queued)
+            let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state == .rejected && $0.attemptCount == 2 }
+            #expect(call.attemptCount == 2)
+            do {
+                _ = try await manager.retry(id: "ob-00000000")
+                Issue.record("retrying an unknown call must fail")
+            } catch let error as CallManager.Failure {
+                #expect(error == .notFound("ob-00000000"))
+            }
+        }
+    }
+}
