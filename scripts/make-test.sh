@@ -5,7 +5,7 @@
 #   2. Side by side: the unit tests that measure no time, UNIT_WIDTH at a time, and the e2e suites
 #      that may share the machine, VB_E2E_JOBS at a time. Both spend most of their time waiting on
 #      calls in real time (serially 813 s of wall time for ~3 min of CPU, 29 Nov), and their RTP
-#      ports are disjoint (unit tests below 49000, e2e suites 51000-57999).
+#      ports are disjoint (unit tests 30000-50999, shared: Tests/TestSupport/TestPorts.swift; e2e suites 51000-57999).
 #   3. The suites tagged `.virtualTime` (VIRTUAL), VIRTUAL_WIDTH at a time: load changes none of
 #      their verdicts, but each keeps a core busy, which the real-time suites beside them would feel.
 #   4. The suites tagged `.realTimeCalls` (CALLS): calls that must hear speech or keys in time,

@@ -9,16 +9,14 @@ import TestSupport
 @Suite(.serialized) struct DashboardBrowserTests {
     static let artifacts = Fixtures.repository.appendingPathComponent("test-artifacts").path
 
-    /// The live server (its web root this repository's `web/`, RTP on `rtpPorts`) and a phone-sized
+    /// The live server (its web root this repository's `web/`) and a phone-sized
     /// headless Chromium; a failing walk-through leaves `<name>-failure.png` in test-artifacts.
-    static func withBrowser(rtpPorts: ClosedRange<Int>, name: String, database: StoreBackend = .sqlite, browserArguments: [String] = [],
+    static func withBrowser(name: String, database: StoreBackend = .sqlite, browserArguments: [String] = [],
                             configure: (inout VoiceBridgeConfig) -> Void = { _ in },
                             before: @Sendable (VoiceBridgeConfig) async throws -> Void = { _ in },
                             _ walk: @Sendable (WebDriver, Int) async throws -> Void) async throws {
         var config = try await TwilioStreamTests.config(database: database)
         let name = database == .sqlite ? name : "\(name)-\(database.rawValue)"
-        config.sip.rtpPortMin = rtpPorts.lowerBound
-        config.sip.rtpPortMax = rtpPorts.upperBound
         config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
         configure(&config)
         let fixed = config
@@ -37,7 +35,7 @@ import TestSupport
     }
 
     @Test(arguments: StoreBackend.allCases) func aCallFromTheFormCompletesLiveAndShowsItsResult(database: StoreBackend) async throws {
-        try await Self.withBrowser(rtpPorts: 42800...43199, name: "dashboard", database: database) { browser, port in try await Self.walkThrough(browser, port: port) }
+        try await Self.withBrowser(name: "dashboard", database: database) { browser, port in try await Self.walkThrough(browser, port: port) }
     }
 
     static func walkThrough(_ browser: WebDriver, port: Int) async throws {

@@ -9,7 +9,7 @@ import TestSupport
 /// deliveries that report it, with their attempts and a button that sends one again.
 @Suite(.serialized) struct DashboardCallFactsTests {
     @Test func theVerdictAndTheBotAreShownOnlyWhenTheCallHasThem() async throws {
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 43800...43999, name: "dashboard-call-facts", before: { config in
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-call-facts", before: { config in
             let store = try CallStore(path: config.database.path)
             var bot = CallRecord(outboundId: "ob-0000b071", callerNumber: "+15550009999", calleeNumber: "+15550000001", purpose: "a bot call", questions: ["q?"])
             bot.botUrl = "wss://bot.example.com/twilio"
@@ -41,7 +41,7 @@ import TestSupport
     }
 
     @Test func aCallsWebhookDeliveriesAreShownAndCanBeSentAgain() async throws {
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 43800...43999, name: "dashboard-deliveries", before: { config in
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-deliveries", before: { config in
             let store = try CallStore(path: config.database.path)
             try await store.createWebhook(WebhookEndpoint(id: "wh_0000c0de", url: "http://127.0.0.1:9/refused", events: ["call.completed"]))
             // Due tomorrow: the running server's dispatch loop must not claim it before the test

@@ -13,7 +13,7 @@ import TestSupport
     @Test func aCampaignFromThePageRunsToCompletion() async throws {
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("vb-list-\(UUID().uuidString).csv")
         try "name,phone,simulated_answers\nAnna,010-7200-0001,\"Yes, I can attend.\"\nbad,12,\nBen,010-7200-0002,\"No, I cannot.\"\n".write(to: list, atomically: true, encoding: .utf8)
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 43200...43599, name: "dashboard-campaign", before: { config in
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-campaign", before: { config in
             // A flow template with an analysis: the campaign's results show its field and the analyses.
             let flow = try JSONDecoder().decode(Flow.self, from: Data("""
                 {"start": "ask", "steps": [

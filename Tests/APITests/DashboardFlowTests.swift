@@ -30,7 +30,7 @@ import TestSupport
     }
 
     @Test func aFlowIsEditedCheckedDrawnAndACallsPathShown() async throws {
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 49800...49999, name: "dashboard-flow") { browser, port in
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-flow") { browser, port in
             let root = "http://127.0.0.1:\(port)/"
             try await browser.navigate(root + "#/templates")
             try await browser.execute("localStorage.setItem('vb.lang', 'en');")

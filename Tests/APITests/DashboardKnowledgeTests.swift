@@ -15,7 +15,7 @@ import TestSupport
         try "question,answer\nIs there parking at the clinic?,Yes: twenty parking spaces in the basement garage.\n주차장이 있나요?,지하 주차장에 20대를 세울 수 있습니다.\n"
             .write(to: faq, atomically: true, encoding: .utf8)
         try "question,answer\nWhen are you open?,9 to 6\nWhat about Sundays?\n".write(to: broken, atomically: true, encoding: .utf8)
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 49600...49799, name: "dashboard-knowledge") { browser, port in
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-knowledge") { browser, port in
             let root = "http://127.0.0.1:\(port)/"
             try await browser.navigate(root + "#/knowledge")
             try await browser.execute("localStorage.setItem('vb.lang', 'en');")

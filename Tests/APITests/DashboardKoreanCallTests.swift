@@ -7,7 +7,7 @@ import TestSupport
 /// stored, and the call's page shows it.
 @Suite(.serialized) struct DashboardKoreanCallTests {
     @Test func aKoreanCallFromTheFormCompletes() async throws {
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 59400...59599, name: "dashboard-korean",
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-korean",
                                                     configure: { $0.engine.local.whisperPath = Fixtures.whisper }) { browser, port in
             try await browser.navigate("http://127.0.0.1:\(port)/#/new")
             try await browser.execute("localStorage.setItem('vb.lang', 'ko'); location.reload();")

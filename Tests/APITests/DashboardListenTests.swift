@@ -12,7 +12,7 @@ import TestSupport
 @Suite(.serialized) struct DashboardListenTests {
     @Test func aSupervisorHearsALiveCallFromItsPage() async throws {
         let database = Locked<String?>(nil)
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 50800...50999, name: "dashboard-listen", before: { config in
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-listen", before: { config in
             database.withLock { $0 = config.database.path }
         }) { browser, port in
             let root = "http://127.0.0.1:\(port)/"

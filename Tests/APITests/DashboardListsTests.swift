@@ -11,7 +11,7 @@ import TestSupport
     @Test(arguments: StoreBackend.allCases) func templatesAndTheDoNotCallListFromTheirPages(database: StoreBackend) async throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("vb-dnc-\(UUID().uuidString).csv")
         try "전화번호,메모\n010-3000-0001,요청\nnope,\n010-3000-0002,\n".write(to: csv, atomically: true, encoding: .utf8)
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 43600...43799, name: "dashboard-lists", database: database) { browser, port in
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-lists", database: database) { browser, port in
             try await Self.walkThrough(browser, root: "http://127.0.0.1:\(port)/", csv: csv.path)
         }
     }

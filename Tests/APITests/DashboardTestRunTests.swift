@@ -26,7 +26,7 @@ import TestSupport
         """
 
     @Test func aSuiteRunsFromThePageAndEachRowOpensItsCall() async throws {
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 42400...42599, name: "dashboard-tests") { browser, port in
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-tests") { browser, port in
             let root = "http://127.0.0.1:\(port)/"
             var create = HTTPClientRequest(url: root + "api/templates")
             create.method = .POST

@@ -35,7 +35,7 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: microphone) }
 
         let database = Locked<String?>(nil)
-        try await DashboardBrowserTests.withBrowser(rtpPorts: 58400...58599, name: "dashboard-try",
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-try",
                                                     browserArguments: ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
                                                                        "--use-file-for-fake-audio-capture=\(microphone.path)", "--autoplay-policy=no-user-gesture-required"],
                                                     // The agent held as soon as the server allows (100 ms of voice): what is timed here

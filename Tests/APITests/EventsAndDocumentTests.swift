@@ -34,8 +34,8 @@ import Yams
 
     @Test func eventsStreamAsTheCallHappensAndReplayFromAnID() async throws {
         var config = TwilioStreamTests.config()
-        config.sip.rtpPortMin = 42400
-        config.sip.rtpPortMax = 42799
+        config.sip.rtpPortMin = TestPorts.rtp.lowerBound
+        config.sip.rtpPortMax = TestPorts.rtp.upperBound
         let created = Locked("")
         let firstRun = Locked<[String]>([])
         let replay = Locked<[String]>([])

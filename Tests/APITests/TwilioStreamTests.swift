@@ -19,8 +19,8 @@ import TestSupport
         var c = VoiceBridgeConfig()
         c.http.port = 0
         c.sip.port = 0
-        c.sip.rtpPortMin = 42000
-        c.sip.rtpPortMax = 42399
+        c.sip.rtpPortMin = TestPorts.rtp.lowerBound
+        c.sip.rtpPortMax = TestPorts.rtp.upperBound
         c.engine.local.moonshinePath = Fixtures.moonshine
         c.twilio.authToken = token
         c.database.path = FileManager.default.temporaryDirectory.appendingPathComponent("vb-twilio-\(UUID().uuidString)/db.sqlite").path

@@ -34,12 +34,12 @@ import TestSupport
         let silentFrames = Mutex(0)
         let scheduler = PacerScheduler<[UInt8]>()
         let (events, counters, log) = try await SIPInboundCallTests.withUserAgent(
-            rtpBase: security == .plain ? 33200 : 34800, transport: setUp.transport, tls: setUp.tls, srtp: setUp.srtp
+            transport: setUp.transport, tls: setUp.tls, srtp: setUp.srtp
         ) { ua, port in
             let ticking = Task { await scheduler.run(clock: ContinuousClock()) }
             defer { ticking.cancel() }
             let phone = try Baresip(microphone: microphone, dial: "sip:0212345678@127.0.0.1:\(port)", seconds: 6,
-                                    rtpPorts: security == .plain ? 33400...33420 : 34950...34970, tls: setUp.phone, mediaenc: setUp.mediaenc)
+                                    rtpPorts: TestPorts.rtp, tls: setUp.phone, mediaenc: setUp.mediaenc)
             // Bounded: if the call never comes (TLS or SRTP refused), the test fails instead of waiting forever.
             let arrived = try? await withTimeout(.seconds(15)) { await ua.incomingCalls.first { _ in true } }
             guard let call = arrived ?? nil, let rtp = call.media else { return ([MediaStreamEvent](), RTPSession.Counters(), phone.log) }
@@ -76,12 +76,12 @@ import TestSupport
         let fixtureULaw = try WAVFile.read(Fixtures.audio("en_no_change.ulaw.wav")).data
         let fixture = G711.decode(fixtureULaw, law: .muLaw)
         let silence = try await Baresip.padded(Fixtures.audio("en_no_change.wav"), before: 0, after: 0)   // its own mic is irrelevant
-        let phone = try Baresip(microphone: silence, answer: true, seconds: 10, rtpPorts: security == .plain ? 33500...33520 : 35000...35020,
+        let phone = try Baresip(microphone: silence, answer: true, seconds: 10, rtpPorts: TestPorts.rtp,
                                 tls: setUp.phone, mediaenc: setUp.mediaenc)
         try await Task.sleep(for: .milliseconds(700))
         let scheduler = PacerScheduler<[UInt8]>()
         let (ended, secure) = try await SIPOutboundCallTests.withUserAgent(
-            rtpBase: security == .plain ? 33600 : 35100, transport: setUp.transport, tls: setUp.tls, srtp: setUp.srtp
+            transport: setUp.transport, tls: setUp.tls, srtp: setUp.srtp
         ) { ua in
             let ticking = Task { await scheduler.run(clock: ContinuousClock()) }
             defer { ticking.cancel() }

@@ -24,7 +24,7 @@ import TestSupport
         let recorder = Recorder()
         let scheduler = PacerScheduler<[UInt8]>()
         let clock = ContinuousClock()
-        let (sentAfterClear, markDelay, packetsSent, silentBytes) = try await SIPOutboundCallTests.withUserAgent(rtpBase: 33000) { ua in
+        let (sentAfterClear, markDelay, packetsSent, silentBytes) = try await SIPOutboundCallTests.withUserAgent { ua in
             let ticking = Task { await scheduler.run(clock: ContinuousClock()) }
             defer { ticking.cancel() }
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!, outboundCallID: "ob-0000beef")

@@ -68,7 +68,7 @@ import TestSupport
     }
 
     @Test func eachBadRequestGetsItsOwnAnswerOrNone() async throws {
-        try await SIPInboundCallTests.withUserAgent(rtpBase: 34900) { ua, port in
+        try await SIPInboundCallTests.withUserAgent { ua, port in
             let answers = try await Self.exchange([
                 Self.request("REGISTER", callID: "reg"),                                    // a method we do not take
                 Self.request("FROBNICATE", callID: "frob"),                                  // no RFC defines it

@@ -8,7 +8,7 @@ import TestSupport
 
 /// sipp calls our UAS (AI answer mode) on 127.0.0.1.
 @Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct SIPInboundCallTests {
-    static func withUserAgent<T: Sendable>(rtpBase: Int, maxInbound: Int = 20, admission: SIPUserAgent.Admission = .accept,
+    static func withUserAgent<T: Sendable>(maxInbound: Int = 20, admission: SIPUserAgent.Admission = .accept,
                                            transport: SIPTransportKind = .udp, tls: SIPStreamTransport.TLSFiles? = nil, srtp: SRTPMode = .off,
                                            _ body: @Sendable (SIPUserAgent, Int) async throws -> T) async throws -> T {
         var configuration = SIPUserAgent.Configuration()
@@ -16,7 +16,7 @@ import TestSupport
         configuration.transport = transport
         configuration.tls = tls
         configuration.srtp = srtp
-        configuration.rtpPorts = rtpBase...(rtpBase + 99)
+        configuration.rtpPorts = TestPorts.rtp
         configuration.maxInboundCalls = maxInbound
         let ua = try SIPUserAgent(configuration: configuration, logger: Logger(label: "test-sip"))
         let port = try await ua.start()
@@ -32,7 +32,7 @@ import TestSupport
     /// Over UDP, and over TCP (sipp's `-t t1`: one connection, framed by Content-Length).
     @Test(arguments: [SIPTransportKind.udp, .tcp])
     func aCallerIsAnsweredAndHangsUp(transport: SIPTransportKind) async throws {
-        let events = try await Self.withUserAgent(rtpBase: transport == .udp ? 32400 : 34600, transport: transport) { ua, port in
+        let events = try await Self.withUserAgent(transport: transport) { ua, port in
             let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-t", transport == .udp ? "u1" : "t1", "-s", "0212345678", "-i", "127.0.0.1",
                                             "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "1000"])
             var iterator = ua.incomingCalls.makeAsyncIterator()
@@ -50,7 +50,7 @@ import TestSupport
 
     @Test(arguments: [(486, 0, SIPUserAgent.Admission.accept, "0 8 101"), (503, 5, .unavailable, "0 8 101"), (488, 5, .accept, "18")])
     func refusalsCarryTheRightStatus(status: Int, limit: Int, admission: SIPUserAgent.Admission, formats: String) async throws {
-        try await Self.withUserAgent(rtpBase: 32600, maxInbound: limit, admission: admission) { ua, port in
+        try await Self.withUserAgent(maxInbound: limit, admission: admission) { ua, port in
             let sipp = try Sipp(scenario: SippCaller.invite(expecting: status, sdpFormats: formats),
                                 arguments: ["127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1", "-p", "\(freeUDPPort())"])
             let result = await sipp.wait()
@@ -60,7 +60,7 @@ import TestSupport
     }
 
     @Test func optionsIsAnsweredAndGarbageIsSurvived() async throws {
-        try await Self.withUserAgent(rtpBase: 32800) { ua, port in
+        try await Self.withUserAgent { ua, port in
             // Hostile datagrams first: the agent must still answer afterwards.
             let probe = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
             let target = try SocketAddress(ipAddress: "127.0.0.1", port: port)

@@ -8,7 +8,7 @@ import TestSupport
 /// Our UAC against sipp as the far end, on 127.0.0.1.
 @Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct SIPOutboundCallTests {
     /// A user agent on a free port with its own RTP range, running for the body's duration.
-    static func withUserAgent<T: Sendable>(rtpBase: Int, username: String? = nil, password: String? = nil, credentialsHost: String? = nil, ringTimeout: Duration = .seconds(30),
+    static func withUserAgent<T: Sendable>(username: String? = nil, password: String? = nil, credentialsHost: String? = nil, ringTimeout: Duration = .seconds(30),
                                            transport: SIPTransportKind = .udp, tls: SIPStreamTransport.TLSFiles? = nil, srtp: SRTPMode = .off,
                                            _ body: @Sendable (SIPUserAgent) async throws -> T) async throws -> T {
         var configuration = SIPUserAgent.Configuration()
@@ -16,7 +16,7 @@ import TestSupport
         configuration.transport = transport
         configuration.tls = tls
         configuration.srtp = srtp
-        configuration.rtpPorts = rtpBase...(rtpBase + 99)
+        configuration.rtpPorts = TestPorts.rtp
         configuration.username = username
         configuration.password = password
         configuration.credentialsHost = credentialsHost
@@ -46,7 +46,7 @@ import TestSupport
         let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
         try await Task.sleep(for: .milliseconds(300))
         let received = Mutex<[[UInt8]]>([])
-        let (events, counters) = try await Self.withUserAgent(rtpBase: 31000) { ua in
+        let (events, counters) = try await Self.withUserAgent { ua in
             let call = try await ua.placeCall(from: "07012345678", displayName: "ABC Company", to: "01098765432",
                                               gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!, outboundCallID: "ob-1234abcd")
             var events = await Self.collect(call) { $0 == .answered || { if case .failed = $0 { true } else { false } }($0) }
@@ -81,7 +81,7 @@ import TestSupport
         let sipPort = freeUDPPort()
         let sipp = try Sipp(scenario: SippScenario.reject(status), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
         try await Task.sleep(for: .milliseconds(300))
-        let events = try await Self.withUserAgent(rtpBase: 31200) { ua in
+        let events = try await Self.withUserAgent { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             return await Self.collect(call) { _ in false }
         }
@@ -96,7 +96,7 @@ import TestSupport
         try await Task.sleep(for: .milliseconds(300))
         let clock = ContinuousClock()
         let start = clock.now
-        let events = try await Self.withUserAgent(rtpBase: 31400, ringTimeout: .seconds(2)) { ua in
+        let events = try await Self.withUserAgent(ringTimeout: .seconds(2)) { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             return await Self.collect(call) { _ in false }
         }
@@ -111,7 +111,7 @@ import TestSupport
         let sipPort = freeUDPPort()
         let sipp = try Sipp(scenario: SippScenario.ringForever, arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
         try await Task.sleep(for: .milliseconds(300))
-        let events = try await Self.withUserAgent(rtpBase: 31600) { ua in
+        let events = try await Self.withUserAgent { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             var events = await Self.collect(call) { if case .ringing = $0 { true } else { false } }
             await call.cancel()
@@ -129,7 +129,7 @@ import TestSupport
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: proxy, username: "alice", password: "s3cret"),
                             arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)"])
         try await Task.sleep(for: .milliseconds(300))
-        let events = try await Self.withUserAgent(rtpBase: 31800, username: "alice", password: "s3cret") { ua in
+        let events = try await Self.withUserAgent(username: "alice", password: "s3cret") { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             var events = await Self.collect(call) { $0 == .answered || { if case .failed = $0 { true } else { false } }($0) }
             if events.last == .answered {
@@ -148,7 +148,7 @@ import TestSupport
         let sipPort = freeUDPPort()
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: false, username: "alice", password: "s3cret"), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
         try await Task.sleep(for: .milliseconds(300))
-        let events = try await Self.withUserAgent(rtpBase: 32000, username: "alice", password: "wrong") { ua in
+        let events = try await Self.withUserAgent(username: "alice", password: "wrong") { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             return await Self.collect(call) { _ in false }
         }
@@ -164,7 +164,7 @@ import TestSupport
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: false, username: "alice", password: "s3cret"), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"],
                             seconds: 8)
         try await Task.sleep(for: .milliseconds(300))
-        let events = try await Self.withUserAgent(rtpBase: 32100, username: "alice", password: "s3cret", credentialsHost: "gateway.example") { ua in
+        let events = try await Self.withUserAgent(username: "alice", password: "s3cret", credentialsHost: "gateway.example") { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             return await Self.collect(call) { _ in false }
         }

@@ -41,7 +41,7 @@ import TestSupport
     }
 
     @Test func anInboundCallAnswersWithTheRecordRouteAndHangsUpThroughTheProxy() async throws {
-        try await SIPInboundCallTests.withUserAgent(rtpBase: 34700) { ua, port in
+        try await SIPInboundCallTests.withUserAgent { ua, port in
             let received = Inbox()
             let proxy = try await Self.collector(received)
             let route = "<sip:127.0.0.1:\(proxy.localPort);lr>"
@@ -77,7 +77,7 @@ import TestSupport
         let received = Inbox()
         let proxy = try await Self.collector(received)
         let route = "<sip:127.0.0.1:\(proxy.localPort);lr;r2=on>"
-        _ = try await SIPOutboundCallTests.withUserAgent(rtpBase: 34800) { ua in
+        _ = try await SIPOutboundCallTests.withUserAgent { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(proxy.localPort)")!)
             let invite = try #require(try await Self.waitFor(received) { $0.method == "INVITE" })
             var h = SIPHeaders()

@@ -50,7 +50,7 @@ import TestSupport
         let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(arguments: ["-sn", "uas", "-t", "t1", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
         try await Task.sleep(for: .milliseconds(300))
-        let (events, result) = try await SIPOutboundCallTests.withUserAgent(rtpBase: 34700, transport: .tcp) { ua in
+        let (events, result) = try await SIPOutboundCallTests.withUserAgent(transport: .tcp) { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             var events = await SIPOutboundCallTests.collect(call) { $0 == .answered || { if case .failed = $0 { true } else { false } }($0) }
             if events.last == .answered {
@@ -113,7 +113,7 @@ extension SIPStreamTransportTests {
         let untrusted = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: theirs.files(trusting: theirs)) { _, _ in }
         let target = transport == .tls ? untrusted.localPort : freeUDPPort()   // over TCP: a port nobody listens on
         let clock = ContinuousClock(), started = clock.now
-        let events = try await SIPOutboundCallTests.withUserAgent(rtpBase: 35200, transport: transport,
+        let events = try await SIPOutboundCallTests.withUserAgent(transport: transport,
                                                                   tls: transport == .tls ? ours.files(trusting: ours) : nil) { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(target)")!)
             return await SIPOutboundCallTests.collect(call) { if case .failed = $0 { true } else { false } }

@@ -70,7 +70,7 @@ import TestSupport
     }
 
     @Test func aRetransmittedInviteIsAbsorbedAnd200IsRepeatedUntilACK() async throws {
-        try await SIPInboundCallTests.withUserAgent(rtpBase: 34400) { ua, port in
+        try await SIPInboundCallTests.withUserAgent { ua, port in
             let received = Mutex<[(Double, SIPMessage)]>([])
             let start = ContinuousClock.now
             let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, _ in
@@ -108,7 +108,7 @@ import TestSupport
         try await Task.sleep(for: .milliseconds(300))
         var configuration = SIPUserAgent.Configuration()
         configuration.port = 0
-        configuration.rtpPorts = 34600...34699
+        configuration.rtpPorts = TestPorts.rtp
         configuration.mediaTimeoutSeconds = 1.5
         let ua = try SIPUserAgent(configuration: configuration, logger: Logger(label: "test"))
         try await ua.start()
@@ -141,7 +141,7 @@ import TestSupport
         let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, from in
             if let m = try? SIPParser.parse(bytes) { received.withLock { $0.append((m, from)) } }
         }
-        let events = try await SIPOutboundCallTests.withUserAgent(rtpBase: 42600) { ua in
+        let events = try await SIPOutboundCallTests.withUserAgent { ua in
             let call = try await ua.placeCall(from: "07012345678", displayName: "ABC Company", to: "01098765432",
                                               gateway: SIPURI("sip:127.0.0.1:\(peer.localPort)")!, outboundCallID: "ob-1a2b3c4d")
             var invite: (SIPMessage, SocketAddress)?
@@ -190,7 +190,7 @@ import TestSupport
     @Test func withoutAnACKTheCallEndsWithBye() async throws {
         var configuration = SIPUserAgent.Configuration()
         configuration.port = 0
-        configuration.rtpPorts = 42800...42899
+        configuration.rtpPorts = TestPorts.rtp
         configuration.ackTimeout = .seconds(2)
         let ua = try SIPUserAgent(configuration: configuration, logger: Logger(label: "test"))
         let port = try await ua.start()

@@ -8,12 +8,12 @@ import TestSupport
 /// REFER, INVITEs the target and reports in NOTIFYs), sipp is the person it is transferred to.
 @Suite(.serialized, .enabled(if: Baresip.isInstalled && Sipp.isInstalled)) struct SIPTransferTests {
     /// Our call to baresip, answered; then `body` with the call.
-    static func withAnsweredCall<T: Sendable>(rtpBase: Int, _ body: @Sendable (SIPCall) async throws -> T) async throws -> T {
+    static func withAnsweredCall<T: Sendable>(_ body: @Sendable (SIPCall) async throws -> T) async throws -> T {
         let silence = try await Baresip.padded(Fixtures.audio("en_no_change.wav"), before: 0, after: 8)
-        let phone = try Baresip(microphone: silence, answer: true, seconds: 20, rtpPorts: (rtpBase + 200)...(rtpBase + 220))
+        let phone = try Baresip(microphone: silence, answer: true, seconds: 20, rtpPorts: TestPorts.rtp)
         defer { Task { await phone.stop() } }
         try await Task.sleep(for: .milliseconds(700))
-        return try await SIPOutboundCallTests.withUserAgent(rtpBase: rtpBase) { ua in
+        return try await SIPOutboundCallTests.withUserAgent { ua in
             let call = try await ua.placeCall(from: "0701", to: "bare", gateway: SIPURI("sip:127.0.0.1:\(phone.sipPort)")!)
             for await event in call.events {
                 if event == .answered { break }
@@ -28,7 +28,7 @@ import TestSupport
     @Test func theTransfereeReachesThePersonAndSaysSo() async throws {
         let personPort = freeUDPPort()
         let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"], seconds: 40)
-        let outcome = try await Self.withAnsweredCall(rtpBase: 34000) { call in
+        let outcome = try await Self.withAnsweredCall { call in
             await call.transfer(to: "sip:person@127.0.0.1:\(personPort)")
         }
         #expect(outcome == .answered)
@@ -39,7 +39,7 @@ import TestSupport
     @Test func aBusyPersonIsReportedAndTheCallGoesOn() async throws {
         let personPort = freeUDPPort()
         let person = try Sipp(scenario: Sipp.busyCallee, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 30)
-        let (outcome, stillUp) = try await Self.withAnsweredCall(rtpBase: 34300) { call in
+        let (outcome, stillUp) = try await Self.withAnsweredCall { call in
             (await call.transfer(to: "sip:person@127.0.0.1:\(personPort)"), !call.isFinished)
         }
         #expect(outcome == .failed(486) && stillUp, "\(outcome)")
@@ -50,12 +50,12 @@ import TestSupport
     @Test func aPeerWithoutReferRefusesIt() async throws {
         var configuration = SIPUserAgent.Configuration()
         configuration.port = 0
-        configuration.rtpPorts = 34600...34650
+        configuration.rtpPorts = TestPorts.rtp
         let callee = try SIPUserAgent(configuration: configuration, logger: Logger(label: "callee"))
         let port = try await callee.start()
         let running = Task { await callee.run() }
         defer { running.cancel() }
-        let outcome = try await SIPOutboundCallTests.withUserAgent(rtpBase: 34700) { ua in
+        let outcome = try await SIPOutboundCallTests.withUserAgent { ua in
             let call = try await ua.placeCall(from: "0701", to: "ai", gateway: SIPURI("sip:127.0.0.1:\(port)")!)
             for await event in call.events where event == .answered { break }
             let outcome = await call.transfer(to: "sip:person@127.0.0.1:9", timeout: .seconds(10))

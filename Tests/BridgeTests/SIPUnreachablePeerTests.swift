@@ -34,7 +34,7 @@ import TestSupport
     @Test func anInviteToAClosedPortFailsWithinAMoment() async throws {
         let closed = try await Self.closedPort()
         let started = ContinuousClock.now
-        let events = try await SIPOutboundCallTests.withUserAgent(rtpBase: 44900) { ua in
+        let events = try await SIPOutboundCallTests.withUserAgent { ua in
             let call = try await ua.placeCall(from: "0701", to: "gone", gateway: SIPURI("sip:127.0.0.1:\(closed.port ?? 0)")!)
             return try await withTimeout(.seconds(5)) { await call.events.reduce(into: []) { $0.append($1) } }
         }
@@ -48,7 +48,7 @@ import TestSupport
     }
 
     @Test func anAnsweredCallWhoseCallerIsGoneEndsWithoutWaitingForTheACK() async throws {
-        try await SIPInboundCallTests.withUserAgent(rtpBase: 45000) { ua, port in
+        try await SIPInboundCallTests.withUserAgent { ua, port in
             let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
             let invite = SIPServerTransactionTests.invite(branch: "z9hG4bKgone", callID: "gone-1", port: peer.localPort)
             peer.send(invite, to: try SocketAddress(ipAddress: "127.0.0.1", port: port))

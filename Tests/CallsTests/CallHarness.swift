@@ -24,7 +24,7 @@ enum CallHarness {
     /// What `engine.turn_detection: auto` gives the local engine: Smart Turn when installed.
     static let turns = (try? CallSystem.turnDetector(for: TurnDetectionChoiceTests.engine(.auto), logger: Logger(label: "test"))) ?? .pause
 
-    static func run<T: Sendable>(rtpBase: Int, store: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in },
+    static func run<T: Sendable>(store: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in },
                                  engines: EngineFactory? = nil,
                                  _ body: @Sendable (CallManager, CallStore, SIPUserAgent) async throws -> T) async throws -> T {
         // Moonshine is loaded only for the local engine: a test that brings its own engine does
@@ -37,10 +37,10 @@ enum CallHarness {
         let store = try store ?? CallStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("vb-calls-\(UUID().uuidString)/db.sqlite").path)
         var uaConfig = SIPUserAgent.Configuration()
         uaConfig.port = 0
-        uaConfig.rtpPorts = rtpBase...(rtpBase + 199)
+        uaConfig.rtpPorts = TestPorts.rtp
         let ua = try SIPUserAgent(configuration: uaConfig, logger: Logger(label: "test-ua"))
         try await ua.start()
-        let callee = try SimulatedCallee(rtpPorts: (rtpBase + 200)...(rtpBase + 399), tts: tts, hearing: ear)
+        let callee = try SimulatedCallee(rtpPorts: TestPorts.rtp, tts: tts, hearing: ear)
         let calleePort = try await callee.start()
         var settings = CallManager.Settings(gateway: SIPURI("sip:127.0.0.1:\(calleePort)")!)
         settings.simulatedCallee = true

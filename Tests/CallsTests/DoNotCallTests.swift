@@ -93,7 +93,7 @@ import TestSupport
     }
 
     @Test func aNumberListedWhileItsCallWaitsIsNeverDialed() async throws {
-        try await CallHarness.run(rtpBase: 46000) { manager, store, _ in
+        try await CallHarness.run { manager, store, _ in
             var request = CallHarness.seedRequest(callee: "010-5555-0001")
             request.scheduledAt = Date().addingTimeInterval(1.5)
             let id = try await manager.create(request).outboundId

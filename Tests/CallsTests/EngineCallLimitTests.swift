@@ -8,7 +8,7 @@ import TestSupport
 /// gets 503, rather than every call going silent (outbound calls wait in the queue: CallLimitTests).
 @Suite(.serialized) struct EngineCallLimitTests {
     @Test(.enabled(if: Sipp.isInstalled)) func anInboundCallBeyondTheEngineLimitGets503() async throws {
-        try await CallHarness.run(rtpBase: 45600, tweak: { $0.engineCallLimit = 1 }) { manager, store, ua in
+        try await CallHarness.run(tweak: { $0.engineCallLimit = 1 }) { manager, store, ua in
             let port = await ua.localPort
             // One call the agent is busy with (the callee stays silent until asked again, then hangs up) …
             let busy = try await manager.create(CallHarness.seedRequest(answers: ["<silence>", "<hangup>"], questions: ["Can you attend?"])).outboundId

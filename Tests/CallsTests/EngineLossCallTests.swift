@@ -27,7 +27,7 @@ import TestSupport
             settings.baseURL = "http://127.0.0.1:\(port)/v1"
             settings.model = "gpt-realtime"
             let fixed = settings
-            try await CallHarness.run(rtpBase: 44400, engines: { OpenAIRealtimeEngine(context: $0, settings: fixed) }) { manager, store, _ in
+            try await CallHarness.run(engines: { OpenAIRealtimeEngine(context: $0, settings: fixed) }) { manager, store, _ in
                 let created = try await manager.create(CallHarness.seedRequest(answers: ["<silence>"]))
                 let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
                 #expect(call.state == .failed && call.failureReason == OpenAIRealtimeEngine.disconnected, "\(call.state) \(call.failureReason ?? "")")

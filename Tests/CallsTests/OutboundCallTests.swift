@@ -14,7 +14,7 @@ import TestSupport
             s.pricing.sttPerMinute = 1.2
             s.pricing.ttsPerMillionCharacters = 100
         }
-        try await CallHarness.run(rtpBase: 36000, tweak: prices) { manager, store, ua in
+        try await CallHarness.run(tweak: prices) { manager, store, ua in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the original location is fine."]))
             #expect(created.state == .queued && created.callerNumber == "07012345678" && created.calleeNumber == "01098765432")
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
@@ -100,7 +100,7 @@ import TestSupport
 
 @Suite(.serialized) struct CallOutcomeTests {
     @Test func busyIsRetriedThenFinal() async throws {
-        try await CallHarness.run(rtpBase: 36400) { manager, store, _ in
+        try await CallHarness.run { manager, store, _ in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["<busy>"], maxRetries: 2))
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .busy && $0.attemptCount == 3 }
             try await Task.sleep(for: .milliseconds(400))
@@ -117,7 +117,7 @@ import TestSupport
     /// A retry waiting in the queue shows what the last attempt ended in; `retry_on_no_answer:
     /// false` means no automatic retry at all, busy included.
     @Test func aWaitingRetryShowsTheLastOutcomeAndRetryOffMeansNoRetry() async throws {
-        try await CallHarness.run(rtpBase: 43600, tweak: { $0.retry.retryIntervalSeconds = 600 }) { manager, store, _ in
+        try await CallHarness.run(tweak: { $0.retry.retryIntervalSeconds = 600 }) { manager, store, _ in
             let retried = try await manager.create(CallHarness.seedRequest(answers: ["<busy>"], maxRetries: 2))
             var noRetry = CallHarness.seedRequest(answers: ["<busy>"], maxRetries: 2, callee: "010 5555 0000")
             noRetry.retryOnNoAnswer = false
@@ -133,7 +133,7 @@ import TestSupport
     }
 
     @Test func noAnswerAfterTheRingTimeout() async throws {
-        try await CallHarness.run(rtpBase: 36800, tweak: { $0.ringTimeout = .seconds(2) }) { manager, store, _ in
+        try await CallHarness.run(tweak: { $0.ringTimeout = .seconds(2) }) { manager, store, _ in
             let start = Date()
             let created = try await manager.create(CallHarness.seedRequest(answers: ["<no_answer>"], maxRetries: 0))
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
@@ -143,7 +143,7 @@ import TestSupport
     }
 
     @Test func rejectedIsFinalWhenNotInRetryOn() async throws {
-        try await CallHarness.run(rtpBase: 37200) { manager, store, _ in
+        try await CallHarness.run { manager, store, _ in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["<reject>"]))
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
             try await Task.sleep(for: .milliseconds(300))
@@ -153,7 +153,7 @@ import TestSupport
     }
 
     @Test func cancelWhileRinging() async throws {
-        try await CallHarness.run(rtpBase: 38000) { manager, store, ua in
+        try await CallHarness.run { manager, store, ua in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["<no_answer>"], maxRetries: 0))
             _ = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .ringing }
             try await manager.cancel(id: created.outboundId)
@@ -171,7 +171,7 @@ import TestSupport
     }
 
     @Test func cancellingAQueuedCallDropsItFromTheQueue() async throws {
-        try await CallHarness.run(rtpBase: 38400) { manager, store, _ in
+        try await CallHarness.run { manager, store, _ in
             var request = CallHarness.seedRequest()
             request.scheduledAt = Date().addingTimeInterval(3600)
             let created = try await manager.create(request)
@@ -184,7 +184,7 @@ import TestSupport
 /// Seed 001's answer mode: a caller (sipp) reaches the agent, is greeted, and the call is stored.
 @Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct InboundCallTests {
     @Test func anInboundSIPCallIsAnsweredGreetedAndStored() async throws {
-        try await CallHarness.run(rtpBase: 39600) { _, store, ua in
+        try await CallHarness.run { _, store, ua in
             let port = await ua.localPort
             let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1",
                                             "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "7000"])
@@ -204,7 +204,7 @@ import TestSupport
 
 @Suite(.serialized) struct CallQueueOrderTests {
     @Test func higherPriorityIsDialedFirstThenOlderFirst() async throws {
-        try await CallHarness.run(rtpBase: 41600, tweak: { $0.maxConcurrentCalls = 1 }) { manager, store, _ in
+        try await CallHarness.run(tweak: { $0.maxConcurrentCalls = 1 }) { manager, store, _ in
             let due = Date().addingTimeInterval(1)   // all become due together
             var ids: [String] = []
             for (n, priority) in [3, 9, 3].enumerated() {

@@ -53,7 +53,7 @@ import Tools
                 var config = Self.cascade(port: port)
                 config.secrets = ["calendar_key": ToolSecret(value: "cal-s3cr3t", hosts: ["127.0.0.1"])]
                 let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: CallMetrics(factory: metrics)))
-                try await CallHarness.run(rtpBase: 41200, tweak: { $0.toolSecrets = config.toolSecrets; $0.engineMode = "cascade" }, engines: engines) { manager, store, _ in
+                try await CallHarness.run(tweak: { $0.toolSecrets = config.toolSecrets; $0.engineMode = "cascade" }, engines: engines) { manager, store, _ in
                     let slots = ToolDefinition(name: "free_slots", description: "The free appointment times on a day.",
                                                parameters: try JSONValue.parse(#"{"type":"object","properties":{"day":{"type":"string"}},"required":["day"]}"#),
                                                url: "http://127.0.0.1:\(toolPort)/slots", method: "GET", headers: ["X-Api-Key": "${secret:calendar_key}"])
@@ -94,7 +94,7 @@ import Tools
         try await FakeCascadeServers.withFakeServers(log, chat: { Self.chat($0, tool: "clinic_free_slots") }) { port in
             let config = Self.cascade(port: port)
             let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: .none))
-            try await CallHarness.run(rtpBase: 41200, tweak: {
+            try await CallHarness.run(tweak: {
                 $0.engineMode = "cascade"
                 $0.mcpCatalog = MCPToolCatalog(transport: EgressToolTransport(policy: config.egressPolicy), secrets: config.toolSecrets)
             }, engines: engines) { manager, store, _ in
@@ -118,7 +118,7 @@ import Tools
     }
 
     @Test func aToolNamingAnUnknownSecretIsRefusedWithTheField() async throws {
-        try await CallHarness.run(rtpBase: 41200, engines: { _ in throw CocoaError(.featureUnsupported) }) { manager, _, _ in
+        try await CallHarness.run(engines: { _ in throw CocoaError(.featureUnsupported) }) { manager, _, _ in
             var template = CallTemplate(name: "bad", purpose: "p", questions: ["q?"])
             template.tools = [ToolDefinition(name: "crm", description: "CRM.", url: "https://crm.example.com/", headers: ["Authorization": "Bearer ${secret:nope}"])]
             await #expect(throws: ValidationError(fields: [.init(name: "tools.0.headers.Authorization",

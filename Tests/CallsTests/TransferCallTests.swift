@@ -38,9 +38,9 @@ import TestSupport
         let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"], seconds: 30)
         // The agent's greeting and question take about six seconds; then the phone's owner asks.
         let microphone = try await Self.spoken("Please connect me to an operator.", before: 7.5, after: 20)
-        let phone = try Baresip(microphone: microphone, answer: true, user: "0109876701", seconds: 45, rtpPorts: 47900...47920)
+        let phone = try Baresip(microphone: microphone, answer: true, user: "0109876701", seconds: 45, rtpPorts: TestPorts.rtp)
         try await Task.sleep(for: .milliseconds(700))
-        try await CallHarness.run(rtpBase: 59600, tweak: { settings in
+        try await CallHarness.run(tweak: { settings in
             settings.gateway = SIPURI("sip:127.0.0.1:\(phone.sipPort)")!
             settings.simulatedCallee = false
         }) { manager, store, _ in
@@ -68,7 +68,7 @@ import TestSupport
         try #require(Sipp.isInstalled)
         let personPort = freeUDPPort()
         let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())", "-rtp_echo"], seconds: 60)
-        try await CallHarness.run(rtpBase: 59600) { manager, store, _ in
+        try await CallHarness.run { manager, store, _ in
             // Asked twice, as a caller does when not understood: the recognizer sometimes mishears
             // espeak's first try; said into the bridge, the second request only comes back as echo.
             var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "I want to talk to a real person.",
@@ -99,7 +99,7 @@ import TestSupport
         // Busy for a second request too: the caller asks twice (the recognizer sometimes mishears
         // the first), so when the first was understood the second reaches a busy desk again.
         let person = try Sipp(scenario: Sipp.busyCallee, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 100, calls: 2)
-        try await CallHarness.run(rtpBase: 59600) { manager, store, _ in
+        try await CallHarness.run { manager, store, _ in
             var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "I want to talk to a real person.", "Yes, I can attend."],
                                                   questions: ["Can you attend?"],
                                                   callee: "0109876703")

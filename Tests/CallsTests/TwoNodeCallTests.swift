@@ -14,12 +14,12 @@ import TestSupport
     @Test(arguments: StoreBackend.allCases)
     func twoNodesShareTheQueueDialEachCallOnceAndKeepTheGlobalLimit(backend: StoreBackend) async throws {
         let path = try await backend.newLocation()
-        try await CallHarness.run(rtpBase: 48000, store: try await CallStore.open(path), tweak: {
+        try await CallHarness.run(store: try await CallStore.open(path), tweak: {
             $0.nodeID = "node-a"
             $0.maxConcurrentCalls = 3
             $0.engineCallLimit = 2   // a can hold 2 at most, so b must dial some
         }, engines: { _ in EchoEngine() }) { managerA, store, _ in
-            try await CallHarness.run(rtpBase: 48400, store: try await CallStore.open(path), tweak: {
+            try await CallHarness.run(store: try await CallStore.open(path), tweak: {
                 $0.nodeID = "node-b"
                 $0.maxConcurrentCalls = 3
             }, engines: { _ in EchoEngine() }) { managerB, _, _ in
@@ -69,7 +69,7 @@ import TestSupport
     @Test(arguments: StoreBackend.allCases)
     func aNodeBackFromAStallHangsUpTheCallsTakenFromIt(backend: StoreBackend) async throws {
         let path = try await backend.newLocation()
-        try await CallHarness.run(rtpBase: 48800, store: try await CallStore.open(path), tweak: {
+        try await CallHarness.run(store: try await CallStore.open(path), tweak: {
             $0.nodeID = "node-a"
             $0.leaseSeconds = 1   // a heartbeat every 0.2 s
         }, engines: { _ in EchoEngine() }) { manager, store, _ in

@@ -26,7 +26,7 @@ import TestSupport
         warm.acceptWithin = .seconds(15)
         let person = try Sipp(scenario: WarmTransferTests.person(digit: 1, yes: nil, speaks: false),
                               arguments: ["-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())", "-rtp_echo"], seconds: 60)
-        try await CallHarness.run(rtpBase: 58600, tweak: { $0.warmTransfer = warm }) { manager, store, _ in
+        try await CallHarness.run(tweak: { $0.warmTransfer = warm }) { manager, store, _ in
             // The caller answers every sound it hears (the hold's beeps, then its own words coming back).
             let answers = ["Please connect me to an operator.", "I want to talk to a real person.", "Hello, is anybody there?", "Can you hear me now?",
                            "I am calling about the meeting.", "Hello, hello?", "Thank you very much.", "It is about tomorrow."]

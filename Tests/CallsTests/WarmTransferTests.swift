@@ -108,7 +108,7 @@ import TestSupport
         // may take 4 s under load, and said after the apology it would be a second transfer.
         let person = try Sipp(scenario: Self.person(digit: digit, yes: yes, listen: digit == 1 ? 4000 : 8000), arguments: ["-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"],
                               seconds: 60)
-        try await CallHarness.run(rtpBase: digit == 1 ? 50400 : 42000, tweak: { $0.warmTransfer = warm }) { manager, store, _ in
+        try await CallHarness.run(tweak: { $0.warmTransfer = warm }) { manager, store, _ in
             let answers = ["Please connect me to an operator.", "I want to talk to a real person.", "<silence>", "<silence>", "Yes, I can attend.", "<silence>"]
             var request = CallHarness.seedRequest(answers: answers, questions: ["Can you attend?"], callee: "010987670\(digit)")
             request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
