@@ -46,7 +46,7 @@ SILERO := $(DEPS)/silero_vad
 SWIFT_BUILD_FLAGS ?=
 RUN_ARGS ?=
 
-.PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test cluster-test bench soak fuzz clean
+.PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test test-under-load cluster-test bench soak fuzz clean
 
 deps: apt-deps python-deps
 
@@ -185,6 +185,11 @@ CALL_WIDTH ?= 3
 test unit-test e2e-test: deps
 	@UNIT_WIDTH=$(UNIT_WIDTH) VIRTUAL_WIDTH=$(VIRTUAL_WIDTH) CALL_WIDTH=$(CALL_WIDTH) \
 	  SWIFT_BUILD_FLAGS='$(SWIFT_BUILD_FLAGS)' scripts/make-test.sh $(patsubst test,all,$(@:-test=))
+
+# `make test` RUNS times (default 5) with a busy loop per core beside each run: under load the runs
+# may take longer, but no verdict may change (scripts/test-under-load.sh; logs in test-artifacts/).
+test-under-load: deps
+	RUNS=$(or $(RUNS),5) scripts/test-under-load.sh
 
 # The cluster alone (also part of e2e-test): PostgreSQL 15, Kamailio and two nodes on 127.0.0.1,
 # 40 outbound and 20 inbound calls, one node killed with SIGKILL in the middle.
