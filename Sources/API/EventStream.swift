@@ -60,7 +60,7 @@ struct EventStream: Sendable {
     func message(for event: CallEvent) async throws -> Message {
         let payload = (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8))) as? [String: String] ?? [:]
         var data: [String: AnyEncodable] = ["outbound_id": .string(event.outboundId)]
-        var type = event.type
+        let type = Self.wireType(of: event.type, payload: payload)
         let call = try await store.call(id: event.outboundId)
         switch event.type {
         case "outbound_queued", "inbound_connected":
@@ -74,12 +74,10 @@ struct EventStream: Sendable {
         case "outbound_progress":
             data["progress"] = .object(["total": .int(Int(payload["total"] ?? "") ?? 0), "completed": .int(Int(payload["answered"] ?? "") ?? 0)])
         case "outbound_completed", "inbound_completed":
-            if payload["reason"] == "remote_hangup" { type = "outbound_ended" } else { type = "outbound_completed" }
             data["task_completed"] = call?.taskCompleted.map { .bool($0) } ?? .null
             data["summary"] = .string(call?.summary ?? "")
             data["direction"] = .string(call?.direction.rawValue ?? "outbound")
         case "outbound_no_answer", "outbound_busy", "outbound_rejected", "outbound_failed", "inbound_failed":
-            type = "outbound_failed"
             data["state"] = .string(String(event.type.split(separator: "_", maxSplits: 1)[1]))
             data["reason"] = .string(payload["reason"] ?? String(event.type.dropFirst("outbound_".count)))
         case "transcript":
@@ -91,6 +89,18 @@ struct EventStream: Sendable {
         }
         if let state = VoiceBridgeServer.state(ofEventType: event.type) { data["state"] = data["state"] ?? .string(state.rawValue) }
         return Message(id: event.id ?? 0, type: type, outboundId: event.outboundId, createdAt: event.createdAt, data: data)
+    }
+
+    /// The type a stored event is sent as: seed §6.3's names, where a call's end is
+    /// `outbound_completed` (`outbound_ended` when the callee hung up) or `outbound_failed` (the
+    /// state in its data) whichever the direction; every other type as it was stored.
+    /// openapi.yaml's `Event.type` lists what this gives (`EventsAndDocumentTests`).
+    static func wireType(of stored: String, payload: [String: String]) -> String {
+        switch stored {
+        case "outbound_completed", "inbound_completed": payload["reason"] == "remote_hangup" ? "outbound_ended" : "outbound_completed"
+        case "outbound_no_answer", "outbound_busy", "outbound_rejected", "outbound_failed", "inbound_failed": "outbound_failed"
+        default: stored
+        }
     }
 }
 

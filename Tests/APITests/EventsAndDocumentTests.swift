@@ -156,6 +156,25 @@ import Yams
         }
     }
 
+    /// The document's `Event.type` names every type the stream sends: each state a call can reach,
+    /// in either direction, as the stream renames it, and the other events the server writes.
+    /// (It once listed 12 of the 22: no voicemail, no analysis, no inbound cancel.)
+    @Test func everyEventTypeTheStreamSendsIsDocumented() throws {
+        let url = Fixtures.repository.appendingPathComponent("Sources/API/openapi.yaml")
+        let document = try Yams.load(yaml: String(contentsOf: url, encoding: .utf8)) as? [String: Any] ?? [:]
+        let schemas = (document["components"] as? [String: Any])?["schemas"] as? [String: Any]
+        let type = ((schemas?["Event"] as? [String: Any])?["properties"] as? [String: Any])?["type"] as? [String: Any]
+        let documented = Set(try #require(type?["enum"] as? [String]))
+        var stored = CallState.allCases.map { "outbound_\($0.rawValue)" }
+        stored += [CallState.connected, .completed, .failed, .cancelled].map { "inbound_\($0.rawValue)" }   // an inbound call is answered when stored
+        stored += ["outbound_progress", "transcript", "outbound_analyzed", "inbound_analyzed", "answered_by",
+                   "twilio_call_status", "twilio_transfer_status", "twilio_stream_status", "listening_started", "listening_stopped"]
+        var sent = Set(stored.map { EventStream.wireType(of: $0, payload: [:]) })
+        sent.insert(EventStream.wireType(of: "outbound_completed", payload: ["reason": "remote_hangup"]))
+        #expect(sent.subtracting(documented).isEmpty, "sent but not in openapi.yaml's Event.type: \(sent.subtracting(documented).sorted())")
+        #expect(documented.subtracting(sent).isEmpty, "documented but never sent: \(documented.subtracting(sent).sorted())")
+    }
+
     @Test(arguments: StoreBackend.allCases) func metricsExposeCallsByStateAndTheCallSystemsCounters(database: StoreBackend) async throws {
         let h = try await OutboundAPITests.harness(database: database)
         try await h.app.test(.router) { client in
