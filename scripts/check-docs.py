@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Checks the repository's Markdown: every relative link names a file that exists, and every
 #anchor a heading that is there (GitHub's rule: lower case, punctuation dropped, spaces to
-hyphens, a repeated heading numbered). Usage: scripts/check-docs.py [FILE.md ...] (default: the
-README and every page under docs/). Exit status 1 on any broken link, each one named."""
+hyphens, a repeated heading numbered). Without arguments it also checks that the REST API's index,
+docs/reference/api.md, names every operation of Sources/API/openapi.yaml and no other. Usage:
+scripts/check-docs.py [FILE.md ...] (default: the README and every page under docs/). Exit status
+1 on any broken link or operation, each one named."""
 import collections
 import os
 import re
@@ -62,7 +64,38 @@ def check(path, cache):
     return problems
 
 
+def operations_in_openapi(path):
+    """`METHOD /path` for every operation of the OpenAPI document (read line by line: paths at two
+    spaces' indent, their methods at four)."""
+    found, current = set(), None
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            if re.match(r'^\S', line):
+                current = None if not line.startswith('paths:') else current
+            m = re.match(r'^  (/\S*):\s*$', line)
+            if m:
+                current = m.group(1)
+                continue
+            m = re.match(r'^    (get|put|post|delete|patch):\s*$', line)
+            if m and current:
+                found.add(f'{m.group(1).upper()} {current}')
+    return found
+
+
+def check_api_index():
+    """The API index and the OpenAPI document list the same operations."""
+    spec = os.path.join(ROOT, 'Sources', 'API', 'openapi.yaml')
+    index = os.path.join(ROOT, 'docs', 'reference', 'api.md')
+    documented = set()
+    for _, line in prose(index):
+        documented.update(re.findall(r'^\| `((?:GET|PUT|POST|DELETE|PATCH) /\S*)`', line))
+    served = operations_in_openapi(spec)
+    return ([f'docs/reference/api.md: {op} is in openapi.yaml but not in the index' for op in sorted(served - documented)]
+            + [f'docs/reference/api.md: {op} is in the index but not in openapi.yaml' for op in sorted(documented - served)])
+
+
 def main(files):
+    whole = not files
     if not files:
         files = [os.path.join(ROOT, 'README.md')]
         for folder, _, names in os.walk(os.path.join(ROOT, 'docs')):
@@ -70,9 +103,12 @@ def main(files):
     cache, problems = {}, []
     for path in files:
         problems += check(os.path.abspath(path), cache)
+    links = len(problems)
+    if whole:
+        problems += check_api_index()
     for problem in problems:
         print(problem)
-    print(f'check-docs: {len(files)} pages, {len(problems)} broken link(s)')
+    print(f'check-docs: {len(files)} pages, {links} broken link(s)' + (f', {len(problems) - links} API operation(s) not in step with openapi.yaml' if whole else ''))
     return 1 if problems else 0
 
 

@@ -39,7 +39,7 @@ mark=$started
 step_done() { steps+=("$1 $(( $(date +%s) - mark )) s"); mark=$(date +%s); }
 
 # The docs and the sources first (a second): every relative link and anchor in the README and docs/ resolves.
-python3 scripts/check-docs.py || failed+=("links in the README and docs/ (scripts/check-docs.py)")
+python3 scripts/check-docs.py || failed+=("links in the README and docs/, or the API index (scripts/check-docs.py)")
 # No test data in the product: no persona line or answer, no fixture text, in a string in Sources/.
 { python3 scripts/check-test-data.py --self-test && python3 scripts/check-test-data.py; } || failed+=("test data in Sources/ (scripts/check-test-data.py)")
 
@@ -48,6 +48,11 @@ python3 scripts/check-docs.py || failed+=("links in the README and docs/ (script
 if ! { { ! runs unit || swift build --build-tests $flags; } && swift build --product voicebridge $flags && swift build --product voicebridge-bench $flags; }; then
   echo "make test: the build failed"
   exit 1
+fi
+# The command line's reference page is the binary's own help (scripts/cli-reference.sh makes it).
+if ! diff -u docs/reference/cli.md <(scripts/cli-reference.sh .build/debug/voicebridge) >test-artifacts/cli-reference.diff; then
+  cat test-artifacts/cli-reference.diff
+  failed+=("docs/reference/cli.md differs from the binary's help (scripts/cli-reference.sh .build/debug/voicebridge > docs/reference/cli.md)")
 fi
 step_done build
 
