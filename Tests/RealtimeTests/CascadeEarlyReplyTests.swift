@@ -18,8 +18,13 @@ import TestSupport
         #expect(early.log.all("chat").filter { $0.hasSuffix("start") }.count == 2, "no second request for the same words")
         let late = try await EarlyReplyProbe.run(earlyReplies: false)
         #expect(late.usage.earlyReplies == nil && late.lines == early.lines)
-        // Without, the model's 150 ms come after the turn is over; with, they were spent before.
-        #expect(early.latency < late.latency - .milliseconds(100), "early \(early.latency), without \(late.latency)")
+        // Without early replies the model is asked only once the turn is over. What that costs in
+        // latency (the model's 150 ms spent before the turn ends, or after it) is `make bench`'s
+        // `early-replies` figure, p50 922 against 1,223 ms: as a bound here it was the machine's
+        // load that decided it (850 against 874 ms beside a busy loop per core).
+        let lateAsked = try #require(late.log.first("chat 1 start"))
+        let lateOver = try #require(late.log.entries.value.first { $0.what.hasPrefix("deepgram sent") && $0.what.contains("\"speech_final\":true") }?.at)
+        #expect(lateAsked > lateOver, "without early replies the reply was asked for after Deepgram called the turn over")
     }
 
     @Test func aReplyForWordsThatChangedIsDroppedUnheardAndItsTokensCount() async throws {
