@@ -125,6 +125,9 @@ final class MediaStreamLoadClient: Sendable {
     }
 
     /// Sends the upgrade request, waits for `101`, then hands the connection to WebSocket framing.
+    /// `upgraded` is settled exactly once: succeeded on the 101, failed on a refusal, an error, or a
+    /// connection that closes first (a server under load may drop an upgrade it could not finish:
+    /// a promise left pending would be a leak, which NIO traps on).
     final class HandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = ByteBuffer
         typealias InboundOut = ByteBuffer
@@ -134,6 +137,7 @@ final class MediaStreamLoadClient: Sendable {
         private let path: String
         private let stream: StreamHandler
         private let upgraded: EventLoopPromise<Void>
+        private var settled = false
         private var response: ByteBuffer?
 
         init(port: Int, path: String, stream: StreamHandler, upgraded: EventLoopPromise<Void>) {
@@ -158,7 +162,7 @@ final class MediaStreamLoadClient: Sendable {
             let headLength = end.upperBound - buffer.readerIndex
             let head = buffer.readString(length: headLength) ?? ""
             guard head.hasPrefix("HTTP/1.1 101") else {
-                upgraded.fail(BenchError("WebSocket upgrade refused: \(head.prefix(40))"))
+                fail(BenchError("WebSocket upgrade refused: \(head.prefix(40))"))
                 context.close(promise: nil)
                 return
             }
@@ -166,18 +170,31 @@ final class MediaStreamLoadClient: Sendable {
                 try context.pipeline.syncOperations.addHandlers(
                     [ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 20)), WebSocketFrameEncoder(), stream], position: .after(self))
             } catch {
-                upgraded.fail(error)
+                fail(error)
+                context.close(promise: nil)
                 return
             }
             if buffer.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(buffer)) }
             response = nil
+            settled = true
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             upgraded.succeed()
         }
 
+        func channelInactive(context: ChannelHandlerContext) {
+            fail(BenchError("the connection closed before the WebSocket upgrade was answered"))
+            context.fireChannelInactive()
+        }
+
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            upgraded.fail(error)
+            fail(error)
             context.close(promise: nil)
+        }
+
+        private func fail(_ error: any Error) {
+            guard !settled else { return }
+            settled = true
+            upgraded.fail(error)
         }
     }
 }

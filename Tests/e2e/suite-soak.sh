@@ -11,8 +11,18 @@ set -u
 source "$(dirname "$0")/lib.sh"
 bench=$(dirname "$VB_BINARY")/voicebridge-bench
 if [ ! -x "$bench" ]; then not_ok "the soak needs $bench (make e2e-test builds it)"; exit 1; fi
-out=$(timeout 300 "$bench" soak --seconds 60 --sip-calls 10 --streams 10 --call-seconds 15 --interval 10 --lateness stalls --output "$VB_ARTIFACTS/soak" 2>&1)
+# The bench's output goes to a file, and what it started (the server, sipp) is found afterwards by
+# the TMPDIR it inherited and killed: a bench that died (a trap under load, once) left both running
+# and holding a command substitution's pipe open, and the suite waited forever. (They are not in
+# the bench's process group: Foundation's Process gives each child a group of its own.)
+mkdir -p "$VB_TMP/bench"
+TMPDIR=$VB_TMP/bench timeout 300 "$bench" soak --seconds 60 --sip-calls 10 --streams 10 --call-seconds 15 --interval 10 --lateness stalls \
+  --output "$VB_ARTIFACTS/soak" >"$VB_TMP/soak.out" 2>&1
 status=$?
+for proc in /proc/[0-9]*; do
+  grep -qsz "^TMPDIR=$VB_TMP/bench\$" "$proc/environ" && kill -KILL "${proc#/proc/}" 2>/dev/null
+done
+out=$(cat "$VB_TMP/soak.out")
 echo "$out" > "$VB_ARTIFACTS/soak-60s.txt"
 echo "$out" | sed -n '/^| s /,$p' | head -40
 check "60 s of churning SIP calls and Twilio streams: the soak's verdict is passed (exit $status)" grep -q "^soak: passed" <<<"$out"
