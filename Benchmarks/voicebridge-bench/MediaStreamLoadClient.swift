@@ -126,7 +126,7 @@ final class MediaStreamLoadClient: Sendable {
 
     /// Sends the upgrade request, waits for `101`, then hands the connection to WebSocket framing.
     /// `upgraded` is settled exactly once: succeeded on the 101, failed on a refusal, an error, or a
-    /// connection that closes first (a server under load may drop an upgrade it could not finish:
+    /// connection that closes or drops this handler first (a server under load may drop an upgrade it could not finish:
     /// a promise left pending would be a leak, which NIO traps on).
     final class HandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = ByteBuffer
@@ -184,6 +184,12 @@ final class MediaStreamLoadClient: Sendable {
         func channelInactive(context: ChannelHandlerContext) {
             fail(BenchError("the connection closed before the WebSocket upgrade was answered"))
             context.fireChannelInactive()
+        }
+
+        /// The last word: a channel closed under load can drop its handlers without an inactive
+        /// event reaching this one (seen: the trap came from this handler's deinit in close0).
+        func handlerRemoved(context: ChannelHandlerContext) {
+            fail(BenchError("the connection closed before the WebSocket upgrade was answered"))
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
