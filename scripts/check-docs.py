@@ -70,8 +70,8 @@ def operations_in_openapi(path):
     found, current = set(), None
     with open(path, encoding='utf-8') as f:
         for line in f:
-            if re.match(r'^\S', line):
-                current = None if not line.startswith('paths:') else current
+            if re.match(r'^\S', line):   # a top-level key: the paths (if these were they) are over
+                current = None
             m = re.match(r'^  (/\S*):\s*$', line)
             if m:
                 current = m.group(1)

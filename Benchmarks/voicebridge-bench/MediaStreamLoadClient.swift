@@ -181,13 +181,8 @@ final class MediaStreamLoadClient: Sendable {
             upgraded.succeed()
         }
 
-        func channelInactive(context: ChannelHandlerContext) {
-            fail(BenchError("the connection closed before the WebSocket upgrade was answered"))
-            context.fireChannelInactive()
-        }
-
-        /// The last word: a channel closed under load can drop its handlers without an inactive
-        /// event reaching this one (seen: the trap came from this handler's deinit in close0).
+        /// Every close ends here (close0 removes the handlers; an inactive event need not reach
+        /// this one first: the trap came from this handler's deinit there).
         func handlerRemoved(context: ChannelHandlerContext) {
             fail(BenchError("the connection closed before the WebSocket upgrade was answered"))
         }

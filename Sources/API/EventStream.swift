@@ -62,7 +62,7 @@ struct EventStream: Sendable {
         var data: [String: AnyEncodable] = ["outbound_id": .string(event.outboundId)]
         let type = Self.wireType(of: event.type, payload: payload)
         let call = try await store.call(id: event.outboundId)
-        switch event.type {
+        switch type {
         case "outbound_queued", "inbound_connected":
             data["callee_number"] = .string(call.map { CallView.mask($0.calleeNumber) } ?? "")
             data["purpose"] = .string(call?.purpose ?? "")
@@ -73,11 +73,11 @@ struct EventStream: Sendable {
             data["answered_at"] = .date(call?.answeredAt ?? event.createdAt)
         case "outbound_progress":
             data["progress"] = .object(["total": .int(Int(payload["total"] ?? "") ?? 0), "completed": .int(Int(payload["answered"] ?? "") ?? 0)])
-        case "outbound_completed", "inbound_completed":
+        case "outbound_completed", "outbound_ended":
             data["task_completed"] = call?.taskCompleted.map { .bool($0) } ?? .null
             data["summary"] = .string(call?.summary ?? "")
             data["direction"] = .string(call?.direction.rawValue ?? "outbound")
-        case "outbound_no_answer", "outbound_busy", "outbound_rejected", "outbound_failed", "inbound_failed":
+        case "outbound_failed":
             data["state"] = .string(String(event.type.split(separator: "_", maxSplits: 1)[1]))
             data["reason"] = .string(payload["reason"] ?? String(event.type.dropFirst("outbound_".count)))
         case "transcript":
