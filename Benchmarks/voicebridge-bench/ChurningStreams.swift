@@ -9,6 +9,8 @@ final class ChurningStreams: Sendable {
     struct Totals: Sendable {
         var streams = 0
         var failedConnects = 0
+        /// Why the first few failed connects failed, as the client saw it.
+        var connectErrors: [String] = []
         var sent = 0
         var received = 0
         /// Frames a stream sent that never came back, beyond what the pipeline holds back.
@@ -62,8 +64,14 @@ final class ChurningStreams: Sendable {
         while running.load(ordering: .relaxed) {
             let index = generation * slots + slot
             generation += 1
-            guard let client = try? await MediaStreamLoadClient.connect(index: index, port: port, dialect: .twilio, group: loop) else {
-                totals.withLock { $0.failedConnects += 1 }
+            let client: MediaStreamLoadClient
+            do {
+                client = try await MediaStreamLoadClient.connect(index: index, port: port, dialect: .twilio, group: loop)
+            } catch {
+                totals.withLock {
+                    $0.failedConnects += 1
+                    if $0.connectErrors.count < 5 { $0.connectErrors.append("\(error)") }
+                }
                 try? await Task.sleep(for: .seconds(1))
                 continue
             }

@@ -23,7 +23,7 @@ final class SoakSIPCallers: Sendable {
     /// The pcap's length: its audio is played again every 7 s.
     static let pcapSeconds = 7.05
 
-    init(target: String, concurrent: Int, callSeconds: Double, folder: String) throws {
+    init(target: String, concurrent: Int, callSeconds: Double, niceness: Int32, folder: String) throws {
         guard FileManager.default.fileExists(atPath: Self.pcap) else { throw BenchError("\(Self.pcap) is missing (make deps installs sip-tester)") }
         let scenario = (folder as NSString).appendingPathComponent("soak-uac.xml")
         try Self.scenario(callSeconds: callSeconds).write(toFile: scenario, atomically: true, encoding: .utf8)
@@ -31,11 +31,11 @@ final class SoakSIPCallers: Sendable {
         log = (folder as NSString).appendingPathComponent("soak-sipp.log")
         controlPort = try ServerProcess.freePort()
         process = Process()
-        // sipp is the load, not what is measured: it runs below the server's priority.
+        // sipp is the load, not what is measured: it runs at the load's priority (`Lateness.loadNiceness`).
         process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
         // Up to `concurrent` calls at once (-l), opened at most concurrent/callSeconds·2 a second.
         let rate = max(1, Int((Double(concurrent) / callSeconds * 2).rounded(.up)))
-        process.arguments = ["-n", "\(SoakTest.loadNiceness)", "/usr/bin/sipp", target, "-sf", scenario, "-i", "127.0.0.1", "-p", "\(try ServerProcess.freePort())", "-mp", "\(try Self.mediaPortBase())",
+        process.arguments = ["-n", "\(niceness)", "/usr/bin/sipp", target, "-sf", scenario, "-i", "127.0.0.1", "-p", "\(try ServerProcess.freePort())", "-mp", "\(try Self.mediaPortBase())",
                              "-l", "\(concurrent)", "-r", "\(rate)", "-cp", "\(controlPort)", "-nostdin",
                              "-trace_stat", "-stf", statistics, "-fd", "5", "-trace_err", "-error_file", log]
         process.standardOutput = FileHandle.nullDevice

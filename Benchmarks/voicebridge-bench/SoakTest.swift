@@ -34,6 +34,19 @@ enum SoakTest {
         /// the 10 ms count tracks the machine's speed (0 to 1,350 frames a minute on the same code,
         /// 27–28 Nov), not the server's; a stall — work blocking an event loop — still shows.
         case stalls
+
+        /// The load's priority (`nice`): the release soak's load yields to the server (10), so
+        /// that what it measures — the server's ticks — is not delayed by the load beside it. A
+        /// `stalls` run is make test's, on a machine other work may share: there a load below
+        /// everyone's priority is what falls behind (two busy loops beside it, 29 Nov: its
+        /// connects timed out after 10 s and 5,424 echoed frames went unread), so it runs at the
+        /// server's own (0).
+        var loadNiceness: Int32 {
+            switch self {
+            case .budget: 10
+            case .stalls: 0
+            }
+        }
     }
 
     struct Report: Sendable {
@@ -45,6 +58,10 @@ enum SoakTest {
         var threadSlopePerMinute = 0.0
         var sip = SoakSIPCallers.Outcome()
         var streams = ChurningStreams.Totals()
+        /// The server's HTTP connection guard at the end: connections it closed for a missed
+        /// deadline (no request head in time, a body too slow) and refused over a cap.
+        var connectionsTimedOut = 0
+        var connectionsRefused = 0
         var framesDue = 0
         var storedSIPCalls = 0
         var storedStreamCalls = 0
@@ -80,14 +97,15 @@ enum SoakTest {
         try await server.waitUntilHealthy()
         var report = Report(warmUpSeconds: seconds / 3, lateness: lateness)   // a server's caches (SQLite pages, allocator arenas) fill for minutes
 
-        // The load runs on one event loop (one core at most), as in MediaStreamBenchmark, and
-        // yields the CPU to the server: on a machine with as many cores as the server has event
-        // loops, a load thread at the server's priority delays the ticks it is there to measure.
+        // The load runs on one event loop (one core at most), as in MediaStreamBenchmark, and in
+        // the release soak yields the CPU to the server: on a machine with as many cores as the
+        // server has event loops, a load thread at the server's priority delays the ticks it is
+        // there to measure (`Lateness.loadNiceness`).
         let loadGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        try await loadGroup.next().submit { Self.yieldToTheServer() }.get()
+        try await loadGroup.next().submit { Self.setNiceness(lateness.loadNiceness) }.get()
         do {
             try await load(&report, server: server, sipPort: sipPort, seconds: seconds, sipCalls: sipCalls, streams: streams,
-                           callSeconds: callSeconds, interval: interval, loop: loadGroup.next(), progress: progress)
+                           callSeconds: callSeconds, interval: interval, niceness: lateness.loadNiceness, loop: loadGroup.next(), progress: progress)
             try? await loadGroup.shutdownGracefully()
         } catch {
             try? await loadGroup.shutdownGracefully()
@@ -98,19 +116,17 @@ enum SoakTest {
         return report
     }
 
-    /// The load's priority: `nice` 10 for the calling thread (on Linux a thread's own), and for
-    /// sipp, which `SoakSIPCallers` starts under `nice`.
-    static let loadNiceness: Int32 = 10
-
-    private static func yieldToTheServer() {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, loadNiceness)
+    /// Sets the calling thread's priority (on Linux `setpriority` is a thread's own); sipp gets
+    /// the same from `SoakSIPCallers`, which starts it under `nice`.
+    private static func setNiceness(_ niceness: Int32) {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
     }
 
     private static func load(_ report: inout Report, server: ServerProcess, sipPort: Int, seconds: Double, sipCalls: Int, streams: Int,
-                             callSeconds: Double, interval: Double, loop: any EventLoop, progress: (Sample) -> Void) async throws {
+                             callSeconds: Double, interval: Double, niceness: Int32, loop: any EventLoop, progress: (Sample) -> Void) async throws {
         let churn = ChurningStreams(port: server.httpPort, slots: streams, callSeconds: callSeconds, loop: loop)
         // Either kind of load may be left out (0) to see which one a trend comes from.
-        let sipp = sipCalls == 0 ? nil : try SoakSIPCallers(target: "127.0.0.1:\(sipPort)", concurrent: sipCalls, callSeconds: callSeconds, folder: server.folder)
+        let sipp = sipCalls == 0 ? nil : try SoakSIPCallers(target: "127.0.0.1:\(sipPort)", concurrent: sipCalls, callSeconds: callSeconds, niceness: niceness, folder: server.folder)
         let streaming = Task { await churn.run() }
 
         let start = ContinuousClock.now
@@ -136,6 +152,9 @@ enum SoakTest {
         churn.finish()
         await streaming.value
         report.streams = churn.snapshot
+        let guarded = Prometheus(try await server.metrics())
+        report.connectionsTimedOut = Int(guarded.sum("voicebridge_http_connections_timed_out_total"))
+        report.connectionsRefused = Int(guarded.sum("voicebridge_http_connections_refused_total"))
         report.sip = try await sipp?.finish(timeout: .seconds(Int(SoakSIPCallers.pcapSeconds * 2 + callSeconds) + 30)) ?? .init(exitStatus: 0)
         if let sipp, report.sip.failed > 0 {
             // What sipp said of its failed calls (its -error_file), before the server's folder goes.
@@ -200,7 +219,11 @@ enum SoakTest {
             if last.liveCalls < (sipCalls + streams) * 8 / 10 { report.failures.append("only \(last.liveCalls) calls live at the end, under 80 % of the load") }
         }
         if report.streams.lost > 0 { report.failures.append("\(report.streams.lost) stream frames never came back (\(report.streams.streamsLosing) streams)") }
-        if report.streams.failedConnects > 0 { report.failures.append("\(report.streams.failedConnects) streams could not connect") }
+        if report.streams.failedConnects > 0 {
+            report.failures.append("\(report.streams.failedConnects) streams could not connect (the server closed \(report.connectionsTimedOut) "
+                + "connections for a missed deadline and refused \(report.connectionsRefused) over a cap; the client saw: "
+                + report.streams.connectErrors.joined(separator: "; ") + ")")
+        }
         if report.sip.failed > 0 || report.sip.exitStatus != 0 {
             report.failures.append("sipp: \(report.sip.failed) failed calls, exit status \(report.sip.exitStatus)")
         }
