@@ -6,8 +6,10 @@
 #      that may share the machine, VB_E2E_JOBS at a time. Both spend most of their time waiting on
 #      calls in real time (serially 813 s of wall time for ~3 min of CPU, 29 Nov), and their RTP
 #      ports are disjoint (unit tests 30000-50999, shared: Tests/TestSupport/TestPorts.swift; e2e suites 51000-57999).
-#   3. The suites tagged `.virtualTime` (VIRTUAL), VIRTUAL_WIDTH at a time: load changes none of
-#      their verdicts, but each keeps a core busy, which the real-time suites beside them would feel.
+#   3. Still beside the e2e suites, once the unit tests of step 2 have ended (the e2e suites run
+#      ~150 s longer): the suites tagged `.virtualTime` (VIRTUAL), VIRTUAL_WIDTH at a time. Load
+#      changes none of their verdicts; each keeps a core busy, which the e2e suites' checks must
+#      bear, as they bear `make test-under-load`'s busy loops.
 #   4. The suites tagged `.realTimeCalls` (CALLS): calls that must hear speech or keys in time,
 #      CALL_WIDTH at a time, nothing else beside them.
 #   5. Alone, one after the other: the suites tagged `.timed` (ALONE, one test at a time), then the
@@ -31,7 +33,7 @@ width=${UNIT_WIDTH:-2} call_width=${CALL_WIDTH:-3} virtual_width=${VIRTUAL_WIDTH
 flags=${SWIFT_BUILD_FLAGS:-}
 unit=test-artifacts/unit.log e2e=test-artifacts/e2e.log
 mkdir -p test-artifacts
-rm -f "$unit" "$e2e" "$unit.shared"
+rm -f "$unit" "$e2e" "$unit".*
 touch "$unit" "$e2e"
 failed=()
 steps=()   # "name N s": each step's wall time, printed at the end
@@ -56,9 +58,20 @@ if ! diff -u docs/reference/cli.md <(scripts/cli-reference.sh .build/debug/voice
 fi
 step_done build
 
-# 2. Side by side. The e2e suites print as each ends; the unit pass's lines are kept and printed after.
+# 2. Side by side. The e2e suites print as each ends. Beside them, the unit tests that measure no
+#    time, then (3) the call suites in virtual time: those start when the shared pass ends, in the
+#    e2e suites' last minutes, since load changes none of their verdicts. Their lines are kept and
+#    printed after the e2e suites; each pass's exit status is kept in a file.
+unit_chain() {
+  local started=$SECONDS
+  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$width swift test --skip-build --parallel --skip "$TIMED" >"$unit.shared" 2>&1
+  echo "$? $((SECONDS - started))" >"$unit.shared.status"
+  started=$SECONDS
+  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$virtual_width swift test --skip-build --parallel --filter "$VIRTUAL" >"$unit.virtual" 2>&1
+  echo "$? $((SECONDS - started))" >"$unit.virtual.status"
+}
 if runs unit; then
-  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$width swift test --skip-build --parallel --skip "$TIMED" >"$unit.shared" 2>&1 &
+  unit_chain &
   unit_pass=$!
 fi
 if runs e2e; then
@@ -66,19 +79,18 @@ if runs e2e; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("e2e suites run side by side")
 fi
 if runs unit; then
-  wait "$unit_pass" || failed+=("unit tests run side by side, $width at a time")
-  echo "== unit tests, $width at a time$(runs e2e && echo ' (they ran beside the e2e suites above)')"
+  wait "$unit_pass"
+  read -r status took <"$unit.shared.status"
+  echo "== unit tests, $width at a time$(runs e2e && echo ' (they ran beside the e2e suites above)'): $took s"
   cat "$unit.shared" | tee "$unit"
-  rm -f "$unit.shared"
+  [ "$status" -eq 0 ] || failed+=("unit tests run side by side, $width at a time")
+  read -r status took <"$unit.virtual.status"
+  echo "== call suites in virtual time, $virtual_width at a time, after the unit tests above: $took s"
+  cat "$unit.virtual" | tee -a "$unit"
+  [ "$status" -eq 0 ] || failed+=("call suites in virtual time")
+  rm -f "$unit.shared" "$unit.virtual" "$unit.shared.status" "$unit.virtual.status"
 fi
-step_done "side by side"
-
-# 3. The call suites in virtual time, VIRTUAL_WIDTH at a time.
-if runs unit; then
-  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$virtual_width swift test --skip-build --parallel --filter "$VIRTUAL" 2>&1 | tee -a "$unit"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("call suites in virtual time")
-  step_done "virtual time $virtual_width at a time"
-fi
+step_done "side by side (virtual time included)"
 
 # 4. The call suites, CALL_WIDTH at a time.
 if runs unit; then
