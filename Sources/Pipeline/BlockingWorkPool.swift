@@ -20,13 +20,16 @@ public final class BlockingWorkPool: Sendable {
     public let capacity: Int
     /// How long a job's result takes in virtual time.
     public let virtualLatency: Duration
+    /// What `run(within:)` measures its limit on.
+    private let clock: any Clock<Duration> & Sendable
     private let lanes: [DispatchQueue]
     /// Jobs waiting or running, per lane.
     private let load: Mutex<[Int]>
 
-    public init(label: String, width: Int, capacity: Int, virtualLatency: Duration = .zero) {
+    public init(label: String, width: Int, capacity: Int, virtualLatency: Duration = .zero, clock: any Clock<Duration> & Sendable = ContinuousClock()) {
         precondition(width > 0 && capacity >= width)
         self.virtualLatency = virtualLatency
+        self.clock = clock
         self.width = width
         self.capacity = capacity
         lanes = (0..<width).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
@@ -76,57 +79,63 @@ public final class BlockingWorkPool: Sendable {
             return lane
         }
         let waiting = Waiting<T>()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                guard waiting.keep(continuation) else {
-                    load.withLock { $0[lane] -= 1 }
-                    return
-                }
-                // Whichever comes first — the result, the limit, the cancellation — resumes the caller.
-                if let limit {
-                    let (seconds, attoseconds) = limit.components
-                    let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-                    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-                        waiting.take()?.resume(throwing: TooLate(limit: limit))
-                    }
-                }
-                lanes[lane].async { [self] in
-                    guard waiting.isAwaited else {
-                        self.load.withLock { $0[lane] -= 1 }
-                        return
-                    }
-                    let result = Result { try job() }
-                    self.load.withLock { $0[lane] -= 1 }
-                    waiting.take()?.resume(with: result)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            // Whichever comes first — the result, the limit on the pool's clock, the cancellation —
+            // resumes the caller; the limit's sleep ends with the wait.
+            if let limit {
+                group.addTask { [clock] in
+                    guard (try? await clock.sleep(for: limit)) != nil else { return }
+                    waiting.end(TooLate(limit: limit))
                 }
             }
-        } onCancel: {
-            waiting.cancel()
+            defer { group.cancelAll() }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    guard waiting.keep(continuation) else {
+                        load.withLock { $0[lane] -= 1 }
+                        return
+                    }
+                    lanes[lane].async { [self] in
+                        guard waiting.isAwaited else {
+                            self.load.withLock { $0[lane] -= 1 }
+                            return
+                        }
+                        let result = Result { try job() }
+                        self.load.withLock { $0[lane] -= 1 }
+                        waiting.take()?.resume(with: result)
+                    }
+                }
+            } onCancel: {
+                waiting.end(CancellationError())
+            }
         }
     }
 
-    /// A caller's continuation, handed out once; or, cancelled first, never taken.
+    /// A caller's continuation, handed out once; or, ended first (cancelled, or its limit
+    /// reached), never taken.
     private final class Waiting<T: Sendable>: Sendable {
-        private let state = Mutex<(continuation: CheckedContinuation<T, Error>?, cancelled: Bool)>((nil, false))
+        private let state = Mutex<(continuation: CheckedContinuation<T, Error>?, ended: (any Error)?)>((nil, nil))
 
-        /// Keeps `continuation` for the result; false (having resumed it) when the caller was already cancelled.
+        /// Keeps `continuation` for the result; false (having resumed it) when the wait had already ended.
         func keep(_ continuation: CheckedContinuation<T, Error>) -> Bool {
-            let cancelled = state.withLock { s -> Bool in
-                if !s.cancelled { s.continuation = continuation }
-                return s.cancelled
+            let ended = state.withLock { s -> (any Error)? in
+                if s.ended == nil { s.continuation = continuation }
+                return s.ended
             }
-            if cancelled { continuation.resume(throwing: CancellationError()) }
-            return !cancelled
+            if let ended { continuation.resume(throwing: ended) }
+            return ended == nil
         }
 
         func take() -> CheckedContinuation<T, Error>? { state.withLock { $0.continuation.take() } }
 
-        func cancel() {
-            let continuation = state.withLock { s in
-                s.cancelled = true
+        /// Ends the wait with `error`, unless its result (or another end) came first.
+        func end(_ error: any Error) {
+            let continuation = state.withLock { s -> CheckedContinuation<T, Error>? in
+                guard s.ended == nil else { return nil }
+                s.ended = error
                 return s.continuation.take()
             }
-            continuation?.resume(throwing: CancellationError())
+            continuation?.resume(throwing: error)
         }
 
         /// Whether the caller still waits for the result.

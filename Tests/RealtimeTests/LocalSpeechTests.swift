@@ -1,6 +1,5 @@
 import Foundation
 import Pipeline
-import Synchronization
 import Testing
 import TestSupport
 @testable import Realtime
@@ -70,68 +69,6 @@ import TestSupport
         #expect(forced.contains("five") && !forced.contains("place"), "heard: \(forced)")
         #expect(stt.bias(toward: ["five", "no-such-token-word"], bonus: 1) == stt.bias(toward: ["five"], bonus: 1), "words with no token to start them are left out")
         #expect(stt.bias(toward: ["tomorrow"], bonus: 1).tokens.map { stt.tokenizer.text(of: [$0]) }.sorted() == ["Tom", "tom"], "a word of several tokens by its start")
-    }
-
-    @Test func aFullPoolRefusesAtOnce() async throws {
-        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2)
-        let gate = DispatchSemaphore(value: 0)
-        async let first: Void = pool.run { gate.wait() }
-        async let second: Void = pool.run { gate.wait() }
-        while pool.pending < 2 { try await Task.sleep(for: .milliseconds(5)) }
-        await #expect(throws: BlockingWorkPool.Overloaded.self) { try await pool.run { 1 } }
-        gate.signal(); gate.signal()
-        _ = try await (first, second)
-        #expect(pool.pending == 0)
-        #expect(try await pool.run { 42 } == 42)
-    }
-
-    @Test func aCallerStopsWaitingAtItsLimitWhileTheJobHoldsItsLane() async throws {
-        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 1)
-        let gate = DispatchSemaphore(value: 0)
-        let started = ContinuousClock.now
-        await #expect(throws: BlockingWorkPool.TooLate.self) { try await pool.run(within: .milliseconds(100)) { gate.wait() } }
-        // The job never ends before the gate opens, so returning at all is the point; the bound only
-        // keeps it near its limit (other tests load models on the cooperative pool meanwhile).
-        #expect(ContinuousClock.now - started < .seconds(10))
-        #expect(pool.pending == 1, "the job still runs on its lane")
-        await #expect(throws: BlockingWorkPool.Overloaded.self) { try await pool.run { 1 } }
-        gate.signal()
-        while pool.pending > 0 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(try await pool.run(within: .seconds(5)) { 7 } == 7)
-    }
-
-    @Test func aJobGivenUpOnBeforeItsLaneIsFreeNeverRuns() async throws {
-        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2)
-        let gate = DispatchSemaphore(value: 0)
-        let ran = Atomic<Bool>(false)
-        async let first: Void = pool.run { gate.wait() }
-        while pool.pending < 1 { try await Task.sleep(for: .milliseconds(5)) }
-        await #expect(throws: BlockingWorkPool.TooLate.self) {
-            try await pool.run(within: .milliseconds(50)) { ran.store(true, ordering: .relaxed) }
-        }
-        gate.signal()
-        try await first
-        while pool.pending > 0 { try await Task.sleep(for: .milliseconds(5)) }
-        let lateJobRan = ran.load(ordering: .relaxed)
-        #expect(!lateJobRan, "the late job ran after its caller had gone")
-        #expect(try await pool.run(within: .seconds(5)) { 7 } == 7)
-    }
-
-    @Test(.timeLimit(.minutes(1))) func aCancelledCallerStopsWaitingAndItsQueuedJobNeverRuns() async throws {
-        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2)
-        let gate = DispatchSemaphore(value: 0)
-        let ran = Atomic<Bool>(false)
-        async let first: Void = pool.run { gate.wait() }
-        while pool.pending < 1 { try await Task.sleep(for: .milliseconds(5)) }
-        let queued = Task { try await pool.run { ran.store(true, ordering: .relaxed) } }
-        while pool.pending < 2 { try await Task.sleep(for: .milliseconds(5)) }
-        queued.cancel()
-        await #expect(throws: CancellationError.self) { try await queued.value }
-        gate.signal()
-        try await first
-        while pool.pending > 0 { try await Task.sleep(for: .milliseconds(5)) }
-        let queuedJobRan = ran.load(ordering: .relaxed)
-        #expect(!queuedJobRan, "the cancelled caller's job ran")
     }
 
     @Test func aMissingModelNamesMakeDeps() {

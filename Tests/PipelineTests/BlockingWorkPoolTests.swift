@@ -1,0 +1,97 @@
+import Dispatch
+import Pipeline
+import Synchronization
+import Testing
+
+/// The pool's refusals and limits. A limit is measured on the pool's clock: here a `ManualClock`
+/// the test moves, so a limit of an hour passes in no time and passes exactly (on the wall clock
+/// these tests would wait the hour).
+@Suite struct BlockingWorkPoolTests {
+    /// A job that says when it started on its lane, then holds the lane until `gate` opens.
+    struct HeldJob: Sendable {
+        let gate = DispatchSemaphore(value: 0)
+        let started: AsyncStream<Void>
+        let starting: AsyncStream<Void>.Continuation
+
+        init() { (started, starting) = AsyncStream.makeStream(of: Void.self) }
+
+        var body: @Sendable () -> Void {
+            { [gate, starting] in
+                starting.yield()
+                gate.wait()
+            }
+        }
+
+        func untilStarted() async {
+            for await _ in started { return }
+        }
+    }
+
+    @Test func aFullPoolRefusesAtOnce() async throws {
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2)
+        let held = HeldJob()
+        async let first: Void = pool.run(held.body)
+        await held.untilStarted()
+        async let second: Void = pool.run { held.gate.wait() }
+        while pool.pending < 2 { await Task.yield() }   // the second job waits for the lane: no event says so
+        await #expect(throws: BlockingWorkPool.Overloaded.self) { try await pool.run { 1 } }
+        held.gate.signal(); held.gate.signal()
+        _ = try await (first, second)
+        #expect(pool.pending == 0)
+        #expect(try await pool.run { 42 } == 42)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aCallerStopsWaitingAtItsLimitWhileTheJobHoldsItsLane() async throws {
+        let clock = ManualClock()
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 1, clock: clock)
+        let held = HeldJob()
+        let waiting = Task { try await pool.run(within: .seconds(3600), held.body) }
+        await held.untilStarted()
+        await clock.untilSleeping()
+        clock.advance(by: .seconds(3599))
+        #expect(clock.sleeping == 1, "a second before its limit the caller still waits")
+        clock.advance(by: .seconds(1))
+        await #expect(throws: BlockingWorkPool.TooLate.self) { try await waiting.value }
+        #expect(pool.pending == 1, "the job still runs on its lane")
+        await #expect(throws: BlockingWorkPool.Overloaded.self) { try await pool.run { 1 } }
+        held.gate.signal()
+        while pool.pending > 0 { await Task.yield() }   // the dropped result: nobody waits for it
+        #expect(try await pool.run(within: .seconds(5)) { 7 } == 7)
+        #expect(clock.sleeping == 0, "a result within the limit takes its timer off")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aJobGivenUpOnBeforeItsLaneIsFreeNeverRuns() async throws {
+        let clock = ManualClock()
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2, clock: clock)
+        let held = HeldJob()
+        let ran = Atomic<Bool>(false)
+        async let first: Void = pool.run(held.body)
+        await held.untilStarted()
+        let late = Task { try await pool.run(within: .milliseconds(50)) { ran.store(true, ordering: .relaxed) } }
+        await clock.untilSleeping()
+        clock.advance(by: .milliseconds(50))
+        await #expect(throws: BlockingWorkPool.TooLate.self) { try await late.value }
+        held.gate.signal()
+        try await first
+        while pool.pending > 0 { await Task.yield() }
+        let lateJobRan = ran.load(ordering: .relaxed)
+        #expect(!lateJobRan, "the late job ran after its caller had gone")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aCancelledCallerStopsWaitingAndItsQueuedJobNeverRuns() async throws {
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 2)
+        let held = HeldJob()
+        let ran = Atomic<Bool>(false)
+        async let first: Void = pool.run(held.body)
+        await held.untilStarted()
+        let queued = Task { try await pool.run { ran.store(true, ordering: .relaxed) } }
+        while pool.pending < 2 { await Task.yield() }
+        queued.cancel()
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        held.gate.signal()
+        try await first
+        while pool.pending > 0 { await Task.yield() }
+        let queuedJobRan = ran.load(ordering: .relaxed)
+        #expect(!queuedJobRan, "the cancelled caller's job ran")
+    }
+}
