@@ -9,8 +9,9 @@ import Logging
 struct EventStream: Sendable {
     let store: CallStore
     let logger: Logger
-    /// How often the table is read for new events while nothing is pending: often on SQLite;
-    /// rarely on PostgreSQL, where a notification from the writing node wakes the reader at once.
+    /// How often the table is read for new events while nothing is pending. This node's events
+    /// wake the reader at once, and on PostgreSQL every node's (a notification); on SQLite another
+    /// process sharing the file rings no bell, so it is read often.
     var pollInterval: Duration { store.announcesEvents ? .seconds(2) : .milliseconds(150) }
 
     /// One message per stored event: `{id, type, outbound_id, created_at, data}`.

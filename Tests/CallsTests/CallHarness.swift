@@ -80,9 +80,10 @@ enum CallHarness {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
             if let call = try await store.call(id: id), done(call) { return call }
-            // Not faster: each look decodes a stored call, and a busy call step's waiters spent a
-            // tenth of the machine on it at 20 a second (perf), beside the calls they wait for.
-            try await Task.sleep(for: .milliseconds(200))
+            // A change of the call's state appends an event, which wakes this at once (so do the
+            // other calls' events: a few a second). No faster than that: each look decodes a stored
+            // call, and at 20 a second a busy call step's waiters spent a tenth of the machine on it (perf).
+            await store.waitForEvents(timeout: .milliseconds(200))
         }
         throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "call \(id) is still \(await String(describing: try store.call(id: id)?.state))"])
     }

@@ -81,6 +81,21 @@ import TestSupport
         try await writer.close()
     }
 
+    /// On either database a reader on the node that commits an event is woken by the commit (a
+    /// SQLite file has no notifications): it waits an hour otherwise, and the test has a minute.
+    @Test(.timeLimit(.minutes(1)), arguments: StoreBackend.allCases)
+    func thisNodesEventWakesAWaitingReaderAtOnce(backend: StoreBackend) async throws {
+        let store = try await backend.store()
+        let woken = Task { await store.waitForEvents(timeout: .seconds(3600)) }
+        while store.eventBell.waiting == 0 { await Task.yield() }   // it waits: a ring before would be lost
+        try await store.setTransfer(callID: "ob-00000000", target: "+15550100", outcome: "busy")   // no event: nothing rings
+        #expect(store.eventBell.waiting == 1, "a transaction that appended no event woke the reader")
+        try await store.insert(Self.sampleCall())
+        await woken.value
+        #expect(try await store.events().map(\.type) == ["outbound_queued"])
+        try await store.close()
+    }
+
     @Test func migratesAFileFromThePreviousSchemaKeepingItsRows() async throws {
         let path = Self.temporaryPath()
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

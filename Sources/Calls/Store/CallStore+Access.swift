@@ -12,9 +12,14 @@ extension CallStore {
 
     /// Runs `updates` in one transaction and returns its result once committed. Not cancelled with
     /// the calling task: a call ended by a shutdown still stores its end — nothing the server
-    /// accepted is dropped on the way out.
+    /// accepted is dropped on the way out. A transaction that appended events wakes this node's
+    /// event readers (`waitForEvents`) once it has committed.
     @discardableResult
     func sqlWrite<T: Sendable>(_ updates: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        try await VirtualTimeExecutor.outside { try await database.transaction(writes: true, updates) }
+        let (value, appendedEvents) = try await VirtualTimeExecutor.outside {
+            try await database.transaction(writes: true) { sql in (try updates(sql), sql.notes.appendedEvents) }
+        }
+        if appendedEvents { eventBell.ring() }
+        return value
     }
 }

@@ -146,8 +146,10 @@ extension CallStore {
     static func append(_ event: CallEvent, in sql: any SQLConnection) throws -> CallEvent {
         var stored = event
         stored.id = try sql.insert(event, into: "events", returning: "id").flatMap(Int64.init(sqlValue:))
-        // Every node's event readers are woken when this commits (several in one transaction: one notification).
+        // Every node's event readers are woken when this commits (several in one transaction: one
+        // notification); this node's by `sqlWrite`, on either database.
         if sql.dialect == .postgres { try sql.execute("NOTIFY \(Self.eventsChannel)") }
+        sql.notes.appendedEvents = true
         return stored
     }
 }

@@ -50,7 +50,7 @@ public final class CallStore: Sendable {
     public let cipher: StorageCipher?
     /// How numbers are read for comparison (`numbers.default_country`).
     public let numbers: NumberPlan
-    /// Rung when another node's events are committed (PostgreSQL); see `waitForEvents`.
+    /// Rung when events are committed, this node's (`sqlWrite`) or another's (PostgreSQL); see `waitForEvents`.
     let eventBell = EventBell()
     /// Counts the `on_end` tool rows this process wrote (a hint: the after-call dispatcher reads
     /// the outbox when it moved, instead of polling a table that is nearly always empty).
@@ -336,8 +336,9 @@ extension CallStore {
         if sql.dialect == .postgres { try sql.execute("NOTIFY \(queueChannel)") }
     }
 
-    /// Whether `waitForEvents` is woken by new events (PostgreSQL, while `listenForEvents` runs);
-    /// on SQLite it only times out, so readers poll.
+    /// Whether `waitForEvents` is woken by every node's new events (PostgreSQL, while
+    /// `listenForEvents` runs); on SQLite only this process's wake it, so readers also look on a
+    /// timer for another process's (nodes sharing one file).
     public var announcesEvents: Bool { database is PostgresStoreDatabase }
 
     /// Rings the event bell for every NOTIFY any node's transaction commits, until cancelled
@@ -356,8 +357,8 @@ extension CallStore {
         await database.listen(Self.queueChannel, changed)
     }
 
-    /// Returns when events may have been added (another node announced some), after `timeout`,
-    /// or when the task is cancelled.
+    /// Returns when events may have been added (this node committed some, or another node
+    /// announced some), after `timeout`, or when the task is cancelled.
     public func waitForEvents(timeout: Duration) async {
         await eventBell.wait(timeout: timeout)
     }

@@ -9,6 +9,7 @@ import PostgresNIO
 struct PostgresSQLConnection: SQLConnection {
     let connection: PostgresConnection
     let logger: Logger
+    let notes = TransactionNotes()
     var dialect: SQLDialect { .postgres }
 
     @discardableResult

@@ -40,10 +40,21 @@ public protocol StoreDatabase: Sendable {
     func transaction<T: Sendable>(writes: Bool, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T
 }
 
+/// What a transaction did that its caller acts on once it commits (one transaction's, on the one
+/// thread that runs it).
+public final class TransactionNotes {
+    /// Events were appended: the store's local event readers are woken after the commit.
+    var appendedEvents = false
+
+    init() {}
+}
+
 /// A connection inside one transaction, as the store's methods see it: statements with `?`
 /// placeholders, run synchronously (the store runs each transaction on a thread of its own).
 public protocol SQLConnection {
     var dialect: SQLDialect { get }
+    /// What this transaction did that is acted on once it commits.
+    var notes: TransactionNotes { get }
     /// Runs `sql`; returns how many rows it changed.
     @discardableResult
     func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int

@@ -6,6 +6,7 @@ import Pipeline
 /// them, so a date is the text GRDB has always written and old files read the same.
 struct SQLiteConnection: SQLConnection {
     let database: Database
+    let notes = TransactionNotes()
     var dialect: SQLDialect { .sqlite }
 
     func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
