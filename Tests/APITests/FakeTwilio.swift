@@ -32,6 +32,8 @@ final class FakeTwilio: Sendable {
     let audio: [UInt8]
     let creates = Mutex<[Created]>([])
     let updates = Mutex<[(sid: String, status: String)]>([])
+    /// The status callbacks VoiceBridge has answered, in order: what it has taken in by now.
+    let answeredStatuses = Mutex<[(sid: String, status: String)]>([])
     /// Calls whose TwiML was replaced (`Twiml=` on an update), with the new TwiML.
     let redirects = Mutex<[(sid: String, twiml: String)]>([])
     /// Media messages VoiceBridge sent on each stream, by call SID.
@@ -130,6 +132,7 @@ final class FakeTwilio: Sendable {
             if explicit == nil { sequence += 1 }
             await callback(call.value("StatusCallback")!, [("CallSid", call.sid), ("AccountSid", Self.accountSID), ("CallStatus", status),
                                                           ("SequenceNumber", String(n)), ("To", to), ("From", call.value("From") ?? "")] + extra)
+            answeredStatuses.withLock { $0.append((call.sid, status)) }
         }
         await status("initiated")
         try? await Task.sleep(for: .milliseconds(100))

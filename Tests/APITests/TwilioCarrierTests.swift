@@ -85,7 +85,7 @@ import TestSupport
             try await manager.cancel(id: id)
             let ended = try await Self.wait(store, id, for: [.cancelled, .completed, .failed])
             #expect(ended.state == .cancelled && ended.answeredBy == "human")
-            try await Task.sleep(for: .milliseconds(300))
+            try await waitUntil { !fake.updates.withLock { $0.isEmpty } }
             #expect(fake.updates.withLock { $0.map(\.status) } == ["completed"], "our hang-up ends the call at Twilio")
             #expect(try await store.recordingPath(callID: id) != nil)
             let statuses = try await store.events(callID: id).filter { $0.type == "twilio_call_status" }.compactMap { event in
@@ -198,14 +198,18 @@ import TestSupport
     }
 
     @Test func finalStatusesBeforeAnswerBecomeTheCallsOutcome() async throws {
-        try await Self.withTwilio { _, manager, store, _ in
+        try await Self.withTwilio { fake, manager, store, _ in
             let busy = try await Self.place(manager, to: "+15550000002")
             let noAnswer = try await Self.place(manager, to: "+15550000004")
             let failed = try await Self.place(manager, to: "+15550000005")
             #expect(try await Self.wait(store, busy, for: [.busy, .failed]).state == .busy)
             #expect(try await Self.wait(store, noAnswer, for: [.noAnswer, .failed]).state == .noAnswer)
             #expect(try await Self.wait(store, failed, for: [.failed]).failureReason == "twilio: the call failed")
-            try await Task.sleep(for: .milliseconds(300))
+            // The fake sends the busy call a late `ringing` after its `busy`: once VoiceBridge has
+            // answered that callback, it has taken it in.
+            let busySid = try #require(fake.creates.withLock { $0.first { $0.value("To") == "+15550000002" }?.sid })
+            try await waitUntil(seconds: 10) { fake.answeredStatuses.withLock { $0.contains { $0 == (busySid, "ringing") } } }
+            #expect(fake.answeredStatuses.withLock { $0.filter { $0.sid == busySid }.map(\.status) } == ["initiated", "busy", "ringing"])
             #expect(try await store.call(id: busy)?.state == .busy, "a late, out-of-order ringing changes nothing")
         }
     }

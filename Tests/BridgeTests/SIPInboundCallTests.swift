@@ -69,7 +69,7 @@ import TestSupport
                 probe.send(garbage, to: target)
             }
             await probe.close()
-            try await Task.sleep(for: .milliseconds(100))
+            try await waitUntil { await ua.malformedDatagrams == 4 }
             #expect(await ua.malformedDatagrams == 4)
             let sipp = try Sipp(scenario: SippCaller.options, arguments: ["127.0.0.1:\(port)", "-s", "x", "-i", "127.0.0.1", "-p", "\(freeUDPPort())"])
             let result = await sipp.wait()
