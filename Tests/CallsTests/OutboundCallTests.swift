@@ -34,7 +34,7 @@ import TestSupport
             let wav = try WAVFile.read(URL(fileURLWithPath: recording))
             #expect(wav.channels == 2 && wav.sampleRate == 8000 && wav.data.count > 8000 * 4 * 5, "a stereo recording of the call")
             Self.checkTranscriptLinesUpWithTheRecording(transcript.map(\.entry), wav)
-            try await Task.sleep(for: .milliseconds(300))
+            try await waitUntil { ua.portPool.inUseCount == 0 && (await manager.liveCount) == 0 }
             let stillLive = await manager.liveCount
             #expect(ua.portPool.inUseCount == 0 && stillLive == 0, "nothing outlives the call")
             try await Self.checkReport(store, call)
@@ -165,8 +165,8 @@ import TestSupport
             } catch let error as CallManager.Failure {
                 #expect(error == .conflict("call \(created.outboundId) has already ended (cancelled)"))
             }
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(ua.portPool.inUseCount == 0)
+            try await waitUntil { ua.portPool.inUseCount == 0 }
+            #expect(ua.portPool.inUseCount == 0, "the ringing call's RTP ports are given back")
         }
     }
 
@@ -190,7 +190,7 @@ import TestSupport
                                             "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "7000"])
             let result = await sipp.wait()
             #expect(result.status == 0, "\(result.output.suffix(1200))")
-            try await Task.sleep(for: .milliseconds(500))
+            try await waitUntil { (try? await store.calls(inStates: [.completed]).contains { $0.direction == .inbound }) == true }
             let inbound = try await store.calls(inStates: CallState.allCases).filter { $0.direction == .inbound }
             let call = try #require(inbound.first)
             #expect(call.state == .completed && call.calleeNumber == "0212345678")

@@ -288,8 +288,8 @@ import TestSupport
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.start() }
                 group.addTask { while await engine.nextEvent() != nil {} }
-                try await Self.sendSilence(to: engine, frames: 10)   // 200 ms of audio, then 9 s with none
-                try await Task.sleep(for: .seconds(9))
+                try await Self.sendSilence(to: engine, frames: 10)   // 200 ms of audio, then none
+                try await waitUntil(seconds: 20) { log.all("deepgram text").filter { $0.contains("KeepAlive") }.count >= 2 }
                 let keepAlives = log.all("deepgram text").filter { $0.contains("KeepAlive") }.count
                 #expect(keepAlives >= 2, "a KeepAlive every few seconds of silence: \(keepAlives)")
                 _ = await engine.stop()
