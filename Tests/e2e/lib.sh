@@ -2,10 +2,24 @@
 # Every server here listens on 127.0.0.1 only.
 VB_TMP=$(mktemp -d)
 VB_PID=
-trap 'vb_stop_server KILL; rm -rf "$VB_TMP"' EXIT
+VB_FAILED=
+trap 'vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 
 ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; }
+not_ok() { VB_FAILED=1; echo "not ok - $*"; }
+
+# vb_keep_logs: when a check failed, the suite's logs (the server's, its peers') and database go to
+# $VB_ARTIFACTS/failed-<suite>/ before its folder is removed: a failure seen once under load can
+# be read afterwards, not only its one line.
+vb_keep_logs() {
+  [ -n "$VB_FAILED" ] && [ -n "${VB_ARTIFACTS:-}" ] || return 0
+  local keep
+  keep="$VB_ARTIFACTS/failed-$(basename "$0" .sh)"
+  rm -rf "$keep"; mkdir -p "$keep"
+  (cd "$VB_TMP" && find . -maxdepth 3 -type f \( -name '*.log' -o -name '*.sqlite*' -o -name '*.yaml' -o -name '*.txt' \) -size -50M \
+    -exec cp --parents {} "$keep" \;) 2>/dev/null
+  echo "# the suite's logs and database: $keep"
+}
 check() { # description, then a command
   local what=$1; shift
   if "$@"; then ok "$what"; else not_ok "$what"; return 1; fi

@@ -16,7 +16,7 @@ bot_port=$(free_port)
 b_pid=
 PYTHONPATH=$root/.deps/python python3 "$here/twilio_bot.py" "$bot_port" "$report" "$fixtures/en_greeting.ulaw.wav" >"$VB_TMP/bot.log" 2>&1 &
 bot_pid=$!
-trap 'kill $bot_pid $b_pid 2>/dev/null; vb_stop_server KILL; rm -rf "$VB_TMP"' EXIT
+trap 'kill $bot_pid $b_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 for _ in $(seq 1 50); do grep -q "bot listening" "$VB_TMP/bot.log" && break; sleep 0.1; done
 grep -q "bot listening" "$VB_TMP/bot.log" || { not_ok "the Python bot starts"; cat "$VB_TMP/bot.log"; exit 1; }
 

@@ -13,7 +13,7 @@ api() { curl -fsS -X "$1" "http://127.0.0.1:$VB_PORT/api/$2" "${@:3}"; }
 
 "$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 55200-55399 >"$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
-trap 'kill $callee_pid 2>/dev/null; vb_stop_server KILL; rm -rf "$VB_TMP"' EXIT
+trap 'kill $callee_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 
 vb_start_server "$VB_TMP/run1.log" "${env_common[@]}" || { not_ok "server starts"; cat "$VB_TMP/run1.log"; exit 1; }
 api POST templates -H 'Content-Type: application/json' -d '{"name":"attend","purpose":"the meeting for {name}","questions":["Can you attend?"]}' >/dev/null

@@ -22,7 +22,7 @@ create() { # port, callee number[, the callee's script as JSON strings]
 "$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 56000-56199 >"$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
 b_pid=
-trap 'kill $callee_pid 2>/dev/null; [ -n "$b_pid" ] && kill -KILL $b_pid 2>/dev/null; vb_stop_server KILL; rm -rf "$VB_TMP"' EXIT
+trap 'kill $callee_pid 2>/dev/null; [ -n "$b_pid" ] && kill -KILL $b_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 
 # Node B first (started by hand), then node A through lib.sh (which keeps A's pid for the kill).
 b_port=$(free_port)

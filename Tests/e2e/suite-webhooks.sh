@@ -10,7 +10,7 @@ log=$VB_TMP/received.jsonl
 secrets=$VB_TMP/secrets.json
 rx_port=$(free_port)
 rx_pid=
-trap 'kill $rx_pid 2>/dev/null; vb_stop_server KILL; [ -n "${VB_KEEP:-}" ] && cp -r "$VB_TMP" /tmp/vb-keep; rm -rf "$VB_TMP"' EXIT
+trap 'kill $rx_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 secret_a=whsec_dm9pY2VicmlkZ2UtZGVtby1rZXktMDEyMzQ1Njc4OSE=
 echo "{\"/a\": \"$secret_a\"}" >"$secrets"
 : >"$log"
