@@ -10,8 +10,11 @@ db=$VB_TMP/data/voicebridge.sqlite
 fixtures=$(cd "$(dirname "$0")/../Fixtures/audio" && pwd)
 
 # baresip's microphone: silence through the agent's opening line, then the answer, then silence
-# (baresip hangs up when its file ends).
-sox "$fixtures/en_yes_attend.wav" "$VB_TMP/answer.wav" pad 9 4
+# (baresip hangs up when its file ends). 10 s of it: the agent closes the call once it has the
+# answer; with 4 s a machine kept busy beside the suite had not transcribed the answer when baresip
+# hung up, and a transcription in flight at a hang-up is dropped (the caller's last words are lost:
+# a gap of the local engine, noted in issue 58's closing notes, not what this suite is about).
+sox "$fixtures/en_yes_attend.wav" "$VB_TMP/answer.wav" pad 9 10
 (cd "$VB_TMP" && openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
   -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 && cat key.pem cert.pem > tls.pem)
 
@@ -50,7 +53,7 @@ wait_tcp $((callee_sip + 1)) 20 || { not_ok "baresip (the callee) listens for TL
 sip_port=$(free_port)
 if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" \
      VOICEBRIDGE_SIP_RTP_PORT_MIN=57000 VOICEBRIDGE_SIP_RTP_PORT_MAX=57199 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=0 \
-     VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION=20 VOICEBRIDGE_SIP_TRANSPORT=tls VOICEBRIDGE_SIP_SRTP=required \
+     VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION=30 VOICEBRIDGE_SIP_TRANSPORT=tls VOICEBRIDGE_SIP_SRTP=required \
      VOICEBRIDGE_SIP_TLS_CERTIFICATE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_TLS_PRIVATE_KEY="$VB_TMP/key.pem" \
      VOICEBRIDGE_SIP_TLS_CA_FILE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$((callee_sip + 1))"; then
   not_ok "server starts with SIP over TLS and SRTP required"; cat "$VB_TMP/run.log"; kill "$callee_pid"; exit 1
