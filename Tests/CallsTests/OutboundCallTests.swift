@@ -34,7 +34,10 @@ import TestSupport
             let wav = try WAVFile.read(URL(fileURLWithPath: recording))
             #expect(wav.channels == 2 && wav.sampleRate == 8000 && wav.data.count > 8000 * 4 * 5, "a stereo recording of the call")
             Self.checkTranscriptLinesUpWithTheRecording(transcript.map(\.entry), wav)
-            try await waitUntil { ua.portPool.inUseCount == 0 && (await manager.liveCount) == 0 }
+            try await waitUntil {
+                guard ua.portPool.inUseCount == 0 else { return false }
+                return await manager.liveCount == 0
+            }
             let stillLive = await manager.liveCount
             #expect(ua.portPool.inUseCount == 0 && stillLive == 0, "nothing outlives the call")
             try await Self.checkReport(store, call)
