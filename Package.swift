@@ -110,7 +110,8 @@ let package = Package(
             dependencies: ["Calls", "Flows", "Realtime", .product(name: "Yams", package: "Yams")]
         ),
         // `voicebridge doctor`: what a server needs before it starts, checked.
-        .target(name: "Doctor", dependencies: ["Calls", "Bridge", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Doctor", dependencies: ["Calls", "Bridge", .product(name: "Logging", package: "swift-log"),
+                                               .product(name: "Crypto", package: "swift-crypto")]),   // Crypto: the models' SHA-256
         .target(
             name: "API",
             dependencies: [

@@ -5,9 +5,9 @@ import Logging
 import Synchronization
 
 /// `voicebridge doctor`: what a server needs before it starts, checked one by one — the
-/// configuration, what the configured engine loads (models, libraries, keys), Korean offline, the
-/// ports, the data directory, the database, the SIP gateway. Each check says what it found and,
-/// when it fails or warns, what to do. A check that needs the configuration is skipped when the
+/// configuration, what the configured engine loads (models, libraries, keys), the models against
+/// what `make deps` installed, Korean offline, the ports, the data directory, the database, the
+/// SIP gateway. Each check says what it found and, when it fails or warns, what to do. A check that needs the configuration is skipped when the
 /// configuration does not load.
 public enum Doctor {
     public struct Check: Sendable, Equatable {
@@ -42,6 +42,7 @@ public enum Doctor {
         }
         var found = [Check("configuration", .ok, "\(configPath ?? "the defaults"); engine \(config.engine.mode.rawValue), carrier \(config.carrier.rawValue)")]
         found.append(engine(config))
+        if let models = ModelChecksums.check(deps: config.engine.local.depsPath, required: config.engine.mode == .local) { found.append(models) }
         found += korean(config)
         found.append(port("http port", host: config.http.host, port: config.http.port, udp: false,
                           fix: "stop what listens there, or set http.port (VOICEBRIDGE_HTTP_PORT)"))

@@ -19,7 +19,7 @@ import Testing
         let checks = await Doctor.checks(configPath: nil, environment: [
             "VOICEBRIDGE_HTTP_PORT": "0", "VOICEBRIDGE_SIP_PORT": "0", "VOICEBRIDGE_DATABASE_PATH": "\(folder)/db.sqlite",
         ])
-        #expect(checks.map(\.name).starts(with: ["configuration", "engine local", "Korean offline", "http port 0", "sip port 0", "database"]))
+        #expect(checks.map(\.name).starts(with: ["configuration", "engine local", "models", "Korean offline", "http port 0", "sip port 0", "database"]))
         #expect(checks.allSatisfy { $0.verdict != .fail }, "\(checks.map(\.line))")
     }
 
@@ -51,6 +51,39 @@ import Testing
         #expect(http.verdict == .fail && http.detail.contains("in use") && http.fix?.contains("http.port") == true, "\(http.line)")
         let database = try #require(checks.first { $0.name == "database" })
         #expect(database.verdict == .fail && database.fix?.contains("database.path") == true, "\(database.line)")
+    }
+
+    /// `make deps` lists every model with its SHA-256 as installed; a file changed, cut short or gone
+    /// since fails, named, with what to delete. (The digests are SHA-256's published test vectors:
+    /// "abc" and the empty input.)
+    @Test func aModelThatIsNotTheOneMakeDepsInstalledFailsNamingIt() throws {
+        let deps = Self.scratch()
+        try FileManager.default.createDirectory(atPath: deps + "/voice", withIntermediateDirectories: true)
+        try Data("abc".utf8).write(to: URL(fileURLWithPath: deps + "/voice/model.onnx"))
+        try Data().write(to: URL(fileURLWithPath: deps + "/tokens.bin"))
+        let manifest = """
+            ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  voice/model.onnx
+            e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 *tokens.bin
+
+            """
+        try manifest.write(toFile: deps + "/models.sha256", atomically: true, encoding: .utf8)
+        let intact = try #require(ModelChecksums.check(deps: deps, required: true))
+        #expect(intact.verdict == .ok && intact.detail.hasPrefix("2 files"), "\(intact.line)")
+
+        try Data("abd".utf8).write(to: URL(fileURLWithPath: deps + "/voice/model.onnx"))
+        try FileManager.default.removeItem(atPath: deps + "/tokens.bin")
+        let broken = try #require(ModelChecksums.check(deps: deps, required: false))
+        #expect(broken.verdict == .fail, "\(broken.line)")
+        #expect(broken.detail == "tokens.bin is missing; voice/model.onnx is not the file make deps installed", "\(broken.line)")
+        #expect(broken.fix == "delete \(deps)/tokens.bin, \(deps)/voice/model.onnx and run `make deps`", "\(broken.line)")
+
+        try "ba7816bf  voice/model.onnx\n".write(toFile: deps + "/models.sha256", atomically: true, encoding: .utf8)
+        let malformed = try #require(ModelChecksums.check(deps: deps, required: true))
+        #expect(malformed.verdict == .fail && malformed.detail.hasSuffix("line 1 is not `<64 hex digits>  <path>`"), "\(malformed.line)")
+
+        try FileManager.default.removeItem(atPath: deps + "/models.sha256")
+        #expect(ModelChecksums.check(deps: deps, required: true)?.verdict == .warn, "the local engine loads models: no list is a warning")
+        #expect(ModelChecksums.check(deps: deps, required: false) == nil, "a cloud engine needs no make deps: no line")
     }
 
     @Test func aGatewayNoResolverKnowsFails() {
