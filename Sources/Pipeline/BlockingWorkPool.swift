@@ -20,7 +20,10 @@ public final class BlockingWorkPool: Sendable {
     public let capacity: Int
     /// How long a job's result takes in virtual time.
     public let virtualLatency: Duration
-    /// What `run(within:)` measures its limit on.
+    /// What `run(within:)` measures its limit on. (On Linux a cancelled sleep on the continuous
+    /// clock keeps ~740 bytes until its deadline; a limit here is seconds — a transcription's, the
+    /// end-of-turn model's — so that is transient, unlike the hour-long call timers that sleep on
+    /// an event loop's timer instead.)
     private let clock: any Clock<Duration> & Sendable
     private let lanes: [DispatchQueue]
     /// Jobs waiting or running, per lane.
