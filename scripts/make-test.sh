@@ -5,7 +5,8 @@
 #   2. Side by side: the unit tests that measure no time, UNIT_WIDTH at a time, and the e2e suites
 #      that may share the machine, VB_E2E_JOBS at a time. Both spend most of their time waiting on
 #      calls in real time (serially 813 s of wall time for ~3 min of CPU, 29 Nov), and their RTP
-#      ports are disjoint (unit tests 30000-50999, shared: Tests/TestSupport/TestPorts.swift; e2e suites 51000-57999).
+#      ports are disjoint (unit tests 33000-50999, shared: Tests/TestSupport/TestPorts.swift; e2e suites 51000-57999;
+#      the ports each side checks free and hands to a process come from ranges of its own: docs/testing.md).
 #   3. Still beside the e2e suites, once the unit tests of step 2 have ended (the e2e suites run
 #      ~150 s longer): the suites tagged `.virtualTime` (VIRTUAL), VIRTUAL_WIDTH at a time. Load
 #      changes none of their verdicts; each keeps a core busy, which the e2e suites' checks must

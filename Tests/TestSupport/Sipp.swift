@@ -83,16 +83,19 @@ public func freeUDPPort() -> Int {
 
 /// A base port for sipp's `-mp`: sipp binds four UDP ports from it (audio RTP and RTCP, video RTP and RTCP), so one free
 /// ephemeral port is not enough — the kernel may hand base + 2 to somebody else (CI saw "Unable to bind video RTP socket").
-/// An even base below the kernel's ephemeral range (32768 and up) where all four bind right now.
+/// An even base below the kernel's ephemeral range (32768 and up) where all four bind right now: 16000–21999, clear of
+/// the e2e suites' sipp media (22000–29999, `free_media_port`), which run beside the unit tests — two check-then-bind
+/// pickers in one range can hand out the same port.
 public func freeSippMediaPort() -> Int {
-    freeLoopbackPorts(count: 4, types: [Int32(SOCK_DGRAM.rawValue)], bases: (11_000...14_998).lazy.map { $0 * 2 })
+    freeLoopbackPorts(count: 4, types: [Int32(SOCK_DGRAM.rawValue)], bases: (8_000...10_998).lazy.map { $0 * 2 })
 }
 
 /// A SIP port for baresip: it listens on it over UDP and TCP, and for TLS on the next one, so both must be free for
-/// both (make test saw an e2e baresip's TLS port taken when only the first had been checked). Between 30000 and 32700, below
-/// the kernel's ephemeral range, where only the e2e suites' ports are picked (scripts check them as this does).
+/// both (make test saw an e2e baresip's TLS port taken when only the first had been checked). Between 12000 and 15999,
+/// below the kernel's ephemeral range and clear of the e2e suites' SIP ports (30000–32700, picked by `free_port` as
+/// this picks), which run beside the unit tests.
 public func freeBaresipPort() -> Int {
-    freeLoopbackPorts(count: 2, types: [Int32(SOCK_DGRAM.rawValue), Int32(SOCK_STREAM.rawValue)], bases: 30_000...32_698)
+    freeLoopbackPorts(count: 2, types: [Int32(SOCK_DGRAM.rawValue), Int32(SOCK_STREAM.rawValue)], bases: 12_000...15_998)
 }
 
 /// A base from `bases` where `count` ports from it bind on 127.0.0.1 for every socket type in `types` right now;

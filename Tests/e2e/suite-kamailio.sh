@@ -28,7 +28,7 @@ cleanup() {
   wait 2>/dev/null
   [ -n "${VB_ARTIFACTS:-}" ] && cp "$run/kamailio.log" "$VB_ARTIFACTS/kamailio.log" 2>/dev/null
   # The nodes' logs and sipp's error files, for whoever reads a failed run (the temp folder goes).
-  [ -n "${VB_ARTIFACTS:-}" ] && mkdir -p "$VB_ARTIFACTS/kamailio-suite" && cp "$VB_TMP"/node*.log "$VB_TMP"/callers-* "$VB_ARTIFACTS/kamailio-suite/" 2>/dev/null
+  [ -n "${VB_ARTIFACTS:-}" ] && mkdir -p "$VB_ARTIFACTS/kamailio-suite" && cp "$VB_TMP"/node*.log "$VB_TMP"/callers-* "$VB_TMP"/trunk*.log "$VB_ARTIFACTS/kamailio-suite/" 2>/dev/null
   if [ -n "${VB_KEEP:-}" ]; then rm -rf "$VB_KEEP"; cp -r "$VB_TMP" "$VB_KEEP"; fi
   rm -rf "$VB_TMP"
 }
