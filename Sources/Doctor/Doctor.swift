@@ -7,8 +7,8 @@ import Synchronization
 /// `voicebridge doctor`: what a server needs before it starts, checked one by one — the
 /// configuration, what the configured engine loads (models, libraries, keys), the models against
 /// what `make deps` installed, Korean offline, the ports, the data directory, the database, the
-/// SIP gateway. Each check says what it found and, when it fails or warns, what to do. A check that needs the configuration is skipped when the
-/// configuration does not load.
+/// SIP gateway. Each check says what it found and, when it fails or warns, what to do. A check
+/// that needs the configuration is skipped when the configuration does not load.
 public enum Doctor {
     public struct Check: Sendable, Equatable {
         public enum Verdict: String, Sendable { case ok, warn, fail }
