@@ -122,7 +122,9 @@ done
 check "the outbound call through Kamailio is answered by the trunk ($state)" test "$state" = connected
 sleep 2
 api0 POST "outbound/$id/cancel" >/dev/null
-wait $trunk
-check "the trunk saw the INVITE, our ACK and our BYE come through Kamailio (sipp exit 0)" test $? -eq 0
+wait $trunk; trunk_exit=$?
+check "the trunk saw the INVITE, our ACK and our BYE come through Kamailio (sipp exit $trunk_exit)" test $trunk_exit -eq 0 \
+  || { echo "# the trunk's sipp, its messages table and errors:"; grep -E -- '^ *(-+>|<-+|\[) |rror|nexpected' "$VB_TMP/trunk.log" | sed 's/^/#   /'
+       echo "# the node's log, its last lines:"; tail -n 15 "$VB_TMP/node0.log" | sed 's/^/#   /'; }
 check "Kamailio relayed the node's INVITE to the trunk" grep -q "outbound .* to sip:0109876500@127.0.0.1:$trunk_port" "$run/kamailio.log"
 check "the node's BYE reached the trunk through Kamailio (top Via)" bash -c "grep -A2 '^BYE ' '$VB_TMP/trunk-messages.log' | grep -q '^Via: SIP/2.0/UDP 127.0.0.1:$kam_port;'"
