@@ -24,6 +24,21 @@ import TestSupport
         }
     }
 
+    /// "Yes, I can attend the meeting." — click: the hang-up comes before the agent's turn is over
+    /// (the end-of-turn window still open), and the answer still counts.
+    @Test func aCalleeWhoAnswersAndHangsUpAtOnceHasAnswered() async throws {
+        _ = try await VirtualCallHarness.run { manager, store, clock in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting. <hangup>"]))
+            let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
+            #expect(call.state == .completed && call.failureReason == "remote_hangup")
+            let answers = try await store.answers(callID: call.outboundId)
+            #expect(answers.map(\.status) == [.answered, .notAsked], "the next question was never said: \(answers.map(\.status))")
+            #expect(answers.first?.answerSummary == "yes")
+            let heard = try await store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .customer }.map(\.entry.text)
+            #expect(heard.count == 1 && heard.first?.lowercased().contains("meeting") == true, "its words are in the transcript: \(heard)")
+        }
+    }
+
     @Test func cancellingAConnectedCallSaysGoodbyeAndKeepsThePartialResult() async throws {
         _ = try await VirtualCallHarness.run { manager, store, clock in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the original location is fine."]))

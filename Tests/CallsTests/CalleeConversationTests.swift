@@ -10,6 +10,9 @@ import Realtime
         #expect(line.segments.map(\.text) == ["Um,", "tomorrow at two."] && line.segments.map(\.pauseAfter) == [800, 0])
         #expect(line.words == "Um, tomorrow at two.")
         #expect(CalleeLine("<hangup>").action == .hangUp && CalleeLine("<silence>").action == .silence)
+        let saysThenHangsUp = CalleeLine("<dtmf 1> Yes, I'll be there. <hangup>")
+        #expect(saysThenHangsUp.action == .say && saysThenHangsUp.hangsUpAfter && saysThenHangsUp.words == "Yes, I'll be there.")
+        #expect(!CalleeLine("Yes, I'll be there.").hangsUpAfter && CalleeLine("Yes. <hangup>") != CalleeLine("Yes."))
         #expect(CalleeLine("Yes.") == CalleeLine("Yes."))
         #expect(CalleeLine("<voice ko> <dtmf 1> 네.").voice == "ko" && CalleeLine("<voice ko> <dtmf 1> 네.").words == "네.")
     }

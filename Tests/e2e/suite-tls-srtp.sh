@@ -10,10 +10,10 @@ db=$VB_TMP/data/voicebridge.sqlite
 fixtures=$(cd "$(dirname "$0")/../Fixtures/audio" && pwd)
 
 # baresip's microphone: silence through the agent's opening line, then the answer, then silence
-# (baresip hangs up when its file ends). 10 s of it: the agent closes the call once it has the
-# answer; with 4 s a machine kept busy beside the suite had not transcribed the answer when baresip
-# hung up, and a transcription in flight at a hang-up is dropped (the caller's last words are lost:
-# a gap of the local engine — docs/guide/conversation.md, Turn-taking — not this suite's subject).
+# (baresip hangs up when its file ends). 10 s of it: the suite checks that the agent closes the
+# call once it has the answer, and with 4 s a machine kept busy beside the suite had not heard the
+# answer when baresip hung up (the call was then the caller's hang-up, its answer kept:
+# `LocalEngine.callEnded`).
 sox "$fixtures/en_yes_attend.wav" "$VB_TMP/answer.wav" pad 9 10
 (cd "$VB_TMP" && openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
   -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 && cat key.pem cert.pem > tls.pem)

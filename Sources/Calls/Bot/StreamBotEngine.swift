@@ -187,11 +187,12 @@ public final class StreamBotEngine: ConversationEngine {
 
     /// The call is over: the bot gets `stop` and the socket is closed, as Twilio does, before
     /// the call's tasks are cancelled (bounded: a bot that stopped reading costs half a second).
-    public func callEnded() async {
-        guard sendStop() else { return }
+    public func callEnded() async -> [String] {
+        guard sendStop() else { return [] }
         for _ in 0..<50 where !state.withLock({ $0.stopWritten }) {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        return []
     }
 
     public func stop() async -> TaskTracker {

@@ -3,6 +3,28 @@ import Pipeline
 import Realtime
 
 extension CallSession {
+    /// How long the engine may take, once the call is over, to hear a turn the hang-up cut short
+    /// (`ConversationEngine.callEnded`): a transcription takes 0.3–2 s here, several seconds on a
+    /// loaded machine. Past it the call's end is stored without those words.
+    static let lastWordsLimit: Duration = .seconds(10)
+
+    /// The engine told the call is over; the words it heard only then (at most `lastWordsLimit`).
+    func engineHearsTheLastWords() async -> [String] {
+        await withTaskGroup(of: [String]?.self) { group in
+            group.addTask { await self.engine.callEnded() }
+            group.addTask {
+                try? await self.clock.sleep(for: Self.lastWordsLimit)
+                return nil
+            }
+            var words: [String] = []
+            for await result in group {
+                if let result { words = result }
+                group.cancelAll()   // the engine returns what it has once cancelled
+            }
+            return words
+        }
+    }
+
     /// The end of the caller's speech opens a turn (and starts its latency clock); the first
     /// speech start since the caller's last transcript line is when that line began to be heard.
     /// Until the agent's queued audio has been heard (its marks came back), at most `limit`.

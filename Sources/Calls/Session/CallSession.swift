@@ -163,6 +163,7 @@ public final class CallSession: Sendable {
             s.timeline = TurnTimeline(answeredAt: s.answeredAt)
         }
         var ending = Ending.remoteHangup
+        var lastWords: [String] = []
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.leg.run() }
             group.addTask { await self.pumpCallerAudio() }
@@ -186,9 +187,10 @@ public final class CallSession: Sendable {
                 break
             }
             await leg.hangUp()
-            await engine.callEnded()
+            lastWords = await engineHearsTheLastWords()
             group.cancelAll()
         }
+        for words in lastWords { await appendTranscript(speaker: .customer, text: words, item: nil) }
         endingInput.finish()
         verdictInput.finish()
         if ending == .agentFinished, let reason = state.withLock({ $0.closingReason }) { ending = reason }

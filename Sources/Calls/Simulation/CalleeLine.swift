@@ -8,6 +8,8 @@
 /// line in that espeak-ng voice (a persona's language), `<noise 20>` says it over a hissing line
 /// (white noise peaking that many dB below full scale, 0–60, drawn from the words: the same hiss
 /// every run). `<pause 800>` inside the words is that many milliseconds of silence mid-answer.
+/// `<hangup>` after the words hangs up as soon as they have been played ("Yes, I'll be there." —
+/// click), before the agent's turn is over.
 struct CalleeLine: Sendable, Equatable {
     enum Action: Sendable, Equatable { case say, hangUp, silence }
 
@@ -19,6 +21,8 @@ struct CalleeLine: Sendable, Equatable {
     var voice: String?
     /// The words come over hiss this many dB below full scale (nil: a clean line).
     var hiss: Int?
+    /// Hangs up once the words have been played.
+    var hangsUpAfter = false
     /// The words with their pauses, in order: (text, milliseconds of silence after it).
     var segments: [(text: String, pauseAfter: Int)] = []
 
@@ -48,6 +52,10 @@ struct CalleeLine: Sendable, Equatable {
             }
         }
         var text = rest
+        if let m = text.firstMatch(of: /\s*<hangup>\s*$/) {
+            hangsUpAfter = true
+            text = text[..<m.range.lowerBound]
+        }
         while let m = text.firstMatch(of: /\s*<pause (\d+)>\s*/) {
             segments.append((String(text[..<m.range.lowerBound]), min(5000, Int(m.1) ?? 0)))
             text = text[m.range.upperBound...]
@@ -56,7 +64,7 @@ struct CalleeLine: Sendable, Equatable {
     }
 
     static func == (a: CalleeLine, b: CalleeLine) -> Bool {
-        a.action == b.action && a.keys == b.keys && a.over == b.over && a.vague == b.vague && a.voice == b.voice && a.hiss == b.hiss
+        a.action == b.action && a.keys == b.keys && a.over == b.over && a.vague == b.vague && a.voice == b.voice && a.hiss == b.hiss && a.hangsUpAfter == b.hangsUpAfter
             && a.segments.map(\.text) == b.segments.map(\.text) && a.segments.map(\.pauseAfter) == b.segments.map(\.pauseAfter)
     }
 }

@@ -276,7 +276,9 @@ public final class SimulatedCallee: Sendable {
             var heard = AgentSpeech()
             var answered = 0
             var backchannelled = -1   // the script line whose backchannel was said
+            var hangUpAtMark: String?   // a line's `<hangup>`: its mark back, its words were played
             for await event in leg.events {
+                if case .mark(let name) = event, name == hangUpAtMark { await leg.hangUp(); break }
                 guard case .media(let media) = event else { continue }
                 let samples = G711.decode(media.payload, law: .muLaw)
                 let decision = vad.process(AudioFrame(samples: samples, sampleRate: 8000))
@@ -324,6 +326,7 @@ public final class SimulatedCallee: Sendable {
                 answered += 1
                 await leg.send(.media(audio))
                 await leg.send(.mark("answer-\(answered)"))
+                if line.hangsUpAfter { hangUpAtMark = "answer-\(answered)" }
             }
         }
     }

@@ -113,8 +113,10 @@ public protocol ConversationEngine: Sendable {
     /// The caller pressed a key (RFC 4733 event, in-band tone or the stream's `dtmf`).
     func dtmf(_ digit: Character) async
     /// The call is over (either side hung up); the call's tasks, `start()` among them, are
-    /// cancelled next. A remote engine tells its peer here.
-    func callEnded() async
+    /// cancelled next. A remote engine tells its peer here. Returns the caller's words the engine
+    /// heard only now, for the transcript — a turn the hang-up cut short (`LocalEngine`); what
+    /// they answered is in `stop()`'s tracker. The session bounds the wait.
+    func callEnded() async -> [String]
     /// A transfer this engine asked for did not reach anyone: the agent has the caller back and says so.
     func transferEnded(_ outcome: TransferOutcome) async
     /// Ends the conversation and returns what it gathered.
@@ -148,7 +150,7 @@ extension ConversationEngine {
 
     public func dtmf(_ digit: Character) async {}
 
-    public func callEnded() async {}
+    public func callEnded() async -> [String] { [] }
 
     public func transferEnded(_ outcome: TransferOutcome) async {}
 

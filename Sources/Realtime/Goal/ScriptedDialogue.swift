@@ -102,6 +102,15 @@ public struct ScriptedDialogue: Sendable {
         }
     }
 
+    /// The caller's last words, heard after they hung up: taken as any reply is (the same floors),
+    /// but the step after them is not said, so what it would ask is not counted as asked — a
+    /// question nobody heard is stored `not_asked`, not `pending`.
+    public mutating func callerHungUp(having said: String, confidence heard: Double = 1) {
+        let asked = tracker.answers.map(\.timesAsked)
+        _ = caller(said: said, confidence: heard)
+        tracker.unask(beyond: asked)
+    }
+
     /// Whether `reply` already settles the question being asked — an answer, a refusal, a
     /// question back — and does not trail off ("Yes, and …"), so the caller's turn can end now.
     public func completesAnAnswer(_ reply: String) -> Bool {

@@ -69,6 +69,12 @@ public struct TaskTracker: Sendable, Equatable {
         answers[index].timesAsked += 1
     }
 
+    /// Takes back the askings beyond `counts` (each question's `timesAsked` before): the step
+    /// that asked them was never said.
+    mutating func unask(beyond counts: [Int]) {
+        for index in answers.indices where index < counts.count { answers[index].timesAsked = min(answers[index].timesAsked, counts[index]) }
+    }
+
     /// Records an update; unknown ids are ignored (a model may invent one).
     public mutating func update(questionID: String, status: Status, answerText: String?, summary: String?, confidence: Double) {
         guard let index = answers.firstIndex(where: { $0.questionID == questionID }) else { return }

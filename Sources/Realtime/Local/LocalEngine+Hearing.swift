@@ -19,6 +19,8 @@ extension LocalEngine {
         case pressed(String)
         /// No reply came in time.
         case noReply
+        /// Everything heard before the hang-up is kept (`callEnded`): finish the stream.
+        case hangUp(AsyncStream<Void>.Continuation)
     }
 
     func hear() async {
@@ -28,15 +30,21 @@ extension LocalEngine {
             case .utterance(let finished):
                 let started = VirtualTimeExecutor.now
                 let heard = await transcribe(finished)
+                if keptAfterHangUp(heard) { continue }
                 if await settleOverlap(heard.text, turnOver: true) { continue }
                 _ = await replies.send(.answer(heard, since: started))
             case .transcribed(let heard, let transcribing):
+                if keptAfterHangUp(heard) { continue }
                 if await settleOverlap(heard.text, turnOver: true) { continue }
                 _ = await replies.send(.answer(heard, since: VirtualTimeExecutor.now - transcribing))
             case .speechEnded(let sofar, let starts):
+                guard !state.withLock({ $0.hungUp }) else { continue }
                 await speculate(on: sofar, speechStarts: starts)
             case .noReply:
+                guard !state.withLock({ $0.hungUp }) else { continue }
                 _ = await replies.send(.noReply)
+            case .hangUp(let done):
+                if await !replies.send(.hangUp(done)) { done.finish() }
             }
         }
     }
@@ -46,11 +54,16 @@ extension LocalEngine {
             guard case .data(let next) = message else { continue }
             switch next {
             case .answer(let heard, let started):
+                if keptAfterHangUp(heard) { continue }
                 await answer(heard, since: started)
             case .pressed(let words):
+                if keptAfterHangUp(Transcript(certain: words), inTranscript: false) { continue }
                 await respond(state.withLock { ($0.dialogue.caller(said: words), $0.dialogue.tracker) })
             case .noReply:
+                guard !state.withLock({ $0.hungUp }) else { continue }
                 await say(state.withLock { $0.dialogue.noReply() })
+            case .hangUp(let done):
+                done.finish()
             }
         }
     }

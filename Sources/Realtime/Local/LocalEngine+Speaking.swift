@@ -6,6 +6,7 @@ import Tools
 /// wait for the caller's reply started as it plays, and a flow's tool step run in between.
 extension LocalEngine {
     func say(_ step: ScriptedDialogue.Step) async {
+        guard !state.withLock({ $0.hungUp }) else { return }   // nobody is there to hear it
         let (text, closing, transfer): (String, Bool, String?) = switch step {
         case .ask(let text, _): (text, false, nil)
         case .close(let text): (text, true, nil)
@@ -53,7 +54,7 @@ extension LocalEngine {
         do {
             let started = VirtualTimeExecutor.now
             var spoken = 0
-            for (n, sentence) in Self.sentences(text).flatMap(tts.pieces).enumerated() {
+            for (n, sentence) in Self.sentences(text).flatMap(tts.pieces).enumerated() where !state.withLock({ $0.hungUp }) {
                 let samples = try await tts.synthesize(korean ? KoreanSpeech.speakable(sentence) : sentence)
                 meter.add { $0.ttsCharacters += sentence.count }
                 if n == 0 { await firstByte("tts", since: started) }

@@ -98,6 +98,12 @@ public final class LocalEngine: ConversationEngine {
         /// The caller's speech over the agent, judged by its words at a speech end.
         var overlap: Overlap?
         var overlapHandler: (@Sendable (OverlapVerdict) async -> Void)?
+        /// `start()`'s hearing and replying tasks are running.
+        var running = false
+        /// The caller hung up (`callEnded`): what is still heard counts, nothing more is said.
+        var hungUp = false
+        /// The caller's words heard after the hang-up, for the session's transcript.
+        var lastWords: [String] = []
 
         /// Forgets the caller's turn in progress: what was said, the pause after it, and its transcription.
         mutating func dropTurn() {
@@ -136,6 +142,9 @@ public final class LocalEngine: ConversationEngine {
         /// The VAD heard speech end: what was said so far, to transcribe before the window is out.
         case speechEnded([Int16], speechStarts: Int)
         case noReply
+        /// The call ended: every outcome before this one has been heard once it reaches the
+        /// replying task (`callEnded`), which finishes the stream.
+        case hangUp(AsyncStream<Void>.Continuation)
     }
 
     public init(context: ConversationContext, tts: any SpeechSynthesizer, stt: any SpeechRecognizer, endOfTurnMilliseconds: Int = 500,
@@ -161,6 +170,8 @@ public final class LocalEngine: ConversationEngine {
     /// Says the greeting, then hears and replies until the call ends (the session cancels this
     /// task; `stop()` ends it too).
     public func start() async throws {
+        state.withLock { $0.running = true }
+        defer { state.withLock { $0.running = false } }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.hear() }
             group.addTask {
