@@ -20,7 +20,6 @@ public final class SIPCallLeg: Sendable {
 
     private struct State {
         var chunk = 0
-        var timedOut = false
         /// Whether the jitter buffer released audio on the current tick.
         var receivedThisTick = false
     }
@@ -66,6 +65,8 @@ public final class SIPCallLeg: Sendable {
         }, dtmf: { [continuation] digit in
             continuation.yield(.dtmf(track: "inbound_track", digit: digit))
         })
+        // The tick that finds the peer silent too long says so here; the call's end finishes it.
+        let (mediaTimeouts, mediaTimedOut) = AsyncStream.makeStream(of: Void.self)
         let ticker = scheduler.register { [self] in
             pacer.tick { output in
                 switch output {
@@ -85,7 +86,7 @@ public final class SIPCallLeg: Sendable {
             case .running: return true
             case .closed: return false
             case .mediaTimeout:
-                state.withLock { $0.timedOut = true }
+                mediaTimedOut.yield()
                 return false
             }
         }
@@ -93,11 +94,12 @@ public final class SIPCallLeg: Sendable {
         await withDiscardingTaskGroup { group in
             group.addTask { [call] in
                 for await event in call.events { if case .dtmf = event { continue } }
+                mediaTimedOut.finish()
             }
-            group.addTask { [self] in
-                while !call.isFinished, !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(100))
-                    if state.withLock({ $0.timedOut }) { await call.hangUp(reason: .mediaTimeout); return }
+            group.addTask { [call] in
+                for await _ in mediaTimeouts {
+                    await call.hangUp(reason: .mediaTimeout)
+                    return
                 }
             }
         }
