@@ -78,18 +78,20 @@ extension VoiceBridgeServer {
                 }
                 return .socket
             }
-            // No `start` within media_streams.start_timeout_seconds: the socket is closed. Polled
-            // (ten times a second, only until the stream starts or ends) so that nothing has to
-            // cancel it: the call task must never be cancelled mid-write.
+            // No `start` within media_streams.start_timeout_seconds: the socket is closed. Its own
+            // task, woken by the start, the stream's end or the timer — never the call task, which
+            // must not be cancelled mid-write. Hanging up ends the stream, which ends the wait.
             group.addTask {
-                let deadline = ContinuousClock.now + .seconds(self.config.mediaStreams.startTimeoutSeconds)
-                while leg.start == nil, !leg.isFinished {
-                    guard ContinuousClock.now < deadline else {
+                await withTaskGroup(of: Void.self) { watch in
+                    watch.addTask { _ = await leg.waitForStart() }
+                    watch.addTask {
+                        try? await Task.sleepOnEventLoop(for: .seconds(self.config.mediaStreams.startTimeoutSeconds))
+                        guard !Task.isCancelled, leg.start == nil, !leg.isFinished else { return }
                         self.logger.info("media stream closed: no start", metadata: ["dialect": "\(dialect.rawValue)", "seconds": "\(self.config.mediaStreams.startTimeoutSeconds)"])
                         await leg.hangUp()
-                        break
                     }
-                    try? await Task.sleep(for: .milliseconds(100))
+                    await watch.next()
+                    watch.cancelAll()
                 }
                 return .startWatch
             }
