@@ -75,8 +75,7 @@ import TestSupport
             try await h.store.saveResult(callID: id, result: ConversationResult(tracker: dialogue.tracker, transcript: [], durationSeconds: 20, context: context))
             for state in [CallState.dialing, .connected, .completed] { try await h.store.transition(id: id, to: state) }
             // The analysis outbox, offline (no model configured), run until the call's job is done.
-            var settings = CallAnalysisDispatcher.Settings(VoiceBridgeConfig.Analysis(), egress: EgressPolicy(allowed: [], allowsLoopback: false))
-            settings.pollInterval = 0.05
+            let settings = CallAnalysisDispatcher.Settings(VoiceBridgeConfig.Analysis(), egress: EgressPolicy(allowed: [], allowsLoopback: false))
             let analyses = Task { [store = h.store] in await CallAnalysisDispatcher(store: store, settings: settings, logger: .init(label: "test")).run() }
             for _ in 0..<100 where try await h.store.analysisJob(callID: id)?.state == .pending { try await Task.sleep(for: .milliseconds(50)) }
             analyses.cancel()

@@ -42,7 +42,6 @@ import Tools
 
             var settings = WebhookDispatcher.Settings()
             settings.policy = WebhookRetryPolicy(schedule: [0.2, 0.2], jitter: 0)
-            settings.pollInterval = 0.05
             let dispatcher = AfterCallToolDispatcher(
                 store: store, runner: ToolRunner(transport: EgressToolTransport(policy: EgressPolicy(allowed: [], allowsLoopback: true)),
                                                  secrets: ToolSecrets(configured: ["crm_token": ToolSecret(value: "t0ken", hosts: ["127.0.0.1"])])),

@@ -42,7 +42,6 @@ import Tools
         var settings = CallAnalysisDispatcher.Settings(VoiceBridgeConfig.Analysis(), egress: EgressPolicy(allowed: [], allowsLoopback: true))
         settings.endpoint = port.map { ("http://127.0.0.1:\($0)/v1", "sk-test", "gpt-4o-mini") }
         settings.policy = WebhookRetryPolicy(schedule: schedule, jitter: 0)
-        settings.pollInterval = 0.05
         return CallAnalysisDispatcher(store: store, settings: settings, logger: .init(label: "test"))
     }
 

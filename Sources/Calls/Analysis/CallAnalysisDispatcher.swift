@@ -19,7 +19,6 @@ public final class CallAnalysisDispatcher: Sendable {
         /// Delays before the 2nd, 3rd, … request: after the last the offline analysis is stored.
         public var policy = WebhookRetryPolicy(schedule: [5, 30, 300, 1800])
         public var concurrency = 2
-        public var pollInterval = 0.25
 
         public init(_ config: VoiceBridgeConfig.Analysis, egress: EgressPolicy) {
             endpoint = config.endpoint
@@ -40,21 +39,14 @@ public final class CallAnalysisDispatcher: Sendable {
     }
 
     public func run() async {
-        await OutboxDrain<CallAnalysisJob>(concurrency: settings.concurrency, pollInterval: settings.pollInterval)
-            .run(claim: { await self.claim(limit: $0) }, send: { await self.attempt($0) })
-    }
-
-    func claim(limit: Int) async -> [CallAnalysisJob] {
-        let written = store.analysesWritten.load(ordering: .relaxed)
-        guard gate.isOpen(written: written) else { return [] }
-        do {
-            let lease = Double(settings.timeout.nanoseconds) / 1e9 + 30
-            let claimed = try await store.claimDueAnalyses(limit: limit, lease: lease)
-            try await gate.read(written: written, claimedAny: !claimed.isEmpty) { try await store.nextAnalysisAttempt() }
-            return claimed
-        } catch {
-            logger.warning("could not read the analysis outbox", metadata: ["error": "\(error)"])
-            return []
+        let drain = OutboxDrain<CallAnalysisJob>(concurrency: settings.concurrency, gate: gate)
+        let lease = Double(settings.timeout.nanoseconds) / 1e9 + 30
+        await store.watchingOutboxes(drain.alarm) {
+            await drain.run(written: { self.store.outboxWrites.load(ordering: .relaxed) },
+                            claim: { try await self.store.claimDueAnalyses(limit: $0, lease: lease) },
+                            earliestDue: { try await self.store.nextAnalysisAttempt() },
+                            failed: { self.logger.warning("could not read the analysis outbox", metadata: ["error": "\($0)"]) },
+                            send: { await self.attempt($0) })
         }
     }
 

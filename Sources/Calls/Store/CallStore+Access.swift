@@ -1,3 +1,4 @@
+import Bridge
 import Pipeline
 
 /// In virtual time (`VirtualTimeExecutor`) the clock stands still while a transaction runs on the
@@ -16,10 +17,21 @@ extension CallStore {
     /// event readers (`waitForEvents`) once it has committed.
     @discardableResult
     func sqlWrite<T: Sendable>(_ updates: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
-        let (value, appendedEvents) = try await VirtualTimeExecutor.outside {
-            try await database.transaction(writes: true) { sql in (try updates(sql), sql.notes.appendedEvents) }
+        let (value, appendedEvents, wroteOutbox) = try await VirtualTimeExecutor.outside {
+            try await database.transaction(writes: true) { sql in (try updates(sql), sql.notes.appendedEvents, sql.notes.wroteOutbox) }
         }
         if appendedEvents { eventBell.ring() }
+        if wroteOutbox {
+            outboxWrites.add(1, ordering: .relaxed)
+            for alarm in outboxAlarms.withLock({ Array($0.values) }) { alarm.ring() }
+        }
         return value
+    }
+
+    /// Runs `body` (an outbox drain) with `alarm` rung after every commit that wrote to an outbox.
+    func watchingOutboxes(_ alarm: WakeAlarm, _ body: () async -> Void) async {
+        outboxAlarms.withLock { $0[ObjectIdentifier(alarm)] = alarm }
+        await body()
+        _ = outboxAlarms.withLock { $0.removeValue(forKey: ObjectIdentifier(alarm)) }
     }
 }

@@ -15,7 +15,7 @@ extension CallStore {
                                             payload: sealed(payload), state: .pending, attemptCount: 0, nextAttemptAt: now, createdAt: now),
                            into: "after_call_tools")
         }
-        afterCallToolsWritten.add(1, ordering: .relaxed)
+        sql.notes.wroteOutbox = true
     }
 
     /// When the earliest pending run is due; nil: none is pending.

@@ -13,7 +13,7 @@ extension CallStore {
               try Self.templateVersion(of: id, version, in: sql)?.analysis != nil else { return }
         try sql.execute("INSERT INTO call_analyses (outbound_id, state, attempt_count, next_attempt_at, created_at) VALUES (?, 'pending', 0, ?, ?)",
                         call.outboundId, now, now)
-        analysesWritten.add(1, ordering: .relaxed)
+        sql.notes.wroteOutbox = true
     }
 
     /// When the earliest pending analysis is due; nil: none is pending.

@@ -63,6 +63,7 @@ extension CallStore {
             var row = sealed(endpoint)
             if endpoint.secret == before.secret { row.secret = stored.secret }   // unchanged: not sealed again
             try sql.update(row, in: "webhook_endpoints", key: "id")
+            if endpoint.enabled, !before.enabled { sql.notes.wroteOutbox = true }   // its waiting deliveries can go now
             return endpoint
         }
     }
@@ -87,6 +88,7 @@ extension CallStore {
                     var row = sealed(endpoint)
                     if endpoint.secret == (try opened(stored)).secret { row.secret = stored.secret }
                     try sql.update(row, in: "webhook_endpoints", key: "id")
+                    if endpoint.enabled, !stored.enabled { sql.notes.wroteOutbox = true }
                 } else {
                     try sql.insert(sealed(endpoint), into: "webhook_endpoints")
                 }
@@ -115,6 +117,7 @@ extension CallStore {
                                            campaignId: campaignID, payload: sealed(payload), state: .pending, attemptCount: 0, nextAttemptAt: now,
                                            createdAt: now), into: "webhook_deliveries")
         }
+        sql.notes.wroteOutbox = true
     }
 
     /// A call's final outcome, as its webhook announces it: the result without the transcript
@@ -161,6 +164,16 @@ extension CallStore {
         try enqueueWebhook(type, data: data, campaignID: campaign.id, now: now, in: sql)
     }
 
+    /// When the earliest pending delivery to an endpoint that is on is due; nil: none is pending.
+    public func nextWebhookAttempt() async throws -> Date? {
+        try await sqlRead {
+            try $0.scalar(Date.self, """
+                SELECT MIN(next_attempt_at) FROM webhook_deliveries
+                WHERE state = 'pending' AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE enabled = ?)
+                """, [.bool(true)])
+        }
+    }
+
     /// Claims up to `limit` deliveries that are due, with their endpoints: each one's next attempt
     /// moves `lease` ahead, so a delivery in flight is not claimed twice, and one a crash
     /// interrupted is tried again once the lease runs out. A turned-off endpoint's deliveries wait
@@ -202,6 +215,7 @@ extension CallStore {
             delivery.state = .pending
             delivery.nextAttemptAt = now
             try sql.update(delivery, in: "webhook_deliveries", key: "id")
+            sql.notes.wroteOutbox = true
             return try opened(delivery)
         }
     }

@@ -1,3 +1,4 @@
+import Bridge
 import Foundation
 import GRDB
 import Synchronization
@@ -52,11 +53,11 @@ public final class CallStore: Sendable {
     public let numbers: NumberPlan
     /// Rung when events are committed, this node's (`sqlWrite`) or another's (PostgreSQL); see `waitForEvents`.
     let eventBell = EventBell()
-    /// Counts the `on_end` tool rows this process wrote (a hint: the after-call dispatcher reads
-    /// the outbox when it moved, instead of polling a table that is nearly always empty).
-    let afterCallToolsWritten = Atomic<Int>(0)
-    /// Analysis jobs this process wrote (`CallAnalysisDispatcher` reads its outbox when this moves).
-    let analysesWritten = Atomic<Int>(0)
+    /// Counts this process's committed transactions that wrote to an outbox (webhooks, `on_end`
+    /// tools, analyses): a drain reads its outbox when this moved (`OutboxReadGate`).
+    let outboxWrites = Atomic<Int>(0)
+    /// The outbox drains' alarms, rung after each of those commits (`watchingOutboxes`).
+    let outboxAlarms = Mutex<[ObjectIdentifier: WakeAlarm]>([:])
 
     /// Opens (creating if needed) the SQLite file at `path` and brings its schema up to date. With
     /// a `cipher`, refuses a database holding data sealed with keys the cipher does not have.

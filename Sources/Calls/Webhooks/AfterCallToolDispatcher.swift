@@ -24,20 +24,13 @@ public final class AfterCallToolDispatcher: Sendable {
     }
 
     public func run() async {
-        await OutboxDrain<(AfterCallToolRun, ToolDefinition)>(concurrency: settings.concurrency, pollInterval: settings.pollInterval)
-            .run(claim: { await self.claim(limit: $0) }, send: { await self.attempt($0.0, $0.1) })
-    }
-
-    func claim(limit: Int) async -> [(AfterCallToolRun, ToolDefinition)] {
-        let written = store.afterCallToolsWritten.load(ordering: .relaxed)
-        guard gate.isOpen(written: written) else { return [] }
-        do {
-            let claimed = try await store.claimDueAfterCallTools(limit: limit, lease: settings.timeout + 30)
-            try await gate.read(written: written, claimedAny: !claimed.isEmpty) { try await store.nextAfterCallToolAttempt() }
-            return claimed
-        } catch {
-            logger.warning("could not read the after-call tool outbox", metadata: ["error": "\(error)"])
-            return []
+        let drain = OutboxDrain<(AfterCallToolRun, ToolDefinition)>(concurrency: settings.concurrency, gate: gate)
+        await store.watchingOutboxes(drain.alarm) {
+            await drain.run(written: { self.store.outboxWrites.load(ordering: .relaxed) },
+                            claim: { try await self.store.claimDueAfterCallTools(limit: $0, lease: self.settings.timeout + 30) },
+                            earliestDue: { try await self.store.nextAfterCallToolAttempt() },
+                            failed: { self.logger.warning("could not read the after-call tool outbox", metadata: ["error": "\($0)"]) },
+                            send: { await self.attempt($0.0, $0.1) })
         }
     }
 

@@ -7,7 +7,6 @@ extension WebhookDispatcher.Settings {
         policy = WebhookRetryPolicy(schedule: config.retrySchedule)
         timeout = config.timeoutSeconds
         concurrency = config.concurrency
-        pollInterval = min(0.25, (config.retrySchedule.min() ?? 1) / 4)
     }
 }
 

@@ -15,8 +15,6 @@ public final class WebhookDispatcher: Sendable {
         /// How long an attempt may take before it counts as a timeout (and is retried).
         public var timeout: TimeInterval = 15
         public var concurrency = 4
-        /// How often the outbox is looked at when nothing is due.
-        public var pollInterval: TimeInterval = 0.25
         /// Where receivers may be (a delivery to a refused address fails and is retried like any).
         public var egress = EgressPolicy()
 
@@ -26,6 +24,8 @@ public final class WebhookDispatcher: Sendable {
     let store: CallStore
     let settings: Settings
     let logger: Logger
+    /// Read after a write, when a retry falls due, or twice a minute (`OutboxDrain`).
+    private let gate = OutboxReadGate()
 
     public init(store: CallStore, settings: Settings, logger: Logger) {
         self.store = store
@@ -34,16 +34,13 @@ public final class WebhookDispatcher: Sendable {
     }
 
     public func run() async {
-        await OutboxDrain<(WebhookDelivery, WebhookEndpoint)>(concurrency: settings.concurrency, pollInterval: settings.pollInterval)
-            .run(claim: { await self.claim(limit: $0) }, send: { await self.deliver($0.0, to: $0.1) })
-    }
-
-    private func claim(limit: Int) async -> [(WebhookDelivery, WebhookEndpoint)] {
-        do {
-            return try await store.claimDueWebhookDeliveries(limit: limit, lease: settings.timeout + 30)
-        } catch {
-            logger.warning("could not read the webhook outbox", metadata: ["error": "\(error)"])
-            return []
+        let drain = OutboxDrain<(WebhookDelivery, WebhookEndpoint)>(concurrency: settings.concurrency, gate: gate)
+        await store.watchingOutboxes(drain.alarm) {
+            await drain.run(written: { self.store.outboxWrites.load(ordering: .relaxed) },
+                            claim: { try await self.store.claimDueWebhookDeliveries(limit: $0, lease: self.settings.timeout + 30) },
+                            earliestDue: { try await self.store.nextWebhookAttempt() },
+                            failed: { self.logger.warning("could not read the webhook outbox", metadata: ["error": "\($0)"]) },
+                            send: { await self.deliver($0.0, to: $0.1) })
         }
     }
 
@@ -69,6 +66,7 @@ public final class WebhookDispatcher: Sendable {
         do { try await store.recordWebhookAttempt(attempt, verdict: verdict) } catch {
             logger.error("could not store a webhook attempt", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
         }
+        if case .retry(let after) = verdict { gate.due(in: after) }   // read the outbox again when the retry falls due
         if verdict != .delivered {
             logger.info("webhook attempt failed", metadata: ["delivery": "\(delivery.id)", "endpoint": "\(endpoint.id)",
                                                               "status": "\(status.map(String.init) ?? failure ?? "?")", "verdict": "\(verdict)"])

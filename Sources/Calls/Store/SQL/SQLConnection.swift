@@ -45,6 +45,9 @@ public protocol StoreDatabase: Sendable {
 public final class TransactionNotes {
     /// Events were appended: the store's local event readers are woken after the commit.
     var appendedEvents = false
+    /// A row went into an outbox, or became sendable (a replay, an endpoint turned on): the
+    /// outbox drains are woken after the commit.
+    var wroteOutbox = false
 
     init() {}
 }
