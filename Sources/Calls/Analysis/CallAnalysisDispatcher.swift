@@ -39,15 +39,13 @@ public final class CallAnalysisDispatcher: Sendable {
     }
 
     public func run() async {
-        let drain = OutboxDrain<CallAnalysisJob>(concurrency: settings.concurrency, gate: gate)
         let lease = Double(settings.timeout.nanoseconds) / 1e9 + 30
-        await store.watchingOutboxes(drain.alarm) {
-            await drain.run(written: { self.store.outboxWrites.load(ordering: .relaxed) },
-                            claim: { try await self.store.claimDueAnalyses(limit: $0, lease: lease) },
-                            earliestDue: { try await self.store.nextAnalysisAttempt() },
-                            failed: { self.logger.warning("could not read the analysis outbox", metadata: ["error": "\($0)"]) },
-                            send: { await self.attempt($0) })
-        }
+        await OutboxDrain<CallAnalysisJob>(concurrency: settings.concurrency, gate: gate).run(
+            on: store,
+            claim: { try await self.store.claimDueAnalyses(limit: $0, lease: lease) },
+            earliestDue: { try await self.store.nextAnalysisAttempt() },
+            failed: { self.logger.warning("could not read the analysis outbox", metadata: ["error": "\($0)"]) },
+            send: { await self.attempt($0) })
     }
 
     /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start runs it again.

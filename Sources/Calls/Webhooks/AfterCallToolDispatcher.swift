@@ -24,14 +24,12 @@ public final class AfterCallToolDispatcher: Sendable {
     }
 
     public func run() async {
-        let drain = OutboxDrain<(AfterCallToolRun, ToolDefinition)>(concurrency: settings.concurrency, gate: gate)
-        await store.watchingOutboxes(drain.alarm) {
-            await drain.run(written: { self.store.outboxWrites.load(ordering: .relaxed) },
-                            claim: { try await self.store.claimDueAfterCallTools(limit: $0, lease: self.settings.timeout + 30) },
-                            earliestDue: { try await self.store.nextAfterCallToolAttempt() },
-                            failed: { self.logger.warning("could not read the after-call tool outbox", metadata: ["error": "\($0)"]) },
-                            send: { await self.attempt($0.0, $0.1) })
-        }
+        await OutboxDrain<(AfterCallToolRun, ToolDefinition)>(concurrency: settings.concurrency, gate: gate).run(
+            on: store,
+            claim: { try await self.store.claimDueAfterCallTools(limit: $0, lease: self.settings.timeout + 30) },
+            earliestDue: { try await self.store.nextAfterCallToolAttempt() },
+            failed: { self.logger.warning("could not read the after-call tool outbox", metadata: ["error": "\($0)"]) },
+            send: { await self.attempt($0.0, $0.1) })
     }
 
     /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start sends it again.

@@ -51,4 +51,13 @@ final class OutboxDrain<Item: Sendable>: Sendable {
             }
         }
     }
+
+    /// `run` on `store`'s outboxes: rung by its commits that wrote to one, reading when their count moved.
+    func run(on store: CallStore, claim: @escaping @Sendable (_ limit: Int) async throws -> [Item],
+             earliestDue: @escaping @Sendable () async throws -> Date?, failed: @escaping @Sendable (any Error) -> Void,
+             send: @escaping @Sendable (Item) async -> Void) async {
+        await store.watchingOutboxes(alarm) {
+            await run(written: { store.outboxWrites.load(ordering: .relaxed) }, claim: claim, earliestDue: earliestDue, failed: failed, send: send)
+        }
+    }
 }

@@ -34,14 +34,12 @@ public final class WebhookDispatcher: Sendable {
     }
 
     public func run() async {
-        let drain = OutboxDrain<(WebhookDelivery, WebhookEndpoint)>(concurrency: settings.concurrency, gate: gate)
-        await store.watchingOutboxes(drain.alarm) {
-            await drain.run(written: { self.store.outboxWrites.load(ordering: .relaxed) },
-                            claim: { try await self.store.claimDueWebhookDeliveries(limit: $0, lease: self.settings.timeout + 30) },
-                            earliestDue: { try await self.store.nextWebhookAttempt() },
-                            failed: { self.logger.warning("could not read the webhook outbox", metadata: ["error": "\($0)"]) },
-                            send: { await self.deliver($0.0, to: $0.1) })
-        }
+        await OutboxDrain<(WebhookDelivery, WebhookEndpoint)>(concurrency: settings.concurrency, gate: gate).run(
+            on: store,
+            claim: { try await self.store.claimDueWebhookDeliveries(limit: $0, lease: self.settings.timeout + 30) },
+            earliestDue: { try await self.store.nextWebhookAttempt() },
+            failed: { self.logger.warning("could not read the webhook outbox", metadata: ["error": "\($0)"]) },
+            send: { await self.deliver($0.0, to: $0.1) })
     }
 
     /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start sends it again.
