@@ -34,6 +34,9 @@ public final class StreamBotEngine: ConversationEngine {
     /// for a bot that stopped reading is dropped oldest first (5 s held); marks, DTMF and `stop`
     /// overtake it.
     let outbox = BoundedQueue<MediaStreamEvent>(capacity: 256, policy: .dropOldest)
+    /// Ends once `stop` went out to the bot (or the writer ended without it).
+    private let stopGone: AsyncStream<Void>
+    private let stopWritten: AsyncStream<Void>.Continuation
     let url: String
     let egress: EgressPolicy
     let context: ConversationContext
@@ -52,9 +55,8 @@ public final class StreamBotEngine: ConversationEngine {
         /// The bot's marks not yet echoed, each after the item it waits for (nil: none).
         var pendingMarks: [(name: String, after: String?)] = []
         var hangUp: String?
-        /// `stop` is queued (the call is over); `stopWritten`: it went out.
+        /// `stop` is queued (the call is over).
         var stopped = false
-        var stopWritten = false
         var unknown = 0
         var malformed = 0
     }
@@ -66,6 +68,7 @@ public final class StreamBotEngine: ConversationEngine {
         self.logger = logger
         streamSid = "MZ" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         state = Mutex(State(tracker: TaskTracker(questions: context.questions)))
+        (stopGone, stopWritten) = AsyncStream.makeStream(of: Void.self)
     }
 
     /// Messages from the bot that were not understood, and those of events it may not send.
@@ -131,6 +134,7 @@ public final class StreamBotEngine: ConversationEngine {
 
     /// `connected` and `start`, then whatever the call sends, until `stop`.
     private func write(to outbound: WebSocketOutboundWriter) async throws {
+        defer { stopWritten.finish() }
         try await outbound.write(.text(TwilioMediaStreamCodec.encodeEvent(.connected(protocol: "Call", version: "1.0.0"), streamSid: streamSid, sequenceNumber: 0)))
         var sequence = 1
         try await outbound.write(.text(TwilioMediaStreamCodec.encodeEvent(.start(startMessage), streamSid: streamSid, sequenceNumber: sequence)))
@@ -139,7 +143,7 @@ public final class StreamBotEngine: ConversationEngine {
             sequence += 1
             try await outbound.write(.text(TwilioMediaStreamCodec.encodeEvent(event, streamSid: streamSid, sequenceNumber: sequence)))
             if event == .stop {
-                state.withLock { $0.stopWritten = true }
+                stopWritten.finish()
                 try await outbound.close(.normalClosure, reason: "call ended")
                 return
             }
@@ -189,8 +193,11 @@ public final class StreamBotEngine: ConversationEngine {
     /// the call's tasks are cancelled (bounded: a bot that stopped reading costs half a second).
     public func callEnded() async -> [String] {
         guard sendStop() else { return [] }
-        for _ in 0..<50 where !state.withLock({ $0.stopWritten }) {
-            try? await Task.sleep(for: .milliseconds(10))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in self.stopGone {} }
+            group.addTask { try? await Task.sleep(for: .milliseconds(500)) }
+            await group.next()
+            group.cancelAll()
         }
         return []
     }

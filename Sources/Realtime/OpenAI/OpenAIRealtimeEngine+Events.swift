@@ -70,7 +70,8 @@ extension OpenAIRealtimeEngine {
     /// Tools run only for a completed response (an interrupted one may carry half a call).
     func responseDone(status: String, calls: [RealtimeServerEvent.FunctionCall]) async {
         let (closing, lastItem, writer, toolCalls) = state.withLock { s in
-            s.waitingLineInFlight = false
+            s.waitingLine?.finish()
+            s.waitingLine = nil
             return (s.closingReason, s.lastAssistantItem, s.writer, s.toolCalls)
         }
         if let closing {
@@ -126,10 +127,11 @@ extension OpenAIRealtimeEngine {
     func runTool(_ call: RealtimeServerEvent.FunctionCall, writer: WebSocketOutboundWriter) async {
         guard let tool = context.modelTools.first(where: { $0.name == call.name }) else { return }
         let outcome: ToolRunner.Outcome
+        let (lineSaid, lineEnds) = AsyncStream.makeStream(of: Void.self)
         if let toolRunner {
             outcome = await toolRunner.call(tool, arguments: call.arguments) {
                 let line = tool.speakWhileWaiting ?? ToolDefinition.defaultWaitingLine
-                self.state.withLock { $0.waitingLineInFlight = true }
+                self.state.withLock { $0.waitingLine = lineEnds }
                 try? await writer.write(.text(RealtimeClientEvent.responseCreate(instructions: "Say exactly \"\(line)\" and nothing else.")))
             }
         } else {
@@ -138,10 +140,13 @@ extension OpenAIRealtimeEngine {
         await events.emit(.toolCalled(outcome.record))
         try? await writer.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID, output: outcome.answer)))
         // One response at a time: a waiting line still being said finishes first (bounded: 10 s).
-        var waited = 0
-        while waited < 200, state.withLock({ $0.waitingLineInFlight }), !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(50))
-            waited += 1
+        if state.withLock({ $0.waitingLine != nil }) {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await _ in lineSaid {} }
+                group.addTask { try? await Task.sleep(for: .seconds(10)) }
+                await group.next()
+                group.cancelAll()
+            }
         }
         try? await writer.write(.text(RealtimeClientEvent.responseCreate()))
     }

@@ -81,8 +81,9 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
         var droppedAppends = 0
         /// The connection's queue of the operator's tool calls (run one at a time, beside the socket).
         var toolCalls: AsyncStream<RealtimeServerEvent.FunctionCall>.Continuation?
-        /// A waiting line was asked for and its response is not done: the tool's answer waits for it.
-        var waitingLineInFlight = false
+        /// A waiting line was asked for and its response is not done: the tool's answer waits for
+        /// it, until this is finished (by the response's end).
+        var waitingLine: AsyncStream<Void>.Continuation?
         /// A flow's prompt for its current step (sent again with `session.update` as the step
         /// changes); nil: the call's fixed prompt.
         var instructions: String?
