@@ -35,7 +35,7 @@ struct APIAccess: Sendable {
 
     /// Who an identity is, for a call's events: never the token itself, a fingerprint of it.
     static func label(_ identity: String) -> String {
-        identity == "local" ? "local" : "api token " + SHA256.hash(data: Data(identity.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+        identity == "local" ? "local" : "api token " + SHA256.hash(data: Data(identity.utf8)).prefix(4).hexDigits
     }
 
     static func isWebSocketUpgrade(_ request: Request) -> Bool {

@@ -138,7 +138,7 @@ extension VoiceBridgeServer {
     }
 
     static func document(name: String, bytes: [UInt8]) throws(KnowledgeFileError) -> KnowledgeDocument {
-        let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let sha256 = SHA256.hash(data: bytes).hexDigits
         return try KnowledgeDocument.parse(name: name, bytes: bytes, sha256: sha256)
     }
 }

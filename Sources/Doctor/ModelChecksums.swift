@@ -1,3 +1,4 @@
+import Calls
 import Crypto
 import Foundation
 
@@ -37,7 +38,7 @@ enum ModelChecksums {
         defer { try? file.close() }
         var hash = SHA256()
         while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(data: chunk) }
-        return hash.finalize().map { String(format: "%02x", $0) }.joined()
+        return hash.finalize().hexDigits
     }
 
     /// The doctor's line for the models under `deps`; nil when there is no manifest and the

@@ -191,6 +191,6 @@ extension CallStore {
 
     /// What the table keeps of an identity (an API token): the first 16 bytes of its SHA-256, in hex.
     static func identityKey(_ identity: String) -> String {
-        SHA256.hash(data: Data(identity.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(identity.utf8)).prefix(16).hexDigits
     }
 }

@@ -53,7 +53,7 @@ public struct StorageCipher: Sendable {
         var hash = SHA256()
         hash.update(data: Data("voicebridge storage key".utf8))
         hash.update(data: key)
-        return hash.finalize().prefix(4).map { String(format: "%02x", $0) }.joined()
+        return hash.finalize().prefix(4).hexDigits
     }
 
     // MARK: Text
