@@ -5,7 +5,8 @@ import PackageDescription
 //   Pipeline (frames, stages, models)  ← Bridge (SIP, RTP, media streams)
 //   Tools, Flows ← Analysis;  Tools + Pipeline ← Knowledge
 //   Pipeline + Tools + Knowledge + Flows ← Realtime (the engines and the offline dialogue)
-//   Bridge + Realtime + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
+//   Tools + Pipeline ← Egress (where the server may connect: the policy and its HTTP client)
+//   Bridge + Realtime + Egress + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
 //   Calls ← Doctor (`voicebridge doctor`) ← voicebridge; Calls ← Personas (test and bench callees, under Tests/)
 //   voicebridge-bench and voicebridge-fuzz beside the binary; CSoxr, CEspeakNG, CSRTP: system libraries.
 let package = Package(
@@ -81,11 +82,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Where the server may connect out (`egress.allow`), and the HTTP client that holds to it.
+        .target(
+            name: "Egress",
+            dependencies: [
+                "Tools",
+                "Pipeline",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "Calls",
             dependencies: [
                 "Bridge",
                 "Realtime",
+                "Egress",
                 "Tools",
                 "Knowledge",
                 "Flows",
@@ -115,7 +129,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Calls", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis", "TestRuns",
+                "Calls", "Egress", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis", "TestRuns",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -154,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "voicebridge-bench",
             dependencies: [
-                "Pipeline", "Bridge", "Realtime", "Calls", "Tools", "Knowledge", "Personas", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
+                "Pipeline", "Bridge", "Realtime", "Calls", "Egress", "Tools", "Knowledge", "Personas", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -183,19 +197,19 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "RealtimeTests", dependencies: [
-            "Realtime", "TestSupport", "TestLanes", "Pipeline", "Tools", "Knowledge", "Flows", "Calls",   // Calls: the server's tool transport
+            "Realtime", "TestSupport", "TestLanes", "Pipeline", "Tools", "Knowledge", "Flows", "Egress", "Calls",   // Egress: the server's tool transport; Calls: the knowledge base
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "Calls"]),
         .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Flows", "Realtime", "Personas"]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "TestRuns", "TestSupport", "TestLanes", "Personas", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "Egress", "TestRuns", "TestSupport", "TestLanes", "Personas", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(
             name: "APITests",
             dependencies: [
-                "API", "TestSupport", "TestLanes", "Flows", "Analysis",
+                "API", "Egress", "TestSupport", "TestLanes", "Flows", "Analysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

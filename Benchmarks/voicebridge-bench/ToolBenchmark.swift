@@ -1,4 +1,5 @@
 import Calls
+import Egress
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket

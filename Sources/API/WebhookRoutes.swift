@@ -1,4 +1,5 @@
 import Calls
+import Egress
 import Tools
 import Foundation
 import Hummingbird

@@ -1,4 +1,5 @@
 import Analysis
+import Egress
 import Foundation
 import Logging
 import NIOCore

@@ -1,3 +1,4 @@
+import Egress
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket

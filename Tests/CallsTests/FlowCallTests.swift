@@ -1,3 +1,4 @@
+import Egress
 import Flows
 import Foundation
 import Testing

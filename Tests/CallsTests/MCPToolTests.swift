@@ -1,3 +1,4 @@
+import Egress
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Bridge
+import Egress
 import Foundation
 import Pipeline
 import Realtime

@@ -1,4 +1,4 @@
-import Calls
+import Egress
 import Flows
 import Foundation
 import Testing

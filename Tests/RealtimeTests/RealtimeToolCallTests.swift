@@ -1,4 +1,4 @@
-import Calls
+import Egress
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket

@@ -1,5 +1,6 @@
 import Analysis
 import AsyncHTTPClient
+import Egress
 import Foundation
 import Logging
 import NIOCore

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Egress
 import Foundation
 import NIOCore
 

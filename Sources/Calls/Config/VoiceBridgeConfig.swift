@@ -1,4 +1,5 @@
 import Bridge
+import Egress
 import Realtime
 import Tools
 import Foundation

@@ -1,3 +1,4 @@
+import Egress
 import Foundation
 
 extension WebhookDispatcher.Settings {

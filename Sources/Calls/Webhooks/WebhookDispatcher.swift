@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Crypto
+import Egress
 import Foundation
 import Logging
 import NIOCore

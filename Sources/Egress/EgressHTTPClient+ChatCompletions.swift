@@ -6,7 +6,7 @@ import Tools
 extension EgressHTTPClient {
     /// One `POST {base}/chat/completions` with the key as a bearer token: the post-call analysis
     /// and a warm transfer's briefing both ask the configured model this way.
-    func chatCompletion(_ endpoint: (url: String, key: String, model: String), body: JSONValue, timeout: TimeAmount) async throws -> Response {
+    public func chatCompletion(_ endpoint: (url: String, key: String, model: String), body: JSONValue, timeout: TimeAmount) async throws -> Response {
         var request = HTTPClientRequest(url: endpoint.url + "/chat/completions")
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(endpoint.key)")
