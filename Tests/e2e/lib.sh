@@ -135,10 +135,12 @@ for _ in range(200):
 # through the proxy). A late 180 (a node's provisional overtaken in Kamailio by its 200 from another
 # worker process) is legal and ignored, as a phone would: sipp's abort on unexpected messages is
 # off, and a call that fails still fails by -timeout_error. sipp's output: $VB_TMP/callers-NAME.log.
+# SIP_PORT and MEDIA_PORT (optional) are sipp's own ports, taken beforehand by a caller for whom the
+# seconds two Python starts cost on a loaded machine matter.
 sipp_callers() {
   [ -f "$VB_TMP/uac_rr.xml" ] || sipp -sd uac | sed -e 's/<recv response="200" rtd="true">/<recv response="200" rtd="true" rrs="true">/' \
     -e 's/^\(\s*\)\(ACK\|BYE\) sip:\[service\]@\[remote_ip\]:\[remote_port\] SIP\/2.0/\1\2 [next_url] SIP\/2.0\n\1[routes]/' >"$VB_TMP/uac_rr.xml"
-  timeout $(($4 + 30)) sipp -sf "$VB_TMP/uac_rr.xml" "127.0.0.1:$1" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
+  timeout $(($4 + 30)) sipp -sf "$VB_TMP/uac_rr.xml" "127.0.0.1:$1" -s 0212345678 -i 127.0.0.1 -p "${5:-$(free_port)}" -mp "${6:-$(free_media_port)}" \
     -default_behaviors all,-abortunexp -m "$2" -r 4 -d 3000 -nostdin -timeout "$4s" -timeout_error -trace_err \
     -error_file "$VB_TMP/callers-$3-errors.log" >"$VB_TMP/callers-$3.log" 2>&1
 }

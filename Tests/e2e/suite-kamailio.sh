@@ -81,9 +81,14 @@ check "calls were spread over the nodes ($a + $b)" test "$a" -ge 3 -a "$b" -ge 3
 
 # 2. Node 1 dies (SIGKILL). Calls placed at once still complete: an INVITE sent to the dead node
 #    gets no answer and Kamailio tries the survivor; the probe marks the dead node inactive.
-kill -KILL "${node_pid[1]}"; wait "${node_pid[1]}" 2>/dev/null; killed_at=$(date +%s.%N)
-callers 6 after-kill &
+#    The probe does so 2 to 4 s after the kill (a 2-s interval, a 2-s timeout); an INVITE must
+#    reach Kamailio before then to meet the dead node, so sipp's ports are taken before the kill
+#    (two Python starts took longer than that beside a CPU hog) and sipp starts right after it.
+after_kill_ports=("$(free_port)" "$(free_media_port)")
+kill -KILL "${node_pid[1]}"; wait "${node_pid[1]}" 2>/dev/null
+sipp_callers "$kam_port" 6 after-kill 60 "${after_kill_ports[@]}" &
 callers_pid=$!
+killed_at=$(date +%s.%N)
 for _ in $(seq 1 150); do [ "$(node_flags 1)" = IP ] && break; sleep 0.1; done
 out_after=$(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 1))" "$(date +%s.%N)" "$killed_at")
 check "the dead node is marked inactive ($(node_flags 1), ${out_after} s after the kill)" test "$(node_flags 1)" = IP
@@ -91,7 +96,8 @@ wait $callers_pid
 check "6 callers right after the kill: all completed" test $? -eq 0
 sleep 1
 check "the calls after the kill all landed on the survivor ($(inbound_calls 0) = $a + 6)" test "$(inbound_calls 0)" -eq $((a + 6))
-check "Kamailio re-dispatched a call the dead node did not answer" grep -q "dispatch .* again, to sip:127.0.0.1:${node_sip[0]}" "$run/kamailio.log"
+check "Kamailio re-dispatched a call the dead node did not answer" grep -q "dispatch .* again, to sip:127.0.0.1:${node_sip[0]}" "$run/kamailio.log" \
+  || { echo "# Kamailio's dispatch lines:"; grep -E "inbound|dispatch|ds_" "$run/kamailio.log" | tail -n 20 | sed 's/^/#   /'; }
 callers 4 while-down
 check "4 more callers while it is down: all completed, all on the survivor" test $? -eq 0 -a "$(sleep 1; inbound_calls 0)" -eq $((a + 10))
 
