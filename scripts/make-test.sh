@@ -63,6 +63,12 @@ if ! diff -u docs/reference/cli.md <(scripts/cli-reference.sh .build/debug/voice
   cat test-artifacts/cli-reference.diff
   failed+=("docs/reference/cli.md differs from the binary's help (scripts/cli-reference.sh .build/debug/voicebridge > docs/reference/cli.md)")
 fi
+# The configuration reference is the server's reader and the example file's comments (scripts/config-reference.py).
+if ! python3 scripts/config-reference.py .build/debug/voicebridge >test-artifacts/configuration.md \
+   || ! diff -u docs/reference/configuration.md test-artifacts/configuration.md >test-artifacts/configuration-reference.diff; then
+  cat test-artifacts/configuration-reference.diff
+  failed+=("docs/reference/configuration.md differs from the server's keys and the example's comments, or a key has none (python3 scripts/config-reference.py .build/debug/voicebridge > docs/reference/configuration.md)")
+fi
 step_done build
 
 # 2. Side by side. The e2e suites print as each ends. Beside them, the unit tests that measure no

@@ -14,6 +14,22 @@ enum CommandSetup {
         }
     }
 
+    /// `serve --list-keys`: every key the server reads, a JSON object a line.
+    static func printKeyDefinitions(path: String?) throws {
+        let definitions: [ConfigKeyDefinition]
+        do {
+            definitions = try VoiceBridgeConfig.keyDefinitions(source: ConfigSource.load(path: path, environment: [:]))
+        } catch let error as ConfigError {
+            FileHandle.standardError.write(Data("voicebridge: invalid configuration: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for definition in definitions {
+            print(String(decoding: try encoder.encode(definition), as: UTF8.self))
+        }
+    }
+
     /// A database that cannot be opened — a storage key it needs and was not given among the
     /// reasons — ends the command with exit code 1, saying why.
     static func store(_ settings: VoiceBridgeConfig) async throws -> CallStore {

@@ -18,6 +18,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Load and validate the configuration, print it, and exit.")
     var checkConfig = false
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Print every configuration key the server reads, one JSON object a line (key, environment variables, kind, default), and exit.",
+        discussion: "The environment is not read; with --config, the file's routes, webhook endpoints and secrets are listed too."))
+    var listKeys = false
+
     func run() async throws {
         MallocArenas.limitToOnePerCore()
         LoggingSystem.bootstrap { label in
@@ -26,6 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "voicebridge")
+        if listKeys { return try CommandSetup.printKeyDefinitions(path: config) }
 
         let settings = try CommandSetup.configuration(path: config)
         if checkConfig {

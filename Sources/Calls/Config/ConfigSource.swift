@@ -77,6 +77,8 @@ public struct ConfigSource: Sendable {
             let key = prefix + name
             switch valueNode {
             case .mapping(let nested):
+                // `routes: {}` is written but holds nothing, like a bare key.
+                if nested.isEmpty { bareKeys.insert(key) }
                 try flatten(nested, prefix: key + ".", fileName: fileName)
             case .sequence(let sequence):
                 var items: [String] = []

@@ -15,6 +15,14 @@ extension VoiceBridgeConfig {
         try self.init(reading: &r)
     }
 
+    /// Every key the server reads, in the order it reads them, as `source` leads it (the maps of
+    /// operator-named entries — routes, webhook endpoints, secrets — are read for the names in it).
+    public static func keyDefinitions(source: ConfigSource) throws -> [ConfigKeyDefinition] {
+        var r = ConfigReader(source)
+        _ = try VoiceBridgeConfig(reading: &r)
+        return r.definitions
+    }
+
     /// Reads every key through `r`, which then knows every key there is (`usedKeys`).
     init(reading r: inout ConfigReader) throws {
         var c = VoiceBridgeConfig()
@@ -173,7 +181,8 @@ extension VoiceBridgeConfig {
         e.local.maxCalls = try r.int("engine.local.max_calls", default: e.local.maxCalls, in: 0...10_000)
         e.local.recognizerLanes = try r.int("engine.local.recognizer_lanes", default: e.local.recognizerLanes, in: 0...64)
         e.local.recognitionBias = try r.double("engine.local.recognition_bias", default: e.local.recognitionBias, in: 0...20)
-        if let floor = try r.optionalString("engine.local.answer_confidence"), floor != "calibrated" {
+        let floor = try r.string("engine.local.answer_confidence", default: "calibrated")
+        if !floor.isEmpty, floor != "calibrated" {
             guard let value = Double(floor), (0...1).contains(value) else {
                 throw ConfigError(key: "engine.local.answer_confidence", problem: "must be calibrated or a number from 0 to 1, got \(floor)",
                                   origin: r.origin(of: "engine.local.answer_confidence"))
