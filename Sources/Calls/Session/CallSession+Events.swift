@@ -18,7 +18,11 @@ extension CallSession {
             }
             var words: [String] = []
             for await result in group {
-                if let result { words = result }
+                if let result {
+                    words = result
+                } else {
+                    logger.warning("the engine had not heard the last words when the limit came", metadata: ["call": "\(callID)", "limit": "\(Self.lastWordsLimit)"])
+                }
                 group.cancelAll()   // the engine returns what it has once cancelled
             }
             return words
