@@ -14,7 +14,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "vad", "personas", "personas-espeak", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean", "held-out", "calibration"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "barge-in", "vad", "personas", "personas-espeak", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean", "held-out", "calibration"]
         var personaConcurrency = 5
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -41,7 +41,7 @@ struct BenchMain {
             case "--only": suites = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,calibration]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,calibration]\n".utf8))
                 exit(2)
             }
         }
@@ -52,6 +52,7 @@ struct BenchMain {
         if suites.contains("loopback-streams") { try await loopbackStreams(output: output, seconds: seconds, counts: loopbackCounts) }
         if suites.contains("dialects") { try await dialectStreams(output: output, seconds: seconds, streams: 200) }
         if suites.contains("engines") { try await engines(output: output) }
+        if suites.contains("barge-in") { try await bargeIn(output: output) }
         if suites.contains("vad") { try vad(output: output) }
         if suites.contains("personas") { try await personas(output: output, concurrency: personaConcurrency) }
         if suites.contains("personas-espeak") { try await personas(output: output, concurrency: personaConcurrency, voices: .espeak) }

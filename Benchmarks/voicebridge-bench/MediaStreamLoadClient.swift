@@ -14,6 +14,19 @@ final class MediaStreamLoadClient: Sendable {
         let received = Atomic<Int>(0)
         let sent = Atomic<Int>(0)
         let marks = Atomic<Int>(0)
+        /// Whether this stream keeps `clearWatch` (the barge-in suite's streams; the load suites'
+        /// thousand streams read no clock per message).
+        let watchesClear: Bool
+        let clearWatch = Mutex(ClearWatch())
+
+        init(watchesClear: Bool = false) { self.watchesClear = watchesClear }
+    }
+
+    /// When the server's first `clear` came, its last audio before it, and how much audio came after.
+    struct ClearWatch: Sendable {
+        var lastMediaBeforeClear: ContinuousClock.Instant?
+        var cleared: ContinuousClock.Instant?
+        var mediaAfterClear = 0
     }
 
     let index: Int
@@ -33,9 +46,9 @@ final class MediaStreamLoadClient: Sendable {
     }
 
     /// Connects, upgrades to WebSocket and sends the dialect's opening (`connected`, `start`).
-    static func connect(index: Int, port: Int, dialect: LoadDialect = .twilio, group: any EventLoopGroup) async throws -> MediaStreamLoadClient {
+    static func connect(index: Int, port: Int, dialect: LoadDialect = .twilio, watchesClear: Bool = false, group: any EventLoopGroup) async throws -> MediaStreamLoadClient {
         let sid = String(format: "MZ%032x", index)
-        let log = StreamLog()
+        let log = StreamLog(watchesClear: watchesClear)
         let upgraded = group.next().makePromise(of: Void.self)
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -78,6 +91,7 @@ final class MediaStreamLoadClient: Sendable {
         private let mediaPrefix: [UInt8]
         private let markPrefix: [UInt8]
         private static let nameKey = Array(#""name":""#.utf8)
+        private static let clearPrefix = Array(#"{"event":"clear""#.utf8)
 
         init(log: StreamLog, dialect: LoadDialect) {
             self.log = log
@@ -102,9 +116,16 @@ final class MediaStreamLoadClient: Sendable {
                 let bytes = frame.unmaskedData.readableBytesView
                 if bytes.starts(with: mediaPrefix) {
                     log.received.add(1, ordering: .relaxed)
+                    if log.watchesClear {
+                        let now = ContinuousClock.now
+                        log.clearWatch.withLock { $0.cleared == nil ? ($0.lastMediaBeforeClear = now) : ($0.mediaAfterClear += 1) }
+                    }
                 } else if bytes.starts(with: markPrefix), let name = Self.markName(bytes) {
                     log.marks.add(1, ordering: .relaxed)
                     send(dialect.played(sid: streamSid, name: name))
+                } else if log.watchesClear, bytes.starts(with: Self.clearPrefix) {
+                    let now = ContinuousClock.now
+                    log.clearWatch.withLock { $0.cleared = $0.cleared ?? now }
                 }
             case .ping:
                 let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)

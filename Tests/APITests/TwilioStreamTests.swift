@@ -216,8 +216,9 @@ import TestSupport
         print("TwilioBargeInTests: clear \(delay), the agent's audio stopped \(stopped) after the caller started talking")
         // The fixture's first phrase ("Hello,") is shorter than barge_in.min_ms, so the agent is not
         // held by its length: it is cut when the phrase ends and its words are transcribed (~1 s;
-        // a phrase of 500 ms of voice would have held it at that point). 1.3 s here alone in a
-        // debug build, 1.6 s in CI's timed step: the bound is well short of the greeting's ~5 s.
+        // a phrase of 500 ms of voice would have held it at that point). What this checks is that
+        // the agent stopped, well before the greeting's ~5 s end; how soon is `make bench`'s
+        // `barge-in` figure (20 streams, 5 at once, release), not a bound a loaded machine moves.
         #expect(stopped < .seconds(2), "the agent's audio went on \(stopped) after the caller started talking")
         #expect(delay < .seconds(2), "clear came \(delay) after the caller started talking")
         #expect(log.mediaAfterClear.withLock { $0 } < 10, "the rest of the greeting was not sent")
