@@ -20,9 +20,9 @@ timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(f
 status=$?
 check "the caller's call completed from sipp's side (exit $status)" test $status -eq 0
 [ $status -eq 0 ] || { tail -n 20 "$VB_TMP/sipp1-errors.log" "$VB_TMP/sipp1.log" | sed 's/^/# /'; grep -v ' info ' "$VB_TMP/run.log" | tail -n 10 | sed 's/^/# server: /'; }
-sleep 1
-row=$(query "SELECT state, direction, callee_number FROM calls WHERE direction='inbound'")
-check "the inbound call is stored as completed" grep -q "^completed|inbound|0212345678$" <<<"$row"
+# The server stores the call's end once its engine has heard the caller out (seconds under load).
+row=$(await_query 30 "completed|inbound|0212345678" "SELECT state, direction, callee_number FROM calls WHERE direction='inbound'")
+check "the inbound call is stored as completed ($row)" grep -q "^completed|inbound|0212345678$" <<<"$row"
 greeting=$(query "SELECT text FROM transcript_entries WHERE speaker='ai' ORDER BY id LIMIT 1")
 check "the agent greeted the caller (transcript)" grep -q "Hello, you have reached the AI assistant" <<<"$greeting"
 check "a stereo recording was written" bash -c "ls $VB_TMP/data/recordings/*.wav >/dev/null 2>&1"
