@@ -86,12 +86,14 @@ import TestSupport
     /// rule does: over real calls the model ended "Yes, … I can attend." at "Yes," (personas with the
     /// model 88 % of statuses; 98.7 % with this). A longer one still ends at once.
     /// The ceiling bounds the wait for the model too: a verdict not back within it is none, and
-    /// the pause rule decides. (The model takes ~35 ms; a 1 ms ceiling is always passed.)
+    /// the pause rule decides. (The model takes ~35 ms; a 1 ms ceiling is always passed.) The
+    /// control's ceiling is a minute, not the default 2 s: beside a CPU hog the model took over
+    /// 2 s here once (30 Nov), and what the control shows is only that a verdict in time counts.
     @Test(.enabled(if: model != nil)) func aVerdictLaterThanTheCeilingIsNone() async throws {
         let model = try #require(Self.model)
         let utterance = [Int16](repeating: 0, count: 32_000)
         #expect(await TurnDetector(model: model, ceilingMilliseconds: 1).completes(utterance) == nil)
-        #expect(await TurnDetector(model: model, ceilingMilliseconds: 2000).completes(utterance) != nil, "within the ceiling it answers")
+        #expect(await TurnDetector(model: model, ceilingMilliseconds: 60_000).completes(utterance) != nil, "within the ceiling it answers")
     }
 
     @Test func aBriefTurnTheModelCallsCompleteWaitsTheAnsweredWindow() throws {
