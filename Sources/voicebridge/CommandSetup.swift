@@ -6,8 +6,12 @@ import Foundation
 enum CommandSetup {
     /// A bad configuration ends the command with exit code 2 and the key named.
     static func configuration(path: String?) throws -> VoiceBridgeConfig {
+        try exitingOnConfigError { try VoiceBridgeConfig.load(path: path) }
+    }
+
+    private static func exitingOnConfigError<T>(_ read: () throws -> T) throws -> T {
         do {
-            return try VoiceBridgeConfig.load(path: path)
+            return try read()
         } catch let error as ConfigError {
             FileHandle.standardError.write(Data("voicebridge: invalid configuration: \(error)\n".utf8))
             throw ExitCode(2)
@@ -16,12 +20,8 @@ enum CommandSetup {
 
     /// `serve --list-keys`: every key the server reads, a JSON object a line.
     static func printKeyDefinitions(path: String?) throws {
-        let definitions: [ConfigKeyDefinition]
-        do {
-            definitions = try VoiceBridgeConfig.keyDefinitions(source: ConfigSource.load(path: path, environment: [:]))
-        } catch let error as ConfigError {
-            FileHandle.standardError.write(Data("voicebridge: invalid configuration: \(error)\n".utf8))
-            throw ExitCode(2)
+        let definitions = try exitingOnConfigError {
+            try VoiceBridgeConfig.keyDefinitions(source: ConfigSource.load(path: path, environment: [:]))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
