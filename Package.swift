@@ -4,9 +4,11 @@ import PackageDescription
 // Targets, dependencies pointing one way (docs/design/architecture.md draws them):
 //   Pipeline (frames, stages, models)  ← Bridge (SIP, RTP, media streams)
 //   Tools, Flows ← Analysis;  Tools + Pipeline ← Knowledge
-//   Pipeline + Tools + Knowledge + Flows ← Realtime (the engines and the offline dialogue)
+//   Tools + Knowledge + Flows ← Dialogue (the offline dialogue: questions, replies read, results)
+//   Dialogue + Pipeline ← Realtime (the engines)
+//   Bridge + Realtime ← Simulation (the simulated callee)
 //   Tools + Pipeline ← Egress (where the server may connect: the policy and its HTTP client)
-//   Bridge + Realtime + Egress + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
+//   Bridge + Realtime + Simulation + Egress + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
 //   Calls ← Doctor (`voicebridge doctor`) ← voicebridge; Calls ← Personas (test and bench callees, under Tests/)
 //   voicebridge-bench and voicebridge-fuzz beside the binary; CSoxr, CEspeakNG, CSRTP: system libraries.
 let package = Package(
@@ -69,9 +71,12 @@ let package = Package(
         .target(name: "Flows"),
         // What a call comes back with once it ended: data against a schema, success, sentiment, category.
         .target(name: "Analysis", dependencies: ["Tools", "Flows"]),
+        // The offline dialogue: what a call asks, how a reply is read, what it gathered. No audio.
+        .target(name: "Dialogue", dependencies: ["Tools", "Knowledge", "Flows"]),
         .target(
             name: "Realtime",
             dependencies: [
+                "Dialogue",
                 "Pipeline",
                 "Tools",
                 "Knowledge",
@@ -82,6 +87,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The simulated callee: a person on the line, from a script, for tests, test runs and benchmarks.
+        .target(name: "Simulation", dependencies: ["Bridge", "Dialogue", "Realtime", "Pipeline", "Knowledge", .product(name: "Logging", package: "swift-log")]),
         // Where the server may connect out (`egress.allow`), and the HTTP client that holds to it.
         .target(
             name: "Egress",
@@ -98,7 +105,9 @@ let package = Package(
             name: "Calls",
             dependencies: [
                 "Bridge",
+                "Dialogue",
                 "Realtime",
+                "Simulation",
                 "Egress",
                 "Tools",
                 "Knowledge",
@@ -121,7 +130,7 @@ let package = Package(
         // against what each call must end with.
         .target(
             name: "TestRuns",
-            dependencies: ["Calls", "Flows", "Realtime", .product(name: "Yams", package: "Yams")]
+            dependencies: ["Calls", "Dialogue", "Flows", "Realtime", .product(name: "Yams", package: "Yams")]
         ),
         // `voicebridge doctor`: what a server needs before it starts, checked.
         .target(name: "Doctor", dependencies: ["Calls", "Bridge", .product(name: "Logging", package: "swift-log"),
@@ -149,6 +158,7 @@ let package = Package(
                 "API",
                 "Calls",
                 "Doctor",
+                "Simulation",
                 "TestRuns",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,7 +178,7 @@ let package = Package(
         .executableTarget(
             name: "voicebridge-bench",
             dependencies: [
-                "Pipeline", "Bridge", "Realtime", "Calls", "Egress", "Tools", "Knowledge", "Personas", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
+                "Pipeline", "Bridge", "Dialogue", "Realtime", "Calls", "Egress", "Tools", "Knowledge", "Personas", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -182,7 +192,7 @@ let package = Package(
         // The simulated callees: tuning personas (make test) and held-out ones (make bench reports on them).
         .target(name: "Personas", dependencies: ["Calls"], path: "Tests/Personas"),
         .target(name: "TestSupport", dependencies: [
-            "Pipeline", "Realtime", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "Pipeline", "Dialogue", "Realtime", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ], path: "Tests/TestSupport", exclude: ["mcp_reference_server.py"]),   // run by python3 from the repository
         // The make-test step each suite runs in, as Swift Testing tags (scripts/test-lanes.py).
@@ -196,20 +206,22 @@ let package = Package(
             "Bridge", "TestSupport", "TestLanes", .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Dialogue", "Realtime"]),
+        .testTarget(name: "DialogueTests", dependencies: ["Dialogue", "Tools", "Knowledge", "Flows"]),
         .testTarget(name: "RealtimeTests", dependencies: [
-            "Realtime", "TestSupport", "TestLanes", "Pipeline", "Tools", "Knowledge", "Flows", "Egress", "Calls",   // Egress: the server's tool transport; Calls: the knowledge base
+            "Realtime", "Dialogue", "TestSupport", "TestLanes", "Pipeline", "Tools", "Knowledge", "Flows", "Egress", "Calls",   // Egress: the server's tool transport; Calls: the knowledge base
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "Calls"]),
-        .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Flows", "Realtime", "Personas"]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "Egress", "TestRuns", "TestSupport", "TestLanes", "Personas", "Bridge", "Realtime", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
+        .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Dialogue", "Flows", "Realtime", "Personas"]),
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "Egress", "TestRuns", "TestSupport", "TestLanes", "Personas", "Bridge", "Dialogue", "Realtime", "Simulation", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(
             name: "APITests",
             dependencies: [
-                "API", "Egress", "TestSupport", "TestLanes", "Flows", "Analysis",
+                "API", "Dialogue", "Egress", "TestSupport", "TestLanes", "Flows", "Analysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

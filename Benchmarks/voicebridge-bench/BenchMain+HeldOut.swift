@@ -1,4 +1,5 @@
 import Calls
+import Dialogue
 import Foundation
 import Personas
 import Realtime

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Calls
+import Dialogue
 import Foundation
 import NIOCore
 import Personas

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Realtime
+import Simulation
 
 extension CallSystem {
     /// The callee outbound calls reach when there is no `sip.gateway`: it speaks in

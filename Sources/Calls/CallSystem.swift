@@ -1,4 +1,5 @@
 import Bridge
+import Dialogue
 import Egress
 import Foundation
 import Knowledge
@@ -7,6 +8,7 @@ import NIOCore
 import NIOPosix
 import Pipeline
 import Realtime
+import Simulation
 import Tools
 
 /// Everything that makes calls, assembled from the configuration: the SIP user agent, the media

@@ -1,4 +1,5 @@
 import Calls
+import Dialogue
 import Flows
 import Foundation
 import Realtime

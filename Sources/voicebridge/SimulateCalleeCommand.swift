@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Realtime
 import ServiceLifecycle
+import Simulation
 
 struct SimulateCalleeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,3 +1,4 @@
+import Dialogue
 import Egress
 import Flows
 import Foundation

@@ -1,3 +1,4 @@
+import Dialogue
 import Egress
 import Foundation
 import Hummingbird

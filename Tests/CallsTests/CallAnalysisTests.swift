@@ -1,4 +1,5 @@
 import Analysis
+import Dialogue
 import Egress
 import Foundation
 import Hummingbird

@@ -1,7 +1,9 @@
+import Dialogue
 import Foundation
 import Personas
 import Testing
 @testable import Calls
+@testable import Simulation
 @testable import Realtime
 
 /// Every persona of the catalogue through the local dialogue, its script read as the simulated

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Pipeline
 import Realtime
+import Simulation
 import TestSupport
 @testable import Calls
 

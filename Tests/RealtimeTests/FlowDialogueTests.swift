@@ -2,7 +2,7 @@ import Flows
 import Foundation
 import Testing
 import Tools
-@testable import Realtime
+@testable import Dialogue
 
 /// The local dialogue running a flow: the answers choose the path, exactly as written.
 @Suite struct FlowDialogueTests {

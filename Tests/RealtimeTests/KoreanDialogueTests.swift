@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import Dialogue
 @testable import Realtime
 
 /// The local dialogue in Korean (`language: ko`): what each kind of question is, what the usual

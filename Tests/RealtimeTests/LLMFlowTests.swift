@@ -4,6 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 import Tools
+@testable import Dialogue
 @testable import Realtime
 
 /// A flow on the LLM engines against the fake OpenAI servers: the model sees only the current

@@ -1,3 +1,4 @@
+import Dialogue
 import Foundation
 import Synchronization
 import Testing

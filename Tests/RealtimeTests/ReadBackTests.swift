@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+@testable import Dialogue
 @testable import Realtime
 
 @Suite struct ReadBackTests {

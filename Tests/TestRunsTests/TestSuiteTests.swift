@@ -1,4 +1,5 @@
 @testable import Calls
+import Dialogue
 import Flows
 import Foundation
 #if canImport(FoundationXML)

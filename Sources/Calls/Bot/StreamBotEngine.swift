@@ -1,4 +1,5 @@
 import Bridge
+import Dialogue
 import Egress
 import Foundation
 import HummingbirdWSClient

@@ -1,4 +1,5 @@
 import Bridge
+import Dialogue
 import Realtime
 import Foundation
 import Tools

@@ -1,7 +1,9 @@
 import Bridge
+import Dialogue
 import Foundation
 import Pipeline
 import Realtime
+import Simulation
 
 extension CallManager {
     /// One attempt of an outbound call: dial, ring, talk, store the outcome, maybe queue a retry.

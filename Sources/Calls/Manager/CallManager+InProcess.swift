@@ -1,6 +1,8 @@
 import Bridge
+import Dialogue
 import Foundation
 import Realtime
+import Simulation
 
 /// Outbound calls to the simulated callee inside the process (`Settings.inProcessCallee`): the
 /// same attempt as over SIP — ringing, answered or busy, the session, the stored end — with the

@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import Pipeline
+import Simulation
 
 extension CallManager {
     /// A manager beside this one for test runs (`TestLine`): the same settings, engines and store,

@@ -1,4 +1,5 @@
 import Bridge
+import Dialogue
 import Foundation
 import Logging
 import Realtime

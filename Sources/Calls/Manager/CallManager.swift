@@ -1,6 +1,8 @@
 import Bridge
+import Dialogue
 import Knowledge
 import Foundation
+import Simulation
 import Tools
 import Logging
 import Pipeline

@@ -1,5 +1,6 @@
 import Analysis
 import Bridge
+import Dialogue
 import Foundation
 import Realtime
 

@@ -1,3 +1,4 @@
+import Dialogue
 import Flows
 import Foundation
 import Realtime

@@ -1,4 +1,5 @@
 import Analysis
+import Dialogue
 import Flows
 import Foundation
 import Realtime

@@ -1,3 +1,4 @@
+import Dialogue
 import Pipeline
 
 /// When the caller's turn is over, frame by frame: the window of silence the signals call for

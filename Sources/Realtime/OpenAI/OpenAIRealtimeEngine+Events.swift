@@ -1,3 +1,4 @@
+import Dialogue
 import Foundation
 import Pipeline
 import HummingbirdWSClient

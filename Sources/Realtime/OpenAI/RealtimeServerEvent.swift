@@ -1,3 +1,4 @@
+import Dialogue
 import Foundation
 
 /// The server events of the OpenAI Realtime API the engine acts on (PROTOCOLS.md §3.3), GA names

@@ -1,5 +1,5 @@
 import Testing
-@testable import Realtime
+@testable import Dialogue
 
 /// A question's kind from its grammar first: a yes/no question is one whatever nouns it carries;
 /// a question that asks to be told something, or has a question word, asks for what its words name.

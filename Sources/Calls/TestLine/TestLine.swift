@@ -1,6 +1,7 @@
 import Bridge
 import Foundation
 import Pipeline
+import Simulation
 
 /// Where a test run places its calls: a call manager of its own beside the server's, whose calls
 /// reach the simulated callee over legs joined in memory (`MemoryLeg`) and are dialed at once —

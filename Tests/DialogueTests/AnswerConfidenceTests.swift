@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Realtime
+@testable import Dialogue
 
 /// The dialogue weighs how sure the recognizer was before it stores an answer: below the floor,
 /// what was heard is kept as `unclear` and the question asked once more; a second unsure answer

@@ -1,5 +1,5 @@
 import Testing
-@testable import Realtime
+@testable import Dialogue
 
 @Suite struct ScriptedDialogueTests {
     static let context = ConversationContext(purpose: "confirm tomorrow's 2 pm meeting", questions: ["Can you attend?", "Does the place need to change?"],

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Realtime
+@testable import Dialogue
 
 /// What the offline dialogue understands: yes/no with its variants, names, phone numbers (E.164),
 /// days and times (ISO 8601, against a fixed Sunday 2026-11-22), counts and amounts, and replies

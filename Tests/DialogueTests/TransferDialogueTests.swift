@@ -1,5 +1,5 @@
 import Testing
-@testable import Realtime
+@testable import Dialogue
 
 /// The local dialogue and a caller who asks for a person.
 @Suite struct TransferDialogueTests {

@@ -1,7 +1,8 @@
+import Dialogue
 import Foundation
-import Testing
-@testable import Calls
 import Realtime
+import Testing
+@testable import Simulation
 
 @Suite struct CalleeConversationTests {
     @Test func scriptLinesAreRead() {

@@ -67,13 +67,13 @@ public struct ReplyInterpreter: Sendable {
                          "we'll see", "depends", "hard to say"]
 
     /// Lower-cased words; ":" and "+" stay inside tokens ("2:30", "+44").
-    static func words(_ text: String) -> [String] {
+    public static func words(_ text: String) -> [String] {
         tokens(text).map { $0.lowercased() }
     }
 
     /// The words as said, case kept. The old spellings a recognizer sometimes writes ("to-morrow",
     /// "to-day", "to-night") are one word, as today.
-    static func tokens(_ text: String) -> [String] {
+    public static func tokens(_ text: String) -> [String] {
         text.replacingOccurrences(of: "’", with: "'")
             .replacing(/\b([Tt])o-(morrow|day|night)\b/) { "\($0.1)o\($0.2)" }
             .split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == ":" || $0 == "+") }.map(String.init)

@@ -1,6 +1,6 @@
 import Knowledge
 import Testing
-@testable import Realtime
+@testable import Dialogue
 
 /// The local dialogue with a knowledge base: a caller's question is looked up, a good FAQ match
 /// is read out and the question asked again; no match is passed on (an open question), to a
