@@ -25,9 +25,12 @@ import TestSupport
     }
 
     /// "Yes, I can attend the meeting." — click: the hang-up comes before the agent's turn is over
-    /// (the end-of-turn window still open), and the answer still counts.
+    /// (the end-of-turn window still open), and the answer still counts. The engine heard those
+    /// words well within the session's limit, and the log says nothing else (until 30 Nov the
+    /// limit's cancelled sleep was taken for the limit coming: a warning on every hang-up).
     @Test func aCalleeWhoAnswersAndHangsUpAtOnceHasAnswered() async throws {
-        _ = try await VirtualCallHarness.run { manager, store, clock in
+        let log = CapturedLog()
+        _ = try await VirtualCallHarness.run(logger: log.logger()) { manager, store, clock in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting. <hangup>"]))
             let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
             #expect(call.state == .completed && call.failureReason == "remote_hangup")
@@ -37,6 +40,8 @@ import TestSupport
             let heard = try await store.transcript(callID: call.outboundId).filter { $0.entry.speaker == .customer }.map(\.entry.text)
             #expect(heard.count == 1 && heard.first?.lowercased().contains("meeting") == true, "its words are in the transcript: \(heard)")
         }
+        #expect(log.lines(containing: "call ended").count == 1, "the log is captured")
+        #expect(log.lines(containing: "last words").isEmpty, "\(log.lines(containing: "last words").map(\.message))")
     }
 
     @Test func cancellingAConnectedCallSaysGoodbyeAndKeepsThePartialResult() async throws {

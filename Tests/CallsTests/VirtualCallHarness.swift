@@ -24,7 +24,7 @@ enum VirtualCallHarness {
     }
 
     static func run<T: Sendable>(store given: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in }, engines: EngineFactory? = nil,
-                                 _ body: @Sendable (CallManager, CallStore, CallClock) async throws -> T) async throws -> Run<T> {
+                                 logger: Logger = Logger(label: "virtual-calls"), _ body: @Sendable (CallManager, CallStore, CallClock) async throws -> T) async throws -> Run<T> {
         guard let (tts, stt) = CallHarness.speech else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "espeak-ng or Moonshine missing (make deps)"]) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-virtual-\(UUID().uuidString)")
         let store = try given ?? CallStore(path: folder.appendingPathComponent("db.sqlite").path)
@@ -46,7 +46,7 @@ enum VirtualCallHarness {
         tweak(&settings)
         let scheduler = PacerScheduler<[UInt8]>()
         let manager = CallManager(settings: settings, store: store, userAgent: ua, scheduler: scheduler,
-                                  engines: engines ?? CallSystem.localEngines(tts: tts, stt: stt, turns: CallHarness.turns), logger: Logger(label: "virtual-calls"))
+                                  engines: engines ?? CallSystem.localEngines(tts: tts, stt: stt, turns: CallHarness.turns), logger: logger)
         let started = ContinuousClock.now
         let value = try await executor.run {
             try await withThrowingTaskGroup(of: T?.self) { group in

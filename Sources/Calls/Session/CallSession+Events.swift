@@ -17,16 +17,14 @@ extension CallSession {
                 try? await self.clock.sleep(for: Self.lastWordsLimit)
                 return nil
             }
-            var words: [String] = []
-            for await result in group {
-                if let result {
-                    words = result
-                } else {
-                    logger.warning("the engine had not heard the last words when the limit came", metadata: ["call": "\(callID)", "limit": "\(Self.lastWordsLimit)"])
-                }
-                group.cancelAll()   // the engine returns what it has once cancelled
-            }
-            return words
+            // The first to finish decides; the other is cancelled. (A cancelled sleep also returns
+            // nil: looked at after the engine's words, it is not the limit coming.)
+            let first = await group.next() ?? nil
+            group.cancelAll()   // the engine returns what it has once cancelled
+            if let words = first { return words }
+            logger.warning("the engine had not heard the last words when the limit came", metadata: ["call": "\(callID)", "limit": "\(Self.lastWordsLimit)"])
+            let partial = await group.next() ?? nil
+            return partial ?? []
         }
     }
 
