@@ -40,6 +40,8 @@ import TestSupport
         let gate = Gate()
         let started: AsyncStream<Void>
         private let starting: AsyncStream<Void>.Continuation
+        /// Transcriptions asked for so far.
+        let count = Atomic(0)
 
         init(_ text: String, open: Bool) {
             self.text = text
@@ -48,6 +50,7 @@ import TestSupport
         }
 
         func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
+            count.add(1, ordering: .relaxed)
             starting.yield()
             await gate.wait()
             return Transcript(certain: text)
@@ -87,6 +90,8 @@ import TestSupport
         #expect(log.texts.isEmpty, "the words are returned, not sent as an event nobody reads: \(log.texts)")
     }
 
+    /// …and not transcribed a second time: the same audio twice held a recognizer lane while live
+    /// calls waited (30 Nov, `make bench`'s barge-in).
     @Test func wordsBeingTranscribedWhenTheCallerHangsUpAreWaitedFor() async throws {
         let recognizer = HeldRecognizer("Yes, I can attend.", open: false)
         let engine = LocalEngine(context: Self.context, tts: try EspeakSynthesizer(), stt: recognizer)
@@ -101,6 +106,7 @@ import TestSupport
         try await waitUntil { engine.state.withLock { $0.hungUp } }
         recognizer.gate.open()
         #expect(await ended.value == ["Yes, I can attend."])
+        #expect(recognizer.count.load(ordering: .relaxed) == 1, "the audio was transcribed once")
         let tracker = await engine.stop()
         #expect(tracker.answers.first?.status == .answered && tracker.answers.first?.answerSummary == "yes", "\(tracker.answers)")
         await reader.value

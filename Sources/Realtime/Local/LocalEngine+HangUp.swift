@@ -16,8 +16,13 @@ extension LocalEngine {
             defer { s.ended = true }   // the caller's frames stop here: nothing more is taken
             guard !s.ended, s.listening, !s.utterance.isEmpty else { return (nil, s.running) }
             defer { s.dropTurn() }
-            if let speculation = s.speculation, speculation.speechStarts == s.speechStarts, let heard = speculation.heard {
-                return (.transcribed(heard, transcribing: speculation.transcribing), s.running)
+            if let speculation = s.speculation, speculation.speechStarts == s.speechStarts {
+                if let heard = speculation.heard { return (.transcribed(heard, transcribing: speculation.transcribing), s.running) }
+                // Its words are still being made from this very audio (nothing said since its speech
+                // end): they are the last words. Transcribed again, the same seconds of audio took a
+                // recognizer lane twice while live calls waited (30 Nov, `make bench`'s barge-in).
+                s.lastWordsSpeculation = speculation.speechStarts
+                return (nil, s.running)
             }
             return (.utterance(s.utterance), s.running)
         }
@@ -27,6 +32,12 @@ extension LocalEngine {
         if await !heard.send(.hangUp(marker)) { marker.finish() }
         for await _ in done {}   // ends when the replying task reaches the marker, or on cancellation
         return state.withLock { $0.lastWords }
+    }
+
+    /// The words of the speech end `starts`, transcribed after the hang-up, when they are the caller's last.
+    func keptAsLastWords(_ heard: Transcript, speechStarts starts: Int) -> Bool {
+        guard state.withLock({ $0.hungUp && $0.lastWordsSpeculation == starts }) else { return false }
+        return keptAfterHangUp(heard)
     }
 
     /// After the hang-up: `heard` is taken by the dialogue as an answer (a question to look up

@@ -39,7 +39,7 @@ extension LocalEngine {
                 if await settleOverlap(heard.text, turnOver: true) { continue }
                 _ = await replies.send(.answer(heard, since: VirtualTimeExecutor.now - transcribing))
             case .speechEnded(let sofar, let starts):
-                guard !state.withLock({ $0.hungUp }) else { continue }
+                guard state.withLock({ !$0.hungUp || $0.lastWordsSpeculation == starts }) else { continue }
                 await speculate(on: sofar, speechStarts: starts)
             case .noReply:
                 guard !state.withLock({ $0.hungUp }) else { continue }
@@ -78,6 +78,7 @@ extension LocalEngine {
         guard state.withLock({ $0.speechStarts == starts || $0.overlap != nil }) else { return }
         let started = VirtualTimeExecutor.now
         let heard = await transcribe(sofar)
+        if keptAsLastWords(heard, speechStarts: starts) { return }
         let text = heard.text
         let transcribing = started.duration(to: VirtualTimeExecutor.now)
         if await settleOverlap(text, turnOver: false, speechStarts: starts) { return }

@@ -105,6 +105,8 @@ public final class LocalEngine: ConversationEngine {
         var hungUp = false
         /// The caller's words heard after the hang-up, for the session's transcript.
         var lastWords: [String] = []
+        /// The speech end whose transcription, in flight at the hang-up, holds the caller's last words.
+        var lastWordsSpeculation: Int?
 
         /// Forgets the caller's turn in progress: what was said, the pause after it, and its transcription.
         mutating func dropTurn() {
