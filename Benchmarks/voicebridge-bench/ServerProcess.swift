@@ -39,7 +39,8 @@ final class ServerProcess: Sendable {
         environment["VOICEBRIDGE_SIP_PORT"] = "0"
         environment["VOICEBRIDGE_DATABASE_PATH"] = (folder as NSString).appendingPathComponent("bench.sqlite")
         environment["VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION"] = "3600"
-        environment["LOG_LEVEL"] = "error"
+        // Quiet unless asked (`VB_BENCH_SERVER_LOG_LEVEL=info`: the server's log on the bench's stderr).
+        environment["LOG_LEVEL"] = environment["VB_BENCH_SERVER_LOG_LEVEL"] ?? "error"
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
