@@ -5,7 +5,8 @@ import Synchronization
 /// cooperative pool, which has one thread per core and paces every call's audio: a blocked
 /// cooperative thread would stall all calls at once.
 ///
-/// `width` lanes run side by side, each job on the least busy lane; at most `capacity` jobs are
+/// `width` lanes run side by side; a lane that comes free takes the oldest waiting job, a job
+/// submitted `.whenIdle` only when no other waits (`urgency`); at most `capacity` jobs are
 /// waiting or running, beyond that `run` throws `Overloaded` at once instead of queueing work
 /// whose result would come too late to matter. In virtual time (`VirtualTimeExecutor`) a job's
 /// result comes `virtualLatency` later: the time such a job takes on a machine that keeps up
@@ -15,6 +16,18 @@ public final class BlockingWorkPool: Sendable {
         public let capacity: Int
         public var description: String { "\(capacity) blocking jobs are already waiting" }
     }
+
+    /// Which waiting job a lane that comes free takes first.
+    public enum Urgency: Sendable, Equatable {
+        /// A live call waits for it.
+        case now
+        /// Behind every `.now` job: a call's last words after its hang-up, which held the lanes
+        /// for seconds while live calls' barge-in verdicts waited (30 Nov, `make bench`'s barge-in).
+        case whenIdle
+    }
+
+    /// The urgency of the jobs the current task submits (`$urgency.withValue(.whenIdle) { … }`).
+    @TaskLocal public static var urgency: Urgency = .now
 
     public let width: Int
     public let capacity: Int
@@ -26,8 +39,10 @@ public final class BlockingWorkPool: Sendable {
     /// an event loop's timer instead.)
     private let clock: any Clock<Duration> & Sendable
     private let lanes: [DispatchQueue]
-    /// Jobs waiting or running, per lane.
+    /// Turns waiting or running, per lane: one per job submitted (its turn may run another job).
     private let load: Mutex<[Int]>
+    /// Jobs not yet taken by a lane.
+    private let waitingJobs = Mutex(WaitingJobs())
 
     public init(label: String, width: Int, capacity: Int, virtualLatency: Duration = .zero, clock: any Clock<Duration> & Sendable = ContinuousClock()) {
         precondition(width > 0 && capacity >= width)
@@ -48,11 +63,11 @@ public final class BlockingWorkPool: Sendable {
         public var description: String { "no result within \(limit)" }
     }
 
-    /// Runs `job` on the least busy lane. With `limit`, the caller stops waiting after that long
-    /// (`TooLate`); cancelled, it stops waiting at once (`CancellationError`: a call that ended does
-    /// not wait for a transcription nobody will read). A native call cannot be interrupted, so a
-    /// job already running finishes on its lane and counts against `capacity` until then — its
-    /// result is dropped; a job still waiting for its lane then is never run (run anyway, each one
+    /// Runs `job` on a lane, in `urgency`'s order (the least busy lane takes the turn it adds).
+    /// With `limit`, the caller stops waiting after that long (`TooLate`); cancelled, it stops
+    /// waiting at once (`CancellationError`: a call that ended does not wait for a transcription
+    /// nobody will read). A native call cannot be interrupted, so a job already running finishes on
+    /// its lane and counts against `capacity` until then — its result is dropped; a job still waiting for its lane then is never run (run anyway, each one
     /// given up on made the next one late too: a simulated callee's ear under load missed one
     /// agent utterance after another).
     public func run<T: Sendable>(within limit: Duration? = nil, _ job: @escaping @Sendable () throws -> T) async throws -> T {
@@ -75,6 +90,7 @@ public final class BlockingWorkPool: Sendable {
                 return try job()
             }
         }
+        let urgency = Self.urgency
         let lane = try load.withLock { load -> Int in
             guard load.reduce(0, +) < capacity else { throw Overloaded(capacity: capacity) }
             let lane = load.indices.min { load[$0] < load[$1] }!
@@ -98,19 +114,51 @@ public final class BlockingWorkPool: Sendable {
                         load.withLock { $0[lane] -= 1 }
                         return
                     }
-                    lanes[lane].async { [self] in
-                        guard waiting.isAwaited else {
-                            self.load.withLock { $0[lane] -= 1 }
-                            return
-                        }
+                    let entry = WaitingJob(isAwaited: { waiting.isAwaited }) {
                         let result = Result { try job() }
-                        self.load.withLock { $0[lane] -= 1 }
-                        waiting.take()?.resume(with: result)
+                        return { waiting.take()?.resume(with: result) }
                     }
+                    waitingJobs.withLock { $0.append(entry, urgency) }
+                    lanes[lane].async { [self] in takeTurn(on: lane) }
                 }
             } onCancel: {
                 waiting.end(CancellationError())
             }
+        }
+    }
+
+    /// A lane's turn: the first waiting job, by urgency then age, whose caller still waits; any
+    /// other taken on the way is dropped (nobody will read its result). The caller is resumed
+    /// once the pool counts the lane free.
+    private func takeTurn(on lane: Int) {
+        var resume: (@Sendable () -> Void)?
+        while resume == nil, let job = waitingJobs.withLock({ $0.next() }) {
+            if job.isAwaited() { resume = job.run() }
+        }
+        load.withLock { $0[lane] -= 1 }
+        resume?()
+    }
+
+    private struct WaitingJob: Sendable {
+        let isAwaited: @Sendable () -> Bool
+        /// Runs the job; returns what hands its result to the caller.
+        let run: @Sendable () -> @Sendable () -> Void
+    }
+
+    private struct WaitingJobs {
+        var now: [WaitingJob] = []
+        var whenIdle: [WaitingJob] = []
+
+        mutating func append(_ job: WaitingJob, _ urgency: Urgency) {
+            switch urgency {
+            case .now: now.append(job)
+            case .whenIdle: whenIdle.append(job)
+            }
+        }
+
+        mutating func next() -> WaitingJob? {
+            if !now.isEmpty { return now.removeFirst() }
+            return whenIdle.isEmpty ? nil : whenIdle.removeFirst()
         }
     }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Pipeline
 import Synchronization
 import Testing
+import TestSupport
 
 /// The pool's refusals and limits. A limit is measured on the pool's clock: here a `ManualClock`
 /// the test moves, so a limit of an hour passes in no time and passes exactly (on the wall clock
@@ -93,5 +94,25 @@ import Testing
         while pool.pending > 0 { await Task.yield() }
         let queuedJobRan = ran.load(ordering: .relaxed)
         #expect(!queuedJobRan, "the cancelled caller's job ran")
+    }
+
+    /// A lane that comes free takes the jobs a live call waits for before one submitted
+    /// `.whenIdle` (a call's last words after its hang-up), whatever their order of arrival.
+    @Test(.timeLimit(.minutes(1))) func aLaneTakesWhatALiveCallWaitsForBeforeWorkThatCanWait() async throws {
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 4)
+        let held = HeldJob()
+        let order = Locked<[String]>([])
+        async let first: Void = pool.run(held.body)
+        await held.untilStarted()
+        let idle = Task { try await BlockingWorkPool.$urgency.withValue(.whenIdle) { try await pool.run { order.withLock { $0.append("last words") } } } }
+        while pool.pending < 2 { await Task.yield() }   // queued behind the held job: no event says so
+        let live = Task { try await pool.run { order.withLock { $0.append("live") } } }
+        while pool.pending < 3 { await Task.yield() }
+        held.gate.signal()
+        try await first
+        try await live.value
+        try await idle.value
+        #expect(order.value == ["live", "last words"])
+        #expect(pool.pending == 0)
     }
 }

@@ -1,5 +1,6 @@
 import Dialogue
 import Foundation
+import Pipeline
 import Synchronization
 import Testing
 import TestSupport
@@ -42,6 +43,8 @@ import TestSupport
         private let starting: AsyncStream<Void>.Continuation
         /// Transcriptions asked for so far.
         let count = Atomic(0)
+        /// How urgent each transcription was (`BlockingWorkPool.urgency` where it was asked for).
+        let urgencies = Mutex<[BlockingWorkPool.Urgency]>([])
 
         init(_ text: String, open: Bool) {
             self.text = text
@@ -51,6 +54,7 @@ import TestSupport
 
         func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
             count.add(1, ordering: .relaxed)
+            urgencies.withLock { $0.append(BlockingWorkPool.urgency) }
             starting.yield()
             await gate.wait()
             return Transcript(certain: text)
@@ -74,13 +78,15 @@ import TestSupport
     }
 
     @Test func wordsStillBeingSaidWhenTheCallerHangsUpAnswerTheQuestion() async throws {
-        let engine = LocalEngine(context: Self.context, tts: try EspeakSynthesizer(), stt: HeldRecognizer("Yes, I can attend.", open: true))
+        let recognizer = HeldRecognizer("Yes, I can attend.", open: true)
+        let engine = LocalEngine(context: Self.context, tts: try EspeakSynthesizer(), stt: recognizer)
         let running = await Self.started(engine)
         let (log, reader) = Self.logging(engine)
         await engine.send(samples: Self.voiced, speech: .started)
         for _ in 0..<50 { await engine.send(samples: Self.voiced, speech: .speech) }   // a second of speech, no speech end yet
         let words = await engine.callEnded()
         #expect(words == ["Yes, I can attend."])
+        #expect(recognizer.urgencies.withLock { $0 } == [.whenIdle], "heard after the hang-up: behind live calls' words")
         let tracker = await engine.stop()
         #expect(tracker.finalAnswers.map(\.status) == [.answered, .notAsked], "the next question was never said: \(tracker.answers)")
         #expect(tracker.answers.first?.answerSummary == "yes")

@@ -313,8 +313,11 @@ public final class LocalEngine: ConversationEngine {
     func transcribe(_ samples: [Int16]) async -> Transcript {
         meter.add { $0.sttSeconds += Double(samples.count) / Double(MoonshineTranscriber.sampleRate) }
         do {
-            let expected = recognitionBias > 0 ? state.withLock { $0.dialogue.expectedWords } : []
-            return try await stt.transcribe(pcm16k: samples, expecting: expected, bias: recognitionBias)
+            let (expected, hungUp) = state.withLock { s in (recognitionBias > 0 ? s.dialogue.expectedWords : [], s.hungUp) }
+            // After the hang-up nobody is on the line: live calls' words go first on the recognizer's lanes.
+            return try await BlockingWorkPool.$urgency.withValue(hungUp ? .whenIdle : .now) {
+                try await stt.transcribe(pcm16k: samples, expecting: expected, bias: recognitionBias)
+            }
         } catch is CancellationError {
             return Transcript(text: "", confidence: 0)   // the call ended: nobody will read the words
         } catch {
