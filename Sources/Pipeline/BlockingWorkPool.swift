@@ -67,9 +67,9 @@ public final class BlockingWorkPool: Sendable {
     /// With `limit`, the caller stops waiting after that long (`TooLate`); cancelled, it stops
     /// waiting at once (`CancellationError`: a call that ended does not wait for a transcription
     /// nobody will read). A native call cannot be interrupted, so a job already running finishes on
-    /// its lane and counts against `capacity` until then — its result is dropped; a job still waiting for its lane then is never run (run anyway, each one
-    /// given up on made the next one late too: a simulated callee's ear under load missed one
-    /// agent utterance after another).
+    /// its lane and counts against `capacity` until then — its result is dropped; a job still
+    /// waiting for its lane then is never run (run anyway, each one given up on made the next one
+    /// late too: a simulated callee's ear under load missed one agent utterance after another).
     public func run<T: Sendable>(within limit: Duration? = nil, _ job: @escaping @Sendable () throws -> T) async throws -> T {
         // In virtual time a job whose result is due at once runs in place: there is no time for
         // anything to overlap it, and run elsewhere it would let the instant's other jobs go first,
