@@ -144,11 +144,11 @@ enum KnowledgeBenchmark {
         let faqChunks = corpus.documents.reduce(0) { $0 + $1.chunks.count }
         var recalls: [Recall] = [], latencies: [Latency] = []
         for (name, location) in backends {
-            let base = KnowledgeBase(store: try await CallStore.open(location), embedder: embedder, wordsWeight: wordsWeight)
-            try await base.store.replaceKnowledge(collection: "clinic", documents: corpus.documents, embeddings: embedder == nil ? nil : corpus.embeddings)
+            let base = KnowledgeBase(store: try await CallStore.open(location).knowledge, embedder: embedder, wordsWeight: wordsWeight)
+            try await base.store.replace(collection: "clinic", documents: corpus.documents, embeddings: embedder == nil ? nil : corpus.embeddings)
             recalls += try await recall(base, backend: name, chunks: faqChunks, questions: corpus.questions)
             latencies.append(try await latency(base, backend: name, chunks: faqChunks, questions: corpus.questions, rounds: 2))
-            try await base.store.replaceKnowledge(collection: "clinic", documents: corpus.filler, embeddings: embedder == nil ? nil : corpus.fillerEmbeddings)
+            try await base.store.replace(collection: "clinic", documents: corpus.filler, embeddings: embedder == nil ? nil : corpus.fillerEmbeddings)
             let chunks = faqChunks + corpus.filler.reduce(0) { $0 + $1.chunks.count }
             recalls += try await recall(base, backend: name, chunks: chunks, questions: corpus.questions)
             latencies.append(try await latency(base, backend: name, chunks: chunks, questions: corpus.questions, rounds: 5))

@@ -67,8 +67,8 @@ enum QueueClaimBenchmark {
     /// one heartbeat interval, lease / 5).
     static func takeover(_ store: CallStore, liveCalls: Int) async throws -> Double {
         let t0 = Date()
-        try await store.registerNode("lost", now: t0)
-        try await store.registerNode("survivor", now: t0.addingTimeInterval(60))
+        try await store.nodes.register("lost", now: t0)
+        try await store.nodes.register("survivor", now: t0.addingTimeInterval(60))
         for n in 0..<liveCalls {
             try await store.insert(CallRecord(outboundId: String(format: "ob-lost%04x", n), callerNumber: "0701234567", calleeNumber: "011\(10_000_000 + n)",
                                               purpose: "takeover benchmark", questions: ["Can you attend?"]))

@@ -11,7 +11,7 @@ extension VoiceBridgeServer {
         let campaigns = api.group("campaigns")
         campaigns.get { _, _ -> CampaignList in
             var items: [CampaignView] = []
-            for campaign in try await self.store.campaigns() { items.append(CampaignView(campaign, progress: try await self.store.progress(campaignID: campaign.id))) }
+            for campaign in try await self.store.campaigns.list() { items.append(CampaignView(campaign, progress: try await self.store.campaigns.progress(campaignID: campaign.id))) }
             return CampaignList(items: items)
         }
         campaigns.post { request, _ -> EditedResponse<CampaignView> in
@@ -21,11 +21,11 @@ extension VoiceBridgeServer {
         }
         campaigns.get(":id") { _, context -> CampaignView in
             let campaign = try await self.campaign(context)
-            var view = CampaignView(campaign, progress: try await self.store.progress(campaignID: campaign.id))
-            view.skippedRows = try await self.store.campaignProblems(campaignID: campaign.id)
+            var view = CampaignView(campaign, progress: try await self.store.campaigns.progress(campaignID: campaign.id))
+            view.skippedRows = try await self.store.campaigns.problems(campaignID: campaign.id)
             return view
         }
-        campaigns.get(":id/contacts") { request, context -> ListPage<CallStore.CampaignContact> in
+        campaigns.get(":id/contacts") { request, context -> ListPage<CampaignStore.Contact> in
             let campaign = try await self.campaign(context)
             var problems: [ProblemDetails.InvalidField] = []
             let query = request.uri.queryParameters
@@ -35,7 +35,7 @@ extension VoiceBridgeServer {
                 problems.append(.init(field: "state", message: "must be waiting, skipped or a call state"))
             }
             guard problems.isEmpty else { throw ProblemDetails(.unprocessableContent, detail: "invalid query parameters", errors: problems) }
-            let page = try await self.store.campaignContacts(campaignID: campaign.id, state: state, limit: limit, offset: offset)
+            let page = try await self.store.campaigns.contacts(campaignID: campaign.id, state: state, limit: limit, offset: offset)
             return ListPage(items: page.contacts, total: page.total, limit: limit, offset: offset)
         }
         campaigns.post(":id/contacts") { request, context -> UploadView in
@@ -52,7 +52,7 @@ extension VoiceBridgeServer {
                     throw ProblemDetails(.conflict, detail: "campaign \(campaign.id) has no contacts: upload a list first")
                 }
                 let moved = try await self.manager().setCampaign(campaign.id, to: state)
-                return CampaignView(moved, progress: try await self.store.progress(campaignID: moved.id))
+                return CampaignView(moved, progress: try await self.store.campaigns.progress(campaignID: moved.id))
             }
         }
         for format in [CampaignExport.Format.csv, .jsonl] {
@@ -66,7 +66,7 @@ extension VoiceBridgeServer {
                     try await writer.write(ByteBuffer(bytes: export.opening()))
                     var after: Int64? = 0
                     while let from = after {
-                        let page = try await store.campaignResults(campaignID: campaign.id, after: from)
+                        let page = try await store.campaigns.results(campaignID: campaign.id, after: from)
                         try await writer.write(ByteBuffer(bytes: export.page(page.rows)))
                         after = page.nextAfter
                     }
@@ -80,7 +80,7 @@ extension VoiceBridgeServer {
 
     func campaign(_ context: BasicRequestContext) async throws -> Campaign {
         let id = context.parameters.get("id") ?? ""
-        guard let campaign = try await store.campaign(id: id) else { throw ProblemDetails(.notFound, detail: "no campaign \(id)") }
+        guard let campaign = try await store.campaigns.campaign(id: id) else { throw ProblemDetails(.notFound, detail: "no campaign \(id)") }
         return campaign
     }
 }
@@ -110,11 +110,11 @@ struct CampaignBody: Decodable {
 
 struct CampaignView: ResponseEncodable {
     var campaign: Campaign
-    var progress: CallStore.CampaignProgress
+    var progress: CampaignStore.Progress
     /// Detail only: the rows its uploads skipped, with line and reason.
     var skippedRows: [ContactListReader.Problem]?
 
-    init(_ campaign: Campaign, progress: CallStore.CampaignProgress) {
+    init(_ campaign: Campaign, progress: CampaignStore.Progress) {
         self.campaign = campaign
         self.progress = progress
     }

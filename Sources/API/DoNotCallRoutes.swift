@@ -13,7 +13,7 @@ extension VoiceBridgeServer {
             let query = request.uri.queryParameters
             let (limit, offset) = Self.pageParameters(query, problems: &problems)
             guard problems.isEmpty else { throw ProblemDetails(.unprocessableContent, detail: "invalid query parameters", errors: problems) }
-            let page = try await self.store.doNotCallPage(search: query.get("q"), limit: limit, offset: offset)
+            let page = try await self.store.doNotCall.page(search: query.get("q"), limit: limit, offset: offset)
             return DoNotCallPage(items: page.entries, total: page.total, limit: limit, offset: offset)
         }
         // Adds numbers, all or none: an invalid one is a 422 naming it.
@@ -24,7 +24,7 @@ extension VoiceBridgeServer {
                 throw ProblemDetails(.unprocessableContent, detail: "nothing to add", errors: [.init(field: "numbers", message: "must hold at least one number")])
             }
             var problems: [ProblemDetails.InvalidField] = []
-            var entries: [CallStore.DoNotCallEntry] = []
+            var entries: [DoNotCallEntry] = []
             for (i, raw) in numbers.enumerated() {
                 if let number = OutboundCallRequest.normalize(number: raw) {
                     entries.append(.init(number: number, reason: body.reason ?? "", addedBy: "api"))
@@ -33,7 +33,7 @@ extension VoiceBridgeServer {
                 }
             }
             guard problems.isEmpty else { throw ProblemDetails(.unprocessableContent, detail: "\(problems.count) invalid number(s); none added", errors: problems) }
-            let added = try await self.store.addToDoNotCallList(entries)
+            let added = try await self.store.doNotCall.add(entries)
             return DoNotCallAdded(added: added, alreadyListed: Set(entries.map(\.number)).count - added, skipped: [])
         }
         // A CSV file (a header line, a phone column found by name or `?phone_column=`): every
@@ -47,7 +47,7 @@ extension VoiceBridgeServer {
                 throw ProblemDetails(.unprocessableContent, detail: failure.description)
             }
             let reason = request.uri.queryParameters.get("reason") ?? "imported"
-            var entries: [CallStore.DoNotCallEntry] = [], skipped: [ContactListReader.Problem] = []
+            var entries: [DoNotCallEntry] = [], skipped: [ContactListReader.Problem] = []
             do {
                 while let row = try reader.next() {
                     switch row {
@@ -58,7 +58,7 @@ extension VoiceBridgeServer {
             } catch let failure as ContactListReader.Failure {
                 throw ProblemDetails(.unprocessableContent, detail: failure.description)
             }
-            let added = try await self.store.addToDoNotCallList(entries)
+            let added = try await self.store.doNotCall.add(entries)
             return DoNotCallAdded(added: added, alreadyListed: entries.count - added, skipped: skipped)
         }
         dnc.delete(":number") { _, context -> Response in
@@ -66,7 +66,7 @@ extension VoiceBridgeServer {
             guard let number = OutboundCallRequest.normalize(number: raw) else {
                 throw ProblemDetails(.unprocessableContent, detail: "'\(raw)' is not a phone number")
             }
-            guard try await self.store.removeFromDoNotCallList(number) else { throw ProblemDetails(.notFound, detail: "\(number) is not on the do-not-call list") }
+            guard try await self.store.doNotCall.remove(number) else { throw ProblemDetails(.notFound, detail: "\(number) is not on the do-not-call list") }
             return Response(status: .noContent)
         }
     }
@@ -77,7 +77,7 @@ struct DoNotCallBody: Decodable {
     var reason: String?
 }
 
-typealias DoNotCallPage = ListPage<CallStore.DoNotCallEntry>
+typealias DoNotCallPage = ListPage<DoNotCallEntry>
 
 struct DoNotCallAdded: ResponseEncodable {
     var added: Int

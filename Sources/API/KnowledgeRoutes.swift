@@ -30,11 +30,11 @@ extension VoiceBridgeServer {
     func addKnowledgeRoutes(to api: RouterGroup<BasicRequestContext>) {
         let knowledge = api.group("knowledge")
         knowledge.get { _, _ -> KnowledgeCollections in
-            KnowledgeCollections(items: try await self.store.knowledgeCollections())
+            KnowledgeCollections(items: try await self.store.knowledge.collections())
         }
         knowledge.get(":collection") { _, context -> KnowledgeCollectionView in
             let name = try Self.collection(context)
-            let documents = try await self.store.knowledgeDocuments(collection: name)
+            let documents = try await self.store.knowledge.documents(collection: name)
             guard !documents.isEmpty else { throw ProblemDetails(.notFound, detail: "no knowledge collection named \(name)") }
             return KnowledgeCollectionView(name: name, documents: documents)
         }
@@ -94,21 +94,21 @@ extension VoiceBridgeServer {
         }
         knowledge.get(":collection/documents/:name") { _, context -> KnowledgeDocumentView in
             let name = try Self.collection(context), file = context.parameters.get("name") ?? ""
-            guard let info = try await self.store.knowledgeDocuments(collection: name).first(where: { $0.name == file }) else {
+            guard let info = try await self.store.knowledge.documents(collection: name).first(where: { $0.name == file }) else {
                 throw ProblemDetails(.notFound, detail: "no document \(file) in \(name)")
             }
-            return KnowledgeDocumentView(document: info, chunks: try await self.store.knowledgeChunks(collection: name, document: file))
+            return KnowledgeDocumentView(document: info, chunks: try await self.store.knowledge.chunks(collection: name, document: file))
         }
         knowledge.delete(":collection/documents/:name") { _, context -> Response in
             let name = try Self.collection(context), file = context.parameters.get("name") ?? ""
-            guard try await self.store.deleteKnowledgeDocument(collection: name, name: file) else {
+            guard try await self.store.knowledge.deleteDocument(collection: name, name: file) else {
                 throw ProblemDetails(.notFound, detail: "no document \(file) in \(name)")
             }
             return Response(status: .noContent)
         }
         knowledge.delete(":collection") { _, context -> Response in
             let name = try Self.collection(context)
-            guard try await self.store.deleteKnowledgeCollection(name) > 0 else { throw ProblemDetails(.notFound, detail: "no knowledge collection named \(name)") }
+            guard try await self.store.knowledge.deleteCollection(name) > 0 else { throw ProblemDetails(.notFound, detail: "no knowledge collection named \(name)") }
             return Response(status: .noContent)
         }
         // What a call would find: the dashboard's search test.
@@ -157,20 +157,20 @@ struct KnowledgeUploadBody: Decodable {
 }
 
 struct KnowledgeCollections: ResponseEncodable {
-    var items: [CallStore.KnowledgeCollectionInfo]
+    var items: [KnowledgeStore.CollectionInfo]
 }
 
 struct KnowledgeCollectionView: ResponseEncodable {
     var name: String
-    var documents: [CallStore.KnowledgeDocumentInfo]
+    var documents: [KnowledgeStore.DocumentInfo]
 }
 
 struct KnowledgeUploaded: ResponseEncodable {
-    var documents: [CallStore.KnowledgeDocumentInfo]
+    var documents: [KnowledgeStore.DocumentInfo]
 }
 
 struct KnowledgeDocumentView: ResponseEncodable {
-    var document: CallStore.KnowledgeDocumentInfo
+    var document: KnowledgeStore.DocumentInfo
     var chunks: [KnowledgeChunk]
 }
 

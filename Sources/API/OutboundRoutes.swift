@@ -55,7 +55,7 @@ extension VoiceBridgeServer {
                 return .init(state: state.rawValue, at: event.createdAt, reason: payload?["reason"])
             }
             let attempts = try await self.store.attempts(callID: call.outboundId).map(CallView.Attempt.init)
-            let webhooks = try await self.deliveryViews(try await self.store.webhookDeliveries(callID: call.outboundId))
+            let webhooks = try await self.deliveryViews(try await self.store.webhooks.deliveries(callID: call.outboundId))
             return CallView(call, masked: false, timeline: timeline, attempts: attempts, webhooks: webhooks,
                             afterCallTools: try await self.store.afterCallToolRuns(callID: call.outboundId))
         }

@@ -45,7 +45,7 @@ struct ProblemDetails: Error, Codable, Equatable {
             return ProblemDetails(.notFound, detail: "no call with id \(id)")
         case CallManager.Failure.conflict(let message):
             return ProblemDetails(.conflict, detail: message)
-        case let failure as CallStore.CampaignFailure:
+        case let failure as CampaignStore.Failure:
             if case .notFound = failure { return ProblemDetails(.notFound, detail: failure.description) }
             return ProblemDetails(.conflict, detail: failure.description)
         case let failure as ContactListReader.Failure:

@@ -8,7 +8,7 @@ extension VoiceBridgeServer {
     func addStatisticsRoutes(to api: RouterGroup<BasicRequestContext>) {
         api.get("stats") { request, _ -> CallStore.Statistics in
             let campaign = request.uri.queryParameters.get("campaign")
-            if let campaign, try await self.store.campaign(id: campaign) == nil { throw ProblemDetails(.notFound, detail: "no campaign \(campaign)") }
+            if let campaign, try await self.store.campaigns.campaign(id: campaign) == nil { throw ProblemDetails(.notFound, detail: "no campaign \(campaign)") }
             return try await self.store.statistics(campaignID: campaign)
         }
     }

@@ -33,7 +33,7 @@ public struct VoiceBridgeServer: Sendable {
 
     public init(config: VoiceBridgeConfig, store: CallStore, status: RuntimeStatus = RuntimeStatus(), logger: Logger, calls: CallSystem? = nil,
                 metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), knowledge: KnowledgeBase? = nil) {
-        self.knowledge = knowledge ?? calls?.knowledge ?? KnowledgeBase(store: store, embedder: nil)
+        self.knowledge = knowledge ?? calls?.knowledge ?? KnowledgeBase(store: store.knowledge, embedder: nil)
         self.config = config
         self.store = store
         self.status = status

@@ -11,7 +11,7 @@ extension VoiceBridgeServer {
     func addWebhookRoutes(to api: RouterGroup<BasicRequestContext>) {
         let webhooks = api.group("webhooks")
         webhooks.get { _, _ -> WebhookList in
-            WebhookList(items: try await self.store.webhooks().map { WebhookView($0, showingSecret: false) })
+            WebhookList(items: try await self.store.webhooks.endpoints().map { WebhookView($0, showingSecret: false) })
         }
         webhooks.post { request, _ -> EditedResponse<WebhookView> in
             let body = try await Self.decodeJSONBody(request, as: WebhookBody.self)
@@ -19,7 +19,7 @@ extension VoiceBridgeServer {
             try Self.check(url: url, secret: body.secret, events: body.events ?? [], description: body.description, egress: self.config.egressPolicy)
             let endpoint = WebhookEndpoint(url: url, secret: body.secret ?? WebhookSignature.newSecret(), events: body.events ?? [],
                                            description: body.description ?? "", enabled: body.enabled ?? true)
-            try await self.store.createWebhook(endpoint)
+            try await self.store.webhooks.create(endpoint)
             return EditedResponse(status: .created, headers: [.location: "/api/webhooks/\(endpoint.id)"], response: WebhookView(endpoint, showingSecret: true))
         }
         // The secret is shown once, in the answer that made it (or to whoever just set it): never
@@ -35,7 +35,7 @@ extension VoiceBridgeServer {
             }
             try Self.check(description: body.description)
             let updated = try await Self.storingWebhook {
-                try await self.store.updateWebhook(id: current.id) { e in
+                try await self.store.webhooks.update(id: current.id) { e in
                     if let url = body.url { e.url = url }
                     if let secret = body.secret { e.secret = secret }
                     if let events = body.events { e.events = events }
@@ -47,7 +47,7 @@ extension VoiceBridgeServer {
         }
         webhooks.delete(":id") { _, context -> Response in
             let id = context.parameters.get("id") ?? ""
-            guard try await Self.storingWebhook({ try await self.store.deleteWebhook(id: id) }) else { throw ProblemDetails(.notFound, detail: "no webhook endpoint \(id)") }
+            guard try await Self.storingWebhook({ try await self.store.webhooks.delete(id: id) }) else { throw ProblemDetails(.notFound, detail: "no webhook endpoint \(id)") }
             return Response(status: .noContent)
         }
         webhooks.get(":id/deliveries") { request, context -> DeliveryList in
@@ -60,29 +60,29 @@ extension VoiceBridgeServer {
             }
             let limit = min(max(Int(request.uri.queryParameters.get("limit") ?? "") ?? 50, 1), 500)
             let offset = max(Int(request.uri.queryParameters.get("offset") ?? "") ?? 0, 0)
-            let deliveries = try await self.store.webhookDeliveries(endpointID: endpoint.id, state: state, limit: limit, offset: offset)
+            let deliveries = try await self.store.webhooks.deliveries(endpointID: endpoint.id, state: state, limit: limit, offset: offset)
             return DeliveryList(items: try await self.deliveryViews(deliveries))
         }
         webhooks.post(":id/deliveries/:delivery/replay") { _, context -> EditedResponse<DeliveryView> in
             let endpoint = try await self.endpoint(context)
             let id = context.parameters.get("delivery") ?? ""
-            guard let delivery = try await self.store.webhookDelivery(id: id), delivery.endpointId == endpoint.id else {
+            guard let delivery = try await self.store.webhooks.delivery(id: id), delivery.endpointId == endpoint.id else {
                 throw ProblemDetails(.notFound, detail: "endpoint \(endpoint.id) has no delivery \(id)")
             }
             guard endpoint.enabled else { throw ProblemDetails(.conflict, detail: "endpoint \(endpoint.id) is turned off; turn it on to replay") }
-            let replayed = try await self.store.replayWebhookDelivery(id: id)
+            let replayed = try await self.store.webhooks.replay(id: id)
             return EditedResponse(status: .accepted, response: try await self.deliveryViews([replayed])[0])
         }
     }
 
     func endpoint(_ context: BasicRequestContext) async throws -> WebhookEndpoint {
         let id = context.parameters.get("id") ?? ""
-        guard let endpoint = try await store.webhook(id: id) else { throw ProblemDetails(.notFound, detail: "no webhook endpoint \(id)") }
+        guard let endpoint = try await store.webhooks.endpoint(id: id) else { throw ProblemDetails(.notFound, detail: "no webhook endpoint \(id)") }
         return endpoint
     }
 
     func deliveryViews(_ deliveries: [WebhookDelivery]) async throws -> [DeliveryView] {
-        let attempts = try await store.webhookAttempts(deliveryIDs: deliveries.map(\.id))
+        let attempts = try await store.webhooks.attempts(deliveryIDs: deliveries.map(\.id))
         return deliveries.map { DeliveryView($0, attempts: attempts[$0.id] ?? []) }
     }
 
@@ -108,7 +108,7 @@ extension VoiceBridgeServer {
     static func storingWebhook<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let failure as CallStore.WebhookFailure {
+        } catch let failure as WebhookStore.Failure {
             switch failure {
             case .fromConfig: throw ProblemDetails(.conflict, detail: failure.description)
             case .notFound, .deliveryNotFound: throw ProblemDetails(.notFound, detail: failure.description)

@@ -230,7 +230,7 @@ public final class CallSystem: Sendable {
 
     /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
     public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
-        let knowledge = KnowledgeBase(store: store, embedder: try KnowledgeBase.embedder(for: config, logger: logger))
+        let knowledge = KnowledgeBase(store: store.knowledge, embedder: try KnowledgeBase.embedder(for: config, logger: logger))
         let tools = toolRunner(config: config, metrics: metrics)
         let recognizer = try sharedRecognizer(for: config, logger: logger)
         let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: tools, knowledge: knowledge, recognizer: recognizer, logger: logger)

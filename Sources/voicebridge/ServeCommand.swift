@@ -41,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
         ShutdownWatchdog.install(timeout: settings.http.shutdownTimeoutSeconds)
 
         let store = try await CommandSetup.store(settings)
-        try await store.syncConfiguredWebhooks(settings.webhooks.storedEndpoints)   // before reconciling: its failures are announced
+        try await store.webhooks.syncConfigured(settings.webhooks.storedEndpoints)   // before reconciling: its failures are announced
         let closed = try await store.reconcileAfterRestart(node: settings.cluster.resolvedNodeID(httpPort: settings.http.port))
         if !closed.isEmpty {
             logger.warning("closed calls interrupted by the last shutdown", metadata: ["calls": "\(closed.joined(separator: ","))"])

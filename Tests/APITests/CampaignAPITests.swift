@@ -16,7 +16,7 @@ import TestSupport
 
     @Test(arguments: StoreBackend.allCases) func uploadReportsEveryRowThenTheLifecycleAndTheExport(database: StoreBackend) async throws {
         let h = try await OutboundAPITests.harness(database: database)
-        try await h.store.addToDoNotCallList([.init(number: "01099990000")])
+        try await h.store.doNotCall.add([.init(number: "01099990000")])
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: Self.template)) { response in
                 #expect(response.status == .created)

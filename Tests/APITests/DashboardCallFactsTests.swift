@@ -43,7 +43,7 @@ import TestSupport
     @Test func aCallsWebhookDeliveriesAreShownAndCanBeSentAgain() async throws {
         try await DashboardBrowserTests.withBrowser(name: "dashboard-deliveries", before: { config in
             let store = try CallStore(path: config.database.path)
-            try await store.createWebhook(WebhookEndpoint(id: "wh_0000c0de", url: "http://127.0.0.1:9/refused", events: ["call.completed"]))
+            try await store.webhooks.create(WebhookEndpoint(id: "wh_0000c0de", url: "http://127.0.0.1:9/refused", events: ["call.completed"]))
             // Due tomorrow: the running server's dispatch loop must not claim it before the test
             // moves it along itself (make test, 29 Nov: "cannot go from dialing to dialing").
             try await store.insert(CallRecord(outboundId: "ob-0000d011", callerNumber: "+15550009999", calleeNumber: "+15550000003", purpose: "a reported call",
@@ -51,9 +51,9 @@ import TestSupport
             try await store.transition(id: "ob-0000d011", to: .dialing)
             try await store.transition(id: "ob-0000d011", to: .connected)
             try await store.transition(id: "ob-0000d011", to: .completed)
-            let delivery = try #require(try await store.webhookDeliveries(callID: "ob-0000d011").first)
-            _ = try await store.claimDueWebhookDeliveries(limit: 1, lease: 3600)
-            try await store.recordWebhookAttempt(.init(deliveryId: delivery.id, attemptedAt: Date(), status: 422, error: nil, durationMs: 7),
+            let delivery = try #require(try await store.webhooks.deliveries(callID: "ob-0000d011").first)
+            _ = try await store.webhooks.claimDue(limit: 1, lease: 3600)
+            try await store.webhooks.record(.init(deliveryId: delivery.id, attemptedAt: Date(), status: 422, error: nil, durationMs: 7),
                                            verdict: .giveUp(reason: "the receiver answered 422; not retried"))
         }) { browser, port in
             let root = "http://127.0.0.1:\(port)/"

@@ -20,7 +20,7 @@ import TestSupport
                 let errors = Self.json(response.body)["errors"] as? [[String: Any]]
                 #expect(errors?.map { $0["field"] as? String } == ["numbers.1"], "\(errors ?? [])")
             }
-            #expect(try await h.store.isOnDoNotCallList("01098765432") == false)
+            #expect(try await h.store.doNotCall.contains("01098765432") == false)
             try await client.execute(uri: "/api/dnc", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"numbers":["010-9876-5432","+82 2 555 0100"],"reason":"asked not to be called"}"#)) { response in
                 #expect(response.status == .ok)
                 let body = Self.json(response.body)
@@ -67,7 +67,7 @@ import TestSupport
                                     "5 전화번호 duplicate of line 2",
                                     "6  has 2 fields; the header has 3"], "\(skipped)")
             }
-            #expect(try await h.store.doNotCallListed(among: ["01011112222", "025550101", "+821033334444"]) == ["01011112222", "025550101"])
+            #expect(try await h.store.doNotCall.listed(among: ["01011112222", "025550101", "+821033334444"]) == ["01011112222", "025550101"])
             try await client.execute(uri: "/api/dnc/import?phone_column=phone", method: .post, headers: [.contentType: "text/csv"], body: ByteBuffer(string: csv)) { response in
                 #expect(response.status == .unprocessableContent)
                 #expect((Self.json(response.body)["detail"] as? String)?.contains("there is no column 'phone'") == true)

@@ -32,7 +32,7 @@ import TestSupport
                 #expect(errors == ["documents.1=broken.csv, line 3: the row has 1 fields; the header has 2",
                                    "documents.2=latin1.txt, line 1: the file is not UTF-8 text (save it as UTF-8)"], "\(errors ?? [])")
             }
-            #expect(try await h.store.knowledgeCollections().isEmpty)
+            #expect(try await h.store.knowledge.collections().isEmpty)
 
             let good = Self.upload([["name": "faq.csv", "content": faq], ["name": "guide.md", "content": "# Pets\nDogs are welcome in the waiting room."]])
             try await client.execute(uri: "/api/knowledge/clinic/documents", method: .post, headers: Self.json, body: good) { response in

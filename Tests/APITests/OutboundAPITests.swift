@@ -23,7 +23,7 @@ import TestSupport
         config.api.tokens = tokens
         config.api.callCreationsPerMinute = perMinute
         let store = try await CallStore.open(config.database.location)
-        try #require((store.database is PostgresStoreDatabase) == (database == .postgres), "the harness opened the wrong database")
+        try #require((store.shared.database is PostgresStoreDatabase) == (database == .postgres), "the harness opened the wrong database")
         let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
         let server = VoiceBridgeServer(config: config, store: store, logger: Logger(label: "test"), calls: calls)
         return Harness(server: server, store: store, app: Application(router: server.router()))

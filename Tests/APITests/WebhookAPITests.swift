@@ -45,7 +45,7 @@ import TestSupport
 
     @Test(arguments: StoreBackend.allCases) func aCallsDetailListsItsDeliveriesAndATurnedOffEndpointIsNotReplayed(database: StoreBackend) async throws {
         let h = try await OutboundAPITests.harness(database: database)
-        try await h.store.createWebhook(WebhookEndpoint(id: "wh_00000001", url: "http://127.0.0.1:9/x"))
+        try await h.store.webhooks.create(WebhookEndpoint(id: "wh_00000001", url: "http://127.0.0.1:9/x"))
         try await h.app.test(.router) { client in
             var (_, body) = try await Self.send(client, .post, "/api/outbound/", OutboundAPITests.seedBody)
             let call = try #require(body["outbound_id"] as? String)

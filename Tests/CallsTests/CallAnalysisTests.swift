@@ -76,7 +76,7 @@ import Tools
             return Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: status == 200 ? answer : #"{"error": {"message": "overloaded"}}"#)))
         }
         let store = try CallStore(path: StoreBackend.temporarySQLitePath())
-        try await store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
+        try await store.webhooks.create(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
         try await withLoopbackServer(router: router, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { port in
             let first = try await Self.completedCall(store, 1)
             #expect(try await store.analysisJob(callID: first)?.state == .pending, "written with the call's completion")
@@ -93,7 +93,7 @@ import Tools
             let body = try JSONValue.parse(request.body)
             #expect(body["model"]?.stringValue == "gpt-4o-mini" && body["response_format"]?["type"]?.stringValue == "json_schema")
             #expect(request.body.contains("Callee: Yes, Thursday is great, thank you."))
-            let announced = try await store.webhookDeliveries(callID: first).map(\.eventType)
+            let announced = try await store.webhooks.deliveries(callID: first).map(\.eventType)
             #expect(announced.sorted() == ["call.analyzed", "call.completed"])
 
             let fallback = try #require(try await store.analysis(callID: second))
@@ -101,7 +101,7 @@ import Tools
             #expect(fallback.data == .object(["attending": .null, "day": .null]) && fallback.sentiment == .positive,
                     "offline, a property is filled only from a field or answer of its name (this call's answer is q1)")
             #expect(try await store.analysisJob(callID: second).map { ($0.state, $0.attemptCount) } ?? (.pending, 0) == (.failed, 2))
-            #expect(try await store.webhookDeliveries(callID: second).map(\.eventType).contains("call.analyzed"))
+            #expect(try await store.webhooks.deliveries(callID: second).map(\.eventType).contains("call.analyzed"))
 
             let third = try await Self.completedCall(store, 4)
             // A schedule with room for more attempts: the answers that do not fit stop it after two.

@@ -47,7 +47,7 @@ enum CallHarness {
         settings.simulatedCallee = true
         settings.ringTimeout = .seconds(4)
         settings.retry.retryIntervalSeconds = 0
-        settings.recordingsFolder = store.database is PostgresStoreDatabase
+        settings.recordingsFolder = store.shared.database is PostgresStoreDatabase
             ? FileManager.default.temporaryDirectory.appendingPathComponent("vb-recordings-\(UUID().uuidString)").path
             : (store.path as NSString).deletingLastPathComponent + "/recordings"
         settings.localVoice = LocalVoice(tts: tts)

@@ -70,7 +70,7 @@ import TestSupport
                 await reader.waitForEvents(timeout: .seconds(10))
                 return ContinuousClock.now - started
             }
-            while reader.eventBell.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            while reader.shared.eventBell.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
             try await writer.insert(Self.sampleCall())
             let waited = await woken.value
             #expect(waited < .seconds(2), "woken by the other node's event after \(waited), not by the 10 s timeout")
@@ -87,9 +87,9 @@ import TestSupport
     func thisNodesEventWakesAWaitingReaderAtOnce(backend: StoreBackend) async throws {
         let store = try await backend.store()
         let woken = Task { await store.waitForEvents(timeout: .seconds(3600)) }
-        while store.eventBell.waiting == 0 { await Task.yield() }   // it waits: a ring before would be lost
+        while store.shared.eventBell.waiting == 0 { await Task.yield() }   // it waits: a ring before would be lost
         try await store.setTransfer(callID: "ob-00000000", target: "+15550100", outcome: "busy")   // no event: nothing rings
-        #expect(store.eventBell.waiting == 1, "a transaction that appended no event woke the reader")
+        #expect(store.shared.eventBell.waiting == 1, "a transaction that appended no event woke the reader")
         try await store.insert(Self.sampleCall())
         await woken.value
         #expect(try await store.events().map(\.type) == ["outbound_queued"])

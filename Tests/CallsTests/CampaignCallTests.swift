@@ -26,15 +26,15 @@ import TestSupport
             _ = try await manager.setCampaign(campaign.id, to: .running)
             var mostOpen = 0
             let deadline = clock.now.advanced(by: .seconds(120))
-            while clock.now < deadline, try await store.campaign(id: campaign.id)?.state == .running {
-                mostOpen = await max(mostOpen, try store.progress(campaignID: campaign.id).live)
+            while clock.now < deadline, try await store.campaigns.campaign(id: campaign.id)?.state == .running {
+                mostOpen = await max(mostOpen, try store.campaigns.progress(campaignID: campaign.id).live)
                 try await clock.sleep(for: .milliseconds(50))
             }
-            #expect(try await store.campaign(id: campaign.id)?.state == .completed)
+            #expect(try await store.campaigns.campaign(id: campaign.id)?.state == .completed)
             #expect(mostOpen <= 2 && mostOpen >= 1, "at most the campaign's 2 at once (saw \(mostOpen))")
-            var rows: [CallStore.CampaignResultRow] = []
+            var rows: [CampaignStore.ResultRow] = []
             var after: Int64? = 0
-            while let from = after { let page = try await store.campaignResults(campaignID: campaign.id, after: from, pageSize: 3); rows += page.rows; after = page.nextAfter }
+            while let from = after { let page = try await store.campaigns.results(campaignID: campaign.id, after: from, pageSize: 3); rows += page.rows; after = page.nextAfter }
             #expect(rows.map(\.contact.variables["name"]) == ["Anna", "Ben", "Cleo", "Dan"])
             #expect(rows.map { $0.call?.state } == [.completed, .completed, .busy, .completed])
             #expect(rows.map { $0.answers.first?.answerSummary } == ["yes", "no", nil, nil])

@@ -42,7 +42,7 @@ import Realtime
         var queued: [Int] = []
         for second in stride(from: 0, through: 60, by: 5) {
             await manager.campaignTick(now: Self.monday, monotonic: Double(second))
-            queued.append(try await store.progress(campaignID: campaign.id).calls["queued"] ?? 0)
+            queued.append(try await store.campaigns.progress(campaignID: campaign.id).calls["queued"] ?? 0)
         }
         #expect(queued == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7], "one every 10 s: \(queued)")
         let call = try #require(try await store.calls(inStates: [.queued]).first)
@@ -56,7 +56,7 @@ import Realtime
         let a = try await Self.campaign(manager, store, contacts: 30, perMinute: 600, concurrent: 30, template: "a")
         let b = try await Self.campaign(manager, store, contacts: 30, perMinute: 600, concurrent: 30, template: "b", firstNumber: 100)
         for tick in 0...100 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick) / 10) }   // 10 s of 100 ms ticks
-        let queued = (try await store.progress(campaignID: a.id).calls["queued"] ?? 0) + (try await store.progress(campaignID: b.id).calls["queued"] ?? 0)
+        let queued = (try await store.campaigns.progress(campaignID: a.id).calls["queued"] ?? 0) + (try await store.campaigns.progress(campaignID: b.id).calls["queued"] ?? 0)
         #expect(queued == 11, "one a second in all (and the first at once), not 10 a second each: \(queued)")
     }
 
@@ -70,9 +70,9 @@ import Realtime
         _ = try await manager.uploadContacts(campaignID: campaign.id, csv: Data("phone,name\n01055550001,A\n01055550002,B".utf8), phoneColumn: nil)
         let second = try await manager.uploadContacts(campaignID: campaign.id, csv: Data("phone,name,floor\n01055550002,B,3\n01055550003,C,4".utf8), phoneColumn: nil)
         #expect(second.accepted == 1 && second.skipped.map(\.reason) == ["already in this campaign"])
-        let stored = try #require(try await store.campaign(id: campaign.id))
+        let stored = try #require(try await store.campaigns.campaign(id: campaign.id))
         #expect(stored.contacts == 3 && stored.skipped == 1 && stored.columns == ["name", "floor"])
-        #expect(try await store.campaignProblems(campaignID: campaign.id).map(\.value) == ["01055550002"])
+        #expect(try await store.campaigns.problems(campaignID: campaign.id).map(\.value) == ["01055550002"])
     }
 
     /// The pause is checked in the claim's own transaction: a tick that read the campaign as
@@ -81,12 +81,12 @@ import Realtime
     func aPausedCampaignHasNoContactClaimed(backend: StoreBackend) async throws {
         let (manager, store) = try await Self.manager(on: backend)
         let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 3)
-        _ = try await store.transition(campaignID: campaign.id, to: .paused)
-        let claimed = try await store.claimNextContact(campaignID: campaign.id) { contact in
+        _ = try await store.campaigns.transition(campaignID: campaign.id, to: .paused)
+        let claimed = try await store.campaigns.claimNextContact(campaignID: campaign.id) { contact in
             .success(CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234567", calleeNumber: contact.number, purpose: "p", questions: ["q"]))
         }
         #expect(claimed == nil)
-        #expect(try await store.progress(campaignID: campaign.id).waiting == 3)
+        #expect(try await store.campaigns.progress(campaignID: campaign.id).waiting == 3)
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -94,13 +94,13 @@ import Realtime
         let (manager, store) = try await Self.manager(on: backend)
         let campaign = try await Self.campaign(manager, store, contacts: 10, perMinute: 6000, concurrent: 3)
         for tick in 0..<50 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
-        #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 3)
+        #expect(try await store.campaigns.progress(campaignID: campaign.id).calls["queued"] == 3)
         // One ends: one more is queued.
         let first = try #require(try await store.calls(inStates: [.queued]).first)
         try await store.transition(id: first.outboundId, to: .cancelled, reason: "test")
         await manager.campaignTick(now: Self.monday, monotonic: 100)
-        #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 3)
-        #expect(try await store.progress(campaignID: campaign.id).waiting == 6)
+        #expect(try await store.campaigns.progress(campaignID: campaign.id).calls["queued"] == 3)
+        #expect(try await store.campaigns.progress(campaignID: campaign.id).waiting == 6)
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -110,9 +110,9 @@ import Realtime
         let campaign = try await Self.campaign(manager, store, contacts: 5, perMinute: 6000, concurrent: 2, window: seoul)
         let saturday = ISO8601DateFormatter().date(from: "2026-11-28T01:00:00Z")!
         await manager.campaignTick(now: saturday, monotonic: 0)
-        #expect(try await store.progress(campaignID: campaign.id).calls.isEmpty)
+        #expect(try await store.campaigns.progress(campaignID: campaign.id).calls.isEmpty)
         await manager.campaignTick(now: Self.monday, monotonic: 1)
-        #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 2)
+        #expect(try await store.campaigns.progress(campaignID: campaign.id).calls["queued"] == 2)
         #expect(await manager.dueCalls().count == 2)
         // Paused: its queued calls wait; out of its window likewise.
         _ = try await manager.setCampaign(campaign.id, to: .paused)
@@ -120,7 +120,7 @@ import Realtime
         _ = try await manager.setCampaign(campaign.id, to: .running)
         await manager.campaignTick(now: saturday, monotonic: 2)
         #expect(await manager.dueCalls().isEmpty)
-        #expect(try await store.progress(campaignID: campaign.id).calls["queued"] == 2)
+        #expect(try await store.campaigns.progress(campaignID: campaign.id).calls["queued"] == 2)
     }
 
     @Test(arguments: StoreBackend.allCases)
@@ -129,14 +129,14 @@ import Realtime
         let campaign = try await Self.campaign(manager, store, contacts: 2, perMinute: 6000, concurrent: 5)
         await manager.campaignTick(now: Self.monday, monotonic: 0)
         await manager.campaignTick(now: Self.monday, monotonic: 1)
-        #expect(try await store.campaign(id: campaign.id)?.state == .running)
+        #expect(try await store.campaigns.campaign(id: campaign.id)?.state == .running)
         for call in try await store.calls(inStates: [.queued]) { try await store.transition(id: call.outboundId, to: .cancelled, reason: "test") }
         await manager.campaignTick(now: Self.monday, monotonic: 2)
-        let done = try #require(try await store.campaign(id: campaign.id))
+        let done = try #require(try await store.campaigns.campaign(id: campaign.id))
         #expect(done.state == .completed && done.endedAt != nil)
-        let results = try await store.campaignResults(campaignID: campaign.id)
+        let results = try await store.campaigns.results(campaignID: campaign.id)
         #expect(results.rows.map(\.contact.number) == ["01055550000", "01055550001"] && results.rows.allSatisfy { $0.call?.state == .cancelled })
-        let contacts = try await store.campaignContacts(campaignID: campaign.id, state: "cancelled")
+        let contacts = try await store.campaigns.contacts(campaignID: campaign.id, state: "cancelled")
         #expect(contacts.total == 2 && contacts.contacts.map(\.variables) == [["name": "N0"], ["name": "N1"]])
     }
 
@@ -148,19 +148,19 @@ import Realtime
         for tick in 0..<5 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
         let queued = try await store.calls(inStates: [.queued]).filter { $0.campaignId == campaign.id }.map(\.calleeNumber).sorted()
         #expect(queued == ["01055550001", "01055550002"], "the first contact's number is already being called")
-        #expect(try await store.progress(campaignID: campaign.id).waiting == 1)
+        #expect(try await store.campaigns.progress(campaignID: campaign.id).waiting == 1)
         try await store.transition(id: single.outboundId, to: .cancelled, reason: "test")
         await manager.campaignTick(now: Self.monday, monotonic: 10)
-        #expect(try await store.progress(campaignID: campaign.id).waiting == 0, "its turn comes once that call ended")
+        #expect(try await store.campaigns.progress(campaignID: campaign.id).waiting == 0, "its turn comes once that call ended")
     }
 
     @Test(arguments: StoreBackend.allCases)
     func aContactListedAsDoNotCallAfterTheUploadIsSkippedWhenItsTurnComes(backend: StoreBackend) async throws {
         let (manager, store) = try await Self.manager(on: backend)
         let campaign = try await Self.campaign(manager, store, contacts: 3, perMinute: 6000, concurrent: 5)
-        try await store.addToDoNotCallList([.init(number: "01055550000")])
+        try await store.doNotCall.add([.init(number: "01055550000")])
         for tick in 0..<5 { await manager.campaignTick(now: Self.monday, monotonic: Double(tick)) }
-        let progress = try await store.progress(campaignID: campaign.id)
+        let progress = try await store.campaigns.progress(campaignID: campaign.id)
         #expect(progress.calls["queued"] == 2 && progress.skippedAtDial == 1 && progress.waiting == 0)
     }
 }

@@ -9,8 +9,8 @@ import TestSupport
     @Test(arguments: StoreBackend.allCases)
     func theStoreRefusesAListedNumberInTheSameTransactionAsTheInsert(backend: StoreBackend) async throws {
         let store = try await backend.store()
-        #expect(try await store.addToDoNotCallList([.init(number: "01012345678", reason: "asked")]) == 1)
-        #expect(try await store.addToDoNotCallList([.init(number: "01012345678"), .init(number: "0212345678")]) == 1)
+        #expect(try await store.doNotCall.add([.init(number: "01012345678", reason: "asked")]) == 1)
+        #expect(try await store.doNotCall.add([.init(number: "01012345678"), .init(number: "0212345678")]) == 1)
         var call = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: "01012345678", purpose: "p", questions: ["q"], maxDuration: 60)
         call.state = .queued
         await #expect(throws: CallStore.Failure.doNotCall(number: "01012345678")) { try await store.insert(call) }
@@ -20,23 +20,23 @@ import TestSupport
         inbound.direction = .inbound
         inbound.state = .connected
         try await store.insert(inbound)
-        #expect(try await store.removeFromDoNotCallList("01012345678"))
-        #expect(try await store.isOnDoNotCallList("01012345678") == false)
-        #expect(try await store.removeFromDoNotCallList("01012345678") == false)
+        #expect(try await store.doNotCall.remove("01012345678"))
+        #expect(try await store.doNotCall.contains("01012345678") == false)
+        #expect(try await store.doNotCall.remove("01012345678") == false)
     }
 
     /// Issue 36: one number, every spelling — the list and the one-open-call rule compare E.164.
     @Test(arguments: StoreBackend.allCases)
     func anotherSpellingOfAListedNumberIsStillListed(backend: StoreBackend) async throws {
         let store = try await backend.store()
-        #expect(try await store.addToDoNotCallList([.init(number: "+821012345678")]) == 1)
-        #expect(try await store.addToDoNotCallList([.init(number: "010-1234-5678")]) == 0, "the same number, already listed")
+        #expect(try await store.doNotCall.add([.init(number: "+821012345678")]) == 1)
+        #expect(try await store.doNotCall.add([.init(number: "010-1234-5678")]) == 0, "the same number, already listed")
         for spelling in ["01012345678", "821012345678", "+8201012345678", "0082 10 1234 5678"] {
             var call = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: spelling, purpose: "p", questions: ["q"], maxDuration: 60)
             call.state = .queued
             await #expect(throws: CallStore.Failure.doNotCall(number: spelling)) { try await store.insert(call) }
         }
-        #expect(try await store.doNotCallListed(among: ["821012345678", "01099998888"]) == ["821012345678"])
+        #expect(try await store.doNotCall.listed(among: ["821012345678", "01099998888"]) == ["821012345678"])
         // One open call per number, whatever the spelling.
         var first = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: "010-2222-3333", purpose: "p", questions: ["q"], maxDuration: 60)
         first.state = .queued
@@ -47,20 +47,20 @@ import TestSupport
         await #expect(throws: CallStore.Failure.calleeBusy(number: "+82 10 2222 3333", existing: first.outboundId)) {
             try await store.insert(second, onlyIfCalleeFree: true)
         }
-        #expect(try await store.removeFromDoNotCallList("82-10-1234-5678"), "removed by another spelling")
-        #expect(try await store.isOnDoNotCallList("01012345678") == false)
+        #expect(try await store.doNotCall.remove("82-10-1234-5678"), "removed by another spelling")
+        #expect(try await store.doNotCall.contains("01012345678") == false)
     }
 
     /// Rows from before the canonical column are filled when the store opens (the migration).
     @Test func rowsFromBeforeAreGivenTheirCanonicalFormOnOpen() async throws {
         let path = CallStoreTests.temporaryPath()
         let store = try CallStore(path: path)
-        try await store.addToDoNotCallList([.init(number: "01012345678")])
+        try await store.doNotCall.add([.init(number: "01012345678")])
         try await store.sqlWrite { try $0.execute("UPDATE do_not_call SET canonical = NULL") }
-        #expect(try await store.isOnDoNotCallList("+821012345678") == false, "control: without its canonical form the row is not found")
+        #expect(try await store.doNotCall.contains("+821012345678") == false, "control: without its canonical form the row is not found")
         try await store.close()
         let reopened = try CallStore(path: path)
-        #expect(try await reopened.isOnDoNotCallList("+821012345678"))
+        #expect(try await reopened.doNotCall.contains("+821012345678"))
     }
 
     @Test func numbersReadAsE164() {
@@ -97,7 +97,7 @@ import TestSupport
             var request = CallHarness.seedRequest(callee: "010-5555-0001")
             request.scheduledAt = Date().addingTimeInterval(1.5)
             let id = try await manager.create(request).outboundId
-            try await store.addToDoNotCallList([.init(number: "01055550001", reason: "asked during the campaign")])
+            try await store.doNotCall.add([.init(number: "01055550001", reason: "asked during the campaign")])
             let call = try await CallHarness.waitFor(store, id, timeout: .seconds(20)) { $0.state.isTerminal }
             #expect(call.state == .cancelled && call.failureReason == "do_not_call")
             #expect(call.attemptCount == 0 && call.callId == nil, "no INVITE was sent")

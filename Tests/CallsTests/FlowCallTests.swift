@@ -73,7 +73,7 @@ import Tools
 
     @Test func everyPathOfABranchingFlowStoresItsFieldsAndOutcome() async throws {
         let store = try CallStore(path: StoreBackend.temporarySQLitePath())
-        try await store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
+        try await store.webhooks.create(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
         let flow = try JSONDecoder().decode(Flow.self, from: Data(Self.flow.utf8))
         #expect(flow.steps.count == 17 && flow.steps.filter { $0.branch != nil }.count == 4)
         // The tool is declared on the template; the engines' runner answers it here (no HTTP server).
@@ -110,7 +110,7 @@ import Tools
             #expect(registered.taskCompleted == true && (registered.summary ?? "").hasSuffix("Outcome: registered."))
             let said = try await store.transcript(callID: ids[0]).map(\.entry.text)
             #expect(said.contains("Thank you. For a group we will reserve a table. Would you like fish or pasta for lunch?"), "the say step on the way: \(said)")
-            let announced = try #require(try await store.webhookDeliveries(callID: ids[0]).first).payload
+            let announced = try #require(try await store.webhooks.deliveries(callID: ids[0]).first).payload
             #expect(announced.contains(#""fields":{"attending":true,"confirmation":"R-17","guests":4,"meal":"fish"}"#) && announced.contains(#""outcome":"registered""#), "\(announced)")
             #expect(reservations.seen.value == [try JSONValue.parse(#"{"guests":4,"meal":"fish"}"#)], "the tool ran once, with the fields as arguments")
             #expect(said.contains { $0.hasPrefix("[tool reserve") }, "in the transcript: \(said)")

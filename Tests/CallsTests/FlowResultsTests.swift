@@ -38,7 +38,7 @@ import TestSupport
     @Test(arguments: StoreBackend.allCases) func outcomesFieldsAndTheExport(backend: StoreBackend) async throws {
         let store = try await backend.store(cipher: StorageCipher(currentKey: StorageEncryptionTests.keyA))
         let campaign = Campaign(name: "c", callerNumber: "0701234")
-        try await store.createCampaign(campaign)
+        try await store.campaigns.create(campaign)
         let first = try await Self.call(store, campaign: campaign.id, 1, replies: ["Yes.", "Three of us."])
         let second = try await Self.call(store, campaign: campaign.id, 2, replies: ["Yes, sure.", "Five."])
         let third = try await Self.call(store, campaign: campaign.id, 3, replies: ["No, sorry."])
@@ -65,7 +65,7 @@ import TestSupport
         let stored = try #require(try await store.call(id: first))
         #expect(try await store.sqlRead { try $0.scalar(String.self, "SELECT flow_result FROM calls WHERE outbound_id = ?", [.text(first)]) }?.contains("guests") == false,
                 "sealed at rest")
-        let row = CallStore.CampaignResultRow(contact: .init(line: 2, number: "0100000001", variables: [:]), skipReason: nil, call: stored, answers: [], hasRecording: false)
+        let row = CampaignStore.ResultRow(contact: .init(line: 2, number: "0100000001", variables: [:]), skipReason: nil, call: stored, answers: [], hasRecording: false)
         let csv = CampaignExport(campaign: campaign, questions: stored.questions, fields: ["attending", "guests"], analysed: true, format: .csv)
         #expect(csv.header.suffix(12) == ["outcome", "fields.attending", "fields.guests", "analysis.success", "analysis.category", "analysis.sentiment",
                                           "analysis.reason", "analysis.data", "summary", "recording_url", "outbound_id", "skip_reason"])

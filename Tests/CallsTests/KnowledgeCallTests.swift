@@ -17,10 +17,10 @@ import TestSupport
             What are your opening hours?,"We are open Monday to Friday from nine to six, and on Saturday from nine to one."
             Is there parking at the clinic?,There are twenty parking spaces behind the building.
             """
-        try await store.replaceKnowledge(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
+        try await store.knowledge.replace(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
         let (tts, stt) = try #require(CallHarness.speech)
         _ = try await VirtualCallHarness.run(store: store, tweak: { $0.retry.enabled = false },
-                                             engines: CallSystem.localEngines(tts: tts, stt: stt, knowledge: store)) { manager, store, clock in
+                                             engines: CallSystem.localEngines(tts: tts, stt: stt, knowledge: store.knowledge)) { manager, store, clock in
             var request = CallHarness.seedRequest(answers: ["What time do you open on Saturday?", "Do you sell gift cards?", "Yes, I can attend."],
                                                   questions: ["Can you attend the appointment on Thursday?"])
             request.knowledge = ["clinic"]

@@ -23,21 +23,21 @@ import TestSupport
     @Test(arguments: StoreBackend.allCases)
     func anUploadIsSearchableInEnglishAndKorean(backend: StoreBackend) async throws {
         let store = try await backend.store()
-        let stored = try await store.replaceKnowledge(collection: "clinic", documents: [try Self.document("faq.csv", Self.faq),
+        let stored = try await store.knowledge.replace(collection: "clinic", documents: [try Self.document("faq.csv", Self.faq),
                                                                                          try Self.document("guide.md", "# Guide\n## Pets\nDogs are welcome in the waiting room.")])
         #expect(stored.map(\.chunks) == [5, 1])
-        let collections = try await store.knowledgeCollections()
+        let collections = try await store.knowledge.collections()
         #expect(collections.map(\.name) == ["clinic"] && collections.first?.documents == 2 && collections.first?.chunks == 6)
 
-        let hours = try await store.searchKnowledge("When do you open on Saturdays?", in: ["clinic"], limit: 3)
+        let hours = try await store.knowledge.searchKnowledge("When do you open on Saturdays?", in: ["clinic"], limit: 3)
         #expect(hours.first?.chunk.title == "What are your opening hours?")
         #expect(hours.first?.document == "faq.csv" && hours.first?.chunk.line == 2)
-        let parking = try await store.searchKnowledge("주차는 어디에 하나요?", in: ["clinic"], limit: 3)
+        let parking = try await store.knowledge.searchKnowledge("주차는 어디에 하나요?", in: ["clinic"], limit: 3)
         #expect(parking.first?.chunk.title == "주차장이 있나요?")
-        let pets = try await store.searchKnowledge("can I bring my dog", in: ["clinic"], limit: 3)
+        let pets = try await store.knowledge.searchKnowledge("can I bring my dog", in: ["clinic"], limit: 3)
         #expect(pets.first?.chunk.title == "Guide › Pets" && pets.first?.chunk.isFAQ == false)
-        #expect(try await store.searchKnowledge("When do you open?", in: ["other"], limit: 3).isEmpty)
-        #expect(try await store.searchKnowledge("um, so", in: ["clinic"], limit: 3).isEmpty)
+        #expect(try await store.knowledge.searchKnowledge("When do you open?", in: ["other"], limit: 3).isEmpty)
+        #expect(try await store.knowledge.searchKnowledge("um, so", in: ["clinic"], limit: 3).isEmpty)
         // Coverage: the share of the question's terms the chunk holds.
         #expect(hours.first.map { $0.coverage > 0.3 } == true)
     }
@@ -47,17 +47,17 @@ import TestSupport
         let store = try await backend.store()
         let old = try Self.document("faq.csv", "question,answer\n" + (1...40).map { "Old question \($0) about parking?,Old answer \($0).\n" }.joined())
         let new = try Self.document("faq.csv", "question,answer\n" + (1...40).map { "New question \($0) about parking?,New answer \($0).\n" }.joined())
-        try await store.replaceKnowledge(collection: "c", documents: [old])
+        try await store.knowledge.replace(collection: "c", documents: [old])
         let mixed = try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask {
-                for n in 0..<10 { try await store.replaceKnowledge(collection: "c", documents: [n.isMultiple(of: 2) ? new : old]) }
+                for n in 0..<10 { try await store.knowledge.replace(collection: "c", documents: [n.isMultiple(of: 2) ? new : old]) }
                 return 0
             }
             for _ in 0..<3 {
                 group.addTask {
                     var mixed = 0
                     for _ in 0..<30 {
-                        let titles = try await store.searchKnowledge("parking question", in: ["c"], limit: 100).map(\.chunk.title)
+                        let titles = try await store.knowledge.searchKnowledge("parking question", in: ["c"], limit: 100).map(\.chunk.title)
                         let olds = titles.filter { $0.hasPrefix("Old") }.count
                         if titles.count != 40 || (olds != 0 && olds != 40) { mixed += 1 }
                     }
@@ -67,19 +67,19 @@ import TestSupport
             return try await group.reduce(0, +)
         }
         #expect(mixed == 0, "a search saw a document half-replaced")
-        #expect(try await store.knowledgeDocuments(collection: "c").map(\.chunks) == [40])
+        #expect(try await store.knowledge.documents(collection: "c").map(\.chunks) == [40])
     }
 
     @Test(arguments: StoreBackend.allCases)
     func deletesTakeTheChunksOutOfTheIndex(backend: StoreBackend) async throws {
         let store = try await backend.store()
-        try await store.replaceKnowledge(collection: "a", documents: [try Self.document("faq.csv", Self.faq), try Self.document("notes.txt", "Parking is free on Sundays.")])
-        try await store.replaceKnowledge(collection: "b", documents: [try Self.document("notes.txt", "Parking is free on Sundays.")])
-        #expect(try await store.deleteKnowledgeDocument(collection: "a", name: "faq.csv"))
-        #expect(try await !store.deleteKnowledgeDocument(collection: "a", name: "faq.csv"))
-        #expect(try await store.searchKnowledge("parking", in: ["a"], limit: 10).map(\.document) == ["notes.txt"])
-        #expect(try await store.deleteKnowledgeCollection("a") == 1)
-        #expect(try await store.searchKnowledge("parking", in: ["a", "b"], limit: 10).map(\.collection) == ["b"])
-        #expect(try await store.knowledgeChunks(collection: "b", document: "notes.txt").map(\.text) == ["Parking is free on Sundays."])
+        try await store.knowledge.replace(collection: "a", documents: [try Self.document("faq.csv", Self.faq), try Self.document("notes.txt", "Parking is free on Sundays.")])
+        try await store.knowledge.replace(collection: "b", documents: [try Self.document("notes.txt", "Parking is free on Sundays.")])
+        #expect(try await store.knowledge.deleteDocument(collection: "a", name: "faq.csv"))
+        #expect(try await !store.knowledge.deleteDocument(collection: "a", name: "faq.csv"))
+        #expect(try await store.knowledge.searchKnowledge("parking", in: ["a"], limit: 10).map(\.document) == ["notes.txt"])
+        #expect(try await store.knowledge.deleteCollection("a") == 1)
+        #expect(try await store.knowledge.searchKnowledge("parking", in: ["a", "b"], limit: 10).map(\.collection) == ["b"])
+        #expect(try await store.knowledge.chunks(collection: "b", document: "notes.txt").map(\.text) == ["Parking is free on Sundays."])
     }
 }

@@ -25,8 +25,8 @@ import TestSupport
     static func callsClaimedByA(_ count: Int, on backend: StoreBackend) async throws -> (a: CallStore, b: CallStore, ids: [String]) {
         let path = try await backend.newLocation()
         let a = try await CallStore.open(path), b = try await CallStore.open(path)
-        try await a.registerNode("a", now: t0)
-        try await b.registerNode("b", now: t0)
+        try await a.nodes.register("a", now: t0)
+        try await b.nodes.register("b", now: t0)
         let ids = try await queuedCalls(count, in: a)
         _ = try await a.claimDueCalls(node: "a", room: count, maxConcurrent: 10, dialableCampaigns: [], now: t0)
         return (a, b, ids)
@@ -69,11 +69,11 @@ import TestSupport
     func aClaimTakesThisNodesShareOfTheFreePlaces(backend: StoreBackend) async throws {
         let path = try await backend.newLocation()
         let a = try await CallStore.open(path), b = try await CallStore.open(path)
-        try await a.registerNode("a")
+        try await a.nodes.register("a")
         _ = try await Self.queuedCalls(8, in: a)
         #expect(try await a.claimDueCalls(node: "a", room: 10, maxConcurrent: 4, dialableCampaigns: []).count == 4, "alone, a takes all 4")
         _ = try await a.sqlWrite { try $0.execute("UPDATE calls SET node_id = NULL WHERE node_id = 'a'") }
-        try await b.registerNode("b")
+        try await b.nodes.register("b")
         let turns = [("a", a), ("a", a), ("b", b), ("b", b)]
         var taken: [Int] = []
         for (node, store) in turns { taken.append(try await store.claimDueCalls(node: node, room: 10, maxConcurrent: 4, dialableCampaigns: []).count) }
@@ -212,10 +212,10 @@ import TestSupport
         // ids[3]: claimed by a, never dialed. Then a goes silent; b keeps renewing.
         let retried = ids[1]
         let policy: @Sendable (CallRecord) -> Date? = { $0.outboundId == retried ? t0.addingTimeInterval(60) : nil }
-        try await survivor.heartbeat(node: "b", now: t0.addingTimeInterval(10))
+        try await survivor.nodes.heartbeat(node: "b", now: t0.addingTimeInterval(10))
         #expect(try await survivor.takeOverLostNodes(survivor: "b", lease: 15, now: t0.addingTimeInterval(10), retryAt: policy).isEmpty,
                 "not before the lease runs out")
-        try await survivor.heartbeat(node: "b", now: t0.addingTimeInterval(16))
+        try await survivor.nodes.heartbeat(node: "b", now: t0.addingTimeInterval(16))
         let takeovers = try await survivor.takeOverLostNodes(survivor: "b", lease: 15, now: t0.addingTimeInterval(16), retryAt: policy)
         #expect(takeovers == [.init(node: "a", closed: [ids[0], ids[1]], released: [ids[3]])])
 
@@ -228,14 +228,14 @@ import TestSupport
         #expect(try await survivor.call(id: ids[3])?.nodeId == nil)
         let failed = try await survivor.events().filter { $0.outboundId == ids[0] && $0.type == "outbound_failed" }
         #expect(failed.count == 1 && failed[0].payload.contains("node_lost"))
-        #expect(try await survivor.nodes().map(\.id) == ["b"])
+        #expect(try await survivor.nodes.list().map(\.id) == ["b"])
         #expect(try await survivor.takeOverLostNodes(survivor: "b", lease: 15, now: t0.addingTimeInterval(17), retryAt: policy).isEmpty,
                 "taken over once")
 
         // The lost node comes back: its heartbeat says it lost its lease, and it is a node again.
-        #expect(try await a.heartbeat(node: "a", now: t0.addingTimeInterval(20)) == false)
-        #expect(try await a.heartbeat(node: "a", now: t0.addingTimeInterval(21)) == true)
-        #expect(try await survivor.nodes().map(\.id) == ["a", "b"])
+        #expect(try await a.nodes.heartbeat(node: "a", now: t0.addingTimeInterval(20)) == false)
+        #expect(try await a.nodes.heartbeat(node: "a", now: t0.addingTimeInterval(21)) == true)
+        #expect(try await survivor.nodes.list().map(\.id) == ["a", "b"])
     }
 
     /// The fence: a node that stalled past its lease (SIGSTOP, a paused VM) wakes believing it still
@@ -255,7 +255,7 @@ import TestSupport
         // ids[0] live on a, ids[1] claimed by a. Then a stalls; b takes it over, the policy retries
         // ids[0], and b claims both calls and dials them.
         let t1 = t0.addingTimeInterval(16)
-        try await b.heartbeat(node: "b", now: t1)
+        try await b.nodes.heartbeat(node: "b", now: t1)
         let takeovers = try await b.takeOverLostNodes(survivor: "b", lease: 15, now: t1) { _ in t1 }
         #expect(takeovers == [.init(node: "a", closed: [ids[0]], released: [ids[1]])])
         #expect(Set(try await b.claimDueCalls(node: "b", room: 2, maxConcurrent: 10, dialableCampaigns: [], now: t1).map(\.outboundId)) == Set(ids))
@@ -273,7 +273,7 @@ import TestSupport
         let second = try #require(try await b.call(id: ids[1]))
         #expect(second.state == .queued && second.nodeId == "b" && second.attemptCount == 0, "not dialed by a")
         #expect(try await b.attempts(callID: ids[0]).map(\.failureReason) == ["node_lost", nil], "a's write added nothing")
-        #expect(try await a.heartbeat(node: "a", now: t1) == false, "and its heartbeat tells it so")
+        #expect(try await a.nodes.heartbeat(node: "a", now: t1) == false, "and its heartbeat tells it so")
         #expect(CallStore.Failure.notHolder(id: "ob-1", node: "a", holder: nil).description
                 == "call ob-1 is no longer held by node a (no node holds it): its lease ran out and another node took it over")
     }
@@ -303,7 +303,7 @@ import TestSupport
         try await store.transition(id: ids[0], to: .dialing, from: .queued)
         try await store.transition(id: ids[1], to: .dialing, from: .queued)
         #expect(try await store.reconcileAfterRestart(node: "a") == [ids[0]])
-        #expect(try await store.nodes().map(\.id).contains("a"), "the restarted node is in the table before it serves")
+        #expect(try await store.nodes.list().map(\.id).contains("a"), "the restarted node is in the table before it serves")
         #expect(try await store.call(id: ids[1])?.state == .dialing, "b's call is b's")
         #expect(try await store.call(id: ids[2])?.nodeId == "b")
         #expect(try await store.reconcileAfterRestart(node: "b") == [ids[1]])

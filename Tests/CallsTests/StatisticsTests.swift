@@ -30,7 +30,7 @@ import TestSupport
     func everyFigureCountsWhatItSays(backend: StoreBackend) async throws {
         let store = try await backend.store()
         let campaign = Campaign(name: "c", callerNumber: "0701234")
-        try await store.createCampaign(campaign)
+        try await store.campaigns.create(campaign)
         try await Self.call(store, 1, campaign: campaign.id, final: .completed, complete: true, seconds: 30,
                       answers: [("Can you attend?", .answered, "yes"), ("Parking?", .answered, "no")])
         try await Self.call(store, 2, final: .completed, seconds: 50, answers: [("Can you attend?", .answered, "no"), ("Parking?", .refused, nil)])

@@ -30,8 +30,8 @@ import TestSupport
     /// Writes one call's worth of everything that is sealed; returns its id.
     static func writeCall(_ store: CallStore, number: String) async throws -> String {
         let campaign = Campaign(name: "c", callerNumber: "0701234")
-        try await store.createCampaign(campaign)
-        _ = try await store.addContacts(campaignID: campaign.id, [.init(line: 2, number: number + "9", variables: ["name": "Ophelia Quartermaine"])],
+        try await store.campaigns.create(campaign)
+        _ = try await store.campaigns.addContacts(campaignID: campaign.id, [.init(line: 2, number: number + "9", variables: ["name": "Ophelia Quartermaine"])],
                                   problems: [], columns: ["name"])
         var call = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: number, purpose: "the delivery", questions: ["Which day?"])
         call.metadata = #"{"simulated_answers":["Wednesday, after the marmalade"]}"#
@@ -59,15 +59,15 @@ import TestSupport
     @Test func whatACallProducedIsSealedOnDiskAndReadInTheClear() async throws {
         let store = try CallStore(path: CallStoreTests.temporaryPath(), cipher: StorageCipher(currentKey: Self.keyA))
         let endpoint = WebhookEndpoint(url: "http://127.0.0.1:9/all")
-        try await store.createWebhook(endpoint)
+        try await store.webhooks.create(endpoint)
         let id = try await Self.writeCall(store, number: "0100000001")
 
         let bytes = try Self.fileBytes(store)
         #expect(bytes.range(of: Data(endpoint.secret.utf8)) == nil, "the webhook's signing secret is sealed on disk")
-        #expect(try await store.webhook(id: endpoint.id)?.secret == endpoint.secret)
-        #expect(try await store.claimDueWebhookDeliveries(limit: 5, lease: 30).first?.1.secret == endpoint.secret, "the dispatcher signs with it opened")
-        let renamed = try await store.updateWebhook(id: endpoint.id) { $0.description = "renamed" }
-        let reread = try await store.webhook(id: endpoint.id)
+        #expect(try await store.webhooks.endpoint(id: endpoint.id)?.secret == endpoint.secret)
+        #expect(try await store.webhooks.claimDue(limit: 5, lease: 30).first?.1.secret == endpoint.secret, "the dispatcher signs with it opened")
+        let renamed = try await store.webhooks.update(id: endpoint.id) { $0.description = "renamed" }
+        let reread = try await store.webhooks.endpoint(id: endpoint.id)
         #expect(renamed.secret == endpoint.secret && reread?.secret == endpoint.secret && reread?.description == "renamed", "an update keeps it")
         for secret in Self.secrets { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is on disk in the clear") }
         #expect(bytes.range(of: Data("the delivery".utf8)) != nil, "control: the purpose, not sealed, is found by the same search")
@@ -77,11 +77,11 @@ import TestSupport
         #expect(try await store.transcript(callID: id).map(\.entry.text) == ["Wednesday, after the marmalade"])
         #expect(try await store.answers(callID: id).first?.answerText == "Wednesday, after the marmalade")
         #expect(try await store.events(after: 0).contains { $0.type == "transcript" && $0.payload.contains("marmalade") })
-        #expect(try await store.webhookDeliveries(callID: id).first?.payload.contains("marmalade") == true, "the webhook carries the summary")
+        #expect(try await store.webhooks.deliveries(callID: id).first?.payload.contains("marmalade") == true, "the webhook carries the summary")
         #expect(try await store.page().calls.first { $0.outboundId == id }?.summary?.contains("marmalade") == true)
         let campaignID = try #require(try await store.sqlRead { try $0.scalar(String.self, "SELECT id FROM campaigns") })
-        #expect(try await store.campaignResults(campaignID: campaignID).rows.first?.contact.variables["name"] == "Ophelia Quartermaine")
-        #expect(try await store.campaignContacts(campaignID: campaignID).contacts.first?.variables["name"] == "Ophelia Quartermaine")
+        #expect(try await store.campaigns.results(campaignID: campaignID).rows.first?.contact.variables["name"] == "Ophelia Quartermaine")
+        #expect(try await store.campaigns.contacts(campaignID: campaignID).contacts.first?.variables["name"] == "Ophelia Quartermaine")
         #expect(try await store.statistics().questions.first?.yes == 1, "statistics group by the opened answer")
     }
 

@@ -57,7 +57,7 @@ import TestSupport
                     let attempts = try await store.attempts(callID: call.outboundId)
                     #expect(call.attemptCount == 1 && attempts.count == 1, "dialed once: \(call.outboundId)")
                 }
-                #expect(Set(try await store.nodes().map(\.id)) == ["node-a", "node-b"], "both hold a lease")
+                #expect(Set(try await store.nodes.list().map(\.id)) == ["node-a", "node-b"], "both hold a lease")
             }
         }
     }
@@ -80,7 +80,7 @@ import TestSupport
             // node_lost, queues the retry the policy asks for, and claims it.
             let b = try await CallStore.open(path)
             let later = Date().addingTimeInterval(60)
-            try await b.registerNode("node-b", now: later.addingTimeInterval(60))   // b stays fresh in a's eyes
+            try await b.nodes.register("node-b", now: later.addingTimeInterval(60))   // b stays fresh in a's eyes
             let takeovers = try await b.takeOverLostNodes(survivor: "node-b", lease: 15, now: later) { _ in later }
             #expect(takeovers.map(\.closed) == [[id]])
             #expect(try await b.claimDueCalls(node: "node-b", room: 1, maxConcurrent: 5, dialableCampaigns: [], now: later).map(\.outboundId) == [id])

@@ -53,9 +53,9 @@ import TestSupport
         let store = try await backend.store()
         let all = WebhookEndpoint(url: "http://127.0.0.1:9/all")
         let failures = WebhookEndpoint(url: "http://127.0.0.1:9/failures", events: ["call.failed"])
-        try await store.createWebhook(all)
-        try await store.createWebhook(failures)
-        try await store.createWebhook(WebhookEndpoint(url: "http://127.0.0.1:9/off", enabled: false))
+        try await store.webhooks.create(all)
+        try await store.webhooks.create(failures)
+        try await store.webhooks.create(WebhookEndpoint(url: "http://127.0.0.1:9/off", enabled: false))
         return (store, all, failures)
     }
 
@@ -66,11 +66,11 @@ import TestSupport
         try await store.insert(call)
         try await store.transition(id: call.outboundId, to: .dialing)
         try await store.transition(id: call.outboundId, to: .connected)
-        #expect(try await store.webhookDeliveries(callID: call.outboundId).isEmpty, "only a final state is announced")
+        #expect(try await store.webhooks.deliveries(callID: call.outboundId).isEmpty, "only a final state is announced")
         try await store.saveAnswers(callID: call.outboundId, answers: [.init(questionID: "q1", question: "Can you attend?", status: .answered, answerText: "yes I can",
                                                                       answerSummary: "yes", confidence: 0.9, timesAsked: 1)])
         try await store.transition(id: call.outboundId, to: .completed)
-        let deliveries = try await store.webhookDeliveries(callID: call.outboundId)
+        let deliveries = try await store.webhooks.deliveries(callID: call.outboundId)
         #expect(deliveries.map(\.endpointId) == [all.id], "the failures-only and the disabled endpoints get nothing")
         let delivery = try #require(deliveries.first)
         #expect(delivery.state == .pending && delivery.eventType == "call.completed" && delivery.id.hasPrefix("msg_"))
@@ -91,10 +91,10 @@ import TestSupport
         try await store.transition(id: call.outboundId, to: .dialing)
         try await store.endAttempt(id: call.outboundId, in: .busy, reason: "busy", retryAt: Date().addingTimeInterval(300))
         #expect(try await store.call(id: call.outboundId)?.state == .queued)
-        #expect(try await store.webhookDeliveries(callID: call.outboundId).isEmpty, "a retry follows: nothing is announced yet")
+        #expect(try await store.webhooks.deliveries(callID: call.outboundId).isEmpty, "a retry follows: nothing is announced yet")
         try await store.transition(id: call.outboundId, to: .dialing)
         try await store.endAttempt(id: call.outboundId, in: .noAnswer, reason: "no_answer", retryAt: nil)
-        let deliveries = try await store.webhookDeliveries(callID: call.outboundId)
+        let deliveries = try await store.webhooks.deliveries(callID: call.outboundId)
         #expect(Set(deliveries.map(\.endpointId)) == [all.id, failures.id] && deliveries.allSatisfy { $0.eventType == "call.failed" })
         #expect(deliveries.allSatisfy { $0.payload.contains(#""state":"no_answer""#) && $0.payload.contains(#""attempt_count":2"#) })
         #expect(Set(deliveries.map(\.id)).count == 2, "each delivery has its own webhook-id")
@@ -112,17 +112,17 @@ import TestSupport
         let call = CallStoreTests.sampleCall()
         try await store.insert(call)
         await #expect(throws: CallStore.Failure.self) { try await store.transition(id: call.outboundId, to: .completed) }   // queued → completed is not allowed
-        #expect(try await store.webhookDeliveries(callID: call.outboundId).isEmpty)
+        #expect(try await store.webhooks.deliveries(callID: call.outboundId).isEmpty)
     }
 
     @Test(arguments: StoreBackend.allCases)
     func aCampaignsEndIsAnnounced(backend: StoreBackend) async throws {
         let (store, all, _) = try await Self.storeWithEndpoints(on: backend)
         let campaign = Campaign(name: "Tuesday reminders", callerNumber: "0701")
-        try await store.createCampaign(campaign)
-        try await store.transition(campaignID: campaign.id, to: .running)
-        try await store.transition(campaignID: campaign.id, to: .cancelled)
-        let delivery = try #require(try await store.webhookDeliveries(endpointID: all.id).first)
+        try await store.campaigns.create(campaign)
+        try await store.campaigns.transition(campaignID: campaign.id, to: .running)
+        try await store.campaigns.transition(campaignID: campaign.id, to: .cancelled)
+        let delivery = try #require(try await store.webhooks.deliveries(endpointID: all.id).first)
         #expect(delivery.eventType == "campaign.cancelled" && delivery.campaignId == campaign.id && delivery.payload.contains("Tuesday reminders"))
     }
 
@@ -133,38 +133,38 @@ import TestSupport
         try await store.insert(call)
         try await store.transition(id: call.outboundId, to: .cancelled)
         let now = Date()
-        let claimed = try await store.claimDueWebhookDeliveries(now: now, limit: 10, lease: 60)
+        let claimed = try await store.webhooks.claimDue(now: now, limit: 10, lease: 60)
         #expect(claimed.map(\.1.id) == [all.id])
-        #expect(try await store.claimDueWebhookDeliveries(now: now.addingTimeInterval(1), limit: 10, lease: 60).isEmpty, "a claimed delivery is leased")
-        #expect(try await store.claimDueWebhookDeliveries(now: now.addingTimeInterval(61), limit: 10, lease: 60).count == 1, "an abandoned lease runs out")
+        #expect(try await store.webhooks.claimDue(now: now.addingTimeInterval(1), limit: 10, lease: 60).isEmpty, "a claimed delivery is leased")
+        #expect(try await store.webhooks.claimDue(now: now.addingTimeInterval(61), limit: 10, lease: 60).count == 1, "an abandoned lease runs out")
         let id = claimed[0].0.id
-        try await store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 503, error: nil, durationMs: 12), verdict: .retry(after: 5))
-        try await store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: nil, error: "connection refused", durationMs: 1), verdict: .retry(after: 5))
-        try await store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 200, error: nil, durationMs: 3), verdict: .delivered)
-        let delivered = try #require(try await store.webhookDelivery(id: id))
+        try await store.webhooks.record(.init(deliveryId: id, attemptedAt: now, status: 503, error: nil, durationMs: 12), verdict: .retry(after: 5))
+        try await store.webhooks.record(.init(deliveryId: id, attemptedAt: now, status: nil, error: "connection refused", durationMs: 1), verdict: .retry(after: 5))
+        try await store.webhooks.record(.init(deliveryId: id, attemptedAt: now, status: 200, error: nil, durationMs: 3), verdict: .delivered)
+        let delivered = try #require(try await store.webhooks.delivery(id: id))
         #expect(delivered.state == .delivered && delivered.attemptCount == 3 && delivered.lastStatus == 200)
-        #expect(try await store.webhookAttempts(deliveryIDs: [id])[id]?.map(\.status) == [503, nil, 200])
-        #expect(try await store.replayWebhookDelivery(id: id).state == .pending)
-        #expect(try await store.claimDueWebhookDeliveries(limit: 10, lease: 60).map(\.0.id) == [id], "a replay is due at once, with the same id")
-        try await store.recordWebhookAttempt(.init(deliveryId: id, attemptedAt: now, status: 410, error: nil, durationMs: 3), verdict: .disableEndpoint)
-        let disabled = try await store.webhook(id: all.id)
+        #expect(try await store.webhooks.attempts(deliveryIDs: [id])[id]?.map(\.status) == [503, nil, 200])
+        #expect(try await store.webhooks.replay(id: id).state == .pending)
+        #expect(try await store.webhooks.claimDue(limit: 10, lease: 60).map(\.0.id) == [id], "a replay is due at once, with the same id")
+        try await store.webhooks.record(.init(deliveryId: id, attemptedAt: now, status: 410, error: nil, durationMs: 3), verdict: .disableEndpoint)
+        let disabled = try await store.webhooks.endpoint(id: all.id)
         #expect(disabled?.enabled == false && disabled?.disabledReason?.contains("410") == true)
         // A turned-off endpoint's pending deliveries wait; turned on again, they go out.
-        _ = try await store.replayWebhookDelivery(id: id)
-        #expect(try await store.claimDueWebhookDeliveries(limit: 10, lease: 60).isEmpty)
-        _ = try await store.updateWebhook(id: all.id) { $0.enabled = true }
-        #expect(try await store.claimDueWebhookDeliveries(limit: 10, lease: 60).map(\.0.id) == [id])
+        _ = try await store.webhooks.replay(id: id)
+        #expect(try await store.webhooks.claimDue(limit: 10, lease: 60).isEmpty)
+        _ = try await store.webhooks.update(id: all.id) { $0.enabled = true }
+        #expect(try await store.webhooks.claimDue(limit: 10, lease: 60).map(\.0.id) == [id])
     }
 
     @Test(arguments: StoreBackend.allCases)
     func configuredEndpointsAreSyncedAndProtected(backend: StoreBackend) async throws {
         let store = try await backend.store()
         let crm = WebhookEndpoint(id: "crm", url: "https://crm.example.com/h", fromConfig: true)
-        try await store.syncConfiguredWebhooks([crm, WebhookEndpoint(id: "old", url: "https://old.example.com/h")])
-        try await store.syncConfiguredWebhooks([crm])
-        let removed = try await store.webhook(id: "old")
+        try await store.webhooks.syncConfigured([crm, WebhookEndpoint(id: "old", url: "https://old.example.com/h")])
+        try await store.webhooks.syncConfigured([crm])
+        let removed = try await store.webhooks.endpoint(id: "old")
         #expect(removed?.enabled == false && removed?.disabledReason == "removed from the configuration file")
-        await #expect(throws: CallStore.WebhookFailure.fromConfig("crm")) { try await store.updateWebhook(id: "crm") { $0.enabled = false } }
-        await #expect(throws: CallStore.WebhookFailure.fromConfig("crm")) { try await store.deleteWebhook(id: "crm") }
+        await #expect(throws: WebhookStore.Failure.fromConfig("crm")) { try await store.webhooks.update(id: "crm") { $0.enabled = false } }
+        await #expect(throws: WebhookStore.Failure.fromConfig("crm")) { try await store.webhooks.delete(id: "crm") }
     }
 }

@@ -25,7 +25,7 @@ import Tools
     @Test func theModelSearchesTheCallsCollectionAndGetsThePassage() async throws {
         let store = try CallStore(path: StoreBackend.temporarySQLitePath())
         let faq = "question,answer\nIs there parking at the clinic?,There are twenty parking spaces in the basement garage.\nWhen are you open?,Monday to Friday 9 to 6.\n"
-        let base = KnowledgeBase(store: store, embedder: nil)
+        let base = KnowledgeBase(store: store.knowledge, embedder: nil)
         _ = try await base.upload(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
         let log = CascadeEngineTests.Log()
         let events = Locked<[EngineEvent]>([])

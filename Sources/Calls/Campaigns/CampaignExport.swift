@@ -43,7 +43,7 @@ public struct CampaignExport: Sendable {
         return Data([0xEF, 0xBB, 0xBF]) + csv([header])
     }
 
-    public func page(_ rows: [CallStore.CampaignResultRow]) -> Data {
+    public func page(_ rows: [CampaignStore.ResultRow]) -> Data {
         switch format {
         case .csv: return csv(rows.map { fields($0) })
         case .jsonl:
@@ -74,7 +74,7 @@ public struct CampaignExport: Sendable {
         }
     }
 
-    func fields(_ row: CallStore.CampaignResultRow) -> [String] {
+    func fields(_ row: CampaignStore.ResultRow) -> [String] {
         let call = row.call
         var fields = ["\(row.contact.line)", row.contact.number] + campaign.columns.map { row.contact.variables[$0] ?? "" }
         fields += [call?.state.rawValue ?? (row.skipReason == nil ? "waiting" : "skipped"), call?.lastOutcome ?? "",
@@ -103,11 +103,11 @@ public struct CampaignExport: Sendable {
         return fields
     }
 
-    func analysis(_ row: CallStore.CampaignResultRow) -> CallAnalysis? {
+    func analysis(_ row: CampaignStore.ResultRow) -> CallAnalysis? {
         row.call?.analysis.flatMap { try? JSONDecoder().decode(CallAnalysis.self, from: Data($0.utf8)) }
     }
 
-    func flowResult(_ row: CallStore.CampaignResultRow) -> CallFlowResult? {
+    func flowResult(_ row: CampaignStore.ResultRow) -> CallFlowResult? {
         (try? CallFlowResult(stored: row.call?.flowResult)) ?? nil
     }
 

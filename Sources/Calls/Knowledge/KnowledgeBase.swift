@@ -7,7 +7,7 @@ import Logging
 /// index (BM25 / `ts_rank`). The two rankings can be fused (reciprocal rank fusion, k = 60, words
 /// weighted `wordsWeight`); by default meaning alone ranks, which measured best.
 public final class KnowledgeBase: KnowledgeSearching {
-    public let store: CallStore
+    public let store: KnowledgeStore
     /// nil: words only (`knowledge.embeddings: off`, or the model is not installed).
     public let embedder: E5Embedder?
     let vectors = KnowledgeVectorIndex()
@@ -22,7 +22,7 @@ public final class KnowledgeBase: KnowledgeSearching {
     static let candidates = 20
     static let fusionK = 60.0
 
-    public init(store: CallStore, embedder: E5Embedder?, wordsWeight: Double = 0) {
+    public init(store: KnowledgeStore, embedder: E5Embedder?, wordsWeight: Double = 0) {
         self.store = store
         self.embedder = embedder
         self.wordsWeight = wordsWeight
@@ -43,16 +43,16 @@ public final class KnowledgeBase: KnowledgeSearching {
         }
     }
 
-    /// Stores `documents` in `collection` (see `CallStore.replaceKnowledge`), embedded first when
+    /// Stores `documents` in `collection` (see `KnowledgeStore.replace`), embedded first when
     /// there is a model: a failure there stores nothing.
-    public func upload(collection: String, documents: [KnowledgeDocument]) async throws -> [CallStore.KnowledgeDocumentInfo] {
+    public func upload(collection: String, documents: [KnowledgeDocument]) async throws -> [KnowledgeStore.DocumentInfo] {
         var embeddings: [[[Float]]]?
         if let embedder {
             var all: [[[Float]]] = []
             for document in documents { all.append(try await embedder.passages(document.chunks.map(Self.passage))) }
             embeddings = all
         }
-        return try await store.replaceKnowledge(collection: collection, documents: documents, embeddings: embeddings)
+        return try await store.replace(collection: collection, documents: documents, embeddings: embeddings)
     }
 
     /// What a chunk's embedding is made of: its title (a FAQ's question, a passage's headings) and text.
@@ -78,7 +78,7 @@ public final class KnowledgeBase: KnowledgeSearching {
 
         var hits = Dictionary(byWords.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let missing = best.map(\.key).filter { hits[$0] == nil }
-        for hit in try await store.knowledgeHits(ids: missing, query: query) { hits[hit.id] = hit }
+        for hit in try await store.hits(ids: missing, query: query) { hits[hit.id] = hit }
         // The scan's own similarities; only chunks found by words alone are scored here.
         var similarities = Dictionary(byMeaning.map { ($0.id, $0.similarity) }, uniquingKeysWith: { first, _ in first })
         let unscored = best.map(\.key).filter { similarities[$0] == nil }

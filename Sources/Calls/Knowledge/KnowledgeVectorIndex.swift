@@ -18,10 +18,10 @@ actor KnowledgeVectorIndex {
 
     private var collections: [String: Collection] = [:]
 
-    func nearest(_ query: [Float], in name: String, store: CallStore, limit: Int) async throws -> [Neighbor] {
-        let generation = try await store.knowledgeGeneration(collection: name)
+    func nearest(_ query: [Float], in name: String, store: KnowledgeStore, limit: Int) async throws -> [Neighbor] {
+        let generation = try await store.generation(collection: name)
         if collections[name]?.generation != generation {
-            let (ids, vectors) = try await store.knowledgeVectors(collection: name)
+            let (ids, vectors) = try await store.vectors(collection: name)
             collections[name] = Collection(generation: generation, ids: ids, vectors: vectors)
         }
         guard let collection = collections[name], !collection.ids.isEmpty else { return [] }

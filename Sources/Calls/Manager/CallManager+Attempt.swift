@@ -13,7 +13,7 @@ extension CallManager {
         let call: CallRecord
         do {
             // Listed after it was queued: never dialed.
-            if let queued = try await store.call(id: id), try await store.isOnDoNotCallList(queued.calleeNumber) {
+            if let queued = try await store.call(id: id), try await store.doNotCall.contains(queued.calleeNumber) {
                 try await store.transition(id: id, to: .cancelled, reason: "do_not_call", heldBy: settings.nodeID)
                 return
             }

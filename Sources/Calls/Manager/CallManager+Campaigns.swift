@@ -20,7 +20,7 @@ extension CallManager {
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         campaign.callerNumber = OutboundCallRequest.normalize(number: campaign.callerNumber) ?? campaign.callerNumber
         campaign.state = .draft
-        try await store.createCampaign(campaign)
+        try await store.campaigns.create(campaign)
         return campaign
     }
 
@@ -32,8 +32,8 @@ extension CallManager {
     /// Reads a contact list into a draft campaign, a batch at a time: every row is taken or
     /// reported (bad number, duplicate, do-not-call, a template variable it has no value for).
     public func uploadContacts(campaignID: String, csv: Data, phoneColumn: String?) async throws -> UploadReport {
-        guard let campaign = try await store.campaign(id: campaignID) else { throw CallStore.CampaignFailure.notFound(campaignID) }
-        guard campaign.state == .draft else { throw CallStore.CampaignFailure.notDraft(campaignID) }
+        guard let campaign = try await store.campaigns.campaign(id: campaignID) else { throw CampaignStore.Failure.notFound(campaignID) }
+        guard campaign.state == .draft else { throw CampaignStore.Failure.notDraft(campaignID) }
         var list = try ContactListReader(stream: InputStream(data: csv), phoneColumn: phoneColumn)
         let template = try await campaignTemplate(campaign)
         var report = UploadReport()
@@ -67,17 +67,17 @@ extension CallManager {
     /// how many contacts were added and every problem (the batch's own, and the duplicates refused).
     private func storeContacts(_ batch: [ContactListReader.Contact], problems: [ContactListReader.Problem], campaignID: String,
                                phoneColumn: String, columns: [String]) async throws -> (accepted: Int, refused: [ContactListReader.Problem]) {
-        let listed = try await store.doNotCallListed(among: batch.map(\.number))
+        let listed = try await store.doNotCall.listed(among: batch.map(\.number))
         let callable = batch.filter { !listed.contains($0.number) }
         let problems = problems + batch.filter { listed.contains($0.number) }
             .map { .init(line: $0.line, column: phoneColumn, value: $0.number, reason: "on the do-not-call list") }
-        let refused = try await store.addContacts(campaignID: campaignID, callable, problems: problems, columns: columns)
+        let refused = try await store.campaigns.addContacts(campaignID: campaignID, callable, problems: problems, columns: columns)
         return (callable.count - (refused.count - problems.count), refused)
     }
 
     /// start (draft or paused → running), pause, cancel.
     public func setCampaign(_ id: String, to state: CampaignState) async throws -> Campaign {
-        let campaign = try await store.transition(campaignID: id, to: state)
+        let campaign = try await store.campaigns.transition(campaignID: id, to: state)
         if state != .running {
             dialableCampaigns.remove(id)
             campaignsStoppedDuringTick.insert(id)
@@ -94,7 +94,7 @@ extension CallManager {
     @discardableResult
     func campaignTick(now: Date, monotonic: Double) async -> Bool {
         campaignsStoppedDuringTick = []
-        guard let running = try? await store.campaigns(inStates: [.running]) else { return false }
+        guard let running = try? await store.campaigns.list(inStates: [.running]) else { return false }
         var dialable = Set<String>()
         for campaign in running {
             var pacer = campaignPacers[campaign.id] ?? DialPacer(callsPerMinute: campaign.callsPerMinute)
@@ -104,13 +104,13 @@ extension CallManager {
                 continue
             }
             dialable.insert(campaign.id)
-            let holding = (try? await store.campaignCallsHoldingSlots(campaignID: campaign.id, now: now)) ?? campaign.maxConcurrentCalls
+            let holding = (try? await store.campaigns.callsHoldingSlots(campaignID: campaign.id, now: now)) ?? campaign.maxConcurrentCalls
             let paced = pacer.release(wanted: max(0, campaign.maxConcurrentCalls - holding), now: monotonic)
             for _ in 0..<campaignBudget.take(paced, now: monotonic) {
                 guard (try? await claimNextCall(of: campaign)) != nil else { break }
             }
-            if let progress = try? await store.progress(campaignID: campaign.id), progress.waiting == 0, progress.open == 0 {
-                _ = try? await store.transition(campaignID: campaign.id, to: .completed, now: now)
+            if let progress = try? await store.campaigns.progress(campaignID: campaign.id), progress.waiting == 0, progress.open == 0 {
+                _ = try? await store.campaigns.transition(campaignID: campaign.id, to: .completed, now: now)
                 campaignPacers[campaign.id] = nil
                 logger.info("campaign completed", metadata: ["campaign": "\(campaign.id)"])
             }
@@ -125,7 +125,7 @@ extension CallManager {
         let template = try await campaignTemplate(campaign)
         let started = ContinuousClock.now
         defer { metrics.campaignClaim.recordNanoseconds(Int64(started.duration(to: .now).totalNanoseconds)) }
-        return try await store.claimNextContact(campaignID: campaign.id) { [self] contact in
+        return try await store.campaigns.claimNextContact(campaignID: campaign.id) { [self] contact in
             do {
                 var call = try record(for: request(for: contact, in: campaign), template: template, requestedBy: "campaign")
                 call.campaignId = campaign.id
@@ -133,7 +133,7 @@ extension CallManager {
                 call.retryInterval = campaign.retry.delaySeconds
                 return .success(call)
             } catch {
-                return .failure(CallStore.ClaimSkip("\(error)"))
+                return .failure(CampaignStore.ClaimSkip("\(error)"))
             }
         }
     }

@@ -7,18 +7,18 @@ extension CallManager {
     /// the policy says) and gives its claimed calls back to the queue.
     func keepLease() async {
         let node = settings.nodeID
-        do { try await store.registerNode(node) } catch {
+        do { try await store.nodes.register(node) } catch {
             logger.error("could not register this node", metadata: ["node": "\(node)", "error": "\(error)"])
         }
         let retry = settings.retry
         while !Task.isCancelled {
             do {
-                if try await !store.heartbeat(node: node) {
+                if try await !store.nodes.heartbeat(node: node) {
                     logger.error("this node's lease had run out and another node took its calls over; registered again",
                                  metadata: ["node": "\(node)"])
                     await hangUpCallsTakenOver()
                 }
-                let others = try await store.nodes().contains { $0.id != node }
+                let others = try await store.nodes.list().contains { $0.id != node }
                 if otherNodesSeen != others { queueAlarm.ring() }   // how the loop waits changes
                 otherNodesSeen = others
                 let takeovers = try await store.takeOverLostNodes(survivor: node, lease: settings.leaseSeconds) {

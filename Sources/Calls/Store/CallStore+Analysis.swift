@@ -65,7 +65,7 @@ extension CallStore {
             var data: [String: Any] = ["outbound_id": call.outboundId, "state": call.state.rawValue,
                                        "analysis": try JSONSerialization.jsonObject(with: Data(json.utf8))]
             for case let (key, value?) in ["campaign_id": call.campaignId, "template_id": call.templateId, "outcome": call.outcome] { data[key] = value }
-            try enqueueWebhook(.callAnalyzed, data: data, outboundID: call.outboundId, campaignID: call.campaignId, now: at, in: sql)
+            try webhooks.enqueue(.callAnalyzed, data: data, outboundID: call.outboundId, campaignID: call.campaignId, now: at, in: sql)
             // The event stream tells pages showing the call (the analysis comes after its end).
             try Self.append(CallEvent(outboundId: call.outboundId, type: "\(call.direction.eventPrefix)_analyzed",
                                       payload: Self.json(["method": analysis.method.rawValue, "success": analysis.success ? "true" : "false"]), createdAt: at), in: sql)

@@ -41,14 +41,6 @@ extension CallStore {
         try sql.column(String.self, "SELECT key_id FROM storage_keys ORDER BY first_used_at")
     }
 
-    func sealed(_ text: String) -> String { cipher?.seal(text) ?? text }
-
-    func sealed(_ text: String?) -> String? { text.map { sealed($0) } }
-
-    func opened(_ text: String) throws -> String { try Self.open(text, with: cipher) }
-
-    func opened(_ text: String?) throws -> String? { try text.map { try opened($0) } }
-
     func sealed(_ call: CallRecord) -> CallRecord {
         var call = call
         call.metadata = sealed(call.metadata)
@@ -71,17 +63,6 @@ extension CallStore {
         var event = event
         event.payload = try opened(event.payload)
         return event
-    }
-
-    func opened(_ delivery: WebhookDelivery) throws -> WebhookDelivery {
-        var delivery = delivery
-        delivery.payload = try opened(delivery.payload)
-        return delivery
-    }
-
-    /// A contact's variables, as `addContacts` stored them.
-    func contactVariables(_ stored: String) throws -> [String: String] {
-        (try? JSONSerialization.jsonObject(with: Data(try opened(stored).utf8))) as? [String: String] ?? [:]
     }
 
     /// A call's latest recording, to read block by block; nil when it has none (or its file is gone).

@@ -207,3 +207,25 @@ extension CallStore {
         SQLMigration("v20-call-language") { _ in ["ALTER TABLE calls ADD COLUMN language TEXT"] },
     ]
 }
+
+extension CallStore {
+    /// Rows from before schema v16 (or written by an older node) get their E.164 form; run when
+    /// the store opens, in the migration's transaction, a batch at a time.
+    static func fillCanonicalNumbers(_ numbers: NumberPlan, in sql: any SQLConnection) throws {
+        while true {
+            let rows = try sql.rows("SELECT outbound_id, callee_number FROM calls WHERE callee_canonical IS NULL LIMIT 1000")
+            if rows.isEmpty { break }
+            for row in rows {
+                let id: String = try row.get("outbound_id"), number: String = try row.get("callee_number")
+                try sql.execute("UPDATE calls SET callee_canonical = ? WHERE outbound_id = ?", numbers.canonical(number) ?? number, id)
+            }
+        }
+        for row in try sql.rows("SELECT id, number FROM campaign_contacts WHERE canonical IS NULL") {
+            let number: String = try row.get("number")
+            try sql.execute("UPDATE campaign_contacts SET canonical = ? WHERE id = ?", numbers.canonical(number) ?? number, try row.get("id", as: Int64.self))
+        }
+        for number in try sql.column(String.self, "SELECT number FROM do_not_call WHERE canonical IS NULL") {
+            try sql.execute("UPDATE do_not_call SET canonical = ? WHERE number = ?", numbers.canonical(number) ?? number, number)
+        }
+    }
+}

@@ -1,14 +1,13 @@
 import Bridge
 import Foundation
 import GRDB
-import Synchronization
 
 /// The database behind every call: one SQLite file (WAL journal), or a PostgreSQL server several
 /// nodes share; one schema with versioned migrations.
 ///
 /// Every state change is written here, with its event, in one transaction *before* anyone is told
 /// about it, so whatever the dashboard has shown survives a crash.
-public final class CallStore: Sendable {
+public final class CallStore: StoreRoom {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case notFound(String)
         case invalidTransition(id: String, from: CallState, to: CallState)
@@ -42,22 +41,13 @@ public final class CallStore: Sendable {
 
     /// The SQLite file, or where the PostgreSQL server is (without its password).
     public let path: String
-    /// Where every transaction runs: the SQLite file or the PostgreSQL server.
-    let database: any StoreDatabase
-    /// The SQLite file's pool, for what only SQLite has (journal mode, WAL checkpoints); nil on PostgreSQL.
-    let pool: DatabasePool?
+    /// The database, its transactions and bells, which the domains' rooms share.
+    let shared: SharedDatabase
     /// Seals transcripts, answers, summaries, metadata, contact variables and webhook payloads
     /// (and the recordings the call manager writes); nil: stored as plain text.
     public let cipher: StorageCipher?
     /// How numbers are read for comparison (`numbers.default_country`).
     public let numbers: NumberPlan
-    /// Rung when events are committed, this node's (`sqlWrite`) or another's (PostgreSQL); see `waitForEvents`.
-    let eventBell = EventBell()
-    /// Counts this process's committed transactions that wrote to an outbox (webhooks, `on_end`
-    /// tools, analyses): a drain reads its outbox when this moved (`OutboxReadGate`).
-    let outboxWrites = Atomic<Int>(0)
-    /// The outbox drains' alarms, rung after each of those commits (`watchingOutboxes`).
-    let outboxAlarms = Mutex<[ObjectIdentifier: WakeAlarm]>([:])
 
     /// Opens (creating if needed) the SQLite file at `path` and brings its schema up to date. With
     /// a `cipher`, refuses a database holding data sealed with keys the cipher does not have.
@@ -105,8 +95,7 @@ public final class CallStore: Sendable {
 
     private init(path: String, database: any StoreDatabase, pool: DatabasePool?, cipher: StorageCipher?, numbers: NumberPlan) {
         self.path = path
-        self.database = database
-        self.pool = pool
+        self.shared = SharedDatabase(database: database, pool: pool)
         self.cipher = cipher
         self.numbers = numbers
     }
@@ -126,7 +115,7 @@ public final class CallStore: Sendable {
 
     /// SQLite's journal mode (`wal`); nil on PostgreSQL.
     public func journalMode() async throws -> String? {
-        guard pool != nil else { return nil }
+        guard shared.pool != nil else { return nil }
         return try await sqlRead { try $0.scalar(String.self, "PRAGMA journal_mode") }
     }
 
@@ -145,7 +134,7 @@ public final class CallStore: Sendable {
     @discardableResult
     public func reconcileAfterRestart(node: String, now: Date = Date()) async throws -> [String] {
         try await sqlWrite { [self] sql in
-            try Self.register(node, now: now, in: sql)
+            try ClusterNodes.register(node, now: now, in: sql)
             let stranded = try sql.fetchAll(CallRecord.self, "SELECT * FROM calls WHERE \(Self.isLive()) AND (node_id IS NULL OR node_id = ?)", [.text(node)])
             try Self.releaseClaims(of: node, in: sql)
             for var call in stranded {
@@ -302,21 +291,21 @@ public final class CallStore: Sendable {
 extension CallStore {
     /// Closes the database (a SQLite file's WAL checkpointed into it first); later calls throw.
     public func close() async throws {
-        if let database = database as? PostgresStoreDatabase { await database.close() }
+        if let database = shared.database as? PostgresStoreDatabase { await database.close() }
         try checkpointAndClose()
     }
 
     /// Moves SQLite's write-ahead log into the main file and empties it (older frames may hold
     /// values since rewritten); nothing on PostgreSQL.
     func checkpoint() async throws {
-        guard let pool else { return }
+        guard let pool = shared.pool else { return }
         _ = try await pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
     }
 
     /// Synchronous on purpose: GRDB's async access gives up in a cancelled task, and closing is
     /// the last thing a shutting-down server does.
     private func checkpointAndClose() throws {
-        guard let pool else { return }
+        guard let pool = shared.pool else { return }
         _ = try pool.writeWithoutTransaction { db in
             try db.checkpoint(.truncate)
         }
@@ -340,13 +329,13 @@ extension CallStore {
     /// Whether `waitForEvents` is woken by every node's new events (PostgreSQL, while
     /// `listenForEvents` runs); on SQLite only this process's wake it, so readers also look on a
     /// timer for another process's (nodes sharing one file).
-    public var announcesEvents: Bool { database is PostgresStoreDatabase }
+    public var announcesEvents: Bool { shared.database is PostgresStoreDatabase }
 
     /// Rings the event bell for every NOTIFY any node's transaction commits, until cancelled
     /// (a server runs it for its whole life); returns at once on SQLite.
     public func listenForEvents() async {
-        guard let database = database as? PostgresStoreDatabase else { return }
-        await database.listen(Self.eventsChannel) { [eventBell] in eventBell.ring() }
+        guard let database = shared.database as? PostgresStoreDatabase else { return }
+        await database.listen(Self.eventsChannel) { [eventBell = shared.eventBell] in eventBell.ring() }
     }
 
     /// Calls `changed` once listening starts and then whenever any node's transaction may have
@@ -354,13 +343,13 @@ extension CallStore {
     /// place freed), a campaign started. The call manager's dispatch loop sleeps until then instead
     /// of looking every second. Returns at once on SQLite.
     public func listenForQueueChanges(_ changed: @escaping @Sendable () -> Void) async {
-        guard let database = database as? PostgresStoreDatabase else { return }
+        guard let database = shared.database as? PostgresStoreDatabase else { return }
         await database.listen(Self.queueChannel, changed)
     }
 
     /// Returns when events may have been added (this node committed some, or another node
     /// announced some), after `timeout`, or when the task is cancelled.
     public func waitForEvents(timeout: Duration) async {
-        await eventBell.wait(timeout: timeout)
+        await shared.eventBell.wait(timeout: timeout)
     }
 }

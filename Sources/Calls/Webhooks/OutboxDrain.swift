@@ -5,7 +5,7 @@ import Synchronization
 /// The loop the outboxes (webhooks, `on_end` tools, post-call analyses) run for the life of the
 /// server: claim what is due, at most `concurrency` in flight, each sent in a child task of this
 /// scope; then sleep until something can have changed — a row written to an outbox (the store rings
-/// `alarm` once the transaction commits, `CallStore.watchingOutboxes`), a send ended (room again, or
+/// `alarm` once the transaction commits, `SharedDatabase.watchingOutboxes`), a send ended (room again, or
 /// a retry scheduled on the gate), or the gate's next read (the earliest pending row falls due, or
 /// its idle interval). What to claim and how to send is the outbox's.
 final class OutboxDrain<Item: Sendable>: Sendable {
@@ -56,8 +56,8 @@ final class OutboxDrain<Item: Sendable>: Sendable {
     func run(on store: CallStore, claim: @escaping @Sendable (_ limit: Int) async throws -> [Item],
              earliestDue: @escaping @Sendable () async throws -> Date?, failed: @escaping @Sendable (any Error) -> Void,
              send: @escaping @Sendable (Item) async -> Void) async {
-        await store.watchingOutboxes(alarm) {
-            await run(written: { store.outboxWrites.load(ordering: .relaxed) }, claim: claim, earliestDue: earliestDue, failed: failed, send: send)
+        await store.shared.watchingOutboxes(alarm) {
+            await run(written: { store.shared.outboxWrites.load(ordering: .relaxed) }, claim: claim, earliestDue: earliestDue, failed: failed, send: send)
         }
     }
 }

@@ -37,8 +37,8 @@ public final class WebhookDispatcher: Sendable {
     public func run() async {
         await OutboxDrain<(WebhookDelivery, WebhookEndpoint)>(concurrency: settings.concurrency, gate: gate).run(
             on: store,
-            claim: { try await self.store.claimDueWebhookDeliveries(limit: $0, lease: self.settings.timeout + 30) },
-            earliestDue: { try await self.store.nextWebhookAttempt() },
+            claim: { try await self.store.webhooks.claimDue(limit: $0, lease: self.settings.timeout + 30) },
+            earliestDue: { try await self.store.webhooks.nextAttempt() },
             failed: { self.logger.warning("could not read the webhook outbox", metadata: ["error": "\($0)"]) },
             send: { await self.deliver($0.0, to: $0.1) })
     }
@@ -62,7 +62,7 @@ public final class WebhookDispatcher: Sendable {
         let attempt = WebhookAttempt(deliveryId: delivery.id, attemptedAt: started, status: status, error: failure,
                                      durationMs: Int(Date().timeIntervalSince(started) * 1000))
         let verdict = settings.policy.verdict(attempt: delivery.attemptCount + 1, status: status, retryAfter: retryAfter)
-        do { try await store.recordWebhookAttempt(attempt, verdict: verdict) } catch {
+        do { try await store.webhooks.record(attempt, verdict: verdict) } catch {
             logger.error("could not store a webhook attempt", metadata: ["delivery": "\(delivery.id)", "error": "\(error)"])
         }
         if case .retry(let after) = verdict { gate.due(in: after) }   // read the outbox again when the retry falls due

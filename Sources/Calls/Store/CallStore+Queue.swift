@@ -1,10 +1,9 @@
-import Crypto
 import Foundation
 
-/// The nodes sharing this database, and the queue they share: a node claims the queued calls it
-/// will dial (`calls.node_id`), renews its lease with a heartbeat, and when a node's lease runs
-/// out, a surviving node closes what it left behind. Every decision is one transaction, so two
-/// nodes can never claim the same call or both take over one lost node.
+/// The queue the nodes sharing this database share: a node claims the queued calls it will dial
+/// (`calls.node_id`), and when a node's lease (`ClusterNodes`) runs out, a surviving node closes
+/// what it left behind. Every decision is one transaction, so two nodes can never claim the same
+/// call or both take over one lost node.
 extension CallStore {
     /// SQL: the state in `column` is a live call's (dialing, ringing, connected).
     static func isLive(_ column: String = "state") -> String {
@@ -22,18 +21,6 @@ extension CallStore {
         try sql.scalar(Int.self, "SELECT COUNT(*) FROM calls WHERE \(isLive()) OR (state = 'queued' AND node_id IS NOT NULL)", []) ?? 0
     }
 
-    /// Records `node` as up (again) with a fresh heartbeat.
-    public func registerNode(_ node: String, now: Date = Date()) async throws {
-        try await sqlWrite { try Self.register(node, now: now, in: $0) }
-    }
-
-    static func register(_ node: String, now: Date, in sql: any SQLConnection) throws {
-        try sql.execute("""
-            INSERT INTO nodes (id, started_at, heartbeat_at) VALUES (?, ?, ?)
-            ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at
-            """, node, now, now)
-    }
-
     /// Gives every claim `node` holds on a queued call back to the queue; returns those calls.
     @discardableResult
     static func releaseClaims(of node: String, in sql: any SQLConnection) throws -> [String] {
@@ -41,24 +28,6 @@ extension CallStore {
         try sql.execute("UPDATE calls SET node_id = NULL WHERE node_id = ? AND state = 'queued'", node)
         if !released.isEmpty { try announceQueueChange(in: sql) }
         return released
-    }
-
-    /// Renews `node`'s lease. False when its row was gone: another node found the lease expired
-    /// and took its calls over; the node is registered again.
-    @discardableResult
-    public func heartbeat(node: String, now: Date = Date()) async throws -> Bool {
-        try await sqlWrite { sql in
-            if try sql.execute("UPDATE nodes SET heartbeat_at = ? WHERE id = ?", now, node) == 1 { return true }
-            try Self.register(node, now: now, in: sql)
-            return false
-        }
-    }
-
-    /// The nodes with a lease, and when each last renewed it.
-    public func nodes() async throws -> [(id: String, heartbeatAt: Date)] {
-        try await sqlRead { sql in
-            try sql.rows("SELECT id, heartbeat_at FROM nodes ORDER BY id", []).map { (id: try $0.get("id"), heartbeatAt: try $0.get("heartbeat_at")) }
-        }
     }
 
     /// Claims for `node` the queued calls it may dial now, best first: at most `room` (what the
@@ -169,28 +138,5 @@ extension CallStore {
                 return NodeTakeover(node: node, closed: live.map(\.outboundId), released: released)
             }
         }
-    }
-}
-
-extension CallStore {
-    /// Admits one call creation by `identity` if it made fewer than `perMinute` in the 60 s before
-    /// `now` — counted in the database, so the limit holds over every node. Returns nil when
-    /// admitted, else how long until the oldest creation in the window leaves it.
-    public func admitCreation(identity: String, perMinute: Int, now: Date = Date()) async throws -> TimeInterval? {
-        let key = Self.identityKey(identity)
-        return try await sqlWrite { sql in
-            let windowStart = now.addingTimeInterval(-60)
-            try sql.execute("DELETE FROM api_admissions WHERE identity = ? AND admitted_at <= ?", key, windowStart)
-            let recent = try sql.column(Date.self, "SELECT admitted_at FROM api_admissions WHERE identity = ? ORDER BY admitted_at LIMIT ?",
-                                        [.text(key), .integer(Int64(perMinute))])
-            guard recent.count < perMinute else { return recent[0].timeIntervalSince(windowStart) }
-            try sql.execute("INSERT INTO api_admissions (identity, admitted_at) VALUES (?, ?)", key, now)
-            return nil
-        }
-    }
-
-    /// What the table keeps of an identity (an API token): the first 16 bytes of its SHA-256, in hex.
-    static func identityKey(_ identity: String) -> String {
-        SHA256.hash(data: Data(identity.utf8)).prefix(16).hexDigits
     }
 }

@@ -2,10 +2,14 @@ import Foundation
 import Tools
 
 /// Webhook endpoints and the outbox. A delivery is written in the transaction of the state change
-/// it reports (`transition`, a campaign's end), so an event the database holds is an event that
-/// will be delivered — a crash between the two is impossible by construction.
-extension CallStore {
-    public enum WebhookFailure: Error, Equatable, CustomStringConvertible {
+/// it reports (a call's end, `CallStore.enqueueCallWebhook`; a campaign's, `CampaignStore`), so an
+/// event the database holds is an event that will be delivered — a crash between the two is
+/// impossible by construction.
+public struct WebhookStore: StoreRoom {
+    let shared: SharedDatabase
+    let cipher: StorageCipher?
+
+    public enum Failure: Error, Equatable, CustomStringConvertible {
         case notFound(String)
         case fromConfig(String)
         case deliveryNotFound(String)
@@ -23,16 +27,16 @@ extension CallStore {
 
     /// Stored with its secret sealed (with a storage key): the secret signs every delivery, so it
     /// is as worth protecting as the results it announces.
-    public func createWebhook(_ endpoint: WebhookEndpoint) async throws {
+    public func create(_ endpoint: WebhookEndpoint) async throws {
         try await sqlWrite { [self] in try $0.insert(sealed(endpoint), into: "webhook_endpoints") }
     }
 
-    public func webhooks() async throws -> [WebhookEndpoint] {
+    public func endpoints() async throws -> [WebhookEndpoint] {
         try await sqlRead { [self] in try $0.fetchAll(WebhookEndpoint.self, "SELECT * FROM webhook_endpoints ORDER BY created_at, id").map(opened) }
     }
 
-    public func webhook(id: String) async throws -> WebhookEndpoint? {
-        try await sqlRead { [self] in try Self.webhook(id: id, in: $0).map(opened) }
+    public func endpoint(id: String) async throws -> WebhookEndpoint? {
+        try await sqlRead { [self] in try Self.endpoint(id: id, in: $0).map(opened) }
     }
 
     func sealed(_ endpoint: WebhookEndpoint) -> WebhookEndpoint {
@@ -47,15 +51,21 @@ extension CallStore {
         return e
     }
 
-    static func webhook(id: String, in sql: any SQLConnection) throws -> WebhookEndpoint? {
+    func opened(_ delivery: WebhookDelivery) throws -> WebhookDelivery {
+        var delivery = delivery
+        delivery.payload = try opened(delivery.payload)
+        return delivery
+    }
+
+    static func endpoint(id: String, in sql: any SQLConnection) throws -> WebhookEndpoint? {
         try sql.fetchOne(WebhookEndpoint.self, "SELECT * FROM webhook_endpoints WHERE id = ?", [.text(id)])
     }
 
     /// Changes an API-made endpoint with `change`; one from the configuration file is refused.
-    public func updateWebhook(id: String, _ change: @escaping @Sendable (inout WebhookEndpoint) -> Void) async throws -> WebhookEndpoint {
+    public func update(id: String, _ change: @escaping @Sendable (inout WebhookEndpoint) -> Void) async throws -> WebhookEndpoint {
         try await sqlWrite { [self] sql in
-            guard let stored = try Self.webhook(id: id, in: sql) else { throw WebhookFailure.notFound(id) }
-            guard !stored.fromConfig else { throw WebhookFailure.fromConfig(id) }
+            guard let stored = try Self.endpoint(id: id, in: sql) else { throw Failure.notFound(id) }
+            guard !stored.fromConfig else { throw Failure.fromConfig(id) }
             let before = try opened(stored)
             var endpoint = before
             change(&endpoint)
@@ -69,21 +79,21 @@ extension CallStore {
     }
 
     /// Deletes an API-made endpoint with its delivery history.
-    public func deleteWebhook(id: String) async throws -> Bool {
+    public func delete(id: String) async throws -> Bool {
         try await sqlWrite { sql in
-            guard let endpoint = try Self.webhook(id: id, in: sql) else { return false }
-            guard !endpoint.fromConfig else { throw WebhookFailure.fromConfig(id) }
+            guard let endpoint = try Self.endpoint(id: id, in: sql) else { return false }
+            guard !endpoint.fromConfig else { throw Failure.fromConfig(id) }
             return try sql.execute("DELETE FROM webhook_endpoints WHERE id = ?", id) > 0
         }
     }
 
     /// Makes the stored configuration endpoints match the file: added or updated by name; one
     /// removed from the file is turned off (its deliveries stay visible), not deleted.
-    public func syncConfiguredWebhooks(_ configured: [WebhookEndpoint]) async throws {
+    public func syncConfigured(_ configured: [WebhookEndpoint]) async throws {
         try await sqlWrite { [self] sql in
             for var endpoint in configured {
                 endpoint.fromConfig = true
-                if let stored = try Self.webhook(id: endpoint.id, in: sql) {
+                if let stored = try Self.endpoint(id: endpoint.id, in: sql) {
                     endpoint.createdAt = stored.createdAt
                     var row = sealed(endpoint)
                     if endpoint.secret == (try opened(stored)).secret { row.secret = stored.secret }
@@ -106,11 +116,11 @@ extension CallStore {
     // MARK: Outbox
 
     /// Writes one delivery of `type` with `data` for every endpoint that wants it, inside the caller's transaction.
-    func enqueueWebhook(_ type: WebhookEventType, data: [String: Any], outboundID: String? = nil, campaignID: String? = nil,
+    func enqueue(_ type: WebhookEventType, data: [String: Any], outboundID: String? = nil, campaignID: String? = nil,
                         now: Date, in sql: any SQLConnection) throws {
         let endpoints = try sql.fetchAll(WebhookEndpoint.self, "SELECT * FROM webhook_endpoints WHERE enabled = ?", [.bool(true)]).filter { $0.wants(type) }
         guard !endpoints.isEmpty else { return }
-        let body: [String: Any] = ["type": type.rawValue, "timestamp": Self.iso8601(now), "data": data]
+        let body: [String: Any] = ["type": type.rawValue, "timestamp": CallStore.iso8601(now), "data": data]
         let payload = String(decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
         for endpoint in endpoints {
             try sql.insert(WebhookDelivery(id: WebhookDelivery.newID(), endpointId: endpoint.id, eventType: type.rawValue, outboundId: outboundID,
@@ -120,52 +130,8 @@ extension CallStore {
         sql.notes.wroteOutbox = true
     }
 
-    /// A call's final outcome, as its webhook announces it: the result without the transcript
-    /// (`/api/outbound/{id}` has everything), kept well under Standard Webhooks' 20 kB advice.
-    func enqueueCallWebhook(_ call: CallRecord, now: Date, in sql: any SQLConnection) throws {
-        var data: [String: Any] = [
-            "outbound_id": call.outboundId, "direction": call.direction.rawValue, "state": call.state.rawValue,
-            "caller_number": call.callerNumber, "callee_number": call.calleeNumber, "purpose": call.purpose,
-            "attempt_count": call.attemptCount, "created_at": Self.iso8601(call.createdAt),
-        ]
-        let optional: [String: Any?] = [
-            "reason": call.failureReason, "campaign_id": call.campaignId, "template_id": call.templateId,
-            "answered_by": call.answeredBy, "summary": try opened(call.summary) as Any?, "task_completed": call.taskCompleted,
-            "duration_seconds": call.durationSeconds, "completed_at": call.completedAt.map(Self.iso8601),
-            "answered_at": call.answeredAt.map(Self.iso8601), "outcome": call.outcome,
-        ]
-        for case let (key, value?) in optional { data[key] = value }
-        if let flow = try CallFlowResult(stored: opened(call.flowResult)) {
-            data["flow_path"] = flow.path
-            data["fields"] = try JSONSerialization.jsonObject(with: Data(JSONValue.object(flow.typedFields).serialized.utf8))
-        }
-        let answers = try sql.rows("SELECT * FROM answers WHERE outbound_id = ? ORDER BY question_id", call.outboundId).map(answer)
-        data["answers"] = answers.map { answer -> [String: Any] in
-            var item: [String: Any] = ["question_id": answer.questionID, "question": answer.question, "status": answer.status.rawValue]
-            if let text = answer.answerSummary ?? answer.answerText { item["answer"] = text }
-            return item
-        }
-        try enqueueWebhook(WebhookEventType(finalState: call.state), data: data, outboundID: call.outboundId,
-                           campaignID: call.campaignId, now: now, in: sql)
-        try enqueueAfterCallTools(call, result: data, now: now, in: sql)
-        try enqueueAnalysis(call, now: now, in: sql)
-    }
-
-    func enqueueCampaignWebhook(_ campaign: Campaign, now: Date, in sql: any SQLConnection) throws {
-        let type: WebhookEventType = campaign.state == .completed ? .campaignCompleted : .campaignCancelled
-        var calls: [String: Int] = [:]
-        for row in try sql.rows("SELECT state, COUNT(*) AS n FROM calls WHERE campaign_id = ? GROUP BY state", campaign.id) {
-            calls[try row.get("state", as: String.self)] = try row.get("n", as: Int.self)
-        }
-        var data: [String: Any] = ["campaign_id": campaign.id, "name": campaign.name, "state": campaign.state.rawValue,
-                                   "contacts": campaign.contacts, "skipped": campaign.skipped, "calls": calls]
-        if let started = campaign.startedAt { data["started_at"] = Self.iso8601(started) }
-        if let ended = campaign.endedAt { data["ended_at"] = Self.iso8601(ended) }
-        try enqueueWebhook(type, data: data, campaignID: campaign.id, now: now, in: sql)
-    }
-
     /// When the earliest pending delivery to an endpoint that is on is due; nil: none is pending.
-    public func nextWebhookAttempt() async throws -> Date? {
+    public func nextAttempt() async throws -> Date? {
         try await sqlRead {
             try $0.scalar(Date.self, """
                 SELECT MIN(next_attempt_at) FROM webhook_deliveries
@@ -178,7 +144,7 @@ extension CallStore {
     /// moves `lease` ahead, so a delivery in flight is not claimed twice, and one a crash
     /// interrupted is tried again once the lease runs out. A turned-off endpoint's deliveries wait
     /// (they go out if it is turned on again).
-    public func claimDueWebhookDeliveries(now: Date = Date(), limit: Int, lease: TimeInterval) async throws -> [(WebhookDelivery, WebhookEndpoint)] {
+    public func claimDue(now: Date = Date(), limit: Int, lease: TimeInterval) async throws -> [(WebhookDelivery, WebhookEndpoint)] {
         try await sqlWrite { [self] sql in
             let due = try sql.fetchAll(WebhookDelivery.self, """
                 SELECT * FROM webhook_deliveries
@@ -186,7 +152,7 @@ extension CallStore {
                 ORDER BY next_attempt_at LIMIT ?\(sql.dialect.skipLocked)
                 """, [.date(now), .bool(true), .integer(Int64(limit))])
             return try due.compactMap { delivery in
-                guard let endpoint = try Self.webhook(id: delivery.endpointId, in: sql) else { return nil }
+                guard let endpoint = try Self.endpoint(id: delivery.endpointId, in: sql) else { return nil }
                 try sql.execute("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?", now.addingTimeInterval(lease), delivery.id)
                 return (try opened(delivery), try opened(endpoint))
             }
@@ -194,10 +160,10 @@ extension CallStore {
     }
 
     /// Stores an attempt and what follows from it, in one transaction.
-    public func recordWebhookAttempt(_ attempt: WebhookAttempt, verdict: WebhookRetryPolicy.Verdict) async throws {
+    public func record(_ attempt: WebhookAttempt, verdict: WebhookRetryPolicy.Verdict) async throws {
         try await sqlWrite { sql in
             try sql.insert(attempt, into: "webhook_attempts")
-            guard var delivery = try Self.webhookDelivery(id: attempt.deliveryId, in: sql) else { return }
+            guard var delivery = try Self.delivery(id: attempt.deliveryId, in: sql) else { return }
             delivery.record(attemptAt: attempt.attemptedAt, status: attempt.status, error: attempt.error, verdict: verdict,
                             gone: "the receiver answered 410 Gone: endpoint turned off")
             if verdict == .disableEndpoint {
@@ -209,9 +175,9 @@ extension CallStore {
     }
 
     /// Sends a delivery again at once (same webhook-id), whatever became of it.
-    public func replayWebhookDelivery(id: String, now: Date = Date()) async throws -> WebhookDelivery {
+    public func replay(id: String, now: Date = Date()) async throws -> WebhookDelivery {
         try await sqlWrite { [self] sql in
-            guard var delivery = try Self.webhookDelivery(id: id, in: sql) else { throw WebhookFailure.deliveryNotFound(id) }
+            guard var delivery = try Self.delivery(id: id, in: sql) else { throw Failure.deliveryNotFound(id) }
             delivery.state = .pending
             delivery.nextAttemptAt = now
             try sql.update(delivery, in: "webhook_deliveries", key: "id")
@@ -220,16 +186,16 @@ extension CallStore {
         }
     }
 
-    public func webhookDelivery(id: String) async throws -> WebhookDelivery? {
-        try await sqlRead { try Self.webhookDelivery(id: id, in: $0) }.map(opened)
+    public func delivery(id: String) async throws -> WebhookDelivery? {
+        try await sqlRead { try Self.delivery(id: id, in: $0) }.map(opened)
     }
 
-    static func webhookDelivery(id: String, in sql: any SQLConnection) throws -> WebhookDelivery? {
+    static func delivery(id: String, in sql: any SQLConnection) throws -> WebhookDelivery? {
         try sql.fetchOne(WebhookDelivery.self, "SELECT * FROM webhook_deliveries WHERE id = ?", [.text(id)])
     }
 
     /// An endpoint's deliveries, newest first.
-    public func webhookDeliveries(endpointID: String, state: WebhookDelivery.State? = nil, limit: Int = 50, offset: Int = 0) async throws -> [WebhookDelivery] {
+    public func deliveries(endpointID: String, state: WebhookDelivery.State? = nil, limit: Int = 50, offset: Int = 0) async throws -> [WebhookDelivery] {
         try await sqlRead { sql in
             try sql.fetchAll(WebhookDelivery.self, """
                 SELECT * FROM webhook_deliveries WHERE endpoint_id = ?\(state == nil ? "" : " AND state = ?")
@@ -239,20 +205,16 @@ extension CallStore {
     }
 
     /// Deliveries that report a call, oldest first.
-    public func webhookDeliveries(callID: String) async throws -> [WebhookDelivery] {
+    public func deliveries(callID: String) async throws -> [WebhookDelivery] {
         try await sqlRead { try $0.fetchAll(WebhookDelivery.self, "SELECT * FROM webhook_deliveries WHERE outbound_id = ? ORDER BY created_at, id", [.text(callID)]) }
             .map(opened)
     }
 
-    public func webhookAttempts(deliveryIDs: [String]) async throws -> [String: [WebhookAttempt]] {
+    public func attempts(deliveryIDs: [String]) async throws -> [String: [WebhookAttempt]] {
         guard !deliveryIDs.isEmpty else { return [:] }
         return try await sqlRead { sql in
             Dictionary(grouping: try sql.fetchAll(WebhookAttempt.self, "SELECT * FROM webhook_attempts WHERE delivery_id IN (\(sql.placeholders(deliveryIDs.count))) ORDER BY id",
                                                   deliveryIDs.map(\.sqlValue)), by: \.deliveryId)
         }
-    }
-
-    static func iso8601(_ date: Date) -> String {
-        date.formatted(.iso8601)
     }
 }

@@ -4,8 +4,11 @@ import Knowledge
 /// The knowledge base's documents and their search index (schema v18). An upload replaces its
 /// documents in one transaction: a search running meanwhile sees the old chunks or the new ones,
 /// never a document half-replaced, and a failed upload leaves the collection as it was.
-extension CallStore: KnowledgeSearching {
-    public struct KnowledgeDocumentInfo: Codable, Sendable, Equatable {
+public struct KnowledgeStore: StoreRoom, KnowledgeSearching {
+    let shared: SharedDatabase
+    let cipher: StorageCipher?
+
+    public struct DocumentInfo: Codable, Sendable, Equatable {
         public var collection: String
         public var name: String
         public var kind: String
@@ -20,7 +23,7 @@ extension CallStore: KnowledgeSearching {
         }
     }
 
-    public struct KnowledgeCollectionInfo: Codable, Sendable, Equatable {
+    public struct CollectionInfo: Codable, Sendable, Equatable {
         public var name: String
         public var documents: Int
         public var chunks: Int
@@ -35,12 +38,12 @@ extension CallStore: KnowledgeSearching {
     /// Stores `documents` in `collection`, each replacing the document of its name, all in one
     /// transaction; `embeddings`, when given, holds each document's chunks' vectors in order.
     @discardableResult
-    public func replaceKnowledge(collection: String, documents: [KnowledgeDocument], embeddings: [[[Float]]]? = nil,
-                                 now: Date = Date()) async throws -> [KnowledgeDocumentInfo] {
+    public func replace(collection: String, documents: [KnowledgeDocument], embeddings: [[[Float]]]? = nil,
+                        now: Date = Date()) async throws -> [DocumentInfo] {
         try await sqlWrite { sql in
             try documents.enumerated().map { d, document in
-                try Self.deleteKnowledgeDocument(collection: collection, name: document.name, in: sql)
-                let info = KnowledgeDocumentInfo(collection: collection, name: document.name, kind: document.kind.rawValue, bytes: document.bytes,
+                try Self.deleteDocument(collection: collection, name: document.name, in: sql)
+                let info = DocumentInfo(collection: collection, name: document.name, kind: document.kind.rawValue, bytes: document.bytes,
                                                  chunks: document.chunks.count, sha256: document.sha256, uploadedAt: now)
                 try sql.insert(info, into: "knowledge_documents")
                 for (ordinal, chunk) in document.chunks.enumerated() {
@@ -71,7 +74,7 @@ extension CallStore: KnowledgeSearching {
     }
 
     @discardableResult
-    private static func deleteKnowledgeDocument(collection: String, name: String, in sql: any SQLConnection) throws -> Bool {
+    private static func deleteDocument(collection: String, name: String, in sql: any SQLConnection) throws -> Bool {
         if sql.dialect == .sqlite {
             try sql.execute("DELETE FROM knowledge_index WHERE rowid IN (SELECT id FROM knowledge_chunks WHERE collection = ? AND document = ?)", collection, name)
         }
@@ -80,36 +83,36 @@ extension CallStore: KnowledgeSearching {
     }
 
     /// Removes one document and its chunks; false when there was none of that name.
-    public func deleteKnowledgeDocument(collection: String, name: String) async throws -> Bool {
-        try await sqlWrite { try Self.deleteKnowledgeDocument(collection: collection, name: name, in: $0) }
+    public func deleteDocument(collection: String, name: String) async throws -> Bool {
+        try await sqlWrite { try Self.deleteDocument(collection: collection, name: name, in: $0) }
     }
 
     /// Removes a collection's documents; returns how many there were.
-    public func deleteKnowledgeCollection(_ collection: String) async throws -> Int {
+    public func deleteCollection(_ collection: String) async throws -> Int {
         try await sqlWrite { sql in
             let names = try sql.column(String.self, "SELECT name FROM knowledge_documents WHERE collection = ?", [collection.sqlValue])
-            for name in names { try Self.deleteKnowledgeDocument(collection: collection, name: name, in: sql) }
+            for name in names { try Self.deleteDocument(collection: collection, name: name, in: sql) }
             return names.count
         }
     }
 
-    public func knowledgeCollections() async throws -> [KnowledgeCollectionInfo] {
+    public func collections() async throws -> [CollectionInfo] {
         try await sqlRead { sql in
-            try sql.fetchAll(KnowledgeCollectionInfo.self, """
+            try sql.fetchAll(CollectionInfo.self, """
                 SELECT collection AS name, COUNT(*) AS documents, CAST(SUM(chunks) AS BIGINT) AS chunks, MAX(uploaded_at) AS updated_at
                 FROM knowledge_documents GROUP BY collection ORDER BY collection
                 """)
         }
     }
 
-    public func knowledgeDocuments(collection: String) async throws -> [KnowledgeDocumentInfo] {
+    public func documents(collection: String) async throws -> [DocumentInfo] {
         try await sqlRead { sql in
-            try sql.fetchAll(KnowledgeDocumentInfo.self, "SELECT * FROM knowledge_documents WHERE collection = ? ORDER BY name", [collection.sqlValue])
+            try sql.fetchAll(DocumentInfo.self, "SELECT * FROM knowledge_documents WHERE collection = ? ORDER BY name", [collection.sqlValue])
         }
     }
 
     /// The chunks of one document, in order (what the dashboard shows of it).
-    public func knowledgeChunks(collection: String, document: String) async throws -> [KnowledgeChunk] {
+    public func chunks(collection: String, document: String) async throws -> [KnowledgeChunk] {
         try await sqlRead { sql in
             try sql.rows("SELECT title, body, line, faq FROM knowledge_chunks WHERE collection = ? AND document = ? ORDER BY ordinal", collection, document)
                 .map { KnowledgeChunk(title: try $0.get("title"), text: try $0.get("body"), line: try $0.get("line"), isFAQ: try $0.get("faq")) }
@@ -159,7 +162,7 @@ extension CallStore: KnowledgeSearching {
     }
 
     /// The chunks with these ids (score 0), for `query`'s coverage; in no particular order.
-    public func knowledgeHits(ids: [Int64], query: String) async throws -> [KnowledgeHit] {
+    public func hits(ids: [Int64], query: String) async throws -> [KnowledgeHit] {
         guard !ids.isEmpty else { return [] }
         let terms = KnowledgeTerms.queryTerms(of: query)
         let places = Array(repeating: "?", count: ids.count).joined(separator: ", ")
@@ -169,7 +172,7 @@ extension CallStore: KnowledgeSearching {
 
     /// What identifies a collection's contents as they are now: its chunk count and newest chunk
     /// id (every upload adds new ids, every delete lowers the count). Cheap, for a cache to check.
-    public func knowledgeGeneration(collection: String) async throws -> [Int64] {
+    public func generation(collection: String) async throws -> [Int64] {
         try await sqlRead { sql in
             let row = try sql.rows("SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS newest FROM knowledge_chunks WHERE collection = ?", collection)
             return [try row.first?.get("n") ?? 0, try row.first?.get("newest") ?? 0]
@@ -177,7 +180,7 @@ extension CallStore: KnowledgeSearching {
     }
 
     /// Every embedded chunk of `collection`: ids, and their vectors one after another.
-    public func knowledgeVectors(collection: String) async throws -> (ids: [Int64], vectors: [Float]) {
+    public func vectors(collection: String) async throws -> (ids: [Int64], vectors: [Float]) {
         try await sqlRead { sql in
             var ids: [Int64] = [], vectors: [Float] = []
             for row in try sql.rows("SELECT id, embedding FROM knowledge_chunks WHERE collection = ? AND embedding IS NOT NULL ORDER BY id", collection) {
