@@ -23,7 +23,7 @@ extension CallStore {
         try await sqlRead { try $0.scalar(Date.self, "SELECT MIN(next_attempt_at) FROM after_call_tools WHERE state = 'pending'") }
     }
 
-    /// Claims up to `limit` due runs; each one's next attempt moves `lease` ahead (see `claimDueWebhookDeliveries`).
+    /// Claims up to `limit` due runs; each one's next attempt moves `lease` ahead (see `WebhookStore.claimDue`).
     public func claimDueAfterCallTools(now: Date = Date(), limit: Int, lease: TimeInterval) async throws -> [(AfterCallToolRun, ToolDefinition)] {
         try await sqlWrite { [self] sql in
             let due = try sql.fetchAll(AfterCallToolRun.self, """

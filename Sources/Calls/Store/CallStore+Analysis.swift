@@ -22,7 +22,7 @@ extension CallStore {
         try await sqlRead { try $0.scalar(Date.self, "SELECT MIN(next_attempt_at) FROM call_analyses WHERE state = 'pending'") }
     }
 
-    /// Claims up to `limit` due analyses; each one's next attempt moves `lease` ahead (see `claimDueWebhookDeliveries`).
+    /// Claims up to `limit` due analyses; each one's next attempt moves `lease` ahead (see `WebhookStore.claimDue`).
     public func claimDueAnalyses(now: Date = Date(), limit: Int, lease: TimeInterval) async throws -> [CallAnalysisJob] {
         try await sqlWrite { sql in
             let due = try sql.fetchAll(CallAnalysisJob.self, """
