@@ -54,7 +54,7 @@ import TestSupport
             let delivery = try #require(try await store.webhooks.deliveries(callID: "ob-0000d011").first)
             _ = try await store.webhooks.claimDue(limit: 1, lease: 3600)
             try await store.webhooks.record(.init(deliveryId: delivery.id, attemptedAt: Date(), status: 422, error: nil, durationMs: 7),
-                                           verdict: .giveUp(reason: "the receiver answered 422; not retried"))
+                                            verdict: .giveUp(reason: "the receiver answered 422; not retried"))
         }) { browser, port in
             let root = "http://127.0.0.1:\(port)/"
             try await browser.navigate(root)

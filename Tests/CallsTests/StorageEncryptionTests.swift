@@ -32,7 +32,7 @@ import TestSupport
         let campaign = Campaign(name: "c", callerNumber: "0701234")
         try await store.campaigns.create(campaign)
         _ = try await store.campaigns.addContacts(campaignID: campaign.id, [.init(line: 2, number: number + "9", variables: ["name": "Ophelia Quartermaine"])],
-                                  problems: [], columns: ["name"])
+                                                  problems: [], columns: ["name"])
         var call = CallRecord(outboundId: CallRecord.newID(), callerNumber: "0701234", calleeNumber: number, purpose: "the delivery", questions: ["Which day?"])
         call.metadata = #"{"simulated_answers":["Wednesday, after the marmalade"]}"#
         try await store.insert(call)

@@ -229,8 +229,8 @@ public struct CampaignStore: StoreRoom {
             let rows = try contacts.map { row -> ResultRow in
                 let id = try row.get("outbound_id", as: String?.self)
                 return ResultRow(contact: .init(line: try row.get("line"), number: try row.get("number"), variables: try contactVariables(try row.get("variables"))),
-                                         skipReason: try row.get("skip_reason"),
-                                         call: id.flatMap { found[$0] }, answers: id.flatMap { answers[$0] } ?? [], hasRecording: id.map(recorded.contains) ?? false)
+                                 skipReason: try row.get("skip_reason"),
+                                 call: id.flatMap { found[$0] }, answers: id.flatMap { answers[$0] } ?? [], hasRecording: id.map(recorded.contains) ?? false)
             }
             return (rows, contacts.count < pageSize ? nil : try contacts.last?.get("id", as: Int64.self))
         }
@@ -269,8 +269,8 @@ public struct CampaignStore: StoreRoom {
                 """, arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
             return (try rows.map { row in
                 Contact(line: try row.get("line"), number: try row.get("number"), variables: try contactVariables(try row.get("variables")),
-                                state: try row.get("state"), attempts: try row.get("attempts"), outboundId: try row.get("outbound_id"),
-                                skipReason: try row.get("skip_reason"))
+                        state: try row.get("state"), attempts: try row.get("attempts"), outboundId: try row.get("outbound_id"),
+                        skipReason: try row.get("skip_reason"))
             }, total)
         }
     }

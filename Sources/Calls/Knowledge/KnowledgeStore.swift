@@ -44,7 +44,7 @@ public struct KnowledgeStore: StoreRoom, KnowledgeSearching {
             try documents.enumerated().map { d, document in
                 try Self.deleteDocument(collection: collection, name: document.name, in: sql)
                 let info = DocumentInfo(collection: collection, name: document.name, kind: document.kind.rawValue, bytes: document.bytes,
-                                                 chunks: document.chunks.count, sha256: document.sha256, uploadedAt: now)
+                                        chunks: document.chunks.count, sha256: document.sha256, uploadedAt: now)
                 try sql.insert(info, into: "knowledge_documents")
                 for (ordinal, chunk) in document.chunks.enumerated() {
                     let embedding = embeddings?[d][ordinal].withUnsafeBufferPointer { Data(buffer: $0) }

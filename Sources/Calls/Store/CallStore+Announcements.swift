@@ -30,7 +30,7 @@ extension CallStore {
             return item
         }
         try webhooks.enqueue(WebhookEventType(finalState: call.state), data: data, outboundID: call.outboundId,
-                           campaignID: call.campaignId, now: now, in: sql)
+                             campaignID: call.campaignId, now: now, in: sql)
         try enqueueAfterCallTools(call, result: data, now: now, in: sql)
         try enqueueAnalysis(call, now: now, in: sql)
     }
