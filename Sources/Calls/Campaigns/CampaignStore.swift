@@ -63,7 +63,7 @@ public struct CampaignStore: StoreRoom {
                 let variables = String(decoding: try JSONSerialization.data(withJSONObject: contact.variables, options: [.sortedKeys]), as: UTF8.self)
                 let inserted = try sql.execute(
                     "INSERT INTO campaign_contacts (campaign_id, line, number, canonical, variables) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    campaignID, contact.line, contact.number, calls.numbers.canonical(contact.number) ?? contact.number, sealed(variables))
+                    campaignID, contact.line, contact.number, calls.numbers.storedKey(contact.number), sealed(variables))
                 if inserted == 0 {
                     more.append(.init(line: contact.line, column: "", value: contact.number, reason: "already in this campaign"))
                 } else {

@@ -17,7 +17,7 @@ public struct DoNotCallList: StoreRoom {
         try await sqlWrite { [numbers] sql in
             var added = 0
             for var entry in entries {
-                let canonical = numbers.canonical(entry.number) ?? entry.number
+                let canonical = numbers.storedKey(entry.number)
                 guard try !DoNotCallEntry.isListed(canonical: canonical, in: sql) else { continue }
                 entry.canonical = canonical
                 try sql.insert(entry, into: "do_not_call")
@@ -30,18 +30,18 @@ public struct DoNotCallList: StoreRoom {
     /// Removes `number` (any spelling of it); returns whether it was listed.
     @discardableResult
     public func remove(_ number: String) async throws -> Bool {
-        let canonical = numbers.canonical(number) ?? number
+        let canonical = numbers.storedKey(number)
         return try await sqlWrite { try $0.execute("DELETE FROM do_not_call WHERE canonical = ?", canonical) > 0 }
     }
 
     public func contains(_ number: String) async throws -> Bool {
-        let canonical = numbers.canonical(number) ?? number
+        let canonical = numbers.storedKey(number)
         return try await sqlRead { try DoNotCallEntry.isListed(canonical: canonical, in: $0) }
     }
 
     /// Which of `numbers` are listed (one query per 500, for validating a whole contact list).
     public func listed(among given: [String]) async throws -> Set<String> {
-        let canonical = Dictionary(given.map { (self.numbers.canonical($0) ?? $0, $0) }, uniquingKeysWith: { first, _ in first })
+        let canonical = Dictionary(given.map { (self.numbers.storedKey($0), $0) }, uniquingKeysWith: { first, _ in first })
         let keys = Array(canonical.keys)
         return try await sqlRead { sql in
             var listed = Set<String>()
@@ -50,7 +50,7 @@ public struct DoNotCallList: StoreRoom {
                                                 chunk.map(\.sqlValue)))
             }
             // Every given spelling of a listed number is listed.
-            return Set(given.filter { listed.contains(self.numbers.canonical($0) ?? $0) })
+            return Set(given.filter { listed.contains(self.numbers.storedKey($0)) })
         }
     }
 

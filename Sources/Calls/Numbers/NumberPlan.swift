@@ -42,6 +42,12 @@ public struct NumberPlan: Sendable, Equatable {
     /// Seed 000's users are in Korea.
     public static let korea = NumberPlan(defaultCountry: "KR")!
 
+    /// What the store compares a number by (a call's callee, a contact, a do-not-call entry): its
+    /// E.164 form, or the number as given when it has none.
+    public func storedKey(_ number: String) -> String {
+        canonical(number) ?? number
+    }
+
     /// `number` in E.164, or nil when it is not a phone number (3 to 20 digits with optional
     /// separators `space - . ( )` and a leading `+`).
     public func canonical(_ number: String) -> String? {

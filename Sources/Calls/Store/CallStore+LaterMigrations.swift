@@ -217,15 +217,15 @@ extension CallStore {
             if rows.isEmpty { break }
             for row in rows {
                 let id: String = try row.get("outbound_id"), number: String = try row.get("callee_number")
-                try sql.execute("UPDATE calls SET callee_canonical = ? WHERE outbound_id = ?", numbers.canonical(number) ?? number, id)
+                try sql.execute("UPDATE calls SET callee_canonical = ? WHERE outbound_id = ?", numbers.storedKey(number), id)
             }
         }
         for row in try sql.rows("SELECT id, number FROM campaign_contacts WHERE canonical IS NULL") {
             let number: String = try row.get("number")
-            try sql.execute("UPDATE campaign_contacts SET canonical = ? WHERE id = ?", numbers.canonical(number) ?? number, try row.get("id", as: Int64.self))
+            try sql.execute("UPDATE campaign_contacts SET canonical = ? WHERE id = ?", numbers.storedKey(number), try row.get("id", as: Int64.self))
         }
         for number in try sql.column(String.self, "SELECT number FROM do_not_call WHERE canonical IS NULL") {
-            try sql.execute("UPDATE do_not_call SET canonical = ? WHERE number = ?", numbers.canonical(number) ?? number, number)
+            try sql.execute("UPDATE do_not_call SET canonical = ? WHERE number = ?", numbers.storedKey(number), number)
         }
     }
 }

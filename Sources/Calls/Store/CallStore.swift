@@ -174,7 +174,7 @@ public final class CallStore: StoreRoom {
         while try sql.scalar(Int.self, "SELECT 1 FROM calls WHERE outbound_id = ?", [.text(call.outboundId)]) != nil {
             call.outboundId = CallRecord.newID(direction: call.direction)
         }
-        let canonical = numbers.canonical(call.calleeNumber) ?? call.calleeNumber
+        let canonical = numbers.storedKey(call.calleeNumber)
         call.calleeCanonical = canonical
         if call.direction == .outbound, try DoNotCallEntry.isListed(canonical: canonical, in: sql) {
             throw Failure.doNotCall(number: call.calleeNumber)
