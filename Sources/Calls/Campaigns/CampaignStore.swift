@@ -4,7 +4,7 @@ import Realtime
 
 /// Campaigns, their contacts and the rows their uploads skipped. A contact becomes a call in the
 /// same transaction that claims it, so a crash between the two cannot dial anyone twice.
-public struct CampaignStore: StoreRoom {
+public struct CampaignStore: SealingStoreRoom {
     /// The calls the campaigns make: queued, cancelled and read in the campaign's own transactions.
     let calls: CallStore
     var shared: SharedDatabase { calls.shared }

@@ -5,7 +5,6 @@ import Foundation
 /// row in the same transaction; the node, if it comes back, finds its row gone and registers again.
 public struct ClusterNodes: StoreRoom {
     let shared: SharedDatabase
-    let cipher: StorageCipher?
 
     /// Records `node` as up (again) with a fresh heartbeat.
     public func register(_ node: String, now: Date = Date()) async throws {

@@ -7,7 +7,6 @@ import Foundation
 /// listed a moment before is never dialed.
 public struct DoNotCallList: StoreRoom {
     let shared: SharedDatabase
-    let cipher: StorageCipher?
     /// How numbers are read for comparison (`numbers.default_country`).
     let numbers: NumberPlan
 

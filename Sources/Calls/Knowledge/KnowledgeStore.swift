@@ -6,7 +6,6 @@ import Knowledge
 /// never a document half-replaced, and a failed upload leaves the collection as it was.
 public struct KnowledgeStore: StoreRoom, KnowledgeSearching {
     let shared: SharedDatabase
-    let cipher: StorageCipher?
 
     public struct DocumentInfo: Codable, Sendable, Equatable {
         public var collection: String

@@ -1,10 +1,10 @@
 /// The domains' rooms in the one database: each its own store type beside its domain, sharing
-/// the call store's transactions and cipher. Made on each use (a few references): holding them
-/// would tie them and the store in a cycle.
+/// the call store's transactions (and, where it seals, its cipher). Made on each use (a few
+/// references): holding them would tie them and the store in a cycle.
 extension CallStore {
     public var campaigns: CampaignStore { CampaignStore(calls: self) }
-    public var doNotCall: DoNotCallList { DoNotCallList(shared: shared, cipher: cipher, numbers: numbers) }
-    public var knowledge: KnowledgeStore { KnowledgeStore(shared: shared, cipher: cipher) }
+    public var doNotCall: DoNotCallList { DoNotCallList(shared: shared, numbers: numbers) }
+    public var knowledge: KnowledgeStore { KnowledgeStore(shared: shared) }
     public var webhooks: WebhookStore { WebhookStore(shared: shared, cipher: cipher) }
-    public var nodes: ClusterNodes { ClusterNodes(shared: shared, cipher: cipher) }
+    public var nodes: ClusterNodes { ClusterNodes(shared: shared) }
 }

@@ -7,7 +7,7 @@ import GRDB
 ///
 /// Every state change is written here, with its event, in one transaction *before* anyone is told
 /// about it, so whatever the dashboard has shown survives a crash.
-public final class CallStore: StoreRoom {
+public final class CallStore: SealingStoreRoom {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case notFound(String)
         case invalidTransition(id: String, from: CallState, to: CallState)

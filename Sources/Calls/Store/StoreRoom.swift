@@ -1,11 +1,9 @@
 /// A store type of the one database: `CallStore` (calls, their answers and events) and each
 /// domain's own room beside it — `CampaignStore`, `DoNotCallList`, `KnowledgeStore`,
 /// `WebhookStore`, `ClusterNodes`. Each keeps its own tables; all reach the database through the
-/// same transactions and seal what they store with the same cipher.
+/// same transactions.
 protocol StoreRoom: Sendable {
     var shared: SharedDatabase { get }
-    /// Seals what the room stores in the clear (nil: stored as plain text).
-    var cipher: StorageCipher? { get }
 }
 
 extension StoreRoom {
@@ -19,7 +17,16 @@ extension StoreRoom {
     func sqlWrite<T: Sendable>(_ updates: @escaping @Sendable (any SQLConnection) throws -> T) async throws -> T {
         try await shared.write(updates)
     }
+}
 
+/// A room that stores values sealed (transcripts, contact variables, webhook secrets and
+/// payloads): every such room seals with the same cipher.
+protocol SealingStoreRoom: StoreRoom {
+    /// Seals what the room stores in the clear (nil: stored as plain text).
+    var cipher: StorageCipher? { get }
+}
+
+extension SealingStoreRoom {
     func sealed(_ text: String) -> String { cipher?.seal(text) ?? text }
 
     func sealed(_ text: String?) -> String? { text.map { sealed($0) } }

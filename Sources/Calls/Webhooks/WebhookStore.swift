@@ -5,7 +5,7 @@ import Tools
 /// it reports (a call's end, `CallStore.enqueueCallWebhook`; a campaign's, `CampaignStore`), so an
 /// event the database holds is an event that will be delivered — a crash between the two is
 /// impossible by construction.
-public struct WebhookStore: StoreRoom {
+public struct WebhookStore: SealingStoreRoom {
     let shared: SharedDatabase
     let cipher: StorageCipher?
 
