@@ -258,8 +258,12 @@ public final class SIPStreamTransport: SIPTransport {
 
         /// A stream that cannot be framed, or a failed TLS handshake: the connection goes. On one we
         /// opened that never brought an answer (a certificate we do not trust), the peer is unreachable.
+        /// It leaves the table at once, before the peer is reported: its close can take NIOSSL's
+        /// shutdown timeout (5 s) while it waits for the peer's close_notify, and a message sent to
+        /// the peer meanwhile must open a new connection, not go into this one.
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             transport.logger.info("SIP connection closed on error", metadata: ["peer": "\(remote)", "error": "\(error)"])
+            transport.closed(context.channel, remote: remote)
             if error is SIPStreamFramer.Failure { transport.cannotFrame(remote) }
             if opened && !delivered { transport.lost(remote, error) }
             context.close(promise: nil)
