@@ -23,6 +23,7 @@ import Testing
     @Test func theTextReachesTheCommandAsWordsToSay() throws {
         let arguments = EspeakCommand.arguments(for: "-5 degrees [[h@'loU]] a\0b", voice: "en-us", wordsPerMinute: 165)
         #expect(arguments == ["-v", "en-us", "-s", "165", "-z", "--stdout", "--", "-5 degrees [ [h@'loU]] ab"])
+        #expect(EspeakCommand.arguments(for: "[[[ [[", voice: "en-us", wordsPerMinute: 165).last == "[ [ [ [ [")
         let speaker = try EspeakSynthesizer(voice: "en-us")
         let dashed = try speaker.synthesizeNow("-5 degrees")
         #expect(dashed.count > EspeakSynthesizer.sampleRate / 2, "said, not taken for an option: \(dashed.count) samples")

@@ -32,7 +32,8 @@ struct EspeakCommand: Sendable {
     /// The text is one argument after `--`, so no text is read as an option; the command reads
     /// `[[…]]` as phonemes, so a text's `[[` is written `[ [`, and a NUL (which would end it) goes.
     static func arguments(for text: String, voice: String, wordsPerMinute: Int) -> [String] {
-        let said = text.replacingOccurrences(of: "\0", with: "").replacingOccurrences(of: "[[", with: "[ [")
+        var said = text.replacingOccurrences(of: "\0", with: "")
+        while said.contains("[[") { said = said.replacingOccurrences(of: "[[", with: "[ [") }   // "[[[" leaves "[ [[" once
         return ["-v", voice, "-s", String(wordsPerMinute), "-z", "--stdout", "--", said]
     }
 
