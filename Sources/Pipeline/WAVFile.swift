@@ -28,7 +28,10 @@ public struct WAVFile: Sendable {
         try parse([UInt8](try Data(contentsOf: url)))
     }
 
-    public static func parse(_ bytes: [UInt8]) throws(Malformed) -> WAVFile {
+    /// `streamed`: the WAV a program writes to a pipe (espeak-ng's `--stdout`), whose sizes it
+    /// could not go back and fill in: a `data` chunk that runs past the end holds what is there.
+    /// Otherwise a chunk that runs past the end is `Malformed`.
+    public static func parse(_ bytes: [UInt8], streamed: Bool = false) throws(Malformed) -> WAVFile {
         guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8) else { throw Malformed() }
         func u32(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 | Int(bytes[i + 3]) << 24 }
         func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
@@ -38,6 +41,10 @@ public struct WAVFile: Sendable {
             let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
             let size = u32(offset + 4)
             let body = offset + 8
+            if streamed, id == "data", body + size > bytes.count {
+                wav.data = Array(bytes[body...])
+                break
+            }
             guard body + size <= bytes.count else { throw Malformed() }
             if id == "fmt " {
                 wav.format = u16(body); wav.channels = u16(body + 2)

@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -43,30 +44,17 @@ struct EspeakCommand: Sendable {
         return try Self.samples(ofWAV: output)
     }
 
-    /// The 16-bit mono samples of a WAV as the command writes it to a pipe: its sizes say "to the
-    /// end of the stream", so the data is whatever follows the `data` chunk's header.
-    static func samples(ofWAV wav: [UInt8]) throws -> [Int16] {
-        func text(_ at: Int) -> String { String(decoding: wav[at..<at + 4], as: UTF8.self) }
-        func number(_ at: Int, _ count: Int) -> Int { (0..<count).reduce(0) { $0 | Int(wav[at + $1]) << (8 * $1) } }
-        guard wav.count >= 12, text(0) == "RIFF", text(8) == "WAVE" else {
-            throw EspeakSynthesizer.Failure(description: "espeak-ng wrote no WAV (\(wav.count) bytes)")
+    /// The 16-bit mono samples of the WAV the command writes to a pipe (`WAVFile`, streamed: its
+    /// sizes say "to the end of the stream").
+    static func samples(ofWAV bytes: [UInt8]) throws -> [Int16] {
+        let wav: WAVFile
+        do { wav = try WAVFile.parse(bytes, streamed: true) } catch {
+            throw EspeakSynthesizer.Failure(description: "espeak-ng wrote no WAV (\(bytes.count) bytes): \(error)")
         }
-        var at = 12
-        while at + 8 <= wav.count {
-            let kind = text(at), size = number(at + 4, 4)
-            if kind == "fmt ", at + 24 <= wav.count {
-                let (format, channels, rate, bits) = (number(at + 8, 2), number(at + 10, 2), number(at + 12, 4), number(at + 22, 2))
-                guard format == 1, channels == 1, bits == 16, rate == EspeakSynthesizer.sampleRate else {
-                    throw EspeakSynthesizer.Failure(description: "espeak-ng wrote format \(format), \(channels) channels, \(bits) bits at \(rate) Hz")
-                }
-            }
-            if kind == "data" {
-                let bytes = wav[(at + 8)...]
-                return stride(from: bytes.startIndex, to: bytes.endIndex - 1, by: 2).map { Int16(bitPattern: UInt16(wav[$0]) | UInt16(wav[$0 + 1]) << 8) }
-            }
-            at += 8 + size + (size & 1)
+        guard wav.format == 1, wav.channels == 1, wav.bitsPerSample == 16, wav.sampleRate == EspeakSynthesizer.sampleRate else {
+            throw EspeakSynthesizer.Failure(description: "espeak-ng wrote format \(wav.format), \(wav.channels) channels, \(wav.bitsPerSample) bits at \(wav.sampleRate) Hz")
         }
-        throw EspeakSynthesizer.Failure(description: "espeak-ng's WAV has no data chunk")
+        return wav.samples
     }
 
     /// Spawns the command with `arguments` (standard input and error on /dev/null) and returns
