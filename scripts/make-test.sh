@@ -45,7 +45,24 @@ touch "$unit" "$e2e"
 failed=()
 steps=()   # "name N s": each step's wall time, printed at the end
 mark=$started
-step_done() { steps+=("$1 $(( $(date +%s) - mark )) s"); mark=$(date +%s); }
+# What each step kept busy: every core's busy time, any process's (/proc/stat: user, nice, system,
+# irq, softirq), as a share of the cores' wall time. A step near 100 % is bound by the CPU, where
+# running more at once only moves the wait; one far below it is waiting on real time.
+busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8}' /proc/stat; }
+milliseconds() { date +%s%3N; }
+cores=$(nproc) hz=$(getconf CLK_TCK)
+busy_started=$(busy_ticks) busy_mark=$busy_started
+ms_started=$(milliseconds) ms_mark=$ms_started
+cpu_share() {   # cpu_share TICKS MILLISECONDS: "CPU N s (P % of C cores)"
+  local ms=$(( $2 > 0 ? $2 : 1 ))
+  echo "CPU $(( $1 / hz )) s ($(( 100 * 1000 * $1 / (hz * cores * ms) )) % of $cores cores)"
+}
+step_done() {
+  local busy ms
+  busy=$(busy_ticks) ms=$(milliseconds)
+  steps+=("$1 $(( $(date +%s) - mark )) s, $(cpu_share $(( busy - busy_mark )) $(( ms - ms_mark )))")
+  mark=$(date +%s) busy_mark=$busy ms_mark=$ms
+}
 
 # The docs and the sources first (a second): every relative link and anchor in the README and docs/ resolves.
 python3 scripts/check-docs.py || failed+=("links in the README and docs/, or the API index (scripts/check-docs.py)")
@@ -135,6 +152,12 @@ fi
 python3 scripts/slowest.py "$unit" "$e2e"
 grep -a '^e2e: ' "$e2e"
 echo "== wall time by step: $(printf '%s; ' "${steps[@]}")"
+# The whole run's CPU: the machine's (anything running beside it counts, e.g. test-under-load's busy
+# loops), and this run's own processes (those it waited for: a server that daemonised, as
+# PostgreSQL's pg_ctl does, is counted only in the machine's).
+times >test-artifacts/times.txt   # not in a pipe: a subshell's `times` knows none of this shell's children
+own=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); print int(u[1] * 60 + u[2] + s[1] * 60 + s[2]) }' test-artifacts/times.txt)
+echo "== CPU: the machine's $(cpu_share $(( $(busy_ticks) - busy_started )) $(( $(milliseconds) - ms_started ))); this run's own processes ${own} s"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "== failed: ${failed[*]}"
   echo "== unit tests that failed"
