@@ -5,8 +5,9 @@ VB_PID=
 VB_FAILED=
 trap 'vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 
-ok() { echo "ok - $*"; }
-not_ok() { VB_FAILED=1; echo "not ok - $*"; }
+# Each result says when, in seconds since the suite began, so a log shows where a suite's time went.
+ok() { echo "ok - $* (at ${SECONDS} s)"; }
+not_ok() { VB_FAILED=1; echo "not ok - $* (at ${SECONDS} s)"; }
 
 # vb_keep_logs: when a check failed, the suite's logs (the server's, its peers') and database go to
 # $VB_ARTIFACTS/failed-<suite>/ before its folder is removed: a failure seen once under load can
@@ -155,8 +156,13 @@ vb_start_server() {
   VB_PORT=$(free_port)
   env VOICEBRIDGE_HTTP_PORT=$VB_PORT "$@" "$VB_BINARY" serve ${VB_CONFIG:+--config "$VB_CONFIG"} >"$log" 2>&1 &
   VB_PID=$!
+  local began
+  began=$(date +%s%3N)
   for _ in $(seq 1 600); do
-    curl -fs "http://127.0.0.1:$VB_PORT/healthz" >/dev/null 2>&1 && return 0
+    if curl -fs "http://127.0.0.1:$VB_PORT/healthz" >/dev/null 2>&1; then
+      echo "# a server answered /healthz $(( $(date +%s%3N) - began )) ms after it was started"
+      return 0
+    fi
     kill -0 "$VB_PID" 2>/dev/null || return 1
     sleep 0.1
   done
