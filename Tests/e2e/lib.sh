@@ -146,27 +146,43 @@ sipp_callers() {
     -error_file "$VB_TMP/callers-$3-errors.log" >"$VB_TMP/callers-$3.log" 2>&1
 }
 
-# vb_start_server LOG [env assignments…]: starts the binary in the background on a free port,
-# with `--config $VB_CONFIG` when that is set, and waits until /healthz answers (or the server
-# exits). The server loads its models first: seconds in a debug build, over ten on a loaded machine
-# (a start given 10 s failed beside busier suites), so it is given a minute; how fast a server
-# starts is not what these suites check.
-vb_start_server() {
-  local log=$1; shift
-  VB_PORT=$(free_port)
-  env VOICEBRIDGE_HTTP_PORT=$VB_PORT "$@" "$VB_BINARY" serve ${VB_CONFIG:+--config "$VB_CONFIG"} >"$log" 2>&1 &
-  VB_PID=$!
-  local began
+# vb_await_server LOG PID [FROM]: waits until the server writing LOG (from byte FROM on, for a log
+# appended to across restarts) says where it listens and its /healthz answers, or it exits; sets
+# VB_HTTP_PORT and VB_SIP_PORT to the ports it bound. A server given port 0 takes its ports from the
+# kernel, so no other suite can take them between a check and the bind (a port checked free and
+# bound seconds later was taken by a suite beside it once: "Address already in use", 30 Nov). The
+# server loads its models first: seconds in a debug build, over ten on a loaded machine (a start
+# given 10 s failed beside busier suites), so it is given a minute; how fast a server starts is not
+# what these suites check.
+vb_await_server() {
+  local log=$1 pid=$2 from=${3:-0} began said
   began=$(date +%s%3N)
+  VB_HTTP_PORT= VB_SIP_PORT=
   for _ in $(seq 1 600); do
-    if curl -fs "http://127.0.0.1:$VB_PORT/healthz" >/dev/null 2>&1; then
+    if [ -z "$VB_HTTP_PORT" ]; then
+      said=$(tail -c +$((from + 1)) "$log" 2>/dev/null)
+      VB_HTTP_PORT=$(sed -n -E 's|.*url=http://[^ ]*:([0-9]+)/ \[voicebridge\] listening.*|\1|p' <<<"$said" | head -1)
+      VB_SIP_PORT=$(sed -n -E 's|.*address=[^ ]*:([0-9]+) .*\[voicebridge\] SIP listening.*|\1|p' <<<"$said" | head -1)
+    fi
+    if [ -n "$VB_HTTP_PORT" ] && curl -fs "http://127.0.0.1:$VB_HTTP_PORT/healthz" >/dev/null 2>&1; then
       echo "# a server answered /healthz $(( $(date +%s%3N) - began )) ms after it was started"
       return 0
     fi
-    kill -0 "$VB_PID" 2>/dev/null || return 1
+    kill -0 "$pid" 2>/dev/null || return 1
     sleep 0.1
   done
   return 1
+}
+
+# vb_start_server LOG [env assignments…]: starts the binary in the background, its HTTP port from
+# the kernel unless the assignments name one, with `--config $VB_CONFIG` when that is set, and
+# waits until /healthz answers (vb_await_server); VB_PORT is its HTTP port.
+vb_start_server() {
+  local log=$1; shift
+  env VOICEBRIDGE_HTTP_PORT=0 "$@" "$VB_BINARY" serve ${VB_CONFIG:+--config "$VB_CONFIG"} >"$log" 2>&1 &
+  VB_PID=$!
+  vb_await_server "$log" "$VB_PID" || return 1
+  VB_PORT=$VB_HTTP_PORT
 }
 
 # vb_stop_server [SIGNAL]: stops it and waits (at most 15 s); sets VB_EXIT to its exit status.

@@ -124,7 +124,7 @@ greeting=$(query "$db" "SELECT text FROM transcript_entries WHERE outbound_id='$
 check "with the template's greeting ($greeting)" grep -q "^Dr. Kim's office, about a check-up for you." <<<"$greeting"
 vb_stop_server TERM
 sed -i 's/template: dental/template: orthodontics/' "$VB_TMP/routes.yaml"
-env VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_HTTP_PORT=$(free_port) \
+env VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_HTTP_PORT=0 \
   "$VB_BINARY" serve --config "$VB_TMP/routes.yaml" >"$VB_TMP/bad-route.log" 2>&1 </dev/null &
 bad_pid=$!
 for _ in $(seq 1 100); do kill -0 $bad_pid 2>/dev/null || break; sleep 0.1; done
@@ -134,13 +134,12 @@ check "a route naming an unknown template stops the server at start-up (exit $ba
 
 # 4. VoiceBridge as the bot: B's local agent answers the media stream A's SIP call is carried on.
 b_db=$VB_TMP/b/voicebridge.sqlite
-b_port=$(free_port)
 # B reads nothing back: what is checked here is the bot's plumbing, and a read-back the callee
 # mishears under make test's load puts the two out of step (its next line answers the read-back).
-env VOICEBRIDGE_HTTP_PORT=$b_port VOICEBRIDGE_DATABASE_PATH=$b_db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_READ_BACK=none \
+env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_DATABASE_PATH=$b_db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_READ_BACK=none \
   VOICEBRIDGE_SIP_RTP_PORT_MIN=53600 VOICEBRIDGE_SIP_RTP_PORT_MAX=53799 "$VB_BINARY" serve >"$VB_TMP/b.log" 2>&1 &
 b_pid=$!
-for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$b_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+vb_await_server "$VB_TMP/b.log" "$b_pid"; b_port=$VB_HTTP_PORT
 a_db=$VB_TMP/a/voicebridge.sqlite
 vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_DATABASE_PATH=$a_db VOICEBRIDGE_SIP_PORT=$(free_port) \
   VOICEBRIDGE_SIP_RTP_PORT_MIN=53400 VOICEBRIDGE_SIP_RTP_PORT_MAX=53599 \

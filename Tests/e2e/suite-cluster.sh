@@ -21,7 +21,7 @@ run=$VB_TMP/cluster; mkdir -p "$run" "$VB_TMP/recordings"
 # The server refuses to run as root: its folder belongs to `postgres` (outside $VB_TMP, which only root may enter).
 pg=$(mktemp -d /tmp/vb-cluster-pg-XXXXXX); chmod 755 "$pg"; chown postgres:postgres "$pg"
 pg_port=$(free_port); kam_port=$(free_port); callee_port=$(free_port)
-node_sip=("$(free_port)" "$(free_port)"); node_http=("$(free_port)" "$(free_port)"); node_pid=("" ""); names=(node-a node-b)
+node_sip=("" ""); node_http=("" ""); node_pid=("" ""); names=(node-a node-b)   # the nodes' ports: the kernel's (node)
 pg_pid=""; kam_pid=""; callee_pid=""; listener_pid=""
 cleanup() {
   exec 2>/dev/null   # bash's "Killed" notices for the processes stopped here
@@ -59,17 +59,18 @@ query() { PGPASSWORD=vbpass psql -h 127.0.0.1 -p "$pg_port" -U vb -d voicebridge
 "$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 54400-54599 >"$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
 short='"<says Hello, who is this?>","Fine, thank you.","<hangup>"'
-node() { # I: starts node I (0: node-a, 1: node-b)
-  local i=$1
-  env VOICEBRIDGE_HTTP_PORT="${node_http[$i]}" VOICEBRIDGE_SIP_PORT="${node_sip[$i]}" VOICEBRIDGE_CLUSTER_NODE_ID="${names[$i]}" \
+node() { # I: starts node I (0: node-a, 1: node-b) on ports from the kernel, then knows them
+  local i=$1 from
+  from=$(stat -c %s "$VB_TMP/node$i.log" 2>/dev/null || echo 0)
+  env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_CLUSTER_NODE_ID="${names[$i]}" \
       VOICEBRIDGE_DATABASE_URL="$url" VOICEBRIDGE_DATABASE_RECORDINGS_FOLDER="$VB_TMP/recordings" \
       VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$callee_port" VOICEBRIDGE_SIP_RTP_PORT_MIN=$((54000 + i * 200)) VOICEBRIDGE_SIP_RTP_PORT_MAX=$((54199 + i * 200)) \
       VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=12 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=3 \
       VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON=failed VOICEBRIDGE_OUTBOUND_RETRY_RETRY_INTERVAL=0 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=1 \
       VOICEBRIDGE_ENGINE_MODE=echo "$VB_BINARY" serve >>"$VB_TMP/node$i.log" 2>&1 &
   node_pid[$i]=$!
-  for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:${node_http[$i]}/healthz" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  return 1
+  vb_await_server "$VB_TMP/node$i.log" "${node_pid[$i]}" "$from" || return 1
+  node_http[$i]=$VB_HTTP_PORT node_sip[$i]=$VB_SIP_PORT
 }
 node 0 && node 1
 check "two nodes start on one PostgreSQL database, each with a lease" test "$(query "SELECT string_agg(id, ',' ORDER BY id) FROM nodes")" = "node-a,node-b"

@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 run=$VB_TMP/kamailio   # absolute: Kamailio chdirs to /
 mkdir -p "$run"
 kam_port=$(free_port); trunk_port=$(free_port)
-node_sip=("$(free_port)" "$(free_port)"); node_http=("$(free_port)" "$(free_port)"); node_pid=("" "")
+node_sip=("$(free_port)" "$(free_port)"); node_http=("" ""); node_pid=("" "")   # HTTP: the kernel's (node)
 kam_pid=""
 cleanup() {
   for pid in "${node_pid[@]}"; do [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; done
@@ -41,21 +41,20 @@ sed -e "s|^#!substdef \"!VB_LISTEN!.*|#!substdef \"!VB_LISTEN!udp:127.0.0.1:$kam
     "$here/deploy/kamailio/kamailio.cfg" >"$run/kamailio.cfg"
 check "the shipped kamailio.cfg passes kamailio -c" kamailio -c -f "$run/kamailio.cfg"
 
-# node I: starts node I (0 or 1) on its own SIP and HTTP ports, its outbound gateway Kamailio.
-# Room for 10 calls each (2.5 per core by default, 5 here): after the kill one node takes both
-# nodes' share; a full node would answer 503 and Kamailio would have nowhere else to go.
+# node I: starts node I (0 or 1), its outbound gateway Kamailio, on its SIP port — in Kamailio's
+# dispatcher list before it starts, and node 1's again when it comes back — and an HTTP port from
+# the kernel. Room for 10 calls each (2.5 per core by default, 5 here): after the kill one node
+# takes both nodes' share; a full node would answer 503 and Kamailio would have nowhere else to go.
 node() {
-  local i=$1
-  env VOICEBRIDGE_HTTP_PORT="${node_http[$i]}" VOICEBRIDGE_SIP_PORT="${node_sip[$i]}" \
+  local i=$1 from
+  from=$(stat -c %s "$VB_TMP/node$i.log" 2>/dev/null || echo 0)
+  env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_SIP_PORT="${node_sip[$i]}" \
       VOICEBRIDGE_DATABASE_PATH="$VB_TMP/node$i/voicebridge.sqlite" VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$kam_port" \
       VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=10 VOICEBRIDGE_SIP_RTP_PORT_MIN=$((52000 + i * 400)) VOICEBRIDGE_SIP_RTP_PORT_MAX=$((52399 + i * 400)) \
       "$VB_BINARY" serve >>"$VB_TMP/node$i.log" 2>&1 &
   node_pid[$i]=$!
-  for _ in $(seq 1 150); do
-    curl -fs "http://127.0.0.1:${node_http[$i]}/healthz" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  return 1
+  vb_await_server "$VB_TMP/node$i.log" "${node_pid[$i]}" "$from" || return 1
+  node_http[$i]=$VB_HTTP_PORT
 }
 # inbound_calls I: the inbound calls node I took, whatever their state: the row is written when the
 # INVITE is taken, so the count holds as soon as sipp's callers are done (that they completed is

@@ -25,11 +25,10 @@ b_pid=
 trap 'kill $callee_pid 2>/dev/null; [ -n "$b_pid" ] && kill -KILL $b_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 
 # Node B first (started by hand), then node A through lib.sh (which keeps A's pid for the kill).
-b_port=$(free_port)
-env VOICEBRIDGE_HTTP_PORT=$b_port VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=56200 VOICEBRIDGE_SIP_RTP_PORT_MAX=56399 \
+env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=56200 VOICEBRIDGE_SIP_RTP_PORT_MAX=56399 \
   VOICEBRIDGE_CLUSTER_NODE_ID=node-b "${env_common[@]}" "$VB_BINARY" serve >"$VB_TMP/b.log" 2>&1 &
 b_pid=$!
-for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$b_port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+vb_await_server "$VB_TMP/b.log" "$b_pid"; b_port=$VB_HTTP_PORT
 vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=56400 VOICEBRIDGE_SIP_RTP_PORT_MAX=56599 \
   VOICEBRIDGE_CLUSTER_NODE_ID=node-a "${env_common[@]}" || { not_ok "two nodes start on one database"; cat "$VB_TMP/a.log" "$VB_TMP/b.log"; exit 1; }
 check "two nodes start on one database, each with a lease" test "$(query "SELECT group_concat(id) FROM (SELECT id FROM nodes ORDER BY id)")" = "node-a,node-b"
