@@ -1,11 +1,13 @@
 import Foundation
 import Testing
+import TestLanes
 import TestSupport
 
 /// A Korean call placed from the dashboard (its Korean interface, the form's language set to 한국어)
 /// completes offline: the agent greets in Korean, the simulated callee's "예" is heard by Whisper and
-/// stored, and the call's page shows it.
-@Suite(.serialized) struct DashboardKoreanCallTests {
+/// stored, and the call's page shows it. A call that must be heard in real time: a real-time call
+/// suite, as `DashboardBrowserTests`.
+@Suite(.serialized, .tags(.realTimeCalls)) struct DashboardKoreanCallTests {
     @Test func aKoreanCallFromTheFormCompletes() async throws {
         try await DashboardBrowserTests.withBrowser(name: "dashboard-korean",
                                                     configure: { $0.engine.local.whisperPath = Fixtures.whisper }) { browser, port in
