@@ -5,13 +5,13 @@ import NIOCore
 import Pipeline
 import Synchronization
 import Testing
-import TestLanes
 
 /// How a Twilio leg puts its paced audio on the socket, tick by tick on a scheduler the test
 /// drives by hand: a write every third tick, streams taking the ticks in turn, with as many
 /// frames as keep Twilio's buffer (simulated here: it plays one frame a tick) at 40–100 ms; the
-/// mark after the audio it follows; after a `clear`, the buffer is refilled from empty.
-@Suite(.tags(.timed)) struct MediaStreamSocketLegPacingTests {
+/// mark after the audio it follows; after a `clear`, the buffer is refilled from empty. No clock
+/// is read, so it runs in the shared pass.
+@Suite struct MediaStreamSocketLegPacingTests {
     /// What one leg's socket was handed, per tick.
     final class Writes: Sendable {
         let byTick = Mutex<[Int: [String]]>([:])

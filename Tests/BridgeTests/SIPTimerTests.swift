@@ -8,7 +8,9 @@ import TestLanes
 import TestSupport
 @testable import Bridge
 
-@Suite(.tags(.timed)) struct ClientTransactionTimerTests {
+/// Timers A, B, E and F against the instants the test hands the transaction: no clock is read, so
+/// it runs in the shared pass.
+@Suite struct ClientTransactionTimerTests {
     static func retransmitTimes(_ kind: ClientTransaction.Kind, provisionalAt: Duration? = nil) -> (retransmits: [Double], timeout: Double?) {
         let start = ContinuousClock.now
         var tx = ClientTransaction(kind: kind, callID: "c", method: kind == .invite ? "INVITE" : "BYE", request: [],

@@ -1,9 +1,10 @@
 import Synchronization
 import Testing
-import TestLanes
 @testable import Pipeline
 
-@Suite(.tags(.timed)) struct PacerSchedulerTests {
+/// The scheduler on a `SimulatedClock` (seeded) or ticked by hand: no wall clock is read, so it runs
+/// in the shared pass.
+@Suite struct PacerSchedulerTests {
     final class Log: Sendable {
         let entries = Mutex<[String]>([])
         func add(_ s: String) { entries.withLock { $0.append(s) } }

@@ -1,8 +1,9 @@
 import Testing
-import TestLanes
 @testable import Pipeline
 
-@Suite(.tags(.timed)) struct PacerTests {
+/// The pacer ticked by hand or on a `SimulatedClock` (seeded): no wall clock is read, so it runs in
+/// the shared pass.
+@Suite struct PacerTests {
     typealias Entry = PacedEntry<Int>
 
     static func makePacer(capacity: Int = 4000) -> Pacer<Int> {
