@@ -43,8 +43,7 @@ mkdir -p test-artifacts
 rm -f "$unit" "$e2e" "$unit".*
 touch "$unit" "$e2e"
 failed=()
-steps=()   # "name N s": each step's wall time, printed at the end
-mark=$started
+steps=()   # "name N s, CPU …": each step's wall time and CPU, printed at the end
 # What each step kept busy: every core's busy time, any process's (/proc/stat: user, nice, system,
 # irq, softirq), as a share of the cores' wall time. A step near 100 % is bound by the CPU, where
 # running more at once only moves the wait; one far below it is waiting on real time.
@@ -60,8 +59,8 @@ cpu_share() {   # cpu_share TICKS MILLISECONDS: "CPU N s (P % of C cores)"
 step_done() {
   local busy ms
   busy=$(busy_ticks) ms=$(milliseconds)
-  steps+=("$1 $(( $(date +%s) - mark )) s, $(cpu_share $(( busy - busy_mark )) $(( ms - ms_mark )))")
-  mark=$(date +%s) busy_mark=$busy ms_mark=$ms
+  steps+=("$1 $(( (ms - ms_mark) / 1000 )) s, $(cpu_share $(( busy - busy_mark )) $(( ms - ms_mark )))")
+  busy_mark=$busy ms_mark=$ms
 }
 
 # The docs and the sources first (a second): every relative link and anchor in the README and docs/ resolves.
