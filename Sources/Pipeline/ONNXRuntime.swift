@@ -126,10 +126,15 @@ public final class ONNXRuntime: @unchecked Sendable {
         /// Constant weights repacked for the CPU's matrix kernels at load, a second copy of them:
         /// it pays for large batches; a decoder run a token at a time gains nothing from it.
         public var prepacksWeights = true
+        /// A quantised model's quantise–dequantise pairs fused into int8 kernels. Without VNNI
+        /// (AVX2, AVX-512 without it) onnxruntime's u8×s8 kernels can saturate, which changes
+        /// the model's answers; when false the pairs run as written, in floats.
+        public var fusesQuantizedOps = true
 
-        public init(allOptimizations: Bool = true, prepacksWeights: Bool = true) {
+        public init(allOptimizations: Bool = true, prepacksWeights: Bool = true, fusesQuantizedOps: Bool = true) {
             self.allOptimizations = allOptimizations
             self.prepacksWeights = prepacksWeights
+            self.fusesQuantizedOps = fusesQuantizedOps
         }
     }
 
@@ -151,6 +156,9 @@ public final class ONNXRuntime: @unchecked Sendable {
         }
         if !preparation.prepacksWeights {
             try check(entry(130, as: AddConfigEntry.self)(options, "session.disable_prepacking", "1"), "AddSessionConfigEntry")
+        }
+        if !preparation.fusesQuantizedOps {
+            try check(entry(130, as: AddConfigEntry.self)(options, "session.disable_quant_qdq", "1"), "AddSessionConfigEntry")
         }
         try check(entry(7, as: CreateSession.self)(env, path, options, &session), "CreateSession(\(path))")
         guard let session else { throw Failure(description: "onnxruntime returned no session for \(path)") }

@@ -4,8 +4,8 @@ import Synchronization
 /// Smart Turn v3.2 (BSD-2-Clause, Daily; `make deps` takes the model out of the `pipecat-ai`
 /// wheel into `.deps/smart-turn/`): the last 8 s of a caller's audio in, the probability that
 /// their turn is complete out. One model per process, shared by every call; evaluations run on
-/// its own blocking lane, never on an event loop (~10 ms of features and ~25 ms of inference on
-/// this machine, `make bench`'s `turns` suite).
+/// its own blocking lane, never on an event loop (10–18 ms of features and 25–100 ms of inference
+/// by machine, `make bench`'s `turns` suite).
 public final class SmartTurnModel: Sendable {
     public typealias Failure = ONNXRuntime.Failure
 
@@ -23,7 +23,10 @@ public final class SmartTurnModel: Sendable {
             throw Failure(description: "Smart Turn is not installed: \(modelPath) is missing. Run `make deps`.")
         }
         runtime = try ONNXRuntime.shared(libraryPath: onnxRuntimePath)
-        session = try runtime.session(path: modelPath, threads: 1)
+        // Run as written, in floats: fused into int8 kernels on an AVX2 machine it cut callers off
+        // on 41 of `make bench`'s 60 lines at 0.8, where it cut off 27 as written (and 25 fused on a
+        // machine with VNNI) — the same model on every CPU, at ~100 ms an evaluation there, not ~72.
+        session = try runtime.session(path: modelPath, threads: 1, preparation: ONNXRuntime.Preparation(fusesQuantizedOps: false))
         guard session.inputNames == ["input_features"] else {
             throw Failure(description: "not a Smart Turn v3 model: inputs \(session.inputNames.joined(separator: ", "))")
         }
