@@ -75,30 +75,30 @@ def hoist_shared_constants(model):
                     node.input[index] = renames[name]
 
 
+def saved_by_onnxruntime(source, level, target):
+    """`source` as onnxruntime holds it after optimising at `level`, written to `target` as ONNX."""
+    options = ort.SessionOptions()
+    options.graph_optimization_level = level
+    options.optimized_model_filepath = target
+    ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+    return onnx.load(target)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     source, target = sys.argv[1], sys.argv[2]
+    levels = ort.GraphOptimizationLevel
     with tempfile.TemporaryDirectory() as work:
         # 1. The graph as onnxruntime reads it, written out as ONNX (no optimisation is applied to
         #    a model in onnxruntime's format, so this is the model as shipped).
-        plain = os.path.join(work, "plain.onnx")
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        options.optimized_model_filepath = plain
-        ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
-        model = onnx.load(plain)
+        model = saved_by_onnxruntime(source, levels.ORT_DISABLE_ALL, os.path.join(work, "plain.onnx"))
         name_subgraphs(model.graph, "main")
         named = os.path.join(work, "named.onnx")
         onnx.save(model, named)
         # 2. Constants folded: the basic level only (folding and redundant-node removal, no
         #    kernels chosen for this machine's CPU), so the file is the same on every machine.
-        folded = os.path.join(work, "folded.onnx")
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-        options.optimized_model_filepath = folded
-        ort.InferenceSession(named, options, providers=["CPUExecutionProvider"])
-        model = onnx.load(folded)
+        model = saved_by_onnxruntime(named, levels.ORT_ENABLE_BASIC, os.path.join(work, "folded.onnx"))
         hoist_shared_constants(model)
         onnx.checker.check_model(model)
         onnx.save(model, target, save_as_external_data=True, all_tensors_to_one_file=True,
