@@ -44,7 +44,8 @@ def name_subgraphs(graph, path):
 
 def hoist_shared_constants(model):
     """Folding leaves a copy of a constant in each branch that uses it (the transposed token table,
-    54 MB, twice); one copy in the main graph serves both, as branches see the outer scope."""
+    54 MB, twice); each branch constant of 64 KB or more moves to the main graph, one copy per
+    content, which the branches see as the outer scope."""
     main = model.graph
     taken = {value.name for value in main.initializer} | {value.name for value in main.input}
     by_content = {}
@@ -52,10 +53,10 @@ def hoist_shared_constants(model):
         kept = []
         renames = {}
         for tensor in branch.initializer:
-            key = (tensor.data_type, tuple(tensor.dims), hashlib.sha256(tensor.raw_data).hexdigest())
-            if not tensor.raw_data or len(tensor.raw_data) < 1 << 16:
+            if len(tensor.raw_data) < 1 << 16:
                 kept.append(tensor)
                 continue
+            key = (tensor.data_type, tuple(tensor.dims), hashlib.sha256(tensor.raw_data).hexdigest())
             if key not in by_content:
                 name = tensor.name
                 while name in taken:
