@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
 # Debian packages the build, the tests and the local engine need.
-APT_PACKAGES := pkg-config curl libsoxr-dev libsqlite3-dev libespeak-ng-dev espeak-ng sox libsrtp2-dev \
+APT_PACKAGES := pkg-config curl libsoxr-dev libsqlite3-dev sqlite3 libespeak-ng-dev espeak-ng sox libsrtp2-dev \
                 sip-tester baresip-core chromium chromium-driver fonts-nanum fonts-noto-color-emoji kamailio sipvicious \
                 postgresql-15
 # PyPI packages, installed into .deps/ (ignored by git). moonshine-cpp carries the Moonshine
@@ -53,6 +53,9 @@ WHISPER := $(DEPS)/whisper
 SILERO := $(DEPS)/silero_vad
 
 SWIFT_BUILD_FLAGS ?=
+# Builds plan with seeded hashing, so a plan lists Hummingbird's traits in one order and a second
+# build compiles nothing (swiftlang/swift-package-manager#10525); the programs built are unaffected.
+SWIFT_BUILD := SWIFT_DETERMINISTIC_HASHING=1 swift build
 RUN_ARGS ?=
 
 .PHONY: deps apt-deps python-deps build run demo test unit-test e2e-test test-under-load cluster-test bench soak fuzz clean
@@ -188,7 +191,7 @@ $(DEPS)/mcp/mcp/__init__.py:
 	python3 -m pip install --quiet --disable-pip-version-check --target $(DEPS)/mcp mcp==$(MCP_VERSION)
 
 build: deps
-	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
+	$(SWIFT_BUILD) -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
 
 # The server with the embedded defaults: http://127.0.0.1:8080, local engine, simulated callee.
 # `voicebridge doctor` first: what would stop the server, a line each with its fix.
@@ -233,7 +236,7 @@ test-under-load: deps
 # The cluster alone (also part of e2e-test): PostgreSQL 15, Kamailio and two nodes on 127.0.0.1,
 # 40 outbound and 20 inbound calls, one node killed with SIGKILL in the middle.
 cluster-test: deps
-	swift build --product voicebridge $(SWIFT_BUILD_FLAGS)
+	$(SWIFT_BUILD) --product voicebridge $(SWIFT_BUILD_FLAGS)
 	mkdir -p test-artifacts
 	VB_BINARY=$(CURDIR)/.build/debug/voicebridge VB_ARTIFACTS=$(CURDIR)/test-artifacts bash Tests/e2e/suite-cluster.sh | tee test-artifacts/cluster.tap
 	! grep -q '^not ok' test-artifacts/cluster.tap
@@ -250,13 +253,13 @@ SOAK_SECONDS ?= $(or $(SECONDS),600)
 SOAK_SIP_CALLS ?= 200
 SOAK_STREAMS ?= 200
 soak: deps
-	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
-	swift build -c release --product voicebridge-bench $(SWIFT_BUILD_FLAGS)
+	$(SWIFT_BUILD) -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
+	$(SWIFT_BUILD) -c release --product voicebridge-bench $(SWIFT_BUILD_FLAGS)
 	.build/release/voicebridge-bench soak --seconds $(SOAK_SECONDS) --sip-calls $(SOAK_SIP_CALLS) --streams $(SOAK_STREAMS) --output bench-results
 
 bench: deps
-	swift build -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
-	swift build -c release --product voicebridge-bench $(SWIFT_BUILD_FLAGS)
+	$(SWIFT_BUILD) -c release --product voicebridge $(SWIFT_BUILD_FLAGS)
+	$(SWIFT_BUILD) -c release --product voicebridge-bench $(SWIFT_BUILD_FLAGS)
 	mkdir -p bench-results
 	.build/release/voicebridge-bench --output bench-results
 

@@ -37,7 +37,7 @@ case ${FUZZ_SANITIZE:-} in
   *) echo "FUZZ_SANITIZE must be empty or address, got '$FUZZ_SANITIZE'" >&2; exit 2 ;;
 esac
 echo "building the fuzzer ($configuration, swift build ${sanitizers[*]}, scratch path $scratch)…"
-swift build --scratch-path "$scratch" --product voicebridge-fuzz "${sanitizers[@]}" "${build_flags[@]}" ${SWIFT_BUILD_FLAGS:-} >"$scratch.log" 2>&1 \
+SWIFT_DETERMINISTIC_HASHING=1 swift build --scratch-path "$scratch" --product voicebridge-fuzz "${sanitizers[@]}" "${build_flags[@]}" ${SWIFT_BUILD_FLAGS:-} >"$scratch.log" 2>&1 \
   || { tail -30 "$scratch.log"; exit 1; }
 binary=$scratch/$configuration/voicebridge-fuzz
 # Debian's libsrtp2.so stays a dependency (CSRTP's module map links it), but the fuzzer must carry

@@ -28,8 +28,12 @@ started=$(date +%s)
 # Every temporary file of the run (databases, sipp's and baresip's folders, Chromium's profiles,
 # the e2e suites' folders) goes under one folder that goes when the run ends: a test that forgets
 # to clean up costs nothing, where ~1 GB a day of runs was left in /tmp. 755: the test PostgreSQL
-# server runs as its own user, in a folder beneath.
-scratch=$(mktemp -d /tmp/vbtest.XXXXXX) && chmod 755 "$scratch" && export TMPDIR=$scratch
+# server runs as its own user, in a folder beneath. The folder's name is the checkout's, the same
+# every run (one run at a time per checkout): SwiftPM keys its cache of compiled package manifests
+# on the whole environment, TMPDIR included, so a new name each run made the run's `swift`
+# commands compile and link all 38 manifests again, once per environment (~25 s of CPU each time).
+scratch=/tmp/vbtest.$(printf %s "$PWD" | cksum | cut -d' ' -f1)
+rm -rf "$scratch" && mkdir -m 755 "$scratch" && export TMPDIR=$scratch
 trap 'rm -rf "$scratch"' EXIT
 parts=${1:-all}
 case $parts in all|unit|e2e) ;; *) echo "usage: $0 [unit|e2e]" >&2; exit 2 ;; esac
@@ -68,9 +72,14 @@ python3 scripts/check-docs.py || failed+=("links in the README and docs/, or the
 # No test data in the product: no persona line or answer, no fixture text, in a string in Sources/.
 { python3 scripts/check-test-data.py --self-test && python3 scripts/check-test-data.py; } || failed+=("test data in Sources/ (scripts/check-test-data.py)")
 
-# The e2e suites need the server and the bench binary (the soak's load); the unit tests the test bundle.
+# The e2e suites need the server and the bench binary (the soak's load); the unit tests the test
+# bundle, and `--build-tests` builds every product with it. SWIFT_DETERMINISTIC_HASHING: SwiftPM 6.3
+# lists a package's traits in its hash seed's order (swiftlang/swift-package-manager#10525), so
+# each new plan reordered Hummingbird's two `-D` flags and half the runs recompiled Hummingbird and
+# relinked everything (~30 s, more under load). The tests themselves run with hashing seeded.
+build() { SWIFT_DETERMINISTIC_HASHING=1 swift build "$@"; }
 # shellcheck disable=SC2086 # flags are words
-if ! { { ! runs unit || swift build --build-tests $flags; } && swift build --product voicebridge $flags && swift build --product voicebridge-bench $flags; }; then
+if ! { if runs unit; then build --build-tests $flags; else build --product voicebridge $flags && build --product voicebridge-bench $flags; fi; }; then
   echo "make test: the build failed"
   exit 1
 fi
@@ -93,10 +102,10 @@ step_done build
 #    printed after the e2e suites; each pass's exit status is kept in a file.
 unit_chain() {
   local started=$SECONDS
-  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$width swift test --skip-build --parallel --skip "$TIMED" >"$unit.shared" 2>&1
+  swift test --skip-build --parallel --experimental-maximum-parallelization-width "$width" --skip "$TIMED" >"$unit.shared" 2>&1
   echo "$? $((SECONDS - started))" >"$unit.shared.status"
   started=$SECONDS
-  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$virtual_width swift test --skip-build --parallel --filter "$VIRTUAL" >"$unit.virtual" 2>&1
+  swift test --skip-build --parallel --experimental-maximum-parallelization-width "$virtual_width" --filter "$VIRTUAL" >"$unit.virtual" 2>&1
   echo "$? $((SECONDS - started))" >"$unit.virtual.status"
 }
 if runs unit; then
@@ -123,7 +132,7 @@ step_done "side by side (virtual time included)"
 
 # 4. The call suites, CALL_WIDTH at a time.
 if runs unit; then
-  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$call_width swift test --skip-build --parallel --filter "$CALLS" 2>&1 | tee -a "$unit"
+  swift test --skip-build --parallel --experimental-maximum-parallelization-width "$call_width" --filter "$CALLS" 2>&1 | tee -a "$unit"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("call suites run $call_width at a time")
   step_done "call suites $call_width at a time"
 fi
