@@ -20,7 +20,6 @@ trap 'kill $bot_pid $b_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -r
 for _ in $(seq 1 50); do grep -q "bot listening" "$VB_TMP/bot.log" && break; sleep 0.1; done
 grep -q "bot listening" "$VB_TMP/bot.log" || { not_ok "the Python bot starts"; cat "$VB_TMP/bot.log"; exit 1; }
 
-query() { python3 -c "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(c) for c in r) for r in db.execute(sys.argv[2])))" "$1" "$2"; }
 api() { curl -fsS -X "$1" "http://127.0.0.1:$VB_PORT/api/$2" "${@:3}"; }
 # call BOT_URL SIMULATED_ANSWERS_JSON [NUMBER]: queues an outbound call, prints its id.
 call() {
@@ -31,7 +30,7 @@ call() {
 # wait_ended DB ID: until the call is in a final state (at most 90 s); prints state|failure_reason.
 wait_ended() {
   for _ in $(seq 1 450); do
-    row=$(query "$1" "SELECT state, failure_reason FROM calls WHERE outbound_id='$2'")
+    row=$(query_db "$1" "SELECT state, failure_reason FROM calls WHERE outbound_id='$2'")
     case ${row%%|*} in completed|failed|busy|no_answer|rejected|cancelled) echo "$row"; return;; esac
     sleep 0.2
   done
@@ -57,12 +56,12 @@ ok "the edge starts with an inbound route to the bot"
 id=$(call "ws://127.0.0.1:$bot_port/bot" '["<dtmf 42> Yes, I will be there on Tuesday at three."]')
 row=$(wait_ended "$db" "$id")
 check "the bot's call completed ($row)" test "${row%%|*}" = completed
-check "the bot's answer is the call's answer" grep -q '^answered|caller spoke for [0-9]* ms$' <<<"$(query "$db" "SELECT status, answer_text FROM answers WHERE outbound_id='$id'")"
-transcript=$(query "$db" "SELECT speaker, text FROM transcript_entries WHERE outbound_id='$id' ORDER BY id")
+check "the bot's answer is the call's answer" grep -q '^answered|caller spoke for [0-9]* ms$' <<<"$(query_db "$db" "SELECT status, answer_text FROM answers WHERE outbound_id='$id'")"
+transcript=$(query_db "$db" "SELECT speaker, text FROM transcript_entries WHERE outbound_id='$id' ORDER BY id")
 check "the bot's transcript lines are the call's transcript" grep -q '^ai|Hello from the test bot.$' <<<"$transcript"
 check "the callee's key presses reached the bot as dtmf events ($(bot_report /bot 'r["dtmf"]'))" test "$(bot_report /bot '"".join(r["dtmf"])')" = 42
 check "and the call's transcript" grep -q '^customer|\[DTMF 4\]$' <<<"$transcript"
-check "the call was recorded" test -s "$(query "$db" "SELECT path FROM recordings WHERE outbound_id='$id'")"
+check "the call was recorded" test -s "$(query_db "$db" "SELECT path FROM recordings WHERE outbound_id='$id'")"
 check "the bot saw a Twilio stream: connected, start, sequence numbers by one, stop ($(bot_report /bot 'r["problems"]'))" \
   test "$(bot_report /bot 'r["sequence_ok"] and r["problems"] == [] and r["events"][:2] == ["connected","start"] and r["events"][-1] == "stop"')" = True
 check "customParameters carry the call: id, numbers, questions" \
@@ -80,7 +79,7 @@ check "a mark with nothing queued comes back at once ($(bot_report /bot 'r["mark
 # 2. An inbound SIP call to a routed number: the bot answers, then closes its stream normally.
 timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s +15550101 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 1 -d 20000 -nostdin -timeout 30s -trace_msg -message_file "$VB_TMP/sipp-messages.log" >"$VB_TMP/sipp.log" 2>&1
-inbound=$(query "$db" "SELECT outbound_id FROM calls WHERE direction='inbound' AND callee_number='+15550101'")
+inbound=$(query_db "$db" "SELECT outbound_id FROM calls WHERE direction='inbound' AND callee_number='+15550101'")
 row=$(wait_ended "$db" "$inbound")
 check "the routed inbound call went to the bot and completed when it closed the stream ($row)" test "${row%%|*}" = completed
 check "the caller got our BYE" grep -q "^BYE sip:" "$VB_TMP/sipp-messages.log"
@@ -92,7 +91,7 @@ check "the greeting's mark came back through the SIP leg's playout ($(bot_report
 id=$(call "ws://127.0.0.1:$bot_port/bot-drop" '["Hello?"]' 0109876544)
 row=$(wait_ended "$db" "$id")
 check "a bot dropping the stream fails the call with the reason ($row)" grep -q '^failed|engine_failure: the bot at .* closed the media stream' <<<"$row"
-check "that call's recording is kept" test -s "$(query "$db" "SELECT path FROM recordings WHERE outbound_id='$id'")"
+check "that call's recording is kept" test -s "$(query_db "$db" "SELECT path FROM recordings WHERE outbound_id='$id'")"
 id=$(call "ws://127.0.0.1:$(free_port)/nobody" '["Hello?"]' 0109876545)
 row=$(wait_ended "$db" "$id")
 check "an unreachable bot fails the call ($row)" grep -q '^failed|engine_failure: cannot reach the bot at ws://127.0.0.1' <<<"$row"
@@ -118,9 +117,9 @@ VB_CONFIG=$VB_TMP/routes.yaml vb_start_server "$VB_TMP/routes.log" VOICEBRIDGE_D
   || { not_ok "the edge starts with a template route"; cat "$VB_TMP/routes.log"; exit 1; }
 timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s +15550102 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 1 -d 6000 -nostdin -timeout 30s >"$VB_TMP/sipp-route.log" 2>&1
-routed=$(query "$db" "SELECT outbound_id, purpose, template_id IS NOT NULL FROM calls WHERE direction='inbound' AND callee_number='+15550102'")
+routed=$(query_db "$db" "SELECT outbound_id, purpose, template_id IS NOT NULL FROM calls WHERE direction='inbound' AND callee_number='+15550102'")
 check "the routed number's call ran the template ($routed)" grep -q '|a check-up for you|1$' <<<"$routed"
-greeting=$(query "$db" "SELECT text FROM transcript_entries WHERE outbound_id='${routed%%|*}' AND speaker='ai' ORDER BY id LIMIT 1")
+greeting=$(query_db "$db" "SELECT text FROM transcript_entries WHERE outbound_id='${routed%%|*}' AND speaker='ai' ORDER BY id LIMIT 1")
 check "with the template's greeting ($greeting)" grep -q "^Dr. Kim's office, about a check-up for you." <<<"$greeting"
 vb_stop_server TERM
 sed -i 's/template: dental/template: orthodontics/' "$VB_TMP/routes.yaml"
@@ -150,11 +149,11 @@ id=$(api POST outbound -H 'Content-Type: application/json' -d '{"caller_number":
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["outbound_id"])')
 row=$(wait_ended "$a_db" "$id")
 check "A's call ran on B and completed ($row)" test "${row%%|*}" = completed
-b_call=$(query "$b_db" "SELECT outbound_id, state, caller_number, callee_number FROM calls WHERE direction='inbound'")
+b_call=$(query_db "$b_db" "SELECT outbound_id, state, caller_number, callee_number FROM calls WHERE direction='inbound'")
 check "B answered it as an inbound call from A's numbers ($b_call)" grep -q '|completed|0701234567|0105550123$' <<<"$b_call"
-answered=$(query "$b_db" "SELECT count(*) FROM answers WHERE status='answered'")
+answered=$(query_db "$b_db" "SELECT count(*) FROM answers WHERE status='answered'")
 check "B's agent got answers from A's callee ($answered of 3)" test "$answered" -ge 2
-check "A kept the recording" test -s "$(query "$a_db" "SELECT path FROM recordings WHERE outbound_id='$id'")"
-check "A's transcript stays with B (A has no engine lines of its own)" test "$(query "$a_db" "SELECT count(*) FROM transcript_entries WHERE outbound_id='$id' AND speaker='ai'")" = 0
+check "A kept the recording" test -s "$(query_db "$a_db" "SELECT path FROM recordings WHERE outbound_id='$id'")"
+check "A's transcript stays with B (A has no engine lines of its own)" test "$(query_db "$a_db" "SELECT count(*) FROM transcript_entries WHERE outbound_id='$id' AND speaker='ai'")" = 0
 vb_stop_server TERM
 kill $b_pid 2>/dev/null; wait $b_pid 2>/dev/null

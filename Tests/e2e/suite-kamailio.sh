@@ -59,7 +59,7 @@ node() {
 # inbound_calls I: the inbound calls node I took, whatever their state: the row is written when the
 # INVITE is taken, so the count holds as soon as sipp's callers are done (that they completed is
 # sipp's exit status; a node's own end of a call — its result stored — may come seconds later).
-inbound_calls() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM calls WHERE direction='inbound'\").fetchone()[0])" "$VB_TMP/node$1/voicebridge.sqlite"; }
+inbound_calls() { query_db "$VB_TMP/node$1/voicebridge.sqlite" "SELECT count(*) FROM calls WHERE direction='inbound'"; }
 kam() { kamcmd -s "unix:$run/kamailio_ctl" "$@"; }
 # node_flags I: the dispatcher's flags for node I (AP: active and probed, IP: inactive).
 node_flags() { kam dispatcher.list 2>/dev/null | grep -A1 "URI: sip:127.0.0.1:${node_sip[$1]}\$" | sed -n 's/.*FLAGS: //p'; }
