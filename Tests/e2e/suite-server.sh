@@ -69,7 +69,7 @@ check "a ringing call left by a crash is failed/interrupted_by_restart" grep -q 
 check "a queued call is not closed by the restart" bash -c "! grep -q 'ob-e2e00003=failed/interrupted_by_restart' <<<'$states'"
 picked=""
 for _ in $(seq 1 50); do
-  picked=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT state FROM calls WHERE outbound_id='ob-e2e00003'\").fetchone()[0])" "$db")
+  picked=$(query "SELECT state FROM calls WHERE outbound_id='ob-e2e00003'")
   [ "$picked" != "queued" ] && break
   sleep 0.1
 done
