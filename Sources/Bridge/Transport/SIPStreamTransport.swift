@@ -145,26 +145,35 @@ public final class SIPStreamTransport: SIPTransport {
                 channel.eventLoop.makeCompletedFuture { try self.configure(channel, connectedTo: address) }
             }
             .connect(to: address)
-            .whenComplete { result in
-                let (channel, queued): ((any Channel)?, [ByteBuffer]) = self.connections.withLock { table in
-                    guard case .connecting(let queued, _) = table[address] else { return (nil, []) }
-                    switch result {
-                    case .success(let channel):
-                        table[address] = .open(channel)
-                        return (channel, queued)
-                    case .failure:
-                        table[address] = nil   // what was queued is lost, as a datagram to a dead host would be
-                        return (nil, [])
-                    }
+            .whenFailure { error in
+                // A connect that succeeded is handled by `opened`, on the channel's loop before any read.
+                let wasConnecting = self.connections.withLock { table in
+                    guard case .connecting = table[address] else { return false }
+                    table[address] = nil   // what was queued is lost, as a datagram to a dead host would be
+                    return true
                 }
-                if case .failure(let error) = result {
-                    self.logger.warning("cannot connect to SIP peer", metadata: ["peer": "\(address)", "error": "\(error)"])
-                    self.unreachable(address, "\(error)")
-                }
-                guard let channel else { return }
-                for buffer in queued { channel.write(buffer, promise: nil) }
-                channel.flush()
+                guard wasConnecting else { return }
+                self.logger.warning("cannot connect to SIP peer", metadata: ["peer": "\(address)", "error": "\(error)"])
+                self.unreachable(address, "\(error)")
             }
+    }
+
+    /// A connection we opened is up: it takes its place in the table and sends what waited for it.
+    /// This runs on the channel's loop when it becomes active, so before anything it reads: the
+    /// bootstrap's future completes on the caller's side of a thread hop, and a TLS handshake that
+    /// fails before that would find the connection not yet in the table and leave it there.
+    fileprivate func opened(_ channel: any Channel, remote: SocketAddress) {
+        let queued: [ByteBuffer]? = connections.withLock { table in
+            guard case .connecting(let queued, _) = table[remote] else { return nil }
+            table[remote] = .open(channel)
+            return queued
+        }
+        guard let queued else {   // the transport was closed while this connection was being opened
+            channel.close(promise: nil)
+            return
+        }
+        for buffer in queued { channel.write(buffer, promise: nil) }
+        channel.flush()
     }
 
     /// TLS (server side for a connection we accepted, client side for one we open to `peer`),
@@ -249,6 +258,11 @@ public final class SIPStreamTransport: SIPTransport {
                 return
             }
             context.fireUserInboundEventTriggered(event)
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            context.fireChannelActive()
+            if opened { transport.opened(context.channel, remote: remote) }
         }
 
         func channelInactive(context: ChannelHandlerContext) {
