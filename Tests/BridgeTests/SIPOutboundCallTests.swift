@@ -44,7 +44,7 @@ import TestSupport
     @Test func answeredCallEchoesAtLeast95PercentOfFramesThenWeHangUp() async throws {
         let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort)
         let received = Mutex<[[UInt8]]>([])
         let (events, counters) = try await Self.withUserAgent { ua in
             let call = try await ua.placeCall(from: "07012345678", displayName: "ABC Company", to: "01098765432",
@@ -80,7 +80,7 @@ import TestSupport
     func finalResponsesMapToOutcomes(status: String, expected: SIPCallFailure) async throws {
         let sipPort = freeUDPPort()
         let sipp = try Sipp(scenario: SippScenario.reject(status), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort)
         let events = try await Self.withUserAgent { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             return await Self.collect(call) { _ in false }
@@ -93,7 +93,7 @@ import TestSupport
     @Test func ringTimeoutSendsCancelAndEndsAsNoAnswer() async throws {
         let sipPort = freeUDPPort()
         let sipp = try Sipp(scenario: SippScenario.ringForever, arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort)
         let clock = ContinuousClock()
         let start = clock.now
         let events = try await Self.withUserAgent(ringTimeout: .seconds(2)) { ua in
@@ -110,7 +110,7 @@ import TestSupport
     @Test func operatorCancelWhileRingingEndsAsCancelled() async throws {
         let sipPort = freeUDPPort()
         let sipp = try Sipp(scenario: SippScenario.ringForever, arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort)
         let events = try await Self.withUserAgent { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             var events = await Self.collect(call) { if case .ringing = $0 { true } else { false } }
@@ -128,7 +128,7 @@ import TestSupport
         let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: proxy, username: "alice", password: "s3cret"),
                             arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort)
         let events = try await Self.withUserAgent(username: "alice", password: "s3cret") { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             var events = await Self.collect(call) { $0 == .answered || { if case .failed = $0 { true } else { false } }($0) }
@@ -147,7 +147,7 @@ import TestSupport
     @Test func wrongCredentialsFailWithoutLooping() async throws {
         let sipPort = freeUDPPort()
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: false, username: "alice", password: "s3cret"), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort)
         let events = try await Self.withUserAgent(username: "alice", password: "wrong") { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             return await Self.collect(call) { _ in false }
@@ -163,7 +163,7 @@ import TestSupport
         // sipp waits for the second INVITE that never comes: a short life.
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: false, username: "alice", password: "s3cret"), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"],
                             seconds: 8)
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort)
         let events = try await Self.withUserAgent(username: "alice", password: "s3cret", credentialsHost: "gateway.example") { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             return await Self.collect(call) { _ in false }

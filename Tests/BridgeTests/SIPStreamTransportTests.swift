@@ -49,7 +49,7 @@ import TestSupport
     @Test func weCallSippOverTCPAndHangUp() async throws {
         let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(arguments: ["-sn", "uas", "-t", "t1", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort, tcp: true)
         let (events, result) = try await SIPOutboundCallTests.withUserAgent(transport: .tcp) { ua in
             let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(sipPort)")!)
             var events = await SIPOutboundCallTests.collect(call) { $0 == .answered || { if case .failed = $0 { true } else { false } }($0) }

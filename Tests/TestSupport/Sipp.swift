@@ -51,6 +51,30 @@ public struct Sipp: @unchecked Sendable {
         await process.stopGroup()
     }
 
+    /// Returns once sipp listens on `port` of 127.0.0.1 (UDP bound, or TCP in LISTEN); throws, naming
+    /// the port, if it does not within `seconds`. A started process says nothing when it is ready, so
+    /// the kernel's socket tables are read: a call placed before this may be refused (TCP) or wait
+    /// for a retransmission (UDP).
+    public func listening(on port: Int, tcp: Bool = false, seconds: Int = 20) async throws {
+        let table = tcp ? "/proc/net/tcp" : "/proc/net/udp"
+        // local_address is "0100007F:PORT" in hex; st is 0A (LISTEN) for TCP, 07 for a bound UDP socket.
+        let wanted = (String(format: "0100007F:%04X", port), tcp ? "0A" : "07")
+        @Sendable func bound() -> Bool {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { return false }
+            return text.split(separator: "\n").dropFirst().contains { line in
+                let fields = line.split(separator: " ")
+                return fields.count > 3 && fields[1] == wanted.0 && fields[3] == wanted.1
+            }
+        }
+        try await waitUntil(seconds: seconds) { bound() || !process.isRunning }
+        guard bound() else {
+            throw SippNotListening(description: "sipp is not listening on 127.0.0.1:\(port) (\(tcp ? "TCP" : "UDP")) after \(seconds) s"
+                                   + (process.isRunning ? "" : "; it exited with status \(process.terminationStatus)"))
+        }
+    }
+
+    public struct SippNotListening: Error, CustomStringConvertible { public var description: String }
+
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/sipp") }
 
     /// A callee who is busy: 486 to any INVITE.
