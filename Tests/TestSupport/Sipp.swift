@@ -60,8 +60,14 @@ public struct Sipp: @unchecked Sendable {
         // local_address is "0100007F:PORT" in hex; st is 0A (LISTEN) for TCP, 07 for a bound UDP socket.
         let wanted = (String(format: "0100007F:%04X", port), tcp ? "0A" : "07")
         @Sendable func bound() -> Bool {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { return false }
-            return text.split(separator: "\n").dropFirst().contains { line in
+            // Read to the end: the kernel hands a /proc table out a page per read, and a busy host's
+            // runs to many pages (String(contentsOfFile:) saw only the first, and missed sipp).
+            let fd = open(table, O_RDONLY)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65_536)
+            while case let n = read(fd, &chunk, chunk.count), n > 0 { bytes += chunk[..<n] }
+            return String(decoding: bytes, as: UTF8.self).split(separator: "\n").dropFirst().contains { line in
                 let fields = line.split(separator: " ")
                 return fields.count > 3 && fields[1] == wanted.0 && fields[3] == wanted.1
             }
