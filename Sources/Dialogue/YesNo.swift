@@ -1,6 +1,6 @@
 /// Yes or no in a reply, with the usual variants and negations: the first marker said decides
 /// ("No, the original location is fine." is a no; "Sure, why not" a yes; "I don't think so" a no;
-/// "Please don't" a no, though "please" alone is a yes).
+/// "Please don't" a no, though "please" alone is a yes — and "Please connect me to …" neither).
 public enum YesNo {
     /// Phrases matched longest first at each position, so "of course not" beats "of course".
     static let noes = [
@@ -11,7 +11,7 @@ public enum YesNo {
     static let yeses = [
         "why not", "of course", "sounds good", "that works", "works for me", "that's right", "that is right", "i can", "i will",
         "i'll", "i do", "i would", "yes", "yeah", "yep", "yup", "sure", "certainly", "absolutely", "definitely", "correct", "right",
-        "ok", "okay", "alright", "fine", "affirmative", "indeed", "please",
+        "ok", "okay", "alright", "fine", "affirmative", "indeed", "please do", "please",
     ]
     /// Phrases matched longest first at each position, so "of course not" beats "of course".
     static let markers: [(words: [String], yes: Bool)] = {
@@ -24,7 +24,11 @@ public enum YesNo {
     static func polarity(of words: [String]) -> Bool? {
         for start in words.indices {
             for marker in markers where start + marker.words.count <= words.count {
-                if Array(words[start..<(start + marker.words.count)]) == marker.words { return marker.yes }
+                guard Array(words[start..<(start + marker.words.count)]) == marker.words else { continue }
+                // "Please" said last ("Please." "Yes, please.") assents; opening a request it does not: a
+                // misheard "Please connect me to an operator." was stored as a yes to "Can you attend?".
+                if marker.words == ["please"], start < words.count - 1 { continue }
+                return marker.yes
             }
         }
         return nil

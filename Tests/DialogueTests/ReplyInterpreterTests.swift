@@ -38,6 +38,15 @@ import Testing
         #expect(Self.answer(reply, to: "Can you attend?") == expected, "\(reply)")
     }
 
+    /// "Please" is a yes on its own or last, not when it opens a request (a recognizer's "Please
+    /// connect me to an app, Remader." for "… an operator" was stored as a yes to "Can you attend?").
+    @Test func pleaseOpeningARequestIsNotAYes() {
+        #expect(Self.answer("Please connect me to an app, Remader.", to: "Can you attend?") == nil)
+        #expect(Self.answer("Please, I can't make it.", to: "Can you attend?") == "no")
+        #expect(Self.answer("Please.", to: "Can you attend?") == "yes")
+        #expect(Self.answer("Yes, please.", to: "Can you attend?") == "yes")
+    }
+
     /// Words no persona's line made a yes or no: a noun is not an answer.
     @Test func aCourseIsNotAYes() {
         #expect(Self.answer("Near the golf course.", to: "Do you need parking?") == nil)
