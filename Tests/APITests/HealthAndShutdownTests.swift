@@ -9,7 +9,7 @@ import TestLanes
 @testable import API
 @testable import Calls
 
-@Suite(.tags(.timed)) struct HealthAndShutdownTests {
+@Suite struct HealthAndShutdownTests {
     static func makeServer(engine: VoiceBridgeConfig.EngineMode = .local) throws -> VoiceBridgeServer {
         var config = VoiceBridgeConfig()
         config.http.port = 0

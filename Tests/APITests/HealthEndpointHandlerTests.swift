@@ -9,7 +9,7 @@ import TestLanes
 
 /// `/healthz` answered in the channel pipeline, where no task is needed; the whole path (a stuck
 /// pool, the real server) is in Tests/e2e/suite-concurrent-start.sh.
-@Suite(.tags(.timed)) struct HealthEndpointHandlerTests {
+@Suite struct HealthEndpointHandlerTests {
     static func channel() throws -> (EmbeddedChannel, VoiceBridgeServer) {
         let server = try HealthAndShutdownTests.makeServer(engine: .echo)
         return (EmbeddedChannel(handler: HealthEndpointHandler(server: server)), server)

@@ -12,7 +12,7 @@ import TestLanes
 /// In this process libsoxr's table was set up long before (by earlier tests), so this cannot reach
 /// the race of the very first creations (issue 35); `Tests/e2e/suite-concurrent-start.sh` starts
 /// fresh servers for that.
-@Suite(.tags(.timed)) struct ResamplerConcurrencyTests {
+@Suite struct ResamplerConcurrencyTests {
     static let threads = 8
     static let rounds = 30
 
