@@ -190,5 +190,6 @@ extension BenchMain {
                                 "local_answered_right": $0.answeredRight, "local_answered_wrong": $0.answeredWrong, "local_passed_on": $0.passedOn] }
                   + latency.map { ["store": $0.backend, "chunks": $0.chunks, "searches": $0.searches, "p50_ms": $0.p50, "p99_ms": $0.p99] },
                   to: output, as: "knowledge.json")
+        try await knowledgeSet(embedder: embedder, output: output)
     }
 }
