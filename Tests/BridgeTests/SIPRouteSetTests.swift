@@ -52,8 +52,6 @@ import TestSupport
                 + "Content-Type: application/sdp\r\nContent-Length: \(sdp.utf8.count)\r\n\r\n" + sdp
             let target = try SocketAddress(ipAddress: "127.0.0.1", port: port)
             proxy.send(Array(invite.utf8), to: target)
-            var calls = ua.incomingCalls.makeAsyncIterator()
-            let call = try #require(await calls.next())
             let ok = try #require(try await Self.waitFor(received) { $0.statusCode == 200 })
             #expect(ok.headers.values("Record-Route") == [route], "the 200 copies the Record-Route: \(ok.headers.values("Record-Route"))")
             let ringing = try #require(try await Self.waitFor(received) { $0.statusCode == 180 })
@@ -62,7 +60,8 @@ import TestSupport
                 + "From: <sip:a@127.0.0.1>;tag=t1\r\nTo: <sip:0212@127.0.0.1>;tag=\(ok.to?.tag ?? "")\r\nCall-ID: rr-in-1\r\nCSeq: 1 ACK\r\n"
                 + "Max-Forwards: 69\r\nContent-Length: 0\r\n\r\n"
             proxy.send(Array(ack.utf8), to: target)
-            try await Task.sleep(for: .milliseconds(100))
+            var calls = ua.incomingCalls.makeAsyncIterator()
+            let call = try #require(await calls.next(), "the call is handed over at its ACK")
             await call.hangUp()
             let bye = try #require(try await Self.waitFor(received) { $0.method == "BYE" }, "the BYE came to the proxy")
             #expect(bye.headers.values("Route") == [route])

@@ -134,7 +134,9 @@ extension SIPUserAgent {
                                         nextHop: nextHop(routeSet: p.invite.headers.values("Record-Route"), remoteTarget: nil, fallback: p.source),
                                         nextRetransmit: .now.advanced(by: ClientTransaction.t1), ackDeadline: .now.advanced(by: configuration.ackTimeout))
         call.emit(.answered)
-        incoming.yield(call)
+        // The call is handed over at its ACK (`handleAck`), when the dialog is confirmed (RFC 3261
+        // §13.3.1.4): an INVITE nobody ACKs — a flood's, or a caller gone — costs a dialog and an
+        // RTP port until Timer H, not an agent.
     }
 
     /// Contact, and the INVITE's Record-Route copied (RFC 3261 §12.1.1), for a response that makes a dialog.
@@ -163,6 +165,7 @@ extension SIPUserAgent {
         d.acked = true
         d.nextRetransmit = nil
         inbound[callID] = d
+        incoming.yield(d.call)
         if let reason = d.pendingBye { await endInbound(callID, reason: reason, sendBye: true) }
     }
 
