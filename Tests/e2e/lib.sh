@@ -116,6 +116,19 @@ wait_tcp() {
   return 1
 }
 
+# wait_udp PORT [SECONDS]: waits until a UDP socket is bound to PORT (a peer started in the
+# background, sipp as a callee, can receive), 10 s unless told; fails when it never is. Reads the
+# kernel's socket tables, since a datagram sent before the bind is refused and lost.
+wait_udp() {
+  local port _
+  port=$(printf ':%04X' "$1")
+  for _ in $(seq 1 $((${2:-10} * 10))); do
+    awk -v p="$port" 'substr($2, length($2) - length(p) + 1) == p { found = 1 } END { exit !found }' /proc/net/udp /proc/net/udp6 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # free_media_port: an even base for sipp's -mp, below the ephemeral range, with all four ports sipp binds from it
 # (audio and video RTP/RTCP) free right now — one free ephemeral port is not enough.
 free_media_port() {

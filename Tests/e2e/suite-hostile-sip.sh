@@ -27,8 +27,8 @@ held_connections() {
   done
 }
 # after_flood TRANSPORT OUTPUT COUNTED [CALLER]: the INVITE flood (hostile_sip.py's OUTPUT) got at
-# most the burst and the rate through, at least COUNTED dropped INVITEs are in /metrics, the server
-# is up, both real callers' calls (from CALLER, sipp by default) are stored completed, and the
+# most the burst and the rate through, at least COUNTED dropped INVITEs are in /metrics (over UDP:
+# every INVITE not let through is counted there or was dropped by the kernel), the server is up, both real callers' calls (from CALLER, sipp by default) are stored completed, and the
 # server stops cleanly.
 # The limit is a token bucket (2/s, a burst of 5) checked as the server reads: a server that reads
 # the flood for longer (a loaded machine) lets more through, never more than the burst and the rate
@@ -39,7 +39,17 @@ after_flood() {
   most=$(awk -v last="$last" 'BEGIN { print 5 + int(2 * last) }')
   check "$1: the flood ($2) got at most the burst and the rate through (≤ $most)" test "$sent" -eq 6000 -a "$answered" -le "$most"
   limited=$(metric voicebridge_sip_rate_limited_total)
-  check "$1: the dropped INVITEs are counted in /metrics ($limited)" test "${limited:-0}" -ge "$3"
+  if [ "$1" = UDP ]; then
+    # Datagrams the kernel dropped before the server read them (its socket's receive queue was
+    # full: a loaded machine reads the flood slower) never reach the limiter; they are in the
+    # socket's `drops` column. Every other INVITE of the flood is let through or counted.
+    local dropped
+    dropped=$(awk -v p="$(printf ':%04X' "$sip_port")" 'substr($2, length($2) - length(p) + 1) == p { n += $NF } END { print n + 0 }' /proc/net/udp)
+    check "$1: the dropped INVITEs are counted in /metrics ($limited, and $dropped dropped by the kernel)" \
+      test $((${limited:-0} + dropped)) -ge $((sent - most))
+  else
+    check "$1: the dropped INVITEs are counted in /metrics ($limited)" test "${limited:-0}" -ge "$3"
+  fi
   check "$1: the server is up after the flood" alive
   # A call is stored completed once the server has handled its BYE, which on a loaded machine can be
   # a while after sipp has its 200 OK and exits: so up to 10 s. (A check one second after sipp found
@@ -130,8 +140,8 @@ callers=$!
 flood=$(python3 "$here/hostile_sip.py" flood "$sip_port" 127.0.0.2 2000 3)
 wait $callers
 check "real calls placed during the flood complete (sipp exit 0)" test $? -eq 0
-# (over UDP a few may be lost by the kernel before the socket reads them, and are then not counted)
-after_flood UDP "$flood" 5000
+# (over UDP, what the kernel drops before the socket reads it is counted from its socket table)
+after_flood UDP "$flood" 0
 
 # 4. The same server on SIP over TCP: the corpus on a connection each, a flood of connections from
 # one address, and an INVITE flood on one connection, while real callers dial in over TCP.

@@ -114,7 +114,9 @@ check "the restarted node takes calls again ($(inbound_calls 1) > $b)" test "$(i
 timeout 60 sipp -sf "$run/uas_rr.xml" -i 127.0.0.1 -p "$trunk_port" -mp "$(free_media_port)" -m 1 -nostdin \
   -timeout 50s -timeout_error -trace_msg -message_file "$VB_TMP/trunk-messages.log" >"$VB_TMP/trunk.log" 2>&1 &
 trunk=$!
-sleep 0.5
+# Called once it can hear: under load sipp took over 0.5 s to bind, and the INVITE Kamailio
+# relayed before was refused (the call then ended no_answer, make test-under-load).
+wait_udp "$trunk_port" || not_ok "the trunk (sipp) binds its port"
 api0() { curl -fsS -X "$1" "http://127.0.0.1:${node_http[0]}/api/$2" "${@:3}"; }
 id=$(api0 POST outbound -H 'Content-Type: application/json' \
   -d '{"caller_number":"0701234567","callee_number":"0109876500","purpose":"the cluster test","questions":["Can you attend?"]}' \
