@@ -221,7 +221,7 @@ let package = Package(
         .testTarget(
             name: "APITests",
             dependencies: [
-                "API", "Dialogue", "Egress", "TestSupport", "TestLanes", "Flows", "Analysis",
+                "API", "Dialogue", "Egress", "Knowledge", "TestSupport", "TestLanes", "Flows", "Analysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

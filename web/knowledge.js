@@ -76,5 +76,58 @@ async function showKnowledge() {
       }));
     } catch (error) { alertError(error); }
   });
-  await loadCollections();
+  await Promise.all([loadCollections(), showQuestions(view)]);
+}
+
+// Questions callers asked that the agent passed on, grouped with their counts; one step closes a
+// group: a FAQ row written for it, the answer of the row that best matches it, or a dismissal.
+async function showQuestions(view) {
+  const found = await api('/api/knowledge-questions?days=7');
+  $('#no-questions', view).hidden = found.groups.length > 0;
+  $('#knowledge-questions', view).replaceChildren(...found.groups.map((group) => questionItem(view, group)));
+}
+
+function questionItem(view, group) {
+  const li = el('li', null, 'panel knowledge-question');
+  const asked = group.count === 1 ? t('knowledge.asked_once') : t('knowledge.asked_times').replace('{n}', group.count);
+  const form = el('form');
+  const field = (label, input) => { const wrap = el('label', label); wrap.append(input); return wrap; };
+  const question = el('input', null, 'question-text');
+  question.value = group.question;
+  question.maxLength = 500;
+  const answer = el('textarea', null, 'answer-text');
+  answer.maxLength = 4000;
+  const collection = el('input', null, 'answer-collection');
+  collection.value = group.collections[0] || $('#knowledge-collection', view).value.trim();
+  const add = el('button', t('knowledge.add_answer'), 'primary add-answer');
+  add.type = 'submit';
+  const same = el('button', null, 'same-as');
+  same.type = 'button';
+  same.hidden = true;
+  const dismiss = el('button', t('knowledge.dismiss'), 'dismiss');
+  dismiss.type = 'button';
+  const report = el('p', null, 'muted answer-report');
+  const close = (body, path) => api(`/api/knowledge-questions/${path}`, { method: 'POST', body: JSON.stringify({ question_ids: group.question_ids, ...body }) })
+    .then((done) => {
+      report.textContent = done.document ? t('knowledge.answered').replace('{collection}', done.document.collection) : '';
+      form.hidden = true;
+    }, (error) => { report.textContent = (error.problem?.errors || []).map((e) => e.message).join(' · ') || error.message; });
+  const body = () => ({ collection: collection.value.trim(), question: question.value.trim() });
+  form.addEventListener('submit', (event) => { event.preventDefault(); close({ ...body(), answer: answer.value.trim() }, 'answer'); });
+  dismiss.addEventListener('click', () => close({}, 'dismiss'));
+  // The FAQ row that comes closest, offered as the answer: the question is then another wording of it.
+  if (collection.value) {
+    api(`/api/knowledge/${encodeURIComponent(collection.value)}/search?q=${encodeURIComponent(group.question)}&limit=1`).then((match) => {
+      const row = match.results.find((hit) => hit.chunk.faq);
+      if (!row) return;
+      same.textContent = `${t('knowledge.same_as')} "${row.chunk.title}"`;
+      same.dataset.id = row.id;
+      same.hidden = false;
+      same.addEventListener('click', () => close({ ...body(), same_as: row.id }, 'answer'));
+    }, () => {});
+  }
+  form.append(field(t('knowledge.question_label'), question), field(t('knowledge.answer_label'), answer),
+              field(t('knowledge.collection'), collection), add, same, dismiss);
+  li.append(el('strong', group.question), el('p', `${asked} · ${group.wordings.join(' · ')}`, 'muted'), form, report);
+  return li;
 }

@@ -68,6 +68,7 @@ public struct VoiceBridgeServer: Sendable {
         addOutboundRoutes(to: api, limiter: limiter, access: access)
         addDoNotCallRoutes(to: api)
         addKnowledgeRoutes(to: api)
+        addKnowledgeQuestionRoutes(to: api)
         addTemplateRoutes(to: api)
         addTestRunRoutes(to: api)
         addCampaignRoutes(to: api)

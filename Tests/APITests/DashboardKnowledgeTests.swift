@@ -1,4 +1,7 @@
+import Dialogue
 import Foundation
+import Knowledge
+import Logging
 import Testing
 import TestSupport
 @testable import API
@@ -47,6 +50,58 @@ import TestSupport
             try await browser.click("li.knowledge-document button")
             try await browser.wait(for: "document.querySelectorAll('li.knowledge-document').length === 0")
             try await browser.wait(for: "!document.querySelector('#no-knowledge').hidden")
+        }
+    }
+
+    /// The questions calls passed on, on the same page: grouped with their counts, one answered with
+    /// the operator's words and one as another wording of the FAQ row the page offers, and gone.
+    @Test func questionsCallersAskedAreAnsweredFromThePage() async throws {
+        try await DashboardBrowserTests.withBrowser(name: "dashboard-knowledge-questions", before: { config in
+            let store = try CallStore(path: config.database.path)
+            let knowledge = KnowledgeBase(store: store.knowledge, embedder: try KnowledgeBase.embedder(for: config, logger: Logger(label: "test")))
+            let faq = "question,answer\nAre pets allowed?,Dogs on a lead are welcome in the waiting room.\n"
+            _ = try await knowledge.upload(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
+            // Due tomorrow: the running server does not dial it.
+            var call = CallRecord(outboundId: "ob-0000a5c0", callerNumber: "+15550009999", calleeNumber: "+15550000001", purpose: "p",
+                                  questions: ["q?"], scheduledAt: Date().addingTimeInterval(86_400))
+            call.knowledge = ["clinic"]
+            try await store.insert(call)
+            var tracker = TaskTracker(questions: call.questions)
+            tracker.openQuestions = ["Do you sell gift cards?", "Can I bring my dog?", "Do you sell gift card?"]
+            try await store.saveResult(callID: call.outboundId, result: ConversationResult(tracker: tracker, transcript: [], durationSeconds: 5,
+                                                                                          context: ConversationContext(purpose: "p", questions: call.questions)))
+        }) { browser, port in
+            let root = "http://127.0.0.1:\(port)/"
+            try await browser.navigate(root + "#/knowledge")
+            try await browser.execute("localStorage.setItem('vb.lang', 'en');")
+            try await browser.navigate(root + "#/knowledge")
+            try await browser.wait(for: "document.querySelectorAll('li.knowledge-question').length === 2")
+            let first = "li.knowledge-question:nth-child(1)", second = "li.knowledge-question:nth-child(2)"
+            #expect(try await browser.execute("return document.querySelector('\(first) strong').textContent;") as? String == "Do you sell gift card?")
+            let counts = try await browser.execute("return document.querySelector('\(first) p.muted').textContent;") as? String ?? ""
+            #expect(counts.hasPrefix("asked 2 times"), "\(counts)")
+            #expect(try await browser.execute("return document.querySelector('\(first) input.answer-collection').value;") as? String == "clinic")
+
+            try await browser.type("\(first) textarea.answer-text", "Yes, gift cards of any amount at the front desk.")
+            try await browser.click("\(first) button.add-answer")
+            try await browser.wait(for: "document.querySelector('\(first) p.answer-report').textContent.length > 0")
+            #expect(try await browser.execute("return document.querySelector('\(first) p.answer-report').textContent;") as? String
+                    == "Added to clinic: the next call answers it.")
+            try await browser.wait(for: "!document.querySelector('\(second) button.same-as').hidden")
+            #expect(try await browser.execute("return document.querySelector('\(second) button.same-as').textContent;") as? String
+                    == "Same answer as \"Are pets allowed?\"")
+            let fits = try await browser.execute("return document.documentElement.scrollWidth <= window.innerWidth;") as? Bool
+            #expect(fits == true, "nothing overflows the phone width")
+            try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-knowledge-questions.png")
+            try await browser.click("\(second) button.same-as")
+            try await browser.wait(for: "document.querySelector('\(second) p.answer-report').textContent.length > 0")
+
+            try await browser.navigate(root + "#/")
+            try await browser.navigate(root + "#/knowledge")
+            try await browser.wait(for: "!document.querySelector('#no-questions').hidden")
+            try await browser.wait(for: "document.querySelector('#knowledge-collections button[data-name=clinic]')")
+            try await browser.click("#knowledge-collections button[data-name=clinic]")
+            try await browser.wait(for: "[...document.querySelectorAll('li.knowledge-document')].some((li) => li.dataset.name === 'answered-questions.csv')")
         }
     }
 }

@@ -16,7 +16,7 @@ import TestSupport
 
     @Test func migratesAnEmptyFileInWALMode() async throws {
         let store = try CallStore(path: Self.temporaryPath())
-        #expect(try await store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys", "v15-nodes", "v16-canonical-numbers", "v17-tools", "v18-knowledge", "v19-flows-and-analysis", "v20-call-language"])
+        #expect(try await store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys", "v15-nodes", "v16-canonical-numbers", "v17-tools", "v18-knowledge", "v19-flows-and-analysis", "v20-call-language", "v21-knowledge-questions"])
         #expect(try await store.journalMode() == "wal")
         #expect(await store.isHealthy())
     }
@@ -47,7 +47,7 @@ import TestSupport
         async let b = CallStore.open(url)
         let (first, second) = try await (a, b)
         #expect(try await first.appliedMigrations() == CallStore.migrator.migrations.map(\.name))
-        #expect(try await second.appliedMigrations().count == 20)
+        #expect(try await second.appliedMigrations().count == 21)
         #expect(try await first.journalMode() == nil && first.path.hasPrefix("postgres://vb@127.0.0.1:") && !first.path.contains("vbpass"))
         #expect(await second.isHealthy())
         try await first.close()
@@ -114,7 +114,7 @@ import TestSupport
             #expect(try await old.read { try db_columns($0) }.contains("summary") == false)
         }
         let store = try CallStore(path: path)
-        #expect(try await store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys", "v15-nodes", "v16-canonical-numbers", "v17-tools", "v18-knowledge", "v19-flows-and-analysis", "v20-call-language"])
+        #expect(try await store.appliedMigrations() == ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns", "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys", "v15-nodes", "v16-canonical-numbers", "v17-tools", "v18-knowledge", "v19-flows-and-analysis", "v20-call-language", "v21-knowledge-questions"])
         let call = try #require(try await store.call(id: "ob-0000abcd"))
         #expect(call.purpose == "old call" && call.questions == ["q"] && call.state == .queued)
         #expect(call.summary == nil && call.lastOutcome == nil)

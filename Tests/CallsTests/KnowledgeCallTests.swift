@@ -9,6 +9,8 @@ import TestSupport
 /// Offline, a whole call in virtual time: the simulated callee asks a FAQ question (espeak-ng →
 /// Moonshine), the local engine finds the answer in the call's collection and says it, then asks
 /// its own question again; a question the FAQ cannot answer is passed on and kept in the result.
+/// Then the loop an operator closes: the question passed on is listed, the operator answers it,
+/// and the next call's agent answers it.
 @Suite(.serialized, .tags(.virtualTime)) struct KnowledgeCallTests {
     @Test func theCalleeAsksAFAQQuestionAndHearsTheAnswer() async throws {
         let store = try CallStore(path: StoreBackend.temporarySQLitePath())
@@ -42,6 +44,41 @@ import TestSupport
             let passedOn = lines.indices.dropFirst().first { lines[$0].speaker == .ai && lines[$0].text.hasPrefix("I'm sorry, I don't have that information") }
             let heard = passedOn.flatMap { index in lines[..<index].last { $0.speaker == .customer }?.text }
             #expect(heard.map { summary.contains("Open questions to answer: \"\($0)\"") } == true, "\(String(describing: heard)) in \(summary)")
+        }
+    }
+
+    @Test func aQuestionPassedOnIsAnsweredOnTheNextCallOnceTheOperatorAnswersIt() async throws {
+        let store = try CallStore(path: StoreBackend.temporarySQLitePath())
+        let faq = "question,answer\nIs there parking at the clinic?,There are twenty parking spaces behind the building.\n"
+        try await store.knowledge.replace(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
+        let (tts, stt) = try #require(CallHarness.speech)
+        let answer = "Yes, gift cards of any amount are sold at the front desk."
+        _ = try await VirtualCallHarness.run(store: store, tweak: { $0.retry.enabled = false },
+                                             engines: CallSystem.localEngines(tts: tts, stt: stt, knowledge: store.knowledge)) { manager, store, clock in
+            func call(_ callee: String) async throws -> (id: String, said: [String]) {
+                var request = CallHarness.seedRequest(answers: ["Do you sell gift cards?", "Yes, I can attend."],
+                                                      questions: ["Can you attend the appointment on Thursday?"], callee: callee)
+                request.knowledge = ["clinic"]
+                let id = try await manager.create(request).outboundId
+                let ended = try await VirtualCallHarness.waitFor(store, id, clock: clock) { $0.state.isTerminal }
+                #expect(ended.state == .completed)
+                return (id, try await store.transcript(callID: id).filter { $0.entry.speaker == .ai }.map(\.entry.text))
+            }
+            let first = try await call("010 9876 5432")
+            #expect(first.said.contains { $0.hasPrefix("I'm sorry, I don't have that information, but I will pass your question on.") }, "\(first.said)")
+            let open = try await store.knowledgeQuestions.open(askedWithin: 7)
+            #expect(open.questions.count == 1 && open.questions.first?.callID == first.id && open.questions.first?.collections == ["clinic"])
+            let asked = try #require(open.questions.first)
+
+            // The operator answers it as the dashboard offers: the question as it was heard, their answer.
+            let knowledge = KnowledgeBase(store: store.knowledge, embedder: nil)
+            let stored = try await knowledge.answer(questionIDs: [asked.id], collection: "clinic", question: asked.question, with: .text(answer))
+            #expect(stored.resolved == 1)
+
+            let second = try await call("010 9876 5433")
+            #expect(second.said.contains { $0.hasPrefix(answer + " Now, Can you attend") }, "the operator's answer, then the question again: \(second.said)")
+            #expect(!second.said.contains { $0.hasPrefix("I'm sorry, I don't have that information") }, "\(second.said)")
+            #expect(try await store.knowledgeQuestions.open(askedWithin: 7).questions.isEmpty, "nothing new passed on")
         }
     }
 }

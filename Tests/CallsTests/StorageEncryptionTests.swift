@@ -44,6 +44,7 @@ import TestSupport
         result.answers = [TaskTracker.Answer(questionID: "q1", question: "Which day?", status: .answered, answerText: "Wednesday, after the marmalade",
                                              answerSummary: "yes", confidence: 0.9, timesAsked: 1)]
         result.summary = "Which day? → Wednesday, after the marmalade"
+        result.openQuestions = ["Is the marmalade homemade?"]   // kept for the operator, sealed
         try await store.saveResult(callID: call.outboundId, result: result)
         try await store.transition(id: call.outboundId, to: .completed)
         return call.outboundId
@@ -83,6 +84,7 @@ import TestSupport
         #expect(try await store.campaigns.results(campaignID: campaignID).rows.first?.contact.variables["name"] == "Ophelia Quartermaine")
         #expect(try await store.campaigns.contacts(campaignID: campaignID).contacts.first?.variables["name"] == "Ophelia Quartermaine")
         #expect(try await store.statistics().questions.first?.yes == 1, "statistics group by the opened answer")
+        #expect(try await store.knowledgeQuestions.open(since: .distantPast).map(\.question) == ["Is the marmalade homemade?"])
     }
 
     @Test func withoutAKeyTheSameCallIsPlainText() async throws {
@@ -129,6 +131,8 @@ import TestSupport
             #expect(try await onlyB.transcript(callID: id).map(\.entry.text) == ["Wednesday, after the marmalade"])
             #expect(try await onlyB.call(id: id)?.metadata?.contains("marmalade") == true)
         }
+        #expect(steps.contains { $0.what == "knowledge_questions.question" && $0.total == 2 }, "the open question is resealed too")
+        #expect(try await onlyB.knowledgeQuestions.open(since: .distantPast).map(\.question) == Array(repeating: "Is the marmalade homemade?", count: 3))
         await #expect(throws: CallStore.Failure.self) { try await CallStore.open(path, cipher: StorageCipher(currentKey: Self.keyA)) }
     }
 }

@@ -1,5 +1,4 @@
 import Analysis
-@preconcurrency import CSV
 import Foundation
 
 /// A campaign's results, one row per contact: its columns, the call's final state, attempts,
@@ -111,14 +110,9 @@ public struct CampaignExport: Sendable {
         (try? CallFlowResult(stored: row.call?.flowResult)) ?? nil
     }
 
-    /// RFC 4180 lines, each ended by CRLF (CSV.swift quotes what needs quoting).
+    /// RFC 4180 lines, each ended by CRLF, every cell spreadsheet-safe.
     func csv(_ rows: [[String]]) -> Data {
-        let stream = OutputStream(toMemory: ())
-        guard let writer = try? CSVWriter(stream: stream, newline: .crlf) else { return Data() }
-        for row in rows { try? writer.write(row: row.map(Self.spreadsheetSafe)) }
-        writer.stream.close()
-        let data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
-        return data.isEmpty ? data : data + Data("\r\n".utf8)   // the writer separates rows; every page's last line ends too
+        CSVLines.data(rows.map { $0.map(Self.spreadsheetSafe) })
     }
 
     /// A cell a spreadsheet will show as text, not run as a formula (OWASP "CSV injection"): one

@@ -55,6 +55,30 @@ public final class KnowledgeBase: KnowledgeSearching {
         return try await store.replace(collection: collection, documents: documents, embeddings: embeddings)
     }
 
+    /// What answers a question callers asked: the operator's own words, or an existing row's answer
+    /// (the question becomes another wording of that row).
+    public enum Answer: Sendable, Equatable {
+        case text(String)
+        case sameAs(chunkID: Int64)
+    }
+
+    /// The operator answers questions callers asked (`questionIDs`, closed by it): the FAQ row
+    /// `question` → `answer` joins `collection`'s answered questions, embedded first when there is
+    /// a model, and the next call's search finds it.
+    public func answer(questionIDs: [Int64], collection: String, question: String, with answer: Answer,
+                       now: Date = Date()) async throws -> (document: KnowledgeStore.DocumentInfo, resolved: Int) {
+        let text: String
+        switch answer {
+        case .text(let written): text = written
+        case .sameAs(let id):
+            guard let row = try await store.hits(ids: [id], query: question).first, row.chunk.isFAQ else { throw KnowledgeAnswerFailure.noSuchRow(id) }
+            text = row.chunk.text
+        }
+        let chunk = KnowledgeChunk(title: question, text: text, line: 0, isFAQ: true)
+        let embedding = try await embedder?.passages([Self.passage(chunk)]).first
+        return try await store.appendAnswer(collection: collection, question: question, answer: text, embedding: embedding, resolving: questionIDs, now: now)
+    }
+
     /// What a chunk's embedding is made of: its title (a FAQ's question, a passage's headings) and text.
     public static func passage(_ chunk: KnowledgeChunk) -> String {
         chunk.title.isEmpty ? chunk.text : chunk.title + "\n" + chunk.text

@@ -54,7 +54,7 @@ public struct KnowledgeStore: StoreRoom, KnowledgeSearching {
         }
     }
 
-    private static func insert(_ chunk: KnowledgeChunk, ordinal: Int, embedding: Data?, collection: String, document: String, in sql: any SQLConnection) throws {
+    static func insert(_ chunk: KnowledgeChunk, ordinal: Int, embedding: Data?, collection: String, document: String, in sql: any SQLConnection) throws {
         let titleTerms = chunk.titleTerms, bodyTerms = chunk.textTerms
         let columns = "collection, document, ordinal, line, title, body, faq, title_terms, body_terms, embedding"
         let values: [SQLValue] = [collection.sqlValue, document.sqlValue, ordinal.sqlValue, chunk.line.sqlValue, chunk.title.sqlValue, chunk.text.sqlValue,
@@ -73,7 +73,7 @@ public struct KnowledgeStore: StoreRoom, KnowledgeSearching {
     }
 
     @discardableResult
-    private static func deleteDocument(collection: String, name: String, in sql: any SQLConnection) throws -> Bool {
+    static func deleteDocument(collection: String, name: String, in sql: any SQLConnection) throws -> Bool {
         if sql.dialect == .sqlite {
             try sql.execute("DELETE FROM knowledge_index WHERE rowid IN (SELECT id FROM knowledge_chunks WHERE collection = ? AND document = ?)", collection, name)
         }

@@ -205,6 +205,21 @@ extension CallStore {
 
         // v20: a call's language, so one server holds English and Korean calls.
         SQLMigration("v20-call-language") { _ in ["ALTER TABLE calls ADD COLUMN language TEXT"] },
+
+        // v21: the questions callers asked that the knowledge base could not answer, kept with their
+        // call (`question` sealed, like the transcript it came from) until the operator answers or
+        // dismisses them; `collections` is the call's list, for the answer's default collection.
+        SQLMigration("v21-knowledge-questions") { d in [
+            """
+            CREATE TABLE knowledge_questions (\(d.autoIncrementedID),
+                outbound_id TEXT NOT NULL REFERENCES calls(outbound_id) ON DELETE CASCADE,
+                campaign_id TEXT, collections TEXT NOT NULL, question TEXT NOT NULL,
+                asked_at \(d.dateType) NOT NULL, resolved_at \(d.dateType), resolution TEXT)
+            """,
+            "CREATE INDEX knowledge_questions_open ON knowledge_questions(resolved_at, asked_at)",
+            "CREATE INDEX knowledge_questions_call ON knowledge_questions(outbound_id)",
+            "CREATE INDEX knowledge_questions_campaign ON knowledge_questions(campaign_id, resolved_at)",
+        ] },
     ]
 }
 

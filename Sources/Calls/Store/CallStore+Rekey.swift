@@ -15,7 +15,7 @@ extension CallStore {
         ("events", ["id"], "payload", "type = 'transcript'"),
         ("webhook_deliveries", ["id"], "payload", "1 = 1"), ("after_call_tools", ["id"], "payload", "1 = 1"),
         ("webhook_endpoints", ["id"], "secret", "1 = 1"),
-        ("campaign_contacts", ["id"], "variables", "1 = 1"),
+        ("campaign_contacts", ["id"], "variables", "1 = 1"), ("knowledge_questions", ["id"], "question", "1 = 1"),
     ]
 
     public struct RekeyProgress: Sendable, Equatable {

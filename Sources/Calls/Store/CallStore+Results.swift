@@ -71,7 +71,8 @@ extension CallStore {
                            confidence: try row.get("confidence"), timesAsked: 0)
     }
 
-    /// Stores the result columns of a finished conversation and its answers, in one transaction.
+    /// Stores the result columns of a finished conversation, its answers and the questions it
+    /// passed on, in one transaction.
     public func saveResult(callID: String, result: ConversationResult, now: Date = Date()) async throws {
         try await sqlWrite { [self] sql in
             let flow = try CallFlowResult(result).map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
@@ -81,6 +82,7 @@ extension CallStore {
                 """, sealed(result.summary), result.taskCompleted, result.durationSeconds, result.aiTurns, result.customerTurns,
                             result.outcome, sealed(flow), callID)
             try saveAnswers(callID: callID, answers: result.answers, now: now, in: sql)
+            try KnowledgeQuestionStore.keep(result.openQuestions, callID: callID, now: now, sealedWith: cipher, in: sql)
         }
     }
 

@@ -5,6 +5,7 @@ extension CallStore {
     public var campaigns: CampaignStore { CampaignStore(calls: self) }
     public var doNotCall: DoNotCallList { DoNotCallList(shared: shared, numbers: numbers) }
     public var knowledge: KnowledgeStore { KnowledgeStore(shared: shared) }
+    public var knowledgeQuestions: KnowledgeQuestionStore { KnowledgeQuestionStore(shared: shared, cipher: cipher) }
     public var webhooks: WebhookStore { WebhookStore(shared: shared, cipher: cipher) }
     public var nodes: ClusterNodes { ClusterNodes(shared: shared) }
 }

@@ -69,12 +69,14 @@ extension CallStore {
         public var analyses: Analyses?
         /// Attempts started per hour (UTC).
         public var callsPerHour: [Hour]
+        /// Questions callers asked that the knowledge base could not answer, still open (of all kept).
+        public var openQuestions: Figure
 
         enum CodingKeys: String, CodingKey {
             case scope, calls, outcomes, questions, fields, analyses
             case flowOutcomes = "flow_outcomes"
             case successRate = "success_rate", averageDurationSeconds = "average_duration_seconds"
-            case outcomesCount = "outcomes_count", callsPerHour = "calls_per_hour"
+            case outcomesCount = "outcomes_count", callsPerHour = "calls_per_hour", openQuestions = "open_questions"
         }
     }
 
@@ -170,6 +172,10 @@ extension CallStore {
                 guard let date = ISO8601DateFormatter().date(from: try row.get("hour", as: String.self)) else { return nil }
                 return .init(hour: date, calls: try row.get("n"))
             }
+            let asked = try sql.rows("""
+                SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN q.resolved_at IS NULL THEN 1 ELSE 0 END), 0) AS open
+                FROM knowledge_questions q JOIN calls c ON c.outbound_id = q.outbound_id WHERE \(filter)
+                """, arguments).first
             return Statistics(
                 scope: campaignID.map { "the calls of campaign \($0)" } ?? "every call stored, outbound and inbound",
                 calls: .init(value: Double(total), counts: "calls stored in any state (a retried call counts once)"),
@@ -182,7 +188,10 @@ extension CallStore {
                 outcomes: outcomes, outcomesCount: "ended calls by final state; a call waiting for its retry is not ended",
                 questions: questions.sorted { ($0.value.order, $0.key) < ($1.value.order, $1.key) }
                     .map { .init(question: $0.key, statuses: $0.value.statuses, yes: $0.value.yes, no: $0.value.no) },
-                flowOutcomes: flowOutcomes, fields: fields, analyses: analyses, callsPerHour: hours.reversed())
+                flowOutcomes: flowOutcomes, fields: fields, analyses: analyses, callsPerHour: hours.reversed(),
+                openQuestions: .init(value: Double(try asked?.get("open", as: Int.self) ?? 0),
+                                     counts: "questions callers asked that the knowledge base could not answer, not yet answered or dismissed (of all such questions)",
+                                     numerator: try asked?.get("open", as: Int.self), denominator: try asked?.get("n", as: Int.self)))
         }
     }
 }
