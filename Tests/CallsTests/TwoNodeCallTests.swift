@@ -19,12 +19,25 @@ import TestSupport
             $0.maxConcurrentCalls = 3
             $0.engineCallLimit = 2   // a can hold 2 at most, so b must dial some
         }, engines: { _ in EchoEngine() }) { managerA, store, _ in
+            // Which node claims a due call is a race between their wake-ups; on a loaded machine b
+            // once won every one (make test-under-load). So a claims first, alone: it takes its
+            // engine limit of the first four calls before b starts, and b must take the rest.
+            var created: [String] = []
+            for n in 0..<4 {
+                created.append(try await managerA.create(CallHarness.seedRequest(answers: Self.script, questions: ["Can you attend?"],
+                                                                                 callee: "0109876541\(n)")).outboundId)
+            }
+            let first = created
+            let claimedByA = ContinuousClock.now.advanced(by: .seconds(60))
+            while try await OutboundCallTests.calls(first, in: store).filter({ $0.nodeId == "node-a" }).count < 2, ContinuousClock.now < claimedByA {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             try await CallHarness.run(store: try await CallStore.open(path), tweak: {
                 $0.nodeID = "node-b"
                 $0.maxConcurrentCalls = 3
             }, engines: { _ in EchoEngine() }) { managerB, _, _ in
-                var ids: [String] = []
-                for n in 0..<8 {
+                var ids = first
+                for n in 4..<8 {
                     let manager = n.isMultiple(of: 2) ? managerA : managerB   // created through either node's API
                     ids.append(try await manager.create(CallHarness.seedRequest(answers: Self.script, questions: ["Can you attend?"],
                                                                                 callee: "0109876541\(n)")).outboundId)
