@@ -37,7 +37,8 @@ public struct KnowledgeSearchTool: LocalTool {
         do {
             let hits = try await searcher.searchKnowledge(query, in: collections, limit: Self.resultLimit)
             if hits.isEmpty {
-                return LocalToolAnswer(answer: .object(["results": .array([]), "note": .string("nothing found: tell the caller you will pass the question on")]))
+                return LocalToolAnswer(answer: .object(["results": .array([]), "note": .string("nothing found: tell the caller you will pass the question on")]),
+                                       passedOn: query)
             }
             return LocalToolAnswer(answer: .object(["results": .array(hits.map { hit in
                 .object(["title": .string(hit.chunk.title), "text": .string(hit.chunk.text), "source": .string(hit.document)])

@@ -20,19 +20,24 @@ public struct ToolCallRecord: Codable, Sendable, Equatable {
     public var milliseconds: Int
     /// What went wrong, for every status but ok.
     public var error: String?
+    /// The question the tool could not answer (`LocalToolAnswer.passedOn`), kept with the call.
+    public var passedOn: String?
 
     enum CodingKeys: String, CodingKey {
         case tool, arguments, status, milliseconds, error
         case httpStatus = "http_status"
+        case passedOn = "passed_on"
     }
 
-    public init(tool: String, arguments: String, status: Status, httpStatus: Int? = nil, milliseconds: Int, error: String? = nil) {
+    public init(tool: String, arguments: String, status: Status, httpStatus: Int? = nil, milliseconds: Int, error: String? = nil,
+                passedOn: String? = nil) {
         self.tool = tool
         self.arguments = arguments
         self.status = status
         self.httpStatus = httpStatus
         self.milliseconds = milliseconds
         self.error = error
+        self.passedOn = passedOn
     }
 
     /// `[tool book_slot {"date":"…"} → ok, 142 ms]`: the transcript's line for it.

@@ -44,7 +44,7 @@ public struct ToolRunner: Sendable {
         let outcome = await attempt(tool, arguments: arguments)
         let milliseconds = Int(started.duration(to: .now) / .milliseconds(1))
         let record = ToolCallRecord(tool: tool.name, arguments: secrets.masked(arguments), status: outcome.status, httpStatus: outcome.httpStatus,
-                                    milliseconds: milliseconds, error: outcome.error.map(secrets.masked))
+                                    milliseconds: milliseconds, error: outcome.error.map(secrets.masked), passedOn: outcome.passedOn)
         observe(record)
         return Outcome(answer: secrets.masked(outcome.answer), record: record)
     }
@@ -100,6 +100,7 @@ public struct ToolRunner: Sendable {
         var answer: String
         var httpStatus: Int? = nil
         var error: String? = nil
+        var passedOn: String? = nil
     }
 
     private func attempt(_ tool: ToolDefinition, arguments: String) async -> Attempt {
@@ -113,7 +114,7 @@ public struct ToolRunner: Sendable {
         guard violations.isEmpty else { return failed(.invalidArguments, violations.joined(separator: "; ")) }
         if let local = localTools[tool.name] {
             let answer = await local.run(value)
-            return Attempt(status: answer.error == nil ? .ok : .failed, answer: answer.answer.serialized, error: answer.error)
+            return Attempt(status: answer.error == nil ? .ok : .failed, answer: answer.answer.serialized, error: answer.error, passedOn: answer.passedOn)
         }
         if let name = tool.mcpTool { return await callMCP(tool, name: name, arguments: value) }
         let request: ToolHTTPRequest

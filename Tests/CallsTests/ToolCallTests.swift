@@ -3,6 +3,7 @@ import Egress
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import Knowledge
 import MetricsTestKit
 import NIOCore
 import Realtime
@@ -128,5 +129,37 @@ import Tools
                 try await manager.acceptable(template)
             }
         }
+    }
+
+    /// The model looks a question up and the call's collection has nothing on it: the model says it
+    /// will pass it on, and the question is kept with the call for the operator, as the local
+    /// engine's are (`/api/knowledge-questions`).
+    @Test func aQuestionTheKnowledgeBaseCannotAnswerIsKeptForTheOperator() async throws {
+        let log = FakeCascadeServers.Log()
+        let kept = Locked<[KnowledgeQuestionStore.Question]>([])
+        try await FakeCascadeServers.withFakeServers(log, chat: { n in
+            guard n == 0 else { return Self.chat(1) }
+            let call: [String: Any] = ["index": 0, "delta": ["tool_calls": [["index": 0, "id": "call_search", "type": "function",
+                                       "function": ["name": "search_knowledge", "arguments": #"{"query":"do you sell gift cards"}"#]]]], "finish_reason": "tool_calls"]
+            return (FakeCascadeServers.sse([call]) + ["data: [DONE]\n\n"], .milliseconds(5))
+        }) { port in
+            let config = Self.cascade(port: port)
+            let store = try CallStore(path: StoreBackend.temporarySQLitePath())
+            let faq = "question,answer\nIs there parking at the clinic?,There are twenty parking spaces behind the building.\n"
+            try await store.knowledge.replace(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
+            let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy, tools: CallSystem.toolRunner(config: config, metrics: .none),
+                                                 knowledge: store.knowledge)
+            try await CallHarness.run(store: store, tweak: { $0.engineMode = "cascade" }, engines: engines) { manager, store, _ in
+                var request = CallHarness.seedRequest()
+                request.knowledge = ["clinic"]
+                let id = try await manager.create(request).outboundId
+                _ = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
+                let open = try await store.knowledgeQuestions.open(askedWithin: 7).questions
+                kept.withLock { $0 = open }
+                #expect(open.first?.callID == id)
+            }
+        }
+        #expect(kept.value.map(\.question) == ["do you sell gift cards"], "\(kept.value)")
+        #expect(kept.value.first?.collections == ["clinic"])
     }
 }

@@ -52,5 +52,6 @@ import Tools
         #expect(passages.first?["text"]?.stringValue == "There are twenty parking spaces in the basement garage.")
         let record = events.value.compactMap { if case .toolCalled(let record) = $0 { record } else { nil } }.first
         #expect(record?.tool == "search_knowledge" && record?.status == .ok)
+        #expect(record?.passedOn == nil, "found: nothing to pass on")
     }
 }

@@ -195,7 +195,11 @@ public final class CallSession: Sendable {
         endingInput.finish()
         verdictInput.finish()
         if ending == .agentFinished, let reason = state.withLock({ $0.closingReason }) { ending = reason }
-        let tracker = await engine.stop()
+        var tracker = await engine.stop()
+        // A model engine's `search_knowledge` that found nothing: kept like a question the local engine passed on.
+        for question in state.withLock({ $0.toolCalls.compactMap(\.passedOn) }) where !tracker.openQuestions.contains(question) {
+            tracker.openQuestions.append(question)
+        }
         let dropped = engine.events.counters.dropped
         if dropped > 0 { metrics.pipelineDrops.increment(by: dropped) }
         let (transcript, answeredAt) = state.withLock { ($0.transcript, $0.answeredAt) }
