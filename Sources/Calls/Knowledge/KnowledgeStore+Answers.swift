@@ -27,14 +27,8 @@ extension KnowledgeStore {
             } catch {
                 throw KnowledgeAnswerFailure.document(error.description)
             }
-            let vectors = try rows.map { try $0.get("embedding", as: Data?.self) } + [embedding.map { $0.withUnsafeBufferPointer { Data(buffer: $0) } }]
-            try Self.deleteDocument(collection: collection, name: name, in: sql)
-            let info = DocumentInfo(collection: collection, name: name, kind: document.kind.rawValue, bytes: document.bytes,
-                                    chunks: document.chunks.count, sha256: document.sha256, uploadedAt: now)
-            try sql.insert(info, into: "knowledge_documents")
-            for (ordinal, chunk) in document.chunks.enumerated() {
-                try Self.insert(chunk, ordinal: ordinal, embedding: vectors[ordinal], collection: collection, document: name, in: sql)
-            }
+            let vectors = try rows.map { try $0.get("embedding", as: Data?.self) } + [embedding.map(Self.blob)]
+            let info = try Self.store(document, embeddings: vectors, collection: collection, now: now, in: sql)
             return (info, try KnowledgeQuestionStore.resolve(ids: resolving, .answered(collection: collection), now: now, in: sql))
         }
     }

@@ -41,20 +41,30 @@ public struct KnowledgeStore: StoreRoom, KnowledgeSearching {
                         now: Date = Date()) async throws -> [DocumentInfo] {
         try await sqlWrite { sql in
             try documents.enumerated().map { d, document in
-                try Self.deleteDocument(collection: collection, name: document.name, in: sql)
-                let info = DocumentInfo(collection: collection, name: document.name, kind: document.kind.rawValue, bytes: document.bytes,
-                                        chunks: document.chunks.count, sha256: document.sha256, uploadedAt: now)
-                try sql.insert(info, into: "knowledge_documents")
-                for (ordinal, chunk) in document.chunks.enumerated() {
-                    let embedding = embeddings?[d][ordinal].withUnsafeBufferPointer { Data(buffer: $0) }
-                    try Self.insert(chunk, ordinal: ordinal, embedding: embedding, collection: collection, document: document.name, in: sql)
-                }
-                return info
+                try Self.store(document, embeddings: embeddings?[d].map(Self.blob), collection: collection, now: now, in: sql)
             }
         }
     }
 
-    static func insert(_ chunk: KnowledgeChunk, ordinal: Int, embedding: Data?, collection: String, document: String, in sql: any SQLConnection) throws {
+    /// Puts `document` in place of the one of its name in `collection`, its chunks with their
+    /// embeddings (`embeddings`, in the chunks' order, when given), inside the caller's transaction.
+    static func store(_ document: KnowledgeDocument, embeddings: [Data?]?, collection: String, now: Date, in sql: any SQLConnection) throws -> DocumentInfo {
+        try deleteDocument(collection: collection, name: document.name, in: sql)
+        let info = DocumentInfo(collection: collection, name: document.name, kind: document.kind.rawValue, bytes: document.bytes,
+                                chunks: document.chunks.count, sha256: document.sha256, uploadedAt: now)
+        try sql.insert(info, into: "knowledge_documents")
+        for (ordinal, chunk) in document.chunks.enumerated() {
+            try insert(chunk, ordinal: ordinal, embedding: embeddings?[ordinal], collection: collection, document: document.name, in: sql)
+        }
+        return info
+    }
+
+    /// An embedding as the database keeps it: its floats' bytes.
+    static func blob(_ vector: [Float]) -> Data {
+        vector.withUnsafeBufferPointer { Data(buffer: $0) }
+    }
+
+    private static func insert(_ chunk: KnowledgeChunk, ordinal: Int, embedding: Data?, collection: String, document: String, in sql: any SQLConnection) throws {
         let titleTerms = chunk.titleTerms, bodyTerms = chunk.textTerms
         let columns = "collection, document, ordinal, line, title, body, faq, title_terms, body_terms, embedding"
         let values: [SQLValue] = [collection.sqlValue, document.sqlValue, ordinal.sqlValue, chunk.line.sqlValue, chunk.title.sqlValue, chunk.text.sqlValue,

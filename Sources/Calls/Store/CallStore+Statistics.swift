@@ -176,6 +176,7 @@ extension CallStore {
                 SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN q.resolved_at IS NULL THEN 1 ELSE 0 END), 0) AS open
                 FROM knowledge_questions q JOIN calls c ON c.outbound_id = q.outbound_id WHERE \(filter)
                 """, arguments).first
+            let openQuestions = try asked?.get("open", as: Int.self) ?? 0
             return Statistics(
                 scope: campaignID.map { "the calls of campaign \($0)" } ?? "every call stored, outbound and inbound",
                 calls: .init(value: Double(total), counts: "calls stored in any state (a retried call counts once)"),
@@ -189,9 +190,9 @@ extension CallStore {
                 questions: questions.sorted { ($0.value.order, $0.key) < ($1.value.order, $1.key) }
                     .map { .init(question: $0.key, statuses: $0.value.statuses, yes: $0.value.yes, no: $0.value.no) },
                 flowOutcomes: flowOutcomes, fields: fields, analyses: analyses, callsPerHour: hours.reversed(),
-                openQuestions: .init(value: Double(try asked?.get("open", as: Int.self) ?? 0),
+                openQuestions: .init(value: Double(openQuestions),
                                      counts: "questions callers asked that the knowledge base could not answer, not yet answered or dismissed (of all such questions)",
-                                     numerator: try asked?.get("open", as: Int.self), denominator: try asked?.get("n", as: Int.self)))
+                                     numerator: openQuestions, denominator: try asked?.get("n", as: Int.self) ?? 0))
         }
     }
 }
