@@ -2,8 +2,9 @@
 # Every server here listens on 127.0.0.1 only.
 VB_TMP=$(mktemp -d)
 VB_PID=
+VB_CALLEE_PID=
 VB_FAILED=
-trap 'vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
+trap '[ -n "$VB_CALLEE_PID" ] && kill "$VB_CALLEE_PID" 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 
 # Each result says when, in seconds since the suite began, so a log shows where a suite's time went.
 ok() { echo "ok - $* (at ${SECONDS} s)"; }
@@ -214,4 +215,20 @@ vb_stop_server() {
   kill -KILL "$VB_PID" 2>/dev/null
   wait "$VB_PID" 2>/dev/null; VB_EXIT=$?
   VB_PID=
+}
+
+# vb_start_callee LOG RTP_PORTS: starts `voicebridge simulate-callee` in the background on a SIP
+# port the kernel picks and waits until it says where it listens; sets VB_CALLEE_PORT and
+# VB_CALLEE_PID, and fails when it exits first. A port picked free beforehand can be taken by a
+# suite running beside this one before the callee binds it (as the server's once was).
+vb_start_callee() {
+  "$VB_BINARY" simulate-callee --port 0 --rtp-ports "$2" >"$1" 2>&1 &
+  VB_CALLEE_PID=$! VB_CALLEE_PORT=
+  for _ in $(seq 1 600); do
+    VB_CALLEE_PORT=$(sed -n -E 's|.*sip=[^ ]*:([0-9]+) .*simulated callee listening.*|\1|p' "$1" | head -1)
+    [ -n "$VB_CALLEE_PORT" ] && return 0
+    kill -0 "$VB_CALLEE_PID" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
 }

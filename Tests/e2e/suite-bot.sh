@@ -41,15 +41,15 @@ bot_report() {
   python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1]) if json.loads(l)['path']==sys.argv[2]][-1]; print($2)" "$report" "$1"
 }
 
-sip_port=$(free_port)
 cat >"$VB_TMP/edge.yaml" <<EOF
 inbound:
   routes:
     "+15550101": {bot_url: "ws://127.0.0.1:$bot_port/bot-close", display_name: "Bot line"}
 EOF
-VB_CONFIG=$VB_TMP/edge.yaml vb_start_server "$VB_TMP/edge.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port \
+VB_CONFIG=$VB_TMP/edge.yaml vb_start_server "$VB_TMP/edge.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 \
   VOICEBRIDGE_SIP_RTP_PORT_MIN=53200 VOICEBRIDGE_SIP_RTP_PORT_MAX=53399 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 \
   || { not_ok "the edge starts with an inbound route to the bot"; cat "$VB_TMP/edge.log"; exit 1; }
+sip_port=$VB_SIP_PORT
 ok "the edge starts with an inbound route to the bot"
 
 # 1. An outbound call run by the bot: the simulated callee answers the bot's greeting.
@@ -112,9 +112,10 @@ inbound:
   routes:
     "+15550102": {template: dental, display_name: "Dr. Kim's office"}
 EOF
-VB_CONFIG=$VB_TMP/routes.yaml vb_start_server "$VB_TMP/routes.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port \
+VB_CONFIG=$VB_TMP/routes.yaml vb_start_server "$VB_TMP/routes.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 \
   VOICEBRIDGE_SIP_RTP_PORT_MIN=53200 VOICEBRIDGE_SIP_RTP_PORT_MAX=53399 \
   || { not_ok "the edge starts with a template route"; cat "$VB_TMP/routes.log"; exit 1; }
+sip_port=$VB_SIP_PORT
 timeout 40 sipp -sn uac "127.0.0.1:$sip_port" -s +15550102 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 1 -d 6000 -nostdin -timeout 30s >"$VB_TMP/sipp-route.log" 2>&1
 routed=$(query_db "$db" "SELECT outbound_id, purpose, template_id IS NOT NULL FROM calls WHERE direction='inbound' AND callee_number='+15550102'")
@@ -123,7 +124,7 @@ greeting=$(query_db "$db" "SELECT text FROM transcript_entries WHERE outbound_id
 check "with the template's greeting ($greeting)" grep -q "^Dr. Kim's office, about a check-up for you." <<<"$greeting"
 vb_stop_server TERM
 sed -i 's/template: dental/template: orthodontics/' "$VB_TMP/routes.yaml"
-env VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_HTTP_PORT=0 \
+env VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_HTTP_PORT=0 \
   "$VB_BINARY" serve --config "$VB_TMP/routes.yaml" >"$VB_TMP/bad-route.log" 2>&1 </dev/null &
 bad_pid=$!
 for _ in $(seq 1 100); do kill -0 $bad_pid 2>/dev/null || break; sleep 0.1; done
@@ -135,12 +136,12 @@ check "a route naming an unknown template stops the server at start-up (exit $ba
 b_db=$VB_TMP/b/voicebridge.sqlite
 # B reads nothing back: what is checked here is the bot's plumbing, and a read-back the callee
 # mishears under make test's load puts the two out of step (its next line answers the read-back).
-env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_DATABASE_PATH=$b_db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_READ_BACK=none \
+env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_DATABASE_PATH=$b_db VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_ENGINE_READ_BACK=none \
   VOICEBRIDGE_SIP_RTP_PORT_MIN=53600 VOICEBRIDGE_SIP_RTP_PORT_MAX=53799 "$VB_BINARY" serve >"$VB_TMP/b.log" 2>&1 &
 b_pid=$!
 vb_await_server "$VB_TMP/b.log" "$b_pid"; b_port=$VB_HTTP_PORT
 a_db=$VB_TMP/a/voicebridge.sqlite
-vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_DATABASE_PATH=$a_db VOICEBRIDGE_SIP_PORT=$(free_port) \
+vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_DATABASE_PATH=$a_db VOICEBRIDGE_SIP_PORT=0 \
   VOICEBRIDGE_SIP_RTP_PORT_MIN=53400 VOICEBRIDGE_SIP_RTP_PORT_MAX=53599 \
   VOICEBRIDGE_ENGINE_MODE=stream VOICEBRIDGE_ENGINE_STREAM_URL=ws://127.0.0.1:$b_port/twilio/stream \
   || { not_ok "the edge starts in engine.mode stream"; cat "$VB_TMP/a.log"; exit 1; }

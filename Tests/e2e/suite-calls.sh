@@ -4,13 +4,13 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 db=$VB_TMP/data/voicebridge.sqlite
-sip_port=$(free_port)
-env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_SIP_RTP_PORT_MIN=51200 VOICEBRIDGE_SIP_RTP_PORT_MAX=51399)
+env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_SIP_RTP_PORT_MIN=51200 VOICEBRIDGE_SIP_RTP_PORT_MAX=51399)
 
 
 if ! vb_start_server "$VB_TMP/run.log" "${env_common[@]}"; then
   not_ok "server starts with the local engine"; cat "$VB_TMP/run.log"; exit 1
 fi
+sip_port=$VB_SIP_PORT
 ok "server starts with the local engine (Moonshine and espeak-ng loaded)"
 check "/healthz says SIP is listening" grep -q '"sip_listening":true' <<<"$(curl -fs "http://127.0.0.1:$VB_PORT/healthz")"
 
@@ -43,11 +43,9 @@ check "the caller received our BYE" grep -q "^BYE sip:" "$VB_TMP/sipp2-messages.
 check "no call is left in a live state" test "$(query "SELECT count(*) FROM calls WHERE state IN ('dialing','ringing','connected')")" = "0"
 
 # 3. The simulated callee on its own: any SIP UA can dial it.
-callee_port=$(free_port)
-"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 51400-51499 >"$VB_TMP/callee.log" 2>&1 &
-callee_pid=$!
-sleep 1
-timeout 30 sipp -sn uac "127.0.0.1:$callee_port" -s 0101234 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
+vb_start_callee "$VB_TMP/callee.log" 51400-51499 || { not_ok "simulate-callee starts"; cat "$VB_TMP/callee.log"; exit 1; }
+callee_pid=$VB_CALLEE_PID
+timeout 30 sipp -sn uac "127.0.0.1:$VB_CALLEE_PORT" -s 0101234 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 1 -d 1000 -nostdin -timeout 20s -timeout_error >"$VB_TMP/sipp3.log" 2>&1
 check "voicebridge simulate-callee rings, answers and hangs up with a SIP caller" test $? -eq 0
 kill -TERM "$callee_pid" 2>/dev/null; wait "$callee_pid"

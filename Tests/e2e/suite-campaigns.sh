@@ -5,7 +5,8 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 db=$VB_TMP/data/voicebridge.sqlite
-callee_port=$(free_port)
+vb_start_callee "$VB_TMP/callee.log" 55200-55399 || { not_ok "the simulated callee starts"; cat "$VB_TMP/callee.log"; exit 1; }
+callee_pid=$VB_CALLEE_PID callee_port=$VB_CALLEE_PORT
 env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_SIP_RTP_PORT_MIN=55000 VOICEBRIDGE_SIP_RTP_PORT_MAX=55199
             VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:$callee_port VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=3 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000
             VOICEBRIDGE_CLUSTER_NODE_ID=campaign-node)   # the restart (on other ports) is the same node
@@ -13,8 +14,6 @@ env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_SIP
 # beside this one before the server bound it ("Address already in use", make test-under-load).
 api() { curl -fsS -X "$1" "http://127.0.0.1:$VB_PORT/api/$2" "${@:3}"; }
 
-"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 55200-55399 >"$VB_TMP/callee.log" 2>&1 &
-callee_pid=$!
 trap 'kill $callee_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 
 vb_start_server "$VB_TMP/run1.log" "${env_common[@]}" || { not_ok "server starts"; cat "$VB_TMP/run1.log"; exit 1; }

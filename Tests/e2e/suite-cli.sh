@@ -6,7 +6,7 @@
 # `voicebridge doctor` with its HTTP port taken (exit 1) and free (exit 0).
 set -u
 source "$(dirname "$0")/lib.sh"
-env_common=(VOICEBRIDGE_DATABASE_PATH=$VB_TMP/data/voicebridge.sqlite VOICEBRIDGE_SIP_PORT=$(free_port)
+env_common=(VOICEBRIDGE_DATABASE_PATH=$VB_TMP/data/voicebridge.sqlite VOICEBRIDGE_SIP_PORT=0
             VOICEBRIDGE_SIP_RTP_PORT_MIN=51600 VOICEBRIDGE_SIP_RTP_PORT_MAX=51799 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=0 VOICEBRIDGE_OUTBOUND_RING_TIMEOUT=4)
 if ! vb_start_server "$VB_TMP/run.log" "${env_common[@]}" VOICEBRIDGE_API_TOKEN=e2e-secret-0123456789; then
   not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1
@@ -21,7 +21,7 @@ check "…and CHANGELOG.md names its release or Unreleased" grep -qE "^## \[(Unr
 
 # voicebridge doctor: the running server holds its HTTP port, so a doctor for that port fails on it
 # (exit 1, the port and the fix named); on free ports it is ready to serve (exit 0).
-doctor_env=(VOICEBRIDGE_DATABASE_PATH=$VB_TMP/doctor/voicebridge.sqlite VOICEBRIDGE_SIP_PORT=$(free_port))
+doctor_env=(VOICEBRIDGE_DATABASE_PATH=$VB_TMP/doctor/voicebridge.sqlite VOICEBRIDGE_SIP_PORT=0)
 out=$(env "${doctor_env[@]}" VOICEBRIDGE_HTTP_PORT=$VB_PORT timeout 120 "$VB_BINARY" doctor 2>&1); status=$?
 echo "$out" > "$VB_ARTIFACTS/cli-doctor-port-taken.txt"
 check "voicebridge doctor exits 1 when the HTTP port is taken (got $status)" test $status -eq 1

@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 run=$VB_TMP/cluster; mkdir -p "$run" "$VB_TMP/recordings"
 # The server refuses to run as root: its folder belongs to `postgres` (outside $VB_TMP, which only root may enter).
 pg=$(mktemp -d /tmp/vb-cluster-pg-XXXXXX); chmod 755 "$pg"; chown postgres:postgres "$pg"
-pg_port=$(free_port); kam_port=$(free_port); callee_port=$(free_port)
+pg_port=$(free_port); kam_port=$(free_port)
 node_sip=("" ""); node_http=("" ""); node_pid=("" ""); names=(node-a node-b)   # the nodes' ports: the kernel's (node)
 pg_pid=""; kam_pid=""; callee_pid=""; listener_pid=""
 cleanup() {
@@ -57,8 +57,8 @@ url="postgres://vb:vbpass@127.0.0.1:$pg_port/voicebridge"
 query() { PGPASSWORD=vbpass $pg_bin/psql -h 127.0.0.1 -p "$pg_port" -U vb -d voicebridge -At -F'|' -c "$1"; }
 
 # --- the callee (trunk), the nodes, Kamailio ---------------------------------------------------
-"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 54400-54599 >"$VB_TMP/callee.log" 2>&1 &
-callee_pid=$!
+vb_start_callee "$VB_TMP/callee.log" 54400-54599 || { not_ok "the simulated callee starts"; cat "$VB_TMP/callee.log"; exit 1; }
+callee_pid=$VB_CALLEE_PID callee_port=$VB_CALLEE_PORT
 short='"<says Hello, who is this?>","Fine, thank you.","<hangup>"'
 node() { # I: starts node I (0: node-a, 1: node-b) on ports from the kernel, then knows them
   local i=$1 from

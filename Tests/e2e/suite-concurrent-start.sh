@@ -65,12 +65,12 @@ db=$VB_TMP/data/voicebridge.sqlite
 rounds=${VB_CONCURRENT_ROUNDS:-5}
 for round in $(seq 1 "$rounds"); do
   rm -rf "$VB_TMP/data"
-  sip_port=$(free_port)
-  if ! vb_start_server "$VB_TMP/round-$round.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port \
+  if ! vb_start_server "$VB_TMP/round-$round.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 \
        VOICEBRIDGE_SIP_RTP_PORT_MIN=56600 VOICEBRIDGE_SIP_RTP_PORT_MAX=56799 VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=10 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=10 \
        LD_PRELOAD=$faults VB_FAULT_LOG=$VB_TMP/locks-$round.log VB_FAULT_INIT_DELAY_US=20000; then
     not_ok "round $round: the server starts"; cat "$VB_TMP/round-$round.log"; continue
   fi
+  sip_port=$VB_SIP_PORT
   # The ten calls, all launched before any is waited for.
   timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
     -m 4 -l 4 -r 100 -d 4000 -nostdin -timeout 40s -timeout_error >"$VB_TMP/sipp-$round.log" 2>&1 &
@@ -103,10 +103,10 @@ check "libsoxr's shared-table locks were initialised once per server ($inits ini
   test "$inits" -gt 0 -a "$twice" = 0
 
 # A C call that never returns, on purpose: every pool thread ends up waiting in soxr_create.
-sip_port=$(free_port)
-vb_start_server "$VB_TMP/stuck.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_HTTP_SHUTDOWN_TIMEOUT_SECONDS=3 \
+vb_start_server "$VB_TMP/stuck.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_HTTP_SHUTDOWN_TIMEOUT_SECONDS=3 \
   VOICEBRIDGE_SIP_RTP_PORT_MIN=56600 VOICEBRIDGE_SIP_RTP_PORT_MAX=56799 LD_PRELOAD=$faults VB_FAULT_BLOCK=$VB_TMP/block \
   || { not_ok "the server for the stuck call starts"; cat "$VB_TMP/stuck.log"; exit 1; }
+sip_port=$VB_SIP_PORT
 touch "$VB_TMP/block"
 timeout 30 sipp -sn uac "127.0.0.1:$sip_port" -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
   -m 4 -l 4 -r 100 -d 4000 -nostdin -timeout 20s >"$VB_TMP/sipp-stuck.log" 2>&1 &

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 db=$VB_TMP/data/voicebridge.sqlite
 key_a=$(head -c 32 /dev/urandom | base64)
 key_b=$(head -c 32 /dev/urandom | base64)
-env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$(free_port)
+env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0
             VOICEBRIDGE_SIP_RTP_PORT_MIN=51800 VOICEBRIDGE_SIP_RTP_PORT_MAX=51999 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=0)
 api() { curl -fs "http://127.0.0.1:$VB_PORT$1"; }
 # holds WORD FILE…: true when any file holds WORD, as bytes.

@@ -10,7 +10,6 @@ source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 command -v svmap >/dev/null || { not_ok "sipvicious is installed (make deps)"; exit 1; }
 db=$VB_TMP/data/voicebridge.sqlite
-sip_port=$(free_port)
 alive() { curl -fs "http://127.0.0.1:$VB_PORT/healthz" | grep -q '"sip_listening":true'; }
 # held_connections N SECONDS: hostile_sip.py's connection flood from 127.0.0.2 in the background
 # (its output in connections.txt, its pid in $holder), returned once the server has taken in all N
@@ -72,11 +71,12 @@ VB_CONFIG=$VB_TMP/config.yaml
 # 2 requests/s per address with a burst of 5; room for 60 calls, since the flood's INVITEs that
 # pass the limit are answered like any caller's and hold a call until their ACK never comes (32 s):
 # 11 when the server reads the flood in its 3 s, more when a loaded machine reads it for longer.
-if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" \
+if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT=0 \
     VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=60 VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=60 \
     VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1
 fi
+sip_port=$VB_SIP_PORT
 
 # 1. sipvicious.
 map=$(svmap -b 127.0.0.1 -P "$(free_port)" -p "$sip_port" 127.0.0.1 2>&1)
@@ -146,13 +146,13 @@ after_flood UDP "$flood" 0
 # 4. The same server on SIP over TCP: the corpus on a connection each, a flood of connections from
 # one address, and an INVITE flood on one connection, while real callers dial in over TCP.
 db=$VB_TMP/data/voicebridge-tcp.sqlite
-sip_port=$(free_port)
-if ! vb_start_server "$VB_TMP/run-tcp.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" VOICEBRIDGE_SIP_TRANSPORT=tcp \
+if ! vb_start_server "$VB_TMP/run-tcp.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_SIP_TRANSPORT=tcp \
     VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$(free_port)" \
     VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=60 VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=60 \
     VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "the server starts on TCP"; cat "$VB_TMP/run-tcp.log"; exit 1
 fi
+sip_port=$VB_SIP_PORT
 stream_corpus tcp
 sleep 3
 timeout 60 sipp -sn uac "127.0.0.1:$sip_port" -t t1 -s 0212345678 -i 127.0.0.1 -p "$(free_port)" -mp "$(free_media_port)" \
@@ -175,14 +175,14 @@ after_flood TCP "$flood" 5900
 (cd "$VB_TMP" && openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
   -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1)
 db=$VB_TMP/data/voicebridge-tls.sqlite
-sip_port=$(free_port)
-if ! vb_start_server "$VB_TMP/run-tls.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" VOICEBRIDGE_SIP_TRANSPORT=tls \
+if ! vb_start_server "$VB_TMP/run-tls.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_SIP_TRANSPORT=tls \
     VOICEBRIDGE_SIP_TLS_CERTIFICATE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_TLS_PRIVATE_KEY="$VB_TMP/key.pem" \
     VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$(free_port)" \
     VOICEBRIDGE_SIP_RATE_LIMIT_REQUESTS_PER_SECOND=2 VOICEBRIDGE_SIP_RATE_LIMIT_BURST=5 VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS=60 VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=60 \
     VOICEBRIDGE_SIP_RTP_PORT_MIN=55400 VOICEBRIDGE_SIP_RTP_PORT_MAX=55799; then
   not_ok "the server starts on TLS"; cat "$VB_TMP/run-tls.log"; exit 1
 fi
+sip_port=$VB_SIP_PORT
 stream_corpus tls
 sleep 3
 (for call in 1 2; do python3 "$here/hostile_sip.py" call "$sip_port" tls; sleep 1; done) >"$VB_TMP/real-callers-tls.log" 2>&1 &

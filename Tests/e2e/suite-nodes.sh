@@ -7,7 +7,8 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 db=$VB_TMP/data/voicebridge.sqlite
-callee_port=$(free_port)
+vb_start_callee "$VB_TMP/callee.log" 56000-56199 || { not_ok "the simulated callee starts"; cat "$VB_TMP/callee.log"; exit 1; }
+callee_pid=$VB_CALLEE_PID callee_port=$VB_CALLEE_PORT
 env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:$callee_port VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=4
             VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=3
             VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON=failed VOICEBRIDGE_OUTBOUND_RETRY_RETRY_INTERVAL=0 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=1
@@ -19,17 +20,15 @@ create() { # port, callee number[, the callee's script as JSON strings]
     -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"$2\",\"purpose\":\"the meeting\",\"questions\":[\"Can you attend?\"],\"metadata\":{\"simulated_answers\":[${3:-$short}]}}" >/dev/null
 }
 
-"$VB_BINARY" simulate-callee --port "$callee_port" --rtp-ports 56000-56199 >"$VB_TMP/callee.log" 2>&1 &
-callee_pid=$!
 b_pid=
 trap 'kill $callee_pid 2>/dev/null; [ -n "$b_pid" ] && kill -KILL $b_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 
 # Node B first (started by hand), then node A through lib.sh (which keeps A's pid for the kill).
-env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=56200 VOICEBRIDGE_SIP_RTP_PORT_MAX=56399 \
+env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_SIP_RTP_PORT_MIN=56200 VOICEBRIDGE_SIP_RTP_PORT_MAX=56399 \
   VOICEBRIDGE_CLUSTER_NODE_ID=node-b "${env_common[@]}" "$VB_BINARY" serve >"$VB_TMP/b.log" 2>&1 &
 b_pid=$!
 vb_await_server "$VB_TMP/b.log" "$b_pid"; b_port=$VB_HTTP_PORT
-vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=56400 VOICEBRIDGE_SIP_RTP_PORT_MAX=56599 \
+vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_SIP_RTP_PORT_MIN=56400 VOICEBRIDGE_SIP_RTP_PORT_MAX=56599 \
   VOICEBRIDGE_CLUSTER_NODE_ID=node-a "${env_common[@]}" || { not_ok "two nodes start on one database"; cat "$VB_TMP/a.log" "$VB_TMP/b.log"; exit 1; }
 check "two nodes start on one database, each with a lease" test "$(query "SELECT group_concat(id) FROM (SELECT id FROM nodes ORDER BY id)")" = "node-a,node-b"
 
@@ -124,7 +123,7 @@ check "B's /api/events streamed both nodes' events live, in one order ($heard ev
 # A claims two long calls; once one is live on A, A is stopped (SIGSTOP) past its lease. B takes the
 # call over and dials the retry; when A resumes (SIGCONT), its next heartbeat finds its lease gone
 # and it hangs up the call it no longer holds, and nothing it writes moves the call B now runs.
-vb_start_server "$VB_TMP/a2.log" VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_SIP_RTP_PORT_MIN=56400 VOICEBRIDGE_SIP_RTP_PORT_MAX=56599 \
+vb_start_server "$VB_TMP/a2.log" VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_SIP_RTP_PORT_MIN=56400 VOICEBRIDGE_SIP_RTP_PORT_MAX=56599 \
   VOICEBRIDGE_CLUSTER_NODE_ID=node-a "${env_common[@]}" || { not_ok "A starts again"; cat "$VB_TMP/a2.log"; exit 1; }
 long="\"<says Hello, who is this?>\"$(printf ',"Fine, thank you."%.0s' $(seq 1 12)),\"<hangup>\""
 kill -STOP $b_pid

@@ -15,10 +15,10 @@ set -u
 source "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 db=$VB_TMP/data/voicebridge.sqlite
-sip_port=$(free_port)
-vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$sip_port VOICEBRIDGE_ENGINE_MODE=echo VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=2 \
+vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_ENGINE_MODE=echo VOICEBRIDGE_SIP_MAX_INBOUND_CALLS=2 \
   VOICEBRIDGE_MEDIA_STREAMS_START_TIMEOUT_SECONDS=1 \
   || { not_ok "server starts"; cat "$VB_TMP/run.log"; exit 1; }
+sip_port=$VB_SIP_PORT
 base=http://127.0.0.1:$VB_PORT
 status() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 json='Content-Type: application/json'
@@ -206,7 +206,7 @@ check "the server exits 0 after all of it" test "$VB_EXIT" = 0
 
 # A server that listens beyond loopback (API token set): every stream endpoint needs its secret.
 secret=stream-secret-0123456789abcdef
-vb_start_server "$VB_TMP/exposed.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/exposed.sqlite VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_MODE=echo \
+vb_start_server "$VB_TMP/exposed.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/exposed.sqlite VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_ENGINE_MODE=echo \
   VOICEBRIDGE_API_TOKEN=api-token-0123456789abcdef VOICEBRIDGE_MEDIA_STREAM_TOKEN=$secret \
   || { not_ok "the tokened server starts"; cat "$VB_TMP/exposed.log"; exit 1; }
 check "with API tokens, /exotel/stream without ?token= is refused" test "$(streams "$VB_PORT" /exotel/stream 1)" = 0
@@ -262,7 +262,7 @@ check "a transfer to a SIP host that is not the gateway's is refused: 422" \
   test "$(status -X POST "$base/api/outbound/" -H "$json" -H "$auth" -d '{"caller_number":"0701234567","callee_number":"0105550002","purpose":"p","questions":["q?"],"transfer_to":"sip:desk@evil.example"}')" = 422
 vb_stop_server TERM
 # The same server with the receiver's address allowed (egress.allow): delivered.
-vb_start_server "$VB_TMP/exposed.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_MODE=echo \
+vb_start_server "$VB_TMP/exposed.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_ENGINE_MODE=echo \
   VOICEBRIDGE_API_TOKEN=$token VOICEBRIDGE_EGRESS_ALLOW=127.0.0.1/32 \
   || { not_ok "the tokened server starts again"; cat "$VB_TMP/exposed.log"; exit 1; }
 base=http://127.0.0.1:$VB_PORT
@@ -277,7 +277,7 @@ kill "$rx_pid" 2>/dev/null; wait "$rx_pid" 2>/dev/null
 vb_stop_server TERM
 
 # --- bounded connections ---------------------------------------------------------------------------
-vb_start_server "$VB_TMP/bounded.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/bounded.sqlite VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_MODE=echo \
+vb_start_server "$VB_TMP/bounded.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/bounded.sqlite VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_ENGINE_MODE=echo \
   VOICEBRIDGE_HTTP_HEADER_TIMEOUT_SECONDS=1 VOICEBRIDGE_HTTP_IDLE_TIMEOUT_SECONDS=2 VOICEBRIDGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS=5 \
   || { not_ok "the bounded server starts"; cat "$VB_TMP/bounded.log"; exit 1; }
 bounded=$(python3 - "$VB_PORT" <<'PY'
@@ -317,7 +317,7 @@ secrets:
 YAML
 token=api-token-0123456789abcdef
 auth="Authorization: Bearer $token"
-VB_CONFIG=$VB_TMP/review2.yaml vb_start_server "$VB_TMP/review2.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/review2.sqlite VOICEBRIDGE_SIP_PORT=$(free_port) \
+VB_CONFIG=$VB_TMP/review2.yaml vb_start_server "$VB_TMP/review2.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/review2.sqlite VOICEBRIDGE_SIP_PORT=0 \
   VOICEBRIDGE_ENGINE_MODE=echo VOICEBRIDGE_API_TOKEN=$token VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:$gateway_port \
   VOICEBRIDGE_HTTP_HEADER_TIMEOUT_SECONDS=2 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=3 \
   || { not_ok "the second review's server starts"; cat "$VB_TMP/review2.log"; exit 1; }
@@ -424,7 +424,7 @@ check "low: /healthz with a foreign Host is refused like any route: 421" test "$
 vb_stop_server TERM
 
 # Finding 7: a token-less server (loopback only) and a page served by another program on this machine.
-vb_start_server "$VB_TMP/review2-local.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/review2-local.sqlite VOICEBRIDGE_SIP_PORT=$(free_port) VOICEBRIDGE_ENGINE_MODE=echo \
+vb_start_server "$VB_TMP/review2-local.log" VOICEBRIDGE_DATABASE_PATH=$VB_TMP/review2-local.sqlite VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_ENGINE_MODE=echo \
   || { not_ok "the token-less server starts"; cat "$VB_TMP/review2-local.log"; exit 1; }
 base=http://127.0.0.1:$VB_PORT
 other=http://127.0.0.1:$((VB_PORT == 3000 ? 3001 : 3000))

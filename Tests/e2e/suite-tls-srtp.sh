@@ -50,14 +50,14 @@ timeout 120 baresip -f "$VB_TMP/callee" -t 110 > "$VB_TMP/callee.log" 2>&1 &
 callee_pid=$!
 wait_tcp $((callee_sip + 1)) 20 || { not_ok "baresip (the callee) listens for TLS on $((callee_sip + 1))"; tail -n 20 "$VB_TMP/callee.log" | sed 's/^/# /'; }
 
-sip_port=$(free_port)
-if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT="$sip_port" \
+if ! vb_start_server "$VB_TMP/run.log" VOICEBRIDGE_DATABASE_PATH="$db" VOICEBRIDGE_SIP_PORT=0 \
      VOICEBRIDGE_SIP_RTP_PORT_MIN=57000 VOICEBRIDGE_SIP_RTP_PORT_MAX=57199 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=0 \
      VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION=30 VOICEBRIDGE_SIP_TRANSPORT=tls VOICEBRIDGE_SIP_SRTP=required \
      VOICEBRIDGE_SIP_TLS_CERTIFICATE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_TLS_PRIVATE_KEY="$VB_TMP/key.pem" \
      VOICEBRIDGE_SIP_TLS_CA_FILE="$VB_TMP/cert.pem" VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$((callee_sip + 1))"; then
   not_ok "server starts with SIP over TLS and SRTP required"; cat "$VB_TMP/run.log"; kill "$callee_pid"; exit 1
 fi
+sip_port=$VB_SIP_PORT
 ok "server starts with SIP over TLS and SRTP required"
 
 # 1. We call baresip: TLS to its TLS port, SRTP both ways; baresip records what it decrypts.
