@@ -132,10 +132,10 @@ enum KnowledgeBenchmark {
             filler = try KnowledgeBenchmark.filler(count: 10_000 - documents.reduce(0) { $0 + $1.chunks.count }, from: documents)
             guard let embedder else { return }
             var all: [[[Float]]] = []
-            for document in documents { all.append(try await embedder.passages(document.chunks.map(KnowledgeBase.passage))) }
+            for document in documents { all.append(try await KnowledgeBase.embeddings(of: document.chunks, by: embedder)) }
             embeddings = all
             all = []
-            for document in filler { all.append(try await embedder.passages(document.chunks.map(KnowledgeBase.passage))) }
+            for document in filler { all.append(try await KnowledgeBase.embeddings(of: document.chunks, by: embedder)) }
             fillerEmbeddings = all
         }
     }

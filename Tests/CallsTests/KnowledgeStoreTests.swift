@@ -82,4 +82,29 @@ import TestSupport
         #expect(try await store.knowledge.searchKnowledge("parking", in: ["a", "b"], limit: 10).map(\.collection) == ["b"])
         #expect(try await store.knowledge.chunks(collection: "b", document: "notes.txt").map(\.text) == ["Parking is free on Sundays."])
     }
+
+    /// With the model, a FAQ row is kept as two vectors — the row as a passage, its question as a
+    /// question — and a search scores it by their mean; a Markdown passage keeps one. Checked
+    /// against the model's own embeddings, on both databases (the vectors travel as blobs).
+    @Test(arguments: StoreBackend.allCases)
+    func aFAQRowIsFoundByItselfAndByItsQuestionAsked(backend: StoreBackend) async throws {
+        let embedder = try E5Embedder.shared(in: Fixtures.repository.appendingPathComponent(".deps").path)
+        let store = try await backend.store()
+        let base = KnowledgeBase(store: store.knowledge, embedder: embedder)
+        let faq = try Self.document("faq.csv", "question,answer\nIs there parking at the clinic?,Yes: 20 spaces behind the building; the first hour is free.\n")
+        _ = try await base.upload(collection: "clinic", documents: [faq, try Self.document("guide.md", "# Guide\n## Pets\nDogs are welcome in the waiting room.")])
+        let (ids, vectors) = try await store.knowledge.vectors(collection: "clinic")
+        #expect(ids.count == 3 && Set(ids).count == 2 && vectors.count == 3 * E5Embedder.dimension, "the FAQ row has two vectors, the passage one")
+
+        let asked = "Can I leave my car somewhere while I am seen?"
+        let question = try await embedder.query(asked)
+        let row = faq.chunks[0]
+        let passage = try await embedder.passages([KnowledgeBase.passage(row)])[0]
+        let itsQuestion = try await embedder.query(row.title)
+        func dot(_ a: [Float], _ b: [Float]) -> Double { Double(zip(a, b).reduce(0) { $0 + $1.0 * $1.1 }) }
+        let hits = try await base.searchKnowledge(asked, in: ["clinic"], limit: 2)
+        let found = try #require(hits.first { $0.chunk.isFAQ })
+        #expect(abs((found.similarity ?? 0) - (dot(question, passage) + dot(question, itsQuestion)) / 2) < 1e-4)
+        #expect(abs((found.similarity ?? 0) - dot(question, passage)) > 1e-4, "the row's question counts beside the row")
+    }
 }

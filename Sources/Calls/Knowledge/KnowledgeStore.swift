@@ -188,13 +188,18 @@ public struct KnowledgeStore: StoreRoom, KnowledgeSearching {
         }
     }
 
-    /// Every embedded chunk of `collection`: ids, and their vectors one after another.
-    public func vectors(collection: String) async throws -> (ids: [Int64], vectors: [Float]) {
+    /// Every embedded chunk of `collection`: its vectors one after another and, for each vector, the
+    /// chunk's id (a FAQ row has two: `KnowledgeBase.embeddings(of:by:)`). A blob that is not whole
+    /// vectors of `dimension` floats is skipped.
+    public func vectors(collection: String, dimension: Int = E5Embedder.dimension) async throws -> (ids: [Int64], vectors: [Float]) {
         try await sqlRead { sql in
             var ids: [Int64] = [], vectors: [Float] = []
             for row in try sql.rows("SELECT id, embedding FROM knowledge_chunks WHERE collection = ? AND embedding IS NOT NULL ORDER BY id", collection) {
                 guard case .blob(let data) = row.value("embedding") else { continue }
-                ids.append(try row.get("id"))
+                let floats = data.count / MemoryLayout<Float>.size
+                guard floats > 0, floats % dimension == 0, data.count % MemoryLayout<Float>.size == 0 else { continue }
+                let id: Int64 = try row.get("id")
+                ids += Array(repeating: id, count: floats / dimension)
                 data.withUnsafeBytes { vectors.append(contentsOf: $0.bindMemory(to: Float.self)) }
             }
             return (ids, vectors)

@@ -1,9 +1,10 @@
 import Knowledge
 
 /// The chunks' embeddings in memory, per collection, for a brute-force nearest-neighbour scan (a
-/// few milliseconds at 10,000 chunks). Before each search the store says whether the collection
-/// changed (its chunk count and newest id, one indexed query), so an upload on another node is
-/// seen at the next search.
+/// few milliseconds at 10,000 chunks). A chunk may have more than one vector (a FAQ row: itself
+/// as a passage, its question as a question); its similarity is their mean. Before each search the
+/// store says whether the collection changed (its chunk count and newest id, one indexed query),
+/// so an upload on another node is seen at the next search.
 actor KnowledgeVectorIndex {
     struct Neighbor: Sendable {
         var id: Int64
@@ -25,27 +26,39 @@ actor KnowledgeVectorIndex {
             collections[name] = Collection(generation: generation, ids: ids, vectors: vectors)
         }
         guard let collection = collections[name], !collection.ids.isEmpty else { return [] }
-        var scored = Self.similarities(query, collection.vectors).enumerated().map { Neighbor(id: collection.ids[$0.offset], similarity: $0.element) }
+        var scored = Self.chunkSimilarities(query, collection, where: { _ in true })
         scored.sort { $0.similarity > $1.similarity }
         return Array(scored.prefix(limit))
     }
 
-    /// Cosine similarity (the vectors are L2-normalized) of `query` with each id's vector, where known.
+    /// Cosine similarity (the vectors are L2-normalized) of `query` with each id's chunk, where known.
     func similarities(_ query: [Float], ids: [Int64], in names: [String]) -> [Int64: Float] {
         var found: [Int64: Float] = [:]
         let wanted = Set(ids)
         for name in names {
             guard let collection = collections[name] else { continue }
-            for (i, id) in collection.ids.enumerated() where wanted.contains(id) {
-                found[id] = Self.dot(query, collection.vectors, at: i * query.count)
-            }
+            for neighbor in Self.chunkSimilarities(query, collection, where: wanted.contains) { found[neighbor.id] = neighbor.similarity }
         }
         return found
     }
 
-    static func similarities(_ query: [Float], _ vectors: [Float]) -> [Float] {
-        let count = vectors.count / max(1, query.count)
-        return (0..<count).map { dot(query, vectors, at: $0 * query.count) }
+    /// Each chunk's similarity to `query`: the mean over its vectors, which sit one after another
+    /// under the same id (the store reads them in id order).
+    private static func chunkSimilarities(_ query: [Float], _ collection: Collection, where included: (Int64) -> Bool) -> [Neighbor] {
+        var neighbors: [Neighbor] = []
+        var i = 0
+        while i < collection.ids.count {
+            let id = collection.ids[i]
+            var end = i + 1
+            while end < collection.ids.count, collection.ids[end] == id { end += 1 }
+            if included(id) {
+                var sum: Float = 0
+                for v in i..<end { sum += dot(query, collection.vectors, at: v * query.count) }
+                neighbors.append(Neighbor(id: id, similarity: sum / Float(end - i)))
+            }
+            i = end
+        }
+        return neighbors
     }
 
     static func dot(_ query: [Float], _ vectors: [Float], at offset: Int) -> Float {
