@@ -83,19 +83,22 @@ enum KnowledgeSetBenchmark {
         }
     }
 
-    static func run(mode: String, backend: String, location: String, embedder: E5Embedder?, wordsWeight: Double,
+    static func run(mode: String, backend: String, location: String, embedder: E5Embedder?, questionsApart: Bool, wordsWeight: Double,
                     documents: [KnowledgeDocument], questions: [Question]) async throws -> [[String]] {
         let base = KnowledgeBase(store: try await CallStore.open(location).knowledge, embedder: embedder, wordsWeight: wordsWeight)
         var embeddings: [[[Float]]]?
         if let embedder {
             embeddings = []
-            for document in documents { embeddings?.append(try await embedder.passages(document.chunks.map(KnowledgeBase.passage))) }
+            for document in documents {
+                embeddings?.append(try await KnowledgeBase.embeddings(of: document.chunks, by: embedder, questionsApart: questionsApart))
+            }
         }
         try await base.store.replace(collection: collection, documents: documents, embeddings: embeddings)
         let all = try await outcomes(base, questions: questions)
-        let policy = embedder == nil ? KnowledgeAnswerPolicy.standard.threshold : KnowledgeAnswerPolicy.standard.similarityThreshold
+        let standard = KnowledgeAnswerPolicy.standard
         var rows: [[String]] = []
         for language in ["en", "ko"] {
+            let policy = embedder == nil ? standard.threshold : language == "ko" ? standard.koreanSimilarityThreshold : standard.similarityThreshold
             let tuned = calibrated(all.filter { $0.question.language == language && $0.question.split == "tune" })
             for split in ["tune", "test"] {
                 let these = all.filter { $0.question.language == language && $0.question.split == split }
@@ -127,10 +130,17 @@ extension BenchMain {
             backends.append((name: "postgres", location: { (try? await StoreBackend.postgres.newLocation()) ?? "" }))
         }
         var rows: [[String]] = []
-        for (mode, model, weight) in [("words", nil, 1.0), ("meaning", embedder, 0.0), ("words + meaning", embedder, 0.5)] where mode == "words" || model != nil {
+        // The server's ranking (meaning, each FAQ row's question embedded apart as well), the one
+        // before issue 60 (the row as one passage), words alone, and words fused beside meaning.
+        let modes: [(name: String, model: E5Embedder?, questionsApart: Bool, weight: Double)] = [
+            ("words", nil, false, 1.0), ("meaning, questions apart", embedder, true, 0.0), ("meaning, row as one passage", embedder, false, 0.0),
+            ("words + meaning", embedder, true, 0.5),
+        ]
+        for mode in modes where mode.name == "words" || mode.model != nil {
             for backend in backends {
-                rows += try await KnowledgeSetBenchmark.run(mode: mode, backend: backend.name, location: await backend.location(), embedder: model,
-                                                            wordsWeight: weight, documents: documents, questions: questions)
+                rows += try await KnowledgeSetBenchmark.run(mode: mode.name, backend: backend.name, location: await backend.location(), embedder: mode.model,
+                                                            questionsApart: mode.questionsApart, wordsWeight: mode.weight,
+                                                            documents: documents, questions: questions)
             }
         }
         let header = ["store", "language", "half", "questions (row + none)", "recall@1", "recall@3", "local engine, today's threshold",

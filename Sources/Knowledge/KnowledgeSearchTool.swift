@@ -9,10 +9,13 @@ public struct KnowledgeSearchTool: LocalTool {
 
     let searcher: any KnowledgeSearching
     let collections: [String]
+    /// What counts as a passage close enough to answer from (the local engine's own measure).
+    let policy: KnowledgeAnswerPolicy
 
-    public init(searcher: any KnowledgeSearching, collections: [String]) {
+    public init(searcher: any KnowledgeSearching, collections: [String], policy: KnowledgeAnswerPolicy = .standard) {
         self.searcher = searcher
         self.collections = collections
+        self.policy = policy
     }
 
     /// The declaration offered to the model (the server answers it; it has no URL).
@@ -25,7 +28,8 @@ public struct KnowledgeSearchTool: LocalTool {
             parameters: .object([
                 "type": .string("object"),
                 "properties": .object(["query": .object(["type": .string("string"), "minLength": .integer(1), "maxLength": .integer(500),
-                                                         "description": .string("the caller's question, in the caller's language")])]),
+                                                         "description": .string("the caller's question as one that stands on its own, in the caller's language: "
+                                                             + "name what 'it' or 'that' means from the conversation")])]),
                 "required": .array([.string("query")]),
                 "additionalProperties": .bool(false),
             ]),
@@ -40,9 +44,17 @@ public struct KnowledgeSearchTool: LocalTool {
                 return LocalToolAnswer(answer: .object(["results": .array([]), "note": .string("nothing found: tell the caller you will pass the question on")]),
                                        passedOn: query)
             }
-            return LocalToolAnswer(answer: .object(["results": .array(hits.map { hit in
+            let results = JSONValue.array(hits.map { hit in
                 .object(["title": .string(hit.chunk.title), "text": .string(hit.chunk.text), "source": .string(hit.document)])
-            })]))
+            })
+            // Passages that are all far from the question: the model may still find its answer in
+            // one, but an answer from them is a guess, so the question is kept for the operator too.
+            guard hits.contains(where: policy.isConfident) else {
+                return LocalToolAnswer(answer: .object(["results": results,
+                                                        "note": .string("weak matches: answer only if one plainly answers the question; otherwise tell the caller you will pass the question on")]),
+                                       passedOn: query)
+            }
+            return LocalToolAnswer(answer: .object(["results": results]))
         } catch {
             return LocalToolAnswer(answer: .object(["error": .string("search_failed"), "message": .string("the knowledge base could not be searched")]),
                                    error: "the knowledge base could not be searched: \(error)")

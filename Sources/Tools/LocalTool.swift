@@ -9,8 +9,9 @@ public struct LocalToolAnswer: Sendable, Equatable {
     public var answer: JSONValue
     /// What went wrong, when something did (the answer then says so to the model too).
     public var error: String?
-    /// A question the tool could not answer (`search_knowledge` found nothing): the call keeps it
-    /// for the operator, like a question the local engine passes on.
+    /// A question the tool could not answer for sure (`search_knowledge` found nothing, or only
+    /// weak matches the model may guess from): the call keeps it for the operator, like a question
+    /// the local engine passes on.
     public var passedOn: String?
 
     public init(answer: JSONValue, error: String? = nil, passedOn: String? = nil) {

@@ -74,5 +74,14 @@ import Testing
         far.coverage = 1
         #expect(KnowledgeAnswerPolicy.standard.answer(from: [near]) == near)
         #expect(KnowledgeAnswerPolicy.standard.answer(from: [far]) == nil, "with embeddings, their similarity decides")
+        // A row in Korean needs more: its similarities run higher (calibrated apart on the knowledge bench).
+        let policy = KnowledgeAnswerPolicy.standard
+        var between = Self.hours, korean = Self.hours
+        between.similarity = (policy.similarityThreshold + policy.koreanSimilarityThreshold) / 2
+        korean.chunk = KnowledgeChunk(title: "진료 시간은 어떻게 되나요?", text: "평일 오전 9시부터 오후 6시까지입니다.", line: 2, isFAQ: true)
+        korean.similarity = between.similarity
+        #expect(policy.koreanSimilarityThreshold > policy.similarityThreshold)
+        #expect(policy.answer(from: [between]) == between)
+        #expect(policy.answer(from: [korean]) == nil)
     }
 }

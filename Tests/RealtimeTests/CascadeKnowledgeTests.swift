@@ -18,7 +18,7 @@ import Tools
             return (CascadeEngineTests.sse([CascadeEngineTests.content("Yes, there are twenty spaces in the basement."), end]) + ["data: [DONE]\n\n"], .milliseconds(10))
         }
         let call: [String: Any] = ["index": 0, "delta": ["tool_calls": [["index": 0, "id": "call_search", "type": "function",
-                                   "function": ["name": "search_knowledge", "arguments": #"{"query":"where can patients park their car"}"#]]]], "finish_reason": "tool_calls"]
+                                   "function": ["name": "search_knowledge", "arguments": #"{"query":"where do I park at the clinic"}"#]]]], "finish_reason": "tool_calls"]
         return (CascadeEngineTests.sse([call]) + ["data: [DONE]\n\n"], .milliseconds(10))
     }
 
