@@ -64,6 +64,22 @@ async function renderCharts(view) {
     figure(t('charts.per_hour'), barChart('hour-chart', hours, t('charts.per_hour')), `${t('charts.talk')}: ${stats.average_duration_seconds.value}${t('seconds')} — ${stats.average_duration_seconds.counts}`));
 }
 
+/// The questions this campaign's callers asked that the knowledge base could not answer, grouped
+/// as the Knowledge page groups them, with the way there to answer them.
+async function openQuestions(campaign, figure) {
+  const found = await api(`/api/knowledge-questions?days=365&campaign=${encodeURIComponent(campaign.id)}`);
+  const asked = found.groups.reduce((sum, group) => sum + group.count, 0);
+  const list = el('ul', null, 'open-question-list');
+  list.append(...found.groups.map((group) => el('li',
+    `${group.question} ${group.count === 1 ? t('knowledge.asked_once') : t('knowledge.asked_times').replace('{n}', group.count)}`)));
+  const answer = el('a', t('results.answer_questions'));
+  answer.href = '#/knowledge';
+  const f = figure(`${t('results.open_questions')}: ${asked}`, list);
+  f.append(answer);
+  f.dataset.figure = 'open-questions';
+  return f;
+}
+
 const SENTIMENT_COLOR = { positive: '#4caf50', neutral: '#90a4ae', negative: '#e57373' };
 
 /// A campaign's results, opened on demand (and kept open across refreshes): /api/stats for the
@@ -110,6 +126,7 @@ function campaignResults(campaign) {
       parts.push(figure(t('results.fields'), list));
     }
     if (stats.questions.length) parts.push(figure(t('charts.questions'), questionChart(stats.questions), t('charts.questions_count')));
+    if (stats.open_questions?.value > 0) parts.push(await openQuestions(campaign, figure));
     if (!parts.length) parts.push(el('p', t('results.none'), 'muted'));
     body.replaceChildren(...parts);
   };

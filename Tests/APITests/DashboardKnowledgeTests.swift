@@ -53,18 +53,22 @@ import TestSupport
         }
     }
 
-    /// The questions calls passed on, on the same page: grouped with their counts, one answered with
-    /// the operator's words and one as another wording of the FAQ row the page offers, and gone.
+    /// The questions calls passed on, in the campaign's results and on the Knowledge page: grouped
+    /// with their counts, one answered with the operator's words and one as another wording of the
+    /// FAQ row the page offers, and gone.
     @Test func questionsCallersAskedAreAnsweredFromThePage() async throws {
         try await DashboardBrowserTests.withBrowser(name: "dashboard-knowledge-questions", before: { config in
             let store = try CallStore(path: config.database.path)
             let knowledge = KnowledgeBase(store: store.knowledge, embedder: try KnowledgeBase.embedder(for: config, logger: Logger(label: "test")))
             let faq = "question,answer\nAre pets allowed?,Dogs on a lead are welcome in the waiting room.\n"
             _ = try await knowledge.upload(collection: "clinic", documents: [try KnowledgeDocument.parse(name: "faq.csv", bytes: Array(faq.utf8), sha256: "x")])
+            let campaign = Campaign(name: "spring check-ups", callerNumber: "+15550009999")
+            try await store.campaigns.create(campaign)
             // Due tomorrow: the running server does not dial it.
             var call = CallRecord(outboundId: "ob-0000a5c0", callerNumber: "+15550009999", calleeNumber: "+15550000001", purpose: "p",
                                   questions: ["q?"], scheduledAt: Date().addingTimeInterval(86_400))
             call.knowledge = ["clinic"]
+            call.campaignId = campaign.id
             try await store.insert(call)
             var tracker = TaskTracker(questions: call.questions)
             tracker.openQuestions = ["Do you sell gift cards?", "Can I bring my dog?", "Do you sell gift card?"]
@@ -72,9 +76,20 @@ import TestSupport
                                                                                           context: ConversationContext(purpose: "p", questions: call.questions)))
         }) { browser, port in
             let root = "http://127.0.0.1:\(port)/"
-            try await browser.navigate(root + "#/knowledge")
+            try await browser.navigate(root + "#/campaigns")
             try await browser.execute("localStorage.setItem('vb.lang', 'en');")
-            try await browser.navigate(root + "#/knowledge")
+            try await browser.navigate(root + "#/campaigns")
+            // The campaign's results list them too, with the way to the page that answers them.
+            try await browser.wait(for: "document.querySelector('li.campaign details.campaign-results summary')")
+            try await browser.click("li.campaign details.campaign-results summary")
+            try await browser.wait(for: "document.querySelector('li.campaign [data-figure=open-questions]')")
+            let listed = try await browser.execute("""
+                const f = document.querySelector('li.campaign [data-figure=open-questions]');
+                return [f.querySelector('h3').textContent, ...[...f.querySelectorAll('li')].map((li) => li.textContent)];
+                """) as? [String]
+            #expect(listed == ["Questions callers asked, not yet answered: 3", "Do you sell gift card? asked 2 times", "Can I bring my dog? asked once"],
+                    "\(listed ?? [])")
+            try await browser.click("li.campaign [data-figure=open-questions] a")
             try await browser.wait(for: "document.querySelectorAll('li.knowledge-question').length === 2")
             let first = "li.knowledge-question:nth-child(1)", second = "li.knowledge-question:nth-child(2)"
             #expect(try await browser.execute("return document.querySelector('\(first) strong').textContent;") as? String == "Do you sell gift card?")
