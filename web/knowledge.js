@@ -87,9 +87,14 @@ async function showQuestions(view) {
   $('#knowledge-questions', view).replaceChildren(...found.groups.map((group) => questionItem(view, group)));
 }
 
+/// "asked once", "asked 3 times": how often a group's question was asked (here and in a campaign's results).
+function askedTimes(count) {
+  return count === 1 ? t('knowledge.asked_once') : t('knowledge.asked_times').replace('{n}', count);
+}
+
 function questionItem(view, group) {
   const li = el('li', null, 'panel knowledge-question');
-  const asked = group.count === 1 ? t('knowledge.asked_once') : t('knowledge.asked_times').replace('{n}', group.count);
+  const asked = askedTimes(group.count);
   const form = el('form');
   const field = (label, input) => { const wrap = el('label', label); wrap.append(input); return wrap; };
   const question = el('input', null, 'question-text');

@@ -1,6 +1,7 @@
 // Statistics charts on the calls page (seed 000 §12): outcomes, each question's answers and calls
 // per hour from /api/stats, drawn as inline SVG bars. Every chart's caption is the server's own
-// words for what the figure counts. Uses report.js's svg() and app.js's helpers.
+// words for what the figure counts. Uses report.js's svg(), app.js's helpers and knowledge.js's
+// askedTimes().
 'use strict';
 
 const OUTCOME_COLOR = { completed: '#4caf50', no_answer: '#9e9e9e', busy: '#ff9800', rejected: '#e57373', failed: '#c62828', cancelled: '#bdbdbd', voicemail: '#8d6e63', voicemail_left: '#a1887f' };
@@ -70,8 +71,7 @@ async function openQuestions(campaign, figure) {
   const found = await api(`/api/knowledge-questions?days=365&campaign=${encodeURIComponent(campaign.id)}`);
   const asked = found.groups.reduce((sum, group) => sum + group.count, 0);
   const list = el('ul', null, 'open-question-list');
-  list.append(...found.groups.map((group) => el('li',
-    `${group.question} ${group.count === 1 ? t('knowledge.asked_once') : t('knowledge.asked_times').replace('{n}', group.count)}`)));
+  list.append(...found.groups.map((group) => el('li', `${group.question} ${askedTimes(group.count)}`)));
   const answer = el('a', t('results.answer_questions'));
   answer.href = '#/knowledge';
   const f = figure(`${t('results.open_questions')}: ${asked}`, list);
