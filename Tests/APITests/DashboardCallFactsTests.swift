@@ -26,9 +26,16 @@ import TestSupport
             #expect(facts.contains("Answered by: an answering machine") && facts.contains("Bot: wss://bot.example.com/twilio"), "\(facts)")
             // A refresh of the bot call is still pending when the operator moves on: it must not
             // write the bot call's facts into the page now shown.
-            try await browser.execute("current.refresh(); location.hash = '#/calls/ob-00000a11';")
+            // The page left behind has its purpose blanked, so that the late load is seen when it lands.
+            try await browser.execute("""
+                window.pageLeft = document.querySelector('#view').firstElementChild;
+                pageLeft.querySelector('[data-field=purpose]').textContent = '';
+                current.refresh(); location.hash = '#/calls/ob-00000a11';
+                """)
             try await browser.wait(for: "document.querySelector('[data-field=purpose]')?.textContent === 'a plain call'")
-            try await Task.sleep(for: .milliseconds(400))
+            // The late load has run once it wrote the bot call's purpose — into the page left behind,
+            // or (the fault this checks for) into the page shown.
+            try await browser.wait(for: "[pageLeft, document].some(p => p.querySelector('[data-field=purpose]')?.textContent === 'a bot call')")
             let purpose = try await browser.execute("return document.querySelector('[data-field=purpose]').textContent;") as? String
             #expect(purpose == "a plain call", "a late load of the page left behind overwrote the page shown")
             let hidden = try await browser.execute("return ['answered_by', 'bot_url'].map(n => document.querySelector(`[data-field=${n}]`).hidden && document.querySelector(`[data-field=${n}]`).previousElementSibling.hidden);") as? [Bool]

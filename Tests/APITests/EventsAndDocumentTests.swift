@@ -40,10 +40,11 @@ import Yams
         let firstRun = Locked<[String]>([])
         let replay = Locked<[String]>([])
         try await TwilioStreamTests.withLiveServer(config) { port in
+            // From the first event on (the server's store is new): nothing is missed however late the
+            // listener connects, so the call need not wait for it.
             let listener = Task {
-                try await Self.events(port: port, since: nil, until: ["outbound_completed", "outbound_ended", "outbound_failed"])
+                try await Self.events(port: port, since: 0, until: ["outbound_completed", "outbound_ended", "outbound_failed"])
             }
-            try await Task.sleep(for: .milliseconds(300))
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/outbound/")
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")

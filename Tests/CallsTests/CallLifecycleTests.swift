@@ -9,7 +9,7 @@ import TestSupport
 
 /// A call's life off the straight path, over whole calls in virtual time: the callee hangs up
 /// mid-call, the operator cancels a connected call, a queued call outlives a restart, and an ended
-/// call is dialed again as a new attempt. What is stored is what an operator acts on: the partial
+/// call is dialed again as a new attempt, a busy line is tried again after its interval. What is stored is what an operator acts on: the partial
 /// result is kept each time.
 @Suite(.serialized, .tags(.virtualTime)) struct CallLifecycleTests {
     @Test func calleeHangingUpMidCallKeepsThePartialResult() async throws {
@@ -97,5 +97,28 @@ import TestSupport
                 #expect(error == .notFound("ob-00000000"))
             }
         }
+    }
+
+    /// A busy line is dialed again after the retry interval — five minutes of virtual time, which
+    /// cost a fraction of a second: the wait, the queued call's due time and every stamp read the
+    /// one clock (`CallClock.date`), so the stored gap is the interval exactly.
+    @Test func aBusyLineIsTriedAgainAfterItsRetryIntervalOfVirtualTime() async throws {
+        let run = try await VirtualCallHarness.run(tweak: { $0.retry.retryIntervalSeconds = 300 }) { manager, store, clock in
+            let created = try await manager.create(CallHarness.seedRequest(answers: ["<busy>"], maxRetries: 1))
+            let waiting = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state == .queued && $0.attemptCount == 1 }
+            let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock, timeout: .seconds(600)) {
+                $0.state == .busy && $0.attemptCount == 2
+            }
+            let attempts = try await store.attempts(callID: call.outboundId)
+            #expect(attempts.map(\.outcome) == ["busy", "busy"], "one retry, then the final outcome: \(attempts.map(\.outcome))")
+            let firstEnd = try #require(attempts.first?.endedAt)
+            let due = try #require(waiting.nextAttemptAt)
+            #expect(abs(due.timeIntervalSince(firstEnd) - 300) < 0.01, "due \(due.timeIntervalSince(firstEnd)) s after the first attempt ended")
+            let gap = try #require(attempts.last?.startedAt).timeIntervalSince(firstEnd)
+            #expect((299.99..<301).contains(gap), "dialed again \(gap) s after the first attempt ended")
+        }
+        #expect(run.strayWakeups == 0)
+        #expect(run.virtual >= .seconds(300), "the interval passed in virtual time: \(run.virtual)")
+        print("retry after 300 s: \(run.virtual) of virtual time in \(run.real) (\(Int(run.speedUp))×)")
     }
 }

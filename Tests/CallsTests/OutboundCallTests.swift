@@ -107,7 +107,9 @@ import TestSupport
         try await CallHarness.run { manager, store, _ in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["<busy>"], maxRetries: 2))
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .busy && $0.attemptCount == 3 }
-            try await Task.sleep(for: .milliseconds(400))
+            // The attempt's writes are all in once it is no longer live (a retry would have been
+            // queued in the same transaction as its end).
+            try await waitUntil { await manager.liveCount == 0 }
             let final = try #require(try await store.call(id: call.outboundId))
             #expect(final.state == .busy && final.attemptCount == 1 + 2, "attempt_count \(final.attemptCount)")
             let types = try await store.events().filter { $0.outboundId == call.outboundId }.map(\.type)
@@ -130,7 +132,9 @@ import TestSupport
             #expect(waiting.lastOutcome == "busy" && waiting.nextAttemptAt.map { $0.timeIntervalSinceNow > 500 } == true)
             #expect(try await store.attempts(callID: retried.outboundId).map(\.outcome) == ["busy"])
             let final = try await CallHarness.waitFor(store, single.outboundId) { $0.state.isTerminal }
-            try await Task.sleep(for: .milliseconds(500))
+            // The attempt's writes are all in once it is no longer live (a retry would have been
+            // queued in the same transaction as its end).
+            try await waitUntil { await manager.liveCount == 0 }
             let after = try #require(try await store.call(id: single.outboundId))
             #expect(final.state == .busy && after.state == .busy && after.attemptCount == 1 && after.nextAttemptAt == nil, "\(after)")
         }
@@ -150,7 +154,9 @@ import TestSupport
         try await CallHarness.run { manager, store, _ in
             let created = try await manager.create(CallHarness.seedRequest(answers: ["<reject>"]))
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
-            try await Task.sleep(for: .milliseconds(300))
+            // The attempt's writes are all in once it is no longer live (a retry would have been
+            // queued in the same transaction as its end).
+            try await waitUntil { await manager.liveCount == 0 }
             let attempts = try await store.call(id: call.outboundId)?.attemptCount
             #expect(call.state == .rejected && attempts == 1)
         }

@@ -101,7 +101,7 @@ import TestSupport
             let deadline = ContinuousClock.now.advanced(by: .seconds(10))
             while await manager.liveCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             #expect(await manager.liveCount == 0, "a hung up the call it no longer holds")
-            try await Task.sleep(for: .milliseconds(300))   // a's writes about the ended call, if any got through, are in by now
+            // a's writes about the ended call, if any got through, are in: its attempt is over.
             let call = try #require(try await store.call(id: id))
             #expect(call.state == .queued && call.nodeId == "node-b" && call.lastOutcome == "failed",
                     "b's outcome and claim stand: \(call.state) on \(String(describing: call.nodeId))")

@@ -30,7 +30,7 @@ enum VirtualCallHarness {
         let store = try given ?? CallStore(path: folder.appendingPathComponent("db.sqlite").path)
         defer { try? FileManager.default.removeItem(at: folder) }
         let executor = VirtualTimeExecutor()
-        let clock = CallClock(virtualTime: executor)
+        let clock = CallClock(virtualTime: executor, datesFrom: Date())
         var uaConfig = SIPUserAgent.Configuration()
         uaConfig.rtpPorts = 40000...40001   // never started: the calls do not use SIP
         let ua = try SIPUserAgent(configuration: uaConfig, logger: Logger(label: "virtual-ua"))

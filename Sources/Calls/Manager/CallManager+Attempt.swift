@@ -14,10 +14,10 @@ extension CallManager {
         do {
             // Listed after it was queued: never dialed.
             if let queued = try await store.call(id: id), try await store.doNotCall.contains(queued.calleeNumber) {
-                try await store.transition(id: id, to: .cancelled, reason: "do_not_call", heldBy: settings.nodeID)
+                try await store.transition(id: id, to: .cancelled, reason: "do_not_call", heldBy: settings.nodeID, now: settings.clock.date)
                 return
             }
-            (call, _) = try await store.transition(id: id, to: .dialing, from: .queued, heldBy: settings.nodeID)   // not if it was cancelled since the claim
+            (call, _) = try await store.transition(id: id, to: .dialing, from: .queued, heldBy: settings.nodeID, now: settings.clock.date)   // not if it was cancelled since the claim
         } catch {
             logger.warning("could not start a call", metadata: ["call": "\(id)", "error": "\(error)"])
             try? await store.releaseClaim(id: id, node: settings.nodeID)
@@ -58,9 +58,9 @@ extension CallManager {
         for await event in sipCall.events {
             switch event {
             case .ringing:
-                if (try? await store.call(id: id))?.state == .dialing { _ = try? await store.transition(id: id, to: .ringing, heldBy: settings.nodeID) }
+                if (try? await store.call(id: id))?.state == .dialing { _ = try? await store.transition(id: id, to: .ringing, heldBy: settings.nodeID, now: settings.clock.date) }
             case .answered:
-                _ = try? await store.transition(id: id, to: .connected, heldBy: settings.nodeID)
+                _ = try? await store.transition(id: id, to: .connected, heldBy: settings.nodeID, now: settings.clock.date)
                 await converse(call: call, sipCall: sipCall, engine: engine, context: context, handle: handle)
                 return
             case .failed(let failure):
@@ -205,7 +205,7 @@ extension CallManager {
     /// Stores how a call this node ran ended. A refusal is logged, not thrown: the call may
     /// have ended already, or been taken over while this node stalled (`notHolder`).
     func storeEnd(of id: String, in state: CallState, reason: String?) async {
-        do { try await store.transition(id: id, to: state, reason: reason, heldBy: settings.nodeID) } catch {
+        do { try await store.transition(id: id, to: state, reason: reason, heldBy: settings.nodeID, now: settings.clock.date) } catch {
             logger.warning("could not store the call's end", metadata: ["call": "\(id)", "state": "\(state.rawValue)", "error": "\(error)"])
             return
         }
@@ -215,8 +215,9 @@ extension CallManager {
     /// Records a failed attempt and, when the policy says so, queues the next one in the same
     /// transaction (so the call's webhook announces only its final outcome).
     func fail(_ call: CallRecord, state: CallState, reason: String) async {
-        let retryAt = (try? await store.call(id: call.outboundId)).flatMap { Self.retryTime(for: $0, endingIn: state, policy: settings.retry) }
-        do { try await store.endAttempt(id: call.outboundId, in: state, reason: reason, retryAt: retryAt, heldBy: settings.nodeID) } catch {
+        let now = settings.clock.date
+        let retryAt = (try? await store.call(id: call.outboundId)).flatMap { Self.retryTime(for: $0, endingIn: state, policy: settings.retry, now: now) }
+        do { try await store.endAttempt(id: call.outboundId, in: state, reason: reason, retryAt: retryAt, heldBy: settings.nodeID, now: now) } catch {
             logger.warning("could not store the attempt's end", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])
             return
         }
@@ -224,8 +225,8 @@ extension CallManager {
                                                      "retry": "\(retryAt.map { "\($0)" } ?? "no")"])
     }
 
-    /// When the retry `policy` tries `call` again after an attempt ending in `state`; nil: it does not.
-    static func retryTime(for call: CallRecord, endingIn state: CallState, policy: VoiceBridgeConfig.Outbound.Retry) -> Date? {
+    /// When the retry `policy` tries `call` again after an attempt ending in `state` at `now`; nil: it does not.
+    static func retryTime(for call: CallRecord, endingIn state: CallState, policy: VoiceBridgeConfig.Outbound.Retry, now: Date) -> Date? {
         guard policy.enabled else { return nil }
         let key: VoiceBridgeConfig.Outbound.RetryReason? = switch state {
         case .busy: .busy
@@ -240,7 +241,7 @@ extension CallManager {
         let retried = call.retryOn.map { $0.split(separator: ",").compactMap { VoiceBridgeConfig.Outbound.RetryReason(rawValue: String($0)) } }
             ?? policy.retryOn
         guard let key, call.retryOnNoAnswer, retried.contains(key), call.attemptCount <= call.maxRetries else { return nil }
-        return Date().addingTimeInterval(TimeInterval(call.retryInterval))
+        return now.addingTimeInterval(TimeInterval(call.retryInterval))
     }
 
     static func outcome(of failure: SIPCallFailure) -> (CallState, String) {
@@ -296,7 +297,7 @@ extension CallManager {
                         converse: (CallRecord, any ConversationEngine, ConversationContext, LiveCall) async -> Void, hangUp: () async -> Void) async {
         var built = await inboundRecord(caller: caller, callee: callee)
         built.state = .connected
-        built.answeredAt = Date()
+        built.answeredAt = settings.clock.date
         built.startedAt = built.answeredAt
         built.attemptCount = 1
         built.callId = externalID
@@ -337,7 +338,7 @@ extension CallManager {
                                 callerDisplayName: route?.displayName ?? inbound.displayName,
                                 purpose: route?.purpose ?? template.map { fill($0.purpose) } ?? inbound.purpose,
                                 questions: route?.questions ?? template?.questions.map(fill) ?? inbound.questions,
-                                maxDuration: settings.maxCallDurationSeconds)
+                                maxDuration: settings.maxCallDurationSeconds, createdAt: settings.clock.date)
         record.greeting = route?.greeting ?? template?.greeting.map(fill)
         record.closing = template?.closing.map(fill)
         record.voice = template?.voice

@@ -54,7 +54,7 @@ extension CallManager {
         record.direction = .browser
         record.calleeNumber = "browser"
         record.state = .connected
-        record.answeredAt = Date()
+        record.answeredAt = settings.clock.date
         record.startedAt = record.answeredAt
         record.attemptCount = 1
         record.retryOnNoAnswer = false

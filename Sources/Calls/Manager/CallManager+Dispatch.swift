@@ -15,7 +15,7 @@ extension CallManager {
             let clock = settings.clock
             let started = clock.now
             while !Task.isCancelled {
-                let running = await campaignTick(now: Date(), monotonic: started.duration(to: clock.now).totalSeconds)
+                let running = await campaignTick(now: clock.date, monotonic: started.duration(to: clock.now).totalSeconds)
                 for call in await dueCalls() {
                     live[call.outboundId] = LiveCall()
                     mostLiveAtOnce = max(mostLiveAtOnce, live.count)
@@ -41,7 +41,7 @@ extension CallManager {
     /// sleeps until something happens.
     func waitForWork(campaignsRunning: Bool) async {
         let now = settings.clock.now
-        let wall = Date()
+        let wall = settings.clock.date
         let unheard = queueSharedUnheard
         var wake: ContinuousClock.Instant?
         if campaignsRunning {
@@ -57,7 +57,8 @@ extension CallManager {
                 // A read that fails is tried again soon rather than never.
                 do { due = try await store.nextQueuedCallTime(after: wall) } catch { due = wall.addingTimeInterval(Self.idleRecheck.totalSeconds) }
                 if let due {
-                    let at = now.advanced(by: .milliseconds(Int64(max(0, due.timeIntervalSince(wall)) * 1000)))
+                    // Rounded up: a wake a fraction of a millisecond early finds the call not yet due.
+                    let at = now.advanced(by: .milliseconds(Int64((max(0, due.timeIntervalSince(wall)) * 1000).rounded(.up))))
                     wake = min(wake ?? at, at)
                 }
             }
@@ -77,7 +78,7 @@ extension CallManager {
         let claimed: [CallRecord]
         do {
             claimed = try await store.claimDueCalls(node: settings.nodeID, room: min(engineLimit - live.count, settings.maxConcurrentCalls),
-                                                    maxConcurrent: settings.maxConcurrentCalls, dialableCampaigns: dialableCampaigns)
+                                                    maxConcurrent: settings.maxConcurrentCalls, dialableCampaigns: dialableCampaigns, now: settings.clock.date)
         } catch {
             logger.warning("could not claim queued calls", metadata: ["error": "\(error)"])
             return []

@@ -11,6 +11,7 @@ extension CallManager {
             logger.error("could not register this node", metadata: ["node": "\(node)", "error": "\(error)"])
         }
         let retry = settings.retry
+        let clock = settings.clock
         while !Task.isCancelled {
             do {
                 if try await !store.nodes.heartbeat(node: node) {
@@ -22,7 +23,7 @@ extension CallManager {
                 if otherNodesSeen != others { queueAlarm.ring() }   // how the loop waits changes
                 otherNodesSeen = others
                 let takeovers = try await store.takeOverLostNodes(survivor: node, lease: settings.leaseSeconds) {
-                    Self.retryTime(for: $0, endingIn: .failed, policy: retry)
+                    Self.retryTime(for: $0, endingIn: .failed, policy: retry, now: clock.date)
                 }
                 for takeover in takeovers {
                     logger.warning("took over a lost node", metadata: ["lost": "\(takeover.node)", "closed": "\(takeover.closed)",

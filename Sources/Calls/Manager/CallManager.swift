@@ -215,7 +215,7 @@ public actor CallManager {
                                 callerDisplayName: valid.callerDisplayName ?? "", purpose: valid.purpose, questions: valid.questions,
                                 maxDuration: valid.maxDuration ?? min(180, settings.maxCallDurationSeconds), priority: valid.priority ?? 5,
                                 scheduledAt: valid.scheduledAt, retryOnNoAnswer: valid.retryOnNoAnswer ?? true,
-                                maxRetries: valid.maxRetries ?? settings.retry.maxRetries, retryInterval: settings.retry.retryIntervalSeconds,
+                                maxRetries: valid.maxRetries ?? settings.retry.maxRetries, retryInterval: settings.retry.retryIntervalSeconds, createdAt: settings.clock.date,
                                 metadata: valid.metadata, requestedBy: requestedBy)
         record.state = .queued
         record.templateId = template?.id
@@ -240,7 +240,7 @@ public actor CallManager {
         guard !call.state.isTerminal else { throw Failure.conflict("call \(id) has already ended (\(call.state.rawValue))") }
         if call.state == .queued, live[id] == nil {
             do {
-                try await store.transition(id: id, to: .cancelled, from: .queued, reason: "cancelled by operator")
+                try await store.transition(id: id, to: .cancelled, from: .queued, reason: "cancelled by operator", now: settings.clock.date)
                 return
             } catch CallStore.Failure.invalidTransition {
                 // The scheduler started it while this was being written: it is cancelled live, below.
@@ -273,7 +273,7 @@ public actor CallManager {
     public func retry(id: String) async throws -> CallRecord {
         guard let call = try await store.call(id: id) else { throw Failure.notFound(id) }
         guard call.state.isTerminal else { throw Failure.conflict("call \(id) is still \(call.state.rawValue)") }
-        try await store.transition(id: id, to: .queued, reason: "retry requested")
+        try await store.transition(id: id, to: .queued, reason: "retry requested", now: settings.clock.date)
         queueAlarm.ring()
         return try await store.call(id: id) ?? call
     }

@@ -333,7 +333,7 @@ extension CallSession {
                 await appendTranscript(speaker: speaker, text: text, item: item)
                 if speaker == .customer { observeForMachine(words: text) }
             case .taskState(let tracker):
-                try? await store.saveAnswers(callID: callID, answers: tracker.answers)
+                try? await store.saveAnswers(callID: callID, answers: tracker.answers, now: clock.date)
             case .milestone(let milestone, let at):
                 state.withLock { $0.timeline.milestone(milestone, at: at) }
             case .toolCalled(let record):

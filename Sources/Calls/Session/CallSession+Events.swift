@@ -86,7 +86,7 @@ extension CallSession {
             return s.answeredAt.duration(to: heard).hundredthsOfSeconds
         }
         let entry = TranscriptEntry(timestamp: seconds, speaker: speaker, text: text)
-        let row = try? await store.appendTranscript(callID: callID, seconds: entry.timestamp, speaker: speaker, text: text)
+        let row = try? await store.appendTranscript(callID: callID, seconds: entry.timestamp, speaker: speaker, text: text, now: clock.date)
         state.withLock { s in
             s.transcript.append(entry)
             if let item, speaker == .ai { s.agentLines[item] = .init(row: row, index: s.transcript.count - 1) }

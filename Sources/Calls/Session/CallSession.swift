@@ -205,14 +205,14 @@ public final class CallSession: Sendable {
         let (transcript, answeredAt) = state.withLock { ($0.transcript, $0.answeredAt) }
         let duration = Int(answeredAt.duration(to: clock.now).totalSeconds.rounded())
         let result = ConversationResult(tracker: tracker, transcript: transcript, durationSeconds: duration, context: context)
-        do { try await store.saveResult(callID: callID, result: result) } catch { logger.error("could not store the result", metadata: ["call": "\(callID)", "error": "\(error)"]) }
-        do { try await store.saveReport(callID: callID, report: report) } catch { logger.error("could not store the call's report", metadata: ["call": "\(callID)", "error": "\(error)"]) }
+        do { try await store.saveResult(callID: callID, result: result, now: clock.date) } catch { logger.error("could not store the result", metadata: ["call": "\(callID)", "error": "\(error)"]) }
+        do { try await store.saveReport(callID: callID, report: report, now: clock.date) } catch { logger.error("could not store the call's report", metadata: ["call": "\(callID)", "error": "\(error)"]) }
         if let recorder {
             let bytes = recorder.close()
             if recorder.droppedSeconds > 0 {
                 logger.warning("the disk could not keep up: seconds of the recording were lost", metadata: ["call": "\(callID)", "seconds": "\(recorder.droppedSeconds)"])
             }
-            try? await store.addRecording(callID: callID, path: recorder.path, bytes: bytes, durationSeconds: recorder.durationSeconds)
+            try? await store.addRecording(callID: callID, path: recorder.path, bytes: bytes, durationSeconds: recorder.durationSeconds, now: clock.date)
         }
         return Outcome(ending: ending, result: result)
     }
