@@ -22,7 +22,7 @@ public struct VADTestSet: Sendable {
     public static let sampleRate = 8000
     /// The English speech fixtures the set is built from.
     public static let speechFixtures = ["en_greeting.wav", "en_yes_attend.wav", "en_no_change.wav", "en_refuse.wav", "en_unclear.wav", "en_thanks.wav"]
-    public static let noises = ["hum-50Hz", "hum-60Hz", "music-on-hold", "babble", "street", "dtmf", "pink"]
+    public static let noises = [LineNoise.hum50, .hum60, .musicOnHold, .babble, .street, .dtmf, .pink].map(\.rawValue)
     public static let snrs: [Double] = [0, 10, 20]
 
     public var mixed: [Clip] = []
@@ -95,74 +95,9 @@ public struct VADTestSet: Sendable {
 
     // MARK: Noises
 
+    /// `kind`'s samples (a `LineNoise`), babble made of `others`.
     static func noise(_ kind: String, count: Int, others: [[Int16]], random: inout SeededRandom) -> [Int16] {
-        let rate = Double(sampleRate)
-        var out = [Double](repeating: 0, count: count)
-        switch kind {
-        case "hum-50Hz", "hum-60Hz":
-            // The mains frequency and its harmonics, the odd ones strongest (a rectifier's buzz).
-            let base = kind == "hum-50Hz" ? 50.0 : 60.0
-            for k in 1...9 {
-                let amplitude = (k % 2 == 1 ? 1.0 : 0.4) / Double(k), phase = random.unit() * 2 * .pi
-                for i in 0..<count { out[i] += amplitude * sin(2 * .pi * base * Double(k) * Double(i) / rate + phase) }
-            }
-        case "music-on-hold":
-            // Three-note chords with harmonics, a new one every 400 ms, struck and decaying.
-            let scale = [261.6, 293.7, 329.6, 349.2, 392.0, 440.0, 493.9, 523.3]
-            let noteLength = Int(rate * 0.4)
-            for start in stride(from: 0, to: count, by: noteLength) {
-                let root = Int(random.unit() * 5)
-                for note in [scale[root], scale[root + 2], scale[(root + 4) % scale.count]] {
-                    for harmonic in 1...3 {
-                        for i in start..<min(count, start + noteLength) {
-                            let t = Double(i - start) / rate
-                            out[i] += exp(-3 * t) * min(1, t * 200) / Double(harmonic) * sin(2 * .pi * note * Double(harmonic) * t)
-                        }
-                    }
-                }
-            }
-        case "babble":
-            // Six talkers at once: the speech fixtures, each looped from its own offset.
-            for talker in 0..<6 where !others.isEmpty {
-                let voice = others[talker % others.count]
-                let shift = Int(random.unit() * Double(voice.count))
-                for i in 0..<count { out[i] += Double(voice[(i + shift) % voice.count]) / 32768 }
-            }
-        case "street":
-            // Brown rumble with cars passing (slow swells) and a little hiss.
-            var brown = 0.0
-            let period = rate * 4
-            for i in 0..<count {
-                brown = 0.995 * brown + random.gaussian() * 0.1
-                let swell = 0.5 + 0.5 * sin(2 * .pi * Double(i) / period)
-                out[i] = brown * (0.3 + swell) + random.gaussian() * 0.02
-            }
-        case "dtmf":
-            // Keys pressed 80 ms on, 80 ms off.
-            let low = [697.0, 770, 852, 941], high = [1209.0, 1336, 1477, 1633]
-            let press = Int(rate * 0.08)
-            for start in stride(from: 0, to: count, by: 2 * press) {
-                let f1 = low[Int(random.unit() * 4) % 4], f2 = high[Int(random.unit() * 4) % 4]
-                for i in start..<min(count, start + press) {
-                    let t = Double(i) / rate
-                    out[i] = sin(2 * .pi * f1 * t) + sin(2 * .pi * f2 * t)
-                }
-            }
-        case "pink":
-            // Paul Kellet's economy filter over white noise.
-            var b0 = 0.0, b1 = 0.0, b2 = 0.0
-            for i in 0..<count {
-                let white = random.gaussian()
-                b0 = 0.99765 * b0 + white * 0.0990460
-                b1 = 0.96300 * b1 + white * 0.2965164
-                b2 = 0.57000 * b2 + white * 1.0526913
-                out[i] = b0 + b1 + b2 + white * 0.1848
-            }
-        default:   // white
-            for i in 0..<count { out[i] = random.gaussian() }
-        }
-        let peak = out.map(abs).max() ?? 1
-        return out.map { Int16(clamping: Int(($0 / max(peak, 1e-9) * 16_000).rounded())) }
+        (LineNoise(rawValue: kind) ?? .white).samples(count: count, voices: others, random: &random)
     }
 }
 
