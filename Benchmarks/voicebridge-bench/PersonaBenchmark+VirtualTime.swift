@@ -17,8 +17,9 @@ extension PersonaBenchmark {
         var speedUp: Double { realSeconds > 0 ? callSeconds / realSeconds : 0 }
     }
 
+    /// `line`: the test runs' `line` (noise, echo; nil: a clean line).
     static func runInVirtualTime(serverBinary: String, concurrency: Int, personas: [CalleePersona] = CalleePersona.catalogue,
-                                 environment: [String: String] = [:]) async throws -> VirtualRun {
+                                 environment: [String: String] = [:], line: [String: Any]? = nil) async throws -> VirtualRun {
         let server = try await personaServer(serverBinary, concurrency: concurrency, environment: environment)
         defer { server.stop() }
         let api = "http://127.0.0.1:\(server.httpPort)/api"
@@ -36,10 +37,13 @@ extension PersonaBenchmark {
             // JSON is YAML: the suite needs no YAML writer.
             let suite = ["name": template, "personas": members.map { ["name": $0.element.name, "says": $0.element.script] }] as [String: Any]
             let yaml = String(decoding: try JSONSerialization.data(withJSONObject: suite), as: UTF8.self)
-            let testRun = try await testRun(api, body: ["suite": yaml, "template": template, "parallel": concurrency, "time": "virtual"])
+            var body: [String: Any] = ["suite": yaml, "template": template, "parallel": concurrency, "time": "virtual"]
+            if let line { body["line"] = line }
+            let testRun = try await testRun(api, body: body)
             guard let timing = testRun["timing"] as? [String: Any], timing["time"] as? String == "virtual" else {
                 throw BenchError("test run \(template) did not run in virtual time: \(testRun)")
             }
+            if line != nil, testRun["line"] == nil { throw BenchError("test run \(template) did not run on the line asked for: \(testRun)") }
             result.callSeconds += (timing["call_seconds"] as? NSNumber)?.doubleValue ?? 0
             result.realSeconds += (timing["real_seconds"] as? NSNumber)?.doubleValue ?? 0
             for entry in testRun["personas"] as? [[String: Any]] ?? [] {
@@ -57,6 +61,7 @@ extension PersonaBenchmark {
             result.run.turnLatencies += one.turnLatencies
             result.run.transcriptLatencies += one.transcriptLatencies
             result.run.recognitionTimes += one.recognitionTimes
+            result.run.bargeIns += one.bargeIns
         }
         guard byPersona.count == personas.count else { throw BenchError("test runs returned \(byPersona.count) of \(personas.count) personas") }
         return result

@@ -24,6 +24,8 @@ enum PersonaBenchmark {
         var transcriptLatencies: [Double]
         /// How long each turn's transcription took (from its start: the recognizer's own share).
         var recognitionTimes: [Double]
+        /// Per call, how often the agent was cut off (its report's barge-ins).
+        var bargeIns: [Int] = []
     }
 
     /// `personas` in `language` (nil: the server's); `environment`: more of the server's settings.
@@ -79,7 +81,9 @@ enum PersonaBenchmark {
                                confidence: (a["confidence"] as? NSNumber)?.doubleValue ?? 0, timesAsked: 0)
         }
         run.outcomes.append(persona.compare(state: CallState(rawValue: state), answers: answers, now: started))
-        let turns = (try await json(get: "\(base)/\(id)/report")["turns"] as? [[String: Any]]) ?? []
+        let report = try await json(get: "\(base)/\(id)/report")
+        run.bargeIns.append((report["interruptions"] as? [Any])?.count ?? 0)
+        let turns = (report["turns"] as? [[String: Any]]) ?? []
         run.turnLatencies += turns.compactMap { ($0["first_frame_ms"] as? NSNumber)?.doubleValue }
         run.transcriptLatencies += turns.compactMap { ($0["transcript_ms"] as? NSNumber)?.doubleValue }
         run.recognitionTimes += turns.compactMap { (($0["first_byte_ms"] as? [String: Any])?["stt"] as? NSNumber)?.doubleValue }

@@ -1,3 +1,4 @@
+import Bridge
 import Calls
 import Foundation
 import Hummingbird
@@ -6,7 +7,9 @@ import TestRuns
 
 /// `POST /api/tests`: runs a test suite (YAML) against a template, every persona a real call to the
 /// built-in simulated callee — in virtual time where the agent runs in this process (`TestLine`),
-/// unless the request says `"time": "real"` or a persona expects a turn latency. The answer streams as NDJSON — `{"persona": …}` as each one ends,
+/// unless the request says `"time": "real"` or a persona expects a turn latency. `"line"` puts the
+/// calls on a simulated line: `{"noise": "babble", "snr_db": 10, "echo_db": -10, "echo_delay_ms": 150}`
+/// (`LineCondition`; every field optional). The answer streams as NDJSON — `{"persona": …}` as each one ends,
 /// then `{"result": …}` (or `{"error": …}`) — with an empty line every 10 s meanwhile, so a run of
 /// many minutes shows progress and no idle timeout closes it.
 extension VoiceBridgeServer {
@@ -17,8 +20,28 @@ extension VoiceBridgeServer {
         var callerNumber: String?
         /// `virtual` (the default) or `real`.
         var time: String?
+        var line: Line?
 
-        enum CodingKeys: String, CodingKey { case template, suite, parallel, callerNumber = "caller_number", time }
+        enum CodingKeys: String, CodingKey { case template, suite, parallel, callerNumber = "caller_number", time, line }
+
+        struct Line: Decodable {
+            var noise: String?
+            var snrDB: Double?
+            var echoDB: Double?
+            var echoDelayMilliseconds: Int?
+
+            enum CodingKeys: String, CodingKey { case noise, snrDB = "snr_db", echoDB = "echo_db", echoDelayMilliseconds = "echo_delay_ms" }
+
+            /// The condition asked for; a field out of its range is a 422 naming it.
+            func condition() throws -> LineCondition {
+                do {
+                    return try LineCondition(noise: try noise.map(LineCondition.noise(named:)), snrDB: snrDB ?? 10, echoDB: echoDB,
+                                             echoDelayMilliseconds: echoDelayMilliseconds ?? 150)
+                } catch {
+                    throw ProblemDetails(.unprocessableContent, detail: "the request is not valid", errors: [.init(field: "line." + error.field, message: error.message)])
+                }
+            }
+        }
     }
 
     func addTestRunRoutes(to api: RouterGroup<BasicRequestContext>) {
@@ -36,6 +59,7 @@ extension VoiceBridgeServer {
             guard let asked = TestLine.Time(rawValue: body.time ?? "virtual") else {
                 throw ProblemDetails(.unprocessableContent, detail: "the request is not valid", errors: [.init(field: "time", message: "must be virtual or real")])
             }
+            let condition = try body.line?.condition()
             let run: TestRun
             do {
                 run = try TestRun(suite: suite, template: body.template, parallel: body.parallel ?? 1, callerNumber: body.callerNumber ?? "0000000000")
@@ -43,7 +67,8 @@ extension VoiceBridgeServer {
             } catch let refusal as TestRun.Refusal {
                 throw ProblemDetails(.unprocessableContent, detail: refusal.description)
             }
-            guard let line = try calls.testLine(time: run.measuresTurnLatency ? .real : asked) else {
+            guard let line = try await calls.testLine(time: run.measuresTurnLatency ? .real : asked, condition: condition,
+                                                      script: suite.personas.flatMap(\.says)) else {
                 throw ProblemDetails(.unprocessableContent,
                                      detail: "test runs call the built-in simulated callee, and this server dials sip.gateway: run them on a server without one")
             }

@@ -192,6 +192,19 @@ public final class SimulatedCallee: Sendable {
         return G711.encode(hiss.map { Hiss.added(to: line, decibels: Double($0), seed: Hiss.seed(text)) } ?? line, law: .muLaw)
     }
 
+    /// The callee's voice saying each entry of `script` that has words (markers taken out), as
+    /// 8 kHz samples: what a simulated line's noise is levelled against, and what its babble says
+    /// (`LineBed`).
+    public func voices(saying script: [String]) async -> [[Int16]] {
+        var voices: [[Int16]] = []
+        for entry in script {
+            let words = CalleeLine(entry).words
+            guard !words.isEmpty, let audio = await speech(words) else { continue }
+            voices.append(G711.decode(audio, law: .muLaw))
+        }
+        return voices
+    }
+
     /// A script line's words as 8 kHz μ-law, its pauses as silence; `slowly` at three quarters of
     /// the rate (a repeat), with `prefix` ("No,") said first.
     func speech(_ line: CalleeLine, prefix: String, slowly: Bool) async -> [UInt8]? {

@@ -64,7 +64,8 @@ public struct TestRun: Sendable {
             }
         }
         return TestRunResult(suite: suite.name, template: found.name, personas: personas,
-                             timing: .init(time: line.time.rawValue, callSeconds: elapsed.callTime.totalSeconds, realSeconds: elapsed.realTime.totalSeconds))
+                             timing: .init(time: line.time.rawValue, callSeconds: elapsed.callTime.totalSeconds, realSeconds: elapsed.realTime.totalSeconds),
+                             line: line.condition.map(\.description))
     }
 
     func call(_ persona: TestSuite.Persona, number: Int, questions: [String], line: TestLine, store: CallStore, now: Date) async throws -> TestRunResult.PersonaResult {

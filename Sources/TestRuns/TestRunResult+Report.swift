@@ -6,7 +6,8 @@ import Foundation
 extension TestRunResult {
     /// `callLink`: the call page's address for a call id (nil: the id alone).
     public func table(callLink: (String) -> String = { $0 }) -> String {
-        var lines = ["Test suite \"\(suite)\" against template \"\(template)\": \(personas.filter(\.passed).count) of \(personas.count) passed", ""]
+        var lines = ["Test suite \"\(suite)\" against template \"\(template)\"" + (line.map { " over a line with \($0)" } ?? "")
+                     + ": \(personas.filter(\.passed).count) of \(personas.count) passed", ""]
         let width = max(7, personas.map { TerminalColumns.count($0.name) }.max() ?? 0)
         lines.append("  " + TerminalColumns.padded("persona", to: width) + "  result  state        seconds  call")
         for p in personas {

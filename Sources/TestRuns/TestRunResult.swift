@@ -9,12 +9,15 @@ public struct TestRunResult: Sendable, Codable, Equatable {
     public let passed: Bool
     /// The clock the calls ran on, and how long the run took on it and in real time.
     public let timing: Timing?
+    /// The line the calls ran over when it was not clean ("babble at 10 dB"; `LineCondition`).
+    public let line: String?
 
-    public init(suite: String, template: String, personas: [PersonaResult], timing: Timing? = nil) {
+    public init(suite: String, template: String, personas: [PersonaResult], timing: Timing? = nil, line: String? = nil) {
         self.suite = suite
         self.template = template
         self.personas = personas
         self.timing = timing
+        self.line = line
         passed = personas.allSatisfy(\.passed)
     }
 

@@ -26,6 +26,11 @@ struct TestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "API bearer token (default: $VOICEBRIDGE_API_TOKEN).") var token: String?
     @Flag(name: .long, help: "Run the calls in real time (default: virtual time, as fast as the CPU allows, where the agent runs in the server).")
     var realTime = false
+    @Option(name: .long, help: "Put the calls on a line with this noise behind the callee (babble, street, office, television, pink, music-on-hold …).")
+    var lineNoise: String?
+    @Option(name: .long, help: "The callee's speech to that noise, in dB (default 10).") var lineSnr: Double?
+    @Option(name: .long, parsing: .unconditional, help: "Return the agent's own audio as echo this many dB below it (e.g. -10).") var lineEcho: Double?
+    @Option(name: .long, help: "The echo's delay in milliseconds (default 150).") var lineEchoDelay: Int?
 
     func run() async throws {
         let base = server.hasSuffix("/") ? String(server.dropLast()) : server
@@ -36,6 +41,8 @@ struct TestCommand: AsyncParsableCommand {
         }
         var body: [String: Any] = ["suite": yaml, "parallel": parallel, "caller_number": from, "time": realTime ? "real" : "virtual"]
         if let template { body["template"] = template }
+        let line: [String: Any?] = ["noise": lineNoise, "snr_db": lineSnr, "echo_db": lineEcho, "echo_delay_ms": lineEchoDelay]
+        if line.values.contains(where: { $0 != nil }) { body["line"] = line.compactMapValues { $0 } }
         let client = APIClient(base: base, token: token ?? ProcessInfo.processInfo.environment["VOICEBRIDGE_API_TOKEN"])
         let response = try await client.execute("POST", "/api/tests", body: try JSONSerialization.data(withJSONObject: body), timeout: .hours(6))
         guard response.status.code == 200 else {

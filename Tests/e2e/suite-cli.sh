@@ -90,6 +90,20 @@ echo "$out" > "$VB_ARTIFACTS/cli-test-run-real-time.txt"
 check "--real-time runs the suite in real time and says so (exit $status)" \
   bash -c "[ $status -eq 1 ] && grep -qE '^Ran in real time: [0-9.]+ s' <<<\"\$0\"" "$out"
 check "…with the verdicts of the run in virtual time" test "$(verdicts "$out")" = "$(verdicts "$virtual_out")"
+# The suite on a worse line: babble behind the callee at 10 dB, the agent's echo at -10 dB. The run
+# names its line; what the personas score on it is make bench's line suite, not checked here.
+head -7 "$VB_TMP/suite.yaml" > "$VB_TMP/line-suite.yaml"
+out=$(timeout 240 "$VB_BINARY" test --server "$server" --token e2e-secret-0123456789 --template meeting --suite "$VB_TMP/line-suite.yaml" \
+      --line-noise babble --line-snr 10 --line-echo -10 2>&1)
+status=$?
+echo "$out" > "$VB_ARTIFACTS/cli-test-run-line.txt"
+check "a run on a simulated line ends with a verdict (exit $status) and names the line" \
+  bash -c "[ $status -le 1 ] && grep -q 'over a line with babble at 10 dB, echo at -10 dB after 150 ms: ' <<<\"\$0\"" "$out"
+out=$(timeout 30 "$VB_BINARY" test --server "$server" --token e2e-secret-0123456789 --template meeting --suite "$VB_TMP/line-suite.yaml" \
+      --line-noise jackhammer 2>&1)
+status=$?
+check "an unknown line noise exits 2 (got $status), naming the field and the noises there are" \
+  bash -c "[ $status -eq 2 ] && grep -q 'line.noise' <<<\"\$0\" && grep -q 'babble' <<<\"\$0\"" "$out"
 # A flow's outcome and fields as expectations: one persona meets them, one expects the other end.
 curl -sf -X POST -H "Authorization: Bearer e2e-secret-0123456789" -H 'Content-Type: application/json' \
   -d '{"name":"rsvp","purpose":"the open day on Friday","flow":{"start":"attend","steps":[

@@ -5,7 +5,7 @@ import Synchronization
 /// frames (the same `PacedMediaQueue` a SIP or Twilio leg plays through) and arrives as the other
 /// end's `media` events on the same tick — no codec, no socket, no jitter buffer in between. Each
 /// tick, each end delivers exactly one frame (μ-law silence when it has nothing to say), as a phone
-/// line does. What calls in virtual time run on (`VirtualTimeExecutor`): the pacer ticks on the
+/// line does — or, on an `ImpairedLine`, with noise and echo in what the caller end hears. What calls in virtual time run on (`VirtualTimeExecutor`): the pacer ticks on the
 /// call's clock, so the audio moves only as the call's time does.
 public final class MemoryLeg: PacedOutboundLeg {
     /// What both ends share: whether the line is up, and each end's inbox.
@@ -16,10 +16,13 @@ public final class MemoryLeg: PacedOutboundLeg {
         let inboxes: [AsyncStream<MediaStreamEvent>.Continuation]
         let chunks = Mutex([0, 0])
         let clock: CallClock
+        /// What the caller end (the agent) hears passes through it; nil: a clean line.
+        let impairment: ImpairedLine?
 
-        init(inboxes: [AsyncStream<MediaStreamEvent>.Continuation], clock: CallClock) {
+        init(inboxes: [AsyncStream<MediaStreamEvent>.Continuation], clock: CallClock, impairment: ImpairedLine?) {
             self.inboxes = inboxes
             self.clock = clock
+            self.impairment = impairment
             closed = [WakeAlarm(clock: clock), WakeAlarm(clock: clock)]
         }
 
@@ -30,6 +33,10 @@ public final class MemoryLeg: PacedOutboundLeg {
 
         /// A frame from the other end reaches `end`.
         func deliver(_ frame: [UInt8], to end: Int, started: ContinuousClock.Instant) {
+            var frame = frame
+            if let impairment {
+                if end == 0 { frame = impairment.heard(frame) } else { impairment.sent(frame) }
+            }
             let chunk = chunks.withLock { c -> Int in
                 c[end] += 1
                 return c[end]
@@ -55,13 +62,14 @@ public final class MemoryLeg: PacedOutboundLeg {
     }
 
     /// Two ends of one line, paced on `scheduler` (which must tick on `clock`). `caller` and
-    /// `callee` are the `start` events each end's consumer sees first.
+    /// `callee` are the `start` events each end's consumer sees first; `impairment` is what the
+    /// caller end hears the callee through (nil: a clean line).
     public static func pair(scheduler: PacerScheduler<[UInt8]>, clock: CallClock, caller: MediaStreamStart, callee: MediaStreamStart,
-                            queuedFrames: Int = 25) -> (caller: MemoryLeg, callee: MemoryLeg) {
+                            impairment: ImpairedLine? = nil, queuedFrames: Int = 25) -> (caller: MemoryLeg, callee: MemoryLeg) {
         // Live input, as a SIP leg's: when nobody reads fast enough the oldest audio goes.
         let (first, firstInbox) = AsyncStream.makeStream(of: MediaStreamEvent.self, bufferingPolicy: .bufferingNewest(200))
         let (second, secondInbox) = AsyncStream.makeStream(of: MediaStreamEvent.self, bufferingPolicy: .bufferingNewest(200))
-        let line = Line(inboxes: [firstInbox, secondInbox], clock: clock)
+        let line = Line(inboxes: [firstInbox, secondInbox], clock: clock, impairment: impairment)
         // Before either end ticks: the first thing each consumer sees.
         firstInbox.yield(.start(caller))
         secondInbox.yield(.start(callee))

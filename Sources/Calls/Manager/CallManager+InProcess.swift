@@ -1,6 +1,7 @@
 import Bridge
 import Dialogue
 import Foundation
+import Pipeline
 import Realtime
 import Simulation
 
@@ -35,7 +36,9 @@ extension CallManager {
         let parameters = ["call_id": id, "from": call.callerNumber, "to": call.calleeNumber, "direction": "outbound", "outbound_call_id": id]
         let (agent, person) = MemoryLeg.pair(scheduler: scheduler, clock: settings.clock,
                                              caller: MediaStreamStart(streamSid: "MZ-" + id, callSid: id, customParameters: parameters),
-                                             callee: MediaStreamStart(streamSid: "MZ-callee-" + id, callSid: id))
+                                             callee: MediaStreamStart(streamSid: "MZ-callee-" + id, callSid: id),
+                                             // Seeded by the script: a persona hears the same noise every run.
+                                             impairment: settings.inProcessLine?.line(seed: Hiss.seed(answers.joined(separator: "\n"))))
         await withDiscardingTaskGroup { group in
             group.addTask { await callee.converse(on: person, answers: answers) { person.press($0) } }
             await converse(call: call, leg: agent, engine: engine, context: context, handle: handle,

@@ -8,10 +8,11 @@ extension CallManager {
     /// but its calls reach `callee` over legs joined in memory and run on `clock`, paced by
     /// `scheduler`. It answers nothing and claims nothing from the queue; it only runs what
     /// `placeNow` gives it.
-    nonisolated func testLineManager(callee: SimulatedCallee, clock: CallClock, scheduler: PacerScheduler<[UInt8]>) -> CallManager {
+    nonisolated func testLineManager(callee: SimulatedCallee, line: LineBed?, clock: CallClock, scheduler: PacerScheduler<[UInt8]>) -> CallManager {
         var settings = settings
         settings.clock = clock
         settings.inProcessCallee = callee
+        settings.inProcessLine = line
         settings.carrier = nil   // a test run calls the simulated callee, never a carrier
         return CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger,
                            metrics: metrics)

@@ -75,6 +75,9 @@ public actor CallManager {
         /// Outbound calls are answered by this simulated callee inside the process, over legs
         /// joined in memory (`MemoryLeg`) — no SIP, no sockets: what calls in virtual time dial.
         public var inProcessCallee: SimulatedCallee?
+        /// The line those calls run over: noise behind the callee, the agent's echo (a test run's
+        /// `line`); nil: a clean line.
+        public var inProcessLine: LineBed?
 
         public init(gateway: SIPURI) { self.gateway = gateway }
     }

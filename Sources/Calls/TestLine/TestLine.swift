@@ -16,6 +16,8 @@ public struct TestLine: Sendable {
     public enum Time: String, Sendable, Codable { case virtual, real }
 
     public let time: Time
+    /// What the line does to the audio the agent hears (clean unless the run asked otherwise).
+    public let condition: LineCondition?
     /// The manager the run's calls go through (`CallManager.placeNow`).
     public let manager: CallManager
     let scheduler: PacerScheduler<[UInt8]>
@@ -23,13 +25,15 @@ public struct TestLine: Sendable {
     let clock: CallClock
 
     /// `time` is what the run asks for; it runs in real time where the engine is not in-process.
-    public init(beside main: CallManager, callee: SimulatedCallee, time: Time) throws {
+    /// `line`: the noise and echo every call of the run is heard through.
+    public init(beside main: CallManager, callee: SimulatedCallee, time: Time, line: LineBed? = nil) throws {
         let virtual = time == .virtual && Self.inProcessModes.contains(main.settings.engineMode)
         executor = virtual ? VirtualTimeExecutor() : nil
         clock = CallClock(virtualTime: executor)
         scheduler = PacerScheduler<[UInt8]>()
-        manager = main.testLineManager(callee: try callee.onClock(clock), clock: clock, scheduler: scheduler)
+        manager = main.testLineManager(callee: try callee.onClock(clock), line: line, clock: clock, scheduler: scheduler)
         self.time = virtual ? .virtual : .real
+        condition = line?.condition
     }
 
     /// The engine modes whose agent runs in this process, and so can run in virtual time.
@@ -68,9 +72,14 @@ public struct TestLine: Sendable {
 
 extension CallSystem {
     /// A line for a test run, or nil when this server dials a gateway (test runs call the
-    /// built-in simulated callee).
-    public func testLine(time: TestLine.Time) throws -> TestLine? {
+    /// built-in simulated callee). With a `condition` that is not clean, the callee's voice
+    /// saying `script` (every persona's lines) sets the noise's level and is what its voices say.
+    public func testLine(time: TestLine.Time, condition: LineCondition? = nil, script: [String] = []) async throws -> TestLine? {
         guard let callee else { return nil }
-        return try TestLine(beside: manager, callee: callee, time: time)
+        var bed: LineBed?
+        if let condition, !condition.isClean {
+            bed = try LineBed(condition: condition, voices: condition.noise == nil ? [] : await callee.voices(saying: script))
+        }
+        return try TestLine(beside: manager, callee: callee, time: time, line: bed)
     }
 }

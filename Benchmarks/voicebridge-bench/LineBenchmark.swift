@@ -1,0 +1,84 @@
+import Calls
+import Foundation
+import Personas
+
+/// `make bench`'s `line` suite: the persona catalogue as test runs in virtual time over simulated
+/// lines (`POST /api/tests` with `"line"`) — babble, street, an office and a television behind the
+/// callee at 15, 10 and 5 dB SNR, and the agent's own voice returned at −10 dB after 150 ms — beside
+/// the same run on a clean line; and silent callees on the echoing line, counting the calls where
+/// the agent cut itself off (the caller said nothing, so every barge-in is its own echo).
+extension BenchMain {
+    struct LineRun {
+        var name: String
+        var line: [String: Any]?
+        var run: PersonaBenchmark.Run
+        var realSeconds: Double
+    }
+
+    static let lineNoises = ["babble", "street", "office", "television"]
+    static let lineSNRs = [15, 10, 5]
+    static var echo: [String: Any] { ["echo_db": -10, "echo_delay_ms": 150] }
+
+    /// `conditions`: which to run (`clean`, `babble-10`, `echo` …; nil: all).
+    static func line(output: String, concurrency: Int, conditions: Set<String>? = nil, silentCalls: Int = 50) async throws {
+        var planned: [(String, [String: Any]?)] = [("clean", nil)]
+        for noise in lineNoises { for snr in lineSNRs { planned.append(("\(noise)-\(snr)", ["noise": noise, "snr_db": snr])) } }
+        planned.append(("echo", echo))
+        planned = planned.filter { conditions?.contains($0.0) ?? true }
+        print("== The personas over simulated lines: \(CalleePersona.catalogue.count) test runs in virtual time a line, \(concurrency) at a time; \(planned.map(\.0).joined(separator: ", "))")
+        var runs: [LineRun] = []
+        for (name, line) in planned {
+            let started = ContinuousClock.now
+            let virtual = try await PersonaBenchmark.runInVirtualTime(serverBinary: try serverBinary(), concurrency: concurrency, line: line)
+            runs.append(LineRun(name: name, line: line, run: virtual.run, realSeconds: started.duration(to: .now).totalSeconds))
+            FileHandle.standardError.write(Data("line \(name): \(virtual.run.outcomes.statuses.matched)/\(virtual.run.outcomes.statuses.total) statuses\n".utf8))
+        }
+        let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
+        print(table(["line", "statuses", "share %", "answers", "wrong answers stored as answered", "calls the agent was cut", "real s"], runs.map { r in
+            let statuses = r.run.outcomes.statuses, summaries = r.run.outcomes.summaries, answered = r.run.outcomes.answered
+            return [r.name, "\(statuses.matched)/\(statuses.total)", format(share(statuses.matched, statuses.total), digits: 1),
+                    "\(summaries.matched)/\(summaries.total)", "\(answered.wrong) of \(answered.total)",
+                    "\(r.run.bargeIns.filter { $0 > 0 }.count)/\(r.run.bargeIns.count)", format(r.realSeconds, digits: 0)]
+        }))
+        var json: [String: Any] = ["goal": "≥ 95 % of statuses at 10 dB and with echo; 0 silent calls where the agent cuts itself off"]
+        for r in runs {
+            let statuses = r.run.outcomes.statuses, summaries = r.run.outcomes.summaries, answered = r.run.outcomes.answered
+            json[r.name] = [
+                "line": r.line ?? [:], "statuses_matched": statuses.matched, "statuses_total": statuses.total,
+                "status_share_pct": share(statuses.matched, statuses.total), "summaries_matched": summaries.matched, "summaries_total": summaries.total,
+                "wrong_answers_stored": answered.wrong, "answered_total": answered.total,
+                "calls_cut": r.run.bargeIns.filter { $0 > 0 }.count, "real_seconds": r.realSeconds,
+                "mismatches": Dictionary(r.run.outcomes.filter { !$0.mismatches.isEmpty }.map { ($0.persona, $0.mismatches) }) { first, _ in first },
+            ]
+        }
+        if conditions?.contains("echo-silent") ?? true {
+            json["echo_silent"] = try await silentOnEcho(calls: silentCalls, concurrency: concurrency)
+        }
+        try write(json, to: output, as: "line.json")
+    }
+
+    /// `calls` callees who say nothing, on the echoing line: how many calls the agent cut itself
+    /// off in (its report's barge-ins), and how often in all.
+    static func silentOnEcho(calls: Int, concurrency: Int) async throws -> [String: Any] {
+        print("== \(calls) silent callees, the agent's echo returned at −10 dB after 150 ms: how often the agent stops itself")
+        let server = try await PersonaBenchmark.personaServer(try serverBinary(), concurrency: concurrency, environment: [:])
+        defer { server.stop() }
+        let api = "http://127.0.0.1:\(server.httpPort)/api"
+        let template = "silent-line"
+        let created = try await PersonaBenchmark.json(post: "\(api)/templates", body: ["name": template, "purpose": "tomorrow's 2 pm meeting",
+                                                                                          "questions": ["Can you attend?", "Does the place need to change?"]])
+        guard created["id"] != nil else { throw BenchError("creating template \(template) failed: \(created)") }
+        let suite = ["name": template, "personas": (1...calls).map { ["name": "silent \($0)", "says": ["<silence>"]] }] as [String: Any]
+        let yaml = String(decoding: try JSONSerialization.data(withJSONObject: suite), as: UTF8.self)
+        let result = try await PersonaBenchmark.testRun(api, body: ["suite": yaml, "template": template, "parallel": concurrency, "time": "virtual", "line": echo])
+        var cut = 0, bargeIns = 0
+        for persona in result["personas"] as? [[String: Any]] ?? [] {
+            guard let id = persona["call_id"] as? String else { throw BenchError("a silent callee without its call: \(persona)") }
+            let count = (try await PersonaBenchmark.json(get: "\(api)/outbound/\(id)/report")["interruptions"] as? [Any])?.count ?? 0
+            if count > 0 { cut += 1 }
+            bargeIns += count
+        }
+        print(table(["silent calls", "calls the agent cut itself off", "barge-ins in all", "goal"], [["\(calls)", "\(cut)", "\(bargeIns)", "0 calls"]]))
+        return ["calls": calls, "calls_cut": cut, "barge_ins": bargeIns, "goal": "0 calls"]
+    }
+}
