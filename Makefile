@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
 # Debian packages the build, the tests and the local engine need.
-APT_PACKAGES := pkg-config curl libsoxr-dev libsqlite3-dev sqlite3 libespeak-ng-dev espeak-ng sox libsrtp2-dev \
+APT_PACKAGES := pkg-config curl libsoxr-dev libsqlite3-dev sqlite3 libespeak-ng-dev espeak-ng sox libsrtp2-dev libspeexdsp-dev \
                 sip-tester baresip-core chromium chromium-driver fonts-nanum fonts-noto-color-emoji kamailio sipvicious \
                 postgresql-15
 # PyPI packages, installed into .deps/ (ignored by git). moonshine-cpp carries the Moonshine

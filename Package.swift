@@ -10,7 +10,7 @@ import PackageDescription
 //   Tools + Pipeline ← Egress (where the server may connect: the policy and its HTTP client)
 //   Bridge + Realtime + Simulation + Egress + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
 //   Calls ← Doctor (`voicebridge doctor`) ← voicebridge; Calls ← Personas (test and bench callees, under Tests/)
-//   voicebridge-bench and voicebridge-fuzz beside the binary; CSoxr, CEspeakNG, CSRTP: system libraries.
+//   voicebridge-bench and voicebridge-fuzz beside the binary; CSoxr, CEspeakNG, CSRTP, CSpeexDSP: system libraries.
 let package = Package(
     name: "VoiceBridge",
     platforms: [.macOS(.v14)],
@@ -41,10 +41,11 @@ let package = Package(
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
 
         .target(
             name: "Pipeline",
-            dependencies: ["CSoxr"]
+            dependencies: ["CSoxr", "CSpeexDSP"]
         ),
         .target(
             name: "Bridge",

@@ -43,7 +43,7 @@ struct BenchMain {
             case "--persona-concurrency": personaConcurrency = arguments.next().flatMap(Int.init) ?? personaConcurrency
             case "--line-conditions": lineConditions = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-silent] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,calibration,line]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-aec,echo-silent,echo-silent-aec] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,calibration,line]\n".utf8))
                 exit(2)
             }
         }

@@ -6,11 +6,13 @@ import Personas
 /// lines (`POST /api/tests` with `"line"`) — babble, street, an office and a television behind the
 /// callee at 15, 10 and 5 dB SNR, and the agent's own voice returned at −10 dB after 150 ms — beside
 /// the same run on a clean line; and silent callees on the echoing line, counting the calls where
-/// the agent cut itself off (the caller said nothing, so every barge-in is its own echo).
+/// the agent cut itself off (the caller said nothing, so every barge-in is its own echo). The echo
+/// runs twice: without and with `engine.echo_cancellation` (`echo-aec`, `echo-silent-aec`).
 extension BenchMain {
     struct LineRun {
         var name: String
         var line: [String: Any]?
+        var cancelling: Bool
         var run: PersonaBenchmark.Run
         var realSeconds: Double
     }
@@ -18,19 +20,21 @@ extension BenchMain {
     static let lineNoises = ["babble", "street", "office", "television"]
     static let lineSNRs = [15, 10, 5]
     static var echo: [String: Any] { ["echo_db": -10, "echo_delay_ms": 150] }
+    static let cancelling = ["VOICEBRIDGE_ENGINE_ECHO_CANCELLATION": "true"]
 
     /// `conditions`: which to run (`clean`, `babble-10`, `echo` …; nil: all).
     static func line(output: String, concurrency: Int, conditions: Set<String>? = nil, silentCalls: Int = 50) async throws {
-        var planned: [(String, [String: Any]?)] = [("clean", nil)]
-        for noise in lineNoises { for snr in lineSNRs { planned.append(("\(noise)-\(snr)", ["noise": noise, "snr_db": snr])) } }
-        planned.append(("echo", echo))
+        var planned: [(String, [String: Any]?, Bool)] = [("clean", nil, false)]
+        for noise in lineNoises { for snr in lineSNRs { planned.append(("\(noise)-\(snr)", ["noise": noise, "snr_db": snr], false)) } }
+        planned += [("echo", echo, false), ("echo-aec", echo, true), ("clean-aec", nil, true)]
         planned = planned.filter { conditions?.contains($0.0) ?? true }
         print("== The personas over simulated lines: \(CalleePersona.catalogue.count) test runs in virtual time a line, \(concurrency) at a time; \(planned.map(\.0).joined(separator: ", "))")
         var runs: [LineRun] = []
-        for (name, line) in planned {
+        for (name, line, cancel) in planned {
             let started = ContinuousClock.now
-            let virtual = try await PersonaBenchmark.runInVirtualTime(serverBinary: try serverBinary(), concurrency: concurrency, line: line)
-            runs.append(LineRun(name: name, line: line, run: virtual.run, realSeconds: started.duration(to: .now).totalSeconds))
+            let virtual = try await PersonaBenchmark.runInVirtualTime(serverBinary: try serverBinary(), concurrency: concurrency,
+                                                                     environment: cancel ? cancelling : [:], line: line)
+            runs.append(LineRun(name: name, line: line, cancelling: cancel, run: virtual.run, realSeconds: started.duration(to: .now).totalSeconds))
             FileHandle.standardError.write(Data("line \(name): \(virtual.run.outcomes.statuses.matched)/\(virtual.run.outcomes.statuses.total) statuses\n".utf8))
         }
         let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
@@ -44,24 +48,24 @@ extension BenchMain {
         for r in runs {
             let statuses = r.run.outcomes.statuses, summaries = r.run.outcomes.summaries, answered = r.run.outcomes.answered
             json[r.name] = [
-                "line": r.line ?? [:], "statuses_matched": statuses.matched, "statuses_total": statuses.total,
+                "line": r.line ?? [:], "echo_cancellation": r.cancelling, "statuses_matched": statuses.matched, "statuses_total": statuses.total,
                 "status_share_pct": share(statuses.matched, statuses.total), "summaries_matched": summaries.matched, "summaries_total": summaries.total,
                 "wrong_answers_stored": answered.wrong, "answered_total": answered.total,
                 "calls_cut": r.run.bargeIns.filter { $0 > 0 }.count, "real_seconds": r.realSeconds,
                 "mismatches": Dictionary(r.run.outcomes.filter { !$0.mismatches.isEmpty }.map { ($0.persona, $0.mismatches) }) { first, _ in first },
             ]
         }
-        if conditions?.contains("echo-silent") ?? true {
-            json["echo_silent"] = try await silentOnEcho(calls: silentCalls, concurrency: concurrency)
+        for (name, cancel) in [("echo-silent", false), ("echo-silent-aec", true)] where conditions?.contains(name) ?? true {
+            json[name.replacingOccurrences(of: "-", with: "_")] = try await silentOnEcho(calls: silentCalls, concurrency: concurrency, cancelling: cancel)
         }
         try write(json, to: output, as: "line.json")
     }
 
     /// `calls` callees who say nothing, on the echoing line: how many calls the agent cut itself
     /// off in (its report's barge-ins), and how often in all.
-    static func silentOnEcho(calls: Int, concurrency: Int) async throws -> [String: Any] {
-        print("== \(calls) silent callees, the agent's echo returned at −10 dB after 150 ms: how often the agent stops itself")
-        let server = try await PersonaBenchmark.personaServer(try serverBinary(), concurrency: concurrency, environment: [:])
+    static func silentOnEcho(calls: Int, concurrency: Int, cancelling cancel: Bool) async throws -> [String: Any] {
+        print("== \(calls) silent callees, the agent's echo returned at −10 dB after 150 ms\(cancel ? ", echo cancellation on" : ""): how often the agent stops itself")
+        let server = try await PersonaBenchmark.personaServer(try serverBinary(), concurrency: concurrency, environment: cancel ? cancelling : [:])
         defer { server.stop() }
         let api = "http://127.0.0.1:\(server.httpPort)/api"
         let template = "silent-line"
@@ -74,11 +78,14 @@ extension BenchMain {
         var cut = 0, bargeIns = 0
         for persona in result["personas"] as? [[String: Any]] ?? [] {
             guard let id = persona["call_id"] as? String else { throw BenchError("a silent callee without its call: \(persona)") }
-            let count = (try await PersonaBenchmark.json(get: "\(api)/outbound/\(id)/report")["interruptions"] as? [Any])?.count ?? 0
+            // Cut (a barge-in) or held (speech heard over it, then judged not to be one): it stopped.
+            let report = try await PersonaBenchmark.json(get: "\(api)/outbound/\(id)/report")
+            let held = ((report["interruption_counts"] as? [String: Any])?["held_ms"] as? [Any])?.count ?? 0
+            let count = ((report["interruptions"] as? [Any])?.count ?? 0) + held
             if count > 0 { cut += 1 }
             bargeIns += count
         }
-        print(table(["silent calls", "calls the agent cut itself off", "barge-ins in all", "goal"], [["\(calls)", "\(cut)", "\(bargeIns)", "0 calls"]]))
-        return ["calls": calls, "calls_cut": cut, "barge_ins": bargeIns, "goal": "0 calls"]
+        print(table(["silent calls", "calls the agent stopped itself in", "stops in all (cut or held)", "goal"], [["\(calls)", "\(cut)", "\(bargeIns)", "0 calls"]]))
+        return ["calls": calls, "calls_stopped": cut, "stops": bargeIns, "echo_cancellation": cancel, "goal": "0 calls"]
     }
 }

@@ -310,6 +310,7 @@ public final class CallSystem: Sendable {
         settings.pricing = config.pricing
         settings.localVoice = (try? localVoice(config.engine.local)).map(LocalVoice.init(tts:))
         settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)
+        settings.echoCancellation = config.engine.echoCancellation
         settings.overlapHoldMilliseconds = config.engine.bargeIn.minMilliseconds
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {

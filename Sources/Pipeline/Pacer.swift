@@ -41,6 +41,10 @@ public final class Pacer<Payload: Sendable>: Sendable {
     /// The longest hold: an engine that never says what the caller's speech was cannot silence
     /// the agent for good (3 s).
     public static var maximumHoldTicks: Int { 150 }
+    /// Told what each tick sent (nil: nothing): the far end an echo canceller holds the line's
+    /// audio against (`observeTicks`). Checked by a flag first: most calls have none.
+    private let tickObserver = Mutex<(@Sendable (Payload?) -> Void)?>(nil)
+    private let observed = Atomic<Bool>(false)
 
     public init(input: BoundedQueue<PacedEntry<Payload>>, playback: PlaybackTracker = PlaybackTracker()) {
         self.input = input
@@ -55,9 +59,11 @@ public final class Pacer<Payload: Sendable>: Sendable {
     public func tick(_ sink: (PacerOutput<Payload>) -> Void) {
         if heldTicks.load(ordering: .relaxed) > 0, heldTicks.subtract(1, ordering: .relaxed).newValue >= 0 {
             stats.withLock { $0.ticks += 1 }
+            observe(nil)
             return
         }
         var sent = false
+        defer { if !sent { observe(nil) } }
         while !sent, let message = input.poll() {
             switch message {
             case .data(.mark(let name)):
@@ -65,6 +71,7 @@ public final class Pacer<Payload: Sendable>: Sendable {
             case .data(.audio(let payload, let item)):
                 sink(.audio(payload, item: item))
                 playback.played(item: item, milliseconds: 20)
+                observe(payload)
                 sent = true
             case .control(.interrupt), .control(.flush):
                 playback.flushed()
@@ -92,6 +99,17 @@ public final class Pacer<Payload: Sendable>: Sendable {
             s.maxLatenessNanoseconds = max(s.maxLatenessNanoseconds, schedule.statistics.maxLatenessNanoseconds)
             s.reanchors += schedule.statistics.reanchors
         }
+    }
+
+    /// `observer` hears what every tick sends from now on (nil when nothing); nil: no one does.
+    public func observeTicks(_ observer: (@Sendable (Payload?) -> Void)?) {
+        tickObserver.withLock { $0 = observer }
+        observed.store(observer != nil, ordering: .relaxed)
+    }
+
+    private func observe(_ payload: Payload?) {
+        guard observed.load(ordering: .relaxed), let observer = tickObserver.withLock({ $0 }) else { return }
+        observer(payload)
     }
 
     /// Stops playing without dropping anything (the caller spoke over the agent and what they

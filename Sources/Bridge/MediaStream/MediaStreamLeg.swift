@@ -30,6 +30,10 @@ public protocol MediaStreamLeg: Sendable {
     /// leg cannot hold (what it queued plays on).
     @discardableResult
     func holdPlayback(_ held: Bool) -> Bool
+    /// `observer` hears each 20 ms of the agent's audio as the leg sends it (nil on a tick with
+    /// nothing to send): an echo canceller's far end. False: this leg cannot tell.
+    @discardableResult
+    func observePlayout(_ observer: (@Sendable ([UInt8]?) -> Void)?) -> Bool
 }
 
 extension MediaStreamLeg {
@@ -40,6 +44,8 @@ extension MediaStreamLeg {
     public func trySend(_ commands: [MediaStreamCommand]) -> Bool { false }
     @discardableResult
     public func holdPlayback(_ held: Bool) -> Bool { false }
+    @discardableResult
+    public func observePlayout(_ observer: (@Sendable ([UInt8]?) -> Void)?) -> Bool { false }
 }
 
 extension SIPCallLeg: PacedOutboundLeg {}

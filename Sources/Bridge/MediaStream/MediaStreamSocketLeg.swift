@@ -250,6 +250,12 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         return true
     }
 
+    @discardableResult
+    public func observePlayout(_ observer: (@Sendable ([UInt8]?) -> Void)?) -> Bool {
+        pacer.observeTicks(observer)
+        return true
+    }
+
     public func mediaEventConsumed() {
         state.withLock { $0.queuedMedia = max(0, $0.queuedMedia - 1) }
     }

@@ -122,4 +122,10 @@ extension PacedOutboundLeg {
         outbound.hold(held)
         return true
     }
+
+    @discardableResult
+    public func observePlayout(_ observer: (@Sendable ([UInt8]?) -> Void)?) -> Bool {
+        outbound.pacer.observeTicks(observer)
+        return true
+    }
 }

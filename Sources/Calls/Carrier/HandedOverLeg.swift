@@ -23,6 +23,7 @@ final class HandedOverLeg: MediaStreamLeg {
     var outboundRoom: Int { leg.outboundRoom }
     func trySend(_ commands: [MediaStreamCommand]) -> Bool { leg.trySend(commands) }
     func holdPlayback(_ held: Bool) -> Bool { leg.holdPlayback(held) }
+    func observePlayout(_ observer: (@Sendable ([UInt8]?) -> Void)?) -> Bool { leg.observePlayout(observer) }
 
     func hangUp() async {
         await leg.hangUp()

@@ -26,6 +26,9 @@ extension VoiceBridgeConfig {
         public var mode: EngineMode = .local
         public var language = "en"
         public var vad: VADKind = .auto
+        /// Takes the agent's own voice, returned by the line, out of the caller's audio before the
+        /// VAD (libspeexdsp's canceller, `EchoCancelStage`).
+        public var echoCancellation = false
         public var turns = Turns()
         /// `barge_in.*` (its own section in the file; kept with the engine that applies it).
         public var bargeIn = BargeIn()

@@ -38,6 +38,8 @@ public actor CallManager {
         public var localVoice: LocalVoice?
         /// Silero for every call's VAD (`engine.vad: neural`); nil: the energy detector.
         public var neuralVAD: SileroModel?
+        /// `engine.echo_cancellation`: the caller side takes the agent's echo out before the VAD.
+        public var echoCancellation = false
         /// `barge_in.min_ms`: speech over the agent this long holds it until its words are judged.
         public var overlapHoldMilliseconds = 500
         /// Why this server cannot hold a call in a language ("ko" on a local engine without Whisper),

@@ -9,9 +9,16 @@ extension CallSession {
     /// Caller audio through the caller side of `CallPipeline`, then to the engine; barge-in,
     /// tones and turn timing acted on; mark echoes become played time.
     func pumpCallerAudio() async {
+        // The far end the canceller holds the line against: what the leg sends, tick by tick.
+        var echo: EchoReference?
+        if echoCancellation {
+            let reference = EchoReference()
+            if leg.observePlayout({ reference.sent($0) }) { echo = reference }
+        }
+        defer { if echo != nil { leg.observePlayout(nil) } }
         do {
             let chain = try CallPipeline.callerSide(engineInput: engine.inputFormat, bargeIn: bargeInController(), recorder: recorder,
-                                                    playback: playback, meters: meters, neuralVAD: neuralVAD, clock: clock)
+                                                    playback: playback, meters: meters, neuralVAD: neuralVAD, echo: echo, clock: clock)
             await pumpCallerAudio(through: chain)
             _ = engine.judgeOverlaps(reporting: nil)
         } catch {

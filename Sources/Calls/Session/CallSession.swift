@@ -41,6 +41,8 @@ public final class CallSession: Sendable {
     let localVoice: LocalVoice?
     /// The caller side's VAD decides with Silero (`engine.vad: neural`); nil: the energy detector.
     let neuralVAD: SileroModel?
+    /// Whether the caller side takes the agent's echo out (where the leg tells what it played).
+    let echoCancellation: Bool
     /// Speech over the agent this long holds it until the engine's verdict (engines that judge overlaps).
     let overlapHoldMilliseconds: Int
     /// What an answering machine gets; nil: no detection (the greeting goes out at once).
@@ -108,7 +110,7 @@ public final class CallSession: Sendable {
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
                 context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
-                neuralVAD: SileroModel? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
+                neuralVAD: SileroModel? = nil, echoCancellation: Bool = false, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
                 warmTransfer: WarmTransfer? = nil, overlapHoldMilliseconds: Int = 500, clock: CallClock = .continuous) {
         self.clock = clock
         agentSideAlarm = WakeAlarm(clock: clock)
@@ -122,6 +124,7 @@ public final class CallSession: Sendable {
         self.recorder = recorder
         self.localVoice = localVoice
         self.neuralVAD = neuralVAD
+        self.echoCancellation = echoCancellation
         self.machineDetection = machineDetection
         self.transfer = transfer
         self.warmTransfer = warmTransfer
