@@ -5,8 +5,9 @@ import Synchronization
 /// frames (the same `PacedMediaQueue` a SIP or Twilio leg plays through) and arrives as the other
 /// end's `media` events on the same tick — no codec, no socket, no jitter buffer in between. Each
 /// tick, each end delivers exactly one frame (μ-law silence when it has nothing to say), as a phone
-/// line does — or, on an `ImpairedLine`, with noise and echo in what the caller end hears. What calls in virtual time run on (`VirtualTimeExecutor`): the pacer ticks on the
-/// call's clock, so the audio moves only as the call's time does.
+/// line does — or, on an `ImpairedLine`, with noise and echo in what the caller end hears. What
+/// calls in virtual time run on (`VirtualTimeExecutor`): the pacer ticks on the call's clock, so
+/// the audio moves only as the call's time does.
 public final class MemoryLeg: PacedOutboundLeg {
     /// What both ends share: whether the line is up, and each end's inbox.
     private final class Line: Sendable {

@@ -14,10 +14,10 @@ extension CallManager {
         do {
             // Listed after it was queued: never dialed.
             if let queued = try await store.call(id: id), try await store.doNotCall.contains(queued.calleeNumber) {
-                try await store.transition(id: id, to: .cancelled, reason: "do_not_call", heldBy: settings.nodeID, now: settings.clock.date)
+                try await transition(id, to: .cancelled, reason: "do_not_call")
                 return
             }
-            (call, _) = try await store.transition(id: id, to: .dialing, from: .queued, heldBy: settings.nodeID, now: settings.clock.date)   // not if it was cancelled since the claim
+            (call, _) = try await transition(id, to: .dialing, from: .queued)   // not if it was cancelled since the claim
         } catch {
             logger.warning("could not start a call", metadata: ["call": "\(id)", "error": "\(error)"])
             try? await store.releaseClaim(id: id, node: settings.nodeID)
@@ -58,9 +58,9 @@ extension CallManager {
         for await event in sipCall.events {
             switch event {
             case .ringing:
-                if (try? await store.call(id: id))?.state == .dialing { _ = try? await store.transition(id: id, to: .ringing, heldBy: settings.nodeID, now: settings.clock.date) }
+                if (try? await store.call(id: id))?.state == .dialing { _ = try? await transition(id, to: .ringing) }
             case .answered:
-                _ = try? await store.transition(id: id, to: .connected, heldBy: settings.nodeID, now: settings.clock.date)
+                _ = try? await transition(id, to: .connected)
                 await converse(call: call, sipCall: sipCall, engine: engine, context: context, handle: handle)
                 return
             case .failed(let failure):
@@ -203,10 +203,17 @@ extension CallManager {
         return outcome.ending
     }
 
+    /// Moves a call this node holds to `state`, stamped by the call's clock (`CallStore.transition`:
+    /// refused when another node has taken the call over).
+    @discardableResult
+    func transition(_ id: String, to state: CallState, from expected: CallState? = nil, reason: String? = nil) async throws -> (CallRecord, CallEvent) {
+        try await store.transition(id: id, to: state, from: expected, reason: reason, heldBy: settings.nodeID, now: settings.clock.date)
+    }
+
     /// Stores how a call this node ran ended. A refusal is logged, not thrown: the call may
     /// have ended already, or been taken over while this node stalled (`notHolder`).
     func storeEnd(of id: String, in state: CallState, reason: String?) async {
-        do { try await store.transition(id: id, to: state, reason: reason, heldBy: settings.nodeID, now: settings.clock.date) } catch {
+        do { try await transition(id, to: state, reason: reason) } catch {
             logger.warning("could not store the call's end", metadata: ["call": "\(id)", "state": "\(state.rawValue)", "error": "\(error)"])
             return
         }

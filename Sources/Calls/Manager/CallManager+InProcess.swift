@@ -13,7 +13,7 @@ extension CallManager {
                              handle: LiveCall) async {
         let id = call.outboundId
         let answers = call.simulatedAnswers ?? []
-        _ = try? await store.transition(id: id, to: .ringing, heldBy: settings.nodeID, now: settings.clock.date)
+        _ = try? await transition(id, to: .ringing)
         switch callee.pickup(for: answers) {
         case .busy:
             await fail(call, state: .busy, reason: "busy")
@@ -32,7 +32,7 @@ extension CallManager {
             await fail(call, state: .cancelled, reason: "cancelled by operator")
             return
         }
-        _ = try? await store.transition(id: id, to: .connected, heldBy: settings.nodeID, now: settings.clock.date)
+        _ = try? await transition(id, to: .connected)
         let parameters = ["call_id": id, "from": call.callerNumber, "to": call.calleeNumber, "direction": "outbound", "outbound_call_id": id]
         let (agent, person) = MemoryLeg.pair(scheduler: scheduler, clock: settings.clock,
                                              caller: MediaStreamStart(streamSid: "MZ-" + id, callSid: id, customParameters: parameters),

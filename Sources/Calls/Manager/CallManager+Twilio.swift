@@ -123,13 +123,13 @@ extension CallManager {
             case .status(let status, let sequence):
                 guard sequence > lastSequence else { continue }   // callbacks can arrive out of order
                 lastSequence = sequence
-                if status == "ringing", (try? await store.call(id: id))?.state == .dialing { _ = try? await store.transition(id: id, to: .ringing, heldBy: settings.nodeID, now: settings.clock.date) }
+                if status == "ringing", (try? await store.call(id: id))?.state == .dialing { _ = try? await transition(id, to: .ringing) }
                 if let (state, reason) = TwilioCarrier.finalState(status) {
                     await fail(call, state: state, reason: handle.cancelRequested.load(ordering: .relaxed) && state == .cancelled ? "cancelled by operator" : reason)
                     return
                 }
             case .stream(let leg, let done):
-                _ = try? await store.transition(id: id, to: .connected, heldBy: settings.nodeID, now: settings.clock.date)
+                _ = try? await transition(id, to: .connected)
                 let transfer = Self.twilioTransfer(sid: sid, carrier: carrier, callerNumber: call.callerNumber, logger: logger)
                 let ending = await converse(call: call, leg: leg, engine: engine, context: context, handle: handle, transfer: transfer,
                                             warmTransfer: twilioWarmTransfer(for: call, carrier: carrier))
