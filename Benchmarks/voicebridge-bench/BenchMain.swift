@@ -252,6 +252,7 @@ struct BenchMain {
         let cost = try FrameCostBenchmark.run()
         print(table(["side", "µs per frame", "target"], [
             ["caller: decode → record → VAD → tones → barge-in → 8k→16k", format(cost.inboundMicroseconds), "≤ 20"],
+            ["… with echo cancellation (engine.echo_cancellation)", format(cost.inboundCancellingMicroseconds), ""],
             ["agent: decode → 24k→8k → record → playback → encode → marks", format(cost.outboundMicroseconds), "≤ 20"],
         ]))
         print("Per stage (the pipeline's own meters, every \(StageMeter.timingInterval)th frame timed; a timed frame also pays two clock reads):")
@@ -265,6 +266,7 @@ struct BenchMain {
         print(table(["resampler, fed 20 ms chunks", "samples/s (input)"], cost.resamplerThroughput.map { [$0.name, format($0.samplesPerSecond, digits: 0)] }))
         let json: [String: Any] = [
             "inbound_us_per_frame": cost.inboundMicroseconds,
+            "inbound_echo_cancelling_us_per_frame": cost.inboundCancellingMicroseconds,
             "outbound_us_per_frame": cost.outboundMicroseconds,
             "stages": cost.stages.map { ["side": $0.side, "stage": $0.stage, "frames_in": $0.framesIn, "frames_out": $0.framesOut, "us_per_frame": $0.microsecondsPerFrame] },
             "tone_detector_us_per_frame": ["speech": cost.toneMicroseconds.speech, "dtmf": cost.toneMicroseconds.tone],

@@ -9,6 +9,8 @@ enum FrameCostBenchmark {
 
     struct Result {
         var inboundMicroseconds: Double
+        /// The same with `engine.echo_cancellation` (the far end fed as the pacer feeds it).
+        var inboundCancellingMicroseconds: Double
         var outboundMicroseconds: Double
         /// Each stage's mean time per timed frame, from the pipeline's own meters.
         var stages: [StageMeter.Snapshot]
@@ -39,6 +41,17 @@ enum FrameCostBenchmark {
         let inbound = clock.measure {
             for n in 0..<frames {
                 caller.process(ulawPackets[n % 50]) { sink &+= $0.engineSamples.count }
+            }
+        }
+        // The same with echo cancellation: the agent's audio (other speech-like frames) as far end.
+        let reference = EchoReference(), cancellingMeters = PipelineMeters()
+        let farFrames = (0..<50).map { G711.encode(speechLike(rate: 8000, frame: $0 + 25), law: .muLaw) }
+        var cancelling = try CallPipeline.callerSide(engineInput: .pcm16(sampleRate: 16000), bargeIn: BargeInController(), recorder: nil,
+                                                     playback: playback, meters: cancellingMeters, echo: reference)
+        let inboundCancelling = clock.measure {
+            for n in 0..<frames {
+                reference.sent(farFrames[n % 50])
+                cancelling.process(ulawPackets[n % 50]) { sink &+= $0.engineSamples.count }
             }
         }
         // Agent side from a 24 kHz TTS: decode, resample, then per frame record, playback, encode, marks.
@@ -78,8 +91,9 @@ enum FrameCostBenchmark {
             throughput.append((name, Double(chunks * chunk.count) / elapsed.totalSeconds))
         }
         return Result(inboundMicroseconds: inbound.totalSeconds * 1e6 / Double(frames),
+                      inboundCancellingMicroseconds: inboundCancelling.totalSeconds * 1e6 / Double(frames),
                       outboundMicroseconds: outbound.totalSeconds * 1e6 / Double(frames),
-                      stages: meters.snapshots.filter { $0.timedFrames > 0 },
+                      stages: (meters.snapshots + cancellingMeters.snapshots.filter { $0.stage == "echo" }).filter { $0.timedFrames > 0 },
                       toneMicroseconds: tone, resamplerThroughput: throughput)
     }
 }

@@ -32,8 +32,10 @@ for _ in $(seq 1 300); do
   [ "$ended" -ge 3 ] && break
   sleep 0.2
 done
-live=$(query "SELECT count(*) FROM calls WHERE state IN ('dialing','ringing','connected')")
 vb_stop_server KILL
+# Counted after the kill, from the database the dead server left: a call it claimed between a count
+# taken before the kill and the kill itself was live too (seen 2 Dec under load: 2 counted, 3 closed).
+live=$(query "SELECT count(*) FROM calls WHERE state IN ('dialing','ringing','connected')")
 check "killed mid-campaign ($ended calls ended, $live live)" test "$ended" -ge 3 -a "$ended" -lt 12
 
 vb_start_server "$VB_TMP/run2.log" "${env_common[@]}" || { not_ok "server restarts"; cat "$VB_TMP/run2.log"; exit 1; }
@@ -48,7 +50,8 @@ check "every contact got a call" test "$(query "SELECT count(*) FROM campaign_co
 invites_against_attempts "$VB_TMP/callee.log" 1 >"$VB_TMP/invites.txt"
 read -r numbers invites attempts over <"$VB_TMP/invites.txt"
 check "no number got more INVITEs than attempts, none more than one ($invites INVITEs to $numbers numbers, $attempts attempts; over: $over)" test "$over" = "{}"
-check "the callee heard at least the 12 numbers once" test "$numbers" -eq 12
+# A call killed while dialing may not have sent its INVITE, and is closed, not dialed again.
+check "the callee heard every number but those of calls live at the kill ($numbers numbers, $live live)" test "$numbers" -ge $((12 - live))
 interrupted=$(query "SELECT count(*) FROM calls WHERE failure_reason='interrupted_by_restart'")
 check "the calls live at the kill are closed as interrupted_by_restart ($interrupted), not redialed" test "$interrupted" -le "$live"
 
