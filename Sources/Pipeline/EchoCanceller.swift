@@ -78,11 +78,11 @@ public final class EchoCanceller: Sendable {
                 }
             }
             _ = out.withUnsafeMutableBufferPointer { speex_preprocess_run(s.residual, $0.baseAddress) }
-            s.recentFar.append(Self.power(played[...]))
+            s.recentFar.append(played.meanSquare)
             if s.recentFar.count > tailFrames { s.recentFar.removeFirst(s.recentFar.count - tailFrames) }
             let loudestFar = s.recentFar.max() ?? 0
             guard loudestFar > Self.farFloor else { return false }
-            let (line, left) = (Self.power(heard[...]), Self.power(out[...]))
+            let (line, left) = (heard.meanSquare, out.meanSquare)
             let attenuation = 10 * log10(max(line, 1) / max(left, 1))
             let learning = s.attenuationDB < Self.gateDB
             let echo = attenuation >= Self.gateDB || (learning && line < loudestFar * pow(10, -Self.geigelDB / 10))
@@ -95,9 +95,5 @@ public final class EchoCanceller: Sendable {
             return true
         }
         return silenced ? [Int16](repeating: 0, count: Self.frameSamples) : out
-    }
-
-    static func power(_ samples: ArraySlice<Int16>) -> Double {
-        samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count))
     }
 }

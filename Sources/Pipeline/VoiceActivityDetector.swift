@@ -63,7 +63,7 @@ public struct VoiceActivityDetector: Sendable {
         let speechLike: Bool
         if neural != nil, frame.sampleRate == 8000 {   // Silero is run at the phone's 8 kHz
             let probability = neural!.process(frame.samples)
-            speechLike = Self.meanSquare(frame.samples) > meanSquareThreshold && probability >= (inSpeech ? 0.35 : 0.5)
+            speechLike = frame.samples.meanSquare > meanSquareThreshold && probability >= (inSpeech ? 0.35 : 0.5)
         } else {
             speechLike = Self.isSpeechLike(frame.samples, meanSquareThreshold: meanSquareThreshold, correlationThreshold: configuration.correlationThreshold)
         }
@@ -95,10 +95,6 @@ public struct VoiceActivityDetector: Sendable {
         speechLikeRun = 0
         quietRun = 0
         segmentMilliseconds = 0
-    }
-
-    static func meanSquare(_ samples: [Int16]) -> Double {
-        samples.isEmpty ? 0 : samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)
     }
 
     static func isSpeechLike(_ samples: [Int16], meanSquareThreshold: Double, correlationThreshold: Double) -> Bool {

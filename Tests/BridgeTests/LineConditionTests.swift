@@ -13,9 +13,6 @@ import Testing
         return on ? Int16(3277 * 1.414 * sin(2 * Double.pi * 200 * Double(i) / 8000)) : 0
     }
 
-    static func power(_ samples: [Int16]) -> Double {
-        samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count))
-    }
 
     static let silentFrame = [UInt8](repeating: 0xFF, count: 160)
 
@@ -25,7 +22,7 @@ import Testing
             let line = bed.line(seed: 7)
             // The person silent for the whole 30-s loop of noise.
             let heard = (0..<1500).flatMap { _ in G711.decode(line.heard(Self.silentFrame), law: .muLaw) }
-            let measured = 10 * log10(LineBed.voicedPower([Self.voice]) / Self.power(heard))
+            let measured = 10 * log10(LineBed.voicedPower([Self.voice]) / heard.meanSquare)
             #expect(abs(measured - snr) < 0.6, "\(noise.rawValue): \(measured) dB where \(snr) was asked")
         }
     }
@@ -54,7 +51,7 @@ import Testing
         }
         let onset = try #require(heard.firstIndex { abs($0) > 100 })
         #expect((1190...1210).contains(onset), "the echo starts at sample \(onset), 1,200 (150 ms) expected")
-        let level = 10 * log10(Self.power(Array(heard[1600..<8000])) / Self.power(Array(sent[400..<6800])))
+        let level = 10 * log10(heard[1600..<8000].meanSquare / sent[400..<6800].meanSquare)
         #expect(abs(level + 10) < 0.5, "the echo at \(level) dB, −10 asked")
     }
 
@@ -105,11 +102,11 @@ import Testing
                 while heard.count < 2, let next = try await group.next() { if let next { heard.append(next) } }
                 group.cancelAll()
                 // Which collector ended first is not known: the agent's is the one with the quieter copy.
-                let sorted = heard.sorted { Self.power($0) < Self.power($1) }
+                let sorted = heard.sorted { $0.meanSquare < $1.meanSquare }
                 return (sorted[0], sorted[1])
             }
         }
-        let level = 10 * log10(Self.power(heardByAgent) / Self.power(heardByPerson))
+        let level = 10 * log10(heardByAgent.meanSquare / heardByPerson.meanSquare)
         #expect(abs(level + 6) < 0.5, "the agent hears itself at \(level) dB, −6 asked")
         let agentOnset = try #require(heardByAgent.firstIndex { abs($0) > 100 }), personOnset = try #require(heardByPerson.firstIndex { abs($0) > 100 })
         #expect(agentOnset - personOnset == 800, "100 ms later than the person hears it: \(agentOnset - personOnset) samples")

@@ -19,9 +19,6 @@ import TestSupport
         }
     }
 
-    static func power(_ samples: ArraySlice<Int16>) -> Double {
-        samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count))
-    }
 
     static func cancelled(heard: [Int16], far: [Int16]) -> [Int16] {
         let canceller = EchoCanceller()
@@ -36,7 +33,7 @@ import TestSupport
         let out = Self.cancelled(heard: echo, far: far)
         // Once the filter has converged (the first three seconds): how far the echo went down.
         let settled = 24_000..<out.count
-        let reduction = 10 * log10(Self.power(echo[settled]) / max(Self.power(out[settled]), 1e-9))
+        let reduction = 10 * log10(echo[settled].meanSquare / max(out[settled].meanSquare, 1e-9))
         print("the echo \(String(format: "%.1f", reduction)) dB down once the filter has learned it (the gate silences what is left)")
         #expect(reduction >= 20, "the echo only \(reduction) dB down")
     }
@@ -95,7 +92,7 @@ import TestSupport
             }
         }
         let settled = 24_000..<out.count
-        let reduction = 10 * log10(Self.power(heard[settled]) / max(Self.power(out[settled]), 1e-9))
+        let reduction = 10 * log10(heard[settled].meanSquare / max(out[settled].meanSquare, 1e-9))
         #expect(reduction >= 15, "through the pacer's far end, the echo only \(reduction) dB down")
         let ticks = Locked<[[UInt8]?]>([])
         pacer.observeTicks { frame in ticks.withLock { $0.append(frame) } }

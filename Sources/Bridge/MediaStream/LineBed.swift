@@ -31,8 +31,7 @@ public struct LineBed: Sendable {
         }
         var random = SeededRandom(seed: seed)
         let raw = kind.samples(count: LineNoise.sampleRate * Self.noiseSeconds, voices: voices, random: &random)
-        let rawPower = raw.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, raw.count))
-        let gain = (speechPower / max(rawPower, 1e-9) / pow(10, condition.snrDB / 10)).squareRoot()
+        let gain = (speechPower / max(raw.meanSquare, 1e-9) / pow(10, condition.snrDB / 10)).squareRoot()
         noise = raw.map { Int16(clamping: Int((Double($0) * gain).rounded())) }
     }
 
@@ -47,7 +46,7 @@ public struct LineBed: Sendable {
         var sum = 0.0, count = 0
         for voice in voices {
             for start in stride(from: 0, to: voice.count - 159, by: 160) {
-                let frame = voice[start..<start + 160].reduce(0.0) { $0 + Double($1) * Double($1) } / 160
+                let frame = voice[start..<start + 160].meanSquare
                 if frame > floor { sum += frame; count += 1 }
             }
         }

@@ -1,0 +1,7 @@
+extension Collection where Element == Int16 {
+    /// The mean of the squared samples (0 when empty): a stretch of audio's power, what a level in
+    /// dBFS is taken from (`10 · log10(meanSquare / 32768²)`).
+    public var meanSquare: Double {
+        isEmpty ? 0 : reduce(0.0) { $0 + Double($1) * Double($1) } / Double(count)
+    }
+}
