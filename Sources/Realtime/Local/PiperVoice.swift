@@ -10,8 +10,10 @@ import Synchronization
 /// nearer a person's (Moonshine reads 57 of 62 persona answers right in it over a phone line, 42 in
 /// espeak-ng's).
 ///
-/// Each synthesis runs on the voice's own lanes, never on an event loop. The model draws noise
-/// (its `noise_scale`, `noise_w`); a sentence said before is said again as it was (cached).
+/// Each synthesis runs on the voice's own lanes, never on an event loop. The model's noise (its
+/// `noise_scale`, `noise_w`) is a fixed block in the installed model (`scripts/piper-fixed-noise.py`),
+/// not onnxruntime's generator, so the same sentence is the same audio in any process, after
+/// anything; a sentence said before is taken from the cache.
 public final class PiperVoice: SpeechSynthesizer {
     public typealias Failure = ONNXRuntime.Failure
 
@@ -76,13 +78,16 @@ public final class PiperVoice: SpeechSynthesizer {
         try loaded.withLock { loaded in
             if let voice = loaded[deps] { return voice }
             let runtime = ONNXRuntime.library(in: "\(deps)/moonshine") ?? "\(deps)/moonshine/libonnxruntime.so"
-            let voice = try PiperVoice(modelPath: "\(deps)/piper/en_US-joe-medium.onnx", onnxRuntimePath: runtime, lanes: 2)
+            let voice = try PiperVoice(modelPath: modelPath(in: deps), onnxRuntimePath: runtime, lanes: 2)
             loaded[deps] = voice
             return voice
         }
     }
 
     private static let loaded = Mutex<[String: PiperVoice]>([:])
+
+    /// The installed voice's model under `deps`: the shipped one with its noise fixed (`make deps`).
+    public static func modelPath(in deps: String) -> String { "\(deps)/piper/en_US-joe-medium.fixed-noise.onnx" }
 
     /// A sentence clause by clause: a greeting's first sound comes after its "Hello," is made, not
     /// the whole sentence (~50 ms against ~250 ms here, more on a loaded machine).

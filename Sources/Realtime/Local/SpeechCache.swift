@@ -1,8 +1,7 @@
 /// Texts said before, with their audio: an agent says its greeting, its questions and "Thank you."
 /// call after call, and each is synthesized once. At most `capacity` samples are kept, the oldest
-/// dropped first. It also makes a voice say a text the same way every time in a process: Piper
-/// draws noise, and espeak-ng 1.51 carries its pitch flutter and filter state from one synthesis
-/// to the next (state its API cannot reset) — so the same call in virtual time is the same call.
+/// dropped first. (Both voices say a text the same way every time without it: espeak-ng runs in
+/// a process of its own each time, Piper's noise is fixed — docs/virtual-time.md.)
 struct SpeechCache {
     let capacity: Int
     private var order: [String] = []
