@@ -16,6 +16,12 @@ import Synchronization
 /// comes back at least 6 dB down, so louder is the caller). A frame that is not echo is the caller,
 /// and so are the `hangoverFrames` after it: their quieter syllables are not cut away.
 ///
+/// A line with no echo would keep the filter learning for ever (there is nothing to bring down), and
+/// the Geigel rule would cut a caller speaking more than 6 dB below the agent. So the canceller
+/// looks at the first `verdictFrames` in which the agent spoke: if the line stayed `silentDB` below
+/// it in nearly all of them (`silentShare`), nothing comes back, and the rule is dropped for the
+/// call; the filter still learns, and an echo that starts later is gated once it has learned it.
+///
 /// 8 kHz, 20 ms frames. The filter covers `tailMilliseconds` of echo path: the line's round trip
 /// and its jitter buffer included (the far end is taken as the leg sent it, not as it was heard).
 public final class EchoCanceller: Sendable {
@@ -24,6 +30,11 @@ public final class EchoCanceller: Sendable {
     public static let gateDB = 10.0
     public static let geigelDB = 6.0
     public static let hangoverFrames = 15
+    /// The agent's frames the no-echo verdict waits for (2 s), how far below the agent the line must
+    /// stay in them to be taken for no echo (a −20 dB echo is mostly 20–30 dB down), and in how many.
+    public static let verdictFrames = 100
+    public static let silentDB = 40.0
+    public static let silentShare = 0.9
     /// −50 dBFS: below it the agent is taken as silent.
     static let farFloor = pow(10, -50.0 / 10) * 32768 * 32768
 
@@ -37,6 +48,11 @@ public final class EchoCanceller: Sendable {
         var attenuationDB = 0.0
         /// Frames left in which the line is taken for the caller (it was, just before).
         var callerHangover = 0
+        /// The agent's frames so far, and those in which the line stayed silent, until the verdict.
+        var farFrames = 0
+        var silentFrames = 0
+        /// Nothing came back in the first `verdictFrames` of the agent: the Geigel rule is off.
+        var noEcho = false
     }
 
     private let state: Mutex<State>
@@ -66,6 +82,9 @@ public final class EchoCanceller: Sendable {
         }
     }
 
+    /// Whether the line was found to return nothing of the agent (the Geigel rule is then off).
+    public var foundNoEcho: Bool { state.withLock { $0.noEcho } }
+
     /// One frame from the line (`heard`) with the far end played at the same tick (`played`;
     /// silence when the agent was quiet), the echo taken out.
     public func cancel(heard: [Int16], played: [Int16]) -> [Int16] {
@@ -84,7 +103,14 @@ public final class EchoCanceller: Sendable {
             guard loudestFar > Self.farFloor else { return false }
             let (line, left) = (heard.meanSquare, out.meanSquare)
             let attenuation = 10 * log10(max(line, 1) / max(left, 1))
-            let learning = s.attenuationDB < Self.gateDB
+            if !s.noEcho, s.farFrames < Self.verdictFrames, played.meanSquare > Self.farFloor {
+                s.farFrames += 1
+                if line < loudestFar * pow(10, -Self.silentDB / 10) { s.silentFrames += 1 }
+                if s.farFrames == Self.verdictFrames {
+                    s.noEcho = Double(s.silentFrames) >= Self.silentShare * Double(Self.verdictFrames)
+                }
+            }
+            let learning = s.attenuationDB < Self.gateDB && !s.noEcho
             let echo = attenuation >= Self.gateDB || (learning && line < loudestFar * pow(10, -Self.geigelDB / 10))
             if !echo { s.callerHangover = Self.hangoverFrames }
             guard s.callerHangover == 0 else {
