@@ -17,10 +17,11 @@ import Synchronization
 /// and so are the `hangoverFrames` after it: their quieter syllables are not cut away.
 ///
 /// A line with no echo would keep the filter learning for ever (there is nothing to bring down), and
-/// the Geigel rule would cut a caller speaking more than 6 dB below the agent. So the canceller
-/// looks at the first `verdictFrames` in which the agent spoke: if the line stayed `silentDB` below
-/// it in nearly all of them (`silentShare`), nothing comes back, and the rule is dropped for the
-/// call; the filter still learns, and an echo that starts later is gated once it has learned it.
+/// the Geigel rule would cut a caller speaking more than 6 dB below the agent; the suppressor, with
+/// nothing to take out, still colours the caller's voice (names were misheard through it). So the
+/// canceller looks at the first `verdictFrames` in which the agent spoke: if the line stayed
+/// `silentDB` below it in nearly all of them (`silentShare`), nothing comes back, and from then on
+/// the line passes untouched, at no cost. An echo that starts later in the call is not cancelled.
 ///
 /// 8 kHz, 20 ms frames. The filter covers `tailMilliseconds` of echo path: the line's round trip
 /// and its jitter buffer included (the far end is taken as the leg sent it, not as it was heard).
@@ -51,7 +52,7 @@ public final class EchoCanceller: Sendable {
         /// The agent's frames so far, and those in which the line stayed silent, until the verdict.
         var farFrames = 0
         var silentFrames = 0
-        /// Nothing came back in the first `verdictFrames` of the agent: the Geigel rule is off.
+        /// Nothing came back in the first `verdictFrames` of the agent: the line passes untouched.
         var noEcho = false
     }
 
@@ -82,13 +83,14 @@ public final class EchoCanceller: Sendable {
         }
     }
 
-    /// Whether the line was found to return nothing of the agent (the Geigel rule is then off).
+    /// Whether the line was found to return nothing of the agent (it then passes untouched).
     public var foundNoEcho: Bool { state.withLock { $0.noEcho } }
 
     /// One frame from the line (`heard`) with the far end played at the same tick (`played`;
     /// silence when the agent was quiet), the echo taken out.
     public func cancel(heard: [Int16], played: [Int16]) -> [Int16] {
         precondition(heard.count == Self.frameSamples && played.count == Self.frameSamples, "20 ms frames at 8 kHz")
+        if state.withLock({ $0.noEcho }) { return heard }
         var out = [Int16](repeating: 0, count: Self.frameSamples)
         let silenced = state.withLock { s -> Bool in
             heard.withUnsafeBufferPointer { rec in
@@ -110,7 +112,7 @@ public final class EchoCanceller: Sendable {
                     s.noEcho = Double(s.silentFrames) >= Self.silentShare * Double(Self.verdictFrames)
                 }
             }
-            let learning = s.attenuationDB < Self.gateDB && !s.noEcho
+            let learning = s.attenuationDB < Self.gateDB
             let echo = attenuation >= Self.gateDB || (learning && line < loudestFar * pow(10, -Self.geigelDB / 10))
             if !echo { s.callerHangover = Self.hangoverFrames }
             guard s.callerHangover == 0 else {
