@@ -17,11 +17,11 @@ import Synchronization
 /// and so are the `hangoverFrames` after it: their quieter syllables are not cut away.
 ///
 /// A line with no echo would keep the filter learning for ever (there is nothing to bring down), and
-/// the Geigel rule would cut a caller speaking more than 6 dB below the agent; the suppressor, with
-/// nothing to take out, still colours the caller's voice (names were misheard through it). So the
-/// canceller looks at the first `verdictFrames` in which the agent spoke: if the line stayed
-/// `silentDB` below it in nearly all of them (`silentShare`), nothing comes back, and from then on
-/// the line passes untouched, at no cost. An echo that starts later in the call is not cancelled.
+/// the Geigel rule would cut a caller speaking more than 6 dB below the agent (the filter and the
+/// suppressor, with nothing to take out, cost the caller 1.8 dB besides). So the canceller looks
+/// at the first `verdictFrames` in which the agent spoke: if the line stayed `silentDB` below it in
+/// nearly all of them (`silentShare`), nothing comes back, and from then on the line passes
+/// untouched, at no cost. An echo that starts later in the call is not cancelled.
 ///
 /// 8 kHz, 20 ms frames. The filter covers `tailMilliseconds` of echo path: the line's round trip
 /// and its jitter buffer included (the far end is taken as the leg sent it, not as it was heard).
