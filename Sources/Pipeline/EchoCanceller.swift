@@ -99,13 +99,14 @@ public final class EchoCanceller: Sendable {
                 }
             }
             _ = out.withUnsafeMutableBufferPointer { speex_preprocess_run(s.residual, $0.baseAddress) }
-            s.recentFar.append(played.meanSquare)
+            let far = played.meanSquare
+            s.recentFar.append(far)
             if s.recentFar.count > tailFrames { s.recentFar.removeFirst(s.recentFar.count - tailFrames) }
             let loudestFar = s.recentFar.max() ?? 0
             guard loudestFar > Self.farFloor else { return false }
             let (line, left) = (heard.meanSquare, out.meanSquare)
             let attenuation = 10 * log10(max(line, 1) / max(left, 1))
-            if !s.noEcho, s.farFrames < Self.verdictFrames, played.meanSquare > Self.farFloor {
+            if s.farFrames < Self.verdictFrames, far > Self.farFloor {
                 s.farFrames += 1
                 if line < loudestFar * pow(10, -Self.silentDB / 10) { s.silentFrames += 1 }
                 if s.farFrames == Self.verdictFrames {
