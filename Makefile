@@ -220,8 +220,8 @@ demo: build
 	scripts/demo.sh .build/release/voicebridge
 
 # Every unit test and e2e suite: the untimed unit tests beside the e2e suites that may share the
-# machine, then the call suites CALL_WIDTH at a time, then the timed unit suites and the `# e2e:
-# alone` suites by themselves (scripts/make-test.sh). Every part runs even when one before it failed,
+# machine, then, beside each other but nothing else, the call suites CALL_WIDTH at a time, the timed
+# unit suites one test at a time and the `# e2e: alone` suites (scripts/make-test.sh). Every part runs even when one before it failed,
 # so one CI run shows every failure; the run ends with where the time went (the slowest tests and
 # suites, each step's wall time), what failed, and its wall time. `make unit-test` and `make
 # e2e-test` run each half by itself, in the same steps (the recipe is at the end of this block).
@@ -233,9 +233,9 @@ demo: build
 # no load changes a verdict but each keeps a core busy — run next, VIRTUAL_WIDTH at a time.
 # `.realTimeCalls` suites — calls over real SIP or a browser that must hear speech or keys in time
 # (transfers, the cascade's early replies, the dashboard's flow and try-it calls) — then CALL_WIDTH
-# at a time with nothing else (such a call uses under half a core, most of it waiting on audio).
-# `.timed` suites — pacing, SIP timers, barge-in, a real peer's audio, turn timing — run last, alone,
-# one test at a time.
+# at a time (such a call uses under half a core, most of it waiting on audio), and beside them the
+# `.timed` suites — pacing, SIP timers, barge-in, a real peer's audio, turn timing — one test at a
+# time, and the `# e2e: alone` suites.
 UNIT_WIDTH ?= 2
 VIRTUAL_WIDTH ?= 2
 CALL_WIDTH ?= 3

@@ -11,10 +11,10 @@
 #      ~150 s longer): the suites tagged `.virtualTime` (VIRTUAL), VIRTUAL_WIDTH at a time. Load
 #      changes none of their verdicts; each keeps a core busy, which the e2e suites' checks must
 #      bear, as they bear `make test-under-load`'s busy loops.
-#   4. The suites tagged `.realTimeCalls` (CALLS): calls that must hear speech or keys in time,
-#      CALL_WIDTH at a time, nothing else beside them.
-#   5. Alone, one after the other: the suites tagged `.timed` (ALONE, one test at a time), then the
-#      e2e suites marked `# e2e: alone` (frame lateness, calls started at the same instant).
+#   4. Three streams beside each other, nothing else beside them: the suites tagged
+#      `.realTimeCalls` (CALLS: calls that must hear speech or keys in time), CALL_WIDTH at a time;
+#      the suites tagged `.timed` (ALONE), one test at a time; and the e2e suites marked
+#      `# e2e: alone` (frame lateness, calls started at the same instant), one after the other.
 #
 # Every part runs even when one before it failed. The end shows where the time went
 # (scripts/slowest.py), repeats what failed, and gives the wall time. Each suite's step is the tag
@@ -96,16 +96,22 @@ if ! python3 scripts/config-reference.py .build/debug/voicebridge >test-artifact
 fi
 step_done build
 
+# The unit tests: the test bundle run directly, as `swift test --skip-build` runs it. Not through
+# `swift test`: SwiftPM locks .build for a whole `swift test`, so a second pass started beside
+# another waited for it to end (1 Dec: the timed units waited 141 s for the call suites).
+# NO_COLOR: plain lines in the logs, as `swift test` writes them.
+unit_tests() { NO_COLOR=1 .build/debug/VoiceBridgePackageTests.xctest --testing-library swift-testing "$@"; }
+
 # 2. Side by side. The e2e suites print as each ends. Beside them, the unit tests that measure no
 #    time, then (3) the call suites in virtual time: those start when the shared pass ends, in the
 #    e2e suites' last minutes, since load changes none of their verdicts. Their lines are kept and
 #    printed after the e2e suites; each pass's exit status is kept in a file.
 unit_chain() {
   local started=$SECONDS
-  swift test --skip-build --parallel --experimental-maximum-parallelization-width "$width" --skip "$TIMED" >"$unit.shared" 2>&1
+  unit_tests --parallel --experimental-maximum-parallelization-width "$width" --skip "$TIMED" >"$unit.shared" 2>&1
   echo "$? $((SECONDS - started))" >"$unit.shared.status"
   started=$SECONDS
-  swift test --skip-build --parallel --experimental-maximum-parallelization-width "$virtual_width" --filter "$VIRTUAL" >"$unit.virtual" 2>&1
+  unit_tests --parallel --experimental-maximum-parallelization-width "$virtual_width" --filter "$VIRTUAL" >"$unit.virtual" 2>&1
   echo "$? $((SECONDS - started))" >"$unit.virtual.status"
 }
 if runs unit; then
@@ -130,23 +136,42 @@ if runs unit; then
 fi
 step_done "side by side (virtual time included)"
 
-# 4. The call suites, CALL_WIDTH at a time.
+# 4. The timed steps, beside each other but beside nothing else: the real-time call suites
+#    CALL_WIDTH at a time, the `.timed` unit suites one test at a time, and the `# e2e: alone`
+#    suites one after the other — three streams that wait on real time most of their lives (run one
+#    after the other they kept a quarter of the machine busy, 1 Dec). Each checks events with bounds
+#    that hold beside make test-under-load's busy loops, which load the machine more than the other
+#    two streams do. Their lines are kept and printed in that order once all three have ended.
+timed_stream() {   # NAME COMMAND…: runs it, its output in $unit.NAME, its status and seconds beside
+  local name=$1 started=$SECONDS; shift
+  "$@" >"$unit.$name" 2>&1
+  echo "$? $((SECONDS - started))" >"$unit.$name.status"
+}
 if runs unit; then
-  swift test --skip-build --parallel --experimental-maximum-parallelization-width "$call_width" --filter "$CALLS" 2>&1 | tee -a "$unit"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("call suites run $call_width at a time")
-  step_done "call suites $call_width at a time"
-fi
-
-# 5. Alone.
-if runs unit; then
-  swift test --skip-build --no-parallel --filter "$ALONE" 2>&1 | tee -a "$unit"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("timed unit suites")
+  timed_stream calls unit_tests --parallel --experimental-maximum-parallelization-width "$call_width" --filter "$CALLS" &
+  calls_pass=$!
+  timed_stream alone unit_tests --no-parallel --filter "$ALONE" &
+  alone_pass=$!
 fi
 if runs e2e; then
-  VB_E2E_PART=alone Tests/e2e/run-all.sh .build/debug/voicebridge 2>&1 | tee -a "$e2e"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("e2e suites run alone")
+  VB_E2E_PART=alone Tests/e2e/run-all.sh .build/debug/voicebridge >"$e2e.alone" 2>&1
+  status=$?
+  cat "$e2e.alone" | tee -a "$e2e"; rm -f "$e2e.alone"
+  [ "$status" -eq 0 ] || failed+=("e2e suites run alone")
 fi
-step_done alone
+if runs unit; then
+  wait "$calls_pass" "$alone_pass"
+  read -r status took <"$unit.calls.status"
+  echo "== call suites in real time, $call_width at a time: $took s"
+  cat "$unit.calls" | tee -a "$unit"
+  [ "$status" -eq 0 ] || failed+=("call suites run $call_width at a time")
+  read -r status took <"$unit.alone.status"
+  echo "== timed unit suites, one test at a time: $took s"
+  cat "$unit.alone" | tee -a "$unit"
+  [ "$status" -eq 0 ] || failed+=("timed unit suites")
+  rm -f "$unit.calls" "$unit.alone" "$unit.calls.status" "$unit.alone.status"
+fi
+step_done "timed (real-time calls, timed units, e2e alone, beside each other)"
 
 # A skip is not a pass: a test or suite that did not run because something make deps installs is
 # missing (sipp, baresip, a model) fails make test, naming it.
