@@ -106,6 +106,17 @@ unit_tests() { NO_COLOR=1 .build/debug/VoiceBridgePackageTests.xctest --testing-
 #    time, then (3) the call suites in virtual time: those start when the shared pass ends, in the
 #    e2e suites' last minutes, since load changes none of their verdicts. Their lines are kept and
 #    printed after the e2e suites; each pass's exit status is kept in a file.
+# kept_pass NAME HEADING FAILURE: a unit pass whose lines were kept in $unit.NAME (its exit status
+# and seconds in $unit.NAME.status): printed under HEADING, added to the unit log, FAILURE counted
+# if it failed.
+kept_pass() {
+  local status took
+  read -r status took <"$unit.$1.status"
+  echo "== $2: $took s"
+  cat "$unit.$1" | tee -a "$unit"
+  [ "$status" -eq 0 ] || failed+=("$3")
+  rm -f "$unit.$1" "$unit.$1.status"
+}
 unit_chain() {
   local started=$SECONDS
   unit_tests --parallel --experimental-maximum-parallelization-width "$width" --skip "$TIMED" >"$unit.shared" 2>&1
@@ -124,15 +135,8 @@ if runs e2e; then
 fi
 if runs unit; then
   wait "$unit_pass"
-  read -r status took <"$unit.shared.status"
-  echo "== unit tests, $width at a time$(runs e2e && echo ' (they ran beside the e2e suites above)'): $took s"
-  cat "$unit.shared" | tee "$unit"
-  [ "$status" -eq 0 ] || failed+=("unit tests run side by side, $width at a time")
-  read -r status took <"$unit.virtual.status"
-  echo "== call suites in virtual time, $virtual_width at a time, after the unit tests above: $took s"
-  cat "$unit.virtual" | tee -a "$unit"
-  [ "$status" -eq 0 ] || failed+=("call suites in virtual time")
-  rm -f "$unit.shared" "$unit.virtual" "$unit.shared.status" "$unit.virtual.status"
+  kept_pass shared "unit tests, $width at a time$(runs e2e && echo ' (they ran beside the e2e suites above)')" "unit tests run side by side, $width at a time"
+  kept_pass virtual "call suites in virtual time, $virtual_width at a time, after the unit tests above" "call suites in virtual time"
 fi
 step_done "side by side (virtual time included)"
 
@@ -161,15 +165,8 @@ if runs e2e; then
 fi
 if runs unit; then
   wait "$calls_pass" "$alone_pass"
-  read -r status took <"$unit.calls.status"
-  echo "== call suites in real time, $call_width at a time: $took s"
-  cat "$unit.calls" | tee -a "$unit"
-  [ "$status" -eq 0 ] || failed+=("call suites run $call_width at a time")
-  read -r status took <"$unit.alone.status"
-  echo "== timed unit suites, one test at a time: $took s"
-  cat "$unit.alone" | tee -a "$unit"
-  [ "$status" -eq 0 ] || failed+=("timed unit suites")
-  rm -f "$unit.calls" "$unit.alone" "$unit.calls.status" "$unit.alone.status"
+  kept_pass calls "call suites in real time, $call_width at a time" "call suites run $call_width at a time"
+  kept_pass alone "timed unit suites, one test at a time" "timed unit suites"
 fi
 step_done "timed (real-time calls, timed units, e2e alone, beside each other)"
 
