@@ -221,10 +221,11 @@ demo: build
 
 # Every unit test and e2e suite: the untimed unit tests beside the e2e suites that may share the
 # machine, then, beside each other but nothing else, the call suites CALL_WIDTH at a time, the timed
-# unit suites one test at a time and the `# e2e: alone` suites (scripts/make-test.sh). Every part runs even when one before it failed,
-# so one CI run shows every failure; the run ends with where the time went (the slowest tests and
-# suites, each step's wall time), what failed, and its wall time. `make unit-test` and `make
-# e2e-test` run each half by itself, in the same steps (the recipe is at the end of this block).
+# unit suites one test at a time and the `# e2e: alone` suites (scripts/make-test.sh). Every part
+# runs even when one before it failed, so one CI run shows every failure; the run ends with where
+# the time went (the slowest tests and suites, each step's wall time), what failed, and its wall
+# time. `make unit-test` and `make e2e-test` run each half by itself, in the same steps (the recipe
+# is at the end of this block).
 
 # Unit tests in steps, each suite's step named by a tag on its `@Suite` (Tests/TestLanes; read by
 # scripts/test-lanes.py, which also refuses a suite of whole virtual-time calls left in the shared

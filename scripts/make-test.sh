@@ -98,14 +98,9 @@ step_done build
 
 # The unit tests: the test bundle run directly, as `swift test --skip-build` runs it. Not through
 # `swift test`: SwiftPM locks .build for a whole `swift test`, so a second pass started beside
-# another waited for it to end (1 Dec: the timed units waited 141 s for the call suites).
+# another waited for it to end (2 Dec: the timed units waited 141 s for the call suites).
 # NO_COLOR: plain lines in the logs, as `swift test` writes them.
 unit_tests() { NO_COLOR=1 .build/debug/VoiceBridgePackageTests.xctest --testing-library swift-testing "$@"; }
-
-# 2. Side by side. The e2e suites print as each ends. Beside them, the unit tests that measure no
-#    time, then (3) the call suites in virtual time: those start when the shared pass ends, in the
-#    e2e suites' last minutes, since load changes none of their verdicts. Their lines are kept and
-#    printed after the e2e suites; each pass's exit status is kept in a file.
 # kept_pass NAME HEADING FAILURE: a unit pass whose lines were kept in $unit.NAME (its exit status
 # and seconds in $unit.NAME.status): printed under HEADING, added to the unit log, FAILURE counted
 # if it failed.
@@ -117,6 +112,11 @@ kept_pass() {
   [ "$status" -eq 0 ] || failed+=("$3")
   rm -f "$unit.$1" "$unit.$1.status"
 }
+
+# 2. Side by side. The e2e suites print as each ends. Beside them, the unit tests that measure no
+#    time, then (3) the call suites in virtual time: those start when the shared pass ends, in the
+#    e2e suites' last minutes, since load changes none of their verdicts. Their lines are kept and
+#    printed after the e2e suites; each pass's exit status is kept in a file.
 unit_chain() {
   local started=$SECONDS
   unit_tests --parallel --experimental-maximum-parallelization-width "$width" --skip "$TIMED" >"$unit.shared" 2>&1
@@ -143,9 +143,10 @@ step_done "side by side (virtual time included)"
 # 4. The timed steps, beside each other but beside nothing else: the real-time call suites
 #    CALL_WIDTH at a time, the `.timed` unit suites one test at a time, and the `# e2e: alone`
 #    suites one after the other — three streams that wait on real time most of their lives (run one
-#    after the other they kept a quarter of the machine busy, 1 Dec). Each checks events with bounds
+#    after the other they kept a quarter of the machine busy, 2 Dec). Each checks events with bounds
 #    that hold beside make test-under-load's busy loops, which load the machine more than the other
-#    two streams do. Their lines are kept and printed in that order once all three have ended.
+#    two streams do. The e2e suites print as each ends; the unit passes' lines are kept and printed
+#    after them.
 timed_stream() {   # NAME COMMAND…: runs it, its output in $unit.NAME, its status and seconds beside
   local name=$1 started=$SECONDS; shift
   "$@" >"$unit.$name" 2>&1
@@ -158,10 +159,8 @@ if runs unit; then
   alone_pass=$!
 fi
 if runs e2e; then
-  VB_E2E_PART=alone Tests/e2e/run-all.sh .build/debug/voicebridge >"$e2e.alone" 2>&1
-  status=$?
-  cat "$e2e.alone" | tee -a "$e2e"; rm -f "$e2e.alone"
-  [ "$status" -eq 0 ] || failed+=("e2e suites run alone")
+  VB_E2E_PART=alone Tests/e2e/run-all.sh .build/debug/voicebridge 2>&1 | tee -a "$e2e"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("e2e suites run alone")
 fi
 if runs unit; then
   wait "$calls_pass" "$alone_pass"
