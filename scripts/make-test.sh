@@ -101,6 +101,13 @@ step_done build
 # another waited for it to end (2 Dec: the timed units waited 141 s for the call suites).
 # NO_COLOR: plain lines in the logs, as `swift test` writes them.
 unit_tests() { NO_COLOR=1 .build/debug/VoiceBridgePackageTests.xctest --testing-library swift-testing "$@"; }
+# kept_run NAME COMMAND…: runs a unit pass with its lines kept in $unit.NAME, its exit status and
+# seconds in $unit.NAME.status, for kept_pass to print once whatever runs beside it has printed.
+kept_run() {
+  local name=$1 started=$SECONDS; shift
+  "$@" >"$unit.$name" 2>&1
+  echo "$? $((SECONDS - started))" >"$unit.$name.status"
+}
 # kept_pass NAME HEADING FAILURE: a unit pass whose lines were kept in $unit.NAME (its exit status
 # and seconds in $unit.NAME.status): printed under HEADING, added to the unit log, FAILURE counted
 # if it failed.
@@ -118,12 +125,8 @@ kept_pass() {
 #    e2e suites' last minutes, since load changes none of their verdicts. Their lines are kept and
 #    printed after the e2e suites; each pass's exit status is kept in a file.
 unit_chain() {
-  local started=$SECONDS
-  unit_tests --parallel --experimental-maximum-parallelization-width "$width" --skip "$TIMED" >"$unit.shared" 2>&1
-  echo "$? $((SECONDS - started))" >"$unit.shared.status"
-  started=$SECONDS
-  unit_tests --parallel --experimental-maximum-parallelization-width "$virtual_width" --filter "$VIRTUAL" >"$unit.virtual" 2>&1
-  echo "$? $((SECONDS - started))" >"$unit.virtual.status"
+  kept_run shared unit_tests --parallel --experimental-maximum-parallelization-width "$width" --skip "$TIMED"
+  kept_run virtual unit_tests --parallel --experimental-maximum-parallelization-width "$virtual_width" --filter "$VIRTUAL"
 }
 if runs unit; then
   unit_chain &
@@ -147,15 +150,10 @@ step_done "side by side (virtual time included)"
 #    that hold beside make test-under-load's busy loops, which load the machine more than the other
 #    two streams do. The e2e suites print as each ends; the unit passes' lines are kept and printed
 #    after them.
-timed_stream() {   # NAME COMMAND…: runs it, its output in $unit.NAME, its status and seconds beside
-  local name=$1 started=$SECONDS; shift
-  "$@" >"$unit.$name" 2>&1
-  echo "$? $((SECONDS - started))" >"$unit.$name.status"
-}
 if runs unit; then
-  timed_stream calls unit_tests --parallel --experimental-maximum-parallelization-width "$call_width" --filter "$CALLS" &
+  kept_run calls unit_tests --parallel --experimental-maximum-parallelization-width "$call_width" --filter "$CALLS" &
   calls_pass=$!
-  timed_stream alone unit_tests --no-parallel --filter "$ALONE" &
+  kept_run alone unit_tests --no-parallel --filter "$ALONE" &
   alone_pass=$!
 fi
 if runs e2e; then
