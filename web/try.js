@@ -8,7 +8,8 @@
 // Playback has an AudioContext of its own, so pausing it leaves the microphone running.
 // The transcript comes from /api/events.
 // window.__try keeps what the page measured (agent audio, the caller's voice, barge-ins: from the
-// caller's onset over the agent to the agent's audio going silent here) for its tests.
+// caller's onset over the agent to the agent's audio going silent here, what silenced it, and how
+// much of the agent's audio was still queued then) for its tests.
 'use strict';
 
 let trying = null;
@@ -58,7 +59,7 @@ async function startTrying(view, call) {
 
   const socket = apiSocket('/browser/stream');
   trying = { view, socket, context, player, microphone, playing: [], next: 0, marks: [], callID: null, speaking: false };
-  const measures = { agentRms: 0, agentSamples: 0, callerSpeech: [], clears: [], silences: [], bargeInMs: [], marks: 0 };
+  const measures = { agentRms: 0, agentSamples: 0, callerSpeech: [], clears: [], silences: [], bargeIns: [], marks: 0 };
   window.__try = measures;
   const state = trying;
 
@@ -97,13 +98,14 @@ function noteCallerVoice(state, frame, measures) {
   } else if (state.speaking && level < 0.005) state.speaking = false;
 }
 
-// The agent's audio went silent on the page (a clear, or nothing more came): a barge-in that
-// started over it ends here.
-function agentFellSilent(state, measures) {
+// The agent's audio went silent on the page (`cause`: the server's pause or clear, or what was
+// queued played out): a barge-in that started over it ends here.
+function agentFellSilent(state, measures, cause) {
   const at = performance.now();
+  const queuedMs = Math.max(0, Math.round((state.next - state.player.currentTime) * 1000));
   measures.silences.push(at);
   const onset = measures.callerSpeech.filter((s) => s.agentPlaying && s.at <= at && !s.timed).pop();
-  if (onset) { onset.timed = true; measures.bargeInMs.push(Math.round(at - onset.at)); }
+  if (onset) { onset.timed = true; measures.bargeIns.push({ ms: Math.round(at - onset.at), cause, queuedMs }); }
 }
 
 function connected(state, callID) {
@@ -139,7 +141,7 @@ function play(state, agent, payload, measures) {
   state.playing.push(node);
   node.onended = () => {
     state.playing = state.playing.filter((n) => n !== node);
-    if (state.playing.length === 0 && state.player.state === 'running') agentFellSilent(state, measures);
+    if (state.playing.length === 0 && state.player.state === 'running') agentFellSilent(state, measures, 'played out');
   };
 }
 
@@ -161,11 +163,11 @@ function echoPlayedMarks(state, measures) {
 
 function clearPlayback(state, measures) {
   for (const node of state.playing) { try { node.stop(); } catch (error) { /* not started yet */ } }
+  measures.clears.push(performance.now());
+  agentFellSilent(state, measures, 'clear');   // before the queue is forgotten: what it cut is measured
   state.playing = [];
   state.marks = [];
   state.next = 0;
-  measures.clears.push(performance.now());
-  agentFellSilent(state, measures);
 }
 
 // Held: the agent's audio stops where it is (silent now) and plays on at `resume`, unless a clear
@@ -173,7 +175,7 @@ function clearPlayback(state, measures) {
 function pausePlayback(state, measures) {
   if (state.player.state !== 'running') return;
   state.player.suspend();
-  if (state.playing.length > 0) agentFellSilent(state, measures);
+  if (state.playing.length > 0) agentFellSilent(state, measures, 'pause');
 }
 
 function stopTrying() {
