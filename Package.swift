@@ -63,6 +63,7 @@ let package = Package(
         ),
         // The operator's tools (HTTP, MCP): declarations, argument checks, secrets, the request.
         .target(name: "Tools", dependencies: [
+            "Pipeline",
             .product(name: "MCP", package: "swift-sdk"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -199,7 +200,7 @@ let package = Package(
         // The make-test step each suite runs in, as Swift Testing tags (scripts/test-lanes.py).
         .target(name: "TestLanes", path: "Tests/TestLanes"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport", "TestLanes"]),
-        .testTarget(name: "ToolsTests", dependencies: ["Tools"]),
+        .testTarget(name: "ToolsTests", dependencies: ["Tools", "Pipeline"]),
         .testTarget(name: "KnowledgeTests", dependencies: ["Knowledge", "Tools"]),
         .testTarget(name: "FlowsTests", dependencies: ["Flows"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Flows", "Tools"]),

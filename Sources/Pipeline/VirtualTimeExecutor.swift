@@ -142,7 +142,7 @@ public final class VirtualTimeExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs `work`, which waits on something outside virtual time (a database transaction on its
     /// own threads): time stands still until it is done. Outside a virtual time, just `work`.
-    public static func outside<T>(_ work: () async throws -> T) async rethrows -> T {
+    public static func outside<T, Failure: Error>(_ work: () async throws(Failure) -> T) async throws(Failure) -> T {
         guard let executor = current else { return try await work() }
         executor.locked { $0.outside += 1 }
         defer { executor.changing { $0.outside -= 1 } }

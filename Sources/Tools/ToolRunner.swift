@@ -1,5 +1,6 @@
 import Foundation
 import MCP
+import Pipeline
 import Synchronization
 
 /// Runs the operator's tools for the engines: checks the model's arguments against the tool's
@@ -38,11 +39,13 @@ public struct ToolRunner: Sendable {
         return runner
     }
 
-    /// Calls `tool` with the model's `arguments` (a JSON text).
+    /// Calls `tool` with the model's `arguments` (a JSON text). Timed on the call's clock
+    /// (`TaskClock`): in virtual time a request to the operator's server takes none of it.
     public func call(_ tool: ToolDefinition, arguments: String) async -> Outcome {
-        let started = ContinuousClock.now
+        let clock = TaskClock()
+        let started = clock.now
         let outcome = await attempt(tool, arguments: arguments)
-        let milliseconds = Int(started.duration(to: .now) / .milliseconds(1))
+        let milliseconds = Int(started.duration(to: clock.now) / .milliseconds(1))
         let record = ToolCallRecord(tool: tool.name, arguments: secrets.masked(arguments), status: outcome.status, httpStatus: outcome.httpStatus,
                                     milliseconds: milliseconds, error: outcome.error.map(secrets.masked), passedOn: outcome.passedOn)
         observe(record)
@@ -52,13 +55,15 @@ public struct ToolRunner: Sendable {
     /// Calls `tool`, and if it has not answered after `ToolDefinition.waitBeforeSpeaking`, runs
     /// `waiting` (the engine says the tool's waiting line) while the request goes on: the caller
     /// never hears dead air. A line begun is said to its end; the answer is returned after it.
+    /// The wait is on the call's clock (`TaskClock`); in virtual time time stands still while the
+    /// operator's server answers, so there the line is said only while a local tool waits on it.
     public func call(_ tool: ToolDefinition, arguments: String, whileWaiting waiting: @escaping @Sendable () async -> Void) async -> Outcome {
         final class Line: Sendable { let state = Mutex((answered: false, speaking: false)) }
         let line = Line()
         return await withTaskGroup(of: Outcome?.self) { group -> Outcome in
             group.addTask { await self.call(tool, arguments: arguments) }
             group.addTask {
-                try? await Task.sleep(for: ToolDefinition.waitBeforeSpeaking)
+                try? await TaskClock().sleep(for: ToolDefinition.waitBeforeSpeaking)
                 let speak = line.state.withLock { l in
                     if l.answered || Task.isCancelled { return false }
                     l.speaking = true
@@ -116,14 +121,18 @@ public struct ToolRunner: Sendable {
             let answer = await local.run(value)
             return Attempt(status: answer.error == nil ? .ok : .failed, answer: answer.answer.serialized, error: answer.error, passedOn: answer.passedOn)
         }
-        if let name = tool.mcpTool { return await callMCP(tool, name: name, arguments: value) }
+        // The operator's server answers on its own time: a call in virtual time waits for it with
+        // time standing still, as for a database transaction, and its answer is no stray wake-up.
+        if let name = tool.mcpTool { return await VirtualTimeExecutor.outside { await callMCP(tool, name: name, arguments: value) } }
         let request: ToolHTTPRequest
         do { request = try self.request(for: tool, arguments: value) } catch {
             return failed(.failed, "\(error)")
         }
         let response: ToolHTTPResponse
         do {
-            response = try await transport.send(request, timeout: .milliseconds(tool.timeoutMilliseconds), bodyLimit: ToolDefinition.answerLimit)
+            response = try await VirtualTimeExecutor.outside { () async throws(ToolTransportFailure) -> ToolHTTPResponse in
+                try await transport.send(request, timeout: .milliseconds(tool.timeoutMilliseconds), bodyLimit: ToolDefinition.answerLimit)
+            }
         } catch {
             switch error {
             case .timeout: return failed(.timeout, "the tool did not answer within \(tool.timeoutMilliseconds) ms")

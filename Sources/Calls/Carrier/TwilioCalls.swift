@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Egress
 import Foundation
 import NIOCore
+import Pipeline
 
 /// Twilio's Calls REST API (2010-04-01): create an outbound call whose TwiML connects its media
 /// stream back here, and end or cancel it. Form-encoded, HTTP Basic auth (the account SID and
@@ -95,7 +96,7 @@ public struct TwilioCalls: Sendable {
             let failure = Self.failure(status: status, body: text)
             guard failure.isRetryable, tries < settings.backoff.count else { throw failure }
             let jitter = Double.random(in: 0.8...1.2)
-            try await Task.sleep(for: settings.backoff[tries] * jitter)
+            try await TaskClock().sleep(for: settings.backoff[tries] * jitter)
             tries += 1
         }
     }

@@ -170,7 +170,7 @@ extension CascadeEngine {
     func speak(sentences: [String], item: String, timed: Bool = true) async {
         for (n, sentence) in sentences.enumerated() where !Task.isCancelled {
             meter.add { $0.ttsCharacters += sentence.count }
-            let requested = ContinuousClock.now
+            let requested = VirtualTimeExecutor.now
             var waiting = timed && n == 0
             do {
                 try await speech.synthesize(sentence) { samples in

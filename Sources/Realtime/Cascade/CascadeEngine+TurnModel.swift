@@ -31,7 +31,7 @@ extension CascadeEngine {
             case .ended:
                 s.held.callerSpeaking = false
                 // Still holding after they stopped again with nothing recognized: the ceiling counts anew.
-                if s.held.words != nil, s.held.deadline == nil { s.held.deadline = .now + .milliseconds(settings.turns.ceilingMilliseconds) }
+                if s.held.words != nil, s.held.deadline == nil { s.held.deadline = TaskClock().now + .milliseconds(settings.turns.ceilingMilliseconds) }
                 return s.held.deadline
             case .speech, .silence: break
             }
@@ -49,7 +49,7 @@ extension CascadeEngine {
         }
         guard !words.isEmpty else { return }
         if await settings.turns.completes(Self.wideband(Array(audio))) == false {
-            let deadline = ContinuousClock.now + .milliseconds(settings.turns.ceilingMilliseconds)
+            let deadline = TaskClock().now + .milliseconds(settings.turns.ceilingMilliseconds)
             state.withLock { $0.held.words = words; $0.held.deadline = deadline }
             heldTurnSink.yield(deadline)
             return
@@ -60,7 +60,7 @@ extension CascadeEngine {
     /// Owned by `start()`: a held turn whose ceiling passed with the caller silent becomes the turn.
     func releaseHeldTurns() async {
         for await deadline in heldTurns {
-            try? await Task.sleep(until: deadline, clock: .continuous)
+            try? await TaskClock().sleep(until: deadline)
             let words = state.withLock { s -> String? in
                 guard s.held.deadline == deadline, !s.held.callerSpeaking, let words = s.held.words else { return nil }
                 s.held.words = nil

@@ -169,7 +169,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
         }
         guard let finished, case .openAI(let model) = settings.stt else { return }
         meter.add { $0.sttSeconds += Double(finished.count) / 8000 }
-        let started = ContinuousClock.now
+        let started = VirtualTimeExecutor.now
         let transcription = OpenAITranscription(baseURL: settings.audioBaseURL, apiKey: settings.audioAPIKey, model: model, language: context.language)
         do {
             let text = try await transcription.transcribe(muLaw: finished).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import NIOCore
+import Pipeline
 import Synchronization
 
 /// Deepgram streaming speech-to-text over WebSocket (PROTOCOLS.md §4.3): raw μ-law in binary
@@ -25,7 +26,7 @@ final class DeepgramTranscriber: Sendable {
     private struct State {
         var writer: WebSocketOutboundWriter?
         var segments: [String] = []
-        var lastAudio = ContinuousClock.now
+        var lastAudio = TaskClock().now
     }
 
     /// `language`: the call's ("en", "ko"), which Deepgram's models take as `language`.
@@ -48,9 +49,10 @@ final class DeepgramTranscriber: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     // Deepgram closes an idle stream after 10 s (NET-0001).
+                    let clock = TaskClock()
                     while !Task.isCancelled {
-                        try await Task.sleep(for: .seconds(4))
-                        if self.state.withLock({ $0.lastAudio.duration(to: .now) > .seconds(3) }) {
+                        try await clock.sleep(for: .seconds(4))
+                        if self.state.withLock({ $0.lastAudio.duration(to: clock.now) > .seconds(3) }) {
                             try await outbound.write(.text(#"{"type":"KeepAlive"}"#))
                         }
                     }
@@ -66,7 +68,7 @@ final class DeepgramTranscriber: Sendable {
     }
 
     func send(muLaw: [UInt8]) async {
-        guard let writer = state.withLock({ s -> WebSocketOutboundWriter? in s.lastAudio = .now; return s.writer }) else { return }
+        guard let writer = state.withLock({ s -> WebSocketOutboundWriter? in s.lastAudio = TaskClock().now; return s.writer }) else { return }
         try? await writer.write(.binary(ByteBuffer(bytes: muLaw)))
     }
 

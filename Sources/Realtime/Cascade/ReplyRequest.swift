@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Synchronization
 
 /// One streamed chat completion and the turn that reads it, decoupled: `run()` talks to the
@@ -49,13 +50,13 @@ final class ReplyRequest: Sendable {
         if dropped.withLock({ $0 }) { return }   // superseded before its turn to run: never sent
         let promptCharacters = messages.reduce(0) { $0 + "\($1["content"] ?? "")".count }
         meter.add { $0.llmInputTokens += EngineUsage.estimatedTokens(characters: promptCharacters); $0.llmTokensEstimated = true }
-        timing.withLock { $0.started = .now }
+        timing.withLock { $0.started = VirtualTimeExecutor.now }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
                     try await chat.run(messages: self.messages, tools: tools()) { output in
                         if case .text(let text) = output {
-                            self.timing.withLock { if $0.firstPiece == nil { $0.firstPiece = .now } }
+                            self.timing.withLock { if $0.firstPiece == nil { $0.firstPiece = VirtualTimeExecutor.now } }
                             meter.add { $0.llmOutputTokens += EngineUsage.estimatedTokens(characters: text.count) }
                         }
                         guard case .enqueued = self.sink.yield(output) else { throw Overflow() }

@@ -1,3 +1,5 @@
+import Pipeline
+
 /// What an engine that hears through a recognizer of its own (realtime, cascade) keeps about the
 /// caller's speech over the agent: whom to tell the verdict (the session's `judgeOverlaps`), and
 /// speech the session marked as starting over the agent (`callerSpeaksOverAgent`) until the
@@ -17,7 +19,7 @@ struct OverlapWatch {
 
     var isPending: Bool { markedAt != nil }
 
-    mutating func mark(at now: ContinuousClock.Instant = .now) {
+    mutating func mark(at now: ContinuousClock.Instant = VirtualTimeExecutor.now) {
         markedAt = now
         endedAt = nil
     }
@@ -36,7 +38,7 @@ struct OverlapWatch {
 
     /// Our VAD's view of one frame: once the marked speech is known to have held no words, it is
     /// settled, and whom to tell so is returned.
-    mutating func unheard(_ activity: SpeechActivity, at now: ContinuousClock.Instant = .now) -> Handler? {
+    mutating func unheard(_ activity: SpeechActivity, at now: ContinuousClock.Instant = VirtualTimeExecutor.now) -> Handler? {
         guard markedAt != nil else { return nil }
         if activity == .ended { endedAt = now }
         guard let endedAt, endedAt.duration(to: now) > unheardAfter else { return nil }

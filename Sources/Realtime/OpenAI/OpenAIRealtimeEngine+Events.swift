@@ -1,7 +1,7 @@
 import Dialogue
 import Foundation
-import Pipeline
 import HummingbirdWSClient
+import Pipeline
 import Tools
 
 /// What the engine does with each server event.
@@ -144,7 +144,7 @@ extension OpenAIRealtimeEngine {
         if state.withLock({ $0.waitingLine != nil }) {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { for await _ in lineSaid {} }
-                group.addTask { try? await Task.sleep(for: .seconds(10)) }
+                group.addTask { try? await TaskClock().sleep(for: .seconds(10)) }
                 await group.next()
                 group.cancelAll()
             }

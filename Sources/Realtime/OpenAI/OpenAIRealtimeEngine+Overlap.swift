@@ -41,7 +41,7 @@ extension OpenAIRealtimeEngine {
     func speechStarted(_ item: String?) {
         state.withLock { s in
             s.overlap.speakingItem = item
-            if let item, let marked = s.overlap.watch.markedAt, marked.duration(to: .now) < Self.overlapPairing { s.overlap.items.insert(item) }
+            if let item, let marked = s.overlap.watch.markedAt, marked.duration(to: VirtualTimeExecutor.now) < Self.overlapPairing { s.overlap.items.insert(item) }
             s.overlap.watch.clear()
         }
     }

@@ -115,7 +115,7 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
                 return
             }
             logger.warning("realtime socket dropped; reconnecting with the conversation restored")
-            try? await Task.sleep(for: .milliseconds(300))
+            try? await TaskClock().sleep(for: .milliseconds(300))
         }
     }
 
