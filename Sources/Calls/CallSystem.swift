@@ -273,7 +273,8 @@ public final class CallSystem: Sendable {
             logger.info("no sip.gateway: outbound calls go to the built-in simulated callee", metadata: ["port": "\(calleePort)"])
         }
         var settings = CallManager.Settings(gateway: gateway)
-        settings.simulatedCallee = callee != nil
+        // The script goes only to a simulated callee: the built-in one, or a gateway said to be one.
+        settings.simulatedCallee = callee != nil || config.sip.gatewayIsSimulatedCallee
         settings.maxConcurrentCalls = config.outbound.maxConcurrentCalls
         settings.campaignCallsPerMinute = config.outbound.campaignCallsPerMinute
         settings.maxInboundCalls = config.sip.maxInboundCalls

@@ -113,6 +113,11 @@ import Tools
         #expect(c.http.host == "localhost" && c.http.port == 8181)
         #expect(c.database.path == "/tmp/env.sqlite")
         #expect(c.sip.bind == "127.0.0.3" && c.sip.port == 5099 && c.sip.gateway == "sip:127.0.0.1:5090")
+        // A configured gateway gets no call's script unless it is said to be a simulated callee.
+        #expect(!c.sip.gatewayIsSimulatedCallee)
+        var simulated = env
+        simulated["VOICEBRIDGE_SIP_GATEWAY_IS_SIMULATED_CALLEE"] = "true"
+        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: yaml, environment: simulated)).sip.gatewayIsSimulatedCallee)
         #expect(c.engine.mode == .echo)
         #expect(c.api.tokens == ["t0ken-0123456789abcdef"])
         #expect(c.outbound.retry.retryOn == [.noAnswer, .failed])

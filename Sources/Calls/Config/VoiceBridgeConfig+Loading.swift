@@ -86,6 +86,7 @@ extension VoiceBridgeConfig {
         if let gateway = c.sip.gateway, !Self.isSIPURI(gateway) {
             throw ConfigError(key: "sip.gateway", problem: "must look like sip:host or sip:host:port, got '\(gateway)'", origin: r.origin(of: "sip.gateway"))
         }
+        c.sip.gatewayIsSimulatedCallee = try r.bool("sip.gateway_is_simulated_callee", default: c.sip.gatewayIsSimulatedCallee)
         c.sip.simulatedCalleeVoice = try r.choice("sip.simulated_callee_voice", default: c.sip.simulatedCalleeVoice)
         c.sip.username = try r.optionalString("sip.username")
         c.sip.password = try r.optionalString("sip.password")

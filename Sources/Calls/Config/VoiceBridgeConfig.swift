@@ -101,6 +101,10 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var rtpPortMax = 20999
         /// Outbound gateway `sip:host:port`. None: calls go to the built-in simulated callee.
         public var gateway: String?
+        /// The gateway is a simulated callee (`voicebridge simulate-callee`): each call's
+        /// `metadata.simulated_answers` goes to it in an `X-Simulated-Answers` header, as to the
+        /// built-in one. Off by default: to a real trunk the header would carry the call's metadata.
+        public var gatewayIsSimulatedCallee = false
         /// The simulated callee's voice: `piper` (Piper's en_US-joe-medium, `make deps`; espeak-ng's
         /// when it is not installed) or `espeak`.
         public var simulatedCalleeVoice = SimulatedCalleeVoice.piper
