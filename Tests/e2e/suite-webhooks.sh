@@ -96,11 +96,17 @@ check "while the receiver is down, attempts fail with network errors and stay pe
   wait_for 120 "sum(1 for x in api('webhooks/crm/deliveries?state=pending')['items'] if x['attempt_count'] >= 1 and x.get('last_status') is None) == 2"
 vb_stop_server TERM
 check "the server stops cleanly with deliveries in its outbox (exit $VB_EXIT)" test "$VB_EXIT" = 0
+restarted=$(date +%s)
 vb_start_server "$VB_TMP/server2.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 \
   || { not_ok "the server starts again"; cat "$VB_TMP/server2.log"; exit 1; }
 start_receiver 0 || { not_ok "the receiver comes back"; exit 1; }
 check "after the restart every pending delivery arrives" \
   wait_for 60 "not api('webhooks/crm/deliveries?state=pending')['items'] and not api('webhooks/$b_id/deliveries?state=pending')['items']"
+# The stop cut off the attempts in flight (each waits out its 2-s timeout against the dead
+# receiver); they gave their claims back, so the restart sends them at once rather than when the
+# claims' lease (timeout + 30 s) runs out.
+took=$(( $(date +%s) - restarted ))
+check "…within ${took} s of the restart: the attempts the stop cut off gave their claims back (lease 32 s)" test "$took" -lt 20
 
 expected=$(python3 - "$db" "$reject_id" <<'PY'
 import sqlite3, sys

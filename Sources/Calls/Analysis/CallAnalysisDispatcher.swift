@@ -49,7 +49,8 @@ public final class CallAnalysisDispatcher: Sendable {
             send: { await self.attempt($0) })
     }
 
-    /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start runs it again.
+    /// One attempt. Cancelled by shutdown, it stores no attempt and gives its claim back:
+    /// the next start runs it again at once.
     func attempt(_ job: CallAnalysisJob) async {
         let started = Date()
         do {
@@ -69,7 +70,7 @@ public final class CallAnalysisDispatcher: Sendable {
             } catch let error as AnalysisRequest.Failure {
                 failure = Self.malformed + error.description   // an answer that did not fit: asked once more
             } catch {
-                if Task.isCancelled { return }
+                if Task.isCancelled { return await store.giveBackClaim(in: .analyses, key: job.outboundId, logger: logger) }
                 failure = "\(error)"
             }
             // An answer that did not fit (ask threw: no status) is retried like no answer at all.

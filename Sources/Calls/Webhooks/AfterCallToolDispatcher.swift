@@ -32,7 +32,8 @@ public final class AfterCallToolDispatcher: Sendable {
             send: { await self.attempt($0.0, $0.1) })
     }
 
-    /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start sends it again.
+    /// One attempt. Cancelled by shutdown, it stores no attempt and gives its claim back:
+    /// the next start sends it again at once.
     func attempt(_ run: AfterCallToolRun, _ tool: ToolDefinition) async {
         let started = Date()
         var status: Int?, retryAfter: String?, failure: String?
@@ -43,7 +44,7 @@ public final class AfterCallToolDispatcher: Sendable {
         } catch let missing as SecretReference.Missing {
             failure = missing.description   // retried: the operator may configure it
         } catch {
-            if Task.isCancelled { return }
+            if Task.isCancelled { return await store.giveBackClaim(in: .afterCallTools, key: run.id, logger: logger) }
             failure = "\(error)"
         }
         let verdict = settings.policy.verdict(attempt: run.attemptCount + 1, status: status, retryAfter: retryAfter)

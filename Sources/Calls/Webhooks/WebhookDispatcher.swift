@@ -43,7 +43,8 @@ public final class WebhookDispatcher: Sendable {
             send: { await self.deliver($0.0, to: $0.1) })
     }
 
-    /// One attempt. Cancelled by shutdown, it stores nothing: the lease runs out and the next start sends it again.
+    /// One attempt. Cancelled by shutdown, it stores no attempt and gives its claim back:
+    /// the next start sends it again at once.
     func deliver(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async {
         let started = Date()
         var status: Int?
@@ -56,7 +57,7 @@ public final class WebhookDispatcher: Sendable {
             status = response.status
             retryAfter = response.headers.first(name: "Retry-After")
         } catch {
-            if Task.isCancelled { return }
+            if Task.isCancelled { return await store.giveBackClaim(in: .webhooks, key: delivery.id, logger: logger) }
             failure = Self.describe(error)
         }
         let attempt = WebhookAttempt(deliveryId: delivery.id, attemptedAt: started, status: status, error: failure,
