@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: first
 # `voicebridge call` against a running server and the built-in simulated callee: a call that
 # completes (exit 0, answers and transcript printed), a Korean one, one that is not answered (exit 1), a bad
 # request (exit 2 with the field named), and a token-protected server; `voicebridge test`: a suite

@@ -1,5 +1,4 @@
 #!/usr/bin/env bash
-# e2e: first
 # The cluster: Debian's PostgreSQL 15 (initdb into a temporary folder, run as the `postgres` user),
 # Debian's Kamailio with deploy/kamailio/kamailio.cfg as shipped (its substdef lines rewritten for
 # loopback ports), two `voicebridge serve` nodes sharing the database through

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# e2e: first
 # A running server under hostile SIP (issue 20 §2): sipvicious's scanner, extension enumerator and
 # password cracker, a corpus of malformed messages, and an INVITE flood of 2,000/s from one
 # address (127.0.0.2) while real calls come from another. The server never goes down, answers what
