@@ -7,6 +7,8 @@
 #      calls in real time (serially 813 s of wall time for ~3 min of CPU, 29 Nov), and their RTP
 #      ports are disjoint (unit tests 33000-50999, shared: Tests/TestSupport/TestPorts.swift; e2e suites 51000-57999;
 #      the ports each side checks free and hands to a process come from ranges of its own: docs/testing.md).
+#      Beside both from the start: the suites tagged `.ownProcess` (OWN), each measuring its own
+#      process (the allocator's bytes) while it waits out real timers, in a process of their own.
 #   3. Still beside the e2e suites, once the unit tests of step 2 have ended (the e2e suites run
 #      ~150 s longer): the suites tagged `.virtualTime` (VIRTUAL), VIRTUAL_WIDTH at a time. Load
 #      changes none of their verdicts; each keeps a core busy, which the e2e suites' checks must
@@ -18,8 +20,8 @@
 #
 # Every part runs even when one before it failed. The end shows where the time went
 # (scripts/slowest.py), repeats what failed, and gives the wall time. Each suite's step is the tag
-# on its `@Suite` (scripts/test-lanes.py prints the --filter regexes: VIRTUAL, CALLS, ALONE, and
-# TIMED for all three). Environment: UNIT_WIDTH, VIRTUAL_WIDTH, CALL_WIDTH, SWIFT_BUILD_FLAGS,
+# on its `@Suite` (scripts/test-lanes.py prints the --filter regexes: VIRTUAL, CALLS, ALONE, OWN,
+# and TIMED for all four). Environment: UNIT_WIDTH, VIRTUAL_WIDTH, CALL_WIDTH, SWIFT_BUILD_FLAGS,
 # VB_E2E_JOBS. One argument, `unit` or `e2e`, runs only that half, step by step as above
 # (`make unit-test`, `make e2e-test`).
 set -uo pipefail
@@ -39,7 +41,7 @@ parts=${1:-all}
 case $parts in all|unit|e2e) ;; *) echo "usage: $0 [unit|e2e]" >&2; exit 2 ;; esac
 runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }   # runs unit|e2e: whether this half is run
 lanes=$(python3 scripts/test-lanes.py) || { echo "make test: a suite's step is not clear (scripts/test-lanes.py, above)"; exit 1; }
-eval "$lanes"   # VIRTUAL, CALLS, ALONE, and TIMED (all three)
+eval "$lanes"   # VIRTUAL, CALLS, ALONE, OWN, and TIMED (all four)
 width=${UNIT_WIDTH:-2} call_width=${CALL_WIDTH:-3} virtual_width=${VIRTUAL_WIDTH:-2}
 flags=${SWIFT_BUILD_FLAGS:-}
 unit=test-artifacts/unit.log e2e=test-artifacts/e2e.log
@@ -131,13 +133,16 @@ unit_chain() {
 if runs unit; then
   unit_chain &
   unit_pass=$!
+  kept_run own unit_tests --no-parallel --filter "$OWN" &
+  own_pass=$!
 fi
 if runs e2e; then
   VB_E2E_PART=shared Tests/e2e/run-all.sh .build/debug/voicebridge 2>&1 | tee "$e2e"
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("e2e suites run side by side")
 fi
 if runs unit; then
-  wait "$unit_pass"
+  wait "$unit_pass" "$own_pass"
+  kept_pass own "unit suites that measure their own process, in a process of their own beside the rest" "unit suites in a process of their own"
   kept_pass shared "unit tests, $width at a time$(runs e2e && echo ' (they ran beside the e2e suites above)')" "unit tests run side by side, $width at a time"
   kept_pass virtual "call suites in virtual time, $virtual_width at a time, after the unit tests above" "call suites in virtual time"
 fi

@@ -2,17 +2,18 @@
 """The steps of `make test`, read from the suites themselves.
 
 Each unit-test suite says which step it runs in with a Swift Testing tag on its `@Suite`
-(Tests/TestLanes/Tag+Lanes.swift): `.virtualTime`, `.realTimeCalls` or `.timed`; a suite with none
-runs in the shared pass. This prints the `swift test --filter` regexes scripts/make-test.sh uses,
-as shell assignments:
+(Tests/TestLanes/Tag+Lanes.swift): `.virtualTime`, `.realTimeCalls`, `.timed` or `.ownProcess`; a
+suite with none runs in the shared pass. This prints the `swift test --filter` regexes
+scripts/make-test.sh uses, as shell assignments:
 
     VIRTUAL  the suites tagged .virtualTime      CALLS  the suites tagged .realTimeCalls
-    ALONE    the suites tagged .timed            TIMED  all three: kept out of the shared pass
+    ALONE    the suites tagged .timed            OWN    the suites tagged .ownProcess
+    TIMED    all four: kept out of the shared pass
 
 It refuses (exit 1, naming the file) a suite that runs whole calls on the virtual clock
 (`VirtualCallHarness.run`, a `TestLine`) in the shared pass — beside the real-time checks it would
 keep a core busy; `.virtualTime`, or `.timed` where it must run alone — and a tag that is not one
-of the three.
+of the four.
 
     python3 scripts/test-lanes.py             shell assignments for make-test.sh
     python3 scripts/test-lanes.py --list      each lane's suites, one per line
@@ -21,7 +22,7 @@ import pathlib
 import re
 import sys
 
-LANES = {"virtualTime": "VIRTUAL", "realTimeCalls": "CALLS", "timed": "ALONE"}
+LANES = {"virtualTime": "VIRTUAL", "realTimeCalls": "CALLS", "timed": "ALONE", "ownProcess": "OWN"}
 # An `@Suite(…)` attribute (its arguments may nest one level of parentheses) and the type it marks.
 SUITE = re.compile(r"@Suite(?P<args>\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?\s+(?:final\s+)?(?:struct|class|enum|actor)\s+(?P<name>\w+)")
 TAGS = re.compile(r"\.tags\(([^)]*)\)")

@@ -13,7 +13,7 @@ import TestSupport
 /// kept every upgraded connection (request context, channel, receive buffers) in a reference
 /// cycle for the life of the server: about 5 KB a connection in this test, 10–30 KB for a media stream
 /// that carried audio, and the soak test's memory grew with every stream.
-@Suite(.serialized, .tags(.timed)) struct WebSocketMemoryTests {
+@Suite(.serialized, .tags(.ownProcess)) struct WebSocketMemoryTests {
     /// `count` connections to `path`, eight at a time, each closed by the client at once.
     static func connectAndClose(port: Int, path: String, count: Int) async throws -> Int {
         try await withThrowingTaskGroup(of: Bool.self) { group in

@@ -14,4 +14,8 @@ extension Tag {
     /// Checks of the wire and the clock that measure time, memory or audio as it happens (pacing,
     /// SIP timers, a real peer's audio, barge-in): alone, one test at a time.
     @Tag public static var timed: Self
+    /// Measures its own process (the allocator's bytes in use) and waits out real timers while
+    /// doing little: alone in a process of its own, which runs beside the shared pass — nothing
+    /// else allocates in that process, and its bounds are far from what load moves.
+    @Tag public static var ownProcess: Self
 }
