@@ -32,8 +32,11 @@ public enum EarlyReplyProbe {
                 Step(afterAudio: end + endpoint, [Step.results(final, isFinal: true, speechFinal: true)])]
     }
 
+    /// `afterAudio`: how long the engine has, once the caller's last frame went in, to have given
+    /// all three lines.
     public static func run(final: String = "", earlyReplies: Bool, modelLatency: Duration = .milliseconds(150),
-                           settled: Duration = .milliseconds(200), endpoint: Duration = .milliseconds(500)) async throws -> Outcome {
+                           settled: Duration = .milliseconds(200), endpoint: Duration = .milliseconds(500),
+                           afterAudio: Duration = .seconds(10)) async throws -> Outcome {
         let log = FakeCascadeServers.Log()
         let lines = Locked<[String]>([]), usage = Locked(EngineUsage())
         let ended = Locked<ContinuousClock.Instant?>(nil), replyAudio = Locked<ContinuousClock.Instant?>(nil)
@@ -46,13 +49,21 @@ public enum EarlyReplyProbe {
                                                   llmAPIKey: "llm-key", llmModel: "test-model", audioBaseURL: "http://" + base, audioAPIKey: "audio-key")
             settings.earlyReplies = earlyReplies
             let engine = CascadeEngine(context: context, settings: settings)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await engine.start() }
+            // The bound is on what the engine does once the caller's audio has all gone in, not on
+            // how fast the machine moved it: beside a loaded test stream, 250 paced frames through
+            // the engine took up to 20 s of wall time, which a fixed 20-s limit on the whole
+            // exchange failed (2 Dec).
+            enum Finished: Sendable { case started, heard }
+            try await withThrowingTaskGroup(of: Finished.self) { group in
+                group.addTask { try await engine.start(); return .started }
                 group.addTask {
                     try await FakeCascadeServers.speakOnce(before: .milliseconds(1500), speech: .seconds(1), after: endpoint + modelLatency + .seconds(2),
                                                           send: { await engine.send(muLaw: $0, speech: $1) }, speechEnded: { at in ended.withLock { $0 = at } })
+                    try await Task.sleep(for: afterAudio)
+                    throw ProbeError(description: "\(afterAudio) after the caller's audio ended the engine had given \(lines.value); "
+                                     + "the fake servers saw \(log.entries.value.map(\.what))")
                 }
-                try await withTimeout(.seconds(20)) {
+                group.addTask {
                     while let event = await engine.nextEvent() {
                         switch event {
                         case .audio(let item, _) where item != "cascade-1":
@@ -63,6 +74,13 @@ public enum EarlyReplyProbe {
                         }
                         if lines.value.count == 3 { break }
                     }
+                    return .heard
+                }
+                do {
+                    while let finished = try await group.next(), finished != .heard {}
+                } catch {
+                    _ = await engine.stop()   // ends the events the third task waits on
+                    throw error
                 }
                 usage.withLock { $0 = engine.usage }
                 _ = await engine.stop()

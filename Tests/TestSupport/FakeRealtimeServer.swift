@@ -114,13 +114,20 @@ public func withLoopbackServer(router: Router<BasicRequestContext>, webSocketRou
             defer { group.cancelAll() }
             var failure: (any Error)?
             do { try await body(port) } catch { failure = error }
-            // Shut down, bounded: about one run in 25 under load the server, shut down (or
-            // cancelled) right after a test's last request, never returned — it waited on a child
-            // channel (logging "Waiting on child channel" / "Already closed"). Closing its event
-            // loop closes every channel it has.
+            // Shut down, bounded. A graceful shutdown waits for every handler, and a test that
+            // failed may leave one at work (a reply it delayed past its end): cancelling ends it.
+            // About one run in 25 under load the server, shut down (or cancelled) right after a
+            // test's last request, never returned — it waited on a child channel (logging "Waiting
+            // on child channel" / "Already closed"): closing its event loop closes every channel,
+            // but only after the cancel, as a handler still at work on a closed loop never ends.
             await services.triggerGracefulShutdown()
             group.addTask { try? await Task.sleep(for: .seconds(3)); return false }
-            if try await group.next() == false { try? await loops.shutdownGracefully() }
+            if try await group.next() == false {
+                group.cancelAll()
+                let backstop = Task { try await Task.sleep(for: .seconds(3)); try await loops.shutdownGracefully() }
+                _ = try? await group.next()
+                backstop.cancel()
+            }
             if let failure { throw failure }
         }
     } catch {
