@@ -238,6 +238,36 @@ import TestSupport
         #expect(try await survivor.nodes.list().map(\.id) == ["a", "b"])
     }
 
+    /// A lost node's inbound call ends `failed / node_lost` and stays ended, under a policy that
+    /// retries failures (the cluster suite's): queued again, it would have been dialled as an
+    /// outbound call to the caller (seen once when the node died before storing the call's end).
+    @Test(arguments: StoreBackend.allCases)
+    func aLostNodesInboundCallIsNeverQueuedAgain(backend: StoreBackend) async throws {
+        let (a, survivor, ids) = try await Self.callsClaimedByA(1, on: backend)
+        let t0 = Self.t0
+        try await a.transition(id: ids[0], to: .dialing, from: .queued, now: t0)
+        try await a.transition(id: ids[0], to: .connected, now: t0)
+        var inbound = CallStoreTests.sampleCall(CallRecord.newID(direction: .inbound))
+        inbound.direction = .inbound
+        inbound.state = .connected
+        inbound.nodeId = "a"
+        inbound.attemptCount = 1
+        try await a.insert(inbound)
+        var retriesFailures = VoiceBridgeConfig.Outbound.Retry()
+        retriesFailures.retryOn = [.failed]
+        let t1 = t0.addingTimeInterval(16)
+        try await survivor.nodes.heartbeat(node: "b", now: t1)
+        let takeovers = try await survivor.takeOverLostNodes(survivor: "b", lease: 15, now: t1) { [retriesFailures] in
+            CallManager.retryTime(for: $0, endingIn: .failed, policy: retriesFailures, now: t1)
+        }
+        #expect(takeovers.first.map { Set($0.closed) } == [ids[0], inbound.outboundId])
+        #expect(try await survivor.call(id: ids[0])?.state == .queued, "the outbound call is retried")
+        let caller = try #require(try await survivor.call(id: inbound.outboundId))
+        #expect(caller.state == .failed && caller.failureReason == "node_lost", "\(caller.state) \(caller.failureReason ?? "-")")
+        let dueAgain = t1.addingTimeInterval(TimeInterval(retriesFailures.retryIntervalSeconds) + 1)
+        #expect(try await survivor.claimDueCalls(node: "b", room: 5, maxConcurrent: 10, dialableCampaigns: [], now: dueAgain).map(\.outboundId) == [ids[0]])
+    }
+
     /// The fence: a node that stalled past its lease (SIGSTOP, a paused VM) wakes believing it still
     /// holds its calls. Whatever it then tries on a call that was taken from it — dialing a claim
     /// that was released and claimed again, ending an attempt that was closed and queued again —

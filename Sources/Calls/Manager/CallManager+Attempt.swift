@@ -101,10 +101,10 @@ extension CallManager {
     /// A SIP call's transfer: a blind REFER to the target — a SIP URI, or a number at the gateway.
     /// A peer that refuses REFER gets the person bridged by us instead (B2BUA): we call them.
     func sipTransfer(_ sipCall: SIPCall, caller: String) -> CallTransfer {
-        let gateway = settings.gateway
+        let gateway = settings.gateway, clock = settings.clock
         return { target in
             let uri = target.hasPrefix("sip:") ? target : SIPURI(user: target, host: gateway.host, port: gateway.port).description
-            switch await sipCall.transfer(to: uri) {
+            switch await sipCall.transfer(to: uri, clock: clock) {
             case .answered: return .finished(.answered)
             case .failed(let code): return .finished(Self.transferOutcome(of: code))
             case .refused: return await self.callPerson(uri, from: caller)
@@ -235,7 +235,9 @@ extension CallManager {
 
     /// When the retry `policy` tries `call` again after an attempt ending in `state` at `now`; nil: it does not.
     static func retryTime(for call: CallRecord, endingIn state: CallState, policy: VoiceBridgeConfig.Outbound.Retry, now: Date) -> Date? {
-        guard policy.enabled else { return nil }
+        // An inbound call is the caller's: queued again it would be dialled as an outbound call to
+        // them (a node lost mid-call did so, under `retry_on: [failed]`).
+        guard policy.enabled, call.direction == .outbound else { return nil }
         let key: VoiceBridgeConfig.Outbound.RetryReason? = switch state {
         case .busy: .busy
         case .noAnswer, .voicemail: .noAnswer   // a machine is retried like no answer: the person was not reached
