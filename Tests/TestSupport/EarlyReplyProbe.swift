@@ -2,8 +2,8 @@ import Dialogue
 import Foundation
 import Realtime
 
-/// One caller turn through the cascade engine against the fake servers, timed: the caller speaks
-/// from 1.5 s to 2.5 s; the fake Deepgram fixes the words `settled` after they end and calls the turn
+/// One caller turn through the cascade engine against the fake servers, timed: once the greeting's
+/// audio is all out, the caller speaks from 1.5 s to 2.5 s; the fake Deepgram fixes the words `settled` after they end and calls the turn
 /// over `endpoint` after (its endpointing and the trip back); the model writes its one-line reply
 /// after `modelLatency`. What `CascadeEarlyReplyTests` checks and `make bench` measures.
 public enum EarlyReplyProbe {
@@ -32,8 +32,8 @@ public enum EarlyReplyProbe {
                 Step(afterAudio: end + endpoint, [Step.results(final, isFinal: true, speechFinal: true)])]
     }
 
-    /// `afterAudio`: how long the engine has, once the caller's last frame went in, to have given
-    /// all three lines.
+    /// `afterAudio`: how long the engine has to give its greeting, and once the caller's last frame
+    /// went in, to have given all three lines.
     public static func run(final: String = "", earlyReplies: Bool, modelLatency: Duration = .milliseconds(150),
                            settled: Duration = .milliseconds(200), endpoint: Duration = .milliseconds(500),
                            afterAudio: Duration = .seconds(10)) async throws -> Outcome {
@@ -54,9 +54,20 @@ public enum EarlyReplyProbe {
             // the engine took up to 20 s of wall time, which a fixed 20-s limit on the whole
             // exchange failed (2 Dec).
             enum Finished: Sendable { case started, heard }
+            // The caller answers the greeting once it has heard it, as a person does: a greeting
+            // turn still at work (slow under load) takes no early reply, and the words would be
+            // speech over the agent (failed so beside two busy loops, 3 Dec).
+            let (greeted, greeting) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
             try await withThrowingTaskGroup(of: Finished.self) { group in
                 group.addTask { try await engine.start(); return .started }
                 group.addTask {
+                    let heardGreeting = await withTaskGroup(of: Bool.self) { wait in
+                        wait.addTask { for await _ in greeted { return true }; return false }
+                        wait.addTask { try? await Task.sleep(for: afterAudio); return false }
+                        defer { wait.cancelAll() }
+                        return await wait.next() ?? false
+                    }
+                    guard heardGreeting else { throw ProbeError(description: "no greeting within \(afterAudio): the fake servers saw \(log.entries.value.map(\.what))") }
                     try await FakeCascadeServers.speakOnce(before: .milliseconds(1500), speech: .seconds(1), after: endpoint + modelLatency + .seconds(2),
                                                           send: { await engine.send(muLaw: $0, speech: $1) }, speechEnded: { at in ended.withLock { $0 = at } })
                     try await Task.sleep(for: afterAudio)
@@ -68,6 +79,8 @@ public enum EarlyReplyProbe {
                         switch event {
                         case .audio(let item, _) where item != "cascade-1":
                             replyAudio.withLock { $0 = $0 ?? .now }
+                        case .audioDone("cascade-1"):
+                            greeting.yield()
                         case .transcript(let speaker, let text, _):
                             lines.withLock { $0.append("\(speaker.rawValue): \(text)") }
                         default: break

@@ -112,9 +112,10 @@ public final class SIPCall: Sendable {
     }
 
     /// Blind transfer (RFC 3515): REFER to `target` with Referred-By, then the transferee's
-    /// NOTIFYs until their final sipfrag (at most `timeout`). The call is not hung up here: after
-    /// `.answered` the caller is with the target and this leg should end; otherwise it goes on.
-    public func transfer(to target: String, timeout: Duration = .seconds(45)) async -> SIPTransferOutcome {
+    /// NOTIFYs until their final sipfrag (at most `timeout` on `clock`, the call's). The call is not
+    /// hung up here: after `.answered` the caller is with the target and this leg should end;
+    /// otherwise it goes on.
+    public func transfer(to target: String, timeout: Duration = .seconds(45), clock: CallClock = .continuous) async -> SIPTransferOutcome {
         let (updates, input) = AsyncStream.makeStream(of: SIPTransferProgress.self, bufferingPolicy: .bufferingNewest(16))
         transferUpdates.withLock { $0 = input }
         defer {
@@ -136,7 +137,7 @@ public final class SIPCall: Sendable {
                 return accepted ? .failed(0) : .refused(0)
             }
             group.addTask {
-                try? await Task.sleepOnEventLoop(for: timeout)
+                try? await clock.sleep(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil

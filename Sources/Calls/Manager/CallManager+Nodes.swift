@@ -7,14 +7,14 @@ extension CallManager {
     /// the policy says) and gives its claimed calls back to the queue.
     func keepLease() async {
         let node = settings.nodeID
-        do { try await store.nodes.register(node) } catch {
+        let clock = settings.clock
+        do { try await store.nodes.register(node, now: clock.date) } catch {
             logger.error("could not register this node", metadata: ["node": "\(node)", "error": "\(error)"])
         }
         let retry = settings.retry
-        let clock = settings.clock
         while !Task.isCancelled {
             do {
-                if try await !store.nodes.heartbeat(node: node) {
+                if try await !store.nodes.heartbeat(node: node, now: clock.date) {
                     logger.error("this node's lease had run out and another node took its calls over; registered again",
                                  metadata: ["node": "\(node)"])
                     await hangUpCallsTakenOver()
@@ -22,7 +22,7 @@ extension CallManager {
                 let others = try await store.nodes.list().contains { $0.id != node }
                 if otherNodesSeen != others { queueAlarm.ring() }   // how the loop waits changes
                 otherNodesSeen = others
-                let takeovers = try await store.takeOverLostNodes(survivor: node, lease: settings.leaseSeconds) {
+                let takeovers = try await store.takeOverLostNodes(survivor: node, lease: settings.leaseSeconds, now: clock.date) {
                     Self.retryTime(for: $0, endingIn: .failed, policy: retry, now: clock.date)
                 }
                 for takeover in takeovers {

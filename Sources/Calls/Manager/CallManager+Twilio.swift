@@ -81,8 +81,8 @@ extension CallManager {
         twilioWaiters[id] = input
         await withTaskGroup(of: Void.self) { group in
             // Twilio's own Timeout ends an unanswered call; this guards against callbacks that never come.
-            group.addTask { [ringTimeout = settings.ringTimeout] in
-                try? await Task.sleepOnEventLoop(for: ringTimeout + .seconds(60))
+            group.addTask { [ringTimeout = settings.ringTimeout, clock = settings.clock] in
+                try? await clock.sleep(for: ringTimeout + .seconds(60))
                 if !Task.isCancelled { input.yield(.timedOut) }
             }
             await followTwilioCall(call, carrier: carrier, engine: engine, context: context, handle: handle, events: events)

@@ -36,8 +36,8 @@ extension CallManager {
             return .finished(.failed)
         }
         let result = await withTaskGroup(of: Void.self) { group -> TransferResult in
-            group.addTask {
-                try? await Task.sleepOnEventLoop(for: .seconds(25 + 30))
+            group.addTask { [clock = settings.clock] in
+                try? await clock.sleep(for: .seconds(25 + 30))
                 if !Task.isCancelled { input.yield(.timedOut) }
             }
             defer { group.cancelAll() }
