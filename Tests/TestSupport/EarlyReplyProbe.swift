@@ -3,9 +3,9 @@ import Foundation
 import Realtime
 
 /// One caller turn through the cascade engine against the fake servers, timed: once the greeting's
-/// audio is all out, the caller speaks from 1.5 s to 2.5 s; the fake Deepgram fixes the words `settled` after they end and calls the turn
-/// over `endpoint` after (its endpointing and the trip back); the model writes its one-line reply
-/// after `modelLatency`. What `CascadeEarlyReplyTests` checks and `make bench` measures.
+/// audio is all out, the caller speaks from 1.5 s to 2.5 s; the fake Deepgram fixes the words
+/// `settled` after they end and calls the turn over `endpoint` after (its endpointing and the trip
+/// back); the model writes its one-line reply after `modelLatency`. What `CascadeEarlyReplyTests` checks and `make bench` measures.
 public enum EarlyReplyProbe {
     public struct Outcome: Sendable {
         public var lines: [String]

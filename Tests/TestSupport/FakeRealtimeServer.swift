@@ -127,6 +127,7 @@ public func withLoopbackServer(router: Router<BasicRequestContext>, webSocketRou
                 let backstop = Task { try await Task.sleep(for: .seconds(3)); try await loops.shutdownGracefully() }
                 _ = try? await group.next()
                 backstop.cancel()
+                _ = await backstop.result   // a shutdown it began ends before the one below
             }
             if let failure { throw failure }
         }
