@@ -5,7 +5,8 @@ import Realtime
 /// One caller turn through the cascade engine against the fake servers, timed: once the greeting's
 /// audio is all out, the caller speaks from 1.5 s to 2.5 s; the fake Deepgram fixes the words
 /// `settled` after they end and calls the turn over `endpoint` after (its endpointing and the trip
-/// back); the model writes its one-line reply after `modelLatency`. What `CascadeEarlyReplyTests` checks and `make bench` measures.
+/// back); the model writes its one-line reply after `modelLatency`. What `CascadeEarlyReplyTests`
+/// checks and `make bench` measures.
 public enum EarlyReplyProbe {
     public struct Outcome: Sendable {
         public var lines: [String]
@@ -61,12 +62,7 @@ public enum EarlyReplyProbe {
             try await withThrowingTaskGroup(of: Finished.self) { group in
                 group.addTask { try await engine.start(); return .started }
                 group.addTask {
-                    let heardGreeting = await withTaskGroup(of: Bool.self) { wait in
-                        wait.addTask { for await _ in greeted { return true }; return false }
-                        wait.addTask { try? await Task.sleep(for: afterAudio); return false }
-                        defer { wait.cancelAll() }
-                        return await wait.next() ?? false
-                    }
+                    let heardGreeting = (try? await withTimeout(afterAudio) { for await _ in greeted { return true }; return false }) ?? false
                     guard heardGreeting else { throw ProbeError(description: "no greeting within \(afterAudio): the fake servers saw \(log.entries.value.map(\.what))") }
                     try await FakeCascadeServers.speakOnce(before: .milliseconds(1500), speech: .seconds(1), after: endpoint + modelLatency + .seconds(2),
                                                           send: { await engine.send(muLaw: $0, speech: $1) }, speechEnded: { at in ended.withLock { $0 = at } })
