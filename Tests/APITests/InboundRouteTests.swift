@@ -47,6 +47,7 @@ import TestSupport
         #expect(dental.greeting == "Dr. Kim's office, about {purpose}." && dental.callerDisplayName == "Dr. Kim's office")
         #expect(dental.templateId == template.id && dental.templateVersion == 1 && dental.botUrl == nil)
         #expect(dental.direction == .inbound && dental.calleeNumber == "15550101")
+        #expect(!dental.retryOnNoAnswer && dental.maxRetries == 0, "an inbound call carries no retry policy")
 
         let bot = await calls.manager.inboundRecord(caller: "0101234", callee: "+15550102")
         #expect(bot.botUrl == "wss://bot.example.com/twilio" && bot.questions == ["Who is calling?"] && bot.purpose == config.inbound.purpose)

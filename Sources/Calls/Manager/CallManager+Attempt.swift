@@ -348,7 +348,9 @@ extension CallManager {
                                 callerDisplayName: route?.displayName ?? inbound.displayName,
                                 purpose: route?.purpose ?? template.map { fill($0.purpose) } ?? inbound.purpose,
                                 questions: route?.questions ?? template?.questions.map(fill) ?? inbound.questions,
-                                maxDuration: settings.maxCallDurationSeconds, createdAt: settings.clock.date)
+                                maxDuration: settings.maxCallDurationSeconds,
+                                retryOnNoAnswer: false, maxRetries: 0,   // the caller's call: nobody dials it again
+                                createdAt: settings.clock.date)
         record.greeting = route?.greeting ?? template?.greeting.map(fill)
         record.closing = template?.closing.map(fill)
         record.voice = template?.voice
