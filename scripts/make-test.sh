@@ -196,5 +196,13 @@ if [ ${#failed[@]} -gt 0 ]; then
   grep -a -E '✘|\.swift:[0-9]+(:[0-9]+)?: error:' "$unit" | grep -av 'Suite .* failed after' | tail -40
   grep -a -A40 '^== e2e checks that failed' "$e2e" | grep -av '^e2e: '
 fi
-echo "make test: $(( $(date +%s) - started )) s wall time (exit $([ ${#failed[@]} -eq 0 ] && echo 0 || echo 1))"
+# The last line names what failed, as well as the summary above: a CI log shown only in part
+# keeps its last line (3 Dec: CI's excerpt held the soak's table and this line, not what failed).
+what_failed=""
+if [ ${#failed[@]} -gt 0 ]; then
+  tests=$(sed -n 's/^✘ Test \(.*\) failed after .*/\1/p' "$unit" | grep -v '^run with' | sort -u | head -6 | paste -sd, - | sed 's/,/, /g')
+  checks=$(grep -a '^not ok' "$e2e" | sort -u | head -4 | cut -c1-140 | paste -sd'|' - | sed 's/|/; /g')
+  what_failed=": $(printf '%s; ' "${failed[@]}" | cut -c1-300)${tests:+unit tests: $tests; }${checks:+e2e: $checks}"
+fi
+echo "make test: $(( $(date +%s) - started )) s wall time (exit $([ ${#failed[@]} -eq 0 ] && echo 0 || echo 1)${what_failed})"
 [ ${#failed[@]} -eq 0 ]
