@@ -198,10 +198,11 @@ if [ ${#failed[@]} -gt 0 ]; then
 fi
 # The last line names what failed, as well as the summary above: a CI log shown only in part
 # keeps its last line (3 Dec: CI's excerpt held the soak's table and this line, not what failed).
+join() { awk -v separator="$1" 'NR > 1 { printf "%s", separator } { printf "%s", $0 }'; }   # join SEPARATOR: stdin's lines as one
 what_failed=""
 if [ ${#failed[@]} -gt 0 ]; then
-  tests=$(sed -n 's/^✘ Test \(.*\) failed after .*/\1/p' "$unit" | grep -v '^run with' | sort -u | head -6 | paste -sd, - | sed 's/,/, /g')
-  checks=$(grep -a '^not ok' "$e2e" | sort -u | head -4 | cut -c1-140 | paste -sd'|' - | sed 's/|/; /g')
+  tests=$(sed -n 's/^✘ Test \(.*\) failed after .*/\1/p' "$unit" | grep -v '^run with' | sort -u | head -6 | join ', ')
+  checks=$(grep -a '^not ok' "$e2e" | sort -u | head -4 | cut -c1-140 | join '; ')
   what_failed=": $(printf '%s; ' "${failed[@]}" | cut -c1-300)${tests:+unit tests: $tests; }${checks:+e2e: $checks}"
 fi
 echo "make test: $(( $(date +%s) - started )) s wall time (exit $([ ${#failed[@]} -eq 0 ] && echo 0 || echo 1)${what_failed})"
