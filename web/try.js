@@ -58,7 +58,7 @@ async function startTrying(view, call) {
   agent.connect(player.destination);
 
   const socket = apiSocket('/browser/stream');
-  trying = { view, socket, context, player, microphone, playing: [], next: 0, marks: [], callID: null, speaking: false };
+  trying = { view, socket, context, player, microphone, playing: [], playedOutAt: null, next: 0, marks: [], callID: null, speaking: false };
   const measures = { agentRms: 0, agentSamples: 0, callerSpeech: [], clears: [], silences: [], bargeIns: [], marks: 0 };
   window.__try = measures;
   const state = trying;
@@ -94,8 +94,16 @@ function noteCallerVoice(state, frame, measures) {
   const level = Math.sqrt(energy / frame.length);
   if (!state.speaking && level > 0.02) {
     state.speaking = true;
-    measures.callerSpeech.push({ at: performance.now(), agentPlaying: state.playing.length > 0 });
+    measures.callerSpeech.push({ at: performance.now(), agentPlaying: agentSpeaking(state) });
   } else if (state.speaking && level < 0.005) state.speaking = false;
+}
+
+// A gap shorter than this in the agent's audio (it came late to a loaded machine) is the agent
+// still speaking: a caller who starts talking in it talks over the agent.
+const agentGapMs = 300;
+
+function agentSpeaking(state) {
+  return state.playing.length > 0 || (state.playedOutAt !== null && performance.now() - state.playedOutAt < agentGapMs);
 }
 
 // The agent's audio went silent on the page (`cause`: the server's pause or clear, or what was
@@ -105,7 +113,8 @@ function agentFellSilent(state, measures, cause) {
   const at = performance.now();
   const queuedMs = Math.max(0, Math.round((state.next - state.player.currentTime) * 1000));
   measures.silences.push({ at, cause });
-  if (cause === 'played out') return;
+  if (cause === 'played out') { state.playedOutAt = at; return; }
+  state.playedOutAt = null;
   const onset = measures.callerSpeech.filter((s) => s.agentPlaying && s.at <= at && !s.timed).pop();
   if (onset) { onset.timed = true; measures.bargeIns.push({ ms: Math.round(at - onset.at), cause, queuedMs }); }
 }
@@ -141,6 +150,7 @@ function play(state, agent, payload, measures) {
   node.start(state.next);
   state.next += buffer.duration;
   state.playing.push(node);
+  state.playedOutAt = null;
   node.onended = () => {
     state.playing = state.playing.filter((n) => n !== node);
     if (state.playing.length === 0 && state.player.state === 'running') agentFellSilent(state, measures, 'played out');
@@ -177,7 +187,7 @@ function clearPlayback(state, measures) {
 function pausePlayback(state, measures) {
   if (state.player.state !== 'running') return;
   state.player.suspend();
-  if (state.playing.length > 0) agentFellSilent(state, measures, 'pause');
+  if (agentSpeaking(state)) agentFellSilent(state, measures, 'pause');
 }
 
 function stopTrying() {

@@ -63,8 +63,19 @@ import TestSupport
             try await browser.wait(for: "window.__try && window.__try.agentSamples >= 8000 && window.__try.agentRms > 0.01", timeout: .seconds(20))
             // The verdict: the server's pause (or clear) silenced the page while the caller spoke over
             // the agent. Only those end a barge-in on the page; the queue running dry (audio late on
-            // a loaded machine: 137 ms in once beside make test's timed suites) is a gap, not one.
-            try await browser.wait(for: "window.__try.bargeIns.length > 0", timeout: .seconds(20))
+            // a loaded machine: 137 ms in once beside make test's timed suites) is a gap, not one,
+            // and a caller who starts talking in a gap under 300 ms talks over the agent. (CI, 3 Dec,
+            // counted no barge-in in a call that otherwise went through; its cause was not seen, so
+            // a miss now prints what the page saw.)
+            do {
+                try await browser.wait(for: "window.__try.bargeIns.length > 0", timeout: .seconds(20))
+            } catch {
+                // What the page saw — the caller's onsets, the agent's silences and their causes —
+                // so that a miss under load can be read from the one failing line.
+                let seen = try? await browser.execute("return JSON.stringify(window.__try);") as? String
+                Issue.record("no barge-in on the page; it saw: \(seen ?? "nothing")")
+                throw error
+            }
             try await browser.wait(for: "[...document.querySelectorAll('#try-transcript li')].some(li => li.dataset.speaker === 'caller')", timeout: .seconds(20))
             try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-try.png")
             let cut = try await browser.execute("return window.__try.bargeIns[0];") as? [String: Any] ?? [:]
