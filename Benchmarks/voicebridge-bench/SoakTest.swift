@@ -29,10 +29,11 @@ enum SoakTest {
         /// The release budget (`make soak`): no frame more than 40 ms late, at most 0.1 % more
         /// than 10 ms late.
         case budget
-        /// Only no stall: no tick `stallMilliseconds` late. For a debug build sharing two cores
-        /// with its own load (`make test`): there a tick waits behind unoptimised socket reads and
-        /// the 10 ms count tracks the machine's speed (0 to 1,350 frames a minute on the same code,
-        /// 27–28 Nov), not the server's; a stall — work blocking an event loop — still shows.
+        /// Only no stall: no tick `stallMilliseconds` late after warm-up. For a debug build
+        /// sharing two cores with its own load (`make test`): there a tick waits behind
+        /// unoptimised socket reads and the 10 ms count tracks the machine's speed (0 to 1,350
+        /// frames a minute on the same code, 27–28 Nov), not the server's; a stall — work blocking
+        /// an event loop — still shows.
         case stalls
 
         /// The load's priority (`nice`): the release soak's load yields to the server (10), so
@@ -196,7 +197,13 @@ enum SoakTest {
             if report.fdSlopePerMinute * span > max(meanFDs * 0.05, 10) {
                 report.failures.append("open descriptors grow \(format(report.fdSlopePerMinute)) per minute after warm-up")
             }
-            if report.threadSlopePerMinute * span > 4 { report.failures.append("threads grow \(format(report.threadSlopePerMinute)) per minute") }
+            // Threads leak when the count climbs past what it already reached: the blocking lanes
+            // and the store's queues take dispatch threads as they block and give them back, so a
+            // pool moves up and down within its range (13 → 16 in a minute beside make test, 3 Dec).
+            let earlierHighest = report.samples.dropLast().map(\.threads).max() ?? 0
+            if report.threadSlopePerMinute * span > 4 && steady.last!.threads > earlierHighest + 4 {
+                report.failures.append("threads grow \(format(report.threadSlopePerMinute)) per minute (\(steady.last!.threads), highest before \(earlierHighest))")
+            }
             if let climb = queueClimb(steady.map(\.queueHighWater)) {
                 report.failures.append("the deepest pipeline queue kept growing after warm-up (\(climb))")
             }
@@ -211,8 +218,13 @@ enum SoakTest {
                     report.failures.append("\(last.lateFrames) frames more than 10 ms late, over the budget of \(lateFrameBudget * 100) %")
                 }
             case .stalls:
-                if last.worstLatenessMilliseconds >= stallMilliseconds {
-                    report.failures.append("a media tick ran \(Int(last.worstLatenessMilliseconds)) ms late: a stall")
+                // After warm-up, like the rest of the verdict: the server's worst tick is a maximum
+                // since it started, and a debug server's first seconds under twenty calls set it
+                // (the 10-s sample held the run's worst in seven runs of eight, 3 Dec). A worst that
+                // rose after warm-up was a tick after it.
+                let warmedUp = report.samples.last { $0.seconds <= report.warmUpSeconds }?.worstLatenessMilliseconds ?? 0
+                if last.worstLatenessMilliseconds >= stallMilliseconds && last.worstLatenessMilliseconds > warmedUp {
+                    report.failures.append("a media tick ran \(Int(last.worstLatenessMilliseconds)) ms late after warm-up: a stall")
                 }
             }
             if last.droppedFrames > 0 { report.failures.append("\(last.droppedFrames) frames dropped by full queues") }
