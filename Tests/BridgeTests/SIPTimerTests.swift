@@ -9,7 +9,7 @@ import TestSupport
 @testable import Bridge
 
 /// Timers A, B, E and F against the instants the test hands the transaction: no clock is read, so
-/// it runs in the shared pass.
+/// it runs in the shared pass. (G and H, the server's: SIPTimersInVirtualTimeTests.)
 @Suite struct ClientTransactionTimerTests {
     static func retransmitTimes(_ kind: ClientTransaction.Kind, provisionalAt: Duration? = nil) -> (retransmits: [Double], timeout: Double?) {
         let start = ContinuousClock.now
@@ -59,46 +59,6 @@ import TestSupport
         let (times, timeout) = Self.retransmitTimes(.nonInvite)
         #expect(Array(times.prefix(5)) == [0.5, 1.5, 3.5, 7.5, 11.5], "capped at T2 = 4 s")
         #expect(timeout == 32)
-    }
-}
-
-/// A raw UDP peer drives our UAS where sipp's scripts cannot reach: retransmissions.
-@Suite(.serialized, .tags(.timed)) struct SIPServerTransactionTests {
-    static func invite(branch: String, callID: String, port: Int) -> [UInt8] {
-        let sdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n"
-        return Array(("INVITE sip:0212@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:\(port);branch=\(branch)\r\nFrom: <sip:a@127.0.0.1>;tag=t1\r\n"
-            + "To: <sip:0212@127.0.0.1>\r\nCall-ID: \(callID)\r\nCSeq: 1 INVITE\r\nContact: <sip:a@127.0.0.1:\(port)>\r\nMax-Forwards: 70\r\n"
-            + "Content-Type: application/sdp\r\nContent-Length: \(sdp.utf8.count)\r\n\r\n" + sdp).utf8)
-    }
-
-    @Test func aRetransmittedInviteIsAbsorbedAnd200IsRepeatedUntilACK() async throws {
-        try await SIPInboundCallTests.withUserAgent { ua, port in
-            let received = Mutex<[(Double, SIPMessage)]>([])
-            let start = ContinuousClock.now
-            let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, _ in
-                if let m = try? SIPParser.parse(bytes) { received.withLock { $0.append(((ContinuousClock.now - start).totalSeconds, m)) } }
-            }
-            let target = try SocketAddress(ipAddress: "127.0.0.1", port: port)
-            let invite = Self.invite(branch: "z9hG4bKdup1", callID: "dup-1", port: peer.localPort)
-            peer.send(invite, to: target)
-            try await Task.sleep(for: .milliseconds(200))
-            peer.send(invite, to: target)                        // the network duplicated it
-            try await Task.sleep(for: .milliseconds(1800))        // no ACK yet: Timer G repeats the 200
-            let oks = received.withLock { $0 }.filter { $0.1.statusCode == 200 }
-            #expect(oks.count >= 3, "200 sent, re-sent for the duplicate, and by Timer G: \(oks.map(\.0))")
-            #expect(Set(oks.compactMap { $0.1.to?.tag }).count == 1, "one dialog, one To tag")
-            #expect(await ua.liveCallCount == 1, "the duplicate did not create a second call")
-            // ACK stops the retransmissions.
-            let tag = oks[0].1.to?.tag ?? ""
-            let ack = "ACK sip:0212@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:\(peer.localPort);branch=z9hG4bKack1\r\nFrom: <sip:a@127.0.0.1>;tag=t1\r\n"
-                + "To: <sip:0212@127.0.0.1>;tag=\(tag)\r\nCall-ID: dup-1\r\nCSeq: 1 ACK\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n"
-            peer.send(Array(ack.utf8), to: target)
-            try await Task.sleep(for: .milliseconds(100))
-            let afterACK = received.withLock { $0 }.filter { $0.1.statusCode == 200 }.count
-            try await Task.sleep(for: .milliseconds(2500))
-            #expect(received.withLock { $0 }.filter { $0.1.statusCode == 200 }.count == afterACK, "no 200 after the ACK")
-            await peer.close()
-        }
     }
 }
 
@@ -187,37 +147,8 @@ import TestSupport
     }
 }
 
-@Suite(.serialized, .tags(.timed)) struct TimerHAndRTCPTests {
-    /// Timer H: a caller that never ACKs our 200 gets it repeated, then a BYE, and the call ends.
-    @Test func withoutAnACKTheCallEndsWithBye() async throws {
-        var configuration = SIPUserAgent.Configuration()
-        configuration.port = 0
-        configuration.rtpPorts = TestPorts.rtp
-        configuration.ackTimeout = .seconds(2)
-        let ua = try SIPUserAgent(configuration: configuration, logger: Logger(label: "test"))
-        let port = try await ua.start()
-        let runner = Task { await ua.run() }
-        let received = Mutex<[SIPMessage]>([])
-        let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, _ in
-            if let m = try? SIPParser.parse(bytes) { received.withLock { $0.append(m) } }
-        }
-        let handedOver = Mutex(0)
-        let consumer = Task { for await _ in ua.incomingCalls { handedOver.withLock { $0 += 1 } } }
-        peer.send(SIPServerTransactionTests.invite(branch: "z9hG4bKnoack", callID: "no-ack-1", port: peer.localPort), to: try SocketAddress(ipAddress: "127.0.0.1", port: port))
-        // Never ACKed, the call is never handed over: Timer H ends it with a BYE.
-        try await waitUntil(seconds: 10) { received.withLock { $0 }.contains { $0.method == "BYE" } }
-        runner.cancel()
-        await runner.value
-        await peer.close()
-        consumer.cancel()
-        await consumer.value
-        #expect(handedOver.withLock { $0 } == 0, "a call nobody ACKed reached no consumer")
-        let messages = received.withLock { $0 }
-        #expect(messages.filter { $0.statusCode == 200 }.count >= 2, "Timer G repeated the 200")
-        #expect(messages.contains { $0.method == "BYE" }, "Timer H ended the call with BYE")
-        #expect(ua.portPool.inUseCount == 0)
-    }
-
+/// RTCP's interval is real time on a real socket: a timed suite.
+@Suite(.serialized, .tags(.timed)) struct RTCPReportTests {
     /// RTCP: a compound SR/RR with the CNAME goes to port+1 about every 5 s (2.5–7.5 s apart).
     @Test func rtcpReportsAreSentAboutEveryFiveSeconds() async throws {
         let pool = try RTPPortPool(range: 42900...42999)

@@ -50,7 +50,7 @@ import TestSupport
     @Test func anAnsweredCallWhoseCallerIsGoneEndsWithoutWaitingForTheACK() async throws {
         try await SIPInboundCallTests.withUserAgent { ua, port in
             let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
-            let invite = SIPServerTransactionTests.invite(branch: "z9hG4bKgone", callID: "gone-1", port: peer.localPort)
+            let invite = SIPTimersInVirtualTimeTests.invite(branch: "z9hG4bKgone", callID: "gone-1", port: peer.localPort)
             peer.send(invite, to: try SocketAddress(ipAddress: "127.0.0.1", port: port))
             try await waitUntil(seconds: 10) { await ua.liveCallCount == 1 }   // answered, its ACK awaited
             await peer.close()   // the caller is gone before its ACK

@@ -114,7 +114,7 @@ extension SIPUserAgent {
         }
         send(response(180, to: invite, toTag: localTag, extra: dialogHeaders(invite)), to: from)
         let pending = PendingAnswer(invite: invite, source: from, localTag: localTag, rtp: rtp, answer: answer,
-                                    answerAt: ringForever ? nil : ContinuousClock.now.advanced(by: ringing))
+                                    answerAt: ringForever ? nil : clock.now.advanced(by: ringing))
         if ringing == .zero, !ringForever {
             self.answer(pending)
         } else {
@@ -132,7 +132,7 @@ extension SIPUserAgent {
         call.attach(p.rtp)
         inbound[callID] = InboundDialog(call: call, rtp: p.rtp, invite: p.invite, source: p.source, localTag: p.localTag, ok: ok.serialized(),
                                         nextHop: nextHop(routeSet: p.invite.headers.values("Record-Route"), remoteTarget: nil, fallback: p.source),
-                                        nextRetransmit: .now.advanced(by: ClientTransaction.t1), ackDeadline: .now.advanced(by: configuration.ackTimeout))
+                                        nextRetransmit: clock.now.advanced(by: ClientTransaction.t1), ackDeadline: clock.now.advanced(by: configuration.ackTimeout))
         call.emit(.answered)
         // The call is handed over at its ACK (`handleAck`), when the dialog is confirmed (RFC 3261
         // §13.3.1.4): an INVITE nobody ACKs — a flood's, or a caller gone — costs a dialog and an

@@ -58,7 +58,7 @@ extension SIPUserAgent {
         let offer = SDPNegotiation.offer(address: configuration.host, port: rtp.localPort, srtp: configuration.srtp, crypto: crypto)
         let invite = SIPMessage.request("INVITE", uri: requestURI, headers: headers, body: offer.serialized())
         outbound[callID] = OutboundDialog(call: call, rtp: rtp, invite: invite, destination: destination, requestURI: requestURI,
-                                          gatewayHost: gateway.host, ringDeadline: .now.advanced(by: ringTimeout ?? configuration.ringTimeout), offeredCrypto: crypto)
+                                          gatewayHost: gateway.host, ringDeadline: clock.now.advanced(by: ringTimeout ?? configuration.ringTimeout), offeredCrypto: crypto)
         startTransaction(invite, to: destination)
         return call
     }
@@ -72,14 +72,14 @@ extension SIPUserAgent {
                 return
             }
             if code < 200 {
-                tx.provisional(now: .now)
+                tx.provisional(now: clock.now)
                 transactions[key] = tx
             } else if cseq.method == "INVITE", code >= 300,
                       let invite = outbound[callID]?.invite ?? (try? SIPParser.parse(tx.request)) {
                 // ACK even when the dialog is already gone (a 487 after shutdown's CANCEL).
                 let ack = nonSuccessACK(invite: invite, response: response)
                 socket?.send(ack, to: tx.destination.address)
-                tx.complete(now: .now, ack: ack)
+                tx.complete(now: clock.now, ack: ack)
                 transactions[key] = tx
             } else {
                 transactions[key] = nil
@@ -171,7 +171,7 @@ extension SIPUserAgent {
 
     func failOutbound(_ callID: String, _ failure: SIPCallFailure) async {
         guard let d = outbound.removeValue(forKey: callID) else { return }
-        for (key, tx) in transactions where tx.callID == callID && tx.kind == .invite { transactions[key]?.abandon(now: .now) }
+        for (key, tx) in transactions where tx.callID == callID && tx.kind == .invite { transactions[key]?.abandon(now: clock.now) }
         await d.rtp.close()
         d.call.emit(.failed(failure))
     }
@@ -232,7 +232,7 @@ extension SIPUserAgent {
         headers.add("CSeq", "\(d.cseq) CANCEL")
         for route in d.invite.headers.values("Route") { headers.add("Route", route) }
         startTransaction(.request("CANCEL", uri: d.requestURI, headers: headers), to: d.destination)
-        d.cancelSentAt = .now
+        d.cancelSentAt = clock.now
         outbound[callID] = d
     }
 

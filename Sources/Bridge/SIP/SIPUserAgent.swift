@@ -80,8 +80,11 @@ public actor SIPUserAgent {
     var inbound: [String: InboundDialog] = [:] { didSet { timersChanged() } }
     var answering: Set<String> = []   // Call-IDs whose INVITE is being answered
     var ringingCalls: [String: PendingAnswer] = [:] { didSet { timersChanged() } }
+    /// What the transaction and dialog timers (A–K, ringing, Timer G and H) read and wait on: the
+    /// continuous clock, or a test's virtual time.
+    public nonisolated let clock: CallClock
     /// Wakes the timer loop at the earliest deadline.
-    let timerAlarm = WakeAlarm()
+    let timerAlarm: WakeAlarm
     /// While `fireTimers` runs, its own changes do not re-arm the alarm one by one: it re-arms once, at its end.
     var firingTimers = false
     var cancelled: Set<String> = []   // …and that a CANCEL reached meanwhile
@@ -100,9 +103,11 @@ public actor SIPUserAgent {
     /// RTP and RTCP dropped for coming from somewhere other than the call's peer.
     let foreignRTPCounter: Counter
 
-    public init(configuration: Configuration, logger: Logger = Logger(label: "sip")) throws {
+    public init(configuration: Configuration, logger: Logger = Logger(label: "sip"), clock: CallClock = .continuous) throws {
         self.configuration = configuration
         self.logger = logger
+        self.clock = clock
+        timerAlarm = WakeAlarm(clock: clock)
         self.portPool = try RTPPortPool(range: configuration.rtpPorts)
         (incomingCalls, incoming) = AsyncStream.makeStream(of: SIPCall.self, bufferingPolicy: .bufferingNewest(64))
         (datagrams, datagramInput) = AsyncStream.makeStream(of: ([UInt8], SocketAddress).self, bufferingPolicy: .bufferingNewest(1024))
@@ -124,6 +129,34 @@ public actor SIPUserAgent {
     /// Binds the SIP socket (or listens, on TCP and TLS). Returns the bound port (useful with port 0).
     @discardableResult
     public func start() async throws -> Int {
+        let configuration = configuration, logger = logger
+        let unreachableInput = unreachableInput
+        let unreachable: SIPStreamTransport.Unreachable = { address, reason in unreachableInput.yield((address, reason)) }
+        let refusedConnections = refusedConnectionsCounter
+        let refused: SIPStreamTransport.Refused = { _ in refusedConnections.increment() }
+        let malformed = malformedCounter
+        let unframeable: SIPStreamTransport.Unframeable = { _ in malformed.increment() }
+        return try await start { receive in
+            switch configuration.transport {
+            case .udp:
+                return try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port, handler: receive)
+            case .tcp:
+                return try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, logger: logger,
+                                                           unreachable: unreachable, refused: refused, unframeable: unframeable,
+                                                           handler: receive)
+            case .tls:
+                guard let tls = configuration.tls else { throw StartFailure.tlsWithoutCertificate }
+                return try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: tls, logger: logger,
+                                                           unreachable: unreachable, refused: refused, unframeable: unframeable,
+                                                           handler: receive)
+            }
+        }
+    }
+
+    /// Starts on the transport `open` makes around the handler of what arrives (rate-limited, then
+    /// queued for `run`): the configured socket, or a test's wire in memory, whose sends it sees
+    /// at the virtual instant they are made.
+    func start(transport open: @Sendable (@escaping UDPSocket.Handler) async throws -> any SIPTransport) async throws -> Int {
         let input = datagramInput
         let limiter = rateLimiter, limited = rateLimitedCounter
         // The limit is checked here, on the socket's event loop, before the message is queued.
@@ -131,26 +164,7 @@ public actor SIPUserAgent {
             guard limiter.admits(bytes, from: from) else { return limited.increment() }
             input.yield((bytes, from))
         }
-        let unreachableInput = unreachableInput
-        let unreachable: SIPStreamTransport.Unreachable = { address, reason in unreachableInput.yield((address, reason)) }
-        let refusedConnections = refusedConnectionsCounter
-        let refused: SIPStreamTransport.Refused = { _ in refusedConnections.increment() }
-        let malformed = malformedCounter
-        let unframeable: SIPStreamTransport.Unframeable = { _ in malformed.increment() }
-        let socket: any SIPTransport
-        switch configuration.transport {
-        case .udp:
-            socket = try await UDPSocket.bind(host: configuration.bindHost, port: configuration.port, handler: receive)
-        case .tcp:
-            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: nil, logger: logger,
-                                                         unreachable: unreachable, refused: refused, unframeable: unframeable,
-                                                         handler: receive)
-        case .tls:
-            guard let tls = configuration.tls else { throw StartFailure.tlsWithoutCertificate }
-            socket = try await SIPStreamTransport.listen(host: configuration.bindHost, port: configuration.port, tls: tls, logger: logger,
-                                                         unreachable: unreachable, refused: refused, unframeable: unframeable,
-                                                         handler: receive)
-        }
+        let socket = try await open(receive)
         self.socket = socket
         return socket.localPort
     }
@@ -186,7 +200,7 @@ public actor SIPUserAgent {
                 while !Task.isCancelled {
                     await self.timerAlarm.wait()
                     guard !Task.isCancelled else { break }
-                    await self.fireTimers(now: .now)
+                    await self.fireTimers(now: self.clock.now)
                 }
             }
         }
@@ -232,7 +246,7 @@ public actor SIPUserAgent {
         guard let branch = request.topVia?.branch, let method = request.method, let callID = request.callID else { return }
         let bytes = request.serialized()
         transactions[branch + method] = ClientTransaction(kind: method == "INVITE" ? .invite : .nonInvite, callID: callID, method: method,
-                                                          request: bytes, destination: destination, reliable: configuration.transport.isReliable, now: .now)
+                                                          request: bytes, destination: destination, reliable: configuration.transport.isReliable, now: clock.now)
         socket?.send(bytes, to: destination.address)
     }
 
@@ -256,7 +270,7 @@ public actor SIPUserAgent {
     func respond(_ response: SIPMessage, to request: SIPMessage, at address: SocketAddress) {
         send(response, to: address)
         if let branch = request.topVia?.branch, let method = request.method, (response.statusCode ?? 0) >= 200 {
-            serverResponses[branch + method] = (response.serialized(), address, .now.advanced(by: ClientTransaction.timeout))
+            serverResponses[branch + method] = (response.serialized(), address, clock.now.advanced(by: ClientTransaction.timeout))
         }
     }
 

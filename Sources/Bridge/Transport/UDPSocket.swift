@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Pipeline
 
 /// A bound UDP socket on SwiftNIO: datagrams in through a callback, datagrams out by address.
 ///
@@ -38,14 +39,18 @@ public final class UDPSocket: Sendable {
     /// media went to the other's (the bind must fail, so `RTPSession.open` tries the next pair).
     public static func bind(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                             handler: @escaping Handler) async throws -> UDPSocket {
-        let channel = try await DatagramBootstrap(group: group)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Inbound(handler))
+        // Real I/O on an event loop: in virtual time, time stands still until it is done (a SIP
+        // dialog's timers were set while its RTP port was being opened or closed).
+        let channel = try await VirtualTimeExecutor.outside {
+            try await DatagramBootstrap(group: group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(Inbound(handler))
+                    }
                 }
-            }
-            .bind(host: host, port: port)
-            .get()
+                .bind(host: host, port: port)
+                .get()
+        }
         return UDPSocket(channel: channel)
     }
 
@@ -55,6 +60,6 @@ public final class UDPSocket: Sendable {
     }
 
     public func close() async {
-        try? await channel.close()
+        await VirtualTimeExecutor.outside { try? await channel.close() }
     }
 }
