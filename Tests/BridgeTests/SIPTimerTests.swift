@@ -147,36 +147,50 @@ import TestSupport
     }
 }
 
-/// RTCP's interval is real time on a real socket: a timed suite.
-@Suite(.serialized, .tags(.timed)) struct RTCPReportTests {
-    /// RTCP: a compound SR/RR with the CNAME goes to port+1 about every 5 s (2.5–7.5 s apart).
+/// RTCP on the session's clock, in virtual time: each report's instant is exact, so the interval
+/// is checked against RFC 3550's own bounds (5 s × 0.5–1.5, on the 20 ms tick grid), and 30 s of
+/// ticks cost milliseconds. The reports still travel a real socket, where their content is read.
+@Suite struct RTCPReportTests {
     @Test func rtcpReportsAreSentAboutEveryFiveSeconds() async throws {
-        let pool = try RTPPortPool(range: 42900...42999)
-        let arrivals = Mutex<[(ContinuousClock.Instant, RTCPPacket.Parsed)]>([])
+        let pool = try RTPPortPool(range: TestPorts.rtp)
+        let (arrivals, arrived) = AsyncStream.makeStream(of: RTCPPacket.Parsed.self)
         let remoteRTP = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
         let remoteRTCP = try await UDPSocket.bind(host: "127.0.0.1", port: remoteRTP.localPort + 1) { bytes, _ in
-            if let report = RTCPPacket.parse(bytes) { arrivals.withLock { $0.append((.now, report)) } }
+            if let report = RTCPPacket.parse(bytes) { arrived.yield(report) }
         }
-        let session = try await RTPSession.open(host: "127.0.0.1", pool: pool, cname: "voicebridge@test")
-        try session.setRemote(host: "127.0.0.1", port: remoteRTP.localPort)
-        let start = ContinuousClock.now
-        // 11 s of 20 ms ticks (the first report is due at 2.5 s, the next 2.5–7.5 s later, so by
-        // 10 s there are always two), sending audio so the reports are sender reports.
-        for n in 0..<550 {
-            session.send(frame: [UInt8](repeating: 0xFF, count: 160))
-            session.tick()
-            try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
+        let executor = VirtualTimeExecutor()
+        // 30 s of 20 ms ticks, sending audio so that the reports are sender reports; the instant of
+        // each tick that sent one.
+        let sentAt = try await executor.run { () -> [Duration] in
+            let clock = CallClock(virtualTime: executor)
+            let session = try await RTPSession.open(host: "127.0.0.1", pool: pool, cname: "voicebridge@test", clock: clock)
+            try session.setRemote(host: "127.0.0.1", port: remoteRTP.localPort)
+            var sentAt: [Duration] = []
+            for n in 0..<1500 {
+                session.send(frame: [UInt8](repeating: 0xFF, count: 160))
+                session.tick()
+                if session.counters.rtcpSent > sentAt.count { sentAt.append(executor.elapsed) }
+                try await clock.sleep(until: executor.epoch.advanced(by: .milliseconds(20 * (n + 1))))
+            }
+            await session.close()
+            return sentAt
         }
-        await session.close()
+        let reports = try await withTimeout(.seconds(10)) {
+            var reports: [RTCPPacket.Parsed] = []
+            for await report in arrivals {
+                reports.append(report)
+                if reports.count == sentAt.count { break }
+            }
+            return reports
+        }
         await remoteRTP.close()
         await remoteRTCP.close()
-        let reports = arrivals.withLock { $0 }
-        #expect(reports.count >= 2 && reports.count <= 4, "\(reports.count) reports in 11 s")
-        #expect(reports.allSatisfy { $0.1.sender != nil && $0.1.cname == "voicebridge@test" })
-        for (a, b) in zip(reports, reports.dropFirst()) {
-            let gap = a.0.duration(to: b.0)
-            #expect(gap >= .milliseconds(2400) && gap <= .milliseconds(7600), "interval \(gap)")
+        #expect(sentAt.first == .milliseconds(2500), "the first report at 2.5 s: \(sentAt)")
+        #expect(sentAt.count >= 4 && sentAt.count <= 12, "\(sentAt.count) reports in 30 s")
+        for (a, b) in zip(sentAt, sentAt.dropFirst()) {
+            #expect(b - a >= .milliseconds(2500) && b - a <= .milliseconds(7520), "interval \(b - a)")
         }
+        #expect(reports.count == sentAt.count && reports.allSatisfy { $0.sender != nil && $0.cname == "voicebridge@test" })
         #expect(pool.inUseCount == 0)
     }
 }

@@ -31,6 +31,7 @@ public final class RTPSession: Sendable {
         public var foreignPackets = 0
         public var jitter = JitterBuffer.Counters()
         public var rtcpReceived = 0
+        public var rtcpSent = 0
     }
 
     public let localPort: Int
@@ -42,7 +43,10 @@ public final class RTPSession: Sendable {
     private let srtpRejections: Counter?
     private let foreignPackets: Counter?
     private let state: Mutex<State>
-    private let epoch = ContinuousClock.now
+    /// What the jitter buffer's playout, RTCP's interval and the inactivity timeout read: the
+    /// continuous clock, or the call's virtual time.
+    private let clock: CallClock
+    private let epoch: ContinuousClock.Instant
 
     struct State {
         var remote: SocketAddress?
@@ -85,7 +89,7 @@ public final class RTPSession: Sendable {
     /// `requireSRTP`: drop every packet until SRTP keys are set (a call whose SDP demands SRTP).
     public static func open(host: String, pool: RTPPortPool, law: G711.Law = .muLaw, payloadType: Int = 0, telephoneEventPayloadType: Int? = 101,
                             inactivityTimeout: Double = 30, cname: String = "voicebridge", requireSRTP: Bool = false, srtpRejections: Counter? = nil, foreignPackets: Counter? = nil,
-                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> RTPSession {
+                            clock: CallClock = .continuous, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> RTPSession {
         var lastError: (any Error)?
         // Another program may hold ports of our range (another server on this host): each pair free
         // now is tried once before giving up (a pair that failed goes to the back of the line).
@@ -97,7 +101,7 @@ public final class RTPSession: Sendable {
                 do {
                     let rtcp = try await UDPSocket.bind(host: host, port: port + 1, group: group) { bytes, from in inbox.deliver(bytes, from, rtcp: true) }
                     let session = RTPSession(port: port, rtp: rtp, rtcp: rtcp, pool: pool, inactivityTimeout: inactivityTimeout, cname: cname,
-                                             srtpRejections: srtpRejections, foreignPackets: foreignPackets)
+                                             srtpRejections: srtpRejections, foreignPackets: foreignPackets, clock: clock)
                     session.state.withLock { $0.requiresSRTP = requireSRTP }
                     session.negotiate(law: law, payloadType: payloadType, telephoneEventPayloadType: telephoneEventPayloadType)
                     inbox.session.withLock { $0 = session }
@@ -123,7 +127,10 @@ public final class RTPSession: Sendable {
         }
     }
 
-    private init(port: Int, rtp: UDPSocket, rtcp: UDPSocket, pool: RTPPortPool, inactivityTimeout: Double, cname: String, srtpRejections: Counter?, foreignPackets: Counter?) {
+    private init(port: Int, rtp: UDPSocket, rtcp: UDPSocket, pool: RTPPortPool, inactivityTimeout: Double, cname: String, srtpRejections: Counter?, foreignPackets: Counter?,
+                 clock: CallClock) {
+        self.clock = clock
+        self.epoch = clock.now
         self.localPort = port
         self.rtp = rtp
         self.rtcp = rtcp
@@ -183,7 +190,7 @@ public final class RTPSession: Sendable {
 
     /// Milliseconds since the session opened.
     var now: Double {
-        let (seconds, attoseconds) = (ContinuousClock.now - epoch).components
+        let (seconds, attoseconds) = (clock.now - epoch).components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 
@@ -239,6 +246,7 @@ public final class RTPSession: Sendable {
             var report: [UInt8]?
             if t >= s.nextRTCPAt {
                 report = makeReport(&s, now: t)
+                s.counters.rtcpSent += 1
                 s.nextRTCPAt = t + 5000 * Double.random(in: 0.5...1.5)
             }
             if s.lastReceivedAt == 0 { s.lastReceivedAt = t }

@@ -307,7 +307,8 @@ public actor SIPUserAgent {
     /// A call's RTP session; on a required-SRTP call it drops everything until the keys are known.
     func openRTP() async throws -> RTPSession {
         try await RTPSession.open(host: configuration.bindHost, pool: portPool, inactivityTimeout: configuration.mediaTimeoutSeconds,
-                                  requireSRTP: configuration.srtp == .required, srtpRejections: srtpRejectedCounter, foreignPackets: foreignRTPCounter, group: configuration.mediaGroup)
+                                  requireSRTP: configuration.srtp == .required, srtpRejections: srtpRejectedCounter, foreignPackets: foreignRTPCounter,
+                                  clock: clock, group: configuration.mediaGroup)
     }
 
     /// Puts what offer/answer settled into the RTP session: codec, payload types, address, SRTP keys.
