@@ -19,6 +19,9 @@ extension CascadeEngine {
         var callerSilent = true
         /// The request made for `candidate`, not yet taken or dropped.
         var request: ReplyRequest?
+        /// The recognizer gave the utterance's final words: its turn is on its way and asks the
+        /// model itself (until new words come).
+        var finalHeard = false
     }
 
     /// Owned by `start()`: runs each early request, one at a time (a newer one drops the one before).
@@ -33,8 +36,14 @@ extension CascadeEngine {
         state.withLock { s in
             s.early.settled = fixed || s.early.candidate == text
             s.early.candidate = text
+            s.early.finalHeard = false
         }
         considerEarlyReply()
+    }
+
+    /// The recognizer's final words for the utterance: nothing more is asked early for it.
+    func finalWordsHeard() {
+        state.withLock { $0.early.finalHeard = true }
     }
 
     /// Our VAD's view of the caller, frame by frame.
@@ -58,7 +67,7 @@ extension CascadeEngine {
         guard settings.earlyReplies else { return }
         let (started, replaced) = state.withLock { s -> (ReplyRequest?, ReplyRequest?) in
             let words = s.early.candidate
-            guard !s.ended, s.currentTurn == nil, s.transferCallID == nil, !s.overlap.isPending, s.early.callerSilent, s.early.settled, !words.isEmpty,
+            guard !s.ended, s.currentTurn == nil, s.transferCallID == nil, !s.overlap.isPending, s.early.callerSilent, s.early.settled, !s.early.finalHeard, !words.isEmpty,
                   s.early.request?.heard != words else { return (nil, nil) }
             let request = ReplyRequest(messages: s.messages + [["role": "user", "content": words]], heard: words, revision: s.revision)
             defer { s.early.request = request }
@@ -68,6 +77,15 @@ extension CascadeEngine {
         if let replaced { drop(replaced) }
         meter.add { $0.countEarlyReply { $0.started += 1 } }
         earlyRequestSink.yield(started)
+    }
+
+    /// The agent's turn is over. Words that settled while it was at work (a greeting slow under
+    /// load) were not asked about then; they are now, as if they had settled at this moment —
+    /// before, such a caller's reply waited for the recognizer's endpointing — unless their final
+    /// words are in already (their turn asks).
+    func turnEnded() {
+        state.withLock { $0.currentTurn = nil }
+        considerEarlyReply()
     }
 
     /// The final transcript is in: the early reply made for these words, asked on the history as it
@@ -84,6 +102,16 @@ extension CascadeEngine {
         }
         meter.add { $0.countEarlyReply { $0.used += 1 } }
         return request
+    }
+
+    /// Words that were no turn (a backchannel over the agent): their early reply is dropped and the
+    /// words forgotten, so the end of the agent's turn does not ask about them (`turnEnded`).
+    func forgetEarlyWords() {
+        let request = state.withLock { s -> ReplyRequest? in
+            defer { s.early = EarlyReplyState(callerSilent: s.early.callerSilent) }
+            return s.early.request
+        }
+        if let request { drop(request) }
     }
 
     /// Drops the early reply waiting to be taken, if there is one.

@@ -34,7 +34,7 @@ extension CascadeEngine {
             return (OverlapVerdict.judging(text, minimumWords: settings.overlapMinimumWords), s.overlap.settle())
         }
         guard let (verdict, handler) = judged else { return true }
-        if verdict != .interruption { dropEarlyReply() }
+        if verdict != .interruption { forgetEarlyWords() }
         await handler?(verdict)
         return verdict == .interruption
     }

@@ -115,6 +115,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
                         await self.judgeOverlapSoFar(text)
                         self.heardSoFar(text, fixed: fixed)
                     case .utterance(let text):
+                        self.finalWordsHeard()
                         if await self.overlapIsTurn(text) { await self.utteranceEnded(text) }
                     }
                 }
@@ -135,7 +136,7 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
             let turn = Task { await self.runTurn(input) }
             state.withLock { $0.currentTurn = turn }
             await withTaskCancellationHandler { await turn.value } onCancel: { turn.cancel() }
-            state.withLock { $0.currentTurn = nil }
+            turnEnded()
             if Task.isCancelled { break }
         }
     }
