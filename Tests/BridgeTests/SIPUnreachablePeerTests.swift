@@ -31,6 +31,17 @@ import TestSupport
         await listener.close()
     }
 
+    /// A user agent that stops cancels its probes: one waiting on a silent listener gives up then,
+    /// not at the end of its wait (a minute here; the default's 2 s held every stop up to then).
+    @Test func aCancelledProbeGivesUpAtOnce() async throws {
+        let listener = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
+        let open = try SocketAddress(ipAddress: "127.0.0.1", port: listener.localPort)
+        let probe = Task { await UDPPortProbe.isRefused(open, wait: .seconds(60)) }
+        probe.cancel()
+        #expect(try await withTimeout(.seconds(30)) { await probe.value } == false)
+        await listener.close()
+    }
+
     @Test func anInviteToAClosedPortFailsWithinAMoment() async throws {
         let closed = try await Self.closedPort()
         let started = ContinuousClock.now

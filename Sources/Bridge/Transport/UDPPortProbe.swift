@@ -11,7 +11,8 @@ import Pipeline
 /// empty datagram is no SIP message; a listening peer drops it.
 enum UDPPortProbe {
     /// True when the kernel reported the address's port unreachable within `wait`; false when nothing
-    /// came back (a listener, a firewall that drops, or a slow network: the caller's timers decide).
+    /// came back (a listener, a firewall that drops, or a slow network: the caller's timers decide),
+    /// or when the task was cancelled first. A verdict settled twice keeps the first.
     static func isRefused(_ address: SocketAddress, wait: Duration = .seconds(2),
                           group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async -> Bool {
         let loop = group.next()
@@ -31,7 +32,12 @@ enum UDPPortProbe {
         }
         let timeout = loop.scheduleTask(in: .nanoseconds(Int64(wait.totalNanoseconds))) { verdict.succeed(false) }
         channel.writeAndFlush(ByteBuffer(), promise: nil)
-        let refused = (try? await verdict.futureResult.get()) ?? false
+        // Cancelled (the user agent stopping), the probe gives up at once rather than after `wait`.
+        let refused = await withTaskCancellationHandler {
+            (try? await verdict.futureResult.get()) ?? false
+        } onCancel: {
+            verdict.succeed(false)
+        }
         timeout.cancel()
         try? await channel.close()
         return refused
