@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Runs sipp (Debian `sip-tester`) as a real peer on 127.0.0.1, always bounded: one call (or
 /// `calls`), a timeout inside sipp and another around it, no stdin.
@@ -124,8 +125,23 @@ public func freeSippMediaPort() -> Int {
 /// both (make test saw an e2e baresip's TLS port taken when only the first had been checked). Between 12000 and 15999,
 /// below the kernel's ephemeral range and clear of the e2e suites' SIP ports (30000–32700, picked by `free_port` as
 /// this picks), which run beside the unit tests.
+/// Even bases, so that two blocks never half overlap (make test, 3 Dec: a baresip found its TCP port taken as it
+/// started, beside two other tests starting baresip).
 public func freeBaresipPort() -> Int {
-    freeLoopbackPorts(count: 2, types: [Int32(SOCK_DGRAM.rawValue), Int32(SOCK_STREAM.rawValue)], bases: 12_000...15_998)
+    freeLoopbackPorts(count: 2, types: [Int32(SOCK_DGRAM.rawValue), Int32(SOCK_STREAM.rawValue)], bases: (6_000...7_999).lazy.map { $0 * 2 })
+}
+
+/// Ports this process has handed out from a block: a check-then-bind picker can give a port that is free now to two
+/// tests that start at once (the peer binds it only later), so none is handed out twice.
+private let handedOut = Mutex<Set<Int>>([])
+
+/// Claims `ports` for this process: false when one of them was handed out already.
+private func claim(_ ports: Set<Int>) -> Bool {
+    handedOut.withLock { taken in
+        guard taken.isDisjoint(with: ports) else { return false }
+        taken.formUnion(ports)
+        return true
+    }
 }
 
 /// A base from `bases` where `count` ports from it bind on 127.0.0.1 for every socket type in `types` right now;
@@ -133,9 +149,11 @@ public func freeBaresipPort() -> Int {
 private func freeLoopbackPorts(count: Int, types: [Int32], bases: some Collection<Int>) -> Int {
     for _ in 0..<200 {
         guard let base = bases.randomElement() else { break }
-        let sockets = (base..<(base + count)).flatMap { port in types.map { boundLoopbackSocket(type: $0, port: port) } }
+        let ports = Set(base..<(base + count))
+        guard handedOut.withLock({ $0.isDisjoint(with: ports) }) else { continue }
+        let sockets = ports.flatMap { port in types.map { boundLoopbackSocket(type: $0, port: port) } }
         defer { sockets.forEach { if let fd = $0.fd { close(fd) } } }
-        if sockets.allSatisfy({ $0.port != nil }) { return base }
+        if sockets.allSatisfy({ $0.port != nil }), claim(ports) { return base }
     }
     return freeUDPPort()
 }
