@@ -79,6 +79,19 @@ final class MediaStreamLoadClient: Sendable {
         handler.value.send(dialect.stop(sid: streamSid))
     }
 
+    /// Waits, woken by the echoes themselves, until all but `holdback` of the frames sent so far
+    /// have come back, or `limit` passes; true when they did. Counted on the channel's event loop,
+    /// so a send tick already under way there is in the count.
+    func echoes(allBut holdback: Int, within limit: TimeAmount) async -> Bool {
+        let loop = channel.eventLoop
+        let promise = loop.makePromise(of: Bool.self)
+        loop.execute {
+            self.handler.value.awaitEchoes(self.log.sent.load(ordering: .relaxed) - holdback, promise: promise)
+            loop.scheduleTask(in: limit) { self.handler.value.stopAwaitingEchoes() }
+        }
+        return (try? await promise.futureResult.get()) ?? false
+    }
+
     /// Counts media coming back, echoes marks (as Twilio does once audio has played), answers pings.
     final class StreamHandler: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = WebSocketFrame
@@ -88,6 +101,8 @@ final class MediaStreamLoadClient: Sendable {
         let dialect: LoadDialect
         var streamSid = ""
         private var context: ChannelHandlerContext?
+        /// A wait for the media coming back to reach a count (`echoes(allBut:within:)`).
+        private var echoWait: (count: Int, promise: EventLoopPromise<Bool>)?
         private let mediaPrefix: [UInt8]
         private let markPrefix: [UInt8]
         private static let nameKey = Array(#""name":""#.utf8)
@@ -101,7 +116,21 @@ final class MediaStreamLoadClient: Sendable {
         }
 
         func handlerAdded(context: ChannelHandlerContext) { self.context = context }
-        func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+        func handlerRemoved(context: ChannelHandlerContext) {
+            self.context = nil
+            stopAwaitingEchoes()
+        }
+
+        func awaitEchoes(_ count: Int, promise: EventLoopPromise<Bool>) {
+            stopAwaitingEchoes()
+            if log.received.load(ordering: .relaxed) >= count { promise.succeed(true) } else { echoWait = (count, promise) }
+        }
+
+        /// Settles a wait still open as not reached (its limit passed, or the connection went).
+        func stopAwaitingEchoes() {
+            echoWait?.promise.succeed(false)
+            echoWait = nil
+        }
 
         func send(_ text: String) {
             guard let context else { return }
@@ -115,7 +144,11 @@ final class MediaStreamLoadClient: Sendable {
             case .text:
                 let bytes = frame.unmaskedData.readableBytesView
                 if bytes.starts(with: mediaPrefix) {
-                    log.received.add(1, ordering: .relaxed)
+                    let received = log.received.add(1, ordering: .relaxed).newValue
+                    if let wait = echoWait, received >= wait.count {
+                        echoWait = nil
+                        wait.promise.succeed(true)
+                    }
                     if log.watchesClear {
                         let now = ContinuousClock.now
                         log.clearWatch.withLock { $0.cleared == nil ? ($0.lastMediaBeforeClear = now) : ($0.mediaAfterClear += 1) }
