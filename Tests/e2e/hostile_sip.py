@@ -2,10 +2,12 @@
 """Hostile SIP for the e2e suite, sent to 127.0.0.1 only, over UDP, or (with `tcp` or `tls`) a
 byte stream — TLS without checking the server's certificate (the attacker does not care).
 
-  hostile_sip.py corpus PORT [tcp|tls] one malformed message at a time (over TCP or TLS each on a
-                                       new connection); prints `name|codes` (the status codes that
-                                       came back within 0.7 s, space-separated) and, over a
-                                       stream, `|closed` when the server closed the connection
+  hostile_sip.py corpus PORT [tcp|tls] every malformed message at once, each from an address of its
+                                       own (127.0.1.N, so no message meets another's rate limit),
+                                       over TCP or TLS each on a new connection; prints, in the
+                                       corpus's order, `name|codes` (the status codes that came
+                                       back within 0.7 s, space-separated) and, over a stream,
+                                       `|closed` when the server closed the connection
   hostile_sip.py flood PORT SOURCE RATE SECONDS [tcp|tls [METRICS_URL]]
                                        valid INVITEs (each its own Call-ID, with SDP) from SOURCE
                                        (e.g. 127.0.0.2) at RATE per second, over a stream on one
@@ -23,6 +25,7 @@ byte stream — TLS without checking the server's certificate (the attacker does
                                        on the 200, BYE 2 s later; prints `completed` once the BYE
                                        is answered 200, else what went wrong
 """
+import concurrent.futures
 import re
 import select
 import socket
@@ -52,9 +55,9 @@ def readable(sock, wait):
     return (isinstance(sock, ssl.SSLSocket) and sock.pending() > 0) or bool(select.select([sock], [], [], wait)[0])
 
 
-def request(method, call_id, port, extra="", body="", content_length=None, drop=(), transport="UDP"):
+def request(method, call_id, port, extra="", body="", content_length=None, drop=(), transport="UDP", host="127.0.0.1"):
     headers = [
-        ("Via", f"SIP/2.0/{transport} 127.0.0.1:{port};branch=z9hG4bK{call_id}"),
+        ("Via", f"SIP/2.0/{transport} {host}:{port};branch=z9hG4bK{call_id}"),
         ("From", "<sip:attacker@127.0.0.1>;tag=a1"),
         ("To", "<sip:0212345678@127.0.0.1>"),
         ("Call-ID", call_id),
@@ -76,50 +79,61 @@ SDP = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n
 
 
 def corpus(port, stream=None):
-    def cases(p):
-        yield "truncated-headers", request("OPTIONS", "trunc", p)[:60]
-        yield "huge-content-length", request("INVITE", "huge", p, body=SDP, content_length=2_000_000_000)
-        yield "negative-content-length", request("OPTIONS", "neg", p, content_length=-5)
-        yield "missing-call-id", request("OPTIONS", "nocid", p, drop=("Call-ID",))
-        yield "missing-cseq", request("OPTIONS", "nocseq", p, drop=("CSeq",))
-        yield "missing-via", request("OPTIONS", "novia", p, drop=("Via",))
-        yield "invalid-utf8", request("OPTIONS", "utf8", p, extra="Subject: MARK").replace(b"MARK", b"\xff\xfe")
-        yield "64kb-header", request("OPTIONS", "big", p, extra="X-Big: " + "a" * 64_000)
-        yield "1400-via-headers", request("OPTIONS", "vias", p, extra="\r\n".join(f"Via: SIP/2.0/UDP 10.0.{i // 250}.{i % 250};branch=z9hG4bK{i}" for i in range(1400)))
-        yield "wrong-sdp", request("INVITE", "badsdp", p, body="this is not a session description")
-        yield "unknown-method", request("FROBNICATE", "frob", p)
-        yield "register", request("REGISTER", "reg", p)
+    def cases(p, host):
+        yield "truncated-headers", request("OPTIONS", "trunc", p, host=host)[:60]
+        yield "huge-content-length", request("INVITE", "huge", p, body=SDP, content_length=2_000_000_000, host=host)
+        yield "negative-content-length", request("OPTIONS", "neg", p, content_length=-5, host=host)
+        yield "missing-call-id", request("OPTIONS", "nocid", p, drop=("Call-ID",), host=host)
+        yield "missing-cseq", request("OPTIONS", "nocseq", p, drop=("CSeq",), host=host)
+        yield "missing-via", request("OPTIONS", "novia", p, drop=("Via",), host=host)
+        yield "invalid-utf8", request("OPTIONS", "utf8", p, extra="Subject: MARK", host=host).replace(b"MARK", b"\xff\xfe")
+        yield "64kb-header", request("OPTIONS", "big", p, extra="X-Big: " + "a" * 64_000, host=host)
+        yield "1400-via-headers", request("OPTIONS", "vias", p, extra="\r\n".join(f"Via: SIP/2.0/UDP 10.0.{i // 250}.{i % 250};branch=z9hG4bK{i}" for i in range(1400)), host=host)
+        yield "wrong-sdp", request("INVITE", "badsdp", p, body="this is not a session description", host=host)
+        yield "unknown-method", request("FROBNICATE", "frob", p, host=host)
+        yield "register", request("REGISTER", "reg", p, host=host)
         yield "nul-bytes", b"INVITE sip:1@127.0.0.1 SIP/2.0\r\nVia: \x00\x00\r\n\r\n"
         yield "binary-garbage", bytes(range(256)) * 4
         yield "empty", b""
 
-    if stream:
-        # Each case on a connection of its own, its Via naming that connection's port.
-        for index, (name, _) in enumerate(cases(1)):
-            print(f"{name}|{stream_exchange(port, stream, lambda p: list(cases(p))[index][1])}", flush=True)
-        return
+    names = [name for name, _ in cases(1, "127.0.0.1")]
+
+    def exchange(index):
+        # The case's own source address: answered there (the server replies to where a request
+        # came from), and rate-limited apart from the others and from the suite's real callers.
+        host = f"127.0.1.{index + 1}"
+        message = lambda p: list(cases(p, host))[index][1]
+        return stream_exchange(port, stream, message, host) if stream else datagram_exchange(port, message, host)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(names)) as pool:
+        for name, codes in zip(names, pool.map(exchange, range(len(names)))):
+            print(f"{name}|{codes}", flush=True)
+
+
+def datagram_exchange(port, message, host):
+    """Sends `message(local port)` in one datagram from `host`; the codes answered within 0.7 s."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.bind(("127.0.0.1", 0))
-    p = sock.getsockname()[1]
+    sock.bind((host, 0))
     sock.settimeout(0.1)
-    for name, data in cases(p):
-        sock.sendto(data[:65507], ("127.0.0.1", port))
-        codes, deadline = [], time.time() + 0.7
-        while time.time() < deadline:
-            try:
-                reply = sock.recv(70000)
-            except socket.timeout:
-                continue
-            match = re.match(rb"SIP/2\.0 (\d{3})", reply)
-            if match:
-                codes.append(match.group(1).decode())
-        print(f"{name}|{' '.join(codes)}", flush=True)
+    sock.sendto(message(sock.getsockname()[1])[:65507], ("127.0.0.1", port))
+    codes, deadline = [], time.time() + 0.7
+    while time.time() < deadline:
+        try:
+            reply = sock.recv(70000)
+        except socket.timeout:
+            continue
+        match = re.match(rb"SIP/2\.0 (\d{3})", reply)
+        if match:
+            codes.append(match.group(1).decode())
+    sock.close()
+    return " ".join(codes)
 
 
-def stream_exchange(port, stream, message):
-    """Sends `message(local port)` on a new connection; the codes answered within 0.7 s, then
-    `|closed` if the server closed the connection (as it must when the stream cannot be framed)."""
-    sock = connect(port, stream)
+def stream_exchange(port, stream, message, source=None):
+    """Sends `message(local port)` on a new connection (from `source`); the codes answered within
+    0.7 s, then `|closed` if the server closed the connection (as it must when the stream cannot be
+    framed)."""
+    sock = connect(port, stream, source)
     sock.settimeout(0.1)
     try:
         sock.sendall(message(sock.getsockname()[1]).replace(b"SIP/2.0/UDP", f"SIP/2.0/{stream.upper()}".encode()))
