@@ -134,9 +134,12 @@ check "a route naming an unknown template stops the server at start-up (exit $ba
 
 # 4. VoiceBridge as the bot: B's local agent answers the media stream A's SIP call is carried on.
 b_db=$VB_TMP/b/voicebridge.sqlite
-# B reads nothing back: what is checked here is the bot's plumbing, and a read-back the callee
-# mishears under make test's load puts the two out of step (its next line answers the read-back).
+# B reads nothing back and asks one question: what is checked here is the bot's plumbing (audio
+# both ways through A's stream), not the message-taking dialogue, which ran 41 s in real time with
+# the three default questions; and a read-back the callee mishears under make test's load puts the
+# two out of step (its next line answers the read-back).
 env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_DATABASE_PATH=$b_db VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_ENGINE_READ_BACK=none \
+  VOICEBRIDGE_INBOUND_QUESTIONS="What is the reason for your call?" \
   VOICEBRIDGE_SIP_RTP_PORT_MIN=53600 VOICEBRIDGE_SIP_RTP_PORT_MAX=53799 "$VB_BINARY" serve >"$VB_TMP/b.log" 2>&1 &
 b_pid=$!
 vb_await_server "$VB_TMP/b.log" "$b_pid"; b_port=$VB_HTTP_PORT
@@ -146,14 +149,14 @@ vb_start_server "$VB_TMP/a.log" VOICEBRIDGE_DATABASE_PATH=$a_db VOICEBRIDGE_SIP_
   VOICEBRIDGE_ENGINE_MODE=stream VOICEBRIDGE_ENGINE_STREAM_URL=ws://127.0.0.1:$b_port/twilio/stream \
   || { not_ok "the edge starts in engine.mode stream"; cat "$VB_TMP/a.log"; exit 1; }
 id=$(api POST outbound -H 'Content-Type: application/json' -d '{"caller_number":"0701234567","callee_number":"0105550123","purpose":"a message",
-  "questions":["unused by the bot"],"metadata":{"simulated_answers":["My name is Alice Kim.","I am calling about my order.","You can call me back on 010 555 0123."]}}' \
+  "questions":["unused by the bot"],"metadata":{"simulated_answers":["I am calling about my order."]}}' \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["outbound_id"])')
 row=$(wait_ended "$a_db" "$id")
 check "A's call ran on B and completed ($row)" test "${row%%|*}" = completed
 b_call=$(query_db "$b_db" "SELECT outbound_id, state, caller_number, callee_number FROM calls WHERE direction='inbound'")
 check "B answered it as an inbound call from A's numbers ($b_call)" grep -q '|completed|0701234567|0105550123$' <<<"$b_call"
-answered=$(query_db "$b_db" "SELECT count(*) FROM answers WHERE status='answered'")
-check "B's agent got answers from A's callee ($answered of 3)" test "$answered" -ge 2
+answered=$(query_db "$b_db" "SELECT status, answer_text FROM answers")
+check "B's agent heard the answer of A's callee ($answered)" grep -qi '^answered|.*order' <<<"$answered"
 check "A kept the recording" test -s "$(query_db "$a_db" "SELECT path FROM recordings WHERE outbound_id='$id'")"
 check "A's transcript stays with B (A has no engine lines of its own)" test "$(query_db "$a_db" "SELECT count(*) FROM transcript_entries WHERE outbound_id='$id' AND speaker='ai'")" = 0
 vb_stop_server TERM
