@@ -55,8 +55,7 @@ extension VoiceBridgeServer {
                     }
                     return .call
                 }
-                let caller = start.customParameters["from"].flatMap { $0.isEmpty ? nil : $0 } ?? "unknown"
-                await calls.manager.answer(stream: leg, caller: caller, callee: start.customParameters["to"] ?? "", externalID: start.callSid)
+                await calls.manager.answer(stream: leg, start: start)
                 return .call
             }
             // The socket: frames queued before the reader was added, then whatever the reader passes

@@ -17,10 +17,7 @@ import TestSupport
         #"{"event":"start","sequenceNumber":"1","start":{"accountSid":"AC1","streamSid":"\#(sid)","callSid":"\#(callSid)","tracks":["inbound"],"customParameters":{"from":"+15550001111","to":"+15550002222"},"mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000,"channels":1}},"streamSid":"\#(sid)"}"#
     }
 
-    /// Frame `n` (20 ms, μ-law) of a continuous 400 Hz tone, or μ-law silence when `on` is false.
-    static func toneFrame(_ n: Int, on: Bool = true) -> [UInt8] {
-        (0..<160).map { i in on ? G711.encodeMuLaw(Int16(6000 * sin(2 * Double.pi * 400 * Double(n * 160 + i) / 8000))) : 0xFF }
-    }
+    static func toneFrame(_ n: Int, on: Bool = true) -> [UInt8] { MediaStreamProvider.toneFrame(n, on: on) }
 
     static func mediaMessage(_ sid: String, _ n: Int, _ chunk: [UInt8]) -> String {
         #"{"event":"media","media":{"track":"inbound","chunk":"\#(n)","timestamp":"\#(n * 20)","payload":"\#(Data(chunk).base64EncodedString())"},"streamSid":"\#(sid)"}"#

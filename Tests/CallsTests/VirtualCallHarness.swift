@@ -23,7 +23,10 @@ enum VirtualCallHarness {
         var speedUp: Double { virtual / real }
     }
 
+    /// `scheduler`: the media tick the calls' legs share, given when the body makes legs of its own
+    /// (a media stream's `MediaStreamSocketLeg`).
     static func run<T: Sendable>(store given: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in }, engines: EngineFactory? = nil,
+                                 scheduler: PacerScheduler<[UInt8]> = PacerScheduler(),
                                  logger: Logger = Logger(label: "virtual-calls"), _ body: @Sendable (CallManager, CallStore, CallClock) async throws -> T) async throws -> Run<T> {
         guard let (tts, stt) = CallHarness.speech else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "espeak-ng or Moonshine missing (make deps)"]) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-virtual-\(UUID().uuidString)")
@@ -44,7 +47,6 @@ enum VirtualCallHarness {
         settings.localVoice = LocalVoice(tts: tts)
         settings.neuralVAD = CallHarness.neuralVAD
         tweak(&settings)
-        let scheduler = PacerScheduler<[UInt8]>()
         let manager = CallManager(settings: settings, store: store, userAgent: ua, scheduler: scheduler,
                                   engines: engines ?? CallSystem.localEngines(tts: tts, stt: stt, turns: CallHarness.turns), logger: logger)
         let started = ContinuousClock.now

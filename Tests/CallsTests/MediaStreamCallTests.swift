@@ -1,0 +1,140 @@
+import Bridge
+import Foundation
+import Logging
+import Pipeline
+import Realtime
+import Synchronization
+import Testing
+import TestLanes
+import TestSupport
+@testable import Calls
+
+/// Inbound media streams as whole calls in virtual time: the provider's messages go into the
+/// server's own `MediaStreamSocketLeg` (what the WebSocket route hands them to), its messages come
+/// out stamped on the call's clock, and the call is answered by `CallManager.answer(stream:start:)`
+/// as the route answers it. So "the clear came 80 ms after the caller started talking" is the
+/// behaviour's figure, the same on every run and under any load. The WebSocket underneath is
+/// `DialectStreamTests`' and `TwilioStreamTests`' (the whole server, in real time).
+@Suite(.serialized, .tags(.virtualTime)) struct MediaStreamCallTests {
+    /// What the provider heard, and when on the call's clock (from the stream's start).
+    final class Heard: Sendable {
+        let messages = Mutex<[(at: Duration, heard: MediaStreamProvider.Heard)]>([])
+        /// Marks not yet answered with the provider's "played".
+        let marks = Mutex<[String]>([])
+
+        var all: [(at: Duration, heard: MediaStreamProvider.Heard)] { messages.withLock { $0 } }
+        var firstClear: Duration? { all.first { $0.heard == .clear }?.at }
+
+        /// When each `media` message came, those before `before` if given.
+        func media(before: Duration? = nil) -> [Duration] {
+            all.compactMap { message -> Duration? in
+                guard case .media = message.heard else { return nil }
+                if let before, message.at >= before { return nil }
+                return message.at
+            }
+        }
+    }
+
+    struct StreamCall: Sendable {
+        var heard: Heard
+        var call: CallRecord
+        var report: CallReport?
+        var speedUp: Double
+    }
+
+    /// One stream from `provider`: its start, then `frameCount` 20 ms frames (`frame(n)`, μ-law),
+    /// sent as the provider paces them on the virtual clock, each mark answered with "played"
+    /// before the next message; then its stop. Returns once the call is stored as ended.
+    /// `mode`: the engine, with the caller's VAD the server picks for it (`engine.vad: auto`).
+    static func stream(_ provider: MediaStreamProvider, frameCount: Int, mode: VoiceBridgeConfig.EngineMode = .local,
+                       frame: @escaping @Sendable (Int) -> [UInt8]) async throws -> StreamCall {
+        var engine = VoiceBridgeConfig.Engine()
+        engine.mode = mode
+        let vad = try CallSystem.neuralVAD(for: engine, logger: Logger(label: "vad"))
+        let engines: EngineFactory? = mode == .echo ? { @Sendable _ in EchoEngine(sampleRate: 8000) } : nil
+        let scheduler = PacerScheduler<[UInt8]>()
+        let heard = Heard()
+        let run = try await VirtualCallHarness.run(tweak: { $0.neuralVAD = vad }, engines: engines, scheduler: scheduler) { manager, store, clock in
+            let origin = clock.now
+            let socket = MediaStreamSocketLeg.Socket(send: { messages in
+                let at = origin.duration(to: clock.now)
+                for message in messages {
+                    let what = provider.read(String(buffer: message.text))
+                    heard.messages.withLock { $0.append((at, what)) }
+                    if case .mark(let name) = what { heard.marks.withLock { $0.append(name) } }
+                }
+            }, close: {})
+            let leg = MediaStreamSocketLeg(dialect: provider.dialect, scheduler: scheduler, logger: Logger(label: "stream"), socket: socket)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    guard let start = await leg.waitForStart() else { return }
+                    await manager.answer(stream: leg, start: start)
+                }
+                #expect(leg.receive(provider.start) == .accepted)
+                let perMessage = provider.framesPerMessage
+                for n in stride(from: 0, to: frameCount, by: perMessage) {
+                    for name in heard.marks.withLock({ marks in defer { marks = [] }; return marks }) { _ = leg.receive(provider.played(name)) }
+                    _ = leg.receive(provider.media(n, (n..<(n + perMessage)).flatMap(frame)))
+                    try await clock.sleep(until: origin.advanced(by: .milliseconds(20 * (n + perMessage))))
+                }
+                #expect(leg.receive(provider.stop) == .stopped)
+                leg.finish()
+                try await group.waitForAll()
+            }
+            let id = try #require(try await store.calls(inStates: CallState.allCases).first).outboundId
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(30)) { $0.state.isTerminal }
+            #expect(try await store.recordingPath(callID: id) != nil, "\(provider.dialect): the call's recording is kept")
+            return (call, try await store.report(callID: id))
+        }
+        #expect(run.strayWakeups == 0, "work that escaped the virtual time")
+        return StreamCall(heard: heard, call: run.value.0, report: run.value.1, speedUp: run.speedUp)
+    }
+
+    /// Tone 3 s, silence 1.5 s (the echo engine plays the tone back), tone 2 s over the echo: the
+    /// dialect's clear, and the rest of the echo not sent.
+    @Test(arguments: [MediaStreamDialect.twilio, .telnyx, .plivo, .exotel])
+    func talkingOverTheEchoGetsTheDialectsClear(dialect: MediaStreamDialect) async throws {
+        let provider = MediaStreamProvider(dialect: dialect)
+        let result = try await Self.stream(provider, frameCount: 325, mode: .echo) { n in
+            MediaStreamProvider.toneFrame(n, on: n < 150 || n >= 225)
+        }
+        let talkingFrom = Duration.milliseconds(225 * 20)
+        let clear = try #require(result.heard.firstClear, "\(dialect): the server sent the dialect's clear")
+        let before = result.heard.media(before: clear).count, after = result.heard.media().count - before
+        print("MediaStreamCallTests: \(dialect) clear \(clear - talkingFrom) after the caller started talking; \(before) frames before it, \(after) after; \(String(format: "%.0f", result.speedUp))× real time")
+        // Barge-in stops the agent after 200 ms of the caller's speech over it (its minimum: shorter
+        // is a cough); the clear goes out with that frame. (300 ms in real time, with room for load.)
+        #expect(clear - talkingFrom <= .milliseconds(220), "\(dialect): clear came \(clear - talkingFrom) after the caller started talking")
+        #expect(before > 20, "\(dialect): the echo played before the clear")
+        #expect(after == 0, "\(dialect): the rest of the echo was dropped (\(after) frames after the clear)")
+        let sizes = Set(result.heard.all.compactMap { if case .media(let bytes) = $0.heard { bytes } else { nil } })
+        #expect(sizes == [provider.frameBytes], "\(dialect): 20 ms frames in the dialect's encoding")
+        #expect(result.heard.all.contains { if case .mark = $0.heard { true } else { false } }, "\(dialect): marks in the dialect's words")
+        #expect(result.call.direction == .inbound && result.call.state == .completed, "\(dialect): \(result.call.state)")
+        if provider.carriesNumbers { #expect(result.call.callerNumber == "+15550001111" && result.call.calleeNumber == "+15550002222") }
+    }
+
+    /// The caller talks over the local agent's greeting, 2 s into it: the agent judges speech over
+    /// it by its words, so once the caller's first phrase is transcribed (an interruption) the
+    /// server sends `clear` and the greeting's audio stops; the report keeps how much was heard.
+    @Test func talkingOverTheAgentsGreetingClearsIt() async throws {
+        let speech = try WAVFile.read(Fixtures.audio("en_greeting.ulaw.wav")).data
+        let result = try await Self.stream(MediaStreamProvider(dialect: .twilio), frameCount: 250) { n in
+            let offset = (n - 100) * 160
+            return offset >= 0 && offset + 160 <= speech.count ? Array(speech[offset..<offset + 160]) : [UInt8](repeating: 0xFF, count: 160)
+        }
+        let talkingFrom = Duration.seconds(2)
+        let clear = try #require(result.heard.firstClear, "the server sent clear")
+        let lastMedia = try #require(result.heard.media(before: clear).last)
+        let after = result.heard.media().count - result.heard.media(before: clear).count
+        let cut = try #require(result.report?.interruptions.first)
+        print("MediaStreamCallTests: greeting cleared \(clear - talkingFrom) after the caller started talking, its audio stopped \(lastMedia - talkingFrom) after; heard \(cut.heardMs) of \(cut.generatedMs) ms; \(String(format: "%.0f", result.speedUp))× real time")
+        #expect(clear - talkingFrom < .milliseconds(1500), "clear came \(clear - talkingFrom) after the caller started talking")
+        #expect(lastMedia < clear, "the agent's audio stopped at the clear")
+        #expect(after < 10, "the rest of the greeting was not sent (\(after) frames after the clear)")
+        #expect(result.report?.interruptions.count == 1 && cut.turn == nil, "\(String(describing: result.report?.interruptions))")
+        // Heard: the greeting up to the clear, as the marks echoed showed it played — at least
+        // the 2 s before the caller spoke (less the greeting's start), at most what was sent.
+        #expect(cut.heardMs >= 1800 && .milliseconds(cut.heardMs) <= clear && cut.heardMs < cut.generatedMs, "heard \(cut.heardMs) of \(cut.generatedMs) ms, the clear at \(clear)")
+    }
+}
