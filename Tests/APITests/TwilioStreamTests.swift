@@ -8,13 +8,12 @@ import Pipeline
 import ServiceLifecycle
 import Synchronization
 import Testing
-import TestLanes
 import TestSupport
 @testable import API
 
 /// A Twilio-protocol client written here (its own JSON, not the server's codec) against the
 /// running server with the local engine.
-@Suite(.serialized, .tags(.timed)) struct TwilioStreamTests {
+@Suite(.serialized) struct TwilioStreamTests {
     static func config(token: String? = nil) -> VoiceBridgeConfig {
         var c = VoiceBridgeConfig()
         c.http.port = 0
@@ -114,13 +113,9 @@ import TestSupport
         #expect(call.state == .completed && call.callerNumber == "+15550001111" && call.callId == "CA1")
         let transcript = try await reopened.transcript(callID: call.outboundId)
         #expect(transcript.first?.entry.speaker == .ai && transcript.first?.entry.text.contains("Hello, you have reached") == true)
+        // How it is paced is MediaStreamCallTests' check, in virtual time.
         let arrivals = log.media.withLock { $0 }
         #expect(arrivals.count > 150, "the greeting came back as media: \(arrivals.count) messages")
-        // Paced: in any one second no more than 50 frames + the 100 ms lead.
-        if let first = arrivals.first {
-            let firstSecond = arrivals.filter { $0 < first.advanced(by: .seconds(1)) }.count
-            #expect(firstSecond <= 57, "\(firstSecond) frames in the first second")
-        }
         #expect(log.marks.withLock { $0 } > 0, "marks were sent for played-time accounting")
     }
 

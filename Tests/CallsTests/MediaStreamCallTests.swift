@@ -128,7 +128,12 @@ import TestSupport
         let lastMedia = try #require(result.heard.media(before: clear).last)
         let after = result.heard.media().count - result.heard.media(before: clear).count
         let cut = try #require(result.report?.interruptions.first)
-        print("MediaStreamCallTests: greeting cleared \(clear - talkingFrom) after the caller started talking, its audio stopped \(lastMedia - talkingFrom) after; heard \(cut.heardMs) of \(cut.generatedMs) ms; \(String(format: "%.0f", result.speedUp))× real time")
+        print("MediaStreamCallTests: greeting cleared \(clear - talkingFrom) after the caller started talking, its audio stopped \(lastMedia - talkingFrom) after; heard \(cut.heardMs) of \(cut.generatedMs) ms; \(result.heard.media().filter { $0 < result.heard.media()[0] + .seconds(1) }.count) frames in its first second; \(String(format: "%.0f", result.speedUp))× real time")
+        // Paced: in the greeting's first second, its 50 frames and the 100 ms (5 frames) Twilio is
+        // sent ahead of playout, no more.
+        let media = result.heard.media()
+        let firstSecond = media.filter { $0 < media[0] + .seconds(1) }.count
+        #expect(firstSecond <= 50 + MediaStreamSocketLeg.maximumBufferedFrames, "\(firstSecond) frames in the greeting's first second")
         #expect(clear - talkingFrom < .milliseconds(1500), "clear came \(clear - talkingFrom) after the caller started talking")
         #expect(lastMedia < clear, "the agent's audio stopped at the clear")
         #expect(after < 10, "the rest of the greeting was not sent (\(after) frames after the clear)")
