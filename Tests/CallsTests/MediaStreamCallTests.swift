@@ -19,6 +19,8 @@ import TestSupport
     /// What the provider heard, and when on the call's clock (from the stream's start).
     final class Heard: Sendable {
         let messages = Mutex<[(at: Duration, heard: MediaStreamProvider.Heard)]>([])
+        /// The audio of every `media` message, in order.
+        let audio = Mutex<[UInt8]>([])
         /// Marks not yet answered with the provider's "played".
         let marks = Mutex<[String]>([])
 
@@ -45,13 +47,14 @@ import TestSupport
     /// One stream from `provider`: its start, then `frameCount` 20 ms frames (`frame(n)`, μ-law),
     /// sent as the provider paces them on the virtual clock, each mark answered with "played"
     /// before the next message; then its stop. Returns once the call is stored as ended.
-    /// `mode`: the engine, with the caller's VAD the server picks for it (`engine.vad: auto`).
+    /// `mode`: the engine the server makes for it, with the caller's VAD it picks for it
+    /// (`engine.vad: auto`); the local engine is the harness's, on the tests' models.
     static func stream(_ provider: MediaStreamProvider, frameCount: Int, mode: VoiceBridgeConfig.EngineMode = .local,
                        frame: @escaping @Sendable (Int) -> [UInt8]) async throws -> StreamCall {
-        var engine = VoiceBridgeConfig.Engine()
-        engine.mode = mode
-        let vad = try CallSystem.neuralVAD(for: engine, logger: Logger(label: "vad"))
-        let engines: EngineFactory? = mode == .echo ? { @Sendable _ in EchoEngine(sampleRate: 8000) } : nil
+        var config = VoiceBridgeConfig()
+        config.engine.mode = mode
+        let vad = try CallSystem.neuralVAD(for: config.engine, logger: Logger(label: "vad"))
+        let engines = mode == .local ? nil : try CallSystem.engines(for: config.engine, egress: config.egressPolicy)
         let scheduler = PacerScheduler<[UInt8]>()
         let heard = Heard()
         let run = try await VirtualCallHarness.run(tweak: { $0.neuralVAD = vad }, engines: engines, scheduler: scheduler) { manager, store, clock in
@@ -59,8 +62,10 @@ import TestSupport
             let socket = MediaStreamSocketLeg.Socket(send: { messages in
                 let at = origin.duration(to: clock.now)
                 for message in messages {
-                    let what = provider.read(String(buffer: message.text))
+                    let text = String(buffer: message.text)
+                    let what = provider.read(text)
                     heard.messages.withLock { $0.append((at, what)) }
+                    if case .media = what, let audio = provider.payload(text) { heard.audio.withLock { $0 += audio } }
                     if case .mark(let name) = what { heard.marks.withLock { $0.append(name) } }
                 }
             }, close: {})
@@ -141,5 +146,46 @@ import TestSupport
         // Heard: the greeting up to the clear, as the marks echoed showed it played — at least
         // the 2 s before the caller spoke (less the greeting's start), at most what was sent.
         #expect(cut.heardMs >= 1800 && .milliseconds(cut.heardMs) <= clear && cut.heardMs < cut.generatedMs, "heard \(cut.heardMs) of \(cut.generatedMs) ms, the clear at \(clear)")
+    }
+
+    /// `engine.mode: loopback`: every frame comes back through the whole pipeline while the caller
+    /// talks (barge-in off), in-band key presses are heard, and the call's report counts every
+    /// frame through every stage, none dropped. (The live report and `/metrics` over HTTP:
+    /// `LoopbackStreamTests`.)
+    @Test func theLoopbackPlaysEveryFrameBackThroughThePipeline() async throws {
+        let silence = [UInt8](repeating: 0xFF, count: 160)
+        let speech = try WAVFile.read(Fixtures.audio("en_greeting.ulaw.wav")).data
+        // Key 1, a pause, key 2, a pause, then speech without pauses: the agent "talks" (plays the
+        // caller back) the whole time the caller does, and nothing may cut it off.
+        let keys = MediaStreamProvider.dtmf(697, 1209, frames: 5) + Array(repeating: silence, count: 5)
+            + MediaStreamProvider.dtmf(697, 1336, frames: 5) + Array(repeating: silence, count: 5)
+        let script = keys + (0..<(speech.count / 160)).map { Array(speech[$0 * 160..<($0 + 1) * 160]) }
+        // Then 400 ms of silence, for the last frames to play out.
+        let result = try await Self.stream(MediaStreamProvider(dialect: .twilio), frameCount: script.count + 20, mode: .loopback) { n in
+            n < script.count ? script[n] : silence
+        }
+        let sent = script.count + 20
+        let back = result.heard.audio.withLock { $0 }
+        let returned = back.count / 160
+        print("MediaStreamCallTests: loopback \(returned) of \(sent) frames back; \(String(format: "%.0f", result.speedUp))× real time")
+        #expect(returned >= sent - 3 && returned <= sent, "every frame came back: \(returned) of \(sent)")
+        #expect(result.heard.firstClear == nil, "barge-in is off: talking over the playback does not clear it")
+        let spoken = speech.map(G711.decodeMuLaw)
+        let heard = back.map(G711.decodeMuLaw)
+        let match = bestCorrelation(spoken, Array(heard.suffix(spoken.count + 800 + 20 * 160)), maxLag: 1600 + 20 * 160)
+        #expect(match.value > 0.8, "what came back is the caller's speech, resampled there and back (minimum-phase filters) (correlation \(match.value) at lag \(match.lag))")
+
+        let report = try #require(result.report)
+        let caller = Dictionary(uniqueKeysWithValues: report.stages.filter { $0.side == "caller" }.map { ($0.stage, $0) })
+        #expect(Array(caller.keys).sorted() == ["barge-in", "decode", "record", "resample", "tones", "vad"])
+        for stage in caller.values {
+            #expect(stage.framesIn == sent && stage.framesOut == sent && stage.drops == 0, "\(stage)")
+        }
+        let marks = try #require(report.stages.first { $0.side == "agent" && $0.stage == "marks" })
+        #expect(marks.framesIn >= sent - 3, "every frame went out through the agent side: \(marks)")
+        let queued = try #require(report.stages.first { $0.stage == "engine-queue" })
+        #expect(queued.framesIn < sent / 10, "most frames went back where they arrived, not through the engine task: \(queued.framesIn) of \(sent) queued")
+        #expect(report.stages.allSatisfy { $0.drops == 0 }, "nothing dropped: \(report.stages.filter { $0.drops > 0 })")
+        #expect(report.tones == ["dtmf 1", "dtmf 2"], "the in-band keys were heard: \(report.tones)")
     }
 }

@@ -74,6 +74,13 @@ public struct MediaStreamProvider: Sendable {
         }
     }
 
+    /// The audio of a `media` message from the server, as sent (μ-law; Exotel's 16-bit PCM).
+    public func payload(_ text: String) -> [UInt8]? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let payload = (object["media"] as? [String: Any])?["payload"] as? String else { return nil }
+        return Data(base64Encoded: payload).map(Array.init)
+    }
+
     /// The provider's word that the audio before `name` has played.
     public func played(_ name: String) -> String {
         switch dialect {
@@ -83,6 +90,14 @@ public struct MediaStreamProvider: Sendable {
         case .twilio: #"{"event":"mark","streamSid":"\#(sid)","mark":{"name":"\#(name)"}}"#
         case .browser: ""
         }
+    }
+
+    /// `frames` 20 ms μ-law frames of the DTMF key whose tones are `row` and `column` Hz.
+    public static func dtmf(_ row: Double, _ column: Double, frames: Int) -> [[UInt8]] {
+        (0..<frames).map { f in (0..<160).map { i in
+            let t = Double(f * 160 + i) / 8000
+            return G711.encodeMuLaw(Int16(6000 * sin(2 * Double.pi * row * t) + 6000 * sin(2 * Double.pi * column * t)))
+        } }
     }
 
     /// Frame `n` (20 ms, μ-law) of a continuous 400 Hz tone, or μ-law silence when `on` is false.
