@@ -2,7 +2,7 @@ import Foundation
 
 extension BenchMain {
     /// `voicebridge-bench soak [--seconds 600] [--sip-calls 200] [--streams 200] [--call-seconds 60]
-    /// [--interval 10] [--lateness budget|stalls] [--output DIR]`: prints a line per sample as it goes, then the verdict;
+    /// [--interval 10] [--lateness budget|reported] [--output DIR]`: prints a line per sample as it goes, then the verdict;
     /// exits 1 when the run is not flat, loses or delays frames, or leaves a call incomplete.
     static func soak(_ args: [String]) async throws {
         // Unbuffered, so each sample shows as it is taken even when the output is a pipe (CI).
@@ -51,7 +51,7 @@ extension BenchMain {
             "sip_completed": report.sip.successful, "sip_failed": report.sip.failed, "sip_stored": report.storedSIPCalls,
             "streams_run": report.streams.streams, "streams_stored": report.storedStreamCalls, "stream_frames_sent": report.streams.sent,
             "stream_frames_echoed": report.streams.received, "stream_frames_lost": report.streams.lost,
-            "incomplete_calls": report.incompleteCalls.count, "lateness_verdict": lateness.rawValue, "failures": report.failures,
+            "incomplete_calls": report.incompleteCalls.count, "lateness_verdict": lateness.rawValue, "failures": report.failures, "reported": report.reported,
             "samples": report.samples.map { ["s": $0.seconds, "rss_kb": $0.rssKB, "fds": $0.fds, "threads": $0.threads, "live_calls": $0.liveCalls,
                                              "queue_high_water": $0.queueHighWater, "late_frames": $0.lateFrames, "audibly_late_frames": $0.audiblyLateFrames,
                                              "worst_lateness_ms": $0.worstLatenessMilliseconds,
@@ -59,6 +59,7 @@ extension BenchMain {
         ]
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         try write(json, to: output, as: "soak.json")
+        if !report.reported.isEmpty { say("reported, not judged:\n" + report.reported.map { "  · \($0)" }.joined(separator: "\n")) }
         if report.passed {
             say("soak: passed")
         } else {
