@@ -282,10 +282,6 @@ extension CallManager {
         }
     }
 
-    /// A media stream that arrived on its own (a Twilio `<Connect><Stream>`): an inbound call
-    /// run with the inbound profile, stored like any other. Returns when the call is over.
-    /// Beyond `sip.max_inbound_calls` inbound streams, or the engine's call limit, the stream is
-    /// closed unanswered and nothing is stored, as an INVITE then gets 503.
     /// A provider's inbound media stream, answered as its `start` describes it: the caller and the
     /// number called from its parameters (`unknown` when it names no caller), its call id as the
     /// call's external id.
@@ -294,6 +290,10 @@ extension CallManager {
         await answer(stream: leg, caller: caller, callee: start.customParameters["to"] ?? "", externalID: start.callSid)
     }
 
+    /// A media stream that arrived on its own (a Twilio `<Connect><Stream>`): an inbound call
+    /// run with the inbound profile, stored like any other. Returns when the call is over.
+    /// Beyond `sip.max_inbound_calls` inbound streams, or the engine's call limit, the stream is
+    /// closed unanswered and nothing is stored, as an INVITE then gets 503.
     public func answer(stream leg: any MediaStreamLeg, caller: String, callee: String, externalID: String) async {
         guard inboundStreams < settings.maxInboundCalls, live.count < (settings.engineCallLimit ?? .max) else {
             logger.warning("an inbound media stream refused: at the limit of calls at once",
