@@ -37,8 +37,8 @@ import TestSupport
                         for try await message in inbound.messages(maxSize: 1 << 20) {
                             guard case .text(let text) = message else { continue }
                             switch provider.read(text) {
-                            case .media(let bytes):
-                                log.frameSizes.withLock { _ = $0.insert(bytes) }
+                            case .media(let payload):
+                                log.frameSizes.withLock { _ = $0.insert(payload.count) }
                                 log.media.withLock { $0 += 1 }
                             case .mark(let name):
                                 log.marks.withLock { $0 += 1 }

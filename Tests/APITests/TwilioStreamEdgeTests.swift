@@ -19,9 +19,7 @@ import TestSupport
 
     static func toneFrame(_ n: Int, on: Bool = true) -> [UInt8] { MediaStreamProvider.toneFrame(n, on: on) }
 
-    static func mediaMessage(_ sid: String, _ n: Int, _ chunk: [UInt8]) -> String {
-        #"{"event":"media","media":{"track":"inbound","chunk":"\#(n)","timestamp":"\#(n * 20)","payload":"\#(Data(chunk).base64EncodedString())"},"streamSid":"\#(sid)"}"#
-    }
+    static func mediaMessage(_ sid: String, _ n: Int, _ chunk: [UInt8]) -> String { MediaStreamProvider(dialect: .twilio, sid: sid).media(n, chunk) }
 
     @Test func theWebSocketUpgradeNeedsAValidSignature() async throws {
         var config = TwilioStreamTests.config(token: "upgrade-token")

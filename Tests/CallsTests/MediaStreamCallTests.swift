@@ -62,10 +62,9 @@ import TestSupport
             let socket = MediaStreamSocketLeg.Socket(send: { messages in
                 let at = origin.duration(to: clock.now)
                 for message in messages {
-                    let text = String(buffer: message.text)
-                    let what = provider.read(text)
+                    let what = provider.read(String(buffer: message.text))
                     heard.messages.withLock { $0.append((at, what)) }
-                    if case .media = what, let audio = provider.payload(text) { heard.audio.withLock { $0 += audio } }
+                    if case .media(let payload) = what { heard.audio.withLock { $0 += payload } }
                     if case .mark(let name) = what { heard.marks.withLock { $0.append(name) } }
                 }
             }, close: {})
@@ -112,7 +111,7 @@ import TestSupport
         #expect(clear - talkingFrom <= .milliseconds(220), "\(dialect): clear came \(clear - talkingFrom) after the caller started talking")
         #expect(before > 20, "\(dialect): the echo played before the clear")
         #expect(after == 0, "\(dialect): the rest of the echo was dropped (\(after) frames after the clear)")
-        let sizes = Set(result.heard.all.compactMap { if case .media(let bytes) = $0.heard { bytes } else { nil } })
+        let sizes = Set(result.heard.all.compactMap { if case .media(let payload) = $0.heard { payload.count } else { nil } })
         #expect(sizes == [provider.frameBytes], "\(dialect): 20 ms frames in the dialect's encoding")
         #expect(result.heard.all.contains { if case .mark = $0.heard { true } else { false } }, "\(dialect): marks in the dialect's words")
         #expect(result.call.direction == .inbound && result.call.state == .completed, "\(dialect): \(result.call.state)")
@@ -130,14 +129,14 @@ import TestSupport
         }
         let talkingFrom = Duration.seconds(2)
         let clear = try #require(result.heard.firstClear, "the server sent clear")
-        let lastMedia = try #require(result.heard.media(before: clear).last)
-        let after = result.heard.media().count - result.heard.media(before: clear).count
-        let cut = try #require(result.report?.interruptions.first)
-        print("MediaStreamCallTests: greeting cleared \(clear - talkingFrom) after the caller started talking, its audio stopped \(lastMedia - talkingFrom) after; heard \(cut.heardMs) of \(cut.generatedMs) ms; \(result.heard.media().filter { $0 < result.heard.media()[0] + .seconds(1) }.count) frames in its first second; \(String(format: "%.0f", result.speedUp))× real time")
+        let media = result.heard.media(), beforeClear = result.heard.media(before: clear)
+        let lastMedia = try #require(beforeClear.last)
+        let after = media.count - beforeClear.count
         // Paced: in the greeting's first second, its 50 frames and the 100 ms (5 frames) Twilio is
         // sent ahead of playout, no more.
-        let media = result.heard.media()
         let firstSecond = media.filter { $0 < media[0] + .seconds(1) }.count
+        let cut = try #require(result.report?.interruptions.first)
+        print("MediaStreamCallTests: greeting cleared \(clear - talkingFrom) after the caller started talking, its audio stopped \(lastMedia - talkingFrom) after; heard \(cut.heardMs) of \(cut.generatedMs) ms; \(firstSecond) frames in its first second; \(String(format: "%.0f", result.speedUp))× real time")
         #expect(firstSecond <= 50 + MediaStreamSocketLeg.maximumBufferedFrames, "\(firstSecond) frames in the greeting's first second")
         #expect(clear - talkingFrom < .milliseconds(1500), "clear came \(clear - talkingFrom) after the caller started talking")
         #expect(lastMedia < clear, "the agent's audio stopped at the clear")

@@ -57,7 +57,7 @@ public struct MediaStreamProvider: Sendable {
         }
     }
 
-    public enum Heard: Equatable, Sendable { case media(bytes: Int), mark(String), clear, other }
+    public enum Heard: Equatable, Sendable { case media(payload: [UInt8]), mark(String), clear, other }
 
     /// What a message from the server is, read as the provider reads it.
     public func read(_ text: String) -> Heard {
@@ -66,19 +66,12 @@ public struct MediaStreamProvider: Sendable {
         switch (dialect, event) {
         case (.plivo, "playAudio"), (_, "media"):
             let payload = (object["media"] as? [String: Any])?["payload"] as? String ?? ""
-            return .media(bytes: Data(base64Encoded: payload)?.count ?? -1)
+            return .media(payload: Data(base64Encoded: payload).map(Array.init) ?? [])
         case (.plivo, "checkpoint"): return .mark(object["name"] as? String ?? "")
         case (.plivo, "clearAudio"), (.twilio, "clear"), (.telnyx, "clear"), (.exotel, "clear"): return .clear
         case (_, "mark"): return .mark((object["mark"] as? [String: Any])?["name"] as? String ?? "")
         default: return .other
         }
-    }
-
-    /// The audio of a `media` message from the server, as sent (μ-law; Exotel's 16-bit PCM).
-    public func payload(_ text: String) -> [UInt8]? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let payload = (object["media"] as? [String: Any])?["payload"] as? String else { return nil }
-        return Data(base64Encoded: payload).map(Array.init)
     }
 
     /// The provider's word that the audio before `name` has played.
