@@ -27,10 +27,15 @@ import TestSupport
     /// model's verdict included: a recognizer faster than the line, for tests that count frames.
     static func waitForTheWords(of engine: LocalEngine) async throws {
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while engine.state.withLock({ s in s.speculation.map { $0.heard == nil && $0.speechStarts == s.speechStarts } ?? false }),
-              ContinuousClock.now < deadline {
+        while wordsPending(in: engine), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
+    }
+
+    /// Whether the words at the current speech's end (and the model's verdict on them) are still
+    /// to come.
+    static func wordsPending(in engine: LocalEngine) -> Bool {
+        engine.state.withLock { s in s.speculation.map { $0.heard == nil && $0.speechStarts == s.speechStarts } ?? false }
     }
 
     /// What the session hands the engine for a VAD decision.

@@ -47,7 +47,7 @@ import TestSupport
                     if decision.event == .speechEnded { lastEnd = index }
                     await engine.send(samples: frame.samples, speech: LocalEngineTests.activity(decision))
                     if decision.event == .speechEnded {
-                        try await Self.until(executor) { engine.state.withLock { s in !(s.speculation.map { $0.heard == nil && $0.speechStarts == s.speechStarts } ?? false) } }
+                        try await Self.until(executor) { !LocalEngineTests.wordsPending(in: engine) }
                     }
                     let now = engine.state.withLock { $0.listening }
                     if listening, !now {
