@@ -1,7 +1,6 @@
 import Foundation
 import Pipeline
 import Testing
-import TestLanes
 import TestSupport
 @testable import Realtime
 
@@ -9,19 +8,22 @@ import TestSupport
 /// speech is real (espeak-ng over the phone line, our VAD deciding), and the fake Deepgram calls an
 /// utterance over 300 ms after each of its speech ends, as its endpointing does. Smart Turn holds a
 /// line cut at a mid-sentence pause and the next utterance joins it; the pause rule (Deepgram's
-/// endpointing alone) makes it two turns.
-@Suite(.serialized, .tags(.timed)) struct CascadeTurnModelTests {
+/// endpointing alone) makes it two turns. The caller talks in real time, but no verdict here
+/// depends on how fast the machine is: the model is given 10 s to answer (below), the fake
+/// Deepgram answers by audio time, and the caller stops once the engine has taken its turns.
+@Suite(.serialized) struct CascadeTurnModelTests {
     typealias Step = FakeCascadeServers.DeepgramStep
 
-    /// 20 ms μ-law frames of `ssml` as a phone line carries it, with 1 s of silence before and 3 s
-    /// after, each with our VAD's verdict; and when each stretch of speech ended (audio time).
+    /// 20 ms μ-law frames of `ssml` as a phone line carries it, with 1 s of silence before and 12 s
+    /// after (more than the ceiling below), each with our VAD's verdict; and when each stretch of
+    /// speech ended (audio time).
     static func caller(_ ssml: String) async throws -> (frames: [([UInt8], SpeechActivity)], speechEnds: [Duration]) {
         let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
         let line = down.process(try await EspeakCLI.say(ssml: ssml)) + down.flush()
         var chunker = FrameChunker(sampleRate: 8000)
         var vad = VoiceActivityDetector()
         var frames: [([UInt8], SpeechActivity)] = [], ends: [Duration] = []
-        for frame in chunker.push([Int16](repeating: 0, count: 8000) + line + [Int16](repeating: 0, count: 24_000)) {
+        for frame in chunker.push([Int16](repeating: 0, count: 8000) + line + [Int16](repeating: 0, count: 96_000)) {
             let decision = vad.process(frame)
             frames.append((G711.encode(frame.samples, law: .muLaw), LocalEngineTests.activity(decision)))
             if decision.event == .speechEnded { ends.append(.milliseconds(20 * frames.count)) }
@@ -30,8 +32,9 @@ import TestSupport
     }
 
     /// The caller's turns as the engine took them, with `turns` judging: Deepgram sends `parts[i]`
-    /// as a finished utterance 300 ms after the i-th speech end.
-    static func turns(_ ssml: String, parts: [String], judged turns: TurnDetector) async throws -> [String] {
+    /// as a finished utterance 300 ms after the i-th speech end. The caller falls silent once its
+    /// speech is out and the engine has taken `expected` turns (or its 12 s of silence are out).
+    static func turns(_ ssml: String, parts: [String], judged turns: TurnDetector, expected: Int) async throws -> [String] {
         let (frames, ends) = try await caller(ssml)
         try #require(ends.count == parts.count, "the VAD heard \(ends.count) stretches of speech")
         let steps = zip(ends, parts).map { end, words in Step(afterAudio: end + .milliseconds(300), [Step.results(words, isFinal: true, speechFinal: true)]) }
@@ -55,7 +58,9 @@ import TestSupport
                 }
                 let clock = ContinuousClock()
                 var next = clock.now
-                for (muLaw, activity) in frames {   // in real time, as a call's caller side sends it
+                let speechOut = ends.last.map { Int($0 / .milliseconds(20)) } ?? 0
+                for (index, (muLaw, activity)) in frames.enumerated() {   // in real time, as a call's caller side sends it
+                    if index >= speechOut, heard.value.count >= expected { break }
                     await engine.send(muLaw: muLaw, speech: activity)
                     next = next.advanced(by: .milliseconds(20))
                     try await clock.sleep(until: next)
@@ -71,9 +76,13 @@ import TestSupport
         let model = try #require(TurnDetectionTests.model)
         let line = #"I'm not sure yet, I need to check with <break time="1200ms"/> my wife."#
         let parts = ["I'm not sure yet, I need to check with", "my wife."]
-        let byModel = try await Self.turns(line, parts: parts, judged: TurnDetector(model: model, threshold: 0.8, ceilingMilliseconds: 2000))
+        // The ceiling is also how long a verdict is awaited before the pause rule decides alone:
+        // the product's 2 s (the default) held here, but beside two busy loops a debug build's
+        // verdict once came later (3 Dec) and the pause rule answered the half sentence. This test
+        // asks what the model decides, not how fast — that is `make bench`'s `turns` figure.
+        let byModel = try await Self.turns(line, parts: parts, judged: TurnDetector(model: model, threshold: 0.8, ceilingMilliseconds: 10_000), expected: 1)
         #expect(byModel == ["I'm not sure yet, I need to check with my wife."], "one turn, both halves: \(byModel)")
-        let byPause = try await Self.turns(line, parts: parts, judged: .pause)
+        let byPause = try await Self.turns(line, parts: parts, judged: .pause, expected: parts.count)
         #expect(byPause == parts, "Deepgram's endpointing alone answers the half sentence: \(byPause)")
     }
 }
