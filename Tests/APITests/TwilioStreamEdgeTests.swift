@@ -69,9 +69,13 @@ import TestSupport
                 group.addTask {
                     try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/twilio/stream", logger: Logger(label: "steady")) { inbound, outbound, _ in
                         try await outbound.write(.text(Self.startMessage("MZsteady", callSid: "CAsteady")))
+                        // Finished once more than 40 frames have come back, or the stream ended.
+                        let (enough, enoughSink) = AsyncStream.makeStream(of: Void.self)
                         let reader = Task {
+                            defer { enoughSink.finish() }
                             for try await message in inbound.messages(maxSize: 1 << 20) {
-                                if case .text(let text) = message, text.contains(#""event":"media""#) { echoed.withLock { $0 += 1 } }
+                                guard case .text(let text) = message, text.contains(#""event":"media""#) else { continue }
+                                if echoed.withLock({ $0 += 1; return $0 }) > 40 { enoughSink.finish() }
                             }
                         }
                         let start = ContinuousClock.now
@@ -80,8 +84,10 @@ import TestSupport
                             try await outbound.write(.text(Self.mediaMessage("MZsteady", n, Self.toneFrame(n, on: n < 50))))
                             try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
                         }
+                        // The echo may lag the line on a loaded machine: wait for it (the check
+                        // below says how much came), not a fixed time.
+                        _ = try? await withTimeout(.seconds(10)) { for await _ in enough {} }
                         try await outbound.write(.text(#"{"event":"stop","streamSid":"MZsteady"}"#))
-                        try await Task.sleep(for: .milliseconds(300))
                         reader.cancel()
                     }
                 }

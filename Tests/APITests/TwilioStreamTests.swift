@@ -54,7 +54,6 @@ import TestSupport
                 await group.triggerGracefulShutdown()
                 throw error
             }
-            try await Task.sleep(for: .milliseconds(500))
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
