@@ -43,7 +43,7 @@ runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }   # runs unit|e2e: whether
 lanes=$(python3 scripts/test-lanes.py) || { echo "make test: a suite's step is not clear (scripts/test-lanes.py, above)"; exit 1; }
 eval "$lanes"   # VIRTUAL, CALLS, ALONE, OWN, and TIMED (all four)
 width=${UNIT_WIDTH:-2} call_width=${CALL_WIDTH:-3} virtual_width=${VIRTUAL_WIDTH:-2}
-flags=${SWIFT_BUILD_FLAGS:-}
+flags=${SWIFT_BUILD_FLAGS--Xswiftc -gline-tables-only}   # the Makefile's default, when run by hand
 unit=test-artifacts/unit.log e2e=test-artifacts/e2e.log
 mkdir -p test-artifacts
 rm -f "$unit" "$e2e" "$unit".*
