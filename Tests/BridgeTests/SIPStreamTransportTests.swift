@@ -110,12 +110,14 @@ extension SIPStreamTransportTests {
     func anUnreachablePeerFailsTheCallAtOnce(transport: SIPTransportKind) async throws {
         let ours = try TLSCertificate.make(), theirs = try TLSCertificate.make()
         let untrusted = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: theirs.files(trusting: theirs)) { _, _ in }
-        let target = transport == .tls ? untrusted.localPort : freeUDPPort()   // over TCP: a port nobody listens on
         let clock = ContinuousClock(), started = clock.now
-        let events = try await SIPOutboundCallTests.withUserAgent(transport: transport,
-                                                                  tls: transport == .tls ? ours.files(trusting: ours) : nil) { ua in
-            let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(target)")!)
-            return await SIPOutboundCallTests.collect(call) { if case .failed = $0 { true } else { false } }
+        let (target, events) = try await withRefusingTCPPort { refusing in   // over TCP: a port nobody listens on
+            let target = transport == .tls ? untrusted.localPort : refusing
+            return (target, try await SIPOutboundCallTests.withUserAgent(transport: transport,
+                                                                         tls: transport == .tls ? ours.files(trusting: ours) : nil) { ua in
+                let call = try await ua.placeCall(from: "0701", to: "0109", gateway: SIPURI("sip:127.0.0.1:\(target)")!)
+                return await SIPOutboundCallTests.collect(call) { if case .failed = $0 { true } else { false } }
+            })
         }
         let took = started.duration(to: clock.now)
         guard case .failed(.transport(let reason))? = events.last else { Issue.record("expected a transport failure, got \(events)"); return }

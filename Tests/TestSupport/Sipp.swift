@@ -162,6 +162,16 @@ public func freeTCPPort() throws -> Int {
     return port
 }
 
+/// Runs `body` with a TCP port on 127.0.0.1 that refuses every connection meanwhile: a socket bound to it that never
+/// listens, so no other process can take the port while `body` runs. A port found free and let go (`freeUDPPort()`)
+/// was taken beside a loaded make test (3 Dec), and a connection meant to be refused hung until Timer B.
+public func withRefusingTCPPort<T>(_ body: (Int) async throws -> T) async throws -> T {
+    let socket = boundLoopbackSocket(type: Int32(SOCK_STREAM.rawValue), port: 0)
+    defer { if let fd = socket.fd { close(fd) } }
+    guard let port = socket.port else { throw WebDriver.Failure(description: "no TCP port to bind on 127.0.0.1") }
+    return try await body(port)
+}
+
 /// Binds port 0 on 127.0.0.1 with a socket of `type`, reads back the port the kernel chose, and releases it.
 private func freeLoopbackPort(type: Int32) -> Int? {
     let socket = boundLoopbackSocket(type: type, port: 0)
