@@ -239,8 +239,8 @@ demo: build
 # `.realTimeCalls` suites — calls over real SIP or a browser that must hear speech or keys in time
 # (transfers, the cascade's early replies, the dashboard's flow and try-it calls) — then CALL_WIDTH
 # at a time (such a call uses under half a core, most of it waiting on audio), and beside them the
-# `.timed` suites — pacing, SIP timers, barge-in, a real peer's audio, turn timing — one test at a
-# time, and the `# e2e: alone` suites.
+# `.timed` suites — pacing, RTP peers and inactivity, SIP over TCP and TLS, a real peer's audio,
+# a warm transfer's sound, Moonshine's lanes — one test at a time, and the `# e2e: alone` suites.
 UNIT_WIDTH ?= 2
 VIRTUAL_WIDTH ?= 2
 CALL_WIDTH ?= 3
