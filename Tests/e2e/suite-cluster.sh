@@ -73,7 +73,10 @@ node() { # I: starts node I (0: node-a, 1: node-b) on ports from the kernel, the
   node_http[$i]=$VB_HTTP_PORT node_sip[$i]=$VB_SIP_PORT
 }
 node 0 && node 1
-check "two nodes start on one PostgreSQL database, each with a lease" test "$(query "SELECT string_agg(id, ',' ORDER BY id) FROM nodes")" = "node-a,node-b"
+# What the table held goes into the check's line: beside two busy loops it once held only node-a
+# (3 Dec; node-a had taken node-b over 4 s after node-b started), and the line did not say so.
+nodes=$(query "SELECT string_agg(id, ',' ORDER BY id) || ' (' || string_agg(to_char(heartbeat_at, 'HH24:MI:SS.MS'), ',' ORDER BY id) || ')' FROM nodes" 2>&1)
+check "two nodes start on one PostgreSQL database, each with a lease (nodes: $nodes)" test "${nodes%% *}" = "node-a,node-b"
 # As many rows as the list in Sources/Calls/Store has migrations: each applied once, by one node.
 migrations=$(cat "$(dirname "$0")"/../../Sources/Calls/Store/*.swift | grep -o 'SQLMigration("' | wc -l)
 check "the schema came from the one migration list ($migrations migrations recorded)" test "$(query "SELECT count(*) FROM grdb_migrations")" = "$migrations"
