@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 @testable import Calls
@@ -238,6 +239,40 @@ import TestSupport
         #expect(try await survivor.nodes.list().map(\.id) == ["a", "b"])
     }
 
+    /// A heartbeat stamps the time its transaction writes, not the time it was asked for. Here it
+    /// waits behind another node's write (the writers' lock) while the clock moves 10 s on: stamped
+    /// when asked, it would land 10 s old, past any lease, and a survivor looking just then would
+    /// take a live node over.
+    @Test(arguments: StoreBackend.allCases)
+    func aHeartbeatWaitingBehindAnotherWriteStampsTheTimeItIsWritten(backend: StoreBackend) async throws {
+        let path = try await backend.newLocation()
+        let a = try await CallStore.open(path), b = try await CallStore.open(path)
+        try await b.nodes.register("b", now: Self.t0)
+        let clock = SettableDate(Self.t0)
+        let (writing, startedWriting) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (asked, askedForHeartbeat) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let release = DispatchSemaphore(value: 0)
+        let otherWrite = Task {
+            try await a.nodes.sqlWrite { sql in
+                try sql.execute("UPDATE nodes SET heartbeat_at = heartbeat_at")   // holds the writers' lock until released
+                startedWriting.yield()
+                release.wait()
+            }
+        }
+        for await _ in writing { break }
+        let heartbeat = Task {
+            askedForHeartbeat.yield()
+            return try await b.nodes.heartbeat(node: "b", now: clock.date)
+        }
+        for await _ in asked { break }
+        clock.date = Self.t0.addingTimeInterval(10)
+        release.signal()
+        try await otherWrite.value
+        #expect(try await heartbeat.value, "b's row was there")
+        let stamped = try await b.nodes.list().first { $0.id == "b" }?.heartbeatAt
+        #expect(stamped == Self.t0.addingTimeInterval(10))
+    }
+
     /// A lost node's inbound call ends `failed / node_lost` and stays ended, under a policy that
     /// retries failures (the cluster suite's): queued again, it would have been dialled as an
     /// outbound call to the caller (seen once when the node died before storing the call's end).
@@ -347,5 +382,15 @@ extension Range<Int> {
         var all: [T] = []
         for element in self { all += try await body(element) }
         return all
+    }
+}
+
+/// A time a test sets while the code under test may read it from another thread.
+private final class SettableDate: Sendable {
+    private let value: Mutex<Date>
+    init(_ date: Date) { value = Mutex(date) }
+    var date: Date {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }

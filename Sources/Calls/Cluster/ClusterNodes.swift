@@ -6,9 +6,10 @@ import Foundation
 public struct ClusterNodes: StoreRoom {
     let shared: SharedDatabase
 
-    /// Records `node` as up (again) with a fresh heartbeat.
-    public func register(_ node: String, now: Date = Date()) async throws {
-        try await sqlWrite { try Self.register(node, now: now, in: $0) }
+    /// Records `node` as up (again) with a fresh heartbeat. `now` is read inside the transaction
+    /// (as in `heartbeat`).
+    public func register(_ node: String, now: @autoclosure @escaping @Sendable () -> Date = Date()) async throws {
+        try await sqlWrite { try Self.register(node, now: now(), in: $0) }
     }
 
     static func register(_ node: String, now: Date, in sql: any SQLConnection) throws {
@@ -21,8 +22,13 @@ public struct ClusterNodes: StoreRoom {
     /// Renews `node`'s lease. False when its row was gone: another node found the lease expired
     /// and took its calls over; the node is registered again.
     @discardableResult
-    public func heartbeat(node: String, now: Date = Date()) async throws -> Bool {
+    ///
+    /// `now` is read inside the transaction, once it holds the writers' lock: a heartbeat that
+    /// waited there behind another node's long write, stamped with the time it was asked for,
+    /// would be written already old, and a survivor looking just then would take a live node over.
+    public func heartbeat(node: String, now: @autoclosure @escaping @Sendable () -> Date = Date()) async throws -> Bool {
         try await sqlWrite { sql in
+            let now = now()
             if try sql.execute("UPDATE nodes SET heartbeat_at = ? WHERE id = ?", now, node) == 1 { return true }
             try Self.register(node, now: now, in: sql)
             return false

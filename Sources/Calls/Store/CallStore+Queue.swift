@@ -123,9 +123,10 @@ extension CallStore {
     /// live calls end `failed / node_lost` — queued again when `retryAt` says so — and its claims
     /// on queued calls are released. The lost node's row goes in the same transaction, so another
     /// survivor doing the same finds nothing left to take.
-    public func takeOverLostNodes(survivor: String, lease: TimeInterval, now: Date = Date(),
+    public func takeOverLostNodes(survivor: String, lease: TimeInterval, now: @autoclosure @escaping @Sendable () -> Date = Date(),
                                   retryAt: @escaping @Sendable (CallRecord) -> Date?) async throws -> [NodeTakeover] {
         try await sqlWrite { [self] sql in
+            let now = now()   // read once this transaction holds the writers' lock (see `ClusterNodes.heartbeat`)
             let lost = try sql.column(String.self, "SELECT id FROM nodes WHERE heartbeat_at < ? AND id <> ? ORDER BY id",
                                       [.date(now.addingTimeInterval(-lease)), .text(survivor)])
             return try lost.map { node in
