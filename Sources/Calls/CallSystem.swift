@@ -101,9 +101,14 @@ public final class CallSystem: Sendable {
     }
 
     /// The local engine's voice (`engine.local.voice`): `piper` for Piper's voice, else the
-    /// espeak-ng voice of that name.
-    static func localVoice(_ local: VoiceBridgeConfig.Engine.Local) throws -> any SpeechSynthesizer {
-        if local.voice == VoiceBridgeConfig.Engine.Local.piperVoice { return try PiperVoice.installed(in: local.depsPath) }
+    /// espeak-ng voice of that name. `loadNow`: Piper's model is loaded here (a broken one stops
+    /// the server at startup) rather than when it first speaks.
+    static func localVoice(_ local: VoiceBridgeConfig.Engine.Local, loadNow: Bool = false) throws -> any SpeechSynthesizer {
+        if local.voice == VoiceBridgeConfig.Engine.Local.piperVoice {
+            let voice = try PiperVoice.installed(in: local.depsPath)
+            if loadNow { try voice.load() }
+            return voice
+        }
         return try EspeakSynthesizer(voice: local.voice)
     }
 
@@ -137,7 +142,7 @@ public final class CallSystem: Sendable {
             let tts: any SpeechSynthesizer
             let stt: MoonshineTranscriber
             do {
-                tts = try localVoice(config.local)
+                tts = try localVoice(config.local, loadNow: true)   // the agent speaks in every call
                 stt = try recognizer ?? localRecognizer(config.local)
             } catch {
                 throw StartupError(description: "the local engine cannot start: \(error)")

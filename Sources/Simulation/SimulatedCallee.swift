@@ -180,8 +180,8 @@ public final class SimulatedCallee: Sendable {
         if Hangul.occurs(in: text) {
             samples = try? await EspeakSynthesizer(voice: "ko").synthesize(text)
             rate = EspeakSynthesizer.sampleRate
-        } else if voice == nil, let natural {
-            samples = try? await natural.synthesize(text, slowness: slowly ? 4.0 / 3 : 1)
+        } else if voice == nil, let natural, let spoken = await naturally(text, slowly: slowly) {
+            samples = spoken
             rate = natural.sampleRate
         } else {
             samples = try? await (voice ?? (slowly ? slowTTS ?? tts : tts)).synthesize(text)
@@ -190,6 +190,16 @@ public final class SimulatedCallee: Sendable {
         guard let samples, let downsampler = try? Resampler(from: rate, to: 8000) else { return nil }
         let line = downsampler.process(samples) + downsampler.flush()
         return G711.encode(hiss.map { Hiss.added(to: line, decibels: Double($0), seed: Hiss.seed(text)) } ?? line, law: .muLaw)
+    }
+
+    /// `text` in the natural voice; nil, with a warning, when it cannot speak (its model is loaded
+    /// at the first line it says, and a broken one fails there): the line is then said in espeak-ng.
+    private func naturally(_ text: String, slowly: Bool) async -> [Int16]? {
+        guard let natural else { return nil }
+        do { return try await natural.synthesize(text, slowness: slowly ? 4.0 / 3 : 1) } catch {
+            logger.warning("the simulated callee's natural voice cannot speak; this line is said in espeak-ng", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     /// The callee's voice saying each entry of `script` that has words (markers taken out), as

@@ -58,6 +58,32 @@ import TestSupport
         #expect(same, "\(alone.count) samples alone, \(afterAnother.count) after another sentence")
     }
 
+    /// The model is loaded by the first synthesis (or `load()`), not when the voice is made: a
+    /// server whose simulated callee never speaks does not pay the second of a core it costs.
+    @Test func theModelLoadsWhenTheVoiceFirstSpeaks() async throws {
+        let runtime = ONNXRuntime.library(in: Fixtures.moonshine) ?? "\(Fixtures.moonshine)/libonnxruntime.so"
+        let voice = try PiperVoice(modelPath: PiperVoice.modelPath(in: Fixtures.deps), onnxRuntimePath: runtime)
+        #expect(!voice.isLoaded)
+        #expect(try await voice.synthesize("Yes.").count > voice.sampleRate / 10)
+        #expect(voice.isLoaded)
+    }
+
+    /// A model file that is not a model: the voice is made (its config is sound), and `load()`
+    /// — what the local engine calls at startup — or a synthesis says why it cannot speak.
+    @Test func aBrokenModelFailsAtLoadWithAClearError() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("piper-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let model = folder.appendingPathComponent("voice.onnx").path
+        try Data("not a model".utf8).write(to: URL(fileURLWithPath: model))
+        try FileManager.default.copyItem(atPath: PiperVoice.modelPath(in: Fixtures.deps) + ".json", toPath: model + ".json")
+        let runtime = ONNXRuntime.library(in: Fixtures.moonshine) ?? "\(Fixtures.moonshine)/libonnxruntime.so"
+        let voice = try PiperVoice(modelPath: model, onnxRuntimePath: runtime)
+        #expect(throws: PiperVoice.Failure.self) { try voice.load() }
+        await #expect(throws: PiperVoice.Failure.self) { try await voice.synthesize("Yes.") }
+        #expect(!voice.isLoaded)
+    }
+
     @Test func aMissingVoiceIsAClearError() {
         #expect(throws: PiperVoice.Failure.self) { try PiperVoice.installed(in: "/nonexistent") }
     }

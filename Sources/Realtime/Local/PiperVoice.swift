@@ -31,7 +31,11 @@ public final class PiperVoice: SpeechSynthesizer {
     public let sampleRate: Int
     let espeakVoice: String
     private let runtime: ONNXRuntime
-    private let session: ONNXSession
+    private let modelPath: String
+    /// The model's session, made by `load()` or the first synthesis: ~1 s of a core, which a
+    /// server whose simulated callee never speaks (most started by the end-to-end suites) need
+    /// not pay.
+    private let session = Mutex<ONNXSession?>(nil)
     private let ids: [Unicode.Scalar: [Int64]]
     private let inference: Config.Inference
     /// Where syntheses run (a second of speech takes ~50 ms of one core here: `make bench` `recognition`).
@@ -65,11 +69,28 @@ public final class PiperVoice: SpeechSynthesizer {
         sampleRate = config.audio.sample_rate
         espeakVoice = config.espeak.voice
         runtime = try ONNXRuntime.shared(libraryPath: onnxRuntimePath)
-        session = try runtime.session(path: modelPath, threads: 1)
-        guard Set(session.inputNames).isSuperset(of: ["input", "input_lengths", "scales"]), session.inputNames.count == 3 else {
-            throw Failure(description: "not a single-speaker Piper voice: inputs \(session.inputNames.joined(separator: ", "))")
-        }
+        self.modelPath = modelPath
         workers = BlockingWorkPool(label: "voicebridge.piper", width: max(1, lanes), capacity: max(1, lanes) * 64)
+    }
+
+    /// Loads the model now rather than at the first synthesis: the local engine's voice does at
+    /// startup, so a broken model stops the server there, not in a call.
+    public func load() throws { _ = try loadedSession() }
+
+    /// Whether the model is loaded (`load()`, or a synthesis made).
+    var isLoaded: Bool { session.withLock { $0 != nil } }
+
+    /// The session, made the first time (a second lane asking meanwhile waits for it).
+    private func loadedSession() throws -> ONNXSession {
+        try session.withLock { session in
+            if let session { return session }
+            let made = try runtime.session(path: modelPath, threads: 1)
+            guard Set(made.inputNames).isSuperset(of: ["input", "input_lengths", "scales"]), made.inputNames.count == 3 else {
+                throw Failure(description: "not a single-speaker Piper voice: inputs \(made.inputNames.joined(separator: ", "))")
+            }
+            session = made
+            return made
+        }
     }
 
     /// The voice `make deps` installs, under `deps` (`.deps`): loaded once per process (63 MB of
@@ -146,6 +167,7 @@ public final class PiperVoice: SpeechSynthesizer {
     }
 
     private func speakNow(_ ids: [Int64], slowness: Float) throws -> [Int16] {
+        let session = try loadedSession()
         let values = try [
             "input": runtime.tensor(ids, shape: [1, Int64(ids.count)], type: .int64),
             "input_lengths": runtime.tensor([Int64(ids.count)], shape: [1], type: .int64),
