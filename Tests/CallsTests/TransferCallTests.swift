@@ -11,7 +11,7 @@ import TestSupport
 /// REFER and calls the person), sipp is the person; our own simulated callee refuses REFER, and
 /// VoiceBridge calls the person itself and bridges them — or, when they are busy, the agent takes
 /// the call back and says so.
-@Suite(.serialized, .tags(.realTimeCalls)) struct TransferCallTests {
+@Suite(.tags(.realTimeCalls)) struct TransferCallTests {
     /// `text` spoken by espeak-ng as an 8 kHz WAV, after `before` seconds of silence and followed by `after`.
     static func spoken(_ text: String, before: Double, after: Double) async throws -> URL {
         try await offThePool { try spokenBlocking(text, before: before, after: after) }
