@@ -21,11 +21,11 @@ public struct ClusterNodes: StoreRoom {
 
     /// Renews `node`'s lease. False when its row was gone: another node found the lease expired
     /// and took its calls over; the node is registered again.
-    @discardableResult
     ///
     /// `now` is read inside the transaction, once it holds the writers' lock: a heartbeat that
     /// waited there behind another node's long write, stamped with the time it was asked for,
     /// would be written already old, and a survivor looking just then would take a live node over.
+    @discardableResult
     public func heartbeat(node: String, now: @autoclosure @escaping @Sendable () -> Date = Date()) async throws -> Bool {
         try await sqlWrite { sql in
             let now = now()
