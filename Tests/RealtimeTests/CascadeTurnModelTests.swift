@@ -14,16 +14,17 @@ import TestSupport
 @Suite(.serialized) struct CascadeTurnModelTests {
     typealias Step = FakeCascadeServers.DeepgramStep
 
-    /// 20 ms μ-law frames of `ssml` as a phone line carries it, with 1 s of silence before and 12 s
-    /// after (more than the ceiling below), each with our VAD's verdict; and when each stretch of
-    /// speech ended (audio time).
+    /// 20 ms μ-law frames of `ssml` as a phone line carries it, with 1 s of silence before and 30 s
+    /// after, each with our VAD's verdict; and when each stretch of speech ended (audio time). The
+    /// silence after outlasts two verdicts awaited for the whole ceiling below (one per half): with
+    /// 12 s, beside busy loops (4 Dec), it ran out before any turn was taken.
     static func caller(_ ssml: String) async throws -> (frames: [([UInt8], SpeechActivity)], speechEnds: [Duration]) {
         let down = try Resampler(from: EspeakSynthesizer.sampleRate, to: 8000)
         let line = down.process(try await EspeakCLI.say(ssml: ssml)) + down.flush()
         var chunker = FrameChunker(sampleRate: 8000)
         var vad = VoiceActivityDetector()
         var frames: [([UInt8], SpeechActivity)] = [], ends: [Duration] = []
-        for frame in chunker.push([Int16](repeating: 0, count: 8000) + line + [Int16](repeating: 0, count: 96_000)) {
+        for frame in chunker.push([Int16](repeating: 0, count: 8000) + line + [Int16](repeating: 0, count: 240_000)) {
             let decision = vad.process(frame)
             frames.append((G711.encode(frame.samples, law: .muLaw), LocalEngineTests.activity(decision)))
             if decision.event == .speechEnded { ends.append(.milliseconds(20 * frames.count)) }
@@ -33,7 +34,7 @@ import TestSupport
 
     /// The caller's turns as the engine took them, with `turns` judging: Deepgram sends `parts[i]`
     /// as a finished utterance 300 ms after the i-th speech end. The caller falls silent once its
-    /// speech is out and the engine has taken `expected` turns (or its 12 s of silence are out).
+    /// speech is out and the engine has taken `expected` turns (or its 30 s of silence are out).
     static func turns(_ ssml: String, parts: [String], judged turns: TurnDetector, expected: Int) async throws -> [String] {
         let (frames, ends) = try await caller(ssml)
         try #require(ends.count == parts.count, "the VAD heard \(ends.count) stretches of speech")
