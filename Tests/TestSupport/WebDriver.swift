@@ -11,6 +11,9 @@ public final class WebDriver: @unchecked Sendable {
 
     private var process = Process()
     private var base = ""
+    /// Chromium's own log (chromedriver's `--enable-chrome-logs`), quoted when the browser is lost.
+    private var browserLog: URL?
+    private var browserLogHandle: FileHandle?
     public private(set) var sessionID = ""
 
     /// Starts chromedriver on a free port and opens a headless session of `width` × `height`;
@@ -23,9 +26,10 @@ public final class WebDriver: @unchecked Sendable {
             let port = try freeTCPPort()
             process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
-            process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+            process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1", "--enable-chrome-logs"]
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            try openBrowserLog()
+            process.standardError = browserLogHandle
             try process.run()
             base = "http://127.0.0.1:\(port)"
             do {
@@ -39,6 +43,25 @@ public final class WebDriver: @unchecked Sendable {
             }
         }
         throw lastError
+    }
+
+    private func openBrowserLog() throws {
+        try? browserLogHandle?.close()
+        if let browserLog { try? FileManager.default.removeItem(at: browserLog) }
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString).log")
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw Failure(description: "cannot create \(log.path)") }
+        browserLog = log
+        browserLogHandle = try FileHandle(forWritingTo: log)
+    }
+
+    /// The end of Chromium's log when `message` says the browser or its page went away: beside a
+    /// loaded `make test` (4 Dec) the browser once closed its connection mid-test, and nothing
+    /// said why. The bus errors a headless browser logs at every start are left out.
+    private func browserGone(_ message: String) -> String {
+        guard ["disconnected", "invalid session id", "tab crashed"].contains(where: message.contains), let browserLog,
+              let text = try? String(contentsOf: browserLog, encoding: .utf8) else { return "" }
+        let lines = text.split(separator: "\n").filter { !$0.contains("dbus") }.suffix(12)
+        return "\nChromium's log ends:\n" + lines.joined(separator: "\n")
     }
 
     /// Waits for chromedriver's /status to say ready; fails at once when it has exited.
@@ -74,6 +97,8 @@ public final class WebDriver: @unchecked Sendable {
         for _ in 0..<20 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        try? browserLogHandle?.close()
+        if let browserLog { try? FileManager.default.removeItem(at: browserLog) }
     }
 
     public func navigate(_ url: String) async throws {
@@ -138,7 +163,8 @@ public final class WebDriver: @unchecked Sendable {
         let data = try await response.body.collect(upTo: 32 << 20)
         let object = try JSONSerialization.jsonObject(with: Data(data.readableBytesView)) as? [String: Any] ?? [:]
         if let value = object["value"] as? [String: Any], let error = value["error"] as? String {
-            throw Failure(description: "\(method) \(path): \(error): \(value["message"] ?? "")")
+            let message = "\(value["message"] ?? "")"
+            throw Failure(description: "\(method) \(path): \(error): \(message)" + browserGone(error + " " + message))
         }
         if path == "/status" { return object["value"] as? [String: Any] ?? [:] }
         return object
