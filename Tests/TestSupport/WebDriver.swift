@@ -46,12 +46,18 @@ public final class WebDriver: @unchecked Sendable {
     }
 
     private func openBrowserLog() throws {
-        try? browserLogHandle?.close()
-        if let browserLog { try? FileManager.default.removeItem(at: browserLog) }
+        closeBrowserLog()
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw Failure(description: "cannot create \(log.path)") }
         browserLog = log
         browserLogHandle = try FileHandle(forWritingTo: log)
+    }
+
+    private func closeBrowserLog() {
+        try? browserLogHandle?.close()
+        if let browserLog { try? FileManager.default.removeItem(at: browserLog) }
+        browserLogHandle = nil
+        browserLog = nil
     }
 
     /// The end of Chromium's log when `message` says the browser or its page went away: beside a
@@ -97,8 +103,7 @@ public final class WebDriver: @unchecked Sendable {
         for _ in 0..<20 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        try? browserLogHandle?.close()
-        if let browserLog { try? FileManager.default.removeItem(at: browserLog) }
+        closeBrowserLog()
     }
 
     public func navigate(_ url: String) async throws {
