@@ -47,18 +47,23 @@ import Tools
         return CallAnalysisDispatcher(store: store, settings: settings, logger: .init(label: "test"))
     }
 
-    /// Runs `dispatcher` until every job of `calls` ran to its end.
+    /// Runs `dispatcher` until every job of `calls` ran to its end (10 s at most: then it says
+    /// which jobs were still pending, and after how many attempts).
     static func drain(_ dispatcher: CallAnalysisDispatcher, _ store: CallStore, _ calls: [String]) async throws {
         let running = Task { await dispatcher.run() }
         let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while ContinuousClock.now < deadline {
-            var pending = false
-            for id in calls where try await store.analysisJob(callID: id)?.state == .pending { pending = true }
-            if !pending { break }
+        var pending: [String] = []
+        repeat {
+            pending = []
+            for id in calls {
+                if let job = try await store.analysisJob(callID: id), job.state == .pending { pending.append("\(id) after \(job.attemptCount) attempts") }
+            }
+            if pending.isEmpty { break }
             try await Task.sleep(for: .milliseconds(50))
-        }
+        } while ContinuousClock.now < deadline
         running.cancel()
         await running.value
+        if !pending.isEmpty { Issue.record("analysis jobs still pending after 10 s: \(pending.joined(separator: ", "))") }
     }
 
     @Test func theModelsAnalysisIsStoredAndAnnouncedAndAFailingModelGivesWayToTheOfflineOne() async throws {

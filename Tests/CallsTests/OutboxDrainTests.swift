@@ -3,6 +3,7 @@ import Foundation
 import Pipeline
 import Synchronization
 import Testing
+import TestSupport
 @testable import Calls
 
 /// The outboxes (webhooks, `on_end` tools, analyses) sleep until something can have changed: a
@@ -78,5 +79,46 @@ import Testing
         #expect(sent.map(\.item) == [7, 7])
         #expect(sent.map(\.at) == [.seconds(100), .seconds(105)], "the write at once, the retry when due: \(sent.map(\.at))")
         #expect(rows.reads.withLock { $0 } <= 8, "reads at 0, 30, 60, 90, the write, after the send, the retry, after it")
+    }
+
+    /// A send that ends while the loop reads the outbox's earliest due row schedules its retry in
+    /// the middle of that read, and the read may have looked before the retry was stored: the retry
+    /// is still read when it falls due, not at the idle interval.
+    @Test func aRetryScheduledDuringAReadIsNotLostToTheIdleInterval() async throws {
+        let executor = VirtualTimeExecutor()
+        let rows = Rows()
+        let (retryScheduled, scheduling) = AsyncStream<Void>.makeStream()
+        let firstLook = Locked(true)
+        try await executor.run {
+            let clock = CallClock(virtualTime: executor)
+            let gate = OutboxReadGate(idleInterval: .seconds(30), clock: clock)
+            let drain = OutboxDrain<Int>(concurrency: 2, gate: gate)
+            rows.pending.withLock { $0.append((7, clock.now)) }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await drain.run(written: { 0 }, claim: { rows.claim(limit: $0, now: clock.now) }, earliestDue: {
+                        // The read after the claim looks at the store before the send below has
+                        // written its retry, and returns once the send has told the gate of it.
+                        if firstLook.withLock({ first in defer { first = false }; return first }) {
+                            var scheduled = retryScheduled.makeAsyncIterator()
+                            _ = await scheduled.next()
+                        }
+                        return nil
+                    }, failed: { _ in }, send: { item in
+                        rows.sent.withLock { $0.append((item, executor.elapsed)) }
+                        if rows.attempts.withLock({ a in defer { a[item, default: 0] += 1 }; return a[item, default: 0] }) == 0 {
+                            rows.pending.withLock { $0.append((item, clock.now.advanced(by: .seconds(5)))) }
+                            gate.due(in: 5)
+                            scheduling.yield()
+                        }
+                    })
+                }
+                try? await clock.sleep(for: .seconds(40))
+                group.cancelAll()
+            }
+        }
+        let sent = rows.sent.withLock { $0 }
+        #expect(sent.map(\.item) == [7, 7])
+        #expect(sent.map(\.at) == [.zero, .seconds(5)], "the retry when due, not at the idle read: \(sent.map(\.at))")
     }
 }

@@ -7,7 +7,16 @@ import Synchronization
 /// `idleInterval` at the latest (rows other nodes wrote, or a restart left). A server whose
 /// outboxes stay empty reads each twice a minute.
 final class OutboxReadGate: Sendable {
-    private let next: Mutex<(written: Int, at: ContinuousClock.Instant)>
+    private struct State {
+        var written: Int
+        var at: ContinuousClock.Instant
+        /// The earliest retry a send scheduled since the last read ended. A read's `earliestDue` may
+        /// have looked before that retry was stored, so the read keeps it rather than wait past it
+        /// (a retry 0.2 s away was read 30 s later, the idle interval, when its attempt ended during
+        /// the read: a test beside busy loops, 4 Dec).
+        var dueSinceRead: ContinuousClock.Instant?
+    }
+    private let next: Mutex<State>
     let idleInterval: Duration
     let clock: CallClock
     /// How long after a failed read (the database) the outbox is read again.
@@ -19,7 +28,7 @@ final class OutboxReadGate: Sendable {
     init(idleInterval: Duration = .seconds(30), clock: CallClock = .continuous) {
         self.idleInterval = idleInterval
         self.clock = clock
-        next = Mutex((-1, clock.now))
+        next = Mutex(State(written: -1, at: clock.now))
     }
 
     func isOpen(written: Int) -> Bool {
@@ -37,19 +46,24 @@ final class OutboxReadGate: Sendable {
             let due = try await earliestDue().map { max(Self.dueButNotClaimed, .seconds($0.timeIntervalSinceNow)) }
             wait = min(due ?? idleInterval, idleInterval)
         }
-        let at = clock.now.advanced(by: wait)
-        next.withLock { $0 = (written, at) }
+        readEnded(written: written, next: clock.now.advanced(by: wait))
     }
 
     /// The read failed: try again in a moment, not at once.
     func failed(written: Int) {
-        let at = clock.now.advanced(by: Self.retryAfterFailure)
-        next.withLock { $0 = (written, at) }
+        readEnded(written: written, next: clock.now.advanced(by: Self.retryAfterFailure))
     }
 
     /// A retry falls due after `seconds`: read again by then.
     func due(in seconds: TimeInterval) {
         let at = clock.now.advanced(by: .seconds(seconds))
-        next.withLock { $0.at = min($0.at, at) }
+        next.withLock {
+            $0.at = min($0.at, at)
+            $0.dueSinceRead = min($0.dueSinceRead ?? at, at)
+        }
+    }
+
+    private func readEnded(written: Int, next at: ContinuousClock.Instant) {
+        next.withLock { $0 = State(written: written, at: min(at, $0.dueSinceRead ?? at)) }
     }
 }
