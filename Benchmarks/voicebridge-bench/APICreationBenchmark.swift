@@ -21,7 +21,7 @@ enum APICreationBenchmark {
         var servers: [ServerProcess] = []
         defer { for server in servers { server.stop() } }
         for index in 0..<nodes {
-            servers.append(try ServerProcess(binary: serverBinary, environment: database.merging([
+            servers.append(try await ServerProcess.start(binary: serverBinary, environment: database.merging([
                 "VOICEBRIDGE_ENGINE_MODE": "echo",
                 "VOICEBRIDGE_CLUSTER_NODE_ID": "bench-\(index)",
                 // The limit is the one every node shares through the database; raised to its
@@ -29,7 +29,6 @@ enum APICreationBenchmark {
                 "VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE": "100000",
             ]) { $1 }))
         }
-        for server in servers { try await server.waitUntilHealthy() }
         let scheduledAt = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400))
         let bodies = (0..<calls).map { n in
             ByteBuffer(string: #"{"caller_number":"0701234567","callee_number":"010\#(20_000_000 + n)","purpose":"API benchmark","#

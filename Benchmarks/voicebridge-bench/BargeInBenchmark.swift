@@ -26,10 +26,9 @@ enum BargeInBenchmark {
     static func run(serverBinary: String, streams: Int, concurrency: Int) async throws -> [Cut] {
         // Room for two batches: a batch's calls are still ending (their last words heard, their
         // results stored) when the next one opens, and a stream over the limit is refused.
-        let server = try ServerProcess(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": "local",
+        let server = try await ServerProcess.start(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": "local",
                                                                           "VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS": "\(2 * concurrency)"])
         defer { server.stop() }
-        try await server.waitUntilHealthy()
         let speech = try WAVFile.read(Fixtures.audio("en_greeting.ulaw.wav")).data
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var cuts: [Cut] = []

@@ -26,13 +26,12 @@ enum CampaignBenchmark {
     }
 
     static func run(serverBinary: String, contacts: Int = 10_000, perMinute: Int = 600, concurrent: Int = 20, seconds: Double = 60) async throws -> Figures {
-        let server = try ServerProcess(binary: serverBinary, environment: [
+        let server = try await ServerProcess.start(binary: serverBinary, environment: [
             "VOICEBRIDGE_ENGINE_MODE": "echo",
             "VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS": "\(concurrent * 2)",
             "VOICEBRIDGE_OUTBOUND_RING_TIMEOUT": "1",
         ])
         defer { server.stop() }
-        try await server.waitUntilHealthy()
         let base = "http://127.0.0.1:\(server.httpPort)/api"
         _ = try await PersonaBenchmark.json(post: "\(base)/templates", body: ["name": "bench", "purpose": "a visit for {name}", "questions": ["Is {name} home?"]])
         let campaign = try await PersonaBenchmark.json(post: "\(base)/campaigns", body: [

@@ -29,7 +29,7 @@ enum MachineDetectionBenchmark {
     }
 
     static func run(serverBinary: String, repetitions: Int, concurrency: Int) async throws -> [Verdict] {
-        let server = try ServerProcess(binary: serverBinary, environment: [
+        let server = try await ServerProcess.start(binary: serverBinary, environment: [
             "VOICEBRIDGE_ENGINE_MODE": "local",
             "VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS": "\(concurrency)",
             "VOICEBRIDGE_OUTBOUND_RING_TIMEOUT": "4",
@@ -39,7 +39,6 @@ enum MachineDetectionBenchmark {
             "VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE": "1000",
         ])
         defer { server.stop() }
-        try await server.waitUntilHealthy()
         let base = "http://127.0.0.1:\(server.httpPort)/api/outbound"
         var placed: [(String, Persona)] = []
         for round in 0..<repetitions {

@@ -32,10 +32,9 @@ enum MediaStreamBenchmark {
         // Inbound streams count against sip.max_inbound_calls as INVITEs do, and every stream of
         // this load comes from one address (http.max_connections_per_address): room for every one,
         // as an operator gives a provider whose media servers send many streams from few addresses.
-        let server = try ServerProcess(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": mode, "VOICEBRIDGE_SIP_MAX_INBOUND_CALLS": "\(n + 10)",
+        let server = try await ServerProcess.start(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": mode, "VOICEBRIDGE_SIP_MAX_INBOUND_CALLS": "\(n + 10)",
                                                                            "VOICEBRIDGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "\(n + 10)"])
         defer { server.stop() }
-        try await server.waitUntilHealthy()
         let baselineRSS = server.residentKilobytes()
 
         // The load runs on one event loop (one core at most), so the server has the other.

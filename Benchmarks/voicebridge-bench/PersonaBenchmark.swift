@@ -59,7 +59,7 @@ enum PersonaBenchmark {
     /// A healthy `voicebridge serve` for persona calls: the local engine, `concurrency` calls at a
     /// time, no retries, and `environment` on top.
     static func personaServer(_ binary: String, concurrency: Int, environment: [String: String]) async throws -> ServerProcess {
-        let server = try ServerProcess(binary: binary, environment: [
+        try await ServerProcess.start(binary: binary, environment: [
             "VOICEBRIDGE_ENGINE_MODE": "local",
             "VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS": "\(concurrency)",
             "VOICEBRIDGE_OUTBOUND_RING_TIMEOUT": "4",
@@ -67,8 +67,6 @@ enum PersonaBenchmark {
             "VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION": "120",
             "VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE": "1000",
         ].merging(environment) { _, given in given })
-        do { try await server.waitUntilHealthy() } catch { server.stop(); throw error }
-        return server
     }
 
     /// An ended call's stored result held against `persona`, and its turns' latencies, into `run`.

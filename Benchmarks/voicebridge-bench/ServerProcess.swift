@@ -7,6 +7,9 @@ import NIOPosix
 /// /proc so that the load generator's own work is not counted.
 final class ServerProcess: Sendable {
     let httpPort: Int
+    /// The server's SIP port (UDP), when started with `sip: true`: the ports the load sends to.
+    /// Otherwise the server's SIP listens on a port the kernel picks, which nothing here needs.
+    let sipPort: Int?
     let folder: String
     private let process: Process
 
@@ -26,8 +29,30 @@ final class ServerProcess: Sendable {
         }
     }
 
-    init(binary: String, environment extra: [String: String]) throws {
+    /// Starts `voicebridge serve` with `environment` and returns once it answers `/healthz`.
+    /// Its ports are found free here and handed to it, so another process can bind one first (the
+    /// soak's SIP port was taken by a unit test's RTP beside it, 4 Dec): a server that exits while
+    /// starting is started again on other ports, three times in all. Its reason is on stderr each time.
+    static func start(binary: String, environment: [String: String], sip: Bool = false) async throws -> ServerProcess {
+        var attempt = 1
+        while true {
+            let server = try ServerProcess(binary: binary, environment: environment, sip: sip)
+            do {
+                try await server.waitUntilHealthy()
+                return server
+            } catch {
+                let exited = !server.isRunning
+                server.stop()
+                guard exited, attempt < 3 else { throw error }
+                attempt += 1
+                FileHandle.standardError.write(Data("voicebridge-bench: \(error); starting it again on other ports\n".utf8))
+            }
+        }
+    }
+
+    private init(binary: String, environment extra: [String: String], sip: Bool) throws {
         httpPort = try Self.freePort()
+        sipPort = sip ? try Self.freeUDPPort() : nil
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         process = Process()
@@ -36,7 +61,7 @@ final class ServerProcess: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["VOICEBRIDGE_HTTP_HOST"] = "127.0.0.1"
         environment["VOICEBRIDGE_HTTP_PORT"] = "\(httpPort)"
-        environment["VOICEBRIDGE_SIP_PORT"] = "0"
+        environment["VOICEBRIDGE_SIP_PORT"] = "\(sipPort ?? 0)"
         environment["VOICEBRIDGE_DATABASE_PATH"] = (folder as NSString).appendingPathComponent("bench.sqlite")
         environment["VOICEBRIDGE_OUTBOUND_MAX_CALL_DURATION"] = "3600"
         // Quiet unless asked (`VB_BENCH_SERVER_LOG_LEVEL=info`: the server's log on the bench's stderr).
@@ -52,7 +77,7 @@ final class ServerProcess: Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    func waitUntilHealthy() async throws {
+    private func waitUntilHealthy() async throws {
         let deadline = ContinuousClock.now.advanced(by: .seconds(20))
         while ContinuousClock.now < deadline {
             if (try? await mediaTick()) != nil { return }
@@ -117,6 +142,13 @@ final class ServerProcess: Sendable {
 
     static func freePort() throws -> Int {
         let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? channel.close().wait() }
+        return channel.localAddress?.port ?? 0
+    }
+
+    /// A UDP port free now: a TCP port the kernel finds free may be a UDP socket's (an RTP port).
+    static func freeUDPPort() throws -> Int {
+        let channel = try DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
         defer { try? channel.close().wait() }
         return channel.localAddress?.port ?? 0
     }

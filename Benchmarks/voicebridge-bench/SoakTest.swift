@@ -83,19 +83,17 @@ enum SoakTest {
 
     static func run(serverBinary: String, seconds: Double, sipCalls: Int, streams: Int, callSeconds: Double,
                     interval: Double = 10, lateness: Lateness = .budget, progress: (Sample) -> Void) async throws -> Report {
-        let sipPort = try ServerProcess.freePort()
-        let server = try ServerProcess(binary: serverBinary, environment: [
+        let server = try await ServerProcess.start(binary: serverBinary, environment: [
             "VOICEBRIDGE_ENGINE_MODE": "loopback",
-            "VOICEBRIDGE_SIP_PORT": "\(sipPort)",
             "VOICEBRIDGE_SIP_MAX_INBOUND_CALLS": "\(sipCalls + 50)",
             "VOICEBRIDGE_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "\(streams + 50)",   // every stream comes from 127.0.0.1
             "VOICEBRIDGE_SIP_RTP_PORT_MIN": "30000", "VOICEBRIDGE_SIP_RTP_PORT_MAX": "\(30000 + 4 * sipCalls + 200)",
             // Thousands of calls × a WAV each would fill the disk in ten minutes; the recorder's
             // cost is in `make bench` (pipeline suite).
             "VOICEBRIDGE_OUTBOUND_RESULT_SAVE_RECORDING": "false",
-        ])
+        ], sip: true)
         defer { server.stop() }
-        try await server.waitUntilHealthy()
+        let sipPort = server.sipPort!
         var report = Report(warmUpSeconds: seconds / 3, lateness: lateness)   // a server's caches (SQLite pages, allocator arenas) fill for minutes
 
         // The load runs on one event loop (one core at most), as in MediaStreamBenchmark, and in
