@@ -16,7 +16,7 @@ import sys
 COUNT = 20
 RESULT = re.compile(r"[✔✘] (Test|Suite) (.+?) (?:passed|failed) after ([0-9.]+) seconds")
 PASS_END = re.compile(r"[✔✘] Test run with (\d+) tests? in \d+ suites? (?:passed|failed) after ([0-9.]+) seconds")
-E2E = re.compile(r"^== (suite-\S+) took (\d+) s")
+E2E = re.compile(r"^== (suite-\S+) took (\d+) s(?:, CPU (\d+) s)?")
 
 
 def table(title, rows):
@@ -43,7 +43,7 @@ def main(paths):
                 kind, name, seconds = m.groups()
                 (tests if kind == "Test" else suites).append((float(seconds), name))
             elif m := E2E.match(line):
-                e2e.append((float(m.group(2)), m.group(1)))
+                e2e.append((float(m.group(2)), m.group(1), int(m.group(3) or 0)))
     for count, wall, tests, suites in passes:
         # A pass run one test at a time ends its tests one after another: their seconds add up to the wall time.
         alone = sum(s for s, _ in tests) <= wall * 1.05
@@ -51,7 +51,9 @@ def main(paths):
         print(f"== unit pass of {count} tests: {wall:.0f} s wall time ({how})")
         table("unit tests of that pass", tests)
         table("unit suites of that pass", [row for row in suites if row[0] > 0.05])
-    table(f"e2e suites (of {len(e2e)}, {sum(s for s, _ in e2e):.0f} s added up)", e2e)
+    # A suite's CPU: itself and the processes it waited for (run-all.sh); 0 in a log that has none.
+    title = f"e2e suites (of {len(e2e)}, {sum(s for s, _, _ in e2e):.0f} s added up, CPU {sum(c for _, _, c in e2e)} s)"
+    table(title, [(seconds, f"{name} (CPU {cpu} s)") for seconds, name, cpu in e2e])
 
 
 if __name__ == "__main__":

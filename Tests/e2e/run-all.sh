@@ -20,10 +20,13 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 passed=0; failed=0; failures=
 
-run_suite() { # NAME: runs it; its output, seconds and exit status land in $out
+run_suite() { # NAME: runs it; its output, seconds, CPU and exit status land in $out
   local started=$SECONDS status
   bash "$here/$1" >"$out/$1.log" 2>&1; status=$?
   echo $((SECONDS - started)) >"$out/$1.seconds"
+  # The CPU of the suite and every process it waited for (this subshell's children, from `times`'
+  # second line: user then system); a server that daemonised (PostgreSQL) is not counted.
+  times | awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.0f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' >"$out/$1.cpu"
   echo $status >"$out/$1.status"   # written last: the suite has ended once this file is there
 }
 
@@ -32,7 +35,7 @@ report() { # NAME: prints an ended suite and counts its checks
   log=$(cat "$out/$name.log"); status=$(cat "$out/$name.status")
   echo "== $name"
   echo "$log"
-  echo "== $name took $(cat "$out/$name.seconds") s"   # where make test's time goes (issue 37)
+  echo "== $name took $(cat "$out/$name.seconds") s, CPU $(cat "$out/$name.cpu") s"   # where make test's time goes (issue 37)
   p=$(grep -c '^ok ' <<<"$log"); f=$(grep -c '^not ok ' <<<"$log")
   passed=$((passed + p)); failed=$((failed + f))
   [ "$f" -gt 0 ] && failures+=$(grep '^not ok ' <<<"$log" | sed "s|^|$name: |")$'\n'
