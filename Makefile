@@ -241,9 +241,9 @@ demo: build
 # at a time (such a call uses under half a core, most of it waiting on audio), and beside them the
 # `.timed` suites — pacing, RTP peers and inactivity, SIP over TCP and TLS, a real peer's audio,
 # a warm transfer's sound, Moonshine's lanes — one test at a time, and the `# e2e: alone` suites.
-UNIT_WIDTH ?= 2
+UNIT_WIDTH ?= 4
 VIRTUAL_WIDTH ?= 2
-CALL_WIDTH ?= 3
+CALL_WIDTH ?= 5
 test unit-test e2e-test: deps
 	@UNIT_WIDTH=$(UNIT_WIDTH) VIRTUAL_WIDTH=$(VIRTUAL_WIDTH) CALL_WIDTH=$(CALL_WIDTH) \
 	  SWIFT_BUILD_FLAGS='$(SWIFT_BUILD_FLAGS)' scripts/make-test.sh $(patsubst test,all,$(@:-test=))

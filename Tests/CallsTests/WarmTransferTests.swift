@@ -12,7 +12,7 @@ import TestSupport
 /// when the person says "Yes, I will." (espeak's words as an A-law RTP capture sipp plays, heard
 /// by the offline recognizer) — or, on key 2 (RFC 4733, sipp's own DTMF capture), hangs up on
 /// the person and the agent goes on with the caller.
-@Suite(.serialized, .tags(.realTimeCalls)) struct WarmTransferTests {
+@Suite(.tags(.realTimeCalls)) struct WarmTransferTests {
     /// A person who answers (PCMA), listens for `listen` ms, then says yes (`digit` 1 with the
     /// capture at `yes`) or presses `digit`; having accepted they speak — sipp's own 7 s A-law
     /// recording — (or, `speaks` false, stay 9 s on the line: run with -rtp_echo, they say back

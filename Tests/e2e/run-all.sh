@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs every end-to-end suite against the voicebridge binary given as $1 and prints one summary line.
 #
-# Suites run VB_E2E_JOBS at a time (default 2, this machine's cores): each has its own temporary
-# folder, free ports and RTP port range, and most of a suite's time is spent waiting on calls in
-# real time. Two header lines steer the order: `# e2e: first` starts a long suite before the others
-# (so the short ones fill the other lane beside it), and `# e2e: alone` keeps a suite whose checks
-# measure time or load (frame lateness, calls started at the same instant) for the end, by itself.
+# Suites run VB_E2E_JOBS at a time (default 3 on this machine's two cores: most of a suite's time
+# is spent waiting on calls in real time, a quarter of a core each); each has its own temporary
+# folder, free ports and RTP port range. Two header lines steer the order: `# e2e: first` starts a
+# long suite before the others (so the short ones fill the other lanes beside it), and
+# `# e2e: alone` keeps a suite whose checks measure load (the soak: every frame back, memory flat)
+# for the end, by itself.
 # A suite's output is printed whole when it ends, so the log reads suite by suite.
 # VB_E2E_PART=shared runs only the suites that may share the machine, VB_E2E_PART=alone only the
 # `# e2e: alone` ones (make test runs the first part beside the unit tests; see scripts/make-test.sh).
@@ -15,7 +16,7 @@ binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 export VB_BINARY=$binary
 export VB_ARTIFACTS=${VB_ARTIFACTS:-$(cd "$here/../.." && pwd)/test-artifacts}
 mkdir -p "$VB_ARTIFACTS"
-lanes=${VB_E2E_JOBS:-2}
+lanes=${VB_E2E_JOBS:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 passed=0; failed=0; failures=
@@ -25,8 +26,10 @@ run_suite() { # NAME: runs it; its output, seconds, CPU and exit status land in 
   bash "$here/$1" >"$out/$1.log" 2>&1; status=$?
   echo $((SECONDS - started)) >"$out/$1.seconds"
   # The CPU of the suite and every process it waited for (this subshell's children, from `times`'
-  # second line: user then system); a server that daemonised (PostgreSQL) is not counted.
-  times | awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.0f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' >"$out/$1.cpu"
+  # second line: user then system); a server that daemonised (PostgreSQL) is not counted. Not in a
+  # pipe: a pipe's `times` runs in a subshell of its own, which has waited for nothing.
+  times >"$out/$1.times"
+  awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.0f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$out/$1.times" >"$out/$1.cpu"
   echo $status >"$out/$1.status"   # written last: the suite has ended once this file is there
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e: alone
+# e2e: first
 # Calls that start together (issue 35): five fresh servers with the local engine and its neural VAD,
 # each given ten calls in the same instant - 4 inbound SIP callers (sipp), 3 inbound Twilio media
 # streams, 3 outbound calls to the simulated callee - and every call must complete. A fault library
@@ -60,7 +60,7 @@ locks_initialised_twice() {
 
 answers='"<says Hello?>","<hangup>"'
 db=$VB_TMP/data/voicebridge.sqlite
-# Five rounds (~13 s each, alone in make test): the fault log shows the race in any round in which it
+# Five rounds (~13 s each): the fault log shows the race in any round in which it
 # happens, hang or not; VB_CONCURRENT_ROUNDS=20 hunts longer.
 rounds=${VB_CONCURRENT_ROUNDS:-5}
 for round in $(seq 1 "$rounds"); do
