@@ -243,7 +243,7 @@ demo: build
 # a warm transfer's sound, Moonshine's lanes — one test at a time, and the `# e2e: alone` suites.
 UNIT_WIDTH ?= 4
 VIRTUAL_WIDTH ?= 2
-CALL_WIDTH ?= 5
+CALL_WIDTH ?= 3
 test unit-test e2e-test: deps
 	@UNIT_WIDTH=$(UNIT_WIDTH) VIRTUAL_WIDTH=$(VIRTUAL_WIDTH) CALL_WIDTH=$(CALL_WIDTH) \
 	  SWIFT_BUILD_FLAGS='$(SWIFT_BUILD_FLAGS)' scripts/make-test.sh $(patsubst test,all,$(@:-test=))

@@ -42,7 +42,7 @@ case $parts in all|unit|e2e) ;; *) echo "usage: $0 [unit|e2e]" >&2; exit 2 ;; es
 runs() { [ "$parts" = all ] || [ "$parts" = "$1" ]; }   # runs unit|e2e: whether this half is run
 lanes=$(python3 scripts/test-lanes.py) || { echo "make test: a suite's step is not clear (scripts/test-lanes.py, above)"; exit 1; }
 eval "$lanes"   # VIRTUAL, CALLS, ALONE, OWN, and TIMED (all four)
-width=${UNIT_WIDTH:-4} call_width=${CALL_WIDTH:-5} virtual_width=${VIRTUAL_WIDTH:-2}
+width=${UNIT_WIDTH:-4} call_width=${CALL_WIDTH:-3} virtual_width=${VIRTUAL_WIDTH:-2}
 flags=${SWIFT_BUILD_FLAGS--Xswiftc -gline-tables-only}   # the Makefile's default, when run by hand
 unit=test-artifacts/unit.log e2e=test-artifacts/e2e.log
 mkdir -p test-artifacts

@@ -6,7 +6,7 @@ byte stream — TLS without checking the server's certificate (the attacker does
                                        own (127.0.1.N, so no message meets another's rate limit),
                                        over TCP or TLS each on a new connection; prints, in the
                                        corpus's order, `name|codes` (the status codes that came
-                                       back within 0.7 s, space-separated) and, over a stream,
+                                       back within ANSWER_WINDOW, space-separated) and, over a stream,
                                        `|closed` when the server closed the connection
   hostile_sip.py flood PORT SOURCE RATE SECONDS [tcp|tls [METRICS_URL]]
                                        valid INVITEs (each its own Call-ID, with SDP) from SOURCE
@@ -75,6 +75,12 @@ def request(method, call_id, port, extra="", body="", content_length=None, drop=
     return ("\r\n".join(lines) + "\r\n\r\n" + body).encode()
 
 
+# How long an answer (or, over a stream, the server's close) is waited for. A bound that holds on a
+# loaded machine: 0.7 s did not, for the debug server beside make test-under-load's busy loops and
+# three e2e suites (a 1400-Via message's connection not yet closed, 4 Dec). Longer only makes the
+# "no answer" verdicts stricter.
+ANSWER_WINDOW = 3.0
+
 SDP = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n"
 
 
@@ -111,12 +117,12 @@ def corpus(port, stream=None):
 
 
 def datagram_exchange(port, message, host):
-    """Sends `message(local port)` in one datagram from `host`; the codes answered within 0.7 s."""
+    """Sends `message(local port)` in one datagram from `host`; the codes answered within ANSWER_WINDOW."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.bind((host, 0))
     sock.settimeout(0.1)
     sock.sendto(message(sock.getsockname()[1])[:65507], ("127.0.0.1", port))
-    codes, deadline = [], time.time() + 0.7
+    codes, deadline = [], time.time() + ANSWER_WINDOW
     while time.time() < deadline:
         try:
             reply = sock.recv(70000)
@@ -131,7 +137,7 @@ def datagram_exchange(port, message, host):
 
 def stream_exchange(port, stream, message, source=None):
     """Sends `message(local port)` on a new connection (from `source`); the codes answered within
-    0.7 s, then `|closed` if the server closed the connection (as it must when the stream cannot be
+    ANSWER_WINDOW, then `|closed` if the server closed the connection (as it must when the stream cannot be
     framed)."""
     sock = connect(port, stream, source)
     sock.settimeout(0.1)
@@ -139,7 +145,7 @@ def stream_exchange(port, stream, message, source=None):
         sock.sendall(message(sock.getsockname()[1]).replace(b"SIP/2.0/UDP", f"SIP/2.0/{stream.upper()}".encode()))
     except (ConnectionResetError, BrokenPipeError, ssl.SSLError):
         return "|closed"   # closed while the 64 KB were still going out
-    received, closed, deadline = b"", False, time.time() + 0.7
+    received, closed, deadline = b"", False, time.time() + ANSWER_WINDOW
     while time.time() < deadline and not closed:
         try:
             chunk = sock.recv(70000)
