@@ -27,6 +27,10 @@ import TestSupport
         config.engine.mode = .echo
         let provider = MediaStreamProvider(dialect: dialect)
         let log = Log()
+        // Rung by every echoed frame and mark: the client says `stop` once the echo has come back,
+        // not at a fixed time (2.5 s of audio sent and then `stop` found no echo yet beside busy
+        // loops and four unit tests at once, 4 Dec).
+        let (echoes, echoed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         try await TwilioStreamTests.withLiveServer(config) { port in
             try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/\(dialect.path)", logger: Logger(label: "client")) { inbound, outbound, _ in
                 try await outbound.write(.text(provider.start))
@@ -40,8 +44,10 @@ import TestSupport
                             case .media(let payload):
                                 log.frameSizes.withLock { _ = $0.insert(payload.count) }
                                 log.media.withLock { $0 += 1 }
+                                echoed.yield()
                             case .mark(let name):
                                 log.marks.withLock { $0 += 1 }
+                                echoed.yield()
                                 try await outbound.write(.text(provider.played(name)))
                             case .clear, .other:
                                 break
@@ -54,6 +60,10 @@ import TestSupport
                         let frames = (n..<(n + perMessage)).flatMap { MediaStreamProvider.toneFrame($0, on: n < 50) }
                         try await outbound.write(.text(provider.media(n, frames)))
                         try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + perMessage))), clock: .continuous)
+                    }
+                    // The echo back, then stop (a wait that ends unmet leaves the checks below to say what came).
+                    _ = try? await withTimeout(.seconds(20)) {
+                        for await _ in echoes where log.media.withLock({ $0 }) > 20 && log.marks.withLock({ $0 }) > 0 { return }
                     }
                     try await outbound.write(.text(provider.stop))
                     group.cancelAll()
