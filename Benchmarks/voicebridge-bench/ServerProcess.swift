@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import TestSupport
 
 /// A `voicebridge serve` child process on loopback with its own database folder, measured from
 /// /proc so that the load generator's own work is not counted.
@@ -51,8 +52,8 @@ final class ServerProcess: Sendable {
     }
 
     private init(binary: String, environment extra: [String: String], sip: Bool) throws {
-        httpPort = try Self.freePort()
-        sipPort = sip ? try Self.freeUDPPort() : nil
+        httpPort = try freeTCPPort()
+        sipPort = sip ? freeUDPPort() : nil
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("vb-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         process = Process()
@@ -138,19 +139,6 @@ final class ServerProcess: Sendable {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
-    }
-
-    static func freePort() throws -> Int {
-        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
-        defer { try? channel.close().wait() }
-        return channel.localAddress?.port ?? 0
-    }
-
-    /// A UDP port free now: a TCP port the kernel finds free may be a UDP socket's (an RTP port).
-    static func freeUDPPort() throws -> Int {
-        let channel = try DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
-        defer { try? channel.close().wait() }
-        return channel.localAddress?.port ?? 0
     }
 }
 

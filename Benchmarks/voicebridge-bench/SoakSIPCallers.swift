@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import TestSupport
 
 /// sipp as `concurrent` SIP callers with RTP: each call offers PCMA, plays G.711 audio (the pcap
 /// Debian's sipp ships) for `callSeconds`, then hangs up with BYE; sipp starts a new call as each
@@ -29,13 +30,13 @@ final class SoakSIPCallers: Sendable {
         try Self.scenario(callSeconds: callSeconds).write(toFile: scenario, atomically: true, encoding: .utf8)
         statistics = (folder as NSString).appendingPathComponent("soak-sipp-stats.csv")
         log = (folder as NSString).appendingPathComponent("soak-sipp.log")
-        controlPort = try ServerProcess.freeUDPPort()
+        controlPort = freeUDPPort()
         process = Process()
         // sipp is the load, not what is measured: it runs at the load's priority (`Lateness.loadNiceness`).
         process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
         // Up to `concurrent` calls at once (-l), opened at most concurrent/callSeconds·2 a second.
         let rate = max(1, Int((Double(concurrent) / callSeconds * 2).rounded(.up)))
-        process.arguments = ["-n", "\(niceness)", "/usr/bin/sipp", target, "-sf", scenario, "-i", "127.0.0.1", "-p", "\(try ServerProcess.freeUDPPort())", "-mp", "\(try Self.mediaPortBase())",
+        process.arguments = ["-n", "\(niceness)", "/usr/bin/sipp", target, "-sf", scenario, "-i", "127.0.0.1", "-p", "\(freeUDPPort())", "-mp", "\(Self.mediaPortBase())",
                              "-l", "\(concurrent)", "-r", "\(rate)", "-cp", "\(controlPort)", "-nostdin",
                              "-trace_stat", "-stf", statistics, "-fd", "5", "-trace_err", "-error_file", log]
         process.standardOutput = FileHandle.nullDevice
@@ -110,7 +111,7 @@ final class SoakSIPCallers: Sendable {
     }
 
     /// sipp's media port; play_pcap_audio sends from it (one port for every call).
-    private static func mediaPortBase() throws -> Int { try ServerProcess.freeUDPPort() }
+    private static func mediaPortBase() -> Int { freeUDPPort() }
 
     /// Asks sipp to stop starting calls and exit when the live ones have ended ("q" on its
     /// control socket, as the key would), and waits at most `timeout` for it.
