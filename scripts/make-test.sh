@@ -188,7 +188,7 @@ echo "== wall time by step: $(printf '%s; ' "${steps[@]}")"
 # loops), and this run's own processes (those it waited for: a server that daemonised, as
 # PostgreSQL's pg_ctl does, is counted only in the machine's).
 times >test-artifacts/times.txt   # not in a pipe: a subshell's `times` knows none of this shell's children
-own=$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); print int(u[1] * 60 + u[2] + s[1] * 60 + s[2]) }' test-artifacts/times.txt)
+own=$(awk -f scripts/children-cpu.awk test-artifacts/times.txt)
 echo "== CPU: the machine's $(cpu_share $(( $(busy_ticks) - busy_started )) $(( $(milliseconds) - ms_started ))); this run's own processes ${own} s"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "== failed: ${failed[*]}"

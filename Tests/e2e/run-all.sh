@@ -25,11 +25,10 @@ run_suite() { # NAME: runs it; its output, seconds, CPU and exit status land in 
   local started=$SECONDS status
   bash "$here/$1" >"$out/$1.log" 2>&1; status=$?
   echo $((SECONDS - started)) >"$out/$1.seconds"
-  # The CPU of the suite and every process it waited for (this subshell's children, from `times`'
-  # second line: user then system); a server that daemonised (PostgreSQL) is not counted. Not in a
-  # pipe: a pipe's `times` runs in a subshell of its own, which has waited for nothing.
+  # The CPU of the suite and every process it waited for (this subshell's children); a server
+  # that daemonised (PostgreSQL) is not counted.
   times >"$out/$1.times"
-  awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.0f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$out/$1.times" >"$out/$1.cpu"
+  awk -f "$here/../../scripts/children-cpu.awk" "$out/$1.times" >"$out/$1.cpu"
   echo $status >"$out/$1.status"   # written last: the suite has ended once this file is there
 }
 
