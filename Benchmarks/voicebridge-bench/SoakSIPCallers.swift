@@ -18,7 +18,9 @@ final class SoakSIPCallers: Sendable {
     private let process: Process
     private let controlPort: Int
     private let statistics: String
+    /// sipp's error log (-error_file) and what it wrote to its standard error.
     let log: String
+    let standardError: String
 
     static let pcap = "/usr/share/sip-tester/g711a.pcap"
     /// The pcap's length: its audio is played again every 7 s.
@@ -30,6 +32,7 @@ final class SoakSIPCallers: Sendable {
         try Self.scenario(callSeconds: callSeconds).write(toFile: scenario, atomically: true, encoding: .utf8)
         statistics = (folder as NSString).appendingPathComponent("soak-sipp-stats.csv")
         log = (folder as NSString).appendingPathComponent("soak-sipp.log")
+        standardError = (folder as NSString).appendingPathComponent("soak-sipp-stderr.log")
         controlPort = freeUDPPort()
         process = Process()
         // sipp is the load, not what is measured: it runs at the load's priority (`Lateness.loadNiceness`).
@@ -40,7 +43,9 @@ final class SoakSIPCallers: Sendable {
                              "-l", "\(concurrent)", "-r", "\(rate)", "-cp", "\(controlPort)", "-nostdin",
                              "-trace_stat", "-stf", statistics, "-fd", "5", "-trace_err", "-error_file", log]
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // What sipp says when it cannot start (a port it cannot bind) is kept, so that a failed run names it.
+        _ = FileManager.default.createFile(atPath: standardError, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: standardError)
         try process.run()
     }
 
@@ -110,8 +115,10 @@ final class SoakSIPCallers: Sendable {
             """
     }
 
-    /// sipp's media port; play_pcap_audio sends from it (one port for every call).
-    private static func mediaPortBase() -> Int { freeUDPPort() }
+    /// sipp's media port; play_pcap_audio sends from it (one port for every call). sipp binds four ports from it and
+    /// exits at once when one is taken: a single free ephemeral port (as here until 5 Dec) can have its neighbour held
+    /// by a unit test's RTP beside the soak in `make test`, and a hog run's soak completed no SIP call at all.
+    private static func mediaPortBase() -> Int { freeSippMediaPort(.e2eSuites) }
 
     /// Asks sipp to stop starting calls and exit when the live ones have ended ("q" on its
     /// control socket, as the key would), and waits at most `timeout` for it.

@@ -155,9 +155,10 @@ enum SoakTest {
         report.connectionsTimedOut = Int(guarded.sum("voicebridge_http_connections_timed_out_total"))
         report.connectionsRefused = Int(guarded.sum("voicebridge_http_connections_refused_total"))
         report.sip = try await sipp?.finish(timeout: .seconds(Int(SoakSIPCallers.pcapSeconds * 2 + callSeconds) + 30)) ?? .init(exitStatus: 0)
-        if let sipp, report.sip.failed > 0 {
-            // What sipp said of its failed calls (its -error_file), before the server's folder goes.
-            let errors = (try? String(contentsOfFile: sipp.log, encoding: .utf8)) ?? ""
+        if let sipp, report.sip.failed > 0 || report.sip.exitStatus != 0 {
+            // What sipp said of its failed calls (its -error_file) and on its standard error (why it could not start),
+            // before the server's folder goes.
+            let errors = [sipp.standardError, sipp.log].map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n")
             report.sipErrors = errors.split(separator: "\n").suffix(60).map(String.init)
         }
         // Frames the media tick was due to pace: every live leg, every tick (an upper bound's worth for the budget).

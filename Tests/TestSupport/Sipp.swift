@@ -116,9 +116,25 @@ public func freeUDPPort() -> Int {
 /// ephemeral port is not enough — the kernel may hand base + 2 to somebody else (CI saw "Unable to bind video RTP socket").
 /// An even base below the kernel's ephemeral range (32768 and up) where all four bind right now: 16000–21999, clear of
 /// the e2e suites' sipp media (22000–29999, `free_media_port`), which run beside the unit tests — two check-then-bind
-/// pickers in one range can hand out the same port.
-public func freeSippMediaPort() -> Int {
-    freeLoopbackPorts(count: 4, types: [Int32(SOCK_DGRAM.rawValue)], bases: (8_000...10_998).lazy.map { $0 * 2 })
+/// pickers in one range can hand out the same port. The soak, an e2e suite's load, passes `.e2eSuites`.
+public func freeSippMediaPort(_ range: SippMediaRange = .unitTests) -> Int {
+    freeLoopbackPorts(count: 4, types: [Int32(SOCK_DGRAM.rawValue)], bases: range.bases)
+}
+
+/// Where a picker of sipp media ports looks: each side of `make test` has its own block, so that two check-then-bind
+/// pickers in different processes never hand out the same port.
+public enum SippMediaRange: Sendable {
+    /// 16000–21999: the unit tests' sipp.
+    case unitTests
+    /// 22000–29999: the e2e suites' sipp (`free_media_port` in Tests/e2e/lib.sh picks from it too).
+    case e2eSuites
+
+    var bases: some Collection<Int> {
+        switch self {
+        case .unitTests: (8_000...10_998).lazy.map { $0 * 2 }
+        case .e2eSuites: (11_000...14_998).lazy.map { $0 * 2 }
+        }
+    }
 }
 
 /// A SIP port for baresip: it listens on it over UDP and TCP, and for TLS on the next one, so both must be free for
