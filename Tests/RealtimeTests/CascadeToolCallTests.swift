@@ -17,6 +17,9 @@ import Tools
         name: "book_slot", description: "Book an appointment slot for the caller.",
         parameters: try! JSONValue.parse(#"{"type":"object","properties":{"date":{"type":"string"},"time":{"type":"string"}},"required":["date"]}"#),
         url: "http://127.0.0.1:9/book", method: "POST", headers: ["Authorization": "Bearer ${secret:crm_token}"],
+        // The longest allowed: this checks the answer's way back, not the time limit (ToolRunnerTests does).
+        // At the 5-s default, beside busy loops the tool's 1.2-s answer once came too late (5 Dec).
+        timeoutMilliseconds: ToolDefinition.timeoutRange.upperBound,
         speakWhileWaiting: "Let me check the calendar.")
 
     /// Greeting with a call to `book_slot`, then the booking said and the call ended.
