@@ -59,7 +59,9 @@ import Tools
                 if let job = try await store.analysisJob(callID: id), job.state == .pending { pending.append("\(id) after \(job.attemptCount) attempts") }
             }
             if pending.isEmpty { break }
-            try await Task.sleep(for: .milliseconds(50))
+            // A job leaves `pending` with its analysis stored, in the transaction that announces
+            // it (`<direction>_analyzed`): that event wakes this.
+            await store.waitForEvents(timeout: .seconds(1))
         } while ContinuousClock.now < deadline
         running.cancel()
         await running.value

@@ -20,7 +20,7 @@ import TestSupport
             #expect(result.status == 0, "expected 503: \(result.output.suffix(1500))")
             #expect(try await store.calls(inStates: CallState.allCases).filter { $0.direction == .inbound }.isEmpty)
             _ = try await CallHarness.waitFor(store, busy) { $0.state.isTerminal }
-            while await manager.liveCount > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            try #require(await manager.waitUntilNoLiveCalls(timeout: .seconds(30)), "the busy call is still live 30 s after it ended")
             // The agent is free again: the next caller is answered (sipp's own caller: INVITE, talk 1 s, BYE).
             let answered = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1",
                                                 "-p", "\(freeUDPPort())", "-mp", "\(freeSippMediaPort())", "-d", "1000"])

@@ -35,12 +35,9 @@ import TestSupport
             let wav = try WAVFile.read(URL(fileURLWithPath: recording))
             #expect(wav.channels == 2 && wav.sampleRate == 8000 && wav.data.count > 8000 * 4 * 5, "a stereo recording of the call")
             Self.checkTranscriptLinesUpWithTheRecording(transcript.map(\.entry), wav)
-            try await waitUntil {
-                guard ua.portPool.inUseCount == 0 else { return false }
-                return await manager.liveCount == 0
-            }
+            let ended = await manager.waitUntilNoLiveCalls(timeout: .seconds(30))
             let stillLive = await manager.liveCount
-            #expect(ua.portPool.inUseCount == 0 && stillLive == 0, "nothing outlives the call")
+            #expect(ended && ua.portPool.inUseCount == 0 && stillLive == 0, "nothing outlives the call: \(stillLive) live, \(ua.portPool.inUseCount) RTP ports held")
             try await Self.checkReport(store, call)
         }
     }
@@ -109,7 +106,7 @@ import TestSupport
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state == .busy && $0.attemptCount == 3 }
             // The attempt's writes are all in once it is no longer live (a retry would have been
             // queued in the same transaction as its end).
-            try await waitUntil { await manager.liveCount == 0 }
+            try #require(await manager.waitUntilNoLiveCalls(timeout: .seconds(30)), "the call is still live 30 s after it ended")
             let final = try #require(try await store.call(id: call.outboundId))
             #expect(final.state == .busy && final.attemptCount == 1 + 2, "attempt_count \(final.attemptCount)")
             let types = try await store.events().filter { $0.outboundId == call.outboundId }.map(\.type)
@@ -134,7 +131,7 @@ import TestSupport
             let final = try await CallHarness.waitFor(store, single.outboundId) { $0.state.isTerminal }
             // The attempt's writes are all in once it is no longer live (a retry would have been
             // queued in the same transaction as its end).
-            try await waitUntil { await manager.liveCount == 0 }
+            try #require(await manager.waitUntilNoLiveCalls(timeout: .seconds(30)), "the call is still live 30 s after it ended")
             let after = try #require(try await store.call(id: single.outboundId))
             #expect(final.state == .busy && after.state == .busy && after.attemptCount == 1 && after.nextAttemptAt == nil, "\(after)")
         }
@@ -156,7 +153,7 @@ import TestSupport
             let call = try await CallHarness.waitFor(store, created.outboundId) { $0.state.isTerminal }
             // The attempt's writes are all in once it is no longer live (a retry would have been
             // queued in the same transaction as its end).
-            try await waitUntil { await manager.liveCount == 0 }
+            try #require(await manager.waitUntilNoLiveCalls(timeout: .seconds(30)), "the call is still live 30 s after it ended")
             let attempts = try await store.call(id: call.outboundId)?.attemptCount
             #expect(call.state == .rejected && attempts == 1)
         }

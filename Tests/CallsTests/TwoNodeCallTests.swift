@@ -30,7 +30,7 @@ import TestSupport
             let first = created
             let claimedByA = ContinuousClock.now.advanced(by: .seconds(60))
             while try await OutboundCallTests.calls(first, in: store).filter({ $0.nodeId == "node-a" }).count < 2, ContinuousClock.now < claimedByA {
-                try await Task.sleep(for: .milliseconds(50))
+                await store.waitForEvents(timeout: .seconds(1))   // the dialing that follows a claim appends an event
             }
             try await CallHarness.run(store: try await CallStore.open(path), tweak: {
                 $0.nodeID = "node-b"
@@ -98,9 +98,7 @@ import TestSupport
             #expect(takeovers.map(\.closed) == [[id]])
             #expect(try await b.claimDueCalls(node: "node-b", room: 1, maxConcurrent: 5, dialableCampaigns: [], now: later).map(\.outboundId) == [id])
 
-            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-            while await manager.liveCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(await manager.liveCount == 0, "a hung up the call it no longer holds")
+            #expect(await manager.waitUntilNoLiveCalls(timeout: .seconds(10)), "a hung up the call it no longer holds")
             // a's writes about the ended call, if any got through, are in: its attempt is over.
             let call = try #require(try await store.call(id: id))
             #expect(call.state == .queued && call.nodeId == "node-b" && call.lastOutcome == "failed",

@@ -125,8 +125,11 @@ public actor CallManager {
             // for a place, and a ring here would hand every place this node frees back to it first
             // (the other node, having lost the first claims, then dialed nothing).
             if live.count < oldValue.count, !queueSharedUnheard { queueAlarm.ring() }
+            if live.count < oldValue.count { callEnded.ring() }
         }
     }
+    /// Rung when a call stops being live here, for `waitUntilNoLiveCalls`.
+    nonisolated let callEnded = EventBell()
     /// Wakes the dispatch loop: rung when a call is queued or a place frees up, armed for the next
     /// queued call's time (`run()`).
     nonisolated let queueAlarm: WakeAlarm
@@ -163,6 +166,18 @@ public actor CallManager {
     }
 
     public var liveCount: Int { live.count }
+
+    /// Returns once no call is live on this node (true), or when `timeout` has passed on the
+    /// manager's clock with some still live (false). A call's last writes are in when it stops
+    /// being live, so this is what a caller waits on before reading them, rather than polling.
+    public func waitUntilNoLiveCalls(timeout: Duration) async -> Bool {
+        let deadline = settings.clock.now.advanced(by: timeout)
+        while !live.isEmpty, settings.clock.now < deadline {
+            // The bell's own timeout only bounds a ring missed between the look and the wait.
+            await callEnded.wait(timeout: min(.seconds(1), settings.clock.now.duration(to: deadline)))
+        }
+        return live.isEmpty
+    }
 
     /// The report of a call whose session is running now, its figures still growing.
     public func liveReport(id: String) -> CallReport? {
