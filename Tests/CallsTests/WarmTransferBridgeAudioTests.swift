@@ -58,11 +58,16 @@ import TestSupport
         #expect(sipp.status == 0, "the person's side ran its whole scenario: \(sipp.output.suffix(600))")
     }
 
-    /// `envelopeMatch` over each 3-s stretch apart: whether the words came back at once all along.
+    /// `envelopeMatch` over each 3-s stretch apart, and over what is left after the last one when
+    /// it is a second or more: whether the words came back at once all along.
     static func stretchMatches(_ a: [Int16], _ b: [Int16], maxLagFrames: Int) -> [(lag: Int, correlation: Double)] {
-        let stretch = 150 * 160, span = stretch + maxLagFrames * 160
-        return stride(from: 0, to: min(a.count, b.count) - span, by: stretch).map { start in
-            envelopeMatch(Array(a[start..<start + span]), Array(b[start..<start + span]), maxLagFrames: maxLagFrames)
+        let stretch = 150 * 160, span = stretch + maxLagFrames * 160, count = min(a.count, b.count)
+        var starts = Array(stride(from: 0, to: count - span, by: stretch))
+        let rest = starts.last.map { $0 + stretch } ?? 0
+        if count - rest >= (50 + maxLagFrames) * 160 + 160 { starts.append(rest) }
+        return starts.map { start in
+            let end = min(start + span, count)
+            return envelopeMatch(Array(a[start..<end]), Array(b[start..<end]), maxLagFrames: maxLagFrames)
         }
     }
 
