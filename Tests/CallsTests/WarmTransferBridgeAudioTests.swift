@@ -8,8 +8,8 @@ import TestSupport
 @testable import Realtime
 
 /// The sound through a warm transfer's bridge, checked apart from `WarmTransferTests` because it
-/// measures audio in real time: the suite runs alone in `make test` (`.timed`), where its
-/// loudness correlation fell to 0.59 with another call suite beside it.
+/// measures audio in real time: the suite runs in `make test`'s timed step (`.timed`), one test at
+/// a time.
 @Suite(.serialized, .tags(.timed)) struct WarmTransferBridgeAudioTests {
     /// Once bridged, the caller and the person hear each other: the person (sipp) accepts with key 1
     /// and then echoes what reaches them (-rtp_echo), so the caller's words come back on the
@@ -44,15 +44,20 @@ import TestSupport
             #expect(heard > 4000, "the person's side carries sound after the bridge: \(heard) loud samples")
             let maxLag = 25   // frames: 500 ms, past the 400-ms bound below
             let (lag, correlation) = Self.envelopeMatch(caller, back, maxLagFrames: maxLag)
-            // Each 3-s stretch's own match too, so a failure shows whether one stretch fell or all
-            // did (the whole fell to 0.59 once under load, cause not found: docs/testing.md, 4 Dec).
-            let stretches = Self.stretchMatches(caller, back, maxLagFrames: maxLag).map { "\($0.lag * 20) ms \(Int($0.correlation * 100)) %" }
-            print("Warm transfer bridge: the caller's words came back from the person \(lag * 20) ms later, loudness correlation \(correlation); by 3-s stretch \(stretches)")
+            // Judged stretch by stretch, each at its own lag: each side's jitter buffer moves its
+            // delay (40–120 ms) at a talkspurt's start, so the round trip moves during the bridge
+            // (220 ms, then 100 ms, in one call here) and no one lag fits the whole of it. Judged
+            // whole, it fell to 0.59 once under load (4 Dec); where both were printed the whole
+            // read 0.75–0.79 while every stretch read 77–99 % (5 Dec).
+            let stretches = Self.stretchMatches(caller, back, maxLagFrames: maxLag)
+            let shown = stretches.map { "\($0.lag * 20) ms \(Int($0.correlation * 100)) %" }
+            print("Warm transfer bridge: the caller's words came back from the person \(lag * 20) ms later over the whole, loudness correlation \(correlation); by 3-s stretch \(shown)")
             // The round trip: the caller's jitter buffer, the person's pacer, sipp, the person's
-            // jitter buffer and the caller's pacer — 200–220 ms. It was 420–600 ms while the rest of
+            // jitter buffer and the caller's pacer — 100–220 ms. It was 420–600 ms while the rest of
             // the briefing stayed queued on the person's leg after they accepted (the caller's words
             // were paced behind it for the whole bridge); 400 ms allows for a loaded machine.
-            #expect(correlation > 0.7 && lag <= 20, "the person's side is the caller's words come back at once: their loudness correlates \(correlation) at \(lag * 20) ms (by 3-s stretch \(stretches))")
+            #expect(stretches.count >= 2 && stretches.allSatisfy { $0.correlation > 0.7 && $0.lag <= 20 },
+                    "the person's side is the caller's words come back at once, all along: by 3-s stretch \(shown) (the whole: \(correlation) at \(lag * 20) ms)")
         }
         let sipp = await person.wait()
         #expect(sipp.status == 0, "the person's side ran its whole scenario: \(sipp.output.suffix(600))")
