@@ -67,13 +67,16 @@ import TestSupport
         #expect(sipp.status == 0, "the person's side ran its whole scenario: \(sipp.output.suffix(600))")
     }
 
+    /// The fewest 20-ms frames `envelopeMatch` compares (past the lag searched): about a second.
+    static let fewestFrames = 51
+
     /// `envelopeMatch` over each 3-s stretch apart, and over what is left after the last one when
     /// it is a second or more: whether the words came back at once all along.
     static func stretchMatches(_ a: [Int16], _ b: [Int16], maxLagFrames: Int) -> [(lag: Int, correlation: Double)] {
         let stretch = 150 * 160, span = stretch + maxLagFrames * 160, count = min(a.count, b.count)
         var starts = Array(stride(from: 0, to: count - span, by: stretch))
         let rest = starts.last.map { $0 + stretch } ?? 0
-        if count - rest >= (50 + maxLagFrames) * 160 + 160 { starts.append(rest) }
+        if count - rest >= (fewestFrames + maxLagFrames) * 160 { starts.append(rest) }
         return starts.map { start in
             let end = min(start + span, count)
             return envelopeMatch(Array(a[start..<end]), Array(b[start..<end]), maxLagFrames: maxLagFrames)
@@ -91,7 +94,7 @@ import TestSupport
         }
         let x = envelope(a), y = envelope(b)
         let n = min(x.count, y.count) - maxLagFrames
-        guard n > 50 else { return (0, 0) }
+        guard n >= fewestFrames else { return (0, 0) }
         var best = (lag: 0, correlation: -1.0)
         for lag in 0...maxLagFrames {
             let xs = x.prefix(n), ys = y[lag..<lag + n]

@@ -124,8 +124,10 @@ public actor CallManager {
             // unheard (SQLite with a second node): each node looks every 100 ms while a call waits
             // for a place, and a ring here would hand every place this node frees back to it first
             // (the other node, having lost the first claims, then dialed nothing).
-            if live.count < oldValue.count, !queueSharedUnheard { queueAlarm.ring() }
-            if live.count < oldValue.count { callEnded.ring() }
+            if live.count < oldValue.count {
+                if !queueSharedUnheard { queueAlarm.ring() }
+                callEnded.ring()
+            }
         }
     }
     /// Rung when a call stops being live here, for `waitUntilNoLiveCalls`.
