@@ -123,26 +123,16 @@ public final class SIPCall: Sendable {
             input.finish()
         }
         guard await userAgent.refer(callID: callID, target: target) else { return .refused(481) }
-        return await withTaskGroup(of: SIPTransferOutcome?.self) { group in
-            group.addTask {
-                var accepted = false
-                for await progress in updates {
-                    switch progress {
-                    case .accepted: accepted = true
-                    case .refused(let code): return .refused(code)
-                    case .status(let code) where code >= 200: return code < 300 ? .answered : .failed(code)
-                    case .status: accepted = true
-                    }
-                }
-                return accepted ? .failed(0) : .refused(0)
-            }
+        return await withTaskGroup(of: Void.self) { group in
+            // The deadline ends the stream, not the wait: what arrived before it still counts. So
+            // does what arrived before this task was cancelled (the call ended): a transferee may
+            // send its final NOTIFY and its BYE back to back, and the BYE must not hide the answer.
             group.addTask {
                 try? await clock.sleep(for: timeout)
-                return nil
+                input.finish()
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failed(0)
+            defer { group.cancelAll() }
+            return await SIPTransferOutcome(reading: updates)
         }
     }
 

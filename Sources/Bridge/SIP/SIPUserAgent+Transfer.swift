@@ -11,6 +11,24 @@ public enum SIPTransferOutcome: Sendable, Equatable {
     case refused(Int)
 }
 
+extension SIPTransferOutcome {
+    /// The outcome `progress` comes to: its first refusal or final status; when it ends without
+    /// one, `.failed(0)` if the REFER was accepted, else `.refused(0)`. A stream finished (or a
+    /// reader cancelled) with progress still buffered reads that progress first.
+    init(reading progress: AsyncStream<SIPTransferProgress>) async {
+        var accepted = false
+        for await update in progress {
+            switch update {
+            case .accepted: accepted = true
+            case .refused(let code): self = .refused(code); return
+            case .status(let code) where code >= 200: self = code < 300 ? .answered : .failed(code); return
+            case .status: accepted = true
+            }
+        }
+        self = accepted ? .failed(0) : .refused(0)
+    }
+}
+
 /// Progress of a REFER, from its response and the NOTIFYs that follow it.
 enum SIPTransferProgress: Sendable, Equatable {
     case accepted
