@@ -18,9 +18,9 @@ import TestSupport
 
     @Test func rtpBecomesMediaStreamEventsAndCommandsBecomePacedRTP() async throws {
         let fixture = try WAVFile.read(Fixtures.audio("en_yes_attend.ulaw.wav")).data   // μ-law, 1.87 s
-        let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
+        let sipPort = freeSippPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort)
         let recorder = Recorder()
         let scheduler = PacerScheduler<[UInt8]>()
         let clock = ContinuousClock()

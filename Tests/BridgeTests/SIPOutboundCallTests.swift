@@ -42,7 +42,7 @@ import TestSupport
     }
 
     @Test func answeredCallEchoesAtLeast95PercentOfFramesThenWeHangUp() async throws {
-        let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
+        let sipPort = freeSippPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
         try await sipp.listening(on: sipPort)
         let received = Mutex<[[UInt8]]>([])
@@ -78,7 +78,7 @@ import TestSupport
     @Test(arguments: [("486 Busy Here", SIPCallFailure.busy), ("603 Decline", .rejected), ("480 Temporarily Unavailable", .noAnswer),
                       ("404 Not Found", .failed(404)), ("302 Moved Temporarily", .redirected(302, nil))])
     func finalResponsesMapToOutcomes(status: String, expected: SIPCallFailure) async throws {
-        let sipPort = freeUDPPort()
+        let sipPort = freeSippPort()
         let sipp = try Sipp(scenario: SippScenario.reject(status), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
         try await sipp.listening(on: sipPort)
         let events = try await Self.withUserAgent { ua in
@@ -91,7 +91,7 @@ import TestSupport
     }
 
     @Test func ringTimeoutSendsCancelAndEndsAsNoAnswer() async throws {
-        let sipPort = freeUDPPort()
+        let sipPort = freeSippPort()
         let sipp = try Sipp(scenario: SippScenario.ringForever, arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
         try await sipp.listening(on: sipPort)
         let clock = ContinuousClock()
@@ -108,7 +108,7 @@ import TestSupport
     }
 
     @Test func operatorCancelWhileRingingEndsAsCancelled() async throws {
-        let sipPort = freeUDPPort()
+        let sipPort = freeSippPort()
         let sipp = try Sipp(scenario: SippScenario.ringForever, arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
         try await sipp.listening(on: sipPort)
         let events = try await Self.withUserAgent { ua in
@@ -125,7 +125,7 @@ import TestSupport
 
     @Test(arguments: [false, true])
     func digestChallengeIsAnsweredOnceWithTheConfiguredCredentials(proxy: Bool) async throws {
-        let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
+        let sipPort = freeSippPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: proxy, username: "alice", password: "s3cret"),
                             arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)"])
         try await sipp.listening(on: sipPort)
@@ -145,7 +145,7 @@ import TestSupport
     }
 
     @Test func wrongCredentialsFailWithoutLooping() async throws {
-        let sipPort = freeUDPPort()
+        let sipPort = freeSippPort()
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: false, username: "alice", password: "s3cret"), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"])
         try await sipp.listening(on: sipPort)
         let events = try await Self.withUserAgent(username: "alice", password: "wrong") { ua in
@@ -159,7 +159,7 @@ import TestSupport
     /// Issue 36: a transfer target that challenges (any host but the gateway) gets no digest of the
     /// trunk's credentials; the call fails saying so, and no second INVITE is sent.
     @Test func credentialsAreNotSentToAHostOtherThanTheGateway() async throws {
-        let sipPort = freeUDPPort()
+        let sipPort = freeSippPort()
         // sipp waits for the second INVITE that never comes: a short life.
         let sipp = try Sipp(scenario: SippScenario.digestAuth(proxy: false, username: "alice", password: "s3cret"), arguments: ["-i", "127.0.0.1", "-p", "\(sipPort)"],
                             seconds: 8)

@@ -47,7 +47,7 @@ import TestSupport
     // sipp calling in over TCP: SIPInboundCallTests.aCallerIsAnsweredAndHangsUp(transport: .tcp).
 
     @Test func weCallSippOverTCPAndHangUp() async throws {
-        let sipPort = freeUDPPort(), mediaPort = freeSippMediaPort()
+        let sipPort = freeSippPort(), mediaPort = freeSippMediaPort()
         let sipp = try Sipp(arguments: ["-sn", "uas", "-t", "t1", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(mediaPort)", "-rtp_echo"])
         try await sipp.listening(on: sipPort, tcp: true)
         let (events, result) = try await SIPOutboundCallTests.withUserAgent(transport: .tcp) { ua in

@@ -65,9 +65,9 @@ import TestSupport
 @Suite(.serialized, .enabled(if: Sipp.isInstalled), .tags(.timed)) struct RTPInactivityTests {
     /// sipp answers but never sends RTP: after the media timeout we hang up with that reason.
     @Test func silenceOnTheWireEndsTheCallWithMediaTimeout() async throws {
-        let sipPort = freeUDPPort()
+        let sipPort = freeSippPort()
         let sipp = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(sipPort)", "-mp", "\(freeSippMediaPort())"])
-        try await Task.sleep(for: .milliseconds(300))
+        try await sipp.listening(on: sipPort)
         var configuration = SIPUserAgent.Configuration()
         configuration.port = 0
         configuration.rtpPorts = TestPorts.rtp

@@ -26,8 +26,9 @@ import TestSupport
     }
 
     @Test func theTransfereeReachesThePersonAndSaysSo() async throws {
-        let personPort = freeUDPPort()
+        let personPort = freeSippPort()
         let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"], seconds: 40)
+        try await person.listening(on: personPort)
         let outcome = try await Self.withAnsweredCall { call in
             await call.transfer(to: "sip:person@127.0.0.1:\(personPort)")
         }
@@ -37,8 +38,9 @@ import TestSupport
     }
 
     @Test func aBusyPersonIsReportedAndTheCallGoesOn() async throws {
-        let personPort = freeUDPPort()
+        let personPort = freeSippPort()
         let person = try Sipp(scenario: Sipp.busyCallee, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 30)
+        try await person.listening(on: personPort)
         let (outcome, stillUp) = try await Self.withAnsweredCall { call in
             (await call.transfer(to: "sip:person@127.0.0.1:\(personPort)"), !call.isFinished)
         }

@@ -34,8 +34,9 @@ import TestSupport
 
     @Test func aCallerWhoAsksForAPersonIsHandedToOne() async throws {
         try #require(Baresip.isInstalled && Sipp.isInstalled)
-        let personPort = freeUDPPort()
+        let personPort = freeSippPort()
         let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"], seconds: 30)
+        try await person.listening(on: personPort)
         // The agent's greeting and question take about six seconds; then the phone's owner asks,
         // and asks again 8 s later, as a caller does when not heard: beside busy loops (4 Dec) a
         // single request went unheard and the call ended with the question unanswered.
@@ -70,8 +71,9 @@ import TestSupport
     /// recording holds the person's side.
     @Test func aPeerThatRefusesReferIsBridgedToThePersonByUs() async throws {
         try #require(Sipp.isInstalled)
-        let personPort = freeUDPPort()
+        let personPort = freeSippPort()
         let person = try Sipp(arguments: ["-sn", "uas", "-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())", "-rtp_echo"], seconds: 60)
+        try await person.listening(on: personPort)
         try await CallHarness.run { manager, store, _ in
             // Asked twice, as a caller does when not understood: the recognizer sometimes mishears
             // espeak's first try; said into the bridge, the second request only comes back as echo.
@@ -99,10 +101,11 @@ import TestSupport
 
     @Test func aBusyPersonGivesTheCallBackToTheAgent() async throws {
         try #require(Sipp.isInstalled)
-        let personPort = freeUDPPort()
+        let personPort = freeSippPort()
         // Busy for a second request too: the caller asks twice (the recognizer sometimes mishears
         // the first), so when the first was understood the second reaches a busy desk again.
         let person = try Sipp(scenario: Sipp.busyCallee, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 100, calls: 2)
+        try await person.listening(on: personPort)
         try await CallHarness.run { manager, store, _ in
             var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "I want to talk to a real person.", "Yes, I can attend."],
                                                   questions: ["Can you attend?"],

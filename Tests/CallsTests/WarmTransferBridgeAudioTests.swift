@@ -18,7 +18,7 @@ import TestSupport
     /// correlating the two channels after it.
     @Test func theCallerAndThePersonHearEachOtherOnceBridged() async throws {
         try #require(Sipp.isInstalled)
-        let personPort = freeUDPPort()
+        let personPort = freeSippPort()
         let (_, recognizer) = try #require(CallHarness.speech)
         var config = VoiceBridgeConfig()
         config.transfer.mode = .warm
@@ -27,6 +27,7 @@ import TestSupport
         warm.acceptWithin = .seconds(15)
         let person = try Sipp(scenario: WarmTransferTests.person(digit: 1, yes: nil, speaks: false),
                               arguments: ["-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())", "-rtp_echo"], seconds: 60)
+        try await person.listening(on: personPort)
         try await CallHarness.run(tweak: { $0.warmTransfer = warm }) { manager, store, _ in
             // The caller answers every sound it hears (the hold's beeps, then its own words coming back).
             let answers = ["Please connect me to an operator.", "I want to talk to a real person.", "Hello, is anybody there?", "Can you hear me now?",

@@ -91,7 +91,7 @@ import TestSupport
 
     @Test(arguments: [1, 2]) func thePersonIsBriefedAndTheCallerBridgedOnlyWhenTheyAccept(digit: Int) async throws {
         try #require(Sipp.isInstalled)
-        let personPort = freeUDPPort()
+        let personPort = freeSippPort()
         let (tts, recognizer) = try #require(CallHarness.speech)
         let yes = NSTemporaryDirectory() + "person-yes-\(UUID().uuidString).pcap"
         defer { try? FileManager.default.removeItem(atPath: yes) }
@@ -108,6 +108,7 @@ import TestSupport
         // may take 4 s under load, and said after the apology it would be a second transfer.
         let person = try Sipp(scenario: Self.person(digit: digit, yes: yes, listen: digit == 1 ? 4000 : 8000), arguments: ["-i", "127.0.0.1", "-p", "\(personPort)", "-mp", "\(freeSippMediaPort())"],
                               seconds: 60)
+        try await person.listening(on: personPort)
         try await CallHarness.run(tweak: { $0.warmTransfer = warm }) { manager, store, _ in
             let answers = ["Please connect me to an operator.", "I want to talk to a real person.", "<silence>", "<silence>", "Yes, I can attend.", "<silence>"]
             var request = CallHarness.seedRequest(answers: answers, questions: ["Can you attend?"], callee: "010987670\(digit)")

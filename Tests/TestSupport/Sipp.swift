@@ -112,6 +112,14 @@ public func freeUDPPort() -> Int {
     freeLoopbackPort(type: Int32(SOCK_DGRAM.rawValue)) ?? 0
 }
 
+/// A SIP port for sipp's `-p`, free for UDP and TCP right now: 10000–11999, below the kernel's ephemeral range, where
+/// nothing else binds. An ephemeral port found free could be bound by another process before sipp binds it — the test
+/// processes' RTP pools (TestPorts.rtp, 33000–50999) and every user agent on port 0 take ports there — and a sipp
+/// that cannot bind exits: CI (5 Dec) saw a transfer's person never answer, its INVITEs unheard.
+public func freeSippPort() -> Int {
+    freeLoopbackPorts(count: 1, types: [Int32(SOCK_DGRAM.rawValue), Int32(SOCK_STREAM.rawValue)], bases: 10_000...11_999)
+}
+
 /// A base port for sipp's `-mp`: sipp binds four UDP ports from it (audio RTP and RTCP, video RTP and RTCP), so one free
 /// ephemeral port is not enough — the kernel may hand base + 2 to somebody else (CI saw "Unable to bind video RTP socket").
 /// An even base below the kernel's ephemeral range (32768 and up) where all four bind right now: 16000–21999, clear of
