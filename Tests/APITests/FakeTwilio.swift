@@ -31,17 +31,17 @@ final class FakeTwilio: Sendable {
 
     let audio: [UInt8]
     let creates = Mutex<[Created]>([])
-    let updates = Mutex<[(sid: String, status: String)]>([])
+    let updates = Locked<[(sid: String, status: String)]>([])
     /// The status callbacks VoiceBridge has answered, in order: what it has taken in by now.
-    let answeredStatuses = Mutex<[(sid: String, status: String)]>([])
+    let answeredStatuses = Locked<[(sid: String, status: String)]>([])
     /// Calls whose TwiML was replaced (`Twiml=` on an update), with the new TwiML.
     let redirects = Mutex<[(sid: String, twiml: String)]>([])
     /// Media messages VoiceBridge sent on each stream, by call SID.
-    let mediaReceived = Mutex<[String: Int]>([:])
+    let mediaReceived = Locked<[String: Int]>([:])
     let refused429 = Mutex(false)
     private let jobs: AsyncStream<Created>
     private let jobInput: AsyncStream<Created>.Continuation
-    private let canceled = Mutex<Set<String>>([])
+    private let canceled = Locked<Set<String>>([])
     private let port = Mutex(0)
     private let logger = Logger(label: "fake-twilio")
 
@@ -142,7 +142,7 @@ final class FakeTwilio: Sendable {
             await status("ringing", sequence: 1)   // late, out of order: must be ignored
         case "03":
             await status("ringing")
-            while !canceled.withLock({ $0.contains(call.sid) }) { try? await Task.sleep(for: .milliseconds(50)) }
+            try? await canceled.wait(for: "the test to cancel \(call.sid)", timeout: .seconds(60)) { $0.contains(call.sid) }
             await status("canceled")
         case "04":
             await status("ringing")
@@ -202,10 +202,7 @@ final class FakeTwilio: Sendable {
                     // 3 s in, and not before a second of the briefing has been heard, as a person
                     // would: on a loaded machine the briefing may start seconds into the stream.
                     try await Task.sleep(for: .seconds(3))
-                    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-                    while self.mediaReceived.withLock({ $0[call.sid] ?? 0 }) < 50, ContinuousClock.now < deadline {
-                        try await Task.sleep(for: .milliseconds(20))
-                    }
+                    try? await self.mediaReceived.wait(for: "a second of the briefing", timeout: .seconds(30)) { ($0[call.sid] ?? 0) >= 50 }
                     try await send(.dtmf(track: "inbound_track", digit: "1"))
                 }
             }

@@ -79,7 +79,9 @@ import TestSupport
             // The analysis outbox, offline (no model configured), run until the call's job is done.
             let settings = CallAnalysisDispatcher.Settings(VoiceBridgeConfig.Analysis(), egress: EgressPolicy(allowed: [], allowsLoopback: false))
             let analyses = Task { [store = h.store] in await CallAnalysisDispatcher(store: store, settings: settings, logger: .init(label: "test")).run() }
-            for _ in 0..<100 where try await h.store.analysisJob(callID: id)?.state == .pending { try await Task.sleep(for: .milliseconds(50)) }
+            // A job leaves `pending` in the transaction that announces its analysis: that event wakes this.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+            while try await h.store.analysisJob(callID: id)?.state == .pending, ContinuousClock.now < deadline { await h.store.waitForEvents(timeout: .seconds(1)) }
             analyses.cancel()
             await analyses.value
             try await client.execute(uri: "/api/outbound/\(id)/result", method: .get) { response in

@@ -56,7 +56,7 @@ import TestSupport
         let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
         while ContinuousClock.now < deadline {
             if let call = try await store.call(id: id), states.contains(call.state) { return call }
-            try await Task.sleep(for: .milliseconds(50))
+            await store.waitForEvents(timeout: .milliseconds(200))   // a change of state appends an event, which wakes this
         }
         let state = try await store.call(id: id)?.state.rawValue ?? "missing"
         throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "call \(id) is still \(state)"])
@@ -79,13 +79,11 @@ import TestSupport
             #expect(connected.callId == created.sid, "the Twilio SID is the call's external id")
 
             // The echo engine repeats the callee's words back over the stream; then the operator ends the call.
-            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-            while fake.mediaReceived.withLock({ $0[created.sid] ?? 0 }) < 50, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-            #expect(fake.mediaReceived.withLock { $0[created.sid] ?? 0 } >= 50, "agent audio reached Twilio's stream")
+            try await fake.mediaReceived.wait(for: "50 frames of the agent's audio on Twilio's stream", timeout: .seconds(20)) { ($0[created.sid] ?? 0) >= 50 }
             try await manager.cancel(id: id)
             let ended = try await Self.wait(store, id, for: [.cancelled, .completed, .failed])
             #expect(ended.state == .cancelled && ended.answeredBy == "human")
-            try await waitUntil { !fake.updates.withLock { $0.isEmpty } }
+            try await fake.updates.wait(for: "our hang-up at Twilio") { !$0.isEmpty }
             #expect(fake.updates.withLock { $0.map(\.status) } == ["completed"], "our hang-up ends the call at Twilio")
             #expect(try await store.recordingPath(callID: id) != nil)
             let statuses = try await store.events(callID: id).filter { $0.type == "twilio_call_status" }.compactMap { event in
@@ -139,15 +137,13 @@ import TestSupport
                 }
                 #expect(heard == 10, "the person's audio arrives on their leg")
                 for _ in 0..<25 { await person.send(.media([UInt8](repeating: 0x55, count: 160))) }
-                let deadline = ContinuousClock.now.advanced(by: .seconds(5))
-                while fake.mediaReceived.withLock({ $0[created.sid] ?? 0 }) < 10, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-                #expect(fake.mediaReceived.withLock { $0[created.sid] ?? 0 } >= 10, "our audio reaches the person's stream")
+                try await fake.mediaReceived.wait(for: "our audio on the person's stream", timeout: .seconds(5)) { ($0[created.sid] ?? 0) >= 10 }
                 await person.hangUp()
                 try await group.waitForAll()
             }
             let deadline = ContinuousClock.now.advanced(by: .seconds(5))
             while try await !store.events(callID: id).contains(where: { $0.type == "twilio_transfer_status" && $0.payload.contains("completed") }),
-                  ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+                  ContinuousClock.now < deadline { await store.waitForEvents(timeout: .seconds(1)) }
             #expect(try await store.events(callID: id).contains { $0.type == "twilio_transfer_status" && $0.payload.contains("completed") },
                     "the person's call reports under the caller's; hanging up their stream ended it")
 
@@ -188,9 +184,7 @@ import TestSupport
             let callerSID = try #require(caller), personSID = try #require(person)
             #expect(fake.mediaReceived.withLock { $0[personSID] ?? 0 } >= 50, "the person heard the briefing (and pressed 1 on it)")
             let before = fake.mediaReceived.withLock { $0[callerSID] ?? 0 }
-            try await waitUntil(seconds: 10) { fake.mediaReceived.withLock { $0[callerSID] ?? 0 } - before >= 50 }
-            let relayed = fake.mediaReceived.withLock { $0[callerSID] ?? 0 } - before
-            #expect(relayed >= 50, "the person's audio reaches the caller's stream: \(relayed) frames")
+            try await fake.mediaReceived.wait(for: "the person's audio on the caller's stream") { ($0[callerSID] ?? 0) - before >= 50 }
             #expect(try await store.call(id: id)?.transferOutcome == "answered")
             try await manager.cancel(id: id)
             _ = try await Self.wait(store, id, for: [.cancelled, .completed, .failed])
@@ -208,7 +202,7 @@ import TestSupport
             // The fake sends the busy call a late `ringing` after its `busy`: once VoiceBridge has
             // answered that callback, it has taken it in.
             let busySid = try #require(fake.creates.withLock { $0.first { $0.value("To") == "+15550000002" }?.sid })
-            try await waitUntil(seconds: 10) { fake.answeredStatuses.withLock { $0.contains { $0 == (busySid, "ringing") } } }
+            try await fake.answeredStatuses.wait(for: "the late ringing taken in") { $0.contains { $0 == (busySid, "ringing") } }
             #expect(fake.answeredStatuses.withLock { $0.filter { $0.sid == busySid }.map(\.status) } == ["initiated", "busy", "ringing"])
             #expect(try await store.call(id: busy)?.state == .busy, "a late, out-of-order ringing changes nothing")
         }

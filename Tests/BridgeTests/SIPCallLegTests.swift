@@ -9,7 +9,7 @@ import TestSupport
 /// A SIP call through sipp's RTP echo, seen through the media-stream model.
 @Suite(.serialized, .enabled(if: Sipp.isInstalled), .tags(.timed)) struct SIPCallLegTests {
     final class Recorder: Sendable {
-        let events = Mutex<[MediaStreamEvent]>([])
+        let events = Locked<[MediaStreamEvent]>([])
         func add(_ e: MediaStreamEvent) { events.withLock { $0.append(e) } }
         var all: [MediaStreamEvent] { events.withLock { $0 } }
         var media: [UInt8] { all.flatMap { if case .media(let m) = $0 { m.payload } else { [UInt8]() } } }
@@ -45,7 +45,7 @@ import TestSupport
             }
             let sendReturned = start.duration(to: clock.now)
             await leg.send(.mark("greeting-done"))
-            while !recorder.marks.contains("greeting-done") { try await Task.sleep(for: .milliseconds(10)) }
+            try await recorder.events.wait(for: "the mark back") { $0.contains(.mark("greeting-done")) }
             let markDelay = start.duration(to: clock.now)
             // The leg queues up to 500 ms: the last of the 1.87 s is taken about 1.37 s in.
             #expect(sendReturned > .milliseconds(1200), "the producer was held to real time (\(sendReturned))")

@@ -48,7 +48,7 @@ import TestSupport
 
 /// What our UAS answers to requests it cannot or will not take, seen by a raw UDP peer.
 @Suite(.serialized) struct SIPBadRequestTests {
-    final class Inbox: Sendable { let messages = Mutex<[SIPMessage]>([]) }
+    final class Inbox: Sendable { let messages = Locked<[SIPMessage]>([]) }
 
     /// Sends `requests` from one UDP peer, then an OPTIONS from another address (its own bucket
     /// of the rate limit), and returns the answers the peer has once it holds `answers` of them and
@@ -68,7 +68,7 @@ import TestSupport
         let last = Self.request("OPTIONS", callID: "last").replacingOccurrences(of: "127.0.0.1:PEER", with: "127.0.0.2:\(marker.localPort)")
         marker.send(Array(last.utf8), to: target)
         try await withTimeout(.seconds(30)) { for await _ in answered { return } }
-        try await waitUntil(seconds: 30) { inbox.messages.withLock { $0.count } >= expected }
+        try await inbox.messages.wait(for: "\(expected) answers", timeout: .seconds(30)) { $0.count >= expected }
         await peer.close(); await marker.close()
         return inbox.messages.withLock { $0 }
     }

@@ -11,7 +11,7 @@ import TestSupport
 @Suite(.serialized) struct SIPRouteSetTests {
     /// What the proxy socket received.
     final class Inbox: Sendable {
-        let messages = Mutex<[SIPMessage]>([])
+        let messages = Locked<[SIPMessage]>([])
     }
 
     static func collector(_ received: Inbox) async throws -> UDPSocket {
@@ -22,12 +22,9 @@ import TestSupport
 
     /// Up to 10 s: the test checks where messages go, not how fast; beside the e2e suites on two
     /// cores a BYE once took longer than the 3 s this allowed.
-    static func waitFor(_ received: Inbox, _ what: (SIPMessage) -> Bool) async throws -> SIPMessage? {
-        for _ in 0..<1000 {
-            if let m = received.messages.withLock({ $0.first(where: what) }) { return m }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return nil
+    static func waitFor(_ received: Inbox, _ what: @escaping @Sendable (SIPMessage) -> Bool) async throws -> SIPMessage? {
+        try await received.messages.wait(for: "a message to the proxy") { $0.contains(where: what) }
+        return received.messages.value.first(where: what)
     }
 
     /// The far end's 200 to `request`, sent back from the proxy socket to where its top Via says.

@@ -68,7 +68,7 @@ import TestSupport
 
     @Test func tlsCarriesMessagesBothWaysAndRefusesAnUntrustedPeer() async throws {
         let good = try TLSCertificate.make(), stranger = try TLSCertificate.make()
-        let receivedByServer = Mutex<[String]>([]), receivedByClient = Mutex<[String]>([]), senders = Mutex<[SocketAddress]>([])
+        let receivedByServer = Locked<[String]>([]), receivedByClient = Locked<[String]>([]), senders = Mutex<[SocketAddress]>([])
         let server = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: good.files(trusting: good)) { bytes, from in
             receivedByServer.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
             senders.withLock { $0.append(from) }
@@ -79,23 +79,23 @@ import TestSupport
         let serverAddress = try SocketAddress(ipAddress: "127.0.0.1", port: server.localPort)
         client.send(Array(Self.invite.utf8), to: serverAddress)
         client.send(Array(Self.options.utf8), to: serverAddress)   // queued behind the handshake, in order
-        try await waitUntil { receivedByServer.withLock { $0.count } == 2 }
+        try await receivedByServer.wait(for: "the INVITE and the OPTIONS") { $0.count == 2 }
         #expect(receivedByServer.withLock { $0 } == [Self.invite, Self.options])
         // The server answers on the connection the request came in on: no second connection.
         let from = try #require(senders.withLock { $0.first })
         #expect(from.port != client.localPort, "the request came from the client's ephemeral port, not its listener")
         server.send(Array("SIP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n".utf8), to: from)
-        try await waitUntil { receivedByClient.withLock { $0.count } == 1 }
+        try await receivedByClient.wait(for: "the 200") { $0.count == 1 }
         #expect(receivedByClient.withLock { $0 } == ["SIP/2.0 200 OK\r\nContent-Length: 0\r\n\r\n"])
         #expect(server.connectionCount == 1 && client.connectionCount == 1)
 
-        let unreachable = Mutex<[SocketAddress]>([])
+        let unreachable = Locked<[SocketAddress]>([])
         let wary = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: stranger.files(trusting: stranger),
                                                        unreachable: { address, _ in unreachable.withLock { $0.append(address) } }) { _, _ in }
         wary.send(Array(Self.invite.utf8), to: serverAddress)   // the server's certificate is not one `wary` trusts
         // The failed connection leaves the table before the peer is reported unreachable, whatever
         // its close waits for (NIOSSL's shutdown can wait 5 s for the peer's close_notify).
-        try await waitUntil(seconds: 10) { !unreachable.withLock { $0 }.isEmpty }
+        try await unreachable.wait(for: "the peer reported unreachable") { !$0.isEmpty }
         #expect(unreachable.withLock { $0 }.first == serverAddress, "the peer is reported unreachable")
         #expect(wary.connectionCount == 0, "the failed connection left the table")
         #expect(receivedByServer.withLock { $0.count } == 2, "nothing arrives over a connection whose certificate did not verify")
@@ -142,8 +142,8 @@ extension SIPStreamTransportTests {
     /// One host opening connection after connection gets its share of the table and no more; the
     /// rest are closed at once and counted, and another host still gets in and is heard.
     @Test func oneAddressCannotTakeTheWholeConnectionTable() async throws {
-        let refusals = Mutex(0)
-        let heard = Mutex<[String]>([])
+        let refusals = Locked(0)
+        let heard = Locked<[String]>([])
         let server = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: nil, refused: { _ in refusals.withLock { $0 += 1 } }) { _, from in
             heard.withLock { $0.append(from.ipAddress ?? "") }
         }
@@ -153,14 +153,14 @@ extension SIPStreamTransportTests {
             opened.append(try await bootstrap.connect(host: "127.0.0.1", port: server.localPort).get())
         }
         let flood = opened
-        try await waitUntil { refusals.withLock { $0 } == 8 }
+        try await refusals.wait(for: "8 refusals") { $0 == 8 }
         #expect(refusals.withLock { $0 } == 8 && server.connectionCount == SIPStreamTransport.maximumConnectionsPerAddress)
         try await waitUntil { flood.filter(\.isActive).count == SIPStreamTransport.maximumConnectionsPerAddress }
         #expect(flood.filter(\.isActive).count == SIPStreamTransport.maximumConnectionsPerAddress, "the surplus connections were closed")
         let other = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(to: try SocketAddress(ipAddress: "127.0.0.2", port: 0)).connect(host: "127.0.0.1", port: server.localPort).get()
         try await other.writeAndFlush(ByteBuffer(string: Self.options))
-        try await waitUntil { heard.withLock { $0 } == ["127.0.0.2"] }
+        try await heard.wait(for: "the other host's OPTIONS") { $0 == ["127.0.0.2"] }
         #expect(heard.withLock { $0 } == ["127.0.0.2"] && server.connectionCount == SIPStreamTransport.maximumConnectionsPerAddress + 1)
         for channel in flood + [other] { try? await channel.close() }
         await server.close()
@@ -171,7 +171,7 @@ extension SIPStreamTransportTests {
     /// is closed; the message before it was delivered, and a well-behaved connection is untouched.
     @Test func aStreamThatCannotBeFramedIsReportedAndItsConnectionClosed() async throws {
         let unframeable = Mutex<[String]>([])
-        let heard = Mutex(0)
+        let heard = Locked(0)
         let server = try await SIPStreamTransport.listen(host: "127.0.0.1", port: 0, tls: nil,
                                                          unframeable: { from in unframeable.withLock { $0.append(from.ipAddress ?? "") } }) { _, _ in
             heard.withLock { $0 += 1 }
@@ -180,11 +180,11 @@ extension SIPStreamTransportTests {
         let good = try await bootstrap.connect(host: "127.0.0.1", port: server.localPort).get()
         let bad = try await bootstrap.connect(host: "127.0.0.1", port: server.localPort).get()
         try await bad.writeAndFlush(ByteBuffer(string: Self.options + "INVITE sip:1@h SIP/2.0\r\nContent-Length: -5\r\n\r\n"))
-        try await waitUntil { !bad.isActive }
+        try await withTimeout(.seconds(5)) { try await bad.closeFuture.get() }
         #expect(!bad.isActive, "the connection that cannot be framed was closed")
         #expect(unframeable.withLock { $0 } == ["127.0.0.1"] && heard.withLock { $0 } == 1, "reported once, after its good message")
         try await good.writeAndFlush(ByteBuffer(string: Self.options))
-        try await waitUntil { heard.withLock { $0 } == 2 }
+        try await heard.wait(for: "the good connection's second message") { $0 == 2 }
         #expect(good.isActive && heard.withLock { $0 } == 2 && unframeable.withLock { $0.count } == 1)
         try? await good.close()
         await server.close()

@@ -99,16 +99,15 @@ import TestSupport
 /// A raw UDP far end checks what our INVITE carries and answers 183 with SDP (early media) first.
 @Suite(.serialized) struct OutboundInviteContentTests {
     @Test func inviteCarriesCallerDisplayNameAndOutboundIDAndEarlyMediaIsAccepted() async throws {
-        let received = Mutex<[(SIPMessage, SocketAddress)]>([])
+        let received = Locked<[(SIPMessage, SocketAddress)]>([])
         let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, from in
             if let m = try? SIPParser.parse(bytes) { received.withLock { $0.append((m, from)) } }
         }
         let events = try await SIPOutboundCallTests.withUserAgent { ua in
             let call = try await ua.placeCall(from: "07012345678", displayName: "ABC Company", to: "01098765432",
                                               gateway: SIPURI("sip:127.0.0.1:\(peer.localPort)")!, outboundCallID: "ob-1a2b3c4d")
-            var invite: (SIPMessage, SocketAddress)?
-            while invite == nil { try await Task.sleep(for: .milliseconds(10)); invite = received.withLock { $0.first { $0.0.method == "INVITE" } } }
-            let (request, from) = invite!
+            try await received.wait(for: "the INVITE") { $0.contains { $0.0.method == "INVITE" } }
+            let (request, from) = try #require(received.value.first { $0.0.method == "INVITE" })
             #expect(request.from?.displayName == "ABC Company" && request.from?.uri.user == "07012345678" && request.from?.tag != nil)
             #expect(request.to?.uri.user == "01098765432")
             #expect(request.headers["X-Outbound-Call-ID"] == "ob-1a2b3c4d")

@@ -98,10 +98,7 @@ import TestSupport
             }
             // `stop()` returns once CloseStream is written; give the fake server time to read it
             // before it is shut down (the expectation below still requires that it arrived).
-            let deadline = ContinuousClock.now.advanced(by: .seconds(5))
-            while !log.all("deepgram text").contains(where: { $0.contains("CloseStream") }), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try? await log.wait("deepgram text", containing: "CloseStream", timeout: .seconds(5))
         }
         let events = seen.value
         let lines = events.compactMap { if case .transcript(let s, let t, _) = $0 { "\(s.rawValue): \(t)" } else { nil } }
@@ -194,12 +191,10 @@ import TestSupport
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.start() }
                 group.addTask {
-                    while log.chatBodies.value.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+                    try await log.chatBodies.wait(for: "the first chat request", timeout: .seconds(20)) { !$0.isEmpty }
                     await engine.dtmf("7")
                 }
-                try await withTimeout(.seconds(20)) {
-                    while log.chatBodies.value.count < 2 { try await Task.sleep(for: .milliseconds(20)) }
-                }
+                try await log.chatBodies.wait(for: "a second chat request", timeout: .seconds(20)) { $0.count >= 2 }
                 _ = await engine.stop()
                 group.cancelAll()
             }
@@ -290,7 +285,7 @@ import TestSupport
                 group.addTask { try await engine.start() }
                 group.addTask { while await engine.nextEvent() != nil {} }
                 try await Self.sendSilence(to: engine, frames: 10)   // 200 ms of audio, then none
-                try await waitUntil(seconds: 20) { log.all("deepgram text").filter { $0.contains("KeepAlive") }.count >= 2 }
+                try await log.wait(for: 2, "deepgram text", containing: "KeepAlive", timeout: .seconds(20))
                 let keepAlives = log.all("deepgram text").filter { $0.contains("KeepAlive") }.count
                 #expect(keepAlives >= 2, "a KeepAlive every few seconds of silence: \(keepAlives)")
                 _ = await engine.stop()

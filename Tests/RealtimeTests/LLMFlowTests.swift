@@ -42,7 +42,7 @@ import Tools
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.start() }
                 group.addTask {   // the callee answers once the agent asked its second question
-                    while log.first("chat 2 end") == nil { try await Task.sleep(for: .milliseconds(10)) }
+                    try await log.wait("chat 2 end", timeout: .seconds(20))
                     engine.inputSink.yield(.heard("Twenty five of us, and vegetarian for all."))
                 }
                 try await withTimeout(.seconds(20)) {

@@ -12,14 +12,13 @@ import TestSupport
     /// Answers with `texts` in turn, each only once the test opens the gate (or after 3 s).
     final class GatedRecognizer: SpeechRecognizer {
         let texts: [String]
-        let calls = Mutex(0), returned = Mutex(0), open = Mutex(false)
+        let calls = Locked(0), returned = Locked(0), open = Locked(false)
 
         init(_ texts: [String]) { self.texts = texts }
 
         func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
             let n = calls.withLock { c in defer { c += 1 }; return c }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(3))
-            while !open.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try? await open.wait(for: "the test to let the words out", timeout: .seconds(3)) { $0 }
             returned.withLock { $0 += 1 }
             return Transcript(certain: texts[min(n, texts.count - 1)])
         }
@@ -40,7 +39,7 @@ import TestSupport
         }
         // "Sorry, I'm in a meeting," — the VAD's speech end — and 100 ms later "call me later."
         await say(frames: 60)
-        while recognizer.calls.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(1)) }   // its words are being transcribed
+        try await recognizer.calls.wait(for: "the first speech end's words sent to the recognizer") { $0 > 0 }   // its words are being transcribed
         for _ in 0..<5 { await engine.send(samples: quiet, speech: .silence) }
         await say(frames: 40)
         #expect(recognizer.returned.withLock { $0 } == 0, "every frame was taken while the first speech end's words were still being transcribed")

@@ -9,18 +9,15 @@ import TestSupport
 /// The local engine end to end on recorded answers, with the real VAD deciding speech.
 @Suite struct LocalEngineTests {
     final class Log: Sendable {
-        let events = Mutex<[EngineEvent]>([])
-        var all: [EngineEvent] { events.withLock { $0 } }
-        var texts: [(Speaker, String)] { all.compactMap { if case .transcript(let s, let t, _) = $0 { (s, t) } else { nil } } }
-        func count(_ match: (EngineEvent) -> Bool) -> Int { all.filter(match).count }
+        let events = Locked<[EngineEvent]>([])
+        var all: [EngineEvent] { events.value }
+        var texts: [(Speaker, String)] { all.texts }
+        func count(_ match: (EngineEvent) -> Bool) -> Int { all.count(where: match) }
     }
 
-    static func waitFor(_ log: Log, timeout: Duration = .seconds(20), _ condition: (Log) -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while !condition(log) {
-            guard ContinuousClock.now < deadline else { Issue.record("timed out; events: \(log.texts)"); return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    /// Returns once the engine's events meet `condition` (checked at each event as it is logged).
+    static func waitFor(_ log: Log, timeout: Duration = .seconds(20), _ condition: @escaping @Sendable ([EngineEvent]) -> Bool) async throws {
+        try await log.events.wait(for: "the engine's events the test needs", timeout: timeout, until: condition)
     }
 
     /// Waits (up to 10 s) until the words at the current speech's end are known — judged, the
@@ -75,7 +72,7 @@ import TestSupport
         try await Self.speak("en_yes_attend.wav", into: engine, vad: &vad, immediate: immediate)
         try await Self.waitFor(log) { $0.count { $0 == .audioDone(item: "local-2") } == 1 }
         try await Self.speak("en_no_change.wav", into: engine, vad: &vad, immediate: immediate)
-        try await Self.waitFor(log) { $0.all.contains { if case .endCall = $0 { true } else { false } } }
+        try await Self.waitFor(log) { $0.contains { if case .endCall = $0 { true } else { false } } }
         let tracker = await engine.stop()
         await reader.value
         try await running.value
@@ -230,4 +227,9 @@ import TestSupport
         }
         #expect(played == ["echo-1:891234", "echo-1 done", "echo-2:0555555666666", "echo-2:7", "echo-2 done"])
     }
+}
+
+extension [EngineEvent] {
+    /// The transcript lines among the events: who said what.
+    var texts: [(Speaker, String)] { compactMap { if case .transcript(let s, let t, _) = $0 { (s, t) } else { nil } } }
 }

@@ -53,7 +53,7 @@ import TestSupport
             try await c.send(["type": "response.output_audio_transcript.done", "item_id": "item_a1",
                               "transcript": "Hello, this is ABC Company. Can you attend? [TASK_STATE]{\"question_id\":\"q2\",\"status\":\"refused\"}[/TASK_STATE]"])
             // The caller talks over it once some caller audio arrived.
-            while c.count("input_audio_buffer.append") < 10 { try await Task.sleep(for: .milliseconds(20)) }
+            try await c.wait(for: 10, "input_audio_buffer.append")
             try await c.send(["type": "input_audio_buffer.speech_started", "audio_start_ms": 200, "item_id": "item_u1"])
             let truncate = try await c.next("conversation.item.truncate")
             checks.withLock { $0["truncate"] = "\(truncate["item_id"] ?? "")@\(truncate["audio_end_ms"] ?? "")" }

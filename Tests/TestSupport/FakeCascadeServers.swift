@@ -16,6 +16,12 @@ public enum FakeCascadeServers {
         public func add(_ what: String) { entries.withLock { $0.append((.now, what)) } }
         public func first(_ prefix: String) -> ContinuousClock.Instant? { entries.value.first { $0.what.hasPrefix(prefix) }?.at }
         public func all(_ prefix: String) -> [String] { entries.value.map(\.what).filter { $0.hasPrefix(prefix) } }
+        /// Returns once `count` entries start with `prefix` (and contain `text`, if given): at the entry that makes them.
+        public func wait(for count: Int = 1, _ prefix: String, containing text: String? = nil, timeout: Duration = .seconds(10)) async throws {
+            try await entries.wait(for: "\(count) × \(prefix) \(text ?? "")", timeout: timeout) { entries in
+                entries.count { entry in entry.what.hasPrefix(prefix) && (text.map { entry.what.contains($0) } ?? true) } >= count
+            }
+        }
     }
 
     public static func sse(_ chunks: [[String: Any]]) -> [String] {

@@ -51,6 +51,12 @@ public struct FakeRealtimeServer {
         }
 
         public func count(_ type: String) -> Int { messages.value.filter { $0.contains("\"type\":\"\(type)\"") }.count }
+
+        /// Returns once `count` client events of `type` have arrived: at the one that makes them.
+        public func wait(for count: Int, _ type: String, timeout: Duration = .seconds(10)) async throws {
+            let marker = "\"type\":\"\(type)\""
+            try await messages.wait(for: "\(count) × \(type)", timeout: timeout) { $0.count { $0.contains(marker) } >= count }
+        }
     }
 
     public struct FakeServerError: Error, CustomStringConvertible {
