@@ -27,11 +27,12 @@ final class ChurningStreams: Sendable {
     private let sender: MediaStreamBenchmark.PhasedSender
     private let running = Atomic<Bool>(true)
     private let totals = Mutex(Totals())
-    /// The longest a stream waits, silent, for its last echoes before it sends `stop`. A busy
+    /// How long a stream, silent, waits with no echo coming back before it sends `stop`. A busy
     /// machine fills the stage queues (CI's soak: high-water 64) and the echoes come back paced
-    /// behind them; CI counted 3 frames "lost" after a fixed 400 ms. A frame still missing after
-    /// this is lost, not late.
-    static let drainLimit = TimeAmount.seconds(3)
+    /// behind them; CI counted 3 frames "lost" after a fixed 400 ms, and beside busy loops a
+    /// stall left 43 queued when a fixed 3 s ran out. A frame still missing once none has come
+    /// back for this long is lost, not late.
+    static let drainIdleLimit = TimeAmount.seconds(3)
     /// The loopback engine's path resamples 8 → 16 → 8 kHz: its last 60 ms stay in the two
     /// resamplers until more audio pushes them out, and a silent caller sends none. (Twilio
     /// sends media continuously, so on a real call that is the 60 ms before hang-up.)
@@ -83,7 +84,7 @@ final class ChurningStreams: Sendable {
             while running.load(ordering: .relaxed), ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(200)) }
             // The caller falls silent, its last frames come back, then the call ends.
             sender.remove(client)
-            _ = await client.echoes(allBut: Self.pipelineHoldbackFrames, within: Self.drainLimit)
+            _ = await client.echoes(allBut: Self.pipelineHoldbackFrames, idleLimit: Self.drainIdleLimit)
             try? await loop.submit { client.sendStop() }.get()
             try? await Task.sleep(for: .milliseconds(100))
             try? await client.channel.close()

@@ -80,16 +80,29 @@ final class MediaStreamLoadClient: Sendable {
     }
 
     /// Waits, woken by the echoes themselves, until all but `holdback` of the frames sent so far
-    /// have come back, or `limit` passes; true when they did. Counted on the channel's event loop,
-    /// so a send tick already under way there is in the count.
-    func echoes(allBut holdback: Int, within limit: TimeAmount) async -> Bool {
+    /// have come back, or `idleLimit` passes with none coming back; true when they did. Counted on
+    /// the channel's event loop, so a send tick already under way there is in the count. The
+    /// limit runs from the last echo, not the first look: a server that stalled behind a loaded
+    /// machine still pacing out its queue is late, not losing frames (the soak, 5 Dec: one
+    /// stream's last 43 frames still queued when a fixed 3 s ran out, none dropped).
+    func echoes(allBut holdback: Int, idleLimit: TimeAmount) async -> Bool {
         let loop = channel.eventLoop
         let promise = loop.makePromise(of: Bool.self)
         loop.execute {
             self.handler.value.awaitEchoes(self.log.sent.load(ordering: .relaxed) - holdback, promise: promise)
-            loop.scheduleTask(in: limit) { self.handler.value.stopAwaitingEchoes() }
+            self.stopAwaitingEchoes(ifNoneIn: idleLimit, after: self.log.received.load(ordering: .relaxed))
         }
         return (try? await promise.futureResult.get()) ?? false
+    }
+
+    /// Settles the wait for echoes as not reached once `limit` goes by with the count still at
+    /// `count`; after an echo, it looks again a `limit` later. On the channel's event loop.
+    private func stopAwaitingEchoes(ifNoneIn limit: TimeAmount, after count: Int) {
+        channel.eventLoop.scheduleTask(in: limit) {
+            guard self.handler.value.isAwaitingEchoes else { return }
+            let now = self.log.received.load(ordering: .relaxed)
+            if now == count { self.handler.value.stopAwaitingEchoes() } else { self.stopAwaitingEchoes(ifNoneIn: limit, after: now) }
+        }
     }
 
     /// Counts media coming back, echoes marks (as Twilio does once audio has played), answers pings.
@@ -101,7 +114,7 @@ final class MediaStreamLoadClient: Sendable {
         let dialect: LoadDialect
         var streamSid = ""
         private var context: ChannelHandlerContext?
-        /// A wait for the media coming back to reach a count (`echoes(allBut:within:)`).
+        /// A wait for the media coming back to reach a count (`echoes(allBut:idleLimit:)`).
         private var echoWait: (count: Int, promise: EventLoopPromise<Bool>)?
         private let mediaPrefix: [UInt8]
         private let markPrefix: [UInt8]
@@ -125,6 +138,8 @@ final class MediaStreamLoadClient: Sendable {
             stopAwaitingEchoes()
             if log.received.load(ordering: .relaxed) >= count { promise.succeed(true) } else { echoWait = (count, promise) }
         }
+
+        var isAwaitingEchoes: Bool { echoWait != nil }
 
         /// Settles a wait still open as not reached (its limit passed, or the connection went).
         func stopAwaitingEchoes() {
