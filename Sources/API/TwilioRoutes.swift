@@ -51,7 +51,7 @@ extension VoiceBridgeServer {
             try? await self.store.appendEvent(callID: person ? String(id.dropLast(CallManager.personLegSuffix.count)) : id,
                                               type: person ? "twilio_transfer_status" : "twilio_call_status",
                                         payload: ["call_status": status, "call_sid": values["CallSid"] ?? "", "sequence": values["SequenceNumber"] ?? ""])
-            await self.calls?.manager.twilioStatus(outboundID: id, status: status, sequence: Int(values["SequenceNumber"] ?? "") ?? 0)
+            await self.calls?.manager.twilioStatus(outboundID: id, callSid: values["CallSid"] ?? "", status: status, sequence: Int(values["SequenceNumber"] ?? "") ?? 0)
             return .noContent
         }
         router.post("twilio/amd") { request, context -> HTTPResponse.Status in

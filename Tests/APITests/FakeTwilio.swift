@@ -30,7 +30,7 @@ final class FakeTwilio: Sendable {
     }
 
     let audio: [UInt8]
-    let creates = Mutex<[Created]>([])
+    let creates = Locked<[Created]>([])
     let updates = Locked<[(sid: String, status: String)]>([])
     /// The status callbacks VoiceBridge has answered, in order: what it has taken in by now.
     let answeredStatuses = Locked<[(sid: String, status: String)]>([])

@@ -53,7 +53,8 @@ public struct TwilioCarrier: Sendable {
 
 /// What reaches a Twilio call's attempt while it waits.
 enum TwilioCallEvent: Sendable {
-    case status(String, sequence: Int)
+    /// A status callback: the call it is about (`CallSid`), its status and its sequence number.
+    case status(String, sequence: Int, callSid: String)
     /// The call's media stream; `done` is resumed when the call is over.
     case stream(any MediaStreamLeg, done: CheckedContinuation<Void, Never>)
     case timedOut
@@ -120,8 +121,9 @@ extension CallManager {
         var lastSequence = -1
         for await event in events {
             switch event {
-            case .status(let status, let sequence):
-                guard sequence > lastSequence else { continue }   // callbacks can arrive out of order
+            case .status(let status, let sequence, let callSid):
+                // Callbacks can arrive out of order, and late: an earlier attempt's reports under the same id.
+                guard callSid == sid, sequence > lastSequence else { continue }
                 lastSequence = sequence
                 if status == "ringing", (try? await store.call(id: id))?.state == .dialing { _ = try? await transition(id, to: .ringing) }
                 if let (state, reason) = TwilioCarrier.finalState(status) {
@@ -156,9 +158,9 @@ extension CallManager {
         }
     }
 
-    /// A status callback (signature checked by the caller).
-    public func twilioStatus(outboundID: String, status: String, sequence: Int) {
-        twilioWaiters[outboundID]?.yield(.status(status, sequence: sequence))
+    /// A status callback (signature checked by the caller) about the Twilio call `callSid`.
+    public func twilioStatus(outboundID: String, callSid: String, status: String, sequence: Int) {
+        twilioWaiters[outboundID]?.yield(.status(status, sequence: sequence, callSid: callSid))
     }
 
     /// An asynchronous answering-machine verdict.

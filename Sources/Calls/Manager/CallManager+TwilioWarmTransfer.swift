@@ -44,8 +44,9 @@ extension CallManager {
             var lastSequence = -1
             for await event in events {
                 switch event {
-                case .status(let status, let sequence):
-                    guard sequence > lastSequence else { continue }
+                case .status(let status, let sequence, let callSid):
+                    // Only this person's call: a late callback of an earlier one (under the same id) is not about it.
+                    guard callSid == sid, sequence > lastSequence else { continue }
                     lastSequence = sequence
                     switch status {
                     case "busy": return .finished(.busy)
