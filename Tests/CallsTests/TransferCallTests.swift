@@ -12,24 +12,11 @@ import TestSupport
 /// VoiceBridge calls the person itself and bridges them — or, when they are busy, the agent takes
 /// the call back and says so.
 @Suite(.tags(.realTimeCalls)) struct TransferCallTests {
-    /// `ssml` spoken by espeak-ng as an 8 kHz WAV, after `before` seconds of silence and followed by `after`.
+    /// `ssml` spoken by espeak-ng (its default voice and rate) as an 8 kHz WAV, after `before` seconds of silence and followed by `after`.
     static func spoken(ssml: String, before: Double, after: Double) async throws -> URL {
-        try await offThePool { try spokenBlocking(ssml, before: before, after: after) }
-    }
-
-    private static func spokenBlocking(_ ssml: String, before: Double, after: Double) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spoken-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let raw = folder.appendingPathComponent("raw.wav"), padded = folder.appendingPathComponent("mic.wav")
-        for (tool, arguments) in [("/usr/bin/espeak-ng", ["-m", "-w", raw.path, ssml]),
-                                  ("/usr/bin/sox", [raw.path, "-r", "8000", "-c", "1", padded.path, "pad", "\(before)", "\(after)"])] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = arguments
-            try process.run()
-            process.waitUntilExit()
-        }
-        return padded
+        let speech = try await EspeakCLI.wav(ssml: ssml, voice: "en", wordsPerMinute: 175)
+        defer { try? FileManager.default.removeItem(at: speech) }
+        return try await Baresip.padded(speech, before: before, after: after, sampleRate: 8000)
     }
 
     @Test func aCallerWhoAsksForAPersonIsHandedToOne() async throws {

@@ -69,13 +69,15 @@ public struct Baresip: @unchecked Sendable {
 
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/baresip") }
 
-    /// `input` padded with `before`/`after` seconds of silence (sox), so the call outlives the speech.
-    public static func padded(_ input: URL, before: Double, after: Double) async throws -> URL {
+    /// `input` padded with `before`/`after` seconds of silence (sox), so the call outlives the speech;
+    /// with `sampleRate`, also made mono at that rate.
+    public static func padded(_ input: URL, before: Double, after: Double, sampleRate: Int? = nil) async throws -> URL {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("padded-\(UUID().uuidString).wav")
+        let format = sampleRate.map { ["-r", "\($0)", "-c", "1"] } ?? []
         try await offThePool {
             let sox = Process()
             sox.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-            sox.arguments = [input.path, output.path, "pad", "\(before)", "\(after)"]
+            sox.arguments = [input.path] + format + [output.path, "pad", "\(before)", "\(after)"]
             try sox.run()
             sox.waitUntilExit()
         }

@@ -6,15 +6,22 @@ import Pipeline
 public enum EspeakCLI {
     /// `ssml` (inside `<speak>`) in `voice` at `wordsPerMinute`: 22.05 kHz samples.
     public static func say(ssml: String, voice: String = "en-us", wordsPerMinute: Int = 160) async throws -> [Int16] {
+        let file = try await wav(ssml: ssml, voice: voice, wordsPerMinute: wordsPerMinute)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try WAVFile.read(file).samples
+    }
+
+    /// The same, as a WAV file (22.05 kHz) in the temporary folder, for a peer that plays a file;
+    /// the caller removes it.
+    public static func wav(ssml: String, voice: String = "en-us", wordsPerMinute: Int = 160) async throws -> URL {
         try await offThePool {
-            let file = NSTemporaryDirectory() + "espeak-\(UUID().uuidString).wav"
-            defer { try? FileManager.default.removeItem(atPath: file) }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("espeak-\(UUID().uuidString).wav")
             let espeak = Process()
             espeak.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
-            espeak.arguments = ["-m", "-v", voice, "-s", "\(wordsPerMinute)", "-w", file, "<speak>\(ssml)</speak>"]
+            espeak.arguments = ["-m", "-v", voice, "-s", "\(wordsPerMinute)", "-w", file.path, "<speak>\(ssml)</speak>"]
             try espeak.run()
             espeak.waitUntilExit()
-            return try WAVFile.read(URL(fileURLWithPath: file)).samples
+            return file
         }
     }
 
