@@ -1,4 +1,5 @@
 import Calls
+import Pipeline
 import Hummingbird
 import Prometheus
 
@@ -34,6 +35,7 @@ struct MetricsRoute: Sendable {
                 .set(Double(tick.audiblyLateFrames))
             stages.export(calls.manager.pipelineStatistics.totals, into: registry)
         }
+        stages.export(inference: InferenceCPU.byPool, into: registry)
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: buffer)))

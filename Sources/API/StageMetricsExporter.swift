@@ -7,7 +7,7 @@ import Synchronization
 /// counters `voicebridge_stage_frames_in_total`, `…_frames_out_total`, `…_drops_total`,
 /// `…_processing_seconds_total` with `…_timed_frames_total` (the frames that time covers: the
 /// mean per frame is their ratio), and the gauge `voicebridge_stage_queue_high_water` (the
-/// deepest any call's queue got). The sums only grow, so they are mirrored into Prometheus
+/// deepest any call's queue got); and the inference pools' CPU. The sums only grow, so they are mirrored into Prometheus
 /// counters by the increase since the last scrape.
 final class StageMetricsExporter: Sendable {
     private let emitted = Mutex<[String: Double]>([:])
@@ -22,6 +22,16 @@ final class StageMetricsExporter: Sendable {
             count("voicebridge_stage_timed_frames_total", "Frames whose processing time was measured (one in \(StageMeter.timingInterval))", Double(stage.timedFrames), labels, registry)
             registry.makeGauge(descriptor: .whole("voicebridge_stage_queue_high_water", help: "Deepest a pipeline queue got in any call, in frames or events"), labels: labels)
                 .set(Double(stage.queueHighWater))
+        }
+    }
+
+    /// The inference pools' CPU (`InferenceCPU`): `voicebridge_inference_cpu_seconds_total` and
+    /// `voicebridge_inference_jobs_total`, by pool.
+    func export(inference totals: [String: InferenceCPU.Total], into registry: PrometheusCollectorRegistry) {
+        for (pool, total) in totals {
+            let labels = [("pool", pool)]
+            count("voicebridge_inference_cpu_seconds_total", "CPU the inference pool's jobs used on their threads", total.seconds, labels, registry)
+            count("voicebridge_inference_jobs_total", "Jobs the inference pool ran", Double(total.jobs), labels, registry)
         }
     }
 

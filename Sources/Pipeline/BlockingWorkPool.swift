@@ -31,6 +31,8 @@ public final class BlockingWorkPool: Sendable {
 
     public let width: Int
     public let capacity: Int
+    /// The pool's name in `InferenceCPU` and on `/metrics`: its label without "voicebridge.".
+    public let name: String
     /// How long a job's result takes in virtual time.
     public let virtualLatency: Duration
     /// What `run(within:)` measures its limit on. (On Linux a cancelled sleep on the continuous
@@ -50,6 +52,7 @@ public final class BlockingWorkPool: Sendable {
         self.clock = clock
         self.width = width
         self.capacity = capacity
+        name = label.hasPrefix("voicebridge.") ? String(label.dropFirst("voicebridge.".count)) : label
         lanes = (0..<width).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
         load = Mutex(Array(repeating: 0, count: width))
     }
@@ -79,7 +82,7 @@ public final class BlockingWorkPool: Sendable {
         // `limit` are not looked at: whether a job waits depends on real threads, never on a run.
         if let virtualTime = VirtualTimeExecutor.current {
             try Task.checkCancellation()
-            if virtualLatency == .zero { return try job() }
+            if virtualLatency == .zero { return try InferenceCPU.measure(pool: name, job) }
             let lane = load.withLock { load -> Int in
                 let lane = load.indices.min { load[$0] < load[$1] }!
                 load[lane] += 1
@@ -87,7 +90,7 @@ public final class BlockingWorkPool: Sendable {
             }
             return try await virtualTime.result(at: virtualTime.now.advanced(by: virtualLatency), on: lanes[lane]) { [self] in
                 defer { self.load.withLock { $0[lane] -= 1 } }
-                return try job()
+                return try InferenceCPU.measure(pool: self.name, job)
             }
         }
         let urgency = Self.urgency
@@ -114,8 +117,8 @@ public final class BlockingWorkPool: Sendable {
                         load.withLock { $0[lane] -= 1 }
                         return
                     }
-                    let entry = WaitingJob(isAwaited: { waiting.isAwaited }) {
-                        let result = Result { try job() }
+                    let entry = WaitingJob(isAwaited: { waiting.isAwaited }) { [name] in
+                        let result = Result { try InferenceCPU.measure(pool: name, job) }
                         return { waiting.take()?.resume(with: result) }
                     }
                     waitingJobs.withLock { $0.append(entry, urgency) }

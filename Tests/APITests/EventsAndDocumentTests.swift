@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Pipeline
 import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
@@ -178,6 +179,7 @@ import Yams
 
     @Test(arguments: StoreBackend.allCases) func metricsExposeCallsByStateAndTheCallSystemsCounters(database: StoreBackend) async throws {
         let h = try await OutboundAPITests.harness(database: database)
+        _ = try await BlockingWorkPool(label: "voicebridge.metrics-test", width: 1, capacity: 1).run { 1 }   // an inference pool's job
         try await h.app.test(.router) { client in
             try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: OutboundAPITests.seedBody)) { _ in }
             try await client.execute(uri: "/metrics", method: .get) { response in
@@ -187,6 +189,8 @@ import Yams
                 #expect(text.contains(#"voicebridge_calls{state="completed"} 0"#))
                 #expect(text.contains("voicebridge_live_calls 0"))
                 #expect(text.contains("voicebridge_media_late_frames") && text.contains("voicebridge_media_audibly_late_frames"))
+                #expect(text.contains(#"voicebridge_inference_jobs_total{pool="metrics-test"}"#) && text.contains(#"voicebridge_inference_cpu_seconds_total{pool="metrics-test"}"#),
+                        "the inference pools' CPU: \(text)")
             }
         }
         // What calls report goes through the server's registry.
