@@ -21,7 +21,8 @@ public final class Locked<Value: Sendable>: Sendable {
     public var value: Value { mutex.withLock { $0.value } }
 
     /// Returns once `condition` holds — now, or at the change that makes it hold; throws after
-    /// `timeout`, naming what it waited for and the value it saw last.
+    /// `timeout`, naming what it waited for and the value it saw last. `condition` runs under the
+    /// lock: it reads the value it is given, never this `Locked` (which would wait on itself).
     public func wait(for what: String, timeout: Duration = .seconds(10), until condition: @escaping @Sendable (Value) -> Bool) async throws {
         do {
             try await withTimeout(timeout) { await self.met(condition) }
