@@ -121,34 +121,6 @@ enum CapacityBenchmark {
     }
 }
 
-/// The counters of a Prometheus text page (`/metrics`), by name and labels.
-struct PrometheusText {
-    private var samples: [String: [([String: String], Double)]] = [:]
-
-    init(_ text: String) {
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
-            let series = line[..<space]
-            let name: Substring, labels: [String: String]
-            if let brace = series.firstIndex(of: "{"), series.hasSuffix("}") {
-                name = series[..<brace]
-                labels = Dictionary(series[series.index(after: brace)..<series.index(before: series.endIndex)].split(separator: ",").compactMap { pair in
-                    let parts = pair.split(separator: "=", maxSplits: 1)
-                    return parts.count == 2 ? (String(parts[0]), String(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")))) : nil
-                }, uniquingKeysWith: { first, _ in first })
-            } else {
-                name = series
-                labels = [:]
-            }
-            samples[String(name), default: []].append((labels, value))
-        }
-    }
-
-    func values(_ name: String) -> [([String: String], Double)] { samples[name] ?? [] }
-
-    func value(_ name: String, _ labels: [String: String]) -> Double? { values(name).first { $0.0 == labels }?.1 }
-}
-
 /// A `voicebridge simulate-callee` child process at nice 10, on a SIP port the kernel picks.
 final class CalleeProcess: Sendable {
     let sipPort: Int

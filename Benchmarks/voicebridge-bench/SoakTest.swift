@@ -135,7 +135,7 @@ enum SoakTest {
             try await Task.sleep(until: start.advanced(by: .milliseconds(Int(next * 1000))))
             guard server.isRunning else { report.failures.append("the server exited during the run"); break }
             let tick = try await server.mediaTick()
-            let metrics = Prometheus(try await server.metrics())
+            let metrics = PrometheusText(try await server.metrics())
             let sample = Sample(seconds: next, rssKB: server.residentKilobytes(), fds: server.openFileDescriptors(), threads: server.threads(),
                                 liveCalls: Int(metrics.sum("voicebridge_live_calls")), queueHighWater: Int(metrics.max("voicebridge_stage_queue_high_water")),
                                 lateFrames: tick.lateFrames - first.lateFrames, audiblyLateFrames: tick.audiblyLateFrames - first.audiblyLateFrames,
@@ -151,7 +151,7 @@ enum SoakTest {
         churn.finish()
         await streaming.value
         report.streams = churn.snapshot
-        let guarded = Prometheus(try await server.metrics())
+        let guarded = PrometheusText(try await server.metrics())
         report.connectionsTimedOut = Int(guarded.sum("voicebridge_http_connections_timed_out_total"))
         report.connectionsRefused = Int(guarded.sum("voicebridge_http_connections_refused_total"))
         report.sip = try await sipp?.finish(timeout: .seconds(Int(SoakSIPCallers.pcapSeconds * 2 + callSeconds) + 30)) ?? .init(exitStatus: 0)
@@ -269,18 +269,4 @@ enum SoakTest {
     }
 
     static func format(_ value: Double) -> String { String(format: "%.2f", value) }
-
-    /// Values of a Prometheus text exposition, by metric name (all label sets).
-    struct Prometheus {
-        var values: [(name: String, value: Double)] = []
-        init(_ text: String) {
-            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-                guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
-                let series = line[..<space]
-                values.append((String(series.prefix { $0 != "{" }), value))
-            }
-        }
-        func sum(_ name: String) -> Double { values.filter { $0.name == name }.map(\.value).reduce(0, +) }
-        func max(_ name: String) -> Double { values.filter { $0.name == name }.map(\.value).max() ?? 0 }
-    }
 }
