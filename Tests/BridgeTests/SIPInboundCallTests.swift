@@ -34,7 +34,7 @@ import TestSupport
     func aCallerIsAnsweredAndHangsUp(transport: SIPTransportKind) async throws {
         let events = try await Self.withUserAgent(transport: transport) { ua, port in
             let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-t", transport == .udp ? "u1" : "t1", "-s", "0212345678", "-i", "127.0.0.1",
-                                            "-p", "\(freeSippPort())", "-mp", "\(freeSippMediaPort())", "-d", "1000"])
+                                            "-mp", "\(freeSippMediaPort())", "-d", "1000"])
             var iterator = ua.incomingCalls.makeAsyncIterator()
             guard let call = await iterator.next() else { return [SIPCallEvent]() }
             #expect(call.direction == .inbound && call.localNumber == "0212345678")
@@ -52,7 +52,7 @@ import TestSupport
     func refusalsCarryTheRightStatus(status: Int, limit: Int, admission: SIPUserAgent.Admission, formats: String) async throws {
         try await Self.withUserAgent(maxInbound: limit, admission: admission) { ua, port in
             let sipp = try Sipp(scenario: SippCaller.invite(expecting: status, sdpFormats: formats),
-                                arguments: ["127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1", "-p", "\(freeSippPort())"])
+                                arguments: ["127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1"])
             let result = await sipp.wait()
             #expect(result.status == 0, "expected \(status): \(result.output.suffix(1500))")
             #expect(await ua.liveCallCount == 0)
@@ -71,7 +71,7 @@ import TestSupport
             await probe.close()
             try await waitUntil { await ua.malformedDatagrams == 4 }
             #expect(await ua.malformedDatagrams == 4)
-            let sipp = try Sipp(scenario: SippCaller.options, arguments: ["127.0.0.1:\(port)", "-s", "x", "-i", "127.0.0.1", "-p", "\(freeSippPort())"])
+            let sipp = try Sipp(scenario: SippCaller.options, arguments: ["127.0.0.1:\(port)", "-s", "x", "-i", "127.0.0.1"])
             let result = await sipp.wait()
             #expect(result.status == 0, "\(result.output.suffix(1500))")
         }

@@ -15,7 +15,7 @@ import TestSupport
             _ = try await CallHarness.waitFor(store, busy) { $0.state == .connected }
             // … so a caller is refused at once with 503, nothing answered, nothing stored.
             let refused = try Sipp(scenario: SippCaller.invite(expecting: 503),
-                                   arguments: ["127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1", "-p", "\(freeSippPort())"])
+                                   arguments: ["127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1"])
             let result = await refused.wait()
             #expect(result.status == 0, "expected 503: \(result.output.suffix(1500))")
             #expect(try await store.calls(inStates: CallState.allCases).filter { $0.direction == .inbound }.isEmpty)
@@ -23,7 +23,7 @@ import TestSupport
             try #require(await manager.waitUntilNoLiveCalls(timeout: .seconds(30)), "the busy call is still live 30 s after it ended")
             // The agent is free again: the next caller is answered (sipp's own caller: INVITE, talk 1 s, BYE).
             let answered = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1",
-                                                "-p", "\(freeSippPort())", "-mp", "\(freeSippMediaPort())", "-d", "1000"])
+                                                "-mp", "\(freeSippMediaPort())", "-d", "1000"])
             let result2 = await answered.wait()
             #expect(result2.status == 0, "\(result2.output.suffix(1500))")
         }

@@ -194,7 +194,7 @@ import TestSupport
         try await CallHarness.run { _, store, ua in
             let port = await ua.localPort
             let sipp = try Sipp(arguments: ["-sn", "uac", "127.0.0.1:\(port)", "-s", "0212345678", "-i", "127.0.0.1",
-                                            "-p", "\(freeSippPort())", "-mp", "\(freeSippMediaPort())", "-d", "7000"])
+                                            "-mp", "\(freeSippMediaPort())", "-d", "7000"])
             let result = await sipp.wait()
             #expect(result.status == 0, "\(result.output.suffix(1200))")
             try await waitUntil { (try? await store.calls(inStates: [.completed]).contains { $0.direction == .inbound }) == true }
