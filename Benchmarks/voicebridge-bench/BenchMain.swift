@@ -45,19 +45,19 @@ struct BenchMain {
             case "--line-conditions": lineConditions = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--capacity-steps": capacitySteps = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-aec,echo-silent,echo-silent-aec] [--capacity-steps 5,10,15,20,30] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,calibration,line,capacity]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-aec,echo-silent,echo-silent-aec,clean-ns,babble-10-ns] [--capacity-steps 5,10,15,20,30] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,calibration,line,capacity]\n".utf8))
                 exit(2)
             }
         }
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-        if suites.contains("pipeline") { try pipeline(output: output) }
+        if suites.contains("pipeline") { try await pipeline(output: output) }
         if suites.contains("sip-rtp") { try await sipRTP(output: output, seconds: seconds, counts: rtpCounts) }
         if suites.contains("media-streams") { try await mediaStreams(output: output, seconds: seconds, counts: streamCounts) }
         if suites.contains("loopback-streams") { try await loopbackStreams(output: output, seconds: seconds, counts: loopbackCounts) }
         if suites.contains("dialects") { try await dialectStreams(output: output, seconds: seconds, streams: 200) }
         if suites.contains("engines") { try await engines(output: output) }
         if suites.contains("barge-in") { try await bargeIn(output: output) }
-        if suites.contains("vad") { try vad(output: output) }
+        if suites.contains("vad") { try await vad(output: output) }
         if suites.contains("personas") { try await personas(output: output, concurrency: personaConcurrency) }
         if suites.contains("personas-espeak") { try await personas(output: output, concurrency: personaConcurrency, voices: .espeak) }
         if suites.contains("amd") { try await machineDetection(output: output) }
@@ -75,9 +75,9 @@ struct BenchMain {
         if suites.contains("capacity") { try await capacity(output: output, steps: capacitySteps) }
     }
 
-    static func vad(output: String) throws {
+    static func vad(output: String) async throws {
         print("== Voice activity detection on the hard labelled set (speech fixtures over 7 line noises at 0/10/20 dB SNR, 20 s of each noise alone, soft speech)")
-        let results = try VADBenchmark.run(deps: ".deps")
+        let results = try await VADBenchmark.run(deps: ".deps")
         func cells(_ name: String, _ s: VADTestSet.Score) -> [String] {
             [name, format(s.accuracy * 100, digits: 1), format(s.falseOnsetsPerMinute, digits: 1), format(s.medianOnsetDelayMilliseconds, digits: 0), "\(s.missedSegments)/\(s.segments)"]
         }
@@ -250,12 +250,13 @@ struct BenchMain {
         try write(["calls": calls, "target": "1000 calls, zero loss, p99 jitter < 2 ms"], to: output, as: "sip-rtp.json")
     }
 
-    static func pipeline(output: String) throws {
+    static func pipeline(output: String) async throws {
         print("== Pipeline per-frame cost through CallPipeline (what every call runs), one core, \(FrameCostBenchmark.frames) frames of 20 ms")
-        let cost = try FrameCostBenchmark.run()
+        let cost = try await FrameCostBenchmark.run(deps: ".deps")
         print(table(["side", "µs per frame", "target"], [
             ["caller: decode → record → VAD → tones → barge-in → 8k→16k", format(cost.inboundMicroseconds), "≤ 20"],
             ["… with echo cancellation (engine.echo_cancellation)", format(cost.inboundCancellingMicroseconds), ""],
+            ["… with noise suppression (engine.noise_suppression)", cost.inboundSuppressingMicroseconds.map { format($0) } ?? "not installed", ""],
             ["agent: decode → 24k→8k → record → playback → encode → marks", format(cost.outboundMicroseconds), "≤ 20"],
         ]))
         print("Per stage (the pipeline's own meters, every \(StageMeter.timingInterval)th frame timed; a timed frame also pays two clock reads):")
@@ -270,6 +271,7 @@ struct BenchMain {
         let json: [String: Any] = [
             "inbound_us_per_frame": cost.inboundMicroseconds,
             "inbound_echo_cancelling_us_per_frame": cost.inboundCancellingMicroseconds,
+            "inbound_noise_suppressing_us_per_frame": cost.inboundSuppressingMicroseconds as Any,
             "outbound_us_per_frame": cost.outboundMicroseconds,
             "stages": cost.stages.map { ["side": $0.side, "stage": $0.stage, "frames_in": $0.framesIn, "frames_out": $0.framesOut, "us_per_frame": $0.microsecondsPerFrame] },
             "tone_detector_us_per_frame": ["speech": cost.toneMicroseconds.speech, "dtmf": cost.toneMicroseconds.tone],

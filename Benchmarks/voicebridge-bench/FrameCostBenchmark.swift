@@ -6,11 +6,16 @@ import Pipeline
 /// declaration every call runs (`CallPipeline`), with its meters giving the cost of each stage.
 enum FrameCostBenchmark {
     static let frames = 50_000   // 1000 s of audio
+    /// Noise suppression costs about a hundred times the rest: 100 s of audio is enough to time it.
+    static let suppressedFrames = 5_000
 
     struct Result {
         var inboundMicroseconds: Double
         /// The same with `engine.echo_cancellation` (the far end fed as the pacer feeds it).
         var inboundCancellingMicroseconds: Double
+        /// The same with `engine.noise_suppression` (DeepFilterNet3), over `suppressedFrames`; nil
+        /// when `make deps` did not install it.
+        var inboundSuppressingMicroseconds: Double?
         var outboundMicroseconds: Double
         /// Each stage's mean time per timed frame, from the pipeline's own meters.
         var stages: [StageMeter.Snapshot]
@@ -27,7 +32,7 @@ enum FrameCostBenchmark {
         }
     }
 
-    static func run() throws -> Result {
+    static func run(deps: String) async throws -> Result {
         let clock = ContinuousClock()
         // Inputs prepared outside the timed loops.
         let ulawPackets = (0..<50).map { LegFrame(payload: G711.encode(speechLike(rate: 8000, frame: $0), law: .muLaw)) }
@@ -53,6 +58,17 @@ enum FrameCostBenchmark {
                 reference.sent(farFrames[n % 50])
                 cancelling.process(ulawPackets[n % 50]) { sink &+= $0.engineSamples.count }
             }
+        }
+        // The same with noise suppression.
+        var inboundSuppressing: Double?
+        let suppressingMeters = PipelineMeters()
+        if let suppression = try? NoiseSuppression.installed(in: deps) {
+            var suppressing = try CallPipeline.callerSide(engineInput: .pcm16(sampleRate: 16000), bargeIn: BargeInController(), recorder: nil,
+                                                          playback: playback, meters: suppressingMeters, denoise: try await suppression.makeSuppressor())
+            let elapsed = clock.measure {
+                for n in 0..<suppressedFrames { suppressing.process(ulawPackets[n % 50]) { sink &+= $0.engineSamples.count } }
+            }
+            inboundSuppressing = elapsed.totalSeconds * 1e6 / Double(suppressedFrames)
         }
         // Agent side from a 24 kHz TTS: decode, resample, then per frame record, playback, encode, marks.
         var agentAudio = try CallPipeline.agentAudio(engineOutput: .pcm16(sampleRate: 24000), meters: meters)
@@ -92,8 +108,9 @@ enum FrameCostBenchmark {
         }
         return Result(inboundMicroseconds: inbound.totalSeconds * 1e6 / Double(frames),
                       inboundCancellingMicroseconds: inboundCancelling.totalSeconds * 1e6 / Double(frames),
+                      inboundSuppressingMicroseconds: inboundSuppressing,
                       outboundMicroseconds: outbound.totalSeconds * 1e6 / Double(frames),
-                      stages: (meters.snapshots + cancellingMeters.snapshots.filter { $0.stage == "echo" }).filter { $0.timedFrames > 0 },
+                      stages: (meters.snapshots + cancellingMeters.snapshots.filter { $0.stage == "echo" } + suppressingMeters.snapshots.filter { $0.stage == "denoise" }).filter { $0.timedFrames > 0 },
                       toneMicroseconds: tone, resamplerThroughput: throughput)
     }
 }

@@ -7,12 +7,14 @@ import Personas
 /// callee at 15, 10 and 5 dB SNR, and the agent's own voice returned at −10 dB after 150 ms — beside
 /// the same run on a clean line; and silent callees on the echoing line, counting the calls where
 /// the agent cut itself off (the caller said nothing, so every barge-in is its own echo). The echo
-/// runs twice: without and with `engine.echo_cancellation` (`echo-aec`, `echo-silent-aec`).
+/// runs twice: without and with `engine.echo_cancellation` (`echo-aec`, `echo-silent-aec`); the
+/// clean line, street noise at 5 dB and voices at 10 dB again with `engine.noise_suppression` (`-ns`).
 extension BenchMain {
     struct LineRun {
         var name: String
         var line: [String: Any]?
-        var cancelling: Bool
+        /// The server's settings beyond the defaults (`cancelling`, `suppressing`).
+        var environment: [String: String]
         var run: PersonaBenchmark.Run
         var realSeconds: Double
     }
@@ -21,20 +23,22 @@ extension BenchMain {
     static let lineSNRs = [15, 10, 5]
     static var echo: [String: Any] { ["echo_db": -10, "echo_delay_ms": 150] }
     static let cancelling = ["VOICEBRIDGE_ENGINE_ECHO_CANCELLATION": "true"]
+    static let suppressing = ["VOICEBRIDGE_ENGINE_NOISE_SUPPRESSION": "true"]
 
     /// `conditions`: which to run (`clean`, `babble-10`, `echo` …; nil: all).
     static func line(output: String, concurrency: Int, conditions: Set<String>? = nil, silentCalls: Int = 50) async throws {
-        var planned: [(String, [String: Any]?, Bool)] = [("clean", nil, false)]
-        for noise in lineNoises { for snr in lineSNRs { planned.append(("\(noise)-\(snr)", ["noise": noise, "snr_db": snr], false)) } }
-        planned += [("echo", echo, false), ("echo-aec", echo, true), ("clean-aec", nil, true)]
+        var planned: [(String, [String: Any]?, [String: String])] = [("clean", nil, [:])]
+        for noise in lineNoises { for snr in lineSNRs { planned.append(("\(noise)-\(snr)", ["noise": noise, "snr_db": snr], [:])) } }
+        planned += [("echo", echo, [:]), ("echo-aec", echo, cancelling), ("clean-aec", nil, cancelling), ("clean-ns", nil, suppressing)]
+        for (noise, snr) in [("street", 5), ("babble", 10), ("office", 10)] { planned.append(("\(noise)-\(snr)-ns", ["noise": noise, "snr_db": snr], suppressing)) }
         planned = planned.filter { conditions?.contains($0.0) ?? true }
         print("== The personas over simulated lines: \(CalleePersona.catalogue.count) test runs in virtual time a line, \(concurrency) at a time; \(planned.map(\.0).joined(separator: ", "))")
         var runs: [LineRun] = []
-        for (name, line, cancel) in planned {
+        for (name, line, environment) in planned {
             let started = ContinuousClock.now
             let virtual = try await PersonaBenchmark.runInVirtualTime(serverBinary: try serverBinary(), concurrency: concurrency,
-                                                                     environment: cancel ? cancelling : [:], line: line)
-            runs.append(LineRun(name: name, line: line, cancelling: cancel, run: virtual.run, realSeconds: started.duration(to: .now).totalSeconds))
+                                                                     environment: environment, line: line)
+            runs.append(LineRun(name: name, line: line, environment: environment, run: virtual.run, realSeconds: started.duration(to: .now).totalSeconds))
             FileHandle.standardError.write(Data("line \(name): \(virtual.run.outcomes.statuses.matched)/\(virtual.run.outcomes.statuses.total) statuses\n".utf8))
         }
         let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
@@ -48,7 +52,7 @@ extension BenchMain {
         for r in runs {
             let statuses = r.run.outcomes.statuses, summaries = r.run.outcomes.summaries, answered = r.run.outcomes.answered
             json[r.name] = [
-                "line": r.line ?? [:], "echo_cancellation": r.cancelling, "statuses_matched": statuses.matched, "statuses_total": statuses.total,
+                "line": r.line ?? [:], "echo_cancellation": r.environment == cancelling, "noise_suppression": r.environment == suppressing, "statuses_matched": statuses.matched, "statuses_total": statuses.total,
                 "status_share_pct": share(statuses.matched, statuses.total), "summaries_matched": summaries.matched, "summaries_total": summaries.total,
                 "wrong_answers_stored": answered.wrong, "answered_total": answered.total,
                 "calls_cut": r.run.bargeIns.filter { $0 > 0 }.count, "real_seconds": r.realSeconds,

@@ -317,6 +317,13 @@ public final class CallSystem: Sendable {
         settings.localVoice = (try? localVoice(config.engine.local)).map(LocalVoice.init(tts:))
         settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)
         settings.echoCancellation = config.engine.echoCancellation
+        if config.engine.noiseSuppression {
+            do {
+                settings.noiseSuppression = try NoiseSuppression.installed(in: config.engine.local.depsPath)
+            } catch {
+                throw StartupError(description: "engine.noise_suppression: \(error)")
+            }
+        }
         settings.overlapHoldMilliseconds = config.engine.bargeIn.minMilliseconds
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {

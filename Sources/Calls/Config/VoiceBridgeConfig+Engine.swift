@@ -29,6 +29,9 @@ extension VoiceBridgeConfig {
         /// Takes the agent's own voice, returned by the line, out of the caller's audio before the
         /// VAD (libspeexdsp's canceller, `EchoCancelStage`).
         public var echoCancellation = false
+        /// Takes the line's noise out of the caller's audio before the VAD and the recognizer
+        /// (DeepFilterNet3, `NoiseSuppressStage`).
+        public var noiseSuppression = false
         public var turns = Turns()
         /// `barge_in.*` (its own section in the file; kept with the engine that applies it).
         public var bargeIn = BargeIn()

@@ -169,6 +169,7 @@ extension CallManager {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context, logger: logger, metrics: metrics, pricing: settings.pricing,
                                   localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, echoCancellation: settings.echoCancellation,
+                                  noiseSuppression: settings.noiseSuppression,
                                   machineDetection: machineDetection,
                                   transfer: context.transferTarget == nil ? nil : transfer, warmTransfer: warmTransfer,
                                   overlapHoldMilliseconds: settings.overlapHoldMilliseconds, clock: settings.clock)

@@ -40,6 +40,8 @@ public actor CallManager {
         public var neuralVAD: SileroModel?
         /// `engine.echo_cancellation`: the caller side takes the agent's echo out before the VAD.
         public var echoCancellation = false
+        /// `engine.noise_suppression`: the caller side takes the line's noise out before the VAD; nil: off.
+        public var noiseSuppression: NoiseSuppression?
         /// `barge_in.min_ms`: speech over the agent this long holds it until its words are judged.
         public var overlapHoldMilliseconds = 500
         /// Why this server cannot hold a call in a language ("ko" on a local engine without Whisper),

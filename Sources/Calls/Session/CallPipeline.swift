@@ -8,8 +8,9 @@ import Realtime
 ///
 /// ```
 /// caller side — where the frame arrives (the socket's event loop) when nothing needs waiting:
-///   leg media ─► decode(μ-law) ─► record(caller) ─► [echo] ─► vad ─► tones ─► barge-in ─► resample(8k→engine) ─► engine
-///   ([echo]: with `engine.echo_cancellation`, the agent's audio as the leg sent it taken out)
+///   leg media ─► decode(μ-law) ─► record(caller) ─► [echo] ─► [denoise] ─► vad ─► tones ─► barge-in ─► resample(8k→engine) ─► engine
+///   ([echo]: with `engine.echo_cancellation`, the agent's audio as the leg sent it taken out;
+///    [denoise]: with `engine.noise_suppression`, the line's noise, by DeepFilterNet3)
 ///   (a wideband leg — the dashboard's microphone — also carries its 16 kHz audio, which a 16 kHz
 ///   engine takes instead of the phone band: every stage before it works on the μ-law as for a phone)
 ///
@@ -29,12 +30,14 @@ public enum CallPipeline {
     /// `bargeIn` nil: the caller never cuts the agent (a loopback call).
     public static func callerSide(engineInput: EngineAudioFormat, bargeIn: BargeInController?, recorder: CallRecorder?,
                                   playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil, echo: EchoReference? = nil,
-                                  clock: CallClock = .continuous) throws -> some PipelineStage<LegFrame, InboundFrame> {
+                                  denoise: NoiseSuppressor? = nil, clock: CallClock = .continuous) throws -> some PipelineStage<LegFrame, InboundFrame> {
         let side = "caller"
         let echoStage: OptionalStage<MeteredStage<EchoCancelStage>> = echo.map { .on(meters.stage("echo", side: side, EchoCancelStage(reference: $0))) } ?? .off
+        let denoiseStage: OptionalStage<MeteredStage<NoiseSuppressStage>> = denoise.map { .on(meters.stage("denoise", side: side, NoiseSuppressStage(suppressor: $0))) } ?? .off
         return meters.stage("decode", side: side, LegDecodeStage())
             .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples, waited: $0.receivedAt.map { $0.duration(to: clock.now) } ?? .zero) }))
             .then(echoStage)
+            .then(denoiseStage)
             .then(meters.stage("vad", side: side, VADStage(neural: neuralVAD)))
             .then(meters.stage("tones", side: side, ToneDetectorStage()))
             .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, controller: bargeIn)))

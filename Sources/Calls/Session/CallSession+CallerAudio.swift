@@ -16,9 +16,15 @@ extension CallSession {
             if leg.observePlayout({ reference.sent($0) }) { echo = reference }
         }
         defer { if echo != nil { leg.observePlayout(nil) } }
+        var denoise: NoiseSuppressor?
+        do {
+            denoise = try await noiseSuppression?.makeSuppressor()
+        } catch {
+            logger.warning("noise suppression is off for this call", metadata: ["call": "\(callID)", "error": "\(error)"])
+        }
         do {
             let chain = try CallPipeline.callerSide(engineInput: engine.inputFormat, bargeIn: bargeInController(), recorder: recorder,
-                                                    playback: playback, meters: meters, neuralVAD: neuralVAD, echo: echo, clock: clock)
+                                                    playback: playback, meters: meters, neuralVAD: neuralVAD, echo: echo, denoise: denoise, clock: clock)
             await pumpCallerAudio(through: chain)
             _ = engine.judgeOverlaps(reporting: nil)
         } catch {

@@ -43,6 +43,8 @@ public final class CallSession: Sendable {
     let neuralVAD: SileroModel?
     /// Whether the caller side takes the agent's echo out (where the leg tells what it played).
     let echoCancellation: Bool
+    /// Takes the line's noise out of the caller's audio before the VAD; nil: off.
+    let noiseSuppression: NoiseSuppression?
     /// Speech over the agent this long holds it until the engine's verdict (engines that judge overlaps).
     let overlapHoldMilliseconds: Int
     /// What an answering machine gets; nil: no detection (the greeting goes out at once).
@@ -110,7 +112,7 @@ public final class CallSession: Sendable {
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
                 context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
-                neuralVAD: SileroModel? = nil, echoCancellation: Bool = false, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
+                neuralVAD: SileroModel? = nil, echoCancellation: Bool = false, noiseSuppression: NoiseSuppression? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
                 warmTransfer: WarmTransfer? = nil, overlapHoldMilliseconds: Int = 500, clock: CallClock = .continuous) {
         self.clock = clock
         agentSideAlarm = WakeAlarm(clock: clock)
@@ -125,6 +127,7 @@ public final class CallSession: Sendable {
         self.localVoice = localVoice
         self.neuralVAD = neuralVAD
         self.echoCancellation = echoCancellation
+        self.noiseSuppression = noiseSuppression
         self.machineDetection = machineDetection
         self.transfer = transfer
         self.warmTransfer = warmTransfer
