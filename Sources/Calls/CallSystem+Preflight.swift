@@ -10,6 +10,7 @@ extension CallSystem {
         let recognizer = try sharedRecognizer(for: config, logger: logger)
         _ = try engines(for: config.engine, egress: config.egressPolicy, recognizer: recognizer, logger: logger)
         _ = try neuralVAD(for: config.engine, logger: logger)
+        _ = try noiseSuppression(for: config.engine)
         _ = try warmTransfer(config, recognizer: recognizer, logger: logger)
     }
 

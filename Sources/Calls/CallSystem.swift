@@ -227,6 +227,17 @@ public final class CallSystem: Sendable {
         }
     }
 
+    /// DeepFilterNet3 for the caller side, when `engine.noise_suppression` asks for it: from
+    /// `make deps`'s folder. Asked for and missing, the server does not start.
+    static func noiseSuppression(for engine: VoiceBridgeConfig.Engine) throws -> NoiseSuppression? {
+        guard engine.noiseSuppression else { return nil }
+        do {
+            return try NoiseSuppression.installed(in: engine.local.depsPath)
+        } catch {
+            throw StartupError(description: "engine.noise_suppression: \(error)")
+        }
+    }
+
     /// The operator's tools go out through the egress policy, with the configured secrets (then
     /// `VOICEBRIDGE_SECRET_*` from the environment); every call is counted in `/metrics`.
     static func toolRunner(config: VoiceBridgeConfig, metrics: CallMetrics) -> ToolRunner {
@@ -317,13 +328,7 @@ public final class CallSystem: Sendable {
         settings.localVoice = (try? localVoice(config.engine.local)).map(LocalVoice.init(tts:))
         settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)
         settings.echoCancellation = config.engine.echoCancellation
-        if config.engine.noiseSuppression {
-            do {
-                settings.noiseSuppression = try NoiseSuppression.installed(in: config.engine.local.depsPath)
-            } catch {
-                throw StartupError(description: "engine.noise_suppression: \(error)")
-            }
-        }
+        settings.noiseSuppression = try noiseSuppression(for: config.engine)
         settings.overlapHoldMilliseconds = config.engine.bargeIn.minMilliseconds
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {

@@ -40,8 +40,9 @@ public final class NoiseSuppression: Sendable {
     }
 }
 
-/// One caller's DeepFilterNet3 state: 8 kHz frames in, the same number of samples out, about
-/// 30 ms later (the model's look-ahead and the two resamplers' filters). The phone band is taken
+/// One caller's DeepFilterNet3 state: 8 kHz frames in, the same number of samples out, later by
+/// the model's look-ahead, its hops and the two resamplers' filters (speech onsets 60–90 ms later
+/// on `make bench`'s `vad` set). The phone band is taken
 /// up to the model's 48 kHz and back; above 4 kHz there is nothing to suppress.
 public final class NoiseSuppressor: @unchecked Sendable {
     private let library: DeepFilterLibrary

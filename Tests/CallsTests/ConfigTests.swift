@@ -362,6 +362,20 @@ import Tools
     }
 }
 
+/// `engine.noise_suppression`: off, nothing loads; on, DeepFilterNet3 from `make deps`, and a
+/// server whose folder lacks it does not start, naming the key.
+@Suite struct NoiseSuppressionChoiceTests {
+    @Test func theSuppressorLoadsOnlyWhenAskedForAndItsAbsenceStopsTheServer() throws {
+        var engine = NeuralVADChoiceTests.engine(.local, .auto)
+        #expect(try CallSystem.noiseSuppression(for: engine) == nil)
+        engine.noiseSuppression = true
+        #expect(try CallSystem.noiseSuppression(for: engine) != nil)
+        engine.local.moonshinePath = Fixtures.repository.appendingPathComponent("nowhere/moonshine").path
+        let error = #expect(throws: (any Error).self) { try CallSystem.noiseSuppression(for: engine) }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("engine.noise_suppression"), "\(String(describing: error))")
+    }
+}
+
 /// `engine.turn_detection`: `auto` is the model when it is installed, the pause rule (with a
 /// warning) when it is not; asked for by name, a missing model stops the server.
 @Suite struct TurnDetectionChoiceTests {

@@ -16,7 +16,7 @@ import TestSupport
     }
 
     /// A steady noise goes (pink noise alone: −30 → about −55 dBFS), speech stays (the voiced part
-    /// within 3 dB), and the output keeps the input's length, about 30 ms late.
+    /// within 3 dB), and the output keeps the input's length.
     @Test func aSteadyNoiseIsTakenOutAndSpeechKept() async throws {
         let suppression = try #require(Self.suppression)
         let set = try VADTestSet.fromFixtures()
