@@ -34,7 +34,7 @@ enum VADBenchmark {
                 let frames = set.mixed.reduce(0) { $0 + $1.samples.count / 160 }
                 let suppressing = started.duration(to: .now).totalMilliseconds * 1000 / Double(max(1, frames))
                 for i in cleaned.noiseOnly.indices { cleaned.noiseOnly[i].samples = try await suppression.suppressed(set.noiseOnly[i].samples) }
-                let level = { (samples: [Int16]) in BenchMain.format(10 * log10(max(samples.meanSquare, 1e-9) / (32768 * 32768)), digits: 1) }
+                let level = { (samples: [Int16]) in BenchMain.format(samples.levelDBFS, digits: 1) }
                 print("each noise alone through the suppressor (dBFS, its first second left out):")
                 print(BenchMain.table(["noise", "before", "after"], zip(set.noiseOnly, cleaned.noiseOnly).map { [$0.noise, level($0.samples), level(Array($1.samples.dropFirst(8000)))] }))
                 for i in cleaned.soft.indices { cleaned.soft[i].samples = try await suppression.suppressed(set.soft[i].samples) }

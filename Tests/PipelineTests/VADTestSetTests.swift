@@ -21,8 +21,7 @@ import TestSupport
         #expect(Self.set.noiseOnly.allSatisfy { $0.speech.isEmpty && $0.samples.count == 20 * 8000 })
         for clip in Self.set.soft {
             let voiced = clip.speech.flatMap { Array(clip.samples[$0]) }
-            let meanSquare: Double = voiced.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(voiced.count)
-            let dbfs = 10 * log10(meanSquare / (32768.0 * 32768.0))
+            let dbfs = voiced.levelDBFS
             #expect(abs(dbfs + 38) < 1, "\(clip.name): \(dbfs) dBFS")
         }
     }
