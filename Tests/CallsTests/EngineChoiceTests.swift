@@ -63,7 +63,7 @@ import Tools
     func autoIsTheModelWhenInstalled() throws {
         let logger = Logger(label: "test")
         let auto = try CallSystem.turnDetector(for: Self.engine(.auto), logger: logger)
-        #expect(auto.model != nil && auto.threshold == 0.8 && auto.ceilingMilliseconds == 2000)
+        #expect(auto.model != nil && auto.threshold == 0.8 && auto.ceilingMilliseconds == 1200)
         #expect(try CallSystem.turnDetector(for: Self.engine(.model), logger: logger).model === auto.model, "one model per process")
         #expect(try CallSystem.turnDetector(for: Self.engine(.pause), logger: logger).model == nil)
     }

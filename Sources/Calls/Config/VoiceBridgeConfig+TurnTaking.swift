@@ -14,7 +14,7 @@ extension VoiceBridgeConfig.Engine {
         /// The model's probability at or above which a turn is complete.
         public var threshold = 0.8
         /// Longest wait after speech when the model says the caller is not done.
-        public var ceilingMilliseconds = 2000
+        public var ceilingMilliseconds = 1200
     }
 }
 

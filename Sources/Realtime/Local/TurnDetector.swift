@@ -15,7 +15,7 @@ public struct TurnDetector: Sendable {
     /// Longest wait after speech end when the model says the turn goes on.
     public var ceilingMilliseconds: Int
 
-    public init(model: SmartTurnModel? = nil, threshold: Float = 0.5, ceilingMilliseconds: Int = 2000) {
+    public init(model: SmartTurnModel? = nil, threshold: Float = 0.5, ceilingMilliseconds: Int = 1200) {
         self.model = model
         self.threshold = threshold
         self.ceilingMilliseconds = ceilingMilliseconds
