@@ -24,6 +24,9 @@ enum CapacityBenchmark {
         var placedCalls: Int
         /// Calls live on the server, looked at once a second: their mean over the step and the most.
         var liveCalls: (mean: Double, max: Int)
+        /// With the server's own admission (`admitted`): its limit of calls at once, looked at once a
+        /// second — the lowest and highest it took, and where it ended.
+        var admittedLimit: (min: Int, max: Int, last: Int)?
         var run: PersonaBenchmark.Run
         /// The server's CPU seconds over the step, by part ("moonshine", "piper", "vad", "media", "rest", …).
         var cpuByPart: [String: Double]
@@ -41,11 +44,14 @@ enum CapacityBenchmark {
 
     /// `n` calls kept going for `seconds`: each of `n` slots places a persona call, waits for its
     /// end and places the next, until `seconds` have gone by (the calls then under way finish).
-    static func step(calls n: Int, seconds: Double, serverBinary: String, personas catalogue: [CalleePersona] = CalleePersona.catalogue) async throws -> Step {
+    /// `admitted`: the server admits as its turns allow (`engine.local.turn_latency_goal_ms`, from
+    /// 2.5 calls a core), the calls beyond waiting in its queue; else it takes all `n` at once.
+    static func step(calls n: Int, seconds: Double, serverBinary: String, admitted: Bool = false,
+                     personas catalogue: [CalleePersona] = CalleePersona.catalogue) async throws -> Step {
         let callee = try await CalleeProcess.start(binary: serverBinary, rtpPorts: calleeRTPPorts)
         defer { callee.stop() }
         let server = try await PersonaBenchmark.personaServer(serverBinary, concurrency: n, environment: [
-            "VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS": "\(n)",
+            "VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS": admitted ? "0" : "\(n)",
             "VOICEBRIDGE_OUTBOUND_RING_TIMEOUT": "30",   // a callee answering 30 calls at once, at nice 10, may take seconds
             "VOICEBRIDGE_SIP_GATEWAY": "sip:127.0.0.1:\(callee.sipPort)",
             "VOICEBRIDGE_SIP_GATEWAY_IS_SIMULATED_CALLEE": "true",
@@ -55,15 +61,18 @@ enum CapacityBenchmark {
         let before = (cpu: server.cpuSeconds(), metrics: PrometheusText(try await server.metrics()), tick: try await server.mediaTick())
         let started = Date(), clock = ContinuousClock(), start = clock.now, end = start.advanced(by: .seconds(seconds))
         let base = "http://127.0.0.1:\(server.httpPort)/api/outbound"
-        // The server's memory at its highest and its live calls, looked at once a second.
+        // The server's memory at its highest, its live calls and its limit, looked at once a second.
         let watch = Task {
-            var peak = server.residentKilobytes(), live: [Double] = []
+            var peak = server.residentKilobytes(), live: [Double] = [], limits: [Int] = []
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 peak = max(peak, server.residentKilobytes())
-                if let metrics = try? await server.metrics(), let count = PrometheusText(metrics).values("voicebridge_live_calls").first?.1 { live.append(count) }
+                guard let metrics = try? await server.metrics() else { continue }
+                let text = PrometheusText(metrics)
+                if let count = text.values("voicebridge_live_calls").first?.1 { live.append(count) }
+                if let limit = text.values("voicebridge_engine_call_limit").first?.1 { limits.append(Int(limit)) }
             }
-            return (peak, live)
+            return (peak, live, limits)
         }
         let placed = try await withThrowingTaskGroup(of: [(id: String, persona: CalleePersona, seconds: Double)].self) { group in
             for slot in 0..<n {
@@ -87,13 +96,14 @@ enum CapacityBenchmark {
         }
         let wall = start.duration(to: clock.now)
         watch.cancel()
-        let (peak, live) = await watch.value
+        let (peak, live, limits) = await watch.value
         let after = (cpu: server.cpuSeconds(), metrics: PrometheusText(try await server.metrics()), tick: try await server.mediaTick())
         var run = PersonaBenchmark.Run(outcomes: [], turnLatencies: [], transcriptLatencies: [], recognitionTimes: [])
         for call in placed { try await PersonaBenchmark.read(call.id, as: call.persona, from: base, since: started, into: &run) }
         let cpu = after.cpu - before.cpu
         return Step(calls: n, wallSeconds: Double(wall.components.seconds), callSeconds: placed.reduce(0) { $0 + $1.seconds }, placedCalls: placed.count,
-                    liveCalls: (mean: live.isEmpty ? 0 : live.reduce(0, +) / Double(live.count), max: Int(live.max() ?? 0)), run: run,
+                    liveCalls: (mean: live.isEmpty ? 0 : live.reduce(0, +) / Double(live.count), max: Int(live.max() ?? 0)),
+                    admittedLimit: admitted ? limits.last.map { (limits.min() ?? $0, limits.max() ?? $0, $0) } : nil, run: run,
                     cpuByPart: parts(of: cpu, before: before.metrics, after: after.metrics), cpuSeconds: cpu,
                     lateFrames: after.tick.lateFrames - before.tick.lateFrames, audiblyLateFrames: after.tick.audiblyLateFrames - before.tick.audiblyLateFrames,
                     peakResidentKilobytes: peak)

@@ -25,8 +25,19 @@ struct MetricsRoute: Sendable {
                 .set(Double(stats.byState[state] ?? 0))
         }
         if let calls {
+            let live = await calls.manager.liveCount
             registry.makeGauge(descriptor: .whole("voicebridge_live_calls", help: "Calls holding a live session or SIP dialog"))
-                .set(Double(await calls.manager.liveCount))
+                .set(Double(live))
+            if let admission = calls.manager.admission?.reading {
+                registry.makeGauge(descriptor: .whole("voicebridge_engine_call_limit", help: "Calls the engine admits at once now, moved by the turns' latency (engine.local.turn_latency_goal_ms)"))
+                    .set(Double(admission.limit))
+                registry.makeGauge(descriptor: .whole("voicebridge_engine_headroom_calls", help: "Calls the engine would admit now beyond those live"))
+                    .set(Double(max(0, admission.limit - live)))
+                if let median = admission.recentTurnLatencyMilliseconds {
+                    registry.makeGauge(descriptor: .whole("voicebridge_engine_recent_turn_latency_seconds", help: "Median turn latency of the last turns the limit was decided on"))
+                        .set(Double(median) / 1000)
+                }
+            }
             let tick = calls.mediaTickStatistics
             registry.makeGauge(descriptor: .whole("voicebridge_media_paced_legs", help: "Legs on the shared 20 ms media ticks")).set(Double(calls.pacedLegs))
             registry.makeGauge(descriptor: .whole("voicebridge_media_late_frames", help: "Frames due in media ticks that ran more than 10 ms late, since start"))

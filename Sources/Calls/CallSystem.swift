@@ -322,7 +322,7 @@ public final class CallSystem: Sendable {
         }
         settings.language = config.engine.language
         settings.languageProblem = languageProblem(config.engine)
-        if config.engine.mode == .local { settings.engineCallLimit = config.engine.local.callLimit() }
+        if config.engine.mode == .local { settings.engineAdmission = config.engine.local.admission() }
         settings.engineMode = config.engine.mode.rawValue
         settings.pricing = config.pricing
         settings.localVoice = (try? localVoice(config.engine.local)).map(LocalVoice.init(tts:))

@@ -207,4 +207,17 @@ import Yams
             }
         }
     }
+
+    @Test func metricsShowTheLocalEnginesLimitAndHeadroom() async throws {
+        let h = try await OutboundAPITests.harness(engine: .local)
+        try await h.app.test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let text = String(buffer: response.body)
+                // Two and a half calls a core to start with (engine.local.turn_latency_goal_ms moves it).
+                let start = VoiceBridgeConfig.Engine.Local().admission().start
+                #expect(text.contains("voicebridge_engine_call_limit \(start)") && text.contains("voicebridge_engine_headroom_calls \(start)"), "\(text)")
+                #expect(!text.contains("voicebridge_engine_recent_turn_latency_seconds"), "no turn measured yet")
+            }
+        }
+    }
 }

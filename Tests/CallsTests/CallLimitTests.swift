@@ -33,7 +33,7 @@ import TestSupport
     }
 
     @Test func outboundCallsBeyondTheEngineLimitWaitInTheQueue() async throws {
-        _ = try await VirtualCallHarness.run(tweak: { $0.maxConcurrentCalls = 5; $0.engineCallLimit = 1 }) { manager, store, clock in
+        _ = try await VirtualCallHarness.run(tweak: { $0.maxConcurrentCalls = 5; $0.engineAdmission = .fixed(1) }) { manager, store, clock in
             var ids: [String] = []
             for n in 0..<3 {
                 ids.append(try await manager.create(CallHarness.seedRequest(answers: ["<hangup>"], questions: ["Can you attend?"], callee: "0109876541\(n)")).outboundId)

@@ -8,7 +8,7 @@ import TestSupport
 /// gets 503, rather than every call going silent (outbound calls wait in the queue: CallLimitTests).
 @Suite(.serialized) struct EngineCallLimitTests {
     @Test(.enabled(if: Sipp.isInstalled)) func anInboundCallBeyondTheEngineLimitGets503() async throws {
-        try await CallHarness.run(tweak: { $0.engineCallLimit = 1 }) { manager, store, ua in
+        try await CallHarness.run(tweak: { $0.engineAdmission = .fixed(1) }) { manager, store, ua in
             let port = await ua.localPort
             // One call the agent is busy with (the callee stays silent until asked again, then hangs up) …
             let busy = try await manager.create(CallHarness.seedRequest(answers: ["<silence>", "<hangup>"], questions: ["Can you attend?"])).outboundId
@@ -29,10 +29,17 @@ import TestSupport
         }
     }
 
-    @Test func theLimitIsTwoAndAHalfCallsPerCoreUnlessSet() {
+    @Test func theLimitStartsAtTwoAndAHalfCallsPerCoreAndMayGrowToFifteen() {
         var local = VoiceBridgeConfig.Engine.Local()
-        #expect(local.callLimit(cores: 2) == 5 && local.callLimit(cores: 1) == 2 && local.callLimit(cores: 8) == 20)
+        #expect(local.admission(cores: 2) == CallAdmission.Settings(most: 30, start: 5, turnLatencyGoalMilliseconds: 800))
+        #expect(local.admission(cores: 1).start == 2 && local.admission(cores: 8).start == 20 && local.admission(cores: 8).most == 120)
+        // The operator's own figure is where it starts and the most it may reach.
         local.maxCalls = 3
-        #expect(local.callLimit(cores: 8) == 3)
+        #expect(local.admission(cores: 8) == CallAdmission.Settings(most: 3, start: 3, turnLatencyGoalMilliseconds: 800))
+        // No goal: a fixed limit.
+        local.turnLatencyGoalMilliseconds = 0
+        #expect(local.admission(cores: 8) == .fixed(3))
+        local.maxCalls = 0
+        #expect(local.admission(cores: 2) == .fixed(5))
     }
 }

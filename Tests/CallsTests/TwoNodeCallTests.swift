@@ -17,7 +17,7 @@ import TestSupport
         try await CallHarness.run(store: try await CallStore.open(path), tweak: {
             $0.nodeID = "node-a"
             $0.maxConcurrentCalls = 3
-            $0.engineCallLimit = 2   // a can hold 2 at most, so b must dial some
+            $0.engineAdmission = .fixed(2)   // a can hold 2 at most, so b must dial some
         }, engines: { _ in EchoEngine() }) { managerA, store, _ in
             // Which node claims a due call is a race between their wake-ups; on a loaded machine b
             // once won every one (make test-under-load). So a claims first, alone: it takes its

@@ -58,10 +58,14 @@ extension VoiceBridgeConfig {
             public var moonshinePath = ".deps/moonshine"
             /// Folder holding whisper.cpp (`lib/`) and Whisper base (`ggml-base-q8_0.bin`), which Korean calls hear with (`make deps`).
             public var whisperPath = ".deps/whisper"
-            /// Local-engine calls at once (0: `callsPerCore` per core): beyond it outbound calls wait
-            /// in the queue and inbound INVITEs get 503, rather than every call going silent for
-            /// seconds while the recognizer catches up.
+            /// The most local-engine calls at once (0: `mostPerCore` a core when a turn-latency goal
+            /// moves the limit, else `callsPerCore`): beyond the limit outbound calls wait in the queue
+            /// and inbound INVITEs get 503, rather than every call going silent for seconds while the
+            /// recognizer catches up.
             public var maxCalls = 0
+            /// The median turn latency the calls in progress must keep (`engine.local.turn_latency_goal_ms`):
+            /// the limit of calls at once moves with it (`CallAdmission`); 0: the limit is `maxCalls`.
+            public var turnLatencyGoalMilliseconds = 800
             /// Transcriptions run side by side on the one loaded model (0: one per core).
             public var recognizerLanes = 0
             /// Kinds of answer read back for the caller to confirm (`engine.read_back`; none: `[]`).
@@ -71,8 +75,12 @@ extension VoiceBridgeConfig {
             /// How sure the recognizer must be of an answer before it is stored as answered
             /// (`engine.local.answer_confidence`: calibrated per kind and language, or one floor; 0: off).
             public var answerConfidence = AnswerConfidence()
-            /// What `make bench`'s personas suite shows one core serving within the turn-latency goal.
+            /// Calls a core starts with: what `make bench`'s personas suite showed one core serving
+            /// within the turn-latency goal before the limit was learnt.
             public static let callsPerCore = 2.5
+            /// The most a core may be given when the limit is learnt: `make bench`'s capacity suite
+            /// kept turns at p50 ~0.33 s with 15 a core on two cores (docs/benchmarks.md).
+            public static let mostPerCore = 15
 
             /// The folder `make deps` fills (`.deps`): where Moonshine's folder is.
             public var depsPath: String {
@@ -80,9 +88,14 @@ extension VoiceBridgeConfig {
                 return parent.isEmpty ? "." : parent
             }
 
-            /// `maxCalls`, or what `cores` serve.
-            public func callLimit(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> Int {
-                maxCalls > 0 ? maxCalls : max(1, Int(Double(cores) * Self.callsPerCore))
+            /// How calls are admitted on `cores`: with a turn-latency goal, from `callsPerCore` a core
+            /// (or `maxCalls`, when set: the operator's figure) up or down to what the turns allow, never
+            /// over `maxCalls` (or `mostPerCore` a core); without one, `maxCalls` (or `callsPerCore` a core).
+            public func admission(cores: Int = ProcessInfo.processInfo.activeProcessorCount) -> CallAdmission.Settings {
+                let started = max(1, Int(Double(cores) * Self.callsPerCore))
+                guard turnLatencyGoalMilliseconds > 0 else { return .fixed(maxCalls > 0 ? maxCalls : started) }
+                let most = maxCalls > 0 ? maxCalls : cores * Self.mostPerCore
+                return CallAdmission.Settings(most: most, start: maxCalls > 0 ? maxCalls : started, turnLatencyGoalMilliseconds: turnLatencyGoalMilliseconds)
             }
         }
 

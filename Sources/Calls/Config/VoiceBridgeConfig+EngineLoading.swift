@@ -22,6 +22,7 @@ extension VoiceBridgeConfig {
         e.local.moonshinePath = try r.string("engine.local.moonshine_path", default: e.local.moonshinePath)
         e.local.whisperPath = try r.string("engine.local.whisper_path", default: e.local.whisperPath)
         e.local.maxCalls = try r.int("engine.local.max_calls", default: e.local.maxCalls, in: 0...10_000)
+        e.local.turnLatencyGoalMilliseconds = try r.int("engine.local.turn_latency_goal_ms", default: e.local.turnLatencyGoalMilliseconds, in: 0...10_000)
         e.local.recognizerLanes = try r.int("engine.local.recognizer_lanes", default: e.local.recognizerLanes, in: 0...64)
         e.local.recognitionBias = try r.double("engine.local.recognition_bias", default: e.local.recognitionBias, in: 0...20)
         let floor = try r.string("engine.local.answer_confidence", default: "calibrated")

@@ -172,7 +172,11 @@ extension CallManager {
                                   noiseSuppression: settings.noiseSuppression,
                                   machineDetection: machineDetection,
                                   transfer: context.transferTarget == nil ? nil : transfer, warmTransfer: warmTransfer,
-                                  overlapHoldMilliseconds: settings.overlapHoldMilliseconds, clock: settings.clock)
+                                  overlapHoldMilliseconds: settings.overlapHoldMilliseconds, clock: settings.clock,
+                                  turnMeasured: { [weak self] milliseconds in
+                                      guard let self, let admission else { return }
+                                      admission.turnMeasured(milliseconds: milliseconds, live: liveCalls.load(ordering: .relaxed))
+                                  })
         handle.session.withLock { $0 = session }
         if handle.cancelRequested.load(ordering: .relaxed) { session.requestEnd(.cancelled) }
         pipelineStatistics.started(session.meters)
@@ -296,7 +300,7 @@ extension CallManager {
     /// Beyond `sip.max_inbound_calls` inbound streams, or the engine's call limit, the stream is
     /// closed unanswered and nothing is stored, as an INVITE then gets 503.
     public func answer(stream leg: any MediaStreamLeg, caller: String, callee: String, externalID: String) async {
-        guard inboundStreams < settings.maxInboundCalls, live.count < (settings.engineCallLimit ?? .max) else {
+        guard inboundStreams < settings.maxInboundCalls, (admission?.room(live: live.count) ?? 1) > 0 else {
             logger.warning("an inbound media stream refused: at the limit of calls at once",
                            metadata: ["streams": "\(inboundStreams)", "live": "\(live.count)"])
             metrics.refusedInbound()

@@ -5,8 +5,8 @@ import Foundation
 extension CallManager {
     /// Dispatches queued calls and answers inbound ones until cancelled.
     public func run() async {
-        if let limit = settings.engineCallLimit {
-            await userAgent.setAdmission { [weak self] _ in (self?.liveCalls.load(ordering: .relaxed) ?? 0) < limit ? .accept : .unavailable }
+        if let admission {
+            await userAgent.setAdmission { [weak self] _ in admission.room(live: self?.liveCalls.load(ordering: .relaxed) ?? 0) > 0 ? .accept : .unavailable }
         }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.answerInboundCalls() }
@@ -72,12 +72,12 @@ extension CallManager {
     var queueSharedUnheard: Bool { !store.announcesEvents && otherNodesSeen }
 
     /// Queued calls that are due, best first, claimed for this node: as many as this node's engine
-    /// can take and the global `max_concurrent_calls` (counted in the database, over every node) allows.
+    /// admits now and the global `max_concurrent_calls` (counted in the database, over every node) allows.
     func dueCalls() async -> [CallRecord] {
-        let engineLimit = settings.engineCallLimit ?? .max
+        let engineRoom = admission?.room(live: live.count) ?? .max
         let claimed: [CallRecord]
         do {
-            claimed = try await store.claimDueCalls(node: settings.nodeID, room: min(engineLimit - live.count, settings.maxConcurrentCalls),
+            claimed = try await store.claimDueCalls(node: settings.nodeID, room: min(engineRoom, settings.maxConcurrentCalls),
                                                     maxConcurrent: settings.maxConcurrentCalls, dialableCampaigns: dialableCampaigns, now: settings.clock.date)
         } catch {
             logger.warning("could not claim queued calls", metadata: ["error": "\(error)"])
@@ -85,7 +85,7 @@ extension CallManager {
         }
         if !claimed.isEmpty { logger.debug("claimed queued calls", metadata: ["calls": "\(claimed.map(\.outboundId))", "live": "\(live.count)"]) }
         // Inbound calls may have been answered while the claim was written: what no longer fits goes back.
-        let fits = max(0, engineLimit - live.count)
+        let fits = admission?.room(live: live.count) ?? .max
         for call in claimed.dropFirst(fits) { try? await store.releaseClaim(id: call.outboundId, node: settings.nodeID) }
         return Array(claimed.prefix(fits))
     }

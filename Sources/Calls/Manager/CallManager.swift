@@ -47,10 +47,11 @@ public actor CallManager {
         /// Why this server cannot hold a call in a language ("ko" on a local engine without Whisper),
         /// or nil when it can.
         public var languageProblem: @Sendable (String) -> String? = { _ in nil }
-        /// Calls the engine can serve at once in time (the local engine shares the machine's cores;
-        /// `engine.local.max_calls`); nil: only `maxConcurrentCalls` limits. Outbound calls beyond it
-        /// stay queued; an inbound INVITE beyond it gets 503.
-        public var engineCallLimit: Int?
+        /// Calls the engine can serve at once in time (the local engine shares the machine's cores:
+        /// `engine.local.max_calls`, and the limit learnt from `engine.local.turn_latency_goal_ms`);
+        /// nil: only `maxConcurrentCalls` limits. Outbound calls beyond it stay queued; an inbound
+        /// INVITE beyond it gets 503.
+        public var engineAdmission: CallAdmission.Settings?
         /// `sip.max_inbound_calls`: inbound media streams count against it as INVITEs do.
         public var maxInboundCalls = 20
         /// `engine.mode`: a template written for another engine is refused, not run on this one.
@@ -139,6 +140,8 @@ public actor CallManager {
     nonisolated let queueAlarm: WakeAlarm
     /// `live.count`, for the SIP admission decision (made outside this actor).
     nonisolated let liveCalls = Atomic<Int>(0)
+    /// The engine's limit of calls at once (`settings.engineAdmission`), moved by the turns it measures.
+    public nonisolated let admission: CallAdmission?
     /// Whether another node held a lease at this node's last renewal (`keepLease`); until the
     /// first, assumed so.
     var otherNodesSeen = true
@@ -166,7 +169,9 @@ public actor CallManager {
         self.scheduler = scheduler
         self.engines = engines
         self.logger = logger
-        queueAlarm = WakeAlarm(clock: settings.clock)
+        let queueAlarm = WakeAlarm(clock: settings.clock)
+        self.queueAlarm = queueAlarm
+        admission = settings.engineAdmission.map { CallAdmission(settings: $0, raised: { queueAlarm.ring() }) }
     }
 
     public var liveCount: Int { live.count }

@@ -98,6 +98,7 @@ extension CallSession {
         let (latency, line) = state.withLock { s in (s.timeline.firstAudio(item: item, at: clock.now), s.agentLines[item]) }
         guard let latency else { return }
         metrics.turnLatency.recordMilliseconds(latency)
+        turnMeasured(latency)
         if let row = line?.row { try? await store.setLatency(transcriptID: row, milliseconds: latency) }
     }
 

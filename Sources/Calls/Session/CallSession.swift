@@ -56,6 +56,8 @@ public final class CallSession: Sendable {
     let context: ConversationContext
     let logger: Logger
     let metrics: CallMetrics
+    /// Told each turn's latency (the manager's `CallAdmission` learns from it).
+    let turnMeasured: @Sendable (Int) -> Void
     let pricing: Pricing
     /// What the call's timers wait on and its transcript and timings are stamped with.
     let clock: CallClock
@@ -113,11 +115,13 @@ public final class CallSession: Sendable {
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
                 context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
                 neuralVAD: SileroModel? = nil, echoCancellation: Bool = false, noiseSuppression: NoiseSuppression? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
-                warmTransfer: WarmTransfer? = nil, overlapHoldMilliseconds: Int = 500, clock: CallClock = .continuous) {
+                warmTransfer: WarmTransfer? = nil, overlapHoldMilliseconds: Int = 500, clock: CallClock = .continuous,
+                turnMeasured: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.clock = clock
         agentSideAlarm = WakeAlarm(clock: clock)
         self.overlapHoldMilliseconds = overlapHoldMilliseconds
         self.metrics = metrics
+        self.turnMeasured = turnMeasured
         self.pricing = pricing
         self.callID = callID
         self.leg = leg
