@@ -300,7 +300,7 @@ extension CallManager {
     /// Beyond `sip.max_inbound_calls` inbound streams, or the engine's call limit, the stream is
     /// closed unanswered and nothing is stored, as an INVITE then gets 503.
     public func answer(stream leg: any MediaStreamLeg, caller: String, callee: String, externalID: String) async {
-        guard inboundStreams < settings.maxInboundCalls, (admission?.room(live: live.count) ?? 1) > 0 else {
+        guard inboundStreams < settings.maxInboundCalls, engineRoom > 0 else {
             logger.warning("an inbound media stream refused: at the limit of calls at once",
                            metadata: ["streams": "\(inboundStreams)", "live": "\(live.count)"])
             metrics.refusedInbound()

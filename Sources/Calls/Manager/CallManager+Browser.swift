@@ -12,7 +12,7 @@ extension CallManager {
     /// bad request, no engine, the call limit); then this returns when the call is over.
     public func answerBrowser(stream leg: any MediaStreamLeg, request: OutboundCallRequest, requestedBy: String,
                               announce: @Sendable (Result<String, any Error>) async -> Void) async {
-        guard (admission?.room(live: live.count) ?? 1) > 0 else {
+        guard engineRoom > 0 else {
             await announce(.failure(Failure.conflict("the server is at its limit of calls at once; try again in a moment")))
             await leg.hangUp()
             return

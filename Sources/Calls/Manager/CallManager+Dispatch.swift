@@ -74,7 +74,6 @@ extension CallManager {
     /// Queued calls that are due, best first, claimed for this node: as many as this node's engine
     /// admits now and the global `max_concurrent_calls` (counted in the database, over every node) allows.
     func dueCalls() async -> [CallRecord] {
-        let engineRoom = admission?.room(live: live.count) ?? .max
         let claimed: [CallRecord]
         do {
             claimed = try await store.claimDueCalls(node: settings.nodeID, room: min(engineRoom, settings.maxConcurrentCalls),
@@ -85,7 +84,7 @@ extension CallManager {
         }
         if !claimed.isEmpty { logger.debug("claimed queued calls", metadata: ["calls": "\(claimed.map(\.outboundId))", "live": "\(live.count)"]) }
         // Inbound calls may have been answered while the claim was written: what no longer fits goes back.
-        let fits = admission?.room(live: live.count) ?? .max
+        let fits = engineRoom
         for call in claimed.dropFirst(fits) { try? await store.releaseClaim(id: call.outboundId, node: settings.nodeID) }
         return Array(claimed.prefix(fits))
     }

@@ -175,6 +175,8 @@ public actor CallManager {
     }
 
     public var liveCount: Int { live.count }
+    /// Calls the engine admits now beyond those live (`.max`: no engine limit).
+    var engineRoom: Int { admission?.room(live: live.count) ?? .max }
 
     /// Returns once no call is live on this node (true), or when `timeout` has passed on the
     /// manager's clock with some still live (false). A call's last writes are in when it stops
