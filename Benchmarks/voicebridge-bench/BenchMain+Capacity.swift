@@ -28,6 +28,14 @@ extension BenchMain {
         print(table(["calls at once", "all"] + parts, results.map { step in
             [label(step), format(step.perCallMinute(step.cpuSeconds), digits: 2)] + parts.map { format(step.perCallMinute(step.cpuByPart[$0] ?? 0), digits: 2) }
         }))
+        // Statuses that differ at one step and not another say whether load or the personas drawn
+        // moved them (a step of 5 calls draws fewer of the catalogue's personas than one of 20).
+        for step in results {
+            let wrong = step.run.outcomes.filter { !$0.mismatches.isEmpty }
+            guard !wrong.isEmpty else { continue }
+            print("What differed at \(label(step)):")
+            print(table(["persona", "what differed"], wrong.map { [$0.persona, $0.mismatches.joined(separator: "; ")] }))
+        }
         try write(["steps": results.map { step -> [String: Any] in
             let turns = EngineBenchmark.percentiles(step.run.turnLatencies), statuses = step.run.outcomes.statuses
             return ["calls": step.calls, "live_calls_mean": step.liveCalls.mean, "live_calls_max": step.liveCalls.max, "calls_placed": step.placedCalls, "turn_latency_ms": ["p50": turns.p50, "p99": turns.p99, "turns": turns.samples],
