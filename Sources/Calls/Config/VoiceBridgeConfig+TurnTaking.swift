@@ -1,3 +1,5 @@
+import Realtime
+
 extension VoiceBridgeConfig.Engine {
     /// How the caller's turn is judged over (`engine.turn_detection` and its settings).
     public struct Turns: Sendable, Equatable {
@@ -14,7 +16,7 @@ extension VoiceBridgeConfig.Engine {
         /// The model's probability at or above which a turn is complete.
         public var threshold = 0.8
         /// Longest wait after speech when the model says the caller is not done.
-        public var ceilingMilliseconds = 1200
+        public var ceilingMilliseconds = TurnDetector.defaultCeilingMilliseconds
     }
 }
 

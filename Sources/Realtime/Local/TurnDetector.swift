@@ -14,8 +14,11 @@ public struct TurnDetector: Sendable {
     public var threshold: Float
     /// Longest wait after speech end when the model says the turn goes on.
     public var ceilingMilliseconds: Int
+    /// `engine.turn_ceiling_ms`'s default: with it `make bench`'s personas kept their statuses and
+    /// the slowest turns (p99) came down to ~1.26 s from ~2.06 s with 2,000.
+    public static let defaultCeilingMilliseconds = 1200
 
-    public init(model: SmartTurnModel? = nil, threshold: Float = 0.5, ceilingMilliseconds: Int = 1200) {
+    public init(model: SmartTurnModel? = nil, threshold: Float = 0.5, ceilingMilliseconds: Int = defaultCeilingMilliseconds) {
         self.model = model
         self.threshold = threshold
         self.ceilingMilliseconds = ceilingMilliseconds
