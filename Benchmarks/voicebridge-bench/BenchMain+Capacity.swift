@@ -31,10 +31,10 @@ extension BenchMain {
         // Statuses that differ at one step and not another say whether load or the personas drawn
         // moved them (a step of 5 calls draws fewer of the catalogue's personas than one of 20).
         for step in results {
-            let wrong = step.run.outcomes.filter { !$0.mismatches.isEmpty }
-            guard !wrong.isEmpty else { continue }
+            let differed = step.run.outcomes.differences()
+            guard !differed.isEmpty else { continue }
             print("What differed at \(label(step)):")
-            print(table(["persona", "what differed"], wrong.map { [$0.persona, $0.mismatches.joined(separator: "; ")] }))
+            print(table(["persona", "what differed"], differed))
         }
         try write(["steps": results.map { step -> [String: Any] in
             let turns = EngineBenchmark.percentiles(step.run.turnLatencies), statuses = step.run.outcomes.statuses

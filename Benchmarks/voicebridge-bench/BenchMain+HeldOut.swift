@@ -36,7 +36,7 @@ extension BenchMain {
             rows.append([set, "\(statuses.0)/\(statuses.1) (\(format(share(statuses.0, statuses.1), digits: 1)) %)",
                          "\(summaries.0)/\(summaries.1)", "\(answered.0)/\(answered.1) (\(format(share(answered.0, answered.1), digits: 1)) %)",
                          format(turns.p50, digits: 0), set.hasPrefix("English") ? "≥ 97 %, wrong ≤ 1 %" : "≥ 85 %, wrong ≤ 1 %, p50 ≤ 1500"])
-            differed += outcomes.filter { !$0.mismatches.isEmpty }.map { ["\(set): \($0.persona)", $0.mismatches.joined(separator: "; ")] }
+            differed += outcomes.differences(prefix: "\(set): ")
             json[set.lowercased().replacingOccurrences(of: ", ", with: "_").replacingOccurrences(of: " ", with: "_")] = [
                 "personas": outcomes.count, "statuses_matched": statuses.0, "statuses_total": statuses.1,
                 "summaries_matched": summaries.0, "summaries_total": summaries.1,

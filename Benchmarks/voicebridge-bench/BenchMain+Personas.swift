@@ -30,9 +30,7 @@ extension BenchMain {
             ["… of which transcribing (Moonshine, queue included)", format(recognition.p50, digits: 0), format(recognition.p99, digits: 0), "\(recognition.samples)", ""],
         ]))
         let wrong = outcomes.filter { !$0.mismatches.isEmpty }
-        if !wrong.isEmpty {
-            print(table(["persona", "what differed"], wrong.map { [$0.persona, $0.mismatches.joined(separator: "; ")] }))
-        }
+        if !wrong.isEmpty { print(table(["persona", "what differed"], wrong.differences())) }
         var json: [String: Any] = [
             "personas": outcomes.count, "concurrency": concurrency,
             "statuses_matched": statuses.0, "statuses_total": statuses.1, "status_share_pct": share(statuses.0, statuses.1),

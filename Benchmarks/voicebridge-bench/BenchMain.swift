@@ -333,8 +333,8 @@ struct BenchMain {
             ["answered but wrong", "\(answered.0)/\(answered.1)", format(share(answered.0, answered.1), digits: 1)],
             ["turn latency p50 / p99 ms", format(turns.p50, digits: 0) + " / " + format(turns.p99, digits: 0), ""],
         ]))
-        let wrong = run.outcomes.filter { !$0.mismatches.isEmpty }
-        if !wrong.isEmpty { print(table(["persona", "what differed"], wrong.map { [$0.persona, $0.mismatches.joined(separator: "; ")] })) }
+        let differed = run.outcomes.differences()
+        if !differed.isEmpty { print(table(["persona", "what differed"], differed)) }
         try write(["speech": results.map { ["speech": $0.rate, "lines": $0.lines, "cer": $0.cer, "meanings_right": $0.meanings.right, "yes_no_right": $0.yesNo.right,
                                             "yes_no_total": $0.yesNo.total, "numbers_right": $0.numbers.right, "numbers_total": $0.numbers.total, "read_as_another_answer": $0.wrongAnswers] },
                    "real_time_factor": cost.realTimeFactor, "resident_mb_added": cost.residentMegabytesAdded,

@@ -125,4 +125,8 @@ extension Array where Element == PersonaBenchmark.Outcome {
     var summaries: (matched: Int, total: Int) { reduce((0, 0)) { ($0.0 + $1.summaries.matched, $0.1 + $1.summaries.total) } }
     /// Answers stored as answered, and the wrong ones among them, summed over the calls.
     var answered: (wrong: Int, total: Int) { reduce((0, 0)) { ($0.0 + $1.answered.wrong, $0.1 + $1.answered.total) } }
+    /// A row for each call that differed from its script: the persona (after `prefix`) and what differed.
+    func differences(prefix: String = "") -> [[String]] {
+        filter { !$0.mismatches.isEmpty }.map { [prefix + $0.persona, $0.mismatches.joined(separator: "; ")] }
+    }
 }
