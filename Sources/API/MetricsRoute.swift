@@ -28,12 +28,13 @@ struct MetricsRoute: Sendable {
             let live = await calls.manager.liveCount
             registry.makeGauge(descriptor: .whole("voicebridge_live_calls", help: "Calls holding a live session or SIP dialog"))
                 .set(Double(live))
-            if let admission = calls.manager.admission?.reading {
+            if let admission = calls.manager.admission {
+                let reading = admission.reading
                 registry.makeGauge(descriptor: .whole("voicebridge_engine_call_limit", help: "Calls the engine admits at once now, moved by the turns' latency (engine.local.turn_latency_goal_ms)"))
-                    .set(Double(admission.limit))
+                    .set(Double(reading.limit))
                 registry.makeGauge(descriptor: .whole("voicebridge_engine_headroom_calls", help: "Calls the engine would admit now beyond those live"))
-                    .set(Double(max(0, admission.limit - live)))
-                if let median = admission.recentTurnLatencyMilliseconds {
+                    .set(Double(admission.room(live: live)))
+                if let median = reading.recentTurnLatencyMilliseconds {
                     registry.makeGauge(descriptor: .whole("voicebridge_engine_recent_turn_latency_seconds", help: "Median turn latency of the last turns the limit was decided on"))
                         .set(Double(median) / 1000)
                 }
