@@ -58,15 +58,13 @@ public final class EspeakSynthesizer: Sendable {
     }
 
     /// Texts said before, by voice and rate (`SpeechCache`): at most 4 M samples (8 MB).
-    private static let said = Mutex(SpeechCache(capacity: 4_000_000))
+    private static let said = SpeechCache(capacity: 4_000_000)
 
     /// Speaks `text` on the synthesis lane; returns 22.05 kHz samples.
     public func synthesize(_ text: String) async throws -> [Int16] {
-        let key = "\(voice) \(wordsPerMinute) \(text)"
-        if let audio = Self.said.withLock({ $0[key] }) { return audio }
-        let audio = try await Self.lane.run { [self] in try synthesizeNow(text) }
-        Self.said.withLock { $0.keep(audio, for: key) }
-        return audio
+        try await Self.said.speech(for: "\(voice) \(wordsPerMinute) \(text)") {
+            try await Self.lane.run { [self] in try synthesizeNow(text) }
+        }
     }
 
     /// Speaks `text` on the calling thread, blocking it for the synthesis (`EspeakCommand`: a

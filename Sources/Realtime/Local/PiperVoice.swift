@@ -41,7 +41,7 @@ public final class PiperVoice: SpeechSynthesizer {
     /// Where syntheses run (a second of speech takes ~50 ms of one core here: `make bench` `recognition`).
     public let workers: BlockingWorkPool
     /// Texts said before (`SpeechCache`): at most `cacheSamples` (8 MB, three minutes of speech).
-    private let said = Mutex(SpeechCache(capacity: PiperVoice.cacheSamples))
+    private let said = SpeechCache(capacity: PiperVoice.cacheSamples)
     static let cacheSamples = 4_000_000
 
     /// `modelPath` is the voice's `.onnx` (its config is `modelPath + ".json"`); `onnxRuntimePath`
@@ -125,16 +125,15 @@ public final class PiperVoice: SpeechSynthesizer {
 
     /// `text` spoken at `sampleRate`; `slowness` stretches it (4/3: three quarters of the rate).
     public func synthesize(_ text: String, slowness: Float) async throws -> [Int16] {
-        let key = "\(slowness) \(text)"
-        if let audio = said.withLock({ $0[key] }) { return audio }
-        let clauses = try await EspeakSynthesizer.phonemes(text, voice: espeakVoice)
-        var audio: [Int16] = []
-        for sentence in Self.sentences(clauses) {
-            let ids = self.ids(for: sentence)
-            audio += try await workers.run { [self] in try speakNow(ids, slowness: slowness) }
+        try await said.speech(for: "\(slowness) \(text)") {
+            let clauses = try await EspeakSynthesizer.phonemes(text, voice: espeakVoice)
+            var audio: [Int16] = []
+            for sentence in Self.sentences(clauses) {
+                let ids = self.ids(for: sentence)
+                audio += try await workers.run { [self] in try speakNow(ids, slowness: slowness) }
+            }
+            return audio
         }
-        said.withLock { $0.keep(audio, for: key) }
-        return audio
     }
 
     /// Clauses grouped into sentences as Piper speaks them: each clause's phonemes with its

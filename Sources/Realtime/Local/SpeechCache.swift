@@ -1,24 +1,97 @@
-/// Texts said before, with their audio: an agent says its greeting, its questions and "Thank you."
-/// call after call, and each is synthesized once. At most `capacity` samples are kept, the oldest
-/// dropped first. (Both voices say a text the same way every time without it: espeak-ng runs in
-/// a process of its own each time, Piper's noise is fixed — docs/virtual-time.md.)
-struct SpeechCache {
+import Synchronization
+
+/// Texts said before, with their audio, shared by every call of a voice: an agent says its
+/// greeting, its questions and "Thank you." call after call, and each is synthesized once. At most
+/// `capacity` samples are kept, the least recently said dropped first, so a template's lines stay
+/// while the one-off sentences around them (a caller's name read back) come and go.
+///
+/// A text already being synthesized is waited for, not synthesized again: a campaign starts its
+/// calls together and they greet at the same moment — 20 calls at once made the same greeting 20
+/// times. (Both voices say a text the same way every time: espeak-ng runs in a process of its own
+/// each time, Piper's noise is fixed — docs/virtual-time.md.)
+final class SpeechCache: Sendable {
     let capacity: Int
-    private var order: [String] = []
-    private var audio: [String: [Int16]] = [:]
-    private var samples = 0
+    private let state: Mutex<State>
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int) {
+        self.capacity = capacity
+        state = Mutex(State())
+    }
 
-    subscript(key: String) -> [Int16]? { audio[key] }
+    /// What a caller of `speech(for:making:)` does next.
+    private enum Claim {
+        case said([Int16])
+        /// Nobody has it or is making it: this caller makes it.
+        case make
+        /// Another caller's synthesis failed (it may have been cancelled with its call): try again.
+        case again
+        case failed(any Error)
+    }
 
-    mutating func keep(_ speech: [Int16], for key: String) {
-        guard audio[key] == nil, speech.count <= capacity else { return }
-        audio[key] = speech
-        order.append(key)
-        samples += speech.count
-        while samples > capacity, !order.isEmpty {
-            samples -= audio.removeValue(forKey: order.removeFirst())?.count ?? 0
+    private struct State {
+        /// Keys from least to most recently said.
+        var order: [String] = []
+        var audio: [String: [Int16]] = [:]
+        var samples = 0
+        /// Texts being made, with the callers waiting for them.
+        var making: [String: [CheckedContinuation<Claim, Never>]] = [:]
+
+        mutating func recall(_ key: String) -> [Int16]? {
+            guard let speech = audio[key] else { return nil }
+            if order.last != key, let at = order.firstIndex(of: key) { order.append(order.remove(at: at)) }
+            return speech
+        }
+
+        mutating func keep(_ speech: [Int16], for key: String, capacity: Int) {
+            guard audio[key] == nil, speech.count <= capacity else { return }
+            audio[key] = speech
+            order.append(key)
+            samples += speech.count
+            while samples > capacity, !order.isEmpty {
+                samples -= audio.removeValue(forKey: order.removeFirst())?.count ?? 0
+            }
         }
     }
+
+    /// The audio of `key`: kept, being made by another caller (waited for), or made now by `make`
+    /// and kept. A failure of `make` is every waiter's failure, but for a cancellation: the
+    /// cancelled caller's call is over, not the others', and the first of them makes it instead.
+    func speech(for key: String, making make: () async throws -> [Int16]) async throws -> [Int16] {
+        while true {
+            let claim = await withCheckedContinuation { (waiter: CheckedContinuation<Claim, Never>) in
+                let now = state.withLock { s -> Claim? in
+                    if let speech = s.recall(key) { return .said(speech) }
+                    if s.making[key] != nil {
+                        s.making[key]!.append(waiter)
+                        return nil
+                    }
+                    s.making[key] = []
+                    return .make
+                }
+                if let now { waiter.resume(returning: now) }
+            }
+            switch claim {
+            case .said(let speech): return speech
+            case .failed(let error): throw error
+            case .again: continue
+            case .make:
+                let made: Result<[Int16], any Error>
+                do { made = .success(try await make()) } catch { made = .failure(error) }
+                let waiters = state.withLock { s in
+                    if case .success(let speech) = made { s.keep(speech, for: key, capacity: capacity) }
+                    return s.making.removeValue(forKey: key) ?? []
+                }
+                let told: Claim = switch made {
+                case .success(let speech): .said(speech)
+                case .failure(let error) where error is CancellationError: .again
+                case .failure(let error): .failed(error)
+                }
+                for waiter in waiters { waiter.resume(returning: told) }
+                return try made.get()
+            }
+        }
+    }
+
+    /// How many callers wait for `key` to be made; nil when nobody is making it.
+    func waiters(for key: String) -> Int? { state.withLock { $0.making[key]?.count } }
 }
