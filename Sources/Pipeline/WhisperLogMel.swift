@@ -79,21 +79,34 @@ public struct WhisperLogMel: Sendable {
         var re = [Double](repeating: 0, count: n), im = [Double](repeating: 0, count: n)
         var outRe = [Double](repeating: 0, count: n), outIm = [Double](repeating: 0, count: n)
         var power = [Double](repeating: 0, count: Self.bins)
+        var column = [Double](repeating: 0, count: Self.melBins)
         var maximum = -Double.infinity
+        // A turn is mostly shorter than 8 s: the frames wholly inside the silence padded in front
+        // (and its reflection) see one constant value, so they are all the first one's column.
+        let padded = Self.samples - tail.count
+        var paddingColumn: [Double]?
         for frame in 0..<Self.frames {   // the 801st frame is dropped: not computed
             let start = frame * Self.hop
-            for i in 0..<n {
-                re[i] = sample(start + i) * window[i]
-                im[i] = 0
+            let inPadding = padded > pad && start - pad + n <= padded
+            if inPadding, let paddingColumn {
+                column = paddingColumn
+            } else {
+                for i in 0..<n {
+                    re[i] = sample(start + i) * window[i]
+                    im[i] = 0
+                }
+                fft(&re, &im, &outRe, &outIm)
+                for k in 0..<Self.bins { power[k] = outRe[k] * outRe[k] + outIm[k] * outIm[k] }
+                for (m, filter) in filters.enumerated() {
+                    var sum = 0.0
+                    for (offset, weight) in filter.weights.enumerated() { sum += weight * power[filter.first + offset] }
+                    column[m] = log10(max(1e-10, sum))
+                }
+                if inPadding { paddingColumn = column }
             }
-            fft(&re, &im, &outRe, &outIm)
-            for k in 0..<Self.bins { power[k] = outRe[k] * outRe[k] + outIm[k] * outIm[k] }
-            for (m, filter) in filters.enumerated() {
-                var sum = 0.0
-                for (offset, weight) in filter.weights.enumerated() { sum += weight * power[filter.first + offset] }
-                let value = log10(max(1e-10, sum))
-                logMel[m * Self.frames + frame] = value
-                maximum = max(maximum, value)
+            for m in 0..<Self.melBins {
+                logMel[m * Self.frames + frame] = column[m]
+                maximum = max(maximum, column[m])
             }
         }
         return logMel.map { Float((max($0, maximum - 8) + 4) / 4) }

@@ -34,4 +34,15 @@ import TestSupport
         #expect(abs(mean - 0.118350) < 1e-3 && abs((features.max() ?? 0) - 1.788408) < 2e-3 && abs((features.min() ?? 0) - (-0.211592)) < 2e-3,
                 "mean \(mean), max \(features.max() ?? 0), min \(features.min() ?? 0)")
     }
+
+    /// The frames inside the silence padded in front of a short turn are computed once: the
+    /// features are exactly those of the same audio given whole, the silence in it.
+    @Test func aShortTurnsFeaturesAreThoseOfItsAudioPaddedByHand() {
+        let mel = WhisperLogMel()
+        for audio in [Self.signal(), Array(Self.signal().suffix(8_000))] {   // 3 s; half a second
+            let whole = mel.features([Float](repeating: 0, count: WhisperLogMel.samples - audio.count) + audio)
+            let differing = zip(mel.features(audio), whole).filter { $0 != $1 }.count
+            #expect(differing == 0, "\(differing) of \(whole.count) features differ for \(audio.count) samples")
+        }
+    }
 }
