@@ -28,6 +28,12 @@ extension BenchMain {
         print(table(["calls at once", "all"] + parts, results.map { step in
             [label(step), format(step.perCallMinute(step.cpuSeconds), digits: 2)] + parts.map { format(step.perCallMinute(step.cpuByPart[$0] ?? 0), digits: 2) }
         }))
+        let pools = Set(results.flatMap(\.jobsByPool.keys)).sorted()
+        print("Inference jobs per turn (transcriptions, end-of-turn verdicts, syntheses: what each turn asks of the models):")
+        print(table(["calls at once"] + pools, results.map { step in
+            let turns = Double(max(1, step.run.turnLatencies.count))
+            return [label(step)] + pools.map { format((step.jobsByPool[$0] ?? 0) / turns, digits: 2) }
+        }))
         // Statuses that differ at one step and not another say whether load or the personas drawn
         // moved them (a step of 5 calls draws fewer of the catalogue's personas than one of 20).
         for step in results {
@@ -41,7 +47,7 @@ extension BenchMain {
             return ["calls": step.calls, "live_calls_mean": step.liveCalls.mean, "live_calls_max": step.liveCalls.max, "calls_placed": step.placedCalls, "turn_latency_ms": ["p50": turns.p50, "p99": turns.p99, "turns": turns.samples],
                     "statuses_matched": statuses.matched, "statuses_total": statuses.total, "call_seconds": step.callSeconds, "wall_seconds": step.wallSeconds,
                     "cpu_seconds": step.cpuSeconds, "cpu_s_per_call_minute": step.perCallMinute(step.cpuSeconds),
-                    "cpu_s_per_call_minute_by_part": step.cpuByPart.mapValues(step.perCallMinute),
+                    "cpu_s_per_call_minute_by_part": step.cpuByPart.mapValues(step.perCallMinute), "inference_jobs": step.jobsByPool,
                     "late_frames": step.lateFrames, "audibly_late_frames": step.audiblyLateFrames, "peak_rss_kb": step.peakResidentKilobytes,
                     "admitted_limit": step.admittedLimit.map { ["min": $0.min, "max": $0.max, "last": $0.last] } as Any]
         }, "goal": "20 calls at once: turn p50 ≤ 800 ms, p99 ≤ 1500 ms, no frame more than 40 ms late; statuses no worse than at 5",

@@ -15,7 +15,9 @@ import TestSupport
 /// A step reports the turn latency (the caller's speech end → the reply's first frame, every
 /// turn), the server's CPU per minute of call split by where it went — each inference pool's jobs
 /// on their own threads' clocks, the caller side's VAD and the rest of the media path from the
-/// stages' meters, and what is left — the media frames paced late, and the server's memory.
+/// stages' meters, and what is left — the media frames paced late, and the server's memory. A
+/// slot learns that its call ended from the server's event stream (`CallEvents`) rather than by
+/// asking every 250 ms, so what is left is the server's own work, not the bench's questions.
 enum CapacityBenchmark {
     struct Step {
         var calls: Int
@@ -31,6 +33,8 @@ enum CapacityBenchmark {
         /// The server's CPU seconds over the step, by part ("moonshine", "piper", "vad", "media", "rest", …).
         var cpuByPart: [String: Double]
         var cpuSeconds: Double
+        /// Jobs each inference pool ran over the step (transcriptions, verdicts, syntheses).
+        var jobsByPool: [String: Double]
         var lateFrames: Int
         var audiblyLateFrames: Int
         var peakResidentKilobytes: Int
@@ -74,7 +78,7 @@ enum CapacityBenchmark {
             }
             return (peak, live, limits)
         }
-        let placed = try await withThrowingTaskGroup(of: [(id: String, persona: CalleePersona, seconds: Double)].self) { group in
+        let placed = try await CallEvents.watching(port: server.httpPort) { events in try await withThrowingTaskGroup(of: [(id: String, persona: CalleePersona, seconds: Double)].self) { group in
             for slot in 0..<n {
                 group.addTask {
                     var calls: [(id: String, persona: CalleePersona, seconds: Double)] = []
@@ -86,14 +90,14 @@ enum CapacityBenchmark {
                             "metadata": ["simulated_answers": persona.script],
                         ])
                         guard let id = created["outbound_id"] as? String else { throw BenchError("creating a capacity call failed: \(created)") }
-                        let call = try await PersonaBenchmark.endedCall("\(base)/\(id)", within: .seconds(600))
+                        let call = try await events.endedCall("\(base)/\(id)", id: id, within: .seconds(600))
                         calls.append((id, persona, (call["duration_seconds"] as? NSNumber)?.doubleValue ?? 0))
                     }
                     return calls
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }
-        }
+        } }
         let wall = start.duration(to: clock.now)
         watch.cancel()
         let (peak, live, limits) = await watch.value
@@ -105,6 +109,7 @@ enum CapacityBenchmark {
                     liveCalls: (mean: live.isEmpty ? 0 : live.reduce(0, +) / Double(live.count), max: Int(live.max() ?? 0)),
                     admittedLimit: admitted ? limits.last.map { (limits.min() ?? $0, limits.max() ?? $0, $0) } : nil, run: run,
                     cpuByPart: parts(of: cpu, before: before.metrics, after: after.metrics), cpuSeconds: cpu,
+                    jobsByPool: after.metrics.increases("voicebridge_inference_jobs_total", by: "pool", since: before.metrics),
                     lateFrames: after.tick.lateFrames - before.tick.lateFrames, audiblyLateFrames: after.tick.audiblyLateFrames - before.tick.audiblyLateFrames,
                     peakResidentKilobytes: peak)
     }
@@ -113,12 +118,7 @@ enum CapacityBenchmark {
     /// path's stages (each stage's timed frames scaled up to all its frames); and what is left
     /// (SIP, RTP, the session and the dialogue, the database, the runtime).
     static func parts(of cpu: Double, before: PrometheusText, after: PrometheusText) -> [String: Double] {
-        var parts: [String: Double] = [:]
-        let inference = after.values("voicebridge_inference_cpu_seconds_total")
-        for (labels, seconds) in inference {
-            let pool = labels["pool"] ?? "?"
-            parts[pool, default: 0] += seconds - (before.value("voicebridge_inference_cpu_seconds_total", labels) ?? 0)
-        }
+        var parts = after.increases("voicebridge_inference_cpu_seconds_total", by: "pool", since: before)
         for (labels, seconds) in after.values("voicebridge_stage_processing_seconds_total") {
             let timed = (after.value("voicebridge_stage_timed_frames_total", labels) ?? 0) - (before.value("voicebridge_stage_timed_frames_total", labels) ?? 0)
             let frames = (after.value("voicebridge_stage_frames_in_total", labels) ?? 0) - (before.value("voicebridge_stage_frames_in_total", labels) ?? 0)

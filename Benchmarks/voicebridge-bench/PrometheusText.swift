@@ -32,4 +32,11 @@ struct PrometheusText {
 
     /// The largest series of `name`.
     func max(_ name: String) -> Double { values(name).map(\.1).max() ?? 0 }
+
+    /// How much each series of the counter `name` grew since `before`, summed by its `label`.
+    func increases(_ name: String, by label: String, since before: PrometheusText) -> [String: Double] {
+        values(name).reduce(into: [:]) { grown, series in
+            grown[series.0[label] ?? "?", default: 0] += series.1 - (before.value(name, series.0) ?? 0)
+        }
+    }
 }
