@@ -52,4 +52,56 @@ import TestSupport
         await reader.value
         try await running.value
     }
+
+    /// Hears as `GatedRecognizer` does, but asks `wanted` when let go, as Moonshine asks at each
+    /// step, and gives up (`CancellationError`) when the words are no longer wanted.
+    final class StoppingRecognizer: SpeechRecognizer {
+        let gated: GatedRecognizer
+        let givenUp = Locked(0)
+
+        init(_ texts: [String]) { gated = GatedRecognizer(texts) }
+
+        func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
+            try await gated.transcribe(pcm16k: samples, expecting: words, bias: bias)
+        }
+
+        func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float, while wanted: @escaping @Sendable () -> Bool) async throws -> Transcript {
+            let heard = try await gated.transcribe(pcm16k: samples, expecting: words, bias: bias)
+            guard wanted() else {
+                givenUp.withLock { $0 += 1 }
+                throw CancellationError()
+            }
+            return heard
+        }
+    }
+
+    /// The words up to a pause are given up once the caller goes on: the recognizer is told they
+    /// are no longer wanted, and the turn is heard whole all the same.
+    @Test func theWordsUpToAPauseAreGivenUpWhenTheCallerGoesOn() async throws {
+        let recognizer = StoppingRecognizer(["Sorry, I'm in a meeting.", "Sorry, I'm in a meeting, call me later."])
+        let engine = LocalEngine(context: ConversationContext(purpose: "p", questions: ["Does the place need to change?"]), tts: try EspeakSynthesizer(), stt: recognizer)
+        let log = LocalEngineTests.Log()
+        let reader = Task { while let event = await engine.nextEvent() { log.events.withLock { $0.append(event) } } }
+        let running = Task { try await engine.start() }
+        try await LocalEngineTests.waitFor(log) { $0.count { $0 == .audioDone(item: "local-1") } == 1 }
+        let voiced = [Int16](repeating: 3000, count: 320), quiet = [Int16](repeating: 0, count: 320)
+        func say(frames: Int) async {
+            await engine.send(samples: voiced, speech: .started)
+            for _ in 1..<frames { await engine.send(samples: voiced, speech: .speech) }
+            await engine.send(samples: quiet, speech: .ended)
+        }
+        await say(frames: 60)
+        try await recognizer.gated.calls.wait(for: "the first speech end's words sent to the recognizer") { $0 > 0 }
+        for _ in 0..<5 { await engine.send(samples: quiet, speech: .silence) }
+        await say(frames: 40)   // the caller goes on while the first words are being heard
+        for _ in 0..<50 { await engine.send(samples: quiet, speech: .silence) }
+        recognizer.gated.open.withLock { $0 = true }
+        try await LocalEngineTests.waitFor(log) { $0.texts.contains { $0.0 == .customer } }
+        #expect(log.texts.filter { $0.0 == .customer }.map(\.1) == ["Sorry, I'm in a meeting, call me later."], "\(log.texts)")
+        #expect(recognizer.givenUp.withLock { $0 } == 1, "the first speech end's words, no longer wanted")
+        #expect(!log.all.contains { if case .error = $0 { true } else { false } }, "a give-up is no error")
+        _ = await engine.stop()
+        await reader.value
+        try await running.value
+    }
 }

@@ -73,11 +73,13 @@ extension LocalEngine {
     /// window (with the model's verdict where it can still change it), and end the turn at once
     /// if its window ran out meanwhile.
     private func speculate(on sofar: [Int16], speechStarts starts: Int) async {
-        // The caller spoke again before the recognizer got to this: its words are stale — unless
-        // they were said over the agent, whose wait for a verdict they may end (as a turn).
-        guard state.withLock({ $0.speechStarts == starts || $0.overlap != nil }) else { return }
+        // The caller spoke again before the recognizer got to this, or while it was at it: its
+        // words are stale — unless they were said over the agent, whose wait for a verdict they
+        // may end (as a turn). Given up part-way, they cost the recognizer no more.
+        let wanted: @Sendable () -> Bool = { [self] in state.withLock { $0.speechStarts == starts || $0.overlap != nil } }
+        guard wanted() else { return }
         let started = VirtualTimeExecutor.now
-        let heard = await transcribe(sofar)
+        let heard = await transcribe(sofar, while: wanted)
         if keptAsLastWords(heard, speechStarts: starts) { return }
         let text = heard.text
         let transcribing = started.duration(to: VirtualTimeExecutor.now)

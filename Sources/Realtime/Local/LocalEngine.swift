@@ -310,16 +310,17 @@ public final class LocalEngine: ConversationEngine {
 
     /// On the recognizer's worker lanes; every transcription is metered (the speculative ones too).
     /// A failure is reported and heard as silence: the dialogue asks again.
-    func transcribe(_ samples: [Int16]) async -> Transcript {
+    /// `wanted`: whether the words are still wanted, asked as the recognizer goes (`SpeechRecognizer`).
+    func transcribe(_ samples: [Int16], while wanted: @escaping @Sendable () -> Bool = { true }) async -> Transcript {
         meter.add { $0.sttSeconds += Double(samples.count) / Double(MoonshineTranscriber.sampleRate) }
         do {
             let (expected, hungUp) = state.withLock { s in (recognitionBias > 0 ? s.dialogue.expectedWords : [], s.hungUp) }
             // After the hang-up nobody is on the line: live calls' words go first on the recognizer's lanes.
             return try await BlockingWorkPool.$urgency.withValue(hungUp ? .whenIdle : .now) {
-                try await stt.transcribe(pcm16k: samples, expecting: expected, bias: recognitionBias)
+                try await stt.transcribe(pcm16k: samples, expecting: expected, bias: recognitionBias, while: wanted)
             }
         } catch is CancellationError {
-            return Transcript(text: "", confidence: 0)   // the call ended: nobody will read the words
+            return Transcript(text: "", confidence: 0)   // the call ended, or the caller spoke again: nobody will read the words
         } catch {
             await events.emit(.error(message: "speech recognition: \(error)", fatal: false))
             return Transcript(text: "", confidence: 0)

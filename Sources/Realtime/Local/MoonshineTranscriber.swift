@@ -84,9 +84,11 @@ public final class MoonshineTranscriber: Sendable {
         try await transcript(pcm16k: samples, bias: bias, on: pool, within: limit).text
     }
 
-    /// `transcribe`'s words with the model's confidence in them.
-    public func transcript(pcm16k samples: [Int16], bias: Bias? = nil, on pool: BlockingWorkPool? = nil, within limit: Duration? = nil) async throws -> Transcript {
-        try await (pool ?? workers).run(within: limit) { [self] in try transcribeNow(samples.map { Float($0) / 32768 }, bias: bias) }
+    /// `transcribe`'s words with the model's confidence in them; given up (`CancellationError`)
+    /// before the encoder or any decoder step once `wanted` says they are no longer wanted.
+    public func transcript(pcm16k samples: [Int16], bias: Bias? = nil, on pool: BlockingWorkPool? = nil, within limit: Duration? = nil,
+                           while wanted: @escaping @Sendable () -> Bool = { true }) async throws -> Transcript {
+        try await (pool ?? workers).run(within: limit) { [self] in try transcribeNow(samples.map { Float($0) / 32768 }, bias: bias, while: wanted) }
     }
 
     /// Words a question expects, as decoder tokens whose scores get `bonus` at every step: where
@@ -112,8 +114,9 @@ public final class MoonshineTranscriber: Sendable {
     /// the decoder a token at a time, each step fed the cache the step before returned. The
     /// confidence is over the tokens written, each scored by the model's own softmax — a token the
     /// bias chose over a better-scored one counts at its own (lower) probability.
-    private func transcribeNow(_ samples: [Float], bias: Bias?) throws -> Transcript {
+    private func transcribeNow(_ samples: [Float], bias: Bias?, while wanted: () -> Bool) throws -> Transcript {
         guard samples.count >= Self.minimumSamples else { return Transcript(text: "", confidence: 0) }
+        guard wanted() else { throw CancellationError() }
         let audio = try runtime.tensor(samples, shape: [1, Int64(samples.count)], type: .float)
         let hidden = try encoder.run([audio])[0]
         var cache = [ONNXValue](repeating: emptyCache, count: layout.cacheInputs.count)
@@ -122,6 +125,7 @@ public final class MoonshineTranscriber: Sendable {
         var logProbabilities: [Double] = []
         var next = Self.startToken
         for step in 0..<maxTokens {
+            guard wanted() else { throw CancellationError() }
             var inputs = [ONNXValue](repeating: hidden, count: decoder.inputNames.count)
             inputs[layout.inputIDs] = try runtime.tensor([next], shape: [1, 1], type: .int64)
             inputs[layout.encoderHiddenStates] = hidden

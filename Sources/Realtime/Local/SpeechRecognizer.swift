@@ -4,11 +4,25 @@
 /// The transcript carries the model's confidence, which the dialogue weighs before it stores an answer.
 public protocol SpeechRecognizer: Sendable {
     func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript
+    /// The same, given up (`CancellationError`) as soon as `wanted` says the words are no longer
+    /// wanted — the caller spoke again while the words up to a pause were being heard. A
+    /// recognizer that cannot stop part-way hears them whole.
+    func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float, while wanted: @escaping @Sendable () -> Bool) async throws -> Transcript
+}
+
+extension SpeechRecognizer {
+    public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float, while wanted: @escaping @Sendable () -> Bool) async throws -> Transcript {
+        try await transcribe(pcm16k: samples, expecting: words, bias: bias)
+    }
 }
 
 extension MoonshineTranscriber: SpeechRecognizer {
     public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
-        try await transcript(pcm16k: samples, bias: words.isEmpty || bias <= 0 ? nil : self.bias(toward: words, bonus: bias))
+        try await transcribe(pcm16k: samples, expecting: words, bias: bias) { true }
+    }
+
+    public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float, while wanted: @escaping @Sendable () -> Bool) async throws -> Transcript {
+        try await transcript(pcm16k: samples, bias: words.isEmpty || bias <= 0 ? nil : self.bias(toward: words, bonus: bias), while: wanted)
     }
 }
 
