@@ -24,8 +24,12 @@ import TestSupport
         }
     }
 
-    @Test func theCallerGoingOnWhileItsWordsAreTranscribedIsHeardAsOneTurn() async throws {
-        let recognizer = GatedRecognizer(["Sorry, I'm in a meeting.", "Sorry, I'm in a meeting, call me later."])
+    /// An engine asking about a change of place, hearing with `recognizer` (whose gate `gated` is),
+    /// told "Sorry, I'm in a meeting," — the VAD's speech end — and, 100 ms later while those words
+    /// are being heard, "call me later.", then a second of silence (past every window); `meanwhile`
+    /// runs before the gate opens. Returns the engine's events once it has heard the caller.
+    static func callerGoesOnAfterAPause(hearingWith recognizer: any SpeechRecognizer, gated: GatedRecognizer,
+                                        meanwhile: () -> Void = {}) async throws -> LocalEngineTests.Log {
         let engine = LocalEngine(context: ConversationContext(purpose: "p", questions: ["Does the place need to change?"]), tts: try EspeakSynthesizer(), stt: recognizer)
         let log = LocalEngineTests.Log()
         let reader = Task { while let event = await engine.nextEvent() { log.events.withLock { $0.append(event) } } }
@@ -37,20 +41,27 @@ import TestSupport
             for _ in 1..<frames { await engine.send(samples: voiced, speech: .speech) }
             await engine.send(samples: quiet, speech: .ended)
         }
-        // "Sorry, I'm in a meeting," — the VAD's speech end — and 100 ms later "call me later."
         await say(frames: 60)
-        try await recognizer.calls.wait(for: "the first speech end's words sent to the recognizer") { $0 > 0 }   // its words are being transcribed
+        try await gated.calls.wait(for: "the first speech end's words sent to the recognizer") { $0 > 0 }   // its words are being transcribed
         for _ in 0..<5 { await engine.send(samples: quiet, speech: .silence) }
         await say(frames: 40)
-        #expect(recognizer.returned.withLock { $0 } == 0, "every frame was taken while the first speech end's words were still being transcribed")
-        for _ in 0..<50 { await engine.send(samples: quiet, speech: .silence) }   // a second: past every window
-        recognizer.open.withLock { $0 = true }
+        for _ in 0..<50 { await engine.send(samples: quiet, speech: .silence) }
+        meanwhile()
+        gated.open.withLock { $0 = true }
         try await LocalEngineTests.waitFor(log) { $0.texts.contains { $0.0 == .customer } }
-        #expect(log.texts.filter { $0.0 == .customer }.map(\.1) == ["Sorry, I'm in a meeting, call me later."], "\(log.texts)")
-        #expect(recognizer.calls.withLock { $0 } == 2, "the half, then the whole")
         _ = await engine.stop()
         await reader.value
         try await running.value
+        return log
+    }
+
+    @Test func theCallerGoingOnWhileItsWordsAreTranscribedIsHeardAsOneTurn() async throws {
+        let recognizer = GatedRecognizer(["Sorry, I'm in a meeting.", "Sorry, I'm in a meeting, call me later."])
+        let log = try await Self.callerGoesOnAfterAPause(hearingWith: recognizer, gated: recognizer) {
+            #expect(recognizer.returned.withLock { $0 } == 0, "every frame was taken while the first speech end's words were still being transcribed")
+        }
+        #expect(log.texts.filter { $0.0 == .customer }.map(\.1) == ["Sorry, I'm in a meeting, call me later."], "\(log.texts)")
+        #expect(recognizer.calls.withLock { $0 } == 2, "the half, then the whole")
     }
 
     /// Hears as `GatedRecognizer` does, but asks `wanted` when let go, as Moonshine asks at each
@@ -79,29 +90,9 @@ import TestSupport
     /// are no longer wanted, and the turn is heard whole all the same.
     @Test func theWordsUpToAPauseAreGivenUpWhenTheCallerGoesOn() async throws {
         let recognizer = StoppingRecognizer(["Sorry, I'm in a meeting.", "Sorry, I'm in a meeting, call me later."])
-        let engine = LocalEngine(context: ConversationContext(purpose: "p", questions: ["Does the place need to change?"]), tts: try EspeakSynthesizer(), stt: recognizer)
-        let log = LocalEngineTests.Log()
-        let reader = Task { while let event = await engine.nextEvent() { log.events.withLock { $0.append(event) } } }
-        let running = Task { try await engine.start() }
-        try await LocalEngineTests.waitFor(log) { $0.count { $0 == .audioDone(item: "local-1") } == 1 }
-        let voiced = [Int16](repeating: 3000, count: 320), quiet = [Int16](repeating: 0, count: 320)
-        func say(frames: Int) async {
-            await engine.send(samples: voiced, speech: .started)
-            for _ in 1..<frames { await engine.send(samples: voiced, speech: .speech) }
-            await engine.send(samples: quiet, speech: .ended)
-        }
-        await say(frames: 60)
-        try await recognizer.gated.calls.wait(for: "the first speech end's words sent to the recognizer") { $0 > 0 }
-        for _ in 0..<5 { await engine.send(samples: quiet, speech: .silence) }
-        await say(frames: 40)   // the caller goes on while the first words are being heard
-        for _ in 0..<50 { await engine.send(samples: quiet, speech: .silence) }
-        recognizer.gated.open.withLock { $0 = true }
-        try await LocalEngineTests.waitFor(log) { $0.texts.contains { $0.0 == .customer } }
+        let log = try await Self.callerGoesOnAfterAPause(hearingWith: recognizer, gated: recognizer.gated)
         #expect(log.texts.filter { $0.0 == .customer }.map(\.1) == ["Sorry, I'm in a meeting, call me later."], "\(log.texts)")
         #expect(recognizer.givenUp.withLock { $0 } == 1, "the first speech end's words, no longer wanted")
         #expect(!log.all.contains { if case .error = $0 { true } else { false } }, "a give-up is no error")
-        _ = await engine.stop()
-        await reader.value
-        try await running.value
     }
 }
