@@ -1,3 +1,4 @@
+import Pipeline
 @testable import Realtime
 import Testing
 import TestSupport
@@ -80,5 +81,19 @@ import TestSupport
         // Longer than the whole cache: said, never kept.
         #expect(try await cache.speech(for: "long") { Array(repeating: 5, count: 9) }.count == 9)
         #expect(try await cache.speech(for: "long") { [6] } == [6])
+    }
+
+    /// A call in virtual time makes a text another caller is making on real threads rather than
+    /// wait for it: its run must not hang on work outside its clock.
+    @Test func aCallInVirtualTimeNeverWaitsForAnothersSynthesis() async throws {
+        let cache = SpeechCache(capacity: 1_000), makers = Makers()
+        let realTime = Task { try await cache.speech(for: "Hello,") { try await makers.make([1]) } }
+        try await makers.started.wait(for: "the real-time maker to start") { $0 == 1 }
+        let executor = VirtualTimeExecutor()
+        let made = try await executor.run { try await cache.speech(for: "Hello,") { [2] } }
+        #expect(made == [2])
+        #expect(cache.waiters(for: "Hello,") == 0, "nobody waited on the real-time maker")
+        makers.released.withLock { $0 = true }
+        #expect(try await realTime.value == [1])
     }
 }

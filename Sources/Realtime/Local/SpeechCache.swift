@@ -1,3 +1,4 @@
+import Pipeline
 import Synchronization
 
 /// Texts said before, with their audio, shared by every call of a voice: an agent says its
@@ -56,7 +57,17 @@ final class SpeechCache: Sendable {
     /// The audio of `key`: kept, being made by another caller (waited for), or made now by `make`
     /// and kept. A failure of `make` is every waiter's failure, but for a cancellation: the
     /// cancelled caller's call is over, not the others', and the first of them makes it instead.
+    ///
+    /// In virtual time a call neither waits for another's synthesis nor is waited for: its own
+    /// synthesis runs in place (`BlockingWorkPool`), and a wait on a call running on real threads,
+    /// or on another clock, would make the same call run differently the second time.
     func speech(for key: String, making make: () async throws -> [Int16]) async throws -> [Int16] {
+        if VirtualTimeExecutor.current != nil {
+            if let speech = state.withLock({ $0.recall(key) }) { return speech }
+            let speech = try await make()
+            state.withLock { $0.keep(speech, for: key, capacity: capacity) }
+            return speech
+        }
         while true {
             let claim = await withCheckedContinuation { (waiter: CheckedContinuation<Claim, Never>) in
                 let now = state.withLock { s -> Claim? in
