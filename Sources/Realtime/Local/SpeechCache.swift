@@ -26,7 +26,6 @@ final class SpeechCache: Sendable {
         case make
         /// Another caller's synthesis failed (it may have been cancelled with its call): try again.
         case again
-        case failed(any Error)
     }
 
     private struct State {
@@ -55,8 +54,9 @@ final class SpeechCache: Sendable {
     }
 
     /// The audio of `key`: kept, being made by another caller (waited for), or made now by `make`
-    /// and kept. A failure of `make` is every waiter's failure, but for a cancellation: the
-    /// cancelled caller's call is over, not the others', and the first of them makes it instead.
+    /// and kept. A failure of `make` is its caller's alone: the waiters try again, the first of
+    /// them making it — the maker's call may have been cancelled, or met an error of its own, and
+    /// a caller's voice is not lost to another call's trouble.
     ///
     /// In virtual time a call neither waits for another's synthesis nor is waited for: its own
     /// synthesis runs in place (`BlockingWorkPool`), and a wait on a call running on real threads,
@@ -83,7 +83,6 @@ final class SpeechCache: Sendable {
             }
             switch claim {
             case .said(let speech): return speech
-            case .failed(let error): throw error
             case .again: continue
             case .make:
                 let made: Result<[Int16], any Error>
@@ -94,8 +93,7 @@ final class SpeechCache: Sendable {
                 }
                 let told: Claim = switch made {
                 case .success(let speech): .said(speech)
-                case .failure(let error) where error is CancellationError: .again
-                case .failure(let error): .failed(error)
+                case .failure: .again
                 }
                 for waiter in waiters { waiter.resume(returning: told) }
                 return try made.get()
