@@ -178,18 +178,27 @@ public final class SimulatedCallee: Sendable {
     func speech(_ text: String, voice: EspeakSynthesizer? = nil, slowly: Bool = false, hiss: Int? = nil) async -> [UInt8]? {
         let samples: [Int16]?, rate: Int
         if Hangul.occurs(in: text) {
-            samples = try? await EspeakSynthesizer(voice: "ko").synthesize(text)
+            samples = await espeak(text) { try EspeakSynthesizer(voice: "ko") }
             rate = EspeakSynthesizer.sampleRate
         } else if voice == nil, let natural, let spoken = await naturally(text, slowly: slowly) {
             samples = spoken
             rate = natural.sampleRate
         } else {
-            samples = try? await (voice ?? (slowly ? slowTTS ?? tts : tts)).synthesize(text)
+            samples = await espeak(text) { voice ?? (slowly ? slowTTS ?? tts : tts) }
             rate = EspeakSynthesizer.sampleRate
         }
         guard let samples, let downsampler = try? Resampler(from: rate, to: 8000) else { return nil }
         let line = downsampler.process(samples) + downsampler.flush()
         return G711.encode(hiss.map { Hiss.added(to: line, decibels: Double($0), seed: Hiss.seed(text)) } ?? line, law: .muLaw)
+    }
+
+    /// `text` in espeak-ng's `voice`; nil, with a warning, when it cannot be said: a line the callee
+    /// does not say is a call the agent waits on, and the log should say why.
+    private func espeak(_ text: String, in voice: () throws -> EspeakSynthesizer) async -> [Int16]? {
+        do { return try await voice().synthesize(text) } catch {
+            logger.warning("the simulated callee cannot say its line", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     /// `text` in the natural voice; nil, with a warning, when it cannot speak (its model is loaded
