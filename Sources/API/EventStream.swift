@@ -62,7 +62,9 @@ struct EventStream: Sendable {
         let payload = (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8))) as? [String: String] ?? [:]
         var data: [String: AnyEncodable] = ["outbound_id": .string(event.outboundId)]
         let type = Self.wireType(of: event.type, payload: payload)
-        let call = try await store.call(id: event.outboundId)
+        // Only a call's state changes carry its row's fields: a transcript line or a progress
+        // count (most of a call's events) is sent without reading it.
+        let call = Self.typesFromTheCallRow.contains(type) ? try await store.call(id: event.outboundId) : nil
         switch type {
         case "outbound_queued", "inbound_connected":
             data["callee_number"] = .string(call.map { CallView.mask($0.calleeNumber) } ?? "")
@@ -91,6 +93,9 @@ struct EventStream: Sendable {
         if let state = VoiceBridgeServer.state(ofEventType: event.type) { data["state"] = data["state"] ?? .string(state.rawValue) }
         return Message(id: event.id ?? 0, type: type, outboundId: event.outboundId, createdAt: event.createdAt, data: data)
     }
+
+    /// The wire types whose data `message(for:)` fills from the call's row.
+    static let typesFromTheCallRow: Set<String> = ["outbound_queued", "inbound_connected", "outbound_dialing", "outbound_connected", "outbound_completed", "outbound_ended"]
 
     /// The type a stored event is sent as: seed §6.3's names, where a call's end is
     /// `outbound_completed` (`outbound_ended` when the callee hung up) or `outbound_failed` (the
