@@ -62,21 +62,25 @@ struct EventStream: Sendable {
         let payload = (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8))) as? [String: String] ?? [:]
         var data: [String: AnyEncodable] = ["outbound_id": .string(event.outboundId)]
         let type = Self.wireType(of: event.type, payload: payload)
-        // Only a call's state changes carry its row's fields: a transcript line or a progress
-        // count (most of a call's events) is sent without reading it.
-        let call = Self.typesFromTheCallRow.contains(type) ? try await store.call(id: event.outboundId) : nil
+        // Read by the state changes that carry the row's fields, where they need it: a transcript
+        // line or a progress count (most of a call's events) is sent without reading it.
+        let row = { try await store.call(id: event.outboundId) }
         switch type {
         case "outbound_queued", "inbound_connected":
+            let call = try await row()
             data["callee_number"] = .string(call.map { CallView.mask($0.calleeNumber) } ?? "")
             data["purpose"] = .string(call?.purpose ?? "")
             data["direction"] = .string(call?.direction.rawValue ?? "outbound")
         case "outbound_dialing":
+            let call = try await row()
             data["attempt"] = .int(Int(payload["attempt_count"] ?? "") ?? call?.attemptCount ?? 1)
         case "outbound_connected":
+            let call = try await row()
             data["answered_at"] = .date(call?.answeredAt ?? event.createdAt)
         case "outbound_progress":
             data["progress"] = .object(["total": .int(Int(payload["total"] ?? "") ?? 0), "completed": .int(Int(payload["answered"] ?? "") ?? 0)])
         case "outbound_completed", "outbound_ended":
+            let call = try await row()
             data["task_completed"] = call?.taskCompleted.map { .bool($0) } ?? .null
             data["summary"] = .string(call?.summary ?? "")
             data["direction"] = .string(call?.direction.rawValue ?? "outbound")
@@ -93,9 +97,6 @@ struct EventStream: Sendable {
         if let state = VoiceBridgeServer.state(ofEventType: event.type) { data["state"] = data["state"] ?? .string(state.rawValue) }
         return Message(id: event.id ?? 0, type: type, outboundId: event.outboundId, createdAt: event.createdAt, data: data)
     }
-
-    /// The wire types whose data `message(for:)` fills from the call's row.
-    static let typesFromTheCallRow: Set<String> = ["outbound_queued", "inbound_connected", "outbound_dialing", "outbound_connected", "outbound_completed", "outbound_ended"]
 
     /// The type a stored event is sent as: seed §6.3's names, where a call's end is
     /// `outbound_completed` (`outbound_ended` when the callee hung up) or `outbound_failed` (the
