@@ -76,6 +76,15 @@ public enum FakeCascadeServers {
     public static func withFakeServers(_ log: Log, chat: @escaping @Sendable (Int) -> (chunks: [String], delay: Duration),
                                        deepgram: [DeepgramStep] = DeepgramStep.yesICanAttend, transcription: String = "Yes, I can attend.",
                                        _ body: @Sendable (Int) async throws -> Void) async throws {
+        try await withFakeServers(log, answering: { n, _ in chat(n) }, deepgram: deepgram, transcription: transcription, body)
+    }
+
+    /// As above, with a script that reads each request's body: for an engine that may ask more
+    /// than the script's turns (an early reply that is then dropped), so the answer follows the
+    /// conversation rather than the request's number.
+    public static func withFakeServers(_ log: Log, answering chat: @escaping @Sendable (_ n: Int, _ body: String) -> (chunks: [String], delay: Duration),
+                                       deepgram: [DeepgramStep] = DeepgramStep.yesICanAttend, transcription: String = "Yes, I can attend.",
+                                       _ body: @Sendable (Int) async throws -> Void) async throws {
         let router = Router()
         let chatCount = Locked(0)
         router.post("v1/chat/completions") { request, _ -> Response in
@@ -83,7 +92,7 @@ public enum FakeCascadeServers {
             log.chatBodies.withLock { $0.append(text) }
             let n = chatCount.withLock { c -> Int in defer { c += 1 }; return c }
             log.add("chat \(n) start")
-            let (chunks, delay) = chat(n)
+            let (chunks, delay) = chat(n, text)
             return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: .init { writer in
                 for chunk in chunks {
                     try await Task.sleep(for: delay)
