@@ -29,6 +29,7 @@ struct CreateCallBody: Decodable {
     var machineDetection: String?
     var voicemailMessage: String?
     var transferTo: String?
+    var noiseSuppression: Bool?
     var tools: [ToolDefinition]?
     var mcpServers: [MCPServerDeclaration]?
     var knowledge: [String]?
@@ -36,6 +37,7 @@ struct CreateCallBody: Decodable {
     enum CodingKeys: String, CodingKey {
         case purpose, questions, priority, metadata, template, variables, greeting, closing, voice, language, tools, mcpServers = "mcp_servers", knowledge
         case botURL = "bot_url", machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
+        case noiseSuppression = "noise_suppression"
         case callerNumber = "caller_number", calleeNumber = "callee_number", callerDisplayName = "caller_display_name"
         case maxDuration = "max_duration", scheduledAt = "scheduled_at", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
     }
@@ -54,6 +56,7 @@ struct CreateCallBody: Decodable {
         request.machineDetection = machineDetection
         request.voicemailMessage = voicemailMessage
         request.transferTo = transferTo
+        request.noiseSuppression = noiseSuppression
         request.tools = tools
         request.mcpServers = mcpServers
         request.knowledge = knowledge
@@ -159,6 +162,8 @@ struct CallView: ResponseEncodable {
     var machineDetection: String?
     var voicemailMessage: String?
     var transferTo: String?
+    /// Whether the caller's audio went through noise suppression; nil: the server's setting.
+    var noiseSuppression: Bool?
     /// Where the call was handed to a person, and how that went.
     var transferredTo: String?
     var transferOutcome: String?
@@ -204,6 +209,7 @@ struct CallView: ResponseEncodable {
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
         case transferTo = "transfer_to", transferredTo = "transferred_to", transferOutcome = "transfer_outcome"
+        case noiseSuppression = "noise_suppression"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
         case maxRetries = "max_retries", retryOnNoAnswer = "retry_on_no_answer", failureReason = "failure_reason"
@@ -226,6 +232,7 @@ struct CallView: ResponseEncodable {
         templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; language = c.language; botURL = c.botUrl; answeredBy = c.answeredBy
         answeredByMs = c.answeredByMs; machineDetection = c.machineDetection; voicemailMessage = c.voicemailMessage
         transferTo = c.transferTo; transferredTo = c.transferredTo; transferOutcome = c.transferOutcome
+        noiseSuppression = c.noiseSuppression
         tools = c.tools
         mcpServers = c.mcpServers
         knowledge = c.knowledge

@@ -75,6 +75,7 @@ struct TemplateBody: Decodable {
     var machineDetection: String?
     var voicemailMessage: String?
     var transferTo: String?
+    var noiseSuppression: Bool?
     var maxDuration: Int?
     var retryOnNoAnswer: Bool?
     var maxRetries: Int?
@@ -90,6 +91,7 @@ struct TemplateBody: Decodable {
         case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers", knowledge, flow, analysis
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
+        case noiseSuppression = "noise_suppression"
     }
 
     func template() throws(ValidationError) -> CallTemplate {
@@ -99,6 +101,7 @@ struct TemplateBody: Decodable {
         t.machineDetection = machineDetection
         t.voicemailMessage = voicemailMessage
         t.transferTo = transferTo
+        t.noiseSuppression = noiseSuppression
         t.tools = tools
         t.mcpServers = mcpServers
         t.knowledge = knowledge

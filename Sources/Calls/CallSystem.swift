@@ -227,13 +227,15 @@ public final class CallSystem: Sendable {
         }
     }
 
-    /// DeepFilterNet3 for the caller side, when `engine.noise_suppression` asks for it: from
-    /// `make deps`'s folder. Asked for and missing, the server does not start.
+    /// DeepFilterNet3 for the caller side, from `make deps`'s folder. With `engine.noise_suppression`
+    /// every call uses it, and missing, the server does not start. Without it, it is loaded if
+    /// installed, for the calls and templates that ask for it (`noise_suppression: true`); nil
+    /// when it is not, and such calls are refused by field.
     static func noiseSuppression(for engine: VoiceBridgeConfig.Engine) throws -> NoiseSuppression? {
-        guard engine.noiseSuppression else { return nil }
         do {
             return try NoiseSuppression.installed(in: engine.local.depsPath)
         } catch {
+            guard engine.noiseSuppression else { return nil }
             throw StartupError(description: "engine.noise_suppression: \(error)")
         }
     }
@@ -329,6 +331,7 @@ public final class CallSystem: Sendable {
         settings.neuralVAD = try neuralVAD(for: config.engine, logger: logger)
         settings.echoCancellation = config.engine.echoCancellation
         settings.noiseSuppression = try noiseSuppression(for: config.engine)
+        settings.noiseSuppressionByDefault = config.engine.noiseSuppression
         settings.overlapHoldMilliseconds = config.engine.bargeIn.minMilliseconds
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {

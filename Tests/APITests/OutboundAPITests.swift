@@ -17,9 +17,11 @@ import TestSupport
     }
 
     /// The server's routes on the in-process client, over a new store on `database`.
-    static func harness(tokens: [String] = [], perMinute: Int = 30, database: StoreBackend = .sqlite, engine: VoiceBridgeConfig.EngineMode = .echo) async throws -> Harness {
+    static func harness(tokens: [String] = [], perMinute: Int = 30, database: StoreBackend = .sqlite, engine: VoiceBridgeConfig.EngineMode = .echo,
+                        tweak: (inout VoiceBridgeConfig) -> Void = { _ in }) async throws -> Harness {
         var config = try await TwilioStreamTests.config(database: database)
         config.engine.mode = engine
+        tweak(&config)
         config.api.tokens = tokens
         config.api.callCreationsPerMinute = perMinute
         let store = try await CallStore.open(config.database.location)

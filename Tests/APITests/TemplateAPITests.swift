@@ -115,4 +115,56 @@ import TestSupport
             try await client.execute(uri: "/api/templates/tp-00000000", method: .get) { response in #expect(response.status == .notFound) }
         }
     }
+
+    /// `noise_suppression` per template and per call, over `engine.noise_suppression` (off here):
+    /// kept with the template, copied to its calls, a call's own choice over it, and stored in
+    /// both databases. What the switch does to a call's audio is `NoiseSuppressionCallTests`'.
+    @Test(arguments: StoreBackend.allCases) func noiseSuppressionIsChosenPerTemplateAndPerCall(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)   // make deps installed DeepFilterNet3
+        try await h.app.test(.router) { client in
+            let template = #"{"name":"noisy line","purpose":"the visit","questions":["Is Thursday fine?"],"noise_suppression":true}"#
+            try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: template)) { response in
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+                #expect(Self.json(response.body)["noise_suppression"] as? Bool == true)
+            }
+            var chosen: [String: Bool?] = [:]
+            for (callee, own) in [("010-2222-0001", ""), ("010-2222-0002", #","noise_suppression":false"#)] {
+                let call = #"{"template":"noisy line","caller_number":"070-1234-5678","callee_number":"\#(callee)"\#(own)}"#
+                try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: call)) { response in
+                    #expect(response.status == .accepted, "\(String(buffer: response.body))")
+                    let id = Self.json(response.body)["outbound_id"] as? String ?? ""
+                    try await client.execute(uri: "/api/outbound/\(id)", method: .get) { detail in
+                        chosen[callee] = Self.json(detail.body)["noise_suppression"] as? Bool
+                    }
+                    chosen[callee + " stored"] = try await h.store.call(id: id)?.noiseSuppression
+                }
+            }
+            #expect(chosen == ["010-2222-0001": true, "010-2222-0001 stored": true, "010-2222-0002": false, "010-2222-0002 stored": false], "\(chosen)")
+            let plain = #"{"caller_number":"070-1234-5678","callee_number":"010-2222-0003","purpose":"p","questions":["q?"]}"#
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: plain)) { response in
+                let id = Self.json(response.body)["outbound_id"] as? String ?? ""
+                let stored = try #require(try await h.store.call(id: id))
+                #expect(stored.noiseSuppression == nil, "a call that does not say follows engine.noise_suppression when it runs")
+            }
+        }
+    }
+
+    /// A server without the suppressor refuses a template or call that asks for it, by field.
+    @Test func askingForNoiseSuppressionWhereItIsNotInstalledIsRefused() async throws {
+        let h = try await OutboundAPITests.harness { $0.engine.local.moonshinePath = Fixtures.repository.appendingPathComponent("nowhere/moonshine").path }
+        try await h.app.test(.router) { client in
+            for (uri, body) in [("/api/templates", #"{"name":"x","purpose":"p","questions":["q?"],"noise_suppression":true}"#),
+                                ("/api/outbound/", #"{"caller_number":"0701234","callee_number":"0109999","purpose":"p","questions":["q?"],"noise_suppression":true}"#)] {
+                try await client.execute(uri: uri, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)) { response in
+                    #expect(response.status == .unprocessableContent, "\(uri)")
+                    let errors = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).map { "\($0["field"] ?? ""): \($0["message"] ?? "")" }
+                    #expect(errors == ["noise_suppression: noise suppression is not installed on this server (make deps installs DeepFilterNet3)"], "\(uri): \(errors)")
+                }
+            }
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"],
+                                     body: ByteBuffer(string: #"{"caller_number":"0701234","callee_number":"0109999","purpose":"p","questions":["q?"],"noise_suppression":false}"#)) { response in
+                #expect(response.status == .accepted, "off needs nothing installed")
+            }
+        }
+    }
 }

@@ -36,17 +36,20 @@ import Tools
     }
 }
 
-/// `engine.noise_suppression`: off, nothing loads; on, DeepFilterNet3 from `make deps`, and a
-/// server whose folder lacks it does not start, naming the key.
+/// `engine.noise_suppression`: DeepFilterNet3 from `make deps` loads when installed, for the calls
+/// that ask for it; on, every call uses it, and a server whose folder lacks it does not start,
+/// naming the key; off and missing, the server starts without it.
 @Suite struct NoiseSuppressionChoiceTests {
-    @Test func theSuppressorLoadsOnlyWhenAskedForAndItsAbsenceStopsTheServer() throws {
+    @Test func theSuppressorLoadsWhenInstalledAndItsAbsenceStopsOnlyAServerThatAsksForIt() throws {
         var engine = NeuralVADChoiceTests.engine(.local, .auto)
-        #expect(try CallSystem.noiseSuppression(for: engine) == nil)
+        #expect(try CallSystem.noiseSuppression(for: engine) != nil, "installed: there for the templates that ask")
         engine.noiseSuppression = true
         #expect(try CallSystem.noiseSuppression(for: engine) != nil)
         engine.local.moonshinePath = Fixtures.repository.appendingPathComponent("nowhere/moonshine").path
         let error = #expect(throws: (any Error).self) { try CallSystem.noiseSuppression(for: engine) }
         #expect("\(error.map { "\($0)" } ?? "")".contains("engine.noise_suppression"), "\(String(describing: error))")
+        engine.noiseSuppression = false
+        #expect(try CallSystem.noiseSuppression(for: engine) == nil)
     }
 }
 

@@ -35,6 +35,9 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     public var voicemailMessage: String?
     /// Where a caller who asks for a person is handed; nil: the server's `transfer.target`.
     public var transferTo: String?
+    /// Takes the line's noise out of the caller's audio before it is heard (DeepFilterNet3) on
+    /// these calls, or not; nil: `engine.noise_suppression`.
+    public var noiseSuppression: Bool?
     public var maxDuration: Int?
     public var retryOnNoAnswer: Bool?
     public var maxRetries: Int?
@@ -56,7 +59,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
-        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", tools, mcpServers = "mcp_servers", knowledge, flow, analysis
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", noiseSuppression = "noise_suppression", tools, mcpServers = "mcp_servers", knowledge, flow, analysis
         case createdAt = "created_at"
     }
 

@@ -169,7 +169,7 @@ extension CallManager {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context, logger: logger, metrics: metrics, pricing: settings.pricing,
                                   localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, echoCancellation: settings.echoCancellation,
-                                  noiseSuppression: settings.noiseSuppression,
+                                  noiseSuppression: (call.noiseSuppression ?? settings.noiseSuppressionByDefault) ? settings.noiseSuppression : nil,
                                   machineDetection: machineDetection,
                                   transfer: context.transferTarget == nil ? nil : transfer, warmTransfer: warmTransfer,
                                   overlapHoldMilliseconds: settings.overlapHoldMilliseconds, clock: settings.clock,
@@ -371,6 +371,7 @@ extension CallManager {
         record.tools = template?.tools
         record.mcpServers = template?.mcpServers
         record.knowledge = template?.knowledge
+        record.noiseSuppression = template?.noiseSuppression
         record.templateId = template?.id
         record.templateVersion = template?.version
         return record

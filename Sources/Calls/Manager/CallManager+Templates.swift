@@ -20,10 +20,16 @@ extension CallManager {
         }
         if let voice = t.voice, t.botURL == nil, let problem = voiceProblem(voice) { problems.append(.init(name: "voice", message: problem)) }
         if let target = t.transferTo, let problem = transferTargetRefusal(target) { problems.append(.init(name: "transfer_to", message: problem)) }
+        if t.noiseSuppression == true, let problem = noiseSuppressionProblem { problems.append(.init(name: "noise_suppression", message: problem)) }
         problems += ToolDefinition.problems(in: t.tools ?? [], secrets: settings.toolSecrets).map { .init(name: $0.field, message: $0.message) }
         problems += MCPServerDeclaration.problems(in: t.mcpServers ?? [], secrets: settings.toolSecrets).map { .init(name: $0.field, message: $0.message) }
         guard problems.isEmpty else { throw ValidationError(fields: problems) }
         return t
+    }
+
+    /// Why a call here cannot ask for noise suppression, if it cannot.
+    nonisolated var noiseSuppressionProblem: String? {
+        settings.noiseSuppression == nil ? "noise suppression is not installed on this server (make deps installs DeepFilterNet3)" : nil
     }
 
     /// Why this server will not hand callers to `target` (see `TransferTargetPolicy`).

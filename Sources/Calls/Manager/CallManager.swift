@@ -40,8 +40,11 @@ public actor CallManager {
         public var neuralVAD: SileroModel?
         /// `engine.echo_cancellation`: the caller side takes the agent's echo out before the VAD.
         public var echoCancellation = false
-        /// `engine.noise_suppression`: the caller side takes the line's noise out before the VAD; nil: off.
+        /// The caller side takes the line's noise out before the VAD, on the calls that use it; nil:
+        /// not installed, no call can.
         public var noiseSuppression: NoiseSuppression?
+        /// `engine.noise_suppression`: whether a call that does not say (nor its template) uses it.
+        public var noiseSuppressionByDefault = true
         /// `barge_in.min_ms`: speech over the agent this long holds it until its words are judged.
         public var overlapHoldMilliseconds = 500
         /// Why this server cannot hold a call in a language ("ko" on a local engine without Whisper),
@@ -239,6 +242,7 @@ public actor CallManager {
         if let voice = valid.voice, valid.botURL == nil, let problem = voiceProblem(voice) { throw ValidationError(fields: [.init(name: "voice", message: problem)]) }
         if let url = valid.botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { throw ValidationError(fields: [.init(name: "bot_url", message: problem)]) }
         if let target = valid.transferTo, let problem = transferTargetRefusal(target) { throw ValidationError(fields: [.init(name: "transfer_to", message: problem)]) }
+        if valid.noiseSuppression == true, let problem = noiseSuppressionProblem { throw ValidationError(fields: [.init(name: "noise_suppression", message: problem)]) }
         let missingSecrets = ToolDefinition.problems(in: valid.tools ?? [], secrets: settings.toolSecrets)
             + MCPServerDeclaration.problems(in: valid.mcpServers ?? [], secrets: settings.toolSecrets)
         if !missingSecrets.isEmpty { throw ValidationError(fields: missingSecrets.map { .init(name: $0.field, message: $0.message) }) }
@@ -259,6 +263,7 @@ public actor CallManager {
         record.machineDetection = valid.machineDetection
         record.voicemailMessage = valid.voicemailMessage
         record.transferTo = valid.transferTo
+        record.noiseSuppression = valid.noiseSuppression
         record.tools = valid.tools
         record.mcpServers = valid.mcpServers
         record.knowledge = valid.knowledge

@@ -33,6 +33,8 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var voicemailMessage: String?
     /// Where a caller who asks for a person is handed; nil: `transfer.target`.
     public var transferTo: String?
+    /// Noise suppression on the caller's audio, or not; nil: the template's, else `engine.noise_suppression`.
+    public var noiseSuppression: Bool?
     /// The operator's tools for this call; nil: the template's.
     public var tools: [ToolDefinition]?
     /// MCP servers whose tools the agent may call; nil: the template's.
@@ -152,6 +154,7 @@ extension OutboundCallRequest {
             r.machineDetection = machineDetection ?? template.machineDetection
             r.voicemailMessage = voicemailMessage ?? template.voicemailMessage
             r.transferTo = transferTo ?? template.transferTo
+            r.noiseSuppression = noiseSuppression ?? template.noiseSuppression
             r.tools = tools ?? template.tools
             r.mcpServers = mcpServers ?? template.mcpServers
             r.knowledge = knowledge ?? template.knowledge

@@ -10,7 +10,8 @@ import Realtime
 /// caller side — where the frame arrives (the socket's event loop) when nothing needs waiting:
 ///   leg media ─► decode(μ-law) ─► record(caller) ─► [echo] ─► [denoise] ─► vad ─► tones ─► barge-in ─► resample(8k→engine) ─► engine
 ///   ([echo]: with `engine.echo_cancellation`, the agent's audio as the leg sent it taken out;
-///    [denoise]: with `engine.noise_suppression`, the line's noise, by DeepFilterNet3)
+///    [denoise]: the line's noise, by DeepFilterNet3, on calls whose `noise_suppression` (or their
+///    template's, else `engine.noise_suppression`) is on; the recording keeps what the caller sent)
 ///   (a wideband leg — the dashboard's microphone — also carries its 16 kHz audio, which a 16 kHz
 ///   engine takes instead of the phone band: every stage before it works on the μ-law as for a phone)
 ///

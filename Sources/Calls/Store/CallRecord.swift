@@ -60,6 +60,8 @@ public struct CallRecord: Sendable, Equatable, Codable {
     public var voicemailMessage: String?
     /// Where a caller who asks for a person is handed (number or SIP URI); nil: `transfer.target` (schema v13).
     public var transferTo: String?
+    /// The caller's audio through noise suppression, or not; nil: `engine.noise_suppression` (schema v22).
+    public var noiseSuppression: Bool?
     /// The operator's tools the agent may call, as declared (secrets by reference only) (schema v17).
     public var tools: [ToolDefinition]?
     /// MCP servers whose tools the agent may call, listed when the call starts (schema v17).

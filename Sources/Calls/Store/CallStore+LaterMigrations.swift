@@ -220,6 +220,9 @@ extension CallStore {
             "CREATE INDEX knowledge_questions_call ON knowledge_questions(outbound_id)",
             "CREATE INDEX knowledge_questions_campaign ON knowledge_questions(campaign_id, resolved_at)",
         ] },
+
+        // v22: noise suppression chosen per call (or by its template); NULL: `engine.noise_suppression`.
+        SQLMigration("v22-noise-suppression") { d in ["ALTER TABLE calls ADD COLUMN noise_suppression \(d.boolType)"] },
     ]
 }
 
