@@ -8,7 +8,8 @@ import Personas
 /// the same run on a clean line; and silent callees on the echoing line, counting the calls where
 /// the agent cut itself off (the caller said nothing, so every barge-in is its own echo). The echo
 /// runs twice: without and with `engine.echo_cancellation` (`echo-aec`, `echo-silent-aec`); the
-/// clean line, street noise at 5 dB and voices at 10 dB again with `engine.noise_suppression` (`-ns`).
+/// clean line, street noise at 5 dB and voices at 10 dB again with `engine.noise_suppression` (`-ns`),
+/// and with `engine.hold_background_voices` (`-bg`).
 extension BenchMain {
     struct LineRun {
         var name: String
@@ -24,6 +25,7 @@ extension BenchMain {
     static var echo: [String: Any] { ["echo_db": -10, "echo_delay_ms": 150] }
     static let cancelling = ["VOICEBRIDGE_ENGINE_ECHO_CANCELLATION": "true"]
     static let suppressing = ["VOICEBRIDGE_ENGINE_NOISE_SUPPRESSION": "true"]
+    static let holding = ["VOICEBRIDGE_ENGINE_HOLD_BACKGROUND_VOICES": "true"]
 
     /// `conditions`: which to run (`clean`, `babble-10`, `echo` …; nil: all).
     static func line(output: String, concurrency: Int, conditions: Set<String>? = nil, silentCalls: Int = 50) async throws {
@@ -31,6 +33,10 @@ extension BenchMain {
         for noise in lineNoises { for snr in lineSNRs { planned.append(("\(noise)-\(snr)", ["noise": noise, "snr_db": snr], [:])) } }
         planned += [("echo", echo, [:]), ("echo-aec", echo, cancelling), ("clean-aec", nil, cancelling), ("clean-ns", nil, suppressing)]
         for (noise, snr) in [("street", 5), ("babble", 10), ("office", 10)] { planned.append(("\(noise)-\(snr)-ns", ["noise": noise, "snr_db": snr], suppressing)) }
+        planned.append(("clean-bg", nil, holding))
+        for (noise, snr) in [("babble", 15), ("babble", 10), ("babble", 5), ("office", 10), ("television", 10), ("street", 5)] {
+            planned.append(("\(noise)-\(snr)-bg", ["noise": noise, "snr_db": snr], holding))
+        }
         planned = planned.filter { conditions?.contains($0.0) ?? true }
         print("== The personas over simulated lines: \(CalleePersona.catalogue.count) test runs in virtual time a line, \(concurrency) at a time; \(planned.map(\.0).joined(separator: ", "))")
         var runs: [LineRun] = []
@@ -52,7 +58,7 @@ extension BenchMain {
         for r in runs {
             let statuses = r.run.outcomes.statuses, summaries = r.run.outcomes.summaries, answered = r.run.outcomes.answered
             json[r.name] = [
-                "line": r.line ?? [:], "echo_cancellation": r.environment == cancelling, "noise_suppression": r.environment == suppressing, "statuses_matched": statuses.matched, "statuses_total": statuses.total,
+                "line": r.line ?? [:], "echo_cancellation": r.environment == cancelling, "noise_suppression": r.environment == suppressing, "hold_background_voices": r.environment == holding, "statuses_matched": statuses.matched, "statuses_total": statuses.total,
                 "status_share_pct": share(statuses.matched, statuses.total), "summaries_matched": summaries.matched, "summaries_total": summaries.total,
                 "wrong_answers_stored": answered.wrong, "answered_total": answered.total,
                 "calls_cut": r.run.bargeIns.filter { $0 > 0 }.count, "real_seconds": r.realSeconds,

@@ -6,7 +6,8 @@ import TestSupport
 /// `make deps` installed it — on `VADTestSet`: speech over the noises of real lines at 0/10/20 dB
 /// SNR, the noises alone, soft speech. Per noise: frame accuracy, false onsets per minute of
 /// non-speech, median onset delay, segments missed; and each detector's cost per frame. Silero
-/// runs a second time on the set as `engine.noise_suppression` gives it (DeepFilterNet3 first).
+/// runs again with `engine.hold_background_voices`, and on the set as `engine.noise_suppression`
+/// gives it (DeepFilterNet3 first).
 enum VADBenchmark {
     struct Row {
         var noise: String
@@ -26,6 +27,9 @@ enum VADBenchmark {
         do {
             let silero = try SileroModel.installed(in: deps)
             results.append(try run(set, name: "neural (Silero)", neural: silero))
+            var holding = VoiceActivityDetector.Configuration()
+            holding.background = BackgroundSpeechFloor.Settings()
+            results.append(try run(set, name: "neural, background voices held (engine.hold_background_voices)", neural: silero, configuration: holding))
             do {
                 let suppression = try NoiseSuppression.installed(in: deps)
                 let started = ContinuousClock.now
@@ -50,8 +54,8 @@ enum VADBenchmark {
         return results
     }
 
-    static func run(_ set: VADTestSet, name: String, neural: SileroModel?) throws -> Result {
-        func detector() -> ([Int16]) -> (isSpeech: Bool, started: Bool) { VADTestSet.detector(neural: neural) }
+    static func run(_ set: VADTestSet, name: String, neural: SileroModel?, configuration: VoiceActivityDetector.Configuration = .init()) throws -> Result {
+        func detector() -> ([Int16]) -> (isSpeech: Bool, started: Bool) { VADTestSet.detector(neural: neural, configuration: configuration) }
         var rows: [Row] = []
         for noise in VADTestSet.noises {
             let clips = set.mixed.filter { $0.noise == noise } + set.noiseOnly.filter { $0.noise == noise }
@@ -61,7 +65,7 @@ enum VADBenchmark {
         let total = VADTestSet.score(set.mixed + set.noiseOnly + set.soft) { _ in detector() }
         // Cost: the mixed clips' frames once more, timed as a whole.
         let frames = set.mixed.flatMap { clip in stride(from: 0, to: clip.samples.count - 159, by: 160).map { AudioFrame(samples: Array(clip.samples[$0..<($0 + 160)]), sampleRate: 8000) } }
-        var vad = VoiceActivityDetector(neural: neural)
+        var vad = VoiceActivityDetector(configuration: configuration, neural: neural)
         var speaking = 0
         let started = ContinuousClock.now
         for frame in frames where vad.process(frame).isSpeech { speaking += 1 }

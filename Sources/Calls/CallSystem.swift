@@ -332,6 +332,7 @@ public final class CallSystem: Sendable {
         settings.echoCancellation = config.engine.echoCancellation
         settings.noiseSuppression = try noiseSuppression(for: config.engine)
         settings.noiseSuppressionByDefault = config.engine.noiseSuppression
+        settings.holdBackgroundVoices = config.engine.holdBackgroundVoices
         settings.overlapHoldMilliseconds = config.engine.bargeIn.minMilliseconds
         settings.allowedCallerIDs = config.sip.allowedCallerIDs
         if config.outbound.result.saveRecording {

@@ -20,6 +20,8 @@ public struct VoiceActivityDetector: Sendable {
         public var energyThresholdDBFS: Double = -45
         /// Lag-1 normalised autocorrelation a frame needs to count as speech-like.
         public var correlationThreshold: Double = 0.3
+        /// Voices behind the caller held below speech (`BackgroundSpeechFloor`); nil: no such rule.
+        public var background: BackgroundSpeechFloor.Settings?
 
         public init(onsetMilliseconds: Int = 40, offsetMilliseconds: Int = 200) {
             self.onsetMilliseconds = onsetMilliseconds
@@ -50,23 +52,27 @@ public struct VoiceActivityDetector: Sendable {
     private var quietRun = 0
     private var segmentMilliseconds = 0
     private var neural: SileroVoiceClassifier?
+    private var background: BackgroundSpeechFloor?
 
     public init(configuration: Configuration = Configuration(), neural: SileroModel? = nil) {
         self.configuration = configuration
         self.meanSquareThreshold = 32768.0 * 32768.0 * pow(10, configuration.energyThresholdDBFS / 10)
         self.neural = neural.map(SileroVoiceClassifier.init(model:))
+        background = configuration.background.map(BackgroundSpeechFloor.init(settings:))
     }
 
     public var isSpeech: Bool { inSpeech }
 
     public mutating func process(_ frame: AudioFrame) -> Decision {
-        let speechLike: Bool
+        var speechLike: Bool
+        let meanSquare = frame.samples.meanSquare
         if neural != nil, frame.sampleRate == 8000 {   // Silero is run at the phone's 8 kHz
             let probability = neural!.process(frame.samples)
-            speechLike = frame.samples.meanSquare > meanSquareThreshold && probability >= (inSpeech ? 0.35 : 0.5)
+            speechLike = meanSquare > meanSquareThreshold && probability >= (inSpeech ? 0.35 : 0.5)
         } else {
             speechLike = Self.isSpeechLike(frame.samples, meanSquareThreshold: meanSquareThreshold, correlationThreshold: configuration.correlationThreshold)
         }
+        if background?.standsOut(meanSquare: meanSquare, speechLike: speechLike, inSpeech: inSpeech) == false { speechLike = false }
         let milliseconds = max(1, Int(frame.durationMilliseconds.rounded()))
         var event: Event?
         if speechLike {

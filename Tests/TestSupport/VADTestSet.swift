@@ -123,8 +123,8 @@ extension VADTestSet {
     }
 
     /// A fresh caller-side detector (energy, or Silero with `neural`) as `score` takes it.
-    public static func detector(neural: SileroModel? = nil) -> ([Int16]) -> (isSpeech: Bool, started: Bool) {
-        var vad = VoiceActivityDetector(neural: neural)
+    public static func detector(neural: SileroModel? = nil, configuration: VoiceActivityDetector.Configuration = .init()) -> ([Int16]) -> (isSpeech: Bool, started: Bool) {
+        var vad = VoiceActivityDetector(configuration: configuration, neural: neural)
         return { samples in
             let decision = vad.process(AudioFrame(samples: samples, sampleRate: sampleRate))
             return (decision.isSpeech, decision.event == .speechStarted)

@@ -32,6 +32,9 @@ extension VoiceBridgeConfig {
         /// Takes the line's noise out of the caller's audio before the VAD and the recognizer
         /// (DeepFilterNet3, `NoiseSuppressStage`).
         public var noiseSuppression = false
+        /// Holds voices behind the caller (a room, a television) below speech by their level
+        /// against the caller's (`BackgroundSpeechFloor`, with the neural VAD).
+        public var holdBackgroundVoices = false
         public var turns = Turns()
         /// `barge_in.*` (its own section in the file; kept with the engine that applies it).
         public var bargeIn = BargeIn()

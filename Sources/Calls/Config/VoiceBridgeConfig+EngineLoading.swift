@@ -13,6 +13,7 @@ extension VoiceBridgeConfig {
         e.vad = try r.choice("engine.vad", default: e.vad)
         e.echoCancellation = try r.bool("engine.echo_cancellation", default: e.echoCancellation)
         e.noiseSuppression = try r.bool("engine.noise_suppression", default: e.noiseSuppression)
+        e.holdBackgroundVoices = try r.bool("engine.hold_background_voices", default: e.holdBackgroundVoices)
         e.turns.detection = try r.choice("engine.turn_detection", default: e.turns.detection)
         e.turns.threshold = try r.double("engine.turn_threshold", default: e.turns.threshold, in: 0.05...0.95)
         e.turns.ceilingMilliseconds = try r.int("engine.turn_ceiling_ms", default: e.turns.ceilingMilliseconds, in: 300...10_000)

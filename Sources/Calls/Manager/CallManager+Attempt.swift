@@ -168,7 +168,8 @@ extension CallManager {
                   machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil, warmTransfer: WarmTransfer? = nil) async -> CallSession.Ending {
         let session = CallSession(callID: call.outboundId, leg: leg, engine: engine, store: store, recorder: recorder(for: call),
                                   context: context, logger: logger, metrics: metrics, pricing: settings.pricing,
-                                  localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, echoCancellation: settings.echoCancellation,
+                                  localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, holdBackgroundVoices: settings.holdBackgroundVoices,
+                                  echoCancellation: settings.echoCancellation,
                                   noiseSuppression: (call.noiseSuppression ?? settings.noiseSuppressionByDefault) ? settings.noiseSuppression : nil,
                                   machineDetection: machineDetection,
                                   transfer: context.transferTarget == nil ? nil : transfer, warmTransfer: warmTransfer,

@@ -45,6 +45,8 @@ public actor CallManager {
         public var noiseSuppression: NoiseSuppression?
         /// `engine.noise_suppression`: whether a call that does not say (nor its template) uses it.
         public var noiseSuppressionByDefault = true
+        /// `engine.hold_background_voices`: the caller side's VAD holds voices behind the caller below speech.
+        public var holdBackgroundVoices = false
         /// `barge_in.min_ms`: speech over the agent this long holds it until its words are judged.
         public var overlapHoldMilliseconds = 500
         /// Why this server cannot hold a call in a language ("ko" on a local engine without Whisper),

@@ -12,6 +12,8 @@ import Realtime
 ///   ([echo]: with `engine.echo_cancellation`, the agent's audio as the leg sent it taken out;
 ///    [denoise]: the line's noise, by DeepFilterNet3, on calls whose `noise_suppression` (or their
 ///    template's, else `engine.noise_suppression`) is on; the recording keeps what the caller sent)
+///   (vad: Silero, or the energy detector; with `engine.hold_background_voices` and Silero, speech
+///    must stand above the voices behind the caller, `BackgroundSpeechFloor`)
 ///   (a wideband leg — the dashboard's microphone — also carries its 16 kHz audio, which a 16 kHz
 ///   engine takes instead of the phone band: every stage before it works on the μ-law as for a phone)
 ///
@@ -30,16 +32,20 @@ public enum CallPipeline {
     /// stage decided (voice activity, tones, barge-in actions, the audio at the engine's rate).
     /// `bargeIn` nil: the caller never cuts the agent (a loopback call).
     public static func callerSide(engineInput: EngineAudioFormat, bargeIn: BargeInController?, recorder: CallRecorder?,
-                                  playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil, echo: EchoReference? = nil,
+                                  playback: PlaybackTracker, meters: PipelineMeters, neuralVAD: SileroModel? = nil, holdBackgroundVoices: Bool = false,
+                                  echo: EchoReference? = nil,
                                   denoise: NoiseSuppressor? = nil, clock: CallClock = .continuous) throws -> some PipelineStage<LegFrame, InboundFrame> {
         let side = "caller"
+        var vad = VoiceActivityDetector.Configuration()
+        // Only Silero tells voices from noise; the floor is voices by its word.
+        if holdBackgroundVoices, neuralVAD != nil { vad.background = BackgroundSpeechFloor.Settings() }
         let echoStage: OptionalStage<MeteredStage<EchoCancelStage>> = echo.map { .on(meters.stage("echo", side: side, EchoCancelStage(reference: $0))) } ?? .off
         let denoiseStage: OptionalStage<MeteredStage<NoiseSuppressStage>> = denoise.map { .on(meters.stage("denoise", side: side, NoiseSuppressStage(suppressor: $0))) } ?? .off
         return meters.stage("decode", side: side, LegDecodeStage())
             .then(meters.stage("record", side: side, TapStage<InboundFrame> { recorder?.caller($0.audio.samples, waited: $0.receivedAt.map { $0.duration(to: clock.now) } ?? .zero) }))
             .then(echoStage)
             .then(denoiseStage)
-            .then(meters.stage("vad", side: side, VADStage(neural: neuralVAD)))
+            .then(meters.stage("vad", side: side, VADStage(configuration: vad, neural: neuralVAD)))
             .then(meters.stage("tones", side: side, ToneDetectorStage()))
             .then(meters.stage("barge-in", side: side, BargeInStage(playback: playback, controller: bargeIn)))
             .then(meters.stage("resample", side: side, try EngineRateStage(sampleRate: engineInput.sampleRate)))

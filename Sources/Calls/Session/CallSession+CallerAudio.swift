@@ -24,7 +24,8 @@ extension CallSession {
         }
         do {
             let chain = try CallPipeline.callerSide(engineInput: engine.inputFormat, bargeIn: bargeInController(), recorder: recorder,
-                                                    playback: playback, meters: meters, neuralVAD: neuralVAD, echo: echo, denoise: denoise, clock: clock)
+                                                    playback: playback, meters: meters, neuralVAD: neuralVAD, holdBackgroundVoices: holdBackgroundVoices,
+                                                    echo: echo, denoise: denoise, clock: clock)
             await pumpCallerAudio(through: chain)
             _ = engine.judgeOverlaps(reporting: nil)
         } catch {

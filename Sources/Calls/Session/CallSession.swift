@@ -43,6 +43,8 @@ public final class CallSession: Sendable {
     let neuralVAD: SileroModel?
     /// Whether the caller side takes the agent's echo out (where the leg tells what it played).
     let echoCancellation: Bool
+    /// `engine.hold_background_voices`.
+    let holdBackgroundVoices: Bool
     /// Takes the line's noise out of the caller's audio before the VAD; nil: off.
     let noiseSuppression: NoiseSuppression?
     /// Speech over the agent this long holds it until the engine's verdict (engines that judge overlaps).
@@ -114,7 +116,7 @@ public final class CallSession: Sendable {
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
                 context: ConversationContext, logger: Logger, metrics: CallMetrics = .none, pricing: Pricing = Pricing(), localVoice: LocalVoice? = nil,
-                neuralVAD: SileroModel? = nil, echoCancellation: Bool = false, noiseSuppression: NoiseSuppression? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
+                neuralVAD: SileroModel? = nil, holdBackgroundVoices: Bool = false, echoCancellation: Bool = false, noiseSuppression: NoiseSuppression? = nil, machineDetection: MachineDetection? = nil, transfer: CallTransfer? = nil,
                 warmTransfer: WarmTransfer? = nil, overlapHoldMilliseconds: Int = 500, clock: CallClock = .continuous,
                 turnMeasured: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.clock = clock
@@ -130,6 +132,7 @@ public final class CallSession: Sendable {
         self.recorder = recorder
         self.localVoice = localVoice
         self.neuralVAD = neuralVAD
+        self.holdBackgroundVoices = holdBackgroundVoices
         self.echoCancellation = echoCancellation
         self.noiseSuppression = noiseSuppression
         self.machineDetection = machineDetection
