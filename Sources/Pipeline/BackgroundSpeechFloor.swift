@@ -6,8 +6,9 @@ import Foundation
 /// what sets the caller apart is that they are nearer, so louder. Speech must stand this many dB
 /// above that floor; what stays within it is the background, however speech-like.
 ///
-/// On a clean line, or under a noise the detector does not take for speech (hum, a street), the
-/// quiet parts of the window are not speech-like and there is no floor: nothing changes. A
+/// On a clean line, or under a noise the detector does not take for speech (a hum, music on
+/// hold), the quiet parts of the window are not speech-like and there is no floor: nothing
+/// changes (a street's passing sounds can make one for a moment). A
 /// caller who talks on without a pause for most of the window raises the floor under their own
 /// voice, which the margin must leave room for.
 public struct BackgroundSpeechFloor: Sendable {
@@ -33,16 +34,26 @@ public struct BackgroundSpeechFloor: Sendable {
     let settings: Settings
     /// The margins as ratios of mean squares.
     let onsetRatio: Double, inSpeechRatio: Double
-    /// Mean squares of the last `smoothingFrames` frames, newest last, and whether each sounded like speech.
-    private var recent: [Double] = []
-    private var recentVoiced: [Bool] = []
-    /// Smoothed levels (mean square) of the window, and whether each frame sounded like speech.
-    private var levels: [Double] = []
-    private var voiced: [Bool] = []
-    /// Whether most of each level's 200 ms sounded like speech.
-    private var levelVoiced: [Bool] = []
-    private var voicedCount = 0
+    /// One 20 ms frame: its mean square and whether it sounded like speech.
+    struct Frame {
+        var meanSquare: Double
+        var speechLike: Bool
+    }
+
+    /// One place of the window: whether the frame that entered it sounded like speech, and the
+    /// 200 ms ending there (their mean square, and whether most of them sounded like speech).
+    struct Level {
+        var frameSpeechLike: Bool
+        var meanSquare: Double
+        var voiced: Bool
+    }
+
+    /// The last `smoothingFrames` frames, newest last.
+    private var recent: [Frame] = []
+    /// The window, oldest at `next` once it is full; how many of its frames sounded like speech.
+    private var window: [Level] = []
     private var next = 0
+    private var voicedCount = 0
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -53,31 +64,28 @@ public struct BackgroundSpeechFloor: Sendable {
     /// Takes a 20 ms frame's mean square and whether it sounded like speech; returns false when
     /// the frame is within the background's floor (so not the caller's speech).
     public mutating func standsOut(meanSquare: Double, speechLike: Bool, inSpeech: Bool) -> Bool {
-        recent.append(meanSquare)
-        recentVoiced.append(speechLike)
-        if recent.count > Self.smoothingFrames { recent.removeFirst(); recentVoiced.removeFirst() }
+        recent.append(Frame(meanSquare: meanSquare, speechLike: speechLike))
+        if recent.count > Self.smoothingFrames { recent.removeFirst() }
         guard recent.count == Self.smoothingFrames else { return true }
-        let smoothed = recent.reduce(0, +) / Double(Self.smoothingFrames)
-        let smoothedVoiced = recentVoiced.count(where: \.self) * 2 >= Self.smoothingFrames
-        if levels.count < settings.windowFrames {
-            levels.append(smoothed)
-            voiced.append(speechLike)
-            levelVoiced.append(smoothedVoiced)
+        let level = Level(frameSpeechLike: speechLike, meanSquare: Self.meanSquare(of: recent[...]),
+                          voiced: recent.count(where: \.speechLike) * 2 >= Self.smoothingFrames)
+        if window.count < settings.windowFrames {
+            window.append(level)
         } else {
-            if voiced[next] { voicedCount -= 1 }
-            levels[next] = smoothed
-            voiced[next] = speechLike
-            levelVoiced[next] = smoothedVoiced
+            if window[next].frameSpeechLike { voicedCount -= 1 }
+            window[next] = level
             next = (next + 1) % settings.windowFrames
         }
         if speechLike { voicedCount += 1 }
-        // The floor is voices only if its own 200 ms sounded like speech: under a hum or a street
-        // the quietest moments are the noise alone, and the caller is not held against it.
-        guard levels.count >= settings.learningFrames, Double(voicedCount) >= settings.voicedShare * Double(levels.count),
-              let quietest = levels.indices.min(by: { levels[$0] < levels[$1] }), levelVoiced[quietest] else { return true }
-        let floor = levels[quietest]
-        let compared = recent.suffix(settings.comparedFrames)
-        let level = compared.reduce(0, +) / Double(compared.count)
-        return level >= floor * (inSpeech ? inSpeechRatio : onsetRatio)
+        // The floor is voices only if its own 200 ms sounded like speech: under a hum the quietest
+        // moments are the noise alone, and the caller is not held against it.
+        guard window.count >= settings.learningFrames, Double(voicedCount) >= settings.voicedShare * Double(window.count),
+              let quietest = window.min(by: { $0.meanSquare < $1.meanSquare }), quietest.voiced else { return true }
+        let compared = Self.meanSquare(of: recent.suffix(settings.comparedFrames))
+        return compared >= quietest.meanSquare * (inSpeech ? inSpeechRatio : onsetRatio)
+    }
+
+    static func meanSquare(of frames: ArraySlice<Frame>) -> Double {
+        frames.reduce(0) { $0 + $1.meanSquare } / Double(frames.count)
     }
 }
