@@ -104,7 +104,7 @@ struct EventStream: Sendable {
     /// openapi.yaml's `Event.type` lists what this gives (`EventsAndDocumentTests`).
     static func wireType(of stored: String, payload: [String: String]) -> String {
         switch stored {
-        case "outbound_completed", "inbound_completed": payload["reason"] == "remote_hangup" ? "outbound_ended" : "outbound_completed"
+        case "outbound_completed", "inbound_completed": ["remote_hangup", "media_timeout"].contains(payload["reason"]) ? "outbound_ended" : "outbound_completed"
         case "outbound_no_answer", "outbound_busy", "outbound_rejected", "outbound_failed", "inbound_failed": "outbound_failed"
         default: stored
         }

@@ -26,7 +26,7 @@ enum CallHarness {
     static let turns = (try? CallSystem.turnDetector(for: TurnDetectionChoiceTests.engine(.auto), logger: Logger(label: "test"))) ?? .pause
 
     static func run<T: Sendable>(store: CallStore? = nil, tweak: (inout CallManager.Settings) -> Void = { _ in },
-                                 engines: EngineFactory? = nil,
+                                 userAgent tweakUserAgent: (inout SIPUserAgent.Configuration) -> Void = { _ in }, engines: EngineFactory? = nil,
                                  _ body: @Sendable (CallManager, CallStore, SIPUserAgent) async throws -> T) async throws -> T {
         // Moonshine is loaded only for the local engine: a test that brings its own engine does
         // not wait for the model.
@@ -39,6 +39,7 @@ enum CallHarness {
         var uaConfig = SIPUserAgent.Configuration()
         uaConfig.port = 0
         uaConfig.rtpPorts = TestPorts.rtp
+        tweakUserAgent(&uaConfig)
         let ua = try SIPUserAgent(configuration: uaConfig, logger: Logger(label: "test-ua"))
         try await ua.start()
         let callee = try SimulatedCallee(rtpPorts: TestPorts.rtp, tts: tts, hearing: ear)

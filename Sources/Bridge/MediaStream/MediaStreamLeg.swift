@@ -34,6 +34,9 @@ public protocol MediaStreamLeg: Sendable {
     /// nothing to send): an echo canceller's far end. False: this leg cannot tell.
     @discardableResult
     func observePlayout(_ observer: (@Sendable ([UInt8]?) -> Void)?) -> Bool
+    /// Whether the line ended because the peer sent no media (neither RTP nor RTCP) for the media
+    /// timeout, rather than by a hang-up: an operator tells a dead line from a callee who hung up.
+    var endedByMediaTimeout: Bool { get }
 }
 
 extension MediaStreamLeg {
@@ -46,6 +49,7 @@ extension MediaStreamLeg {
     public func holdPlayback(_ held: Bool) -> Bool { false }
     @discardableResult
     public func observePlayout(_ observer: (@Sendable ([UInt8]?) -> Void)?) -> Bool { false }
+    public var endedByMediaTimeout: Bool { false }
 }
 
 extension SIPCallLeg: PacedOutboundLeg {}

@@ -112,4 +112,6 @@ public final class SIPCallLeg: Sendable {
 
     /// Ends the call from our side (BYE, or CANCEL before answer).
     public func hangUp() async { await call.hangUp() }
+
+    public var endedByMediaTimeout: Bool { call.ending == .ended(.mediaTimeout) }
 }

@@ -15,4 +15,12 @@ extension RTPSession.State {
         guard let remote else { return true }
         return latched ? address.ipAddress == remote.ipAddress : address.protocol == remote.protocol
     }
+
+    /// Whether RTCP from `address` shows the peer is still there (it resets the media timeout, as
+    /// Asterisk's `rtptimeout` counts "RTP or RTCP"): only from the address the SDP or latching
+    /// gave, so a stranger's reports cannot keep a dead call up.
+    func isPeersControl(_ address: SocketAddress) -> Bool {
+        guard let remote else { return false }
+        return address.ipAddress == remote.ipAddress
+    }
 }

@@ -331,6 +331,9 @@ public final class RTPSession: Sendable {
         let heard = state.withLock { s in
             guard s.hearsControl(from) else { s.counters.foreignPackets += 1; return false }
             s.counters.rtcpReceived += 1
+            // A peer that suppresses silence (the simulated callee does) sends no RTP while it
+            // listens, but its reports every ~5 s say it is there.
+            if s.isPeersControl(from) { s.lastReceivedAt = t }
             if let sender = report.sender { s.lastSRMiddle = sender.middle32; s.lastSRAt = t }
             return true
         }

@@ -184,12 +184,13 @@ extension CallManager {
         let outcome = await session.run()
         pipelineStatistics.ended(session.meters)
         switch outcome.ending {
-        case .remoteHangup, .agentFinished, .maxDuration:
+        case .remoteHangup, .mediaTimeout, .agentFinished, .maxDuration:
             // A callee hanging up early still completes the call, with task_completed = false; the
             // reason says who ended it (the event API announces it as outbound_ended).
             let reason: String? = switch outcome.ending {
             case .maxDuration: "max_call_duration"
             case .remoteHangup: "remote_hangup"
+            case .mediaTimeout: "media_timeout"
             default: nil
             }
             await storeEnd(of: call.outboundId, in: .completed, reason: reason)

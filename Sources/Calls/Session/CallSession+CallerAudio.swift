@@ -89,12 +89,12 @@ extension CallSession {
             case .dtmf(_, let digit):
                 await pressed(digit)
             case .stop:
-                finish(.remoteHangup)
+                finish(leg.endedByMediaTimeout ? .mediaTimeout : .remoteHangup)
             case .start, .connected:
                 break
             }
         }
-        finish(.remoteHangup)
+        finish(leg.endedByMediaTimeout ? .mediaTimeout : .remoteHangup)
     }
 
     /// The caller side's chain and the frames the media handler ran but could not finish.

@@ -15,6 +15,8 @@ import Synchronization
 public final class CallSession: Sendable {
     public enum Ending: Sendable, Equatable {
         case remoteHangup
+        /// The line went dead: nothing came from the caller's side for `sip.media_timeout`.
+        case mediaTimeout
         case agentFinished
         case maxDuration
         case cancelled
