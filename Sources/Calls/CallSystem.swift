@@ -10,6 +10,7 @@ import Pipeline
 import Realtime
 import Simulation
 import Tools
+import Tracing
 
 /// Everything that makes calls, assembled from the configuration: the SIP user agent, the media
 /// ticks (one per event loop; SIP legs pace on the one that owns the RTP sockets), the engine
@@ -247,7 +248,9 @@ public final class CallSystem: Sendable {
     }
 
     /// Binds the SIP socket (and the simulated callee's). Call `run()` afterwards.
-    public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none) async throws -> CallSystem {
+    /// `tracer`: where each call's spans go (`telemetry.otlp_endpoint`'s exporter); nil: none are made.
+    public static func start(config: VoiceBridgeConfig, store: CallStore, logger: Logger, metrics: CallMetrics = .none,
+                             tracer: (any Tracer)? = nil) async throws -> CallSystem {
         let knowledge = KnowledgeBase(store: store.knowledge, embedder: try KnowledgeBase.embedder(for: config, logger: logger))
         let tools = toolRunner(config: config, metrics: metrics)
         let recognizer = try sharedRecognizer(for: config, logger: logger)
@@ -291,6 +294,7 @@ public final class CallSystem: Sendable {
             logger.info("no sip.gateway: outbound calls go to the built-in simulated callee", metadata: ["port": "\(calleePort)"])
         }
         var settings = CallManager.Settings(gateway: gateway)
+        settings.tracer = tracer
         // The script goes only to a simulated callee: the built-in one, or a gateway said to be one.
         settings.simulatedCallee = callee != nil || config.sip.gatewayIsSimulatedCallee
         settings.maxConcurrentCalls = config.outbound.maxConcurrentCalls

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Prometheus
 import ServiceLifecycle
+import Telemetry
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,9 +49,19 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let registry = PrometheusCollectorRegistry()
+        let tracing = try settings.telemetry.otlpEndpoint.map { endpoint in
+            var traces = OTLPTracing.Settings(endpoint: endpoint)
+            traces.serviceName = settings.telemetry.serviceName
+            let dropped = registry.makeCounter(descriptor: MetricNameDescriptor(
+                metricName: "voicebridge_trace_spans_dropped_total", unitName: "",
+                helpText: "Spans the OTLP collector did not take (down, slow past the export timeout, or refusing), dropped"))
+            logger.info("traces go to the OTLP collector", metadata: ["endpoint": "\(endpoint)"])
+            return try OTLPTracing(settings: traces, logger: Logger(label: "otel")) { spans in dropped.increment(by: Int64(spans)) }
+        }
         let calls: CallSystem
         do {
-            calls = try await CallSystem.start(config: settings, store: store, logger: logger, metrics: VoiceBridgeServer.callMetrics(registry: registry))
+            calls = try await CallSystem.start(config: settings, store: store, logger: logger, metrics: VoiceBridgeServer.callMetrics(registry: registry),
+                                               tracer: tracing?.tracer)
         } catch {
             FileHandle.standardError.write(Data("voicebridge: \(error)\n".utf8))
             throw ExitCode(1)
@@ -62,8 +73,9 @@ struct ServeCommand: AsyncParsableCommand {
         let app = server.application { port in
             logger.info("listening", metadata: ["url": "http://\(settings.http.host):\(port)/"])
         }
+        // Stopped in the reverse order: the calls end first, then the exporter sends their last spans.
         let group = ServiceGroup(configuration: .init(
-            services: [app],
+            services: (tracing.map { [$0.service] } ?? []) + [app],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         ))

@@ -210,6 +210,8 @@ import Tools
         ("api: {tokens: ['sixteen chars ok']}", "api.tokens", "no spaces"),
         ("engine: {mode: realtime}", "engine.openai.api_key", "no OpenAI key"),
         ("http: {public_url: 'voice.example.com'}", "http.public_url", "http(s) URL"),
+        ("telemetry: {otlp_endpoint: 'collector:4318'}", "telemetry.otlp_endpoint", "OTLP/HTTP traces URL"),
+        ("telemetry: {service_name: ''}", "telemetry.service_name", "must not be empty"),
         ("http: [1, 2]", "http", "unknown key"),
         ("http: {port: [1, 2]}", "http.port", "whole number"),
         ("sip: {bind: {a: 1}}", "sip.bind.a", "unknown key"),

@@ -69,6 +69,17 @@ extension VoiceBridgeConfig {
         }
         c.database.recordingsFolder = try r.optionalString("database.recordings_folder")
 
+        c.telemetry.otlpEndpoint = try r.optionalString("telemetry.otlp_endpoint")
+        c.telemetry.serviceName = try r.string("telemetry.service_name", default: c.telemetry.serviceName)
+        if let url = c.telemetry.otlpEndpoint {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                throw ConfigError(key: "telemetry.otlp_endpoint", problem: "must be the collector's OTLP/HTTP traces URL, like http://collector:4318/v1/traces, got '\(url)'",
+                                  origin: r.origin(of: "telemetry.otlp_endpoint"))
+            }
+        }
+        guard !c.telemetry.serviceName.isEmpty else {
+            throw ConfigError(key: "telemetry.service_name", problem: "must not be empty", origin: r.origin(of: "telemetry.service_name"))
+        }
         c.cluster.nodeID = try r.string("cluster.node_id", default: c.cluster.nodeID)
         c.cluster.leaseSeconds = try r.double("cluster.lease_seconds", default: c.cluster.leaseSeconds, in: 3...3600)
 

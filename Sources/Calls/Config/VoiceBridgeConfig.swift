@@ -297,8 +297,17 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
         public var startTimeoutSeconds = 10
     }
 
+    /// Traces of the calls to an OpenTelemetry collector (`telemetry.*`).
+    public struct Telemetry: Sendable, Equatable {
+        /// The collector's OTLP/HTTP traces URL (`http://collector:4318/v1/traces`); nil: no traces.
+        public var otlpEndpoint: String?
+        /// `service.name` on every span.
+        public var serviceName = "voicebridge"
+    }
+
     public var http = HTTP()
     public var api = API()
+    public var telemetry = Telemetry()
     public var database = Database()
     public var cluster = Cluster()
     public var storage = Storage()

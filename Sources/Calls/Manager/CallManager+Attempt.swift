@@ -183,31 +183,36 @@ extension CallManager {
         pipelineStatistics.started(session.meters)
         let outcome = await session.run()
         pipelineStatistics.ended(session.meters)
-        switch outcome.ending {
-        case .remoteHangup, .mediaTimeout, .agentFinished, .maxDuration:
-            // A callee hanging up early still completes the call, with task_completed = false; the
-            // reason says who ended it (the event API announces it as outbound_ended).
-            let reason: String? = switch outcome.ending {
-            case .maxDuration: "max_call_duration"
-            case .remoteHangup: "remote_hangup"
-            case .mediaTimeout: "media_timeout"
-            default: nil
-            }
-            await storeEnd(of: call.outboundId, in: .completed, reason: reason)
-        case .cancelled:
-            await storeEnd(of: call.outboundId, in: .cancelled, reason: "cancelled by operator")
-        case .engineFailure(let message):
-            // A realtime socket lost for good is its own, documented reason.
-            let reason = message == OpenAIRealtimeEngine.disconnected ? message : "engine_failure: \(message)"
-            await storeEnd(of: call.outboundId, in: .failed, reason: reason)
-        case .voicemail:
-            await fail(call, state: .voicemail, reason: "answering_machine")
-        case .voicemailLeft:
-            await storeEnd(of: call.outboundId, in: .voicemailLeft, reason: "message left")
-        case .transferred:
-            await storeEnd(of: call.outboundId, in: .completed, reason: "transferred")
+        let (state, reason) = Self.storedEnd(of: outcome.ending)
+        if outcome.ending == .voicemail {
+            await fail(call, state: state, reason: reason ?? "answering_machine")
+        } else {
+            await storeEnd(of: call.outboundId, in: state, reason: reason)
+        }
+        if let tracer = settings.tracer {
+            let ended = settings.clock.date
+            CallTrace(callID: call.outboundId, direction: call.direction.rawValue, engine: settings.engineMode, ending: reason,
+                      answered: ended.addingTimeInterval(-session.connectedSeconds), ended: ended, report: session.report).record(on: tracer)
         }
         return outcome.ending
+    }
+
+    /// The state and reason a connected call is stored with, by how it ended. A callee hanging up
+    /// early still completes the call, with task_completed = false; the reason says who ended it
+    /// (the event API announces it as outbound_ended).
+    static func storedEnd(of ending: CallSession.Ending) -> (CallState, String?) {
+        switch ending {
+        case .agentFinished: (.completed, nil)
+        case .maxDuration: (.completed, "max_call_duration")
+        case .remoteHangup: (.completed, "remote_hangup")
+        case .mediaTimeout: (.completed, "media_timeout")
+        case .cancelled: (.cancelled, "cancelled by operator")
+        // A realtime socket lost for good is its own, documented reason.
+        case .engineFailure(let message): (.failed, message == OpenAIRealtimeEngine.disconnected ? message : "engine_failure: \(message)")
+        case .voicemail: (.voicemail, "answering_machine")
+        case .voicemailLeft: (.voicemailLeft, "message left")
+        case .transferred: (.completed, "transferred")
+        }
     }
 
     /// Moves a call this node holds to `state`, stamped by the call's clock (`CallStore.transition`:

@@ -2,6 +2,7 @@ import Bridge
 import Dialogue
 import Knowledge
 import Foundation
+import Tracing
 import Simulation
 import Tools
 import Logging
@@ -61,6 +62,8 @@ public actor CallManager {
         public var maxInboundCalls = 20
         /// `engine.mode`: a template written for another engine is refused, not run on this one.
         public var engineMode = "local"
+        /// Where each connected call's spans go when it ends (`telemetry.otlp_endpoint`); nil: none are made.
+        public var tracer: (any Tracer)?
         /// `carrier: twilio`: outbound calls go through Twilio's REST API, not `gateway`.
         public var carrier: TwilioCarrier?
         /// Where callers who ask for a person are handed (`transfer.target`), unless a call or template says otherwise.

@@ -63,9 +63,13 @@ extension ToneEvent {
 }
 
 extension CallSession {
+    /// Seconds since the call was answered, on the call's clock.
+    var connectedSeconds: Double { state.withLock { $0.answeredAt }.duration(to: clock.now).totalSeconds }
+
     /// The report as it stands (a live call's figures grow until it ends).
     public var report: CallReport {
-        let (timeline, seconds, tools, overlaps) = state.withLock { ($0.timeline, $0.answeredAt.duration(to: clock.now).totalSeconds, $0.toolCalls, $0.overlaps) }
+        let (timeline, tools, overlaps) = state.withLock { ($0.timeline, $0.toolCalls, $0.overlaps) }
+        let seconds = connectedSeconds
         let usage = engine.usage
         var report = CallReport(stages: meters.snapshots, tones: tones, turns: timeline.turns, interruptions: timeline.interruptions, usage: usage,
                                 cost: pricing.estimate(seconds: seconds, usage: usage), tools: tools)

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Telemetry
+import Testing
+import Tracing
+import TestLanes
+import TestSupport
+@testable import Calls
+
+/// `telemetry.otlp_endpoint`: a whole call on the local engine, in virtual time, exported by the
+/// server's OTLP/HTTP exporter to a receiver that decodes it with OpenTelemetry's own protobuf
+/// definitions. One trace: the call, its turns under it, each turn's steps under the turn, in
+/// time order inside their parents, the same turns the stored report has — and no number and no
+/// word the caller said in any attribute.
+@Suite(.serialized, .tags(.virtualTime)) struct CallTraceTests {
+    /// Runs `body` with an exporter to `endpoint` running beside it; stops the exporter after.
+    static func withTracing<T: Sendable>(endpoint: String, dropped: @escaping @Sendable (Int) -> Void = { _ in },
+                                         _ body: (OTLPTracing) async throws -> T) async throws -> T {
+        var settings = OTLPTracing.Settings(endpoint: endpoint)
+        settings.exportEvery = .milliseconds(100)
+        settings.exportTimeout = .seconds(2)
+        var logger = Logger(label: "otel")
+        if ProcessInfo.processInfo.environment["OTEL_DEBUG"] != nil { logger.logLevel = .trace }
+        let tracing = try OTLPTracing(settings: settings, logger: logger, dropped: dropped)
+        let exporter = Task { try await tracing.service.run() }
+        defer { exporter.cancel() }
+        return try await body(tracing)
+    }
+
+    @Test func aCallIsOneTraceOfItsTurnsAndTheirSteps() async throws {
+        try #require(OTLPReceiver.isInstalled, "opentelemetry-proto is missing (make deps)")
+        let receiver = try await OTLPReceiver()
+        defer { receiver.stop() }
+        let request = CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the place is fine."])
+        let (id, turns, said, spans) = try await Self.withTracing(endpoint: receiver.tracesURL) { tracing in
+            let (id, turns, said) = try await VirtualCallHarness.run(tweak: { $0.tracer = tracing.tracer }) { manager, store, clock in
+                let created = try await manager.create(request)
+                let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
+                let report = try #require(try await store.report(callID: call.outboundId))
+                let said = try await store.transcript(callID: call.outboundId).map(\.entry.text)
+                return (call.outboundId, report.turns, said)
+            }.value
+            let spans = try await receiver.spans { spans in spans.filter { $0.name == "turn" }.count >= turns.count && spans.contains { $0.name == "call" } }
+            return (id, turns, said, spans)
+        }
+        try #require(turns.count >= 2, "the call had its turns: \(turns.count)")
+        #expect(receiver.errors.isEmpty, "\(receiver.errors)")
+
+        let call = try #require(spans.first { $0.name == "call" })
+        #expect(Set(spans.map(\.traceID)).count == 1 && call.parentSpanID.isEmpty, "one trace, the call its root")
+        #expect(call.attributes["voicebridge.call.id"] as? String == id && call.service == "voicebridge")
+        #expect(call.attributes["voicebridge.call.turns"] as? Int == turns.count, "\(call.attributes)")
+        let turnSpans = spans.filter { $0.name == "turn" }.sorted { $0.start < $1.start }
+        #expect(turnSpans.map { $0.attributes["voicebridge.turn.number"] as? Int ?? 0 } == turns.map(\.turn))
+        for turn in turnSpans {
+            #expect(turn.parentSpanID == call.spanID && turn.start >= call.start && turn.end <= call.end, "a turn inside its call: \(turn)")
+            let steps = spans.filter { $0.parentSpanID == turn.spanID }.sorted { $0.start < $1.start }
+            #expect(steps.first?.name == "transcription" && steps.first?.start == turn.start && steps.last?.end == turn.end,
+                    "the steps fill the turn: \(steps.map(\.name))")
+            for (before, after) in zip(steps, steps.dropFirst()) {
+                #expect(before.end == after.start && before.start <= before.end, "one step after the other: \(before.name) → \(after.name)")
+            }
+        }
+        // Nothing said on the call, and neither number, in any attribute.
+        let values = spans.flatMap { span in span.attributes.values.map { "\($0)" } + span.events.flatMap { ($0["attributes"] as? [String: Any] ?? [:]).values.map { "\($0)" } } }
+        let private_ = [request.calleeNumber.filter(\.isNumber), request.callerNumber.filter(\.isNumber)] + said
+        for value in values {
+            #expect(!private_.contains { !$0.isEmpty && value.contains($0) }, "an attribute carries what it must not: \(value)")
+        }
+    }
+
+    /// A collector that is down costs the spans, said through `failedExport`, and never the call.
+    @Test func aCollectorThatIsDownCostsTheSpansNotTheCall() async throws {
+        let closedPort = try freeTCPPort()
+        let dropped = Locked(0)
+        try await Self.withTracing(endpoint: "http://127.0.0.1:\(closedPort)/v1/traces", dropped: { spans in dropped.withLock { $0 += spans } }) { tracing in
+            _ = try await VirtualCallHarness.run(tweak: { $0.tracer = tracing.tracer }) { manager, store, clock in
+                let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the place is fine."]))
+                let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
+                #expect(call.state == .completed && call.taskCompleted == true, "\(call.state) \(call.failureReason ?? "")")
+            }
+            // The call's spans (call, 2+ turns and their steps), counted as they are dropped.
+            try await dropped.wait(for: "the dropped spans", timeout: .seconds(30)) { $0 >= 3 }
+        }
+    }
+}
+
