@@ -30,14 +30,22 @@ import TestSupport
         return nil
     }
 
-    @Test func thePeersReportsKeepASilentCallUpAndItEndsOnceTheyStop() async throws {
+    /// A session whose peer's SDP says 127.0.0.1:21998 (a port outside every test range: the
+    /// session sends it no RTP, having nothing to say), in virtual time.
+    static func withSession(_ body: @escaping @Sendable (RTPSession, CallClock) async throws -> Void) async throws {
         let executor = VirtualTimeExecutor()
         let pool = try RTPPortPool(range: TestPorts.rtp)
         try await executor.run {
             let clock = CallClock(virtualTime: executor)
             let session = try await VirtualTimeExecutor.outside { try await RTPSession.open(host: "127.0.0.1", pool: pool, inactivityTimeout: Self.timeout, clock: clock) }
-            // The peer's SDP (a port outside every test range); the session sends it no RTP (nothing to say).
             try session.setRemote(host: "127.0.0.1", port: 21998)
+            try await body(session, clock)
+            await VirtualTimeExecutor.outside { await session.close() }
+        }
+    }
+
+    @Test func thePeersReportsKeepASilentCallUpAndItEndsOnceTheyStop() async throws {
+        try await Self.withSession { session, clock in
             let peer = try SocketAddress(ipAddress: "127.0.0.1", port: 21999)
             // Reports every 7.5 s — the longest interval RFC 3550 §6.3.1's randomizing gives a 5-s
             // one — for 60 s, then none.
@@ -47,23 +55,16 @@ import TestSupport
             #expect(ended.map { $0 > last + Self.timeout && $0 <= last + Self.timeout + 0.04 } == true,
                     "up while the reports come; ended one timeout after the last (\(last) s): \(String(describing: ended))")
             #expect(session.counters.rtcpReceived == reports.count && session.counters.packetsReceived == 0)
-            await VirtualTimeExecutor.outside { await session.close() }
         }
     }
 
     @Test func reportsFromAnotherAddressDoNotKeepItUp() async throws {
-        let executor = VirtualTimeExecutor()
-        let pool = try RTPPortPool(range: TestPorts.rtp)
-        try await executor.run {
-            let clock = CallClock(virtualTime: executor)
-            let session = try await VirtualTimeExecutor.outside { try await RTPSession.open(host: "127.0.0.1", pool: pool, inactivityTimeout: Self.timeout, clock: clock) }
-            try session.setRemote(host: "127.0.0.1", port: 21998)
+        try await Self.withSession { session, clock in
             let stranger = try SocketAddress(ipAddress: "127.0.0.2", port: 21999)
             let reports = stride(from: 2.0, through: 30, by: 2).map { (at: $0, from: stranger) }
             let ended = try await Self.timedOut(session, clock: clock, seconds: 30, reports: reports)
             #expect(ended.map { $0 > Self.timeout && $0 <= Self.timeout + 0.04 } == true,
                     "ended one timeout after the start, as if no report had come: \(String(describing: ended))")
-            await VirtualTimeExecutor.outside { await session.close() }
         }
     }
 }

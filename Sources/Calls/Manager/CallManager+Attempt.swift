@@ -184,8 +184,8 @@ extension CallManager {
         let outcome = await session.run()
         pipelineStatistics.ended(session.meters)
         let (state, reason) = Self.storedEnd(of: outcome.ending)
-        if outcome.ending == .voicemail {
-            await fail(call, state: state, reason: reason ?? "answering_machine")
+        if outcome.ending == .voicemail, let reason {
+            await fail(call, state: state, reason: reason)   // an answering machine may be tried again
         } else {
             await storeEnd(of: call.outboundId, in: state, reason: reason)
         }
