@@ -2,6 +2,8 @@
 # Signed webhooks to a real HTTP receiver (webhook_receiver.py, which checks signatures with its own
 # code). The receiver fails the first two deliveries, then is down while VoiceBridge restarts with
 # deliveries still in its outbox, then accepts: every event arrives, once per webhook-id.
+# Beside it, the first server sends its calls' traces to an OTLP receiver (otlp_receiver.py,
+# decoding with opentelemetry-proto): each connected call is there once the server has stopped.
 set -u
 source "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,7 +12,8 @@ log=$VB_TMP/received.jsonl
 secrets=$VB_TMP/secrets.json
 rx_port=$(free_port)
 rx_pid=
-trap 'kill $rx_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
+otlp_pid=
+trap 'kill $rx_pid $otlp_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 secret_a=whsec_dm9pY2VicmlkZ2UtZGVtby1rZXktMDEyMzQ1Njc4OSE=
 echo "{\"/a\": \"$secret_a\"}" >"$secrets"
 : >"$log"
@@ -59,7 +62,14 @@ webhooks:
   timeout_seconds: 2
 EOF2
 export VB_CONFIG=$VB_TMP/webhooks.yaml
+spans=$VB_TMP/spans.jsonl
+PYTHONPATH="$here/../../.deps/otlp" python3 "$here/../TestSupport/otlp_receiver.py" 0 >"$spans" 2>"$VB_TMP/otlp.log" &
+otlp_pid=$!
+for _ in $(seq 1 100); do grep -q '^listening ' "$spans" && break; sleep 0.1; done
+otlp_port=$(sed -n 's/^listening //p' "$spans")
+[ -n "$otlp_port" ] || { not_ok "the OTLP receiver starts"; cat "$VB_TMP/otlp.log"; exit 1; }
 vb_start_server "$VB_TMP/server.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 \
+    VOICEBRIDGE_TELEMETRY_OTLP_ENDPOINT=http://127.0.0.1:$otlp_port/v1/traces \
   || { not_ok "the server starts with a configured endpoint"; cat "$VB_TMP/server.log"; exit 1; }
 ok "the server starts with a configured endpoint"
 
@@ -96,6 +106,15 @@ check "while the receiver is down, attempts fail with network errors and stay pe
   wait_for 120 "sum(1 for x in api('webhooks/crm/deliveries?state=pending')['items'] if x['attempt_count'] >= 1 and x.get('last_status') is None) == 2"
 vb_stop_server TERM
 check "the server stops cleanly with deliveries in its outbox (exit $VB_EXIT)" test "$VB_EXIT" = 0
+check "each connected call's trace reached the OTLP collector by the stop, the busy one none" python3 - "$spans" "$first" "$second" "$busy" <<'PY'
+import json, sys
+spans = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+calls = {s["attributes"].get("voicebridge.call.id"): s for s in spans if s["name"] == "call"}
+first, second, busy = sys.argv[2:5]
+turns = {s["parent_span_id"] for s in spans if s["name"] == "turn"}
+sys.exit(not (first in calls and second in calls and busy not in calls and all(calls[c]["span_id"] in turns for c in (first, second))))
+PY
+kill $otlp_pid 2>/dev/null
 restarted=$(date +%s)
 vb_start_server "$VB_TMP/server2.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 \
   || { not_ok "the server starts again"; cat "$VB_TMP/server2.log"; exit 1; }
