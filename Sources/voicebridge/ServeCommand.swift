@@ -52,9 +52,8 @@ struct ServeCommand: AsyncParsableCommand {
         let tracing = try settings.telemetry.otlpEndpoint.map { endpoint in
             var traces = OTLPTracing.Settings(endpoint: endpoint)
             traces.serviceName = settings.telemetry.serviceName
-            let dropped = registry.makeCounter(descriptor: MetricNameDescriptor(
-                metricName: "voicebridge_trace_spans_dropped_total", unitName: "",
-                helpText: "Spans the OTLP collector did not take (down, slow past the export timeout, or refusing), dropped"))
+            let dropped = registry.makeCounter(descriptor: .whole("voicebridge_trace_spans_dropped_total",
+                help: "Spans the OTLP collector did not take (down, slow past the export timeout, or refusing), dropped"))
             logger.info("traces go to the OTLP collector", metadata: ["endpoint": "\(endpoint)"])
             return try OTLPTracing(settings: traces, logger: Logger(label: "otel")) { spans in dropped.increment(by: Int64(spans)) }
         }

@@ -191,8 +191,8 @@ extension CallManager {
         }
         if let tracer = settings.tracer {
             let ended = settings.clock.date
-            CallTrace(callID: call.outboundId, direction: call.direction.rawValue, engine: settings.engineMode, ending: reason,
-                      answered: ended.addingTimeInterval(-session.connectedSeconds), ended: ended, report: session.report).record(on: tracer)
+            CallTrace(callID: call.outboundId, direction: call.direction, engine: settings.engineMode, ending: reason,
+                      answered: ended.addingTimeInterval(-session.connectedSeconds), ended: ended, report: outcome.report).record(on: tracer)
         }
         return outcome.ending
     }

@@ -32,6 +32,8 @@ public final class CallSession: Sendable {
     public struct Outcome: Sendable {
         public var ending: Ending
         public var result: ConversationResult
+        /// The report as stored when the call ended (its trace is made from the same one).
+        public var report: CallReport
     }
 
     let callID: String
@@ -221,6 +223,7 @@ public final class CallSession: Sendable {
         let duration = Int(answeredAt.duration(to: clock.now).totalSeconds.rounded())
         let result = ConversationResult(tracker: tracker, transcript: transcript, durationSeconds: duration, context: context)
         do { try await store.saveResult(callID: callID, result: result, now: clock.date) } catch { logger.error("could not store the result", metadata: ["call": "\(callID)", "error": "\(error)"]) }
+        let report = self.report
         do { try await store.saveReport(callID: callID, report: report, now: clock.date) } catch { logger.error("could not store the call's report", metadata: ["call": "\(callID)", "error": "\(error)"]) }
         if let recorder {
             let bytes = recorder.close()
@@ -229,6 +232,6 @@ public final class CallSession: Sendable {
             }
             try? await store.addRecording(callID: callID, path: recorder.path, bytes: bytes, durationSeconds: recorder.durationSeconds, now: clock.date)
         }
-        return Outcome(ending: ending, result: result)
+        return Outcome(ending: ending, result: result, report: report)
     }
 }

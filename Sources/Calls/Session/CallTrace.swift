@@ -18,7 +18,7 @@ import Tracing
 /// Nothing a caller said and no number is an attribute: the call's id finds the rest.
 struct CallTrace {
     var callID: String
-    var direction: String
+    var direction: CallDirection
     var engine: String
     /// How the call ended, as stored (`remote_hangup`, `max_call_duration`, …); nil: the agent ended it.
     var ending: String?
@@ -42,9 +42,9 @@ struct CallTrace {
 
     /// Makes the spans on `tracer`; they go out with its exporter's next batch.
     func record(on tracer: any Tracer) {
-        let call = tracer.startSpan("call", context: .topLevel, ofKind: direction == "inbound" ? .server : .client, at: Self.instant(answered))
+        let call = tracer.startSpan("call", context: .topLevel, ofKind: direction == .inbound ? .server : .client, at: Self.instant(answered))
         call.attributes["voicebridge.call.id"] = callID
-        call.attributes["voicebridge.call.direction"] = direction
+        call.attributes["voicebridge.call.direction"] = direction.rawValue
         call.attributes["voicebridge.engine"] = engine
         call.attributes["voicebridge.call.ending"] = ending ?? "agent_finished"
         call.attributes["voicebridge.call.turns"] = report.turns.count
