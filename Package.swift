@@ -11,6 +11,7 @@ import PackageDescription
 //   Bridge + Realtime + Simulation + Egress + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
 //   Calls ← Doctor (`voicebridge doctor`) ← voicebridge; Calls ← Personas (test and bench callees, under Tests/)
 //   Telemetry (the OTLP exporter) ← voicebridge; Calls makes a call's spans through swift-distributed-tracing's Tracer
+//   TraceContext (the `traceparent` a call's requests carry) ← Egress, Realtime, Calls, API
 //   voicebridge-bench and voicebridge-fuzz beside the binary; CSoxr, CEspeakNG, CSRTP, CSpeexDSP: system libraries.
 let package = Package(
     name: "VoiceBridge",
@@ -88,6 +89,7 @@ let package = Package(
                 "Knowledge",
                 "Flows",
                 "CEspeakNG",
+                "TraceContext",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -95,12 +97,15 @@ let package = Package(
         ),
         // The simulated callee: a person on the line, from a script, for tests, test runs and benchmarks.
         .target(name: "Simulation", dependencies: ["Bridge", "Dialogue", "Realtime", "Pipeline", "Knowledge", .product(name: "Logging", package: "swift-log")]),
+        // The trace a call's work belongs to, for the requests it makes (W3C `traceparent`); no dependencies.
+        .target(name: "TraceContext"),
         // Where the server may connect out (`egress.allow`), and the HTTP client that holds to it.
         .target(
             name: "Egress",
             dependencies: [
                 "Tools",
                 "Pipeline",
+                "TraceContext",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -119,6 +124,7 @@ let package = Package(
                 "Knowledge",
                 "Flows",
                 "Analysis",
+                "TraceContext",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -152,7 +158,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Calls", "Egress", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis", "TestRuns",
+                "Calls", "Egress", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis", "TestRuns", "TraceContext",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -229,7 +235,7 @@ let package = Package(
         ]),
         .testTarget(name: "DoctorTests", dependencies: ["Doctor", "Calls"]),
         .testTarget(name: "TestRunsTests", dependencies: ["TestRuns", "Calls", "Dialogue", "Flows", "Realtime", "Personas"]),
-        .testTarget(name: "CallsTests", dependencies: ["Calls", "Telemetry", "Egress", "TestRuns", "TestSupport", "TestLanes", "Personas", "Bridge", "Dialogue", "Realtime", "Simulation", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
+        .testTarget(name: "CallsTests", dependencies: ["Calls", "Telemetry", "TraceContext", "Egress", "TestRuns", "TestSupport", "TestLanes", "Personas", "Bridge", "Dialogue", "Realtime", "Simulation", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis",
                                                      .product(name: "MetricsTestKit", package: "swift-metrics"),
                                                      .product(name: "Tracing", package: "swift-distributed-tracing"),
                                                      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

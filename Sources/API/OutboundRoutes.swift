@@ -1,8 +1,10 @@
 import Analysis
 import Calls
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Realtime
+import TraceContext
 
 /// Seed 000 §6: the outbound call REST API under `/api/outbound`.
 extension VoiceBridgeServer {
@@ -12,7 +14,7 @@ extension VoiceBridgeServer {
             let manager = try self.manager()
             try await limiter.admit(try access.identity(of: request))
             let body = try await Self.decodeJSONBody(request, as: CreateCallBody.self)
-            let call = try await manager.create(body.request, requestedBy: "api")
+            let call = try await manager.create(body.request, requestedBy: "api", traceParent: Self.traceParent(of: request))
             return EditedResponse(status: .accepted, headers: [.location: "/api/outbound/\(call.outboundId)"],
                                   response: CreatedCall(outboundId: call.outboundId, state: call.state.rawValue, createdAt: call.createdAt,
                                                         message: "The call was queued."))
@@ -157,5 +159,17 @@ extension VoiceBridgeServer {
         } catch {
             throw ProblemDetails(.badRequest, detail: "the body is not a JSON object")
         }
+    }
+}
+
+extension VoiceBridgeServer {
+    /// The request's own trace, which a traced call joins: its one `traceparent` header, if it has
+    /// the header's shape. W3C Trace Context asks a receiver to ignore a malformed one (or two of
+    /// them) and start a trace of its own, not to refuse the request.
+    static func traceParent(of request: Request) -> TraceParent? {
+        guard let name = HTTPField.Name(TraceParent.field) else { return nil }
+        let values = request.headers[values: name]
+        guard values.count == 1 else { return nil }
+        return TraceParent(values[0])
     }
 }

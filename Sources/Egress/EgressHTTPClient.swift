@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Tools
+import TraceContext
 
 /// HTTP requests to destinations the egress policy checks: the name is resolved and checked once,
 /// and the connection goes to the address that was checked (AsyncHTTPClient's `dnsOverride`; TLS
@@ -27,11 +28,14 @@ public struct EgressHTTPClient: Sendable {
 
     /// Sends `request` and reads at most `bodyLimit` bytes of the answer.
     /// The URL is parsed once (`OutboundURL`); what is checked is what AsyncHTTPClient is given, written out again.
+    /// Inside a traced call the request carries the call's `traceparent` (`TraceParent.current`), in
+    /// place of any the request had.
     public func send(_ request: HTTPClientRequest, timeout: TimeAmount, bodyLimit: Int = 1 << 20) async throws -> Response {
         let url: OutboundURL
         do { url = try OutboundURL(request.url) } catch { throw EgressPolicy.Refusal(host: String(request.url.prefix(100)), reason: "not a URL: \(error)") }
         var request = request
         request.url = url.description
+        if let trace = TraceParent.headerForCurrent { request.headers.replaceOrAdd(name: trace.name, value: trace.value) }
         let address = try await policy.destination(of: url)
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow

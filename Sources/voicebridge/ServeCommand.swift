@@ -26,11 +26,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         MallocArenas.limitToOnePerCore()
-        LoggingSystem.bootstrap { label in
-            var handler = EscapingLogHandler(StreamLogHandler.standardError(label: label))
+        LoggingSystem.bootstrap({ label, metadata in
+            var handler = EscapingLogHandler(StreamLogHandler.standardError(label: label, metadataProvider: metadata))
             handler.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
             return handler
-        }
+        }, metadataProvider: .callTrace)
         let logger = Logger(label: "voicebridge")
         if listKeys { return try CommandSetup.printKeyDefinitions(path: config) }
 

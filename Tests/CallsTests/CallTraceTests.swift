@@ -10,9 +10,9 @@ import TestSupport
 
 /// `telemetry.otlp_endpoint`: a whole call on the local engine, in virtual time, exported by the
 /// server's OTLP/HTTP exporter to a receiver that decodes it with OpenTelemetry's own protobuf
-/// definitions. One trace: the call, its turns under it, each turn's steps under the turn, in
-/// time order inside their parents, the same turns the stored report has — and no number and no
-/// word the caller said in any attribute.
+/// definitions. One trace: the call queued, its attempt under it, the attempt's turns under it,
+/// each turn's steps under the turn, in time order inside their parents, the same turns the stored
+/// report has — and no number and no word the caller said in any attribute.
 @Suite(.serialized, .tags(.virtualTime)) struct CallTraceTests {
     /// Runs `body` with an exporter to `endpoint` running beside it; stops the exporter after.
     static func withTracing<T: Sendable>(endpoint: String, dropped: @escaping @Sendable (Int) -> Void = { _ in },
@@ -41,16 +41,23 @@ import TestSupport
                 let said = try await store.transcript(callID: call.outboundId).map(\.entry.text)
                 return (call.outboundId, report.turns, said)
             }.value
-            let spans = try await receiver.spans { spans in spans.filter { $0.name == "turn" }.count >= turns.count && spans.contains { $0.name == "call" } }
+            let spans = try await receiver.spans { spans in
+                spans.filter { $0.name == "turn" }.count >= turns.count && spans.contains { $0.name == "call" } && spans.contains { $0.name == "call queued" }
+            }
             return (id, turns, said, spans)
         }
         try #require(turns.count >= 2, "the call had its turns: \(turns.count)")
         #expect(receiver.errors.isEmpty, "\(receiver.errors)")
 
         let call = try #require(spans.first { $0.name == "call" })
-        #expect(Set(spans.map(\.traceID)).count == 1 && call.parentSpanID.isEmpty, "one trace, the call its root")
+        let queued = try #require(spans.first { $0.name == "call queued" })
+        #expect(Set(spans.map(\.traceID)).count == 1 && queued.parentSpanID.isEmpty && call.parentSpanID == queued.spanID,
+                "one trace: call queued its root, the attempt under it")
+        #expect(queued.attributes["voicebridge.call.id"] as? String == id && queued.end <= call.start)
         #expect(call.attributes["voicebridge.call.id"] as? String == id && call.service == "voicebridge")
         #expect(call.attributes["voicebridge.call.turns"] as? Int == turns.count, "\(call.attributes)")
+        #expect(call.attributes["voicebridge.call.state"] as? String == "completed" && call.attributes["voicebridge.call.attempt"] as? Int == 1
+                && call.attributes["voicebridge.call.ending"] as? String == "agent_finished", "\(call.attributes)")
         let turnSpans = spans.filter { $0.name == "turn" }.sorted { $0.start < $1.start }
         #expect(turnSpans.map { $0.attributes["voicebridge.turn.number"] as? Int ?? 0 } == turns.map(\.turn))
         for turn in turnSpans {
@@ -68,6 +75,31 @@ import TestSupport
         for value in values {
             #expect(!private_.contains { !$0.isEmpty && value.contains($0) }, "an attribute carries what it must not: \(value)")
         }
+    }
+
+    /// Every attempt of a call is in its one trace, under its "call queued" span: the attempt reads
+    /// the context the call keeps, as a node taking the call over does. Here a line busy twice.
+    @Test func everyAttemptOfACallIsInItsOneTrace() async throws {
+        try #require(OTLPReceiver.isInstalled, "opentelemetry-proto is missing (make deps)")
+        let receiver = try await OTLPReceiver()
+        defer { receiver.stop() }
+        let spans = try await Self.withTracing(endpoint: receiver.tracesURL) { tracing in
+            let id = try await VirtualCallHarness.run(tweak: { $0.tracer = tracing.tracer; $0.retry.retryIntervalSeconds = 5 }) { manager, store, clock in
+                var request = CallHarness.seedRequest(answers: ["<busy>"])
+                request.maxRetries = 1
+                let created = try await manager.create(request)
+                let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
+                #expect(call.state == .busy && call.attemptCount == 2, "\(call.state) after \(call.attemptCount)")
+                return call.outboundId
+            }.value
+            return try await receiver.spans { spans in spans.filter { $0.name == "call" && $0.attributes["voicebridge.call.id"] as? String == id }.count == 2 }
+        }
+        let queued = try #require(spans.first { $0.name == "call queued" })
+        let attempts = spans.filter { $0.name == "call" }.sorted { $0.start < $1.start }
+        #expect(attempts.map { $0.attributes["voicebridge.call.attempt"] as? Int } == [1, 2])
+        #expect(attempts.allSatisfy { $0.traceID == queued.traceID && $0.parentSpanID == queued.spanID }, "\(attempts)")
+        #expect(attempts.allSatisfy { $0.attributes["voicebridge.call.state"] as? String == "busy" && $0.attributes["voicebridge.call.ending"] as? String == "busy" })
+        #expect(attempts[0].end <= attempts[1].start && attempts[1].start - attempts[0].end >= 5_000_000_000, "the second after the retry interval")
     }
 
     /// A collector that is down costs the spans, said through `failedExport`, and never the call.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
@@ -14,6 +15,10 @@ public enum FakeCascadeServers {
         public let entries = Locked<[(at: ContinuousClock.Instant, what: String)]>([])
         public let chatBodies = Locked<[String]>([])
         public func add(_ what: String) { entries.withLock { $0.append((.now, what)) } }
+        /// Logs the request's `traceparent` header ("none" without one) as `traceparent <service> <value>`.
+        public func traceParent(_ service: String, _ headers: HTTPFields) {
+            add("traceparent \(service) \(headers[HTTPField.Name("traceparent")!] ?? "none")")
+        }
         public func first(_ prefix: String) -> ContinuousClock.Instant? { entries.value.first { $0.what.hasPrefix(prefix) }?.at }
         public func all(_ prefix: String) -> [String] { entries.value.map(\.what).filter { $0.hasPrefix(prefix) } }
         /// Returns once `count` entries start with `prefix` (and contain `text`, if given): at the entry that makes them.
@@ -90,6 +95,7 @@ public enum FakeCascadeServers {
         router.post("v1/chat/completions") { request, _ -> Response in
             let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
             log.chatBodies.withLock { $0.append(text) }
+            log.traceParent("chat", request.headers)
             let n = chatCount.withLock { c -> Int in defer { c += 1 }; return c }
             log.add("chat \(n) start")
             let (chunks, delay) = chat(n, text)
@@ -104,6 +110,7 @@ public enum FakeCascadeServers {
         }
         router.post("v1/audio/speech") { request, _ -> Response in
             let object = try JSONSerialization.jsonObject(with: Data(buffer: try await request.body.collect(upTo: 1 << 16))) as? [String: Any] ?? [:]
+            log.traceParent("speech", request.headers)
             log.add("speech \(object["response_format"] ?? "")|\(object["input"] ?? "")")
             // 10 ms of 24 kHz PCM per character, in odd-sized chunks (samples split across them).
             let samples = (object["input"] as? String ?? "").count * 240
@@ -134,6 +141,7 @@ public enum FakeCascadeServers {
         let ws = Router(context: BasicWebSocketRequestContext.self)
         ws.ws("v1/listen") { request, _ in
             let q = request.uri.queryParameters
+            log.traceParent("deepgram", request.headers)
             log.add("stt language deepgram=\(q.get("language") ?? "")")
             log.add("deepgram auth=\(request.headers[.authorization] ?? "") encoding=\(q.get("encoding") ?? "") rate=\(q.get("sample_rate") ?? "") interim=\(q.get("interim_results") ?? "")")
             return .upgrade([:])

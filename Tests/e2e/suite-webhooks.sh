@@ -27,9 +27,10 @@ start_receiver() {
 }
 api() { curl -fsS -X "$1" "http://127.0.0.1:$VB_PORT/api/$2" "${@:3}"; }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-# call ANSWERS_JSON NUMBER: an outbound call to the simulated callee, no automatic retry; prints its id.
+# call ANSWERS_JSON NUMBER [TRACEPARENT]: an outbound call to the simulated callee, no automatic
+# retry, under the request's own trace if given; prints its id.
 call() {
-  api POST outbound -H 'Content-Type: application/json' -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"$2\",
+  api POST outbound -H 'Content-Type: application/json' ${3:+-H "traceparent: $3"} -d "{\"caller_number\":\"0701234567\",\"callee_number\":\"$2\",
     \"purpose\":\"the webhook test\",\"questions\":[\"Will you come on Tuesday?\"],\"retry_on_no_answer\":false,
     \"metadata\":{\"simulated_answers\":$1}}" | json 'd["outbound_id"]'
 }
@@ -101,19 +102,28 @@ check "the call's detail lists its deliveries with every attempt: two 500s, two 
 # 2. The receiver goes down; a failed call and a completed one are announced into the void.
 kill $rx_pid; wait $rx_pid 2>/dev/null
 busy=$(call '["<busy>"]' 0109876502)
-second=$(call '["Yes, Tuesday is fine."]' 0109876503)
+second=$(call '["Yes, Tuesday is fine."]' 0109876503 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01)
 check "while the receiver is down, attempts fail with network errors and stay pending" \
   wait_for 120 "sum(1 for x in api('webhooks/crm/deliveries?state=pending')['items'] if x['attempt_count'] >= 1 and x.get('last_status') is None) == 2"
 vb_stop_server TERM
 check "the server stops cleanly with deliveries in its outbox (exit $VB_EXIT)" test "$VB_EXIT" = 0
-check "each connected call's trace reached the OTLP collector by the stop, the busy one none" python3 - "$spans" "$first" "$second" "$busy" <<'PY'
+check "each call's trace reached the OTLP collector by the stop: turns under the connected ones, the busy attempt's state; the call sent with a traceparent in that trace" python3 - "$spans" "$first" "$second" "$busy" <<'PY'
 import json, sys
 spans = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 calls = {s["attributes"].get("voicebridge.call.id"): s for s in spans if s["name"] == "call"}
+queued = {s["attributes"].get("voicebridge.call.id"): s for s in spans if s["name"] == "call queued"}
 first, second, busy = sys.argv[2:5]
 turns = {s["parent_span_id"] for s in spans if s["name"] == "turn"}
-sys.exit(not (first in calls and second in calls and busy not in calls and all(calls[c]["span_id"] in turns for c in (first, second))))
+ok = all(c in calls and c in queued and calls[c]["parent_span_id"] == queued[c]["span_id"] for c in (first, second, busy))
+ok = ok and all(calls[c]["span_id"] in turns for c in (first, second)) and calls[busy]["span_id"] not in turns
+ok = ok and calls[busy]["attributes"].get("voicebridge.call.state") == "busy"
+ok = ok and calls[second]["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736" and queued[second]["parent_span_id"] == "00f067aa0ba902b7"
+ok = ok and calls[first]["trace_id"] != calls[second]["trace_id"] and queued[first]["parent_span_id"] == ""
+if not ok: print(json.dumps({c: [s for s in spans if s["attributes"].get("voicebridge.call.id") == c] for c in (first, second, busy)}, indent=1)[:4000])
+sys.exit(not ok)
 PY
+check "a traced call's log lines carry its trace and span ids" \
+  grep -q "call=$second .*span_id=[0-9a-f]\{16\} .*trace_id=4bf92f3577b34da6a3ce929d0e0e4736.*call ended" "$VB_TMP/server.log"
 kill $otlp_pid 2>/dev/null
 restarted=$(date +%s)
 vb_start_server "$VB_TMP/server2.log" VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 \
@@ -135,6 +145,14 @@ PY
 )
 accepted=$(python3 -c "import json,sys; print(' '.join(sorted({r['id'] for r in map(json.loads, open(sys.argv[1])) if r['status'] == 200})))" "$log")
 check "every event arrived: 5 deliveries (2 + 1 + 2), each accepted by webhook-id" test "$accepted" = "$expected" -a "$(wc -w <<<"$expected")" -eq 5
+check "a call's webhooks carry its trace: the call placed with a traceparent, that trace; every other call, one of its own" python3 - "$log" "$first" "$second" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+first = {x["traceparent"] for x in r if x["outbound_id"] == sys.argv[2]}
+second = {x["traceparent"] for x in r if x["outbound_id"] == sys.argv[3]}
+ok = second and all(t and t.startswith("00-4bf92f3577b34da6a3ce929d0e0e4736-") for t in second)
+sys.exit(not (ok and len(first) == 1 and None not in first and first.isdisjoint(second)))
+PY
 check "every request's signature verifies with the receiver's own HMAC" \
   python3 -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(not (r and all(x['verified'] for x in r)))" "$log"
 check "each event is of the right type: completed, failed (busy), completed" python3 - "$log" "$first" "$busy" "$second" <<'PY'

@@ -51,7 +51,8 @@ class Handler(BaseHTTPRequestHandler):
                 event = {}
             entry = {"path": self.path, "id": self.headers.get("webhook-id"), "status": status,
                      "verified": verified(secret, self.headers, body), "type": event.get("type"),
-                     "outbound_id": (event.get("data") or {}).get("outbound_id"), "content_type": self.headers.get("Content-Type")}
+                     "outbound_id": (event.get("data") or {}).get("outbound_id"), "content_type": self.headers.get("Content-Type"),
+                     "traceparent": self.headers.get("traceparent")}
             with open(log_path, "a") as f:
                 f.write(json.dumps(entry) + "\n")
         self.send_response(status)

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 import Tools
+import TraceContext
 
 /// Runs the post-call analyses of completed calls for the life of the server: claims due jobs,
 /// asks the configured model for a structured analysis (through the egress client) or, without
@@ -46,7 +47,9 @@ public final class CallAnalysisDispatcher: Sendable {
             claim: { try await self.store.claimDueAnalyses(limit: $0, lease: lease) },
             earliestDue: { try await self.store.nextAnalysisAttempt() },
             failed: { self.logger.warning("could not read the analysis outbox", metadata: ["error": "\($0)"]) },
-            send: { await self.attempt($0) })
+            send: { job in
+                await TraceParent.$current.withValue(await self.store.traceParent(ofCall: job.outboundId)) { await self.attempt(job) }
+            })
     }
 
     /// One attempt. Cancelled by shutdown, it stores no attempt and gives its claim back:

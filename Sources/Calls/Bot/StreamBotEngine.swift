@@ -84,6 +84,7 @@ public final class StreamBotEngine: ConversationEngine {
         let opened = Atomic<Bool>(false)
         var configuration = WebSocketClientConfiguration()
         configuration.maxFrameSize = 1 << 20
+        configuration.addTraceParent()
         var close: WebSocketCloseFrame?
         // Checked after resolution; the WebSocket client then connects by name (it offers no way to
         // give it the checked address and keep the Host header), so an answer that changes between

@@ -4,6 +4,7 @@ import Foundation
 import Pipeline
 import Realtime
 import Simulation
+import TraceContext
 
 extension CallManager {
     /// One attempt of an outbound call: dial, ring, talk, store the outcome, maybe queue a retry.
@@ -23,6 +24,22 @@ extension CallManager {
             try? await store.releaseClaim(id: id, node: settings.nodeID)
             return
         }
+        await traced(call, handle: handle, at: settings.clock.date) { await dial(call, handle: handle) }
+    }
+
+    /// Runs one attempt of `call` (`body`) under its span, when calls are traced: the requests
+    /// made inside carry it, and it ends with the attempt's stored outcome.
+    func traced(_ call: CallRecord, handle: LiveCall, at start: Date, _ body: () async -> Void) async {
+        guard let tracer = settings.tracer else { return await body() }
+        let span = CallSpan(tracer: tracer, call: call, engine: settings.engineMode, at: start)
+        handle.trace.withLock { $0 = span }
+        await TraceParent.$current.withValue(span.traceParent) { await body() }
+        span.end(at: settings.clock.date)
+    }
+
+    /// Dials `call`, which is now `dialing`, and runs it to its end.
+    private func dial(_ call: CallRecord, handle: LiveCall) async {
+        let id = call.outboundId
         // One context for the call: the engine's and the session's.
         let context = await context(for: call)
         let engine: any ConversationEngine
@@ -189,11 +206,7 @@ extension CallManager {
         } else {
             await storeEnd(of: call.outboundId, in: state, reason: reason)
         }
-        if let tracer = settings.tracer {
-            let ended = settings.clock.date
-            CallTrace(callID: call.outboundId, direction: call.direction, engine: settings.engineMode, ending: reason,
-                      answered: ended.addingTimeInterval(-session.connectedSeconds), ended: ended, report: outcome.report).record(on: tracer)
-        }
+        handle.trace.withLock { $0 }?.record(outcome.report, answered: settings.clock.date.addingTimeInterval(-session.connectedSeconds))
         return outcome.ending
     }
 
@@ -229,6 +242,7 @@ extension CallManager {
             logger.warning("could not store the call's end", metadata: ["call": "\(id)", "state": "\(state.rawValue)", "error": "\(error)"])
             return
         }
+        live[id]?.trace.withLock { $0 }?.note(state: state, reason: reason)
         logger.info("call ended", metadata: ["call": "\(id)", "state": "\(state.rawValue)", "reason": "\(reason ?? "")"])
     }
 
@@ -241,6 +255,7 @@ extension CallManager {
             logger.warning("could not store the attempt's end", metadata: ["call": "\(call.outboundId)", "error": "\(error)"])
             return
         }
+        live[call.outboundId]?.trace.withLock { $0 }?.note(state: state, reason: reason)
         logger.info("call attempt ended", metadata: ["call": "\(call.outboundId)", "state": "\(state.rawValue)", "reason": "\(reason)",
                                                      "retry": "\(retryAt.map { "\($0)" } ?? "no")"])
     }
@@ -343,14 +358,16 @@ extension CallManager {
         let handle = LiveCall()
         live[record.outboundId] = handle
         defer { finished(record.outboundId) }
-        let engine: any ConversationEngine
-        let context = await context(for: record)
-        do { engine = try engines(context) } catch {
-            await hangUp()
-            await storeEnd(of: record.outboundId, in: .failed, reason: "engine_unavailable: \(error)")
-            return
+        await traced(record, handle: handle, at: built.answeredAt ?? settings.clock.date) {
+            let engine: any ConversationEngine
+            let context = await context(for: record)
+            do { engine = try engines(context) } catch {
+                await hangUp()
+                await storeEnd(of: record.outboundId, in: .failed, reason: "engine_unavailable: \(error)")
+                return
+            }
+            await converse(record, engine, context, handle)
         }
-        await converse(record, engine, context, handle)
     }
 }
 

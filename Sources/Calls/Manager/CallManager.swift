@@ -9,6 +9,7 @@ import Logging
 import Pipeline
 import Realtime
 import Synchronization
+import TraceContext
 
 /// Makes the conversation engine for one call.
 public typealias EngineFactory = @Sendable (ConversationContext) throws -> any ConversationEngine
@@ -102,6 +103,8 @@ public actor CallManager {
         let twilioSID = Mutex<String?>(nil)
         let session = Mutex<CallSession?>(nil)
         let cancelRequested = Atomic<Bool>(false)
+        /// The running attempt's span, when calls are traced (`settings.tracer`).
+        let trace = Mutex<CallSpan?>(nil)
     }
 
     public enum Failure: Error, Equatable, CustomStringConvertible {
@@ -212,8 +215,9 @@ public actor CallManager {
     // MARK: Operator actions
 
     /// Validates and queues a call; the returned record is already stored (state `queued`).
-    public func create(_ request: OutboundCallRequest, requestedBy: String = "operator") async throws -> CallRecord {
-        let record = try await insert(record(for: request, requestedBy: requestedBy))
+    /// `traceParent`: the request's own trace (its `traceparent` header), which a traced call joins.
+    public func create(_ request: OutboundCallRequest, requestedBy: String = "operator", traceParent: TraceParent? = nil) async throws -> CallRecord {
+        let record = try await insert(record(for: request, requestedBy: requestedBy), under: traceParent)
         queueAlarm.ring()
         return record
     }
@@ -226,8 +230,24 @@ public actor CallManager {
     }
 
     /// Stores a new call and returns it as stored (its id fresh if the drawn one was taken); a
-    /// number on the do-not-call list, or with a call open already, is refused.
-    func insert(_ record: CallRecord) async throws -> CallRecord {
+    /// number on the do-not-call list, or with a call open already, is refused. Traced, the call
+    /// keeps its "call queued" span's context (under `received`), which all its attempts are under.
+    func insert(_ record: CallRecord, under received: TraceParent? = nil) async throws -> CallRecord {
+        guard let tracer = settings.tracer else { return try await insert(record) }
+        let queued = CallSpan.Queued(on: tracer, under: received, at: settings.clock.date)
+        var record = record
+        record.traceParent = queued.traceParent?.value
+        do {
+            let stored = try await insert(record)
+            queued.end(callID: stored.outboundId)
+            return stored
+        } catch {
+            queued.end(callID: nil)
+            throw error
+        }
+    }
+
+    private func insert(_ record: CallRecord) async throws -> CallRecord {
         do {
             return try await store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee).call
         } catch CallStore.Failure.calleeBusy(let number, let existing) {

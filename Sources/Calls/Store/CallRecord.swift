@@ -86,6 +86,10 @@ public struct CallRecord: Sendable, Equatable, Codable {
     /// `calleeNumber` in E.164, as the store's `NumberPlan` reads it (schema v16): what the
     /// do-not-call list and the one-open-call rule compare. Set by the store on insert.
     public var calleeCanonical: String?
+    /// The W3C `traceparent` every attempt of the call is traced under (schema v23): its
+    /// "call queued" span, itself under the request's own trace when the request carried one.
+    /// Kept so another node that takes the call over continues the same trace. Nil: not traced.
+    public var traceParent: String?
 
     public init(
         outboundId: String, direction: CallDirection = .outbound, callerNumber: String, calleeNumber: String,

@@ -223,6 +223,9 @@ extension CallStore {
 
         // v22: noise suppression chosen per call (or by its template); NULL: `engine.noise_suppression`.
         SQLMigration("v22-noise-suppression") { d in ["ALTER TABLE calls ADD COLUMN noise_suppression \(d.boolType)"] },
+
+        // v23: the trace a call's attempts are traced under (`telemetry.otlp_endpoint`).
+        SQLMigration("v23-trace-parent") { _ in ["ALTER TABLE calls ADD COLUMN trace_parent TEXT"] },
     ]
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Tools
+import TraceContext
 
 /// Runs the `on_end` tools of ended calls for the life of the server: claims due runs, sends each
 /// tool its call's result (the webhook's body) with its headers and secrets through the egress
@@ -29,7 +30,9 @@ public final class AfterCallToolDispatcher: Sendable {
             claim: { try await self.store.claimDueAfterCallTools(limit: $0, lease: self.settings.timeout + 30) },
             earliestDue: { try await self.store.nextAfterCallToolAttempt() },
             failed: { self.logger.warning("could not read the after-call tool outbox", metadata: ["error": "\($0)"]) },
-            send: { await self.attempt($0.0, $0.1) })
+            send: { claimed in
+                await TraceParent.$current.withValue(await self.store.traceParent(ofCall: claimed.0.outboundId)) { await self.attempt(claimed.0, claimed.1) }
+            })
     }
 
     /// One attempt. Cancelled by shutdown, it stores no attempt and gives its claim back:

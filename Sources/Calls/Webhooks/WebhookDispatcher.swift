@@ -4,6 +4,7 @@ import Egress
 import Foundation
 import Logging
 import NIOCore
+import TraceContext
 
 /// Drains the webhook outbox for the life of the server: claims due deliveries (at most
 /// `concurrency` in flight), POSTs each body signed as Standard Webhooks says, and stores every
@@ -40,7 +41,9 @@ public final class WebhookDispatcher: Sendable {
             claim: { try await self.store.webhooks.claimDue(limit: $0, lease: self.settings.timeout + 30) },
             earliestDue: { try await self.store.webhooks.nextAttempt() },
             failed: { self.logger.warning("could not read the webhook outbox", metadata: ["error": "\($0)"]) },
-            send: { await self.deliver($0.0, to: $0.1) })
+            send: { claimed in
+                await TraceParent.$current.withValue(await self.store.traceParent(ofCall: claimed.0.outboundId)) { await self.deliver(claimed.0, to: claimed.1) }
+            })
     }
 
     /// One attempt. Cancelled by shutdown, it stores no attempt and gives its claim back:

@@ -36,6 +36,7 @@ struct ChatCompletionStream {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let apiKey, !apiKey.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
+        request.addTraceParent()
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         guard response.status == .ok else {

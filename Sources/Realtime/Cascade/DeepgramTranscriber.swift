@@ -44,6 +44,7 @@ final class DeepgramTranscriber: Sendable {
     func run() async throws {
         var configuration = WebSocketClientConfiguration()
         configuration.additionalHeaders = [.authorization: "Token \(apiKey)"]
+        configuration.addTraceParent()
         try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
             self.state.withLock { $0.writer = outbound }
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -18,6 +18,7 @@ struct OpenAISpeech {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if let apiKey, !apiKey.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
+        request.addTraceParent()
         let body: [String: Any] = ["model": model, "input": text, "voice": voice, "response_format": "pcm"]
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
@@ -59,6 +60,7 @@ struct OpenAITranscription {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
         if let apiKey, !apiKey.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
+        request.addTraceParent()
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let data = try await response.body.collect(upTo: 1 << 20)

@@ -123,6 +123,7 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
     func connect(restoring: Bool) async -> Bool {
         var configuration = WebSocketClientConfiguration()
         configuration.additionalHeaders = [.authorization: "Bearer \(settings.apiKey)"]
+        configuration.addTraceParent()
         configuration.maxFrameSize = 16 << 20
         let opened = Atomic<Bool>(false)
         do {

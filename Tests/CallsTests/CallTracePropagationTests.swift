@@ -1,0 +1,89 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import MetricsTestKit
+import NIOCore
+import Testing
+import TestSupport
+import Tools
+import TraceContext
+@testable import Calls
+
+/// W3C Trace Context out and in: a call placed with a `traceparent` joins that trace, and every
+/// request the call makes — the model, the voice, the operator's tool — carries the call's span as
+/// its parent, so the services it reaches join the trace too. The cascade engine against the fake
+/// OpenAI and Deepgram servers, the tool on a loopback server, the spans through the server's OTLP exporter.
+@Suite(.serialized, .enabled(if: CallHarness.speech != nil)) struct CallTracePropagationTests {
+    static let received = TraceParent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")!
+
+    /// Speech-to-text is Deepgram's here: its WebSocket opens with the call (OpenAI's would be
+    /// asked only once the caller speaks, and in this script the call ends first).
+    @Test func aCallJoinsTheRequestsTraceAndItsRequestsCarryIt() async throws {
+        try #require(OTLPReceiver.isInstalled, "opentelemetry-proto is missing (make deps)")
+        let receiver = try await OTLPReceiver()
+        defer { receiver.stop() }
+        let toolSaw = Locked<[String]>([])
+        let tool = Router()
+        tool.get("slots") { request, _ -> Response in
+            toolSaw.withLock { $0.append(request.headers[HTTPField.Name(TraceParent.field)!] ?? "none") }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"free":["10:30"]}"#)))
+        }
+        let log = FakeCascadeServers.Log()
+        let stored = Locked<String?>(nil)
+        let spans = try await CallTraceTests.withTracing(endpoint: receiver.tracesURL) { tracing in
+            try await withLoopbackServer(router: tool, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { toolPort in
+                try await FakeCascadeServers.withFakeServers(log, chat: ToolCallTests.chat) { port in
+                    var config = ToolCallTests.cascade(port: port)
+                    config.engine.cascade.stt = .deepgram
+                    config.engine.deepgram.apiKey = "dg-test"
+                    config.engine.deepgram.baseURL = "ws://127.0.0.1:\(port)/v1"
+                    let engines = try CallSystem.engines(for: config.engine, egress: config.egressPolicy,
+                                                         tools: CallSystem.toolRunner(config: config, metrics: CallMetrics(factory: TestMetrics())))
+                    try await CallHarness.run(tweak: { $0.engineMode = "cascade"; $0.tracer = tracing.tracer }, engines: engines) { manager, store, _ in
+                        let slots = ToolDefinition(name: "free_slots", description: "The free appointment times on a day.",
+                                                   parameters: try JSONValue.parse(#"{"type":"object","properties":{"day":{"type":"string"}},"required":["day"]}"#),
+                                                   url: "http://127.0.0.1:\(toolPort)/slots", method: "GET")
+                        var template = CallTemplate(name: "clinic", purpose: "your appointment", questions: ["Which time suits you?"])
+                        template.tools = [slots]
+                        template = try await store.createTemplate(try await manager.acceptable(template))
+                        var request = CallHarness.seedRequest()
+                        request.template = template.id
+                        let id = try await manager.create(request, traceParent: Self.received).outboundId
+                        let call = try await CallHarness.waitFor(store, id, timeout: .seconds(60)) { $0.state.isTerminal }
+                        #expect(call.state == .completed, "\(call.state) \(call.failureReason ?? "")")
+                        stored.withLock { $0 = call.traceParent }
+                    }
+                }
+            }
+            return try await receiver.spans { spans in spans.contains { $0.name == "call" } && spans.contains { $0.name == "call queued" } }
+        }
+        #expect(receiver.errors.isEmpty, "\(receiver.errors)")
+        let queued = try #require(spans.first { $0.name == "call queued" })
+        let call = try #require(spans.first { $0.name == "call" })
+        #expect(Set(spans.map(\.traceID)) == [String(Self.received.traceID)], "every span in the request's trace")
+        #expect(queued.parentSpanID == String(Self.received.parentSpanID) && call.parentSpanID == queued.spanID,
+                "the request's span → call queued → call: \(queued) \(call)")
+        #expect(stored.value.flatMap(TraceParent.init)?.parentSpanID == Substring(queued.spanID), "the call keeps its queued span's context")
+
+        let underCall = "00-\(Self.received.traceID)-\(call.spanID)-01"
+        #expect(toolSaw.value == [underCall], "the tool's request is a child of the call")
+        let chat = log.all("traceparent chat"), speech = log.all("traceparent speech")
+        #expect(chat.count >= 2 && chat.allSatisfy { $0 == "traceparent chat \(underCall)" }, "\(chat)")
+        #expect(!speech.isEmpty && speech.allSatisfy { $0 == "traceparent speech \(underCall)" }, "\(speech)")
+        let heard = log.all("traceparent deepgram")
+        #expect(heard == ["traceparent deepgram \(underCall)"], "the transcriber's WebSocket upgrade: \(heard)")
+    }
+
+    /// The header's shape, as the specification writes it; anything else is not carried.
+    @Test func onlyAWellFormedTraceparentIsTaken() {
+        #expect(Self.received.traceID == "0af7651916cd43dd8448eb211c80319c" && Self.received.parentSpanID == "b7ad6b7169203331")
+        for malformed in ["", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-0",        // short
+                          "00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01",         // upper case
+                          "00_0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",         // not a dash
+                          "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\r\nx: y", // a second header smuggled
+                          "00-0af7651916cd43dd8448eb211c8031-9cb7ad6b7169203331-01"] {       // dashes misplaced
+            #expect(TraceParent(malformed) == nil, "\(malformed)")
+        }
+    }
+}
