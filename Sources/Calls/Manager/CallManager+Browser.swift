@@ -28,17 +28,19 @@ extension CallManager {
         let handle = LiveCall()
         live[record.outboundId] = handle
         defer { finished(record.outboundId) }
-        let context = await context(for: record)
-        let engine: any ConversationEngine
-        do { engine = try engines(context) } catch {
-            await announce(.failure(error))
-            await leg.hangUp()
-            await storeEnd(of: record.outboundId, in: .failed, reason: "engine_unavailable: \(error)")
-            return
+        await traced(record, handle: handle, at: record.answeredAt ?? settings.clock.date) {
+            let context = await context(for: record)
+            let engine: any ConversationEngine
+            do { engine = try engines(context) } catch {
+                await announce(.failure(error))
+                await leg.hangUp()
+                await storeEnd(of: record.outboundId, in: .failed, reason: "engine_unavailable: \(error)")
+                return
+            }
+            await announce(.success(record.outboundId))
+            // A browser has no carrier to hand the caller to: no transfer, no machine detection.
+            _ = await converse(call: record, leg: leg, engine: engine, context: context, handle: handle)
         }
-        await announce(.success(record.outboundId))
-        // A browser has no carrier to hand the caller to: no transfer, no machine detection.
-        _ = await converse(call: record, leg: leg, engine: engine, context: context, handle: handle)
     }
 
     /// The call as `create` would queue it, answered now: the browser is on the line.

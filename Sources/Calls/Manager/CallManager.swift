@@ -233,12 +233,12 @@ public actor CallManager {
     /// number on the do-not-call list, or with a call open already, is refused. Traced, the call
     /// keeps its "call queued" span's context (under `received`), which all its attempts are under.
     func insert(_ record: CallRecord, under received: TraceParent? = nil) async throws -> CallRecord {
-        guard let tracer = settings.tracer else { return try await insert(record) }
+        guard let tracer = settings.tracer else { return try await storeNew(record) }
         let queued = CallSpan.Queued(on: tracer, under: received, at: settings.clock.date)
         var record = record
         record.traceParent = queued.traceParent?.value
         do {
-            let stored = try await insert(record)
+            let stored = try await storeNew(record)
             queued.end(callID: stored.outboundId)
             return stored
         } catch {
@@ -247,7 +247,7 @@ public actor CallManager {
         }
     }
 
-    private func insert(_ record: CallRecord) async throws -> CallRecord {
+    private func storeNew(_ record: CallRecord) async throws -> CallRecord {
         do {
             return try await store.insert(record, onlyIfCalleeFree: settings.oneOpenCallPerCallee).call
         } catch CallStore.Failure.calleeBusy(let number, let existing) {
