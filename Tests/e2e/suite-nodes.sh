@@ -3,18 +3,26 @@
 # take calls from the shared queue under one max_concurrent_calls; node A is killed with SIGKILL
 # mid-call; node B sees A's lease run out, ends A's live calls as failed / node_lost, retries them
 # as the policy says and dials the rest. INVITEs are counted at the simulated callee (its own
-# process): no number is dialled more often than it has attempts.
+# process): no number is dialled more often than it has attempts. Both nodes send their traces to
+# one OTLP receiver: a call B took over continues the trace its stored context names.
 set -u
 source "$(dirname "$0")/lib.sh"
 db=$VB_TMP/data/voicebridge.sqlite
 vb_start_callee "$VB_TMP/callee.log" 56000-56199 || { not_ok "the simulated callee starts"; cat "$VB_TMP/callee.log"; exit 1; }
 callee_pid=$VB_CALLEE_PID callee_port=$VB_CALLEE_PORT
+spans=$VB_TMP/spans.jsonl
+PYTHONPATH="$(dirname "$0")/../../.deps/otlp" python3 "$(dirname "$0")/../TestSupport/otlp_receiver.py" 0 >"$spans" 2>"$VB_TMP/otlp.log" &
+otlp_pid=$!
+for _ in $(seq 1 100); do grep -q '^listening ' "$spans" && break; sleep 0.1; done
+otlp_port=$(sed -n 's/^listening //p' "$spans")
+[ -n "$otlp_port" ] || { not_ok "the OTLP receiver starts"; cat "$VB_TMP/otlp.log"; exit 1; }
 # The gateway is the simulated callee: each call's script goes to it (`simulated_answers`).
 env_common=(VOICEBRIDGE_DATABASE_PATH=$db VOICEBRIDGE_SIP_GATEWAY=sip:127.0.0.1:$callee_port VOICEBRIDGE_SIP_GATEWAY_IS_SIMULATED_CALLEE=true
             VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=4
             VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=3
             VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON=failed VOICEBRIDGE_OUTBOUND_RETRY_RETRY_INTERVAL=0 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=1
             VOICEBRIDGE_ENGINE_MODE=echo    # the engine is not the point here (and echo runs on any CPU)
+            VOICEBRIDGE_TELEMETRY_OTLP_ENDPOINT=http://127.0.0.1:$otlp_port/v1/traces OTEL_BSP_SCHEDULE_DELAY=200
             LOG_LEVEL=debug)                # each node's claims in its log
 short='"<says Hello, who is this?>","Fine, thank you.","<hangup>"'
 create() { # port, callee number[, the callee's script as JSON strings]
@@ -23,7 +31,7 @@ create() { # port, callee number[, the callee's script as JSON strings]
 }
 
 b_pid=
-trap 'kill $callee_pid 2>/dev/null; [ -n "$b_pid" ] && kill -KILL $b_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
+trap 'kill $callee_pid $otlp_pid 2>/dev/null; [ -n "$b_pid" ] && kill -KILL $b_pid 2>/dev/null; vb_stop_server KILL; vb_keep_logs; rm -rf "$VB_TMP"' EXIT
 
 # Node B first (started by hand), then node A through lib.sh (which keeps A's pid for the kill).
 env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_SIP_RTP_PORT_MIN=56200 VOICEBRIDGE_SIP_RTP_PORT_MAX=56399 \
@@ -101,6 +109,24 @@ check "each callee followed its script and hung up after its last line (the long
 lost=$(query "SELECT count(*) FROM attempts WHERE failure_reason='node_lost'")
 retried=$(query "SELECT count(*) FROM calls WHERE attempt_count=2 AND node_id='node-b'")
 check "each of A's live calls ($lost) failed once as node_lost and was retried on B ($retried)" test "$lost" -ge 1 -a "$retried" = "$lost"
+# The taken-over call's trace: B's attempt (the second) is in the trace the call stored when it was
+# queued, under its "call queued" span — whichever node queued it. (A's own attempt died with A
+# before its span ended: a span is sent when it ends.)
+stored=$(query "SELECT trace_parent FROM calls WHERE outbound_id='$first'")
+check "the call B took over continues its trace ($stored): B's attempt is under the stored context" python3 - "$spans" "$first" "$stored" <<'PY'
+import json, sys, time
+path, call, stored = sys.argv[1:4]
+_, trace_id, parent, _ = stored.split("-")
+for _ in range(100):   # B exports every 200 ms
+    spans = [json.loads(l) for l in open(path) if l.startswith("{")]
+    retry = [s for s in spans if s["name"] == "call" and s["attributes"].get("voicebridge.call.id") == call and s["attributes"].get("voicebridge.call.attempt") == 2]
+    if retry: break
+    time.sleep(0.1)
+ok = len(retry) == 1 and retry[0]["trace_id"] == trace_id and retry[0]["parent_span_id"] == parent
+ok = ok and retry[0]["attributes"].get("voicebridge.call.state") == "completed"
+if not ok: print(retry, [s for s in spans if s["attributes"].get("voicebridge.call.id") == call])
+sys.exit(not ok)
+PY
 check "A's calls were all ended or given back (none left claimed by node-a unfinished)" \
   test "$(query "SELECT count(*) FROM calls WHERE node_id='node-a' AND state NOT IN ('completed')")" = 0
 
