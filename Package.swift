@@ -213,7 +213,7 @@ let package = Package(
         // The simulated callees: tuning personas (make test) and held-out ones (make bench reports on them).
         .target(name: "Personas", dependencies: ["Calls"], path: "Tests/Personas"),
         .target(name: "TestSupport", dependencies: [
-            "Pipeline", "Bridge", "Dialogue", "Realtime", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "Logging", package: "swift-log"),
+            "Pipeline", "Bridge", "Dialogue", "Realtime", "Telemetry", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "Logging", package: "swift-log"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ], path: "Tests/TestSupport", exclude: ["mcp_reference_server.py", "otlp_receiver.py"]),   // run by python3 from the repository
         // The make-test step each suite runs in, as Swift Testing tags (scripts/test-lanes.py).
@@ -245,6 +245,7 @@ let package = Package(
             name: "APITests",
             dependencies: [
                 "API", "Dialogue", "Egress", "Knowledge", "TestSupport", "TestLanes", "Flows", "Analysis",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -221,8 +221,9 @@ async function showDetail(id) {
     field('purpose', call.purpose);
     field('duration', duration(call.duration_seconds));
     field('attempt_count', call.attempt_count);
-    // Shown only when the call has them: a carrier's answering-machine verdict, the bot that ran it.
-    for (const name of ['answered_by', 'bot_url', 'transferred_to']) {
+    // Shown only when the call has them: a carrier's answering-machine verdict, the bot that ran it,
+    // the person it went to, its trace id (to find it in the OpenTelemetry backend).
+    for (const name of ['answered_by', 'bot_url', 'transferred_to', 'trace_id']) {
       const value = view.querySelector(`[data-field="${name}"]`);
       value.hidden = value.previousElementSibling.hidden = call[name] == null;
       value.textContent = call[name] == null ? '' : name === 'answered_by' ? t(`answered_by.${call[name]}`) : call[name];

@@ -1,5 +1,9 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOFoundationCompat
 import Testing
+import Tracing
 import TestLanes
 import TestSupport
 @testable import API
@@ -15,7 +19,7 @@ import TestSupport
 
     /// The live server (its web root this repository's `web/`) and a phone-sized
     /// headless Chromium; a failing walk-through leaves `<name>-failure.png` in test-artifacts.
-    static func withBrowser(name: String, database: StoreBackend = .sqlite, browserArguments: [String] = [],
+    static func withBrowser(name: String, database: StoreBackend = .sqlite, browserArguments: [String] = [], tracer: (any Tracer)? = nil,
                             configure: (inout VoiceBridgeConfig) -> Void = { _ in },
                             before: @Sendable (VoiceBridgeConfig) async throws -> Void = { _ in },
                             _ walk: @Sendable (WebDriver, Int) async throws -> Void) async throws {
@@ -24,7 +28,7 @@ import TestSupport
         config.http.webRoot = Fixtures.repository.appendingPathComponent("web").path
         configure(&config)
         let fixed = config
-        try await TwilioStreamTests.withLiveServer(config) { port in
+        try await TwilioStreamTests.withLiveServer(config, tracer: tracer) { port in
             try await before(fixed)
             let browser = try await WebDriver(width: 412, height: 915, arguments: browserArguments)   // a phone
             do {
@@ -40,6 +44,48 @@ import TestSupport
 
     @Test(arguments: StoreBackend.allCases) func aCallFromTheFormCompletesLiveAndShowsItsResult(database: StoreBackend) async throws {
         try await Self.withBrowser(name: "dashboard", database: database) { browser, port in try await Self.walkThrough(browser, port: port) }
+    }
+
+    /// A traced call's page: its waterfall has a row for each turn span the OTLP backend got, with
+    /// the turn's steps as the spans under it, and it names the trace to look the call up by.
+    @Test(.enabled(if: OTLPReceiver.isInstalled)) func aTracedCallsPageNamesItsTraceAndDrawsItsTurnSpans() async throws {
+        let receiver = try await OTLPReceiver()
+        defer { receiver.stop() }
+        let page = Locked<(id: String, shown: String, rows: [String])>(("", "", []))
+        let spans = try await OTLPReceiver.withTracing(endpoint: receiver.tracesURL) { tracing in
+            try await Self.withBrowser(name: "dashboard-trace", tracer: tracing.tracer) { browser, port in
+                let id = try await Self.placeCall(port: port, answers: ["Yes, I can attend the meeting.", "No, the original location is fine."])
+                try await browser.navigate("http://127.0.0.1:\(port)/#/calls/\(id)")
+                try await browser.execute("localStorage.setItem('vb.lang', 'en');")
+                try await browser.wait(for: "document.querySelector('#state')?.dataset.state === 'completed'", timeout: .seconds(90))
+                try await browser.wait(for: "document.querySelectorAll('#turn-chart .turn').length >= 2 && !document.querySelector('[data-field=trace_id]').hidden")
+                let shown = try await browser.execute("return document.querySelector('[data-field=trace_id]').textContent;") as? String ?? ""
+                let rows = try await browser.execute("return [...document.querySelectorAll('#turn-chart .turn')].map(g => g.dataset.turn + ':' + g.querySelectorAll('rect.step').length);") as? [String] ?? []
+                page.withLock { $0 = (id, shown, rows) }
+            }
+            let id = page.value.id, rows = page.value.rows.count
+            return try await receiver.spans { spans in
+                spans.filter { $0.name == "turn" }.count >= rows && spans.contains { $0.name == "call" && $0.attributes["voicebridge.call.id"] as? String == id }
+            }
+        }
+        let (id, shown, rows) = page.value
+        let call = try #require(spans.first { $0.name == "call" && $0.attributes["voicebridge.call.id"] as? String == id })
+        #expect(shown == call.traceID, "the page names the call's trace: \(shown) vs \(call.traceID)")
+        let turns = spans.filter { $0.name == "turn" && $0.parentSpanID == call.spanID }.sorted { $0.start < $1.start }
+        let traced = turns.map { turn in "\(turn.attributes["voicebridge.turn.number"] as? Int ?? 0):\(spans.filter { $0.parentSpanID == turn.spanID }.count)" }
+        #expect(rows.count >= 2 && rows == traced, "a waterfall row per turn span, a bar per step span: \(rows) vs \(traced)")
+    }
+
+    /// A call over the API to the simulated callee; its id.
+    static func placeCall(port: Int, answers: [String]) async throws -> String {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/outbound")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: [
+            "caller_number": "0701234567", "callee_number": "0109876543", "purpose": "tomorrow's 2 pm meeting",
+            "questions": ["Can you attend?", "Does the place need to change?"], "metadata": ["simulated_answers": answers]])))
+        let body = try await HTTPClient.shared.execute(request, timeout: .seconds(10)).body.collect(upTo: 1 << 16)
+        return try #require((try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])?["outbound_id"] as? String, "\(String(buffer: body))")
     }
 
     static func walkThrough(_ browser: WebDriver, port: Int) async throws {

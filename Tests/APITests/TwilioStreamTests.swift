@@ -9,6 +9,7 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 import TestSupport
+import Tracing
 @testable import API
 
 /// A Twilio-protocol client written here (its own JSON, not the server's codec) against the
@@ -35,9 +36,9 @@ import TestSupport
 
     /// The whole server (HTTP, WebSocket, SIP, local engine) on free ports for `body`, then a
     /// graceful shutdown; the caller reopens `config.database.location` to check what was kept.
-    static func withLiveServer(_ config: VoiceBridgeConfig, _ body: @Sendable (Int) async throws -> Void) async throws {
+    static func withLiveServer(_ config: VoiceBridgeConfig, tracer: (any Tracer)? = nil, _ body: @Sendable (Int) async throws -> Void) async throws {
         let store = try await CallStore.open(config.database.location)
-        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"), tracer: tracer)
         try await withLiveServer(config, store: store, calls: calls, body)
     }
 

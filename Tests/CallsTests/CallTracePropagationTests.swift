@@ -31,7 +31,7 @@ import TraceContext
         }
         let log = FakeCascadeServers.Log()
         let stored = Locked<String?>(nil)
-        let spans = try await CallTraceTests.withTracing(endpoint: receiver.tracesURL) { tracing in
+        let spans = try await OTLPReceiver.withTracing(endpoint: receiver.tracesURL) { tracing in
             try await withLoopbackServer(router: tool, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { toolPort in
                 try await FakeCascadeServers.withFakeServers(log, chat: ToolCallTests.chat) { port in
                     var config = ToolCallTests.cascade(port: port)

@@ -14,26 +14,12 @@ import TestSupport
 /// each turn's steps under the turn, in time order inside their parents, the same turns the stored
 /// report has — and no number and no word the caller said in any attribute.
 @Suite(.serialized, .tags(.virtualTime)) struct CallTraceTests {
-    /// Runs `body` with an exporter to `endpoint` running beside it; stops the exporter after.
-    static func withTracing<T: Sendable>(endpoint: String, dropped: @escaping @Sendable (Int) -> Void = { _ in },
-                                         _ body: (OTLPTracing) async throws -> T) async throws -> T {
-        var settings = OTLPTracing.Settings(endpoint: endpoint)
-        settings.exportEvery = .milliseconds(100)
-        settings.exportTimeout = .seconds(2)
-        var logger = Logger(label: "otel")
-        if ProcessInfo.processInfo.environment["OTEL_DEBUG"] != nil { logger.logLevel = .trace }
-        let tracing = try OTLPTracing(settings: settings, logger: logger, dropped: dropped)
-        let exporter = Task { try await tracing.service.run() }
-        defer { exporter.cancel() }
-        return try await body(tracing)
-    }
-
     @Test func aCallIsOneTraceOfItsTurnsAndTheirSteps() async throws {
         try #require(OTLPReceiver.isInstalled, "opentelemetry-proto is missing (make deps)")
         let receiver = try await OTLPReceiver()
         defer { receiver.stop() }
         let request = CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the place is fine."])
-        let (id, turns, said, spans) = try await Self.withTracing(endpoint: receiver.tracesURL) { tracing in
+        let (id, turns, said, spans) = try await OTLPReceiver.withTracing(endpoint: receiver.tracesURL) { tracing in
             let (id, turns, said) = try await VirtualCallHarness.run(tweak: { $0.tracer = tracing.tracer }) { manager, store, clock in
                 let created = try await manager.create(request)
                 let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
@@ -83,7 +69,7 @@ import TestSupport
         try #require(OTLPReceiver.isInstalled, "opentelemetry-proto is missing (make deps)")
         let receiver = try await OTLPReceiver()
         defer { receiver.stop() }
-        let spans = try await Self.withTracing(endpoint: receiver.tracesURL) { tracing in
+        let spans = try await OTLPReceiver.withTracing(endpoint: receiver.tracesURL) { tracing in
             let id = try await VirtualCallHarness.run(tweak: { $0.tracer = tracing.tracer; $0.retry.retryIntervalSeconds = 5 }) { manager, store, clock in
                 var request = CallHarness.seedRequest(answers: ["<busy>"])
                 request.maxRetries = 1
@@ -106,7 +92,7 @@ import TestSupport
     @Test func aCollectorThatIsDownCostsTheSpansNotTheCall() async throws {
         let closedPort = try freeTCPPort()
         let dropped = Locked(0)
-        try await Self.withTracing(endpoint: "http://127.0.0.1:\(closedPort)/v1/traces", dropped: { spans in dropped.withLock { $0 += spans } }) { tracing in
+        try await OTLPReceiver.withTracing(endpoint: "http://127.0.0.1:\(closedPort)/v1/traces", dropped: { spans in dropped.withLock { $0 += spans } }) { tracing in
             _ = try await VirtualCallHarness.run(tweak: { $0.tracer = tracing.tracer }) { manager, store, clock in
                 let created = try await manager.create(CallHarness.seedRequest(answers: ["Yes, I can attend the meeting.", "No, the place is fine."]))
                 let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
