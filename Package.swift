@@ -97,8 +97,8 @@ let package = Package(
         ),
         // The simulated callee: a person on the line, from a script, for tests, test runs and benchmarks.
         .target(name: "Simulation", dependencies: ["Bridge", "Dialogue", "Realtime", "Pipeline", "Knowledge", .product(name: "Logging", package: "swift-log")]),
-        // The trace a call's work belongs to, for the requests it makes (W3C `traceparent`); no dependencies.
-        .target(name: "TraceContext"),
+        // The trace a call's work belongs to, for the requests it makes (W3C `traceparent`, a client span each).
+        .target(name: "TraceContext", dependencies: [.product(name: "Tracing", package: "swift-distributed-tracing")]),
         // Where the server may connect out (`egress.allow`), and the HTTP client that holds to it.
         .target(
             name: "Egress",

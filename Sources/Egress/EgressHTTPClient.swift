@@ -29,14 +29,18 @@ public struct EgressHTTPClient: Sendable {
     /// Sends `request` and reads at most `bodyLimit` bytes of the answer.
     /// The URL is parsed once (`OutboundURL`); what is checked is what AsyncHTTPClient is given, written out again.
     /// Inside a traced call the request carries the call's `traceparent` (`TraceParent.current`), in
-    /// place of any the request had.
+    /// place of any the request had; where this node traces the call, the request is a client span
+    /// under it, and the `traceparent` names that span.
     public func send(_ request: HTTPClientRequest, timeout: TimeAmount, bodyLimit: Int = 1 << 20) async throws -> Response {
         let url: OutboundURL
         do { url = try OutboundURL(request.url) } catch { throw EgressPolicy.Refusal(host: String(request.url.prefix(100)), reason: "not a URL: \(error)") }
         var request = request
         request.url = url.description
-        if let trace = TraceParent.headerForCurrent { request.headers.replaceOrAdd(name: trace.name, value: trace.value) }
         let address = try await policy.destination(of: url)
+        let span = RequestSpan.start(method: request.method.rawValue, host: url.host, port: url.port)
+        var answered: Int?
+        defer { span?.end(status: answered) }
+        if let trace = span?.traceParent ?? TraceParent.current { request.headers.replaceOrAdd(name: TraceParent.field, value: trace.value) }
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.timeout = .init(connect: .seconds(10))
@@ -46,6 +50,7 @@ public struct EgressHTTPClient: Sendable {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {
             let response = try await client.execute(request, timeout: timeout)
+            answered = Int(response.status.code)
             let body = try await response.body.collect(upTo: bodyLimit)
             try await client.shutdown()
             return Response(status: Int(response.status.code), headers: response.headers, body: body)

@@ -11,8 +11,8 @@ import TraceContext
 @testable import Calls
 
 /// W3C Trace Context out and in: a call placed with a `traceparent` joins that trace, and every
-/// request the call makes — the model, the voice, the operator's tool — carries the call's span as
-/// its parent, so the services it reaches join the trace too. The cascade engine against the fake
+/// request the call makes — the model, the voice, the operator's tool (a client span of its own) —
+/// carries the call's trace, so the services it reaches join the trace too. The cascade engine against the fake
 /// OpenAI and Deepgram servers, the tool on a loopback server, the spans through the server's OTLP exporter.
 @Suite(.serialized, .enabled(if: CallHarness.speech != nil)) struct CallTracePropagationTests {
     static let received = TraceParent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")!
@@ -56,7 +56,7 @@ import TraceContext
                     }
                 }
             }
-            return try await receiver.spans { spans in spans.contains { $0.name == "call" } && spans.contains { $0.name == "call queued" } }
+            return try await receiver.spans { spans in ["call", "call queued", "GET"].allSatisfy { name in spans.contains { $0.name == name } } }
         }
         #expect(receiver.errors.isEmpty, "\(receiver.errors)")
         let queued = try #require(spans.first { $0.name == "call queued" })
@@ -67,7 +67,13 @@ import TraceContext
         #expect(stored.value.flatMap(TraceParent.init)?.parentSpanID == Substring(queued.spanID), "the call keeps its queued span's context")
 
         let underCall = "00-\(Self.received.traceID)-\(call.spanID)-01"
-        #expect(toolSaw.value == [underCall], "the tool's request is a child of the call")
+        // The tool's request, through the egress client: a client span of its own under the call.
+        let request = try #require(spans.first { $0.name == "GET" })
+        #expect(request.parentSpanID == call.spanID && request.start >= call.start && request.end <= call.end, "\(request)")
+        #expect(request.attributes["http.request.method"] as? String == "GET" && request.attributes["server.address"] as? String == "127.0.0.1"
+                && request.attributes["http.response.status_code"] as? Int == 200, "\(request.attributes)")
+        #expect(!request.attributes.values.contains { "\($0)".contains("slots") || "\($0)".contains("2026") }, "no path, no query: \(request.attributes)")
+        #expect(toolSaw.value == ["00-\(Self.received.traceID)-\(request.spanID)-01"], "the tool's request names its own span")
         let chat = log.all("traceparent chat"), speech = log.all("traceparent speech")
         #expect(chat.count >= 2 && chat.allSatisfy { $0 == "traceparent chat \(underCall)" }, "\(chat)")
         #expect(!speech.isEmpty && speech.allSatisfy { $0 == "traceparent speech \(underCall)" }, "\(speech)")

@@ -28,12 +28,16 @@ extension CallManager {
     }
 
     /// Runs one attempt of `call` (`body`) under its span, when calls are traced: the requests
-    /// made inside carry it, and it ends with the attempt's stored outcome.
+    /// made inside carry it (those through the egress client as client spans of their own), and it
+    /// ends with the attempt's stored outcome.
     func traced(_ call: CallRecord, handle: LiveCall, at start: Date, _ body: () async -> Void) async {
         guard let tracer = settings.tracer else { return await body() }
         let span = CallSpan(tracer: tracer, call: call, engine: settings.engineMode, at: start)
         handle.trace.withLock { $0 = span }
-        await TraceParent.$current.withValue(span.traceParent) { await body() }
+        let clock = settings.clock
+        await TraceParent.$recorder.withValue(TraceParent.Recorder(tracer: tracer, now: { clock.date })) {
+            await TraceParent.$current.withValue(span.traceParent) { await body() }
+        }
         span.end(at: settings.clock.date)
     }
 

@@ -33,13 +33,13 @@ final class CallSpan: Sendable {
 
     init(tracer: any Tracer, call: CallRecord, engine: String, at start: Date) {
         self.tracer = tracer
-        span = tracer.startSpan("call", context: Self.context(of: call.traceParent, on: tracer),
+        span = tracer.startSpan("call", context: TraceParent.context(of: call.traceParent.flatMap(TraceParent.init), on: tracer),
                                 ofKind: call.direction == .inbound ? .server : .client, at: Self.instant(start))
         span.attributes["voicebridge.call.id"] = call.outboundId
         span.attributes["voicebridge.call.direction"] = call.direction.rawValue
         span.attributes["voicebridge.call.attempt"] = call.attemptCount
         span.attributes["voicebridge.engine"] = engine
-        traceParent = Self.traceParent(of: span.context, on: tracer)
+        traceParent = TraceParent.of(span.context, on: tracer)
     }
 
     /// The stored end of the attempt: its state, and the reason stored with it (nil: the agent ended the call).
@@ -101,29 +101,11 @@ final class CallSpan: Sendable {
     }
 
     static func instant(_ date: Date, plus milliseconds: Int = 0) -> DefaultTracerClock.Timestamp {
-        let seconds = date.timeIntervalSince1970 + Double(milliseconds) / 1000
-        return DefaultTracerClock.Timestamp(nanosecondsSinceEpoch: UInt64(max(0, seconds * 1_000_000_000).rounded()))
+        DefaultTracerClock.Timestamp(date, plusMilliseconds: milliseconds)
     }
 }
 
 extension CallSpan {
-    /// The context a stored (or received) `traceparent` names, as the tracer reads it; top level
-    /// when there is none or the tracer cannot read it.
-    static func context(of traceParent: String?, on tracer: any Tracer) -> ServiceContext {
-        var context = ServiceContext.topLevel
-        if let traceParent = traceParent.flatMap(TraceParent.init) {
-            tracer.extract([TraceParent.field: traceParent.value], into: &context, using: HeaderFields())
-        }
-        return context
-    }
-
-    /// `context`'s span as a `traceparent`, written by the tracer's propagator.
-    static func traceParent(of context: ServiceContext, on tracer: any Tracer) -> TraceParent? {
-        var fields: [String: String] = [:]
-        tracer.inject(context, into: &fields, using: HeaderFields())
-        return fields[TraceParent.field].flatMap(TraceParent.init)
-    }
-
     /// The "call queued" span of a call being stored, under `received` (the request's own
     /// trace) if any: the call keeps `traceParent`, and `end` closes it once the call is stored
     /// (`callID`) or refused (nil).
@@ -134,19 +116,13 @@ extension CallSpan {
 
         init(on tracer: any Tracer, under received: TraceParent?, at date: Date) {
             at = CallSpan.instant(date)
-            span = tracer.startSpan("call queued", context: CallSpan.context(of: received?.value, on: tracer), ofKind: .producer, at: at)
-            traceParent = CallSpan.traceParent(of: span.context, on: tracer)
+            span = tracer.startSpan("call queued", context: TraceParent.context(of: received, on: tracer), ofKind: .producer, at: at)
+            traceParent = TraceParent.of(span.context, on: tracer)
         }
 
         func end(callID: String?) {
             if let callID { span.attributes["voicebridge.call.id"] = callID } else { span.setStatus(SpanStatus(code: .error, message: "not queued")) }
             span.end(at: at)
         }
-    }
-
-    /// Header fields as a dictionary, for the tracer's propagator to read and write.
-    struct HeaderFields: Injector, Extractor {
-        func inject(_ value: String, forKey key: String, into fields: inout [String: String]) { fields[key] = value }
-        func extract(key: String, from fields: [String: String]) -> String? { fields[key] }
     }
 }
