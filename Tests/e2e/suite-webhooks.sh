@@ -105,6 +105,16 @@ busy=$(call '["<busy>"]' 0109876502)
 second=$(call '["Yes, Tuesday is fine."]' 0109876503 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01)
 check "while the receiver is down, attempts fail with network errors and stay pending" \
   wait_for 120 "sum(1 for x in api('webhooks/crm/deliveries?state=pending')['items'] if x['attempt_count'] >= 1 and x.get('last_status') is None) == 2"
+curl -fsS "http://127.0.0.1:$VB_PORT/metrics" >"$VB_TMP/metrics.txt"
+check "every metric deploy/grafana/voicebridge.json asks for is on /metrics (a server that made calls, traced)" python3 - "$here/../../deploy/grafana/voicebridge.json" "$VB_TMP/metrics.txt" <<'PY'
+import json, re, sys
+dashboard = json.load(open(sys.argv[1]))
+asked = {name for panel in dashboard["panels"] for target in panel["targets"] for name in re.findall(r"voicebridge_[a-z_]+", target["expr"])}
+served = {line.split("{")[0].split(" ")[0] for line in open(sys.argv[2]) if line.startswith("voicebridge_")}
+missing = sorted(asked - served)
+print("asked", len(asked), "missing", missing)
+sys.exit(not asked or bool(missing))
+PY
 vb_stop_server TERM
 check "the server stops cleanly with deliveries in its outbox (exit $VB_EXIT)" test "$VB_EXIT" = 0
 check "each call's trace reached the OTLP collector by the stop: turns under the connected ones, the busy attempt's state; the call sent with a traceparent in that trace" python3 - "$spans" "$first" "$second" "$busy" <<'PY'
