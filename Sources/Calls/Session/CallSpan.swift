@@ -23,15 +23,15 @@ import Tracing
 /// keeps (`CallRecord.traceParent`): a retry, or another node taking the call over, continues
 /// the same trace. Times are the call's clock's dates (virtual time in a test run is traced as
 /// it ran there). Nothing a caller said and no number is an attribute: the call's id finds the rest.
-final class CallSpan: Sendable {
+public final class CallSpan: Sendable {
     let tracer: any Tracer
     let span: any Span
     /// What the attempt's requests carry: this span as their parent.
-    let traceParent: TraceParent?
+    public let traceParent: TraceParent?
     /// How the attempt ended, as stored (`note`); the span is ended with it.
     private let outcome = Mutex<(state: CallState, reason: String?)?>(nil)
 
-    init(tracer: any Tracer, call: CallRecord, engine: String, at start: Date) {
+    public init(tracer: any Tracer, call: CallRecord, engine: String, at start: Date) {
         self.tracer = tracer
         span = tracer.startSpan("call", context: TraceParent.context(of: call.traceParent.flatMap(TraceParent.init), on: tracer),
                                 ofKind: call.direction == .inbound ? .server : .client, at: Self.instant(start))
@@ -43,12 +43,12 @@ final class CallSpan: Sendable {
     }
 
     /// The stored end of the attempt: its state, and the reason stored with it (nil: the agent ended the call).
-    func note(state: CallState, reason: String?) {
+    public func note(state: CallState, reason: String?) {
         outcome.withLock { $0 = (state, reason) }
     }
 
     /// The call's turns under this span, from the report stored when it ended.
-    func record(_ report: CallReport, answered: Date) {
+    public func record(_ report: CallReport, answered: Date) {
         span.attributes["voicebridge.call.turns"] = report.turns.count
         span.attributes["voicebridge.call.barge_ins"] = report.bargeIns
         for cut in report.interruptions {
@@ -76,7 +76,7 @@ final class CallSpan: Sendable {
     }
 
     /// Ends the span with the noted outcome; a failed attempt is an error span.
-    func end(at date: Date) {
+    public func end(at date: Date) {
         let (state, reason) = outcome.withLock { $0 } ?? (nil, nil)
         if let state {
             span.attributes["voicebridge.call.state"] = state.rawValue
@@ -109,18 +109,18 @@ extension CallSpan {
     /// The "call queued" span of a call being stored, under `received` (the request's own
     /// trace) if any: the call keeps `traceParent`, and `end` closes it once the call is stored
     /// (`callID`) or refused (nil).
-    struct Queued {
+    public struct Queued {
         let span: any Span
-        let traceParent: TraceParent?
+        public let traceParent: TraceParent?
         let at: DefaultTracerClock.Timestamp
 
-        init(on tracer: any Tracer, under received: TraceParent?, at date: Date) {
+        public init(on tracer: any Tracer, under received: TraceParent?, at date: Date) {
             at = CallSpan.instant(date)
             span = tracer.startSpan("call queued", context: TraceParent.context(of: received, on: tracer), ofKind: .producer, at: at)
             traceParent = TraceParent.of(span.context, on: tracer)
         }
 
-        func end(callID: String?) {
+        public func end(callID: String?) {
             if let callID { span.attributes["voicebridge.call.id"] = callID } else { span.setStatus(SpanStatus(code: .error, message: "not queued")) }
             span.end(at: at)
         }
