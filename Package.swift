@@ -199,7 +199,9 @@ let package = Package(
         .executableTarget(
             name: "voicebridge-bench",
             dependencies: [
-                "Pipeline", "Bridge", "Dialogue", "Realtime", "Calls", "Egress", "Tools", "Knowledge", "Personas", "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server
+                "Pipeline", "Bridge", "Dialogue", "Realtime", "Calls", "Egress", "Tools", "Knowledge", "Personas", "Telemetry",
+                "TestSupport",   // TestSupport: the fixtures, the labelled VAD set, the reference MCP server, the OTLP receiver
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
