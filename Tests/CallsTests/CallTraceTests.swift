@@ -64,8 +64,10 @@ import TestSupport
     }
 
     /// Every attempt of a call is in its one trace, under its "call queued" span: the attempt reads
-    /// the context the call keeps, as a node taking the call over does. Here a line busy twice.
-    @Test func everyAttemptOfACallIsInItsOneTrace() async throws {
+    /// the context the call keeps, as a node taking the call over does. Here a line busy twice —
+    /// for a call queued through the manager, and for one stored without a trace, as a campaign
+    /// stores its calls (its first attempt gives it its "call queued").
+    @Test(arguments: [false, true]) func everyAttemptOfACallIsInItsOneTrace(storedWithoutATrace: Bool) async throws {
         try #require(OTLPReceiver.isInstalled, "opentelemetry-proto is missing (make deps)")
         let receiver = try await OTLPReceiver()
         defer { receiver.stop() }
@@ -73,13 +75,16 @@ import TestSupport
             let id = try await VirtualCallHarness.run(tweak: { $0.tracer = tracing.tracer; $0.retry.retryIntervalSeconds = 5 }) { manager, store, clock in
                 var request = CallHarness.seedRequest(answers: ["<busy>"])
                 request.maxRetries = 1
-                let created = try await manager.create(request)
+                let created = storedWithoutATrace ? try await store.insert(try await manager.record(for: request, requestedBy: "campaign")).call
+                                                  : try await manager.create(request)
+                #expect((created.traceParent == nil) == storedWithoutATrace)
                 let call = try await VirtualCallHarness.waitFor(store, created.outboundId, clock: clock) { $0.state.isTerminal }
                 #expect(call.state == .busy && call.attemptCount == 2, "\(call.state) after \(call.attemptCount)")
                 return call.outboundId
             }.value
             return try await receiver.spans { spans in spans.filter { $0.name == "call" && $0.attributes["voicebridge.call.id"] as? String == id }.count == 2 }
         }
+        #expect(spans.filter { $0.name == "call queued" }.count == 1, "one call queued for both attempts")
         let queued = try #require(spans.first { $0.name == "call queued" })
         let attempts = spans.filter { $0.name == "call" }.sorted { $0.start < $1.start }
         #expect(attempts.map { $0.attributes["voicebridge.call.attempt"] as? Int } == [1, 2])

@@ -32,6 +32,16 @@ extension CallManager {
     /// ends with the attempt's stored outcome.
     func traced(_ call: CallRecord, handle: LiveCall, at start: Date, _ body: () async -> Void) async {
         guard let tracer = settings.tracer else { return await body() }
+        var call = call
+        if call.traceParent == nil, call.direction == .outbound {
+            // Stored without a trace (a campaign's call, or queued while tracing was off): its
+            // "call queued" span now, at the time it was stored, for this and later attempts.
+            let queued = CallSpan.Queued(on: tracer, under: nil, at: call.createdAt)
+            if let made = queued.traceParent {
+                call.traceParent = ((try? await store.keepTraceParent(made, forCall: call.outboundId)) ?? made)?.value
+            }
+            queued.end(callID: call.outboundId)
+        }
         let span = CallSpan(tracer: tracer, call: call, engine: settings.engineMode, at: start)
         handle.trace.withLock { $0 = span }
         let clock = settings.clock

@@ -10,3 +10,15 @@ extension CallStore {
         return stored.flatMap { $0 }.flatMap(TraceParent.init)
     }
 }
+
+extension CallStore {
+    /// Keeps `traceParent` as the call's trace unless it has one already; returns the one it keeps.
+    /// For a call stored without one (a campaign's, one queued while tracing was off): its first
+    /// traced attempt gives it one, which later attempts — on any node — then continue.
+    func keepTraceParent(_ traceParent: TraceParent, forCall id: String) async throws -> TraceParent? {
+        try await sqlWrite { sql in
+            try sql.execute("UPDATE calls SET trace_parent = ? WHERE outbound_id = ? AND trace_parent IS NULL", traceParent.value, id)
+            return try sql.scalar(String.self, "SELECT trace_parent FROM calls WHERE outbound_id = ?", [.text(id)])
+        }.flatMap(TraceParent.init)
+    }
+}
