@@ -69,6 +69,7 @@ let package = Package(
         // The operator's tools (HTTP, MCP): declarations, argument checks, secrets, the request.
         .target(name: "Tools", dependencies: [
             "Pipeline",
+            "TraceContext",
             .product(name: "MCP", package: "swift-sdk"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -2,6 +2,8 @@ import Foundation
 import MCP
 import Pipeline
 import Synchronization
+import TraceContext
+import Tracing
 
 /// Runs the operator's tools for the engines: checks the model's arguments against the tool's
 /// schema, fills in secrets, makes the request and turns whatever happened into a JSON answer the
@@ -40,11 +42,18 @@ public struct ToolRunner: Sendable {
     }
 
     /// Calls `tool` with the model's `arguments` (a JSON text). Timed on the call's clock
-    /// (`TaskClock`): in virtual time a request to the operator's server takes none of it.
+    /// (`TaskClock`): in virtual time a request to the operator's server takes none of it. In a
+    /// traced call, a span (OpenTelemetry's GenAI conventions: `execute_tool <name>`) under which
+    /// its request is made; no argument and no answer in it.
     public func call(_ tool: ToolDefinition, arguments: String) async -> Outcome {
         let clock = TaskClock()
         let started = clock.now
-        let outcome = await attempt(tool, arguments: arguments)
+        let outcome = await TraceParent.withSpan("execute_tool \(tool.name)", attributes: ["gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": .string(tool.name)]) {
+            await attempt(tool, arguments: arguments)
+        } ending: { outcome, span in
+            span.attributes["voicebridge.tool.status"] = outcome.status.rawValue
+            if outcome.status != .ok { span.setStatus(SpanStatus(code: .error, message: outcome.status.rawValue)) }
+        }
         let milliseconds = Int(started.duration(to: clock.now) / .milliseconds(1))
         let record = ToolCallRecord(tool: tool.name, arguments: secrets.masked(arguments), status: outcome.status, httpStatus: outcome.httpStatus,
                                     milliseconds: milliseconds, error: outcome.error.map(secrets.masked), passedOn: outcome.passedOn)

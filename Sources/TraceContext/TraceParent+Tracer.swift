@@ -82,3 +82,20 @@ extension DefaultTracerClock.Timestamp {
         self.init(nanosecondsSinceEpoch: UInt64(max(0, seconds * 1_000_000_000).rounded()))
     }
 }
+
+extension TraceParent {
+    /// Runs `body` as a span of its own (`name`, `kind`) under the current work's, when this node
+    /// traces it; with that span current, so the requests `body` makes are its children. `ending`
+    /// adds what the result says before the span ends. Untraced: `body` alone.
+    public static func withSpan<T>(_ name: String, kind: SpanKind = .internal, attributes: SpanAttributes = [:],
+                                   _ body: () async -> T, ending: (T, any Span) -> Void = { _, _ in }) async -> T {
+        guard let recorder, let parent = current else { return await body() }
+        let tracer = recorder.tracer
+        let span = tracer.startSpan(name, context: context(of: parent, on: tracer), ofKind: kind, at: recorder.timestamp())
+        span.attributes = attributes
+        let result = await $current.withValue(of(span.context, on: tracer) ?? parent) { await body() }
+        ending(result, span)
+        span.end(at: recorder.timestamp())
+        return result
+    }
+}

@@ -56,7 +56,9 @@ import TraceContext
                     }
                 }
             }
-            return try await receiver.spans { spans in ["call", "call queued", "GET"].allSatisfy { name in spans.contains { $0.name == name } } }
+            return try await receiver.spans { spans in
+                ["call", "call queued", "GET", "execute_tool free_slots"].allSatisfy { name in spans.contains { $0.name == name } }
+            }
         }
         #expect(receiver.errors.isEmpty, "\(receiver.errors)")
         let queued = try #require(spans.first { $0.name == "call queued" })
@@ -67,9 +69,14 @@ import TraceContext
         #expect(stored.value.flatMap(TraceParent.init)?.parentSpanID == Substring(queued.spanID), "the call keeps its queued span's context")
 
         let underCall = "00-\(Self.received.traceID)-\(call.spanID)-01"
-        // The tool's request, through the egress client: a client span of its own under the call.
+        // The tool call (GenAI conventions), and under it its request through the egress client, a
+        // client span of its own.
+        let toolCall = try #require(spans.first { $0.name == "execute_tool free_slots" })
+        #expect(toolCall.parentSpanID == call.spanID && toolCall.start >= call.start && toolCall.end <= call.end, "\(toolCall)")
+        #expect(toolCall.attributes["gen_ai.tool.name"] as? String == "free_slots" && toolCall.attributes["voicebridge.tool.status"] as? String == "ok",
+                "\(toolCall.attributes)")
         let request = try #require(spans.first { $0.name == "GET" })
-        #expect(request.parentSpanID == call.spanID && request.start >= call.start && request.end <= call.end, "\(request)")
+        #expect(request.parentSpanID == toolCall.spanID && request.start >= toolCall.start && request.end <= toolCall.end, "\(request)")
         #expect(request.attributes["http.request.method"] as? String == "GET" && request.attributes["server.address"] as? String == "127.0.0.1"
                 && request.attributes["http.response.status_code"] as? Int == 200, "\(request.attributes)")
         #expect(!request.attributes.values.contains { "\($0)".contains("slots") || "\($0)".contains("2026") }, "no path, no query: \(request.attributes)")
