@@ -64,7 +64,9 @@ import TestSupport
                         live.withLock { $0 = (report.body, metrics.body) }
                     }
                 }
-                try await Task.sleep(for: .milliseconds(400))   // the last frames play out
+                // The frames play out in real time behind the script: under load (4 test processes
+                // beside two busy loops) 123 of 294 had come back 400 ms after the last was sent.
+                try? await back.wait(for: "half the caller's frames back", timeout: .seconds(30)) { $0.count / 160 > script.count / 2 }
                 try await outbound.write(.text(#"{"event":"stop","streamSid":"MZloop"}"#))
                 try await Task.sleep(for: .milliseconds(300))
                 reader.cancel()
