@@ -11,7 +11,7 @@ import PackageDescription
 //   Bridge + Realtime + Simulation + Egress + … ← Calls (sessions, store, queue, campaigns) ← TestRuns ← API ← voicebridge
 //   Calls ← Doctor (`voicebridge doctor`) ← voicebridge; Calls ← Personas (test and bench callees, under Tests/)
 //   Telemetry (the OTLP exporter) ← voicebridge; Calls makes a call's spans through swift-distributed-tracing's Tracer
-//   TraceContext (the `traceparent` a call's requests carry) ← Egress, Realtime, Calls, API
+//   TraceContext (the `traceparent` a call's requests carry, and their spans) ← Tools, Egress, Realtime, Calls, API
 //   voicebridge-bench and voicebridge-fuzz beside the binary; CSoxr, CEspeakNG, CSRTP, CSpeexDSP: system libraries.
 let package = Package(
     name: "VoiceBridge",

@@ -42,47 +42,6 @@ extension TraceParent {
     }
 }
 
-/// One HTTP request the server makes inside traced work, as an OpenTelemetry client span
-/// (semantic conventions: its name the method; `http.request.method`, `server.address`,
-/// `server.port`, `http.response.status_code`; an error span when no answer came). Its
-/// `traceParent` is what the request sends. No path and no query: a tool's URL may carry what
-/// the caller said.
-public struct RequestSpan: Sendable {
-    let span: any Span
-    let recorder: TraceParent.Recorder
-    public let traceParent: TraceParent?
-
-    /// A span under the current work's, if this node traces it (`TraceParent.recorder`); nil otherwise.
-    public static func start(method: String, host: String, port: Int) -> RequestSpan? {
-        guard let recorder = TraceParent.recorder, let parent = TraceParent.current else { return nil }
-        let tracer = recorder.tracer
-        let span = tracer.startSpan(method, context: TraceParent.context(of: parent, on: tracer), ofKind: .client, at: recorder.timestamp())
-        span.attributes["http.request.method"] = method
-        span.attributes["server.address"] = host
-        span.attributes["server.port"] = port
-        return RequestSpan(span: span, recorder: recorder, traceParent: TraceParent.of(span.context, on: tracer))
-    }
-
-    /// Ends the span with the answer's status (an error span from 500 on), or as failed (`status` nil).
-    public func end(status: Int?) {
-        if let status {
-            span.attributes["http.response.status_code"] = status
-            if status >= 500 { span.setStatus(SpanStatus(code: .error)) }
-        } else {
-            span.setStatus(SpanStatus(code: .error, message: "no answer"))
-        }
-        span.end(at: recorder.timestamp())
-    }
-}
-
-extension DefaultTracerClock.Timestamp {
-    /// `date`, `milliseconds` later, as a span's time.
-    public init(_ date: Date, plusMilliseconds milliseconds: Int = 0) {
-        let seconds = date.timeIntervalSince1970 + Double(milliseconds) / 1000
-        self.init(nanosecondsSinceEpoch: UInt64(max(0, seconds * 1_000_000_000).rounded()))
-    }
-}
-
 extension TraceParent {
     /// Runs `body` as a span of its own (`name`, `kind`) under the current work's, when this node
     /// traces it; with that span current, so the requests `body` makes are its children. `ending`
