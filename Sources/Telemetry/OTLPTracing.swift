@@ -24,8 +24,8 @@ public struct OTLPTracing: Sendable {
         public init(endpoint: String) { self.endpoint = endpoint }
     }
 
-    /// `dropped`: told how many spans each batch the collector did not take held (the batch is
-    /// dropped once the exporter's own retries are spent).
+    /// `dropped`: told how many spans were lost — a batch the collector did not take (dropped once
+    /// the exporter's own retries are spent), or spans that found the queue full.
     public init(settings: Settings, logger: Logger, dropped: @escaping @Sendable (Int) -> Void = { _ in }) throws {
         var configuration = OTel.Configuration.default
         configuration.serviceName = settings.serviceName

@@ -53,7 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
             var traces = OTLPTracing.Settings(endpoint: endpoint)
             traces.serviceName = settings.telemetry.serviceName
             let dropped = registry.makeCounter(descriptor: .whole("voicebridge_trace_spans_dropped_total",
-                help: "Spans the OTLP collector did not take (down, slow past the export timeout, or refusing), dropped"))
+                help: "Spans dropped: the OTLP collector did not take them (down, slow past the export timeout, or refusing), or the exporter's queue was full"))
             logger.info("traces go to the OTLP collector", metadata: ["endpoint": "\(endpoint)"])
             return try OTLPTracing(settings: traces, logger: Logger(label: "otel")) { spans in dropped.increment(by: Int64(spans)) }
         }

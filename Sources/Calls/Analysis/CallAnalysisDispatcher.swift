@@ -5,7 +5,6 @@ import Foundation
 import Logging
 import NIOCore
 import Tools
-import TraceContext
 
 /// Runs the post-call analyses of completed calls for the life of the server: claims due jobs,
 /// asks the configured model for a structured analysis (through the egress client) or, without
@@ -48,7 +47,7 @@ public final class CallAnalysisDispatcher: Sendable {
             earliestDue: { try await self.store.nextAnalysisAttempt() },
             failed: { self.logger.warning("could not read the analysis outbox", metadata: ["error": "\($0)"]) },
             send: { job in
-                await TraceParent.$current.withValue(await self.store.traceParent(ofCall: job.outboundId)) { await self.attempt(job) }
+                await self.store.continuingTrace(ofCall: job.outboundId) { await self.attempt(job) }
             })
     }
 

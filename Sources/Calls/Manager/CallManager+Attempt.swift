@@ -38,7 +38,7 @@ extension CallManager {
             // "call queued" span now, at the time it was stored, for this and later attempts.
             let queued = CallSpan.Queued(on: tracer, under: nil, at: call.createdAt)
             if let made = queued.traceParent {
-                call.traceParent = ((try? await store.keepTraceParent(made, forCall: call.outboundId)) ?? made)?.value
+                call.traceParent = ((try? await store.keepTraceParent(made, forCall: call.outboundId)) ?? made).value
             }
             queued.end(callID: call.outboundId)
         }

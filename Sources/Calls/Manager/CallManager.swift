@@ -63,7 +63,7 @@ public actor CallManager {
         public var maxInboundCalls = 20
         /// `engine.mode`: a template written for another engine is refused, not run on this one.
         public var engineMode = "local"
-        /// Where each connected call's spans go when it ends (`telemetry.otlp_endpoint`); nil: none are made.
+        /// Where each call's spans go — its attempts live, their turns when they end (`telemetry.otlp_endpoint`); nil: none are made.
         public var tracer: (any Tracer)?
         /// `carrier: twilio`: outbound calls go through Twilio's REST API, not `gateway`.
         public var carrier: TwilioCarrier?

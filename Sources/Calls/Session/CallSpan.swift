@@ -34,7 +34,7 @@ public final class CallSpan: Sendable {
     public init(tracer: any Tracer, call: CallRecord, engine: String, at start: Date) {
         self.tracer = tracer
         span = tracer.startSpan("call", context: TraceParent.context(of: call.traceParent.flatMap(TraceParent.init), on: tracer),
-                                ofKind: call.direction == .inbound ? .server : .client, at: Self.instant(start))
+                                ofKind: call.direction == .inbound ? .server : .client, at: DefaultTracerClock.Timestamp(start))
         span.attributes["voicebridge.call.id"] = call.outboundId
         span.attributes["voicebridge.call.direction"] = call.direction.rawValue
         span.attributes["voicebridge.call.attempt"] = call.attemptCount
@@ -56,22 +56,22 @@ public final class CallSpan: Sendable {
             attributes["voicebridge.barge_in.heard_ms"] = cut.heardMs
             attributes["voicebridge.barge_in.generated_ms"] = cut.generatedMs
             if let turn = cut.turn { attributes["voicebridge.turn.number"] = turn }
-            span.addEvent(SpanEvent(name: "barge-in", at: Self.instant(answered.addingTimeInterval(cut.at)), attributes: attributes))
+            span.addEvent(SpanEvent(name: "barge-in", at: DefaultTracerClock.Timestamp(answered.addingTimeInterval(cut.at)), attributes: attributes))
         }
         for turn in report.turns {
             let start = answered.addingTimeInterval(turn.speechEndedAt)
             let steps = Self.steps(of: turn)
-            let turnSpan = tracer.startSpan("turn", context: span.context, ofKind: .internal, at: Self.instant(start))
+            let turnSpan = tracer.startSpan("turn", context: span.context, ofKind: .internal, at: DefaultTracerClock.Timestamp(start))
             turnSpan.attributes["voicebridge.turn.number"] = turn.turn
             turnSpan.attributes["voicebridge.turn.interrupted"] = turn.interrupted
             if let heard = turn.heardMs { turnSpan.attributes["voicebridge.turn.heard_ms"] = heard }
             if let generated = turn.generatedMs { turnSpan.attributes["voicebridge.turn.generated_ms"] = generated }
             for (provider, milliseconds) in turn.firstByteMs { turnSpan.attributes["voicebridge.turn.first_byte_ms.\(provider)"] = milliseconds }
             for step in steps {
-                let child = tracer.startSpan(step.name, context: turnSpan.context, ofKind: .internal, at: Self.instant(start, plus: step.from))
-                child.end(at: Self.instant(start, plus: step.to))
+                let child = tracer.startSpan(step.name, context: turnSpan.context, ofKind: .internal, at: DefaultTracerClock.Timestamp(start, plusMilliseconds: step.from))
+                child.end(at: DefaultTracerClock.Timestamp(start, plusMilliseconds: step.to))
             }
-            turnSpan.end(at: Self.instant(start, plus: steps.last?.to ?? 0))
+            turnSpan.end(at: DefaultTracerClock.Timestamp(start, plusMilliseconds: steps.last?.to ?? 0))
         }
     }
 
@@ -83,7 +83,7 @@ public final class CallSpan: Sendable {
             span.attributes["voicebridge.call.ending"] = reason ?? "agent_finished"
             if state == .failed { span.setStatus(SpanStatus(code: .error, message: reason)) }
         }
-        span.end(at: Self.instant(date))
+        span.end(at: DefaultTracerClock.Timestamp(date))
     }
 
     /// The steps of a turn, each from the one before it, in milliseconds after the speech end.
@@ -99,10 +99,6 @@ public final class CallSpan: Sendable {
         }
         return steps
     }
-
-    static func instant(_ date: Date, plus milliseconds: Int = 0) -> DefaultTracerClock.Timestamp {
-        DefaultTracerClock.Timestamp(date, plusMilliseconds: milliseconds)
-    }
 }
 
 extension CallSpan {
@@ -115,7 +111,7 @@ extension CallSpan {
         let at: DefaultTracerClock.Timestamp
 
         public init(on tracer: any Tracer, under received: TraceParent?, at date: Date) {
-            at = CallSpan.instant(date)
+            at = DefaultTracerClock.Timestamp(date)
             span = tracer.startSpan("call queued", context: TraceParent.context(of: received, on: tracer), ofKind: .producer, at: at)
             traceParent = TraceParent.of(span.context, on: tracer)
         }

@@ -1,24 +1,26 @@
 import TraceContext
 
 extension CallStore {
-    /// The trace a call's later work continues — its webhooks, its post-call analysis, its
-    /// after-call tools, each sent from an outbox long after the call's tasks are gone: the
-    /// `traceparent` the call keeps (`CallRecord.traceParent`). Nil: no call, not traced, or not readable.
-    func traceParent(ofCall id: String?) async -> TraceParent? {
-        guard let id else { return nil }
-        let stored = try? await sqlRead { try $0.scalar(String.self, "SELECT trace_parent FROM calls WHERE outbound_id = ?", [.text(id)]) }
-        return stored.flatMap { $0 }.flatMap(TraceParent.init)
+    /// Runs `body` — a call's later work: its webhooks, its post-call analysis, its after-call
+    /// tools, each sent from an outbox long after the call's tasks are gone — in the trace the call
+    /// keeps (`CallRecord.traceParent`), so the requests it makes carry it. No call, not traced,
+    /// or not readable: `body` outside any trace.
+    func continuingTrace<T>(ofCall id: String?, _ body: () async -> T) async -> T {
+        var kept: TraceParent?
+        if let id {
+            let stored = try? await sqlRead { try $0.scalar(String.self, "SELECT trace_parent FROM calls WHERE outbound_id = ?", [.text(id)]) }
+            kept = stored.flatMap { $0 }.flatMap(TraceParent.init)
+        }
+        return await TraceParent.$current.withValue(kept) { await body() }
     }
-}
 
-extension CallStore {
     /// Keeps `traceParent` as the call's trace unless it has one already; returns the one it keeps.
     /// For a call stored without one (a campaign's, one queued while tracing was off): its first
     /// traced attempt gives it one, which later attempts — on any node — then continue.
-    func keepTraceParent(_ traceParent: TraceParent, forCall id: String) async throws -> TraceParent? {
+    func keepTraceParent(_ traceParent: TraceParent, forCall id: String) async throws -> TraceParent {
         try await sqlWrite { sql in
             try sql.execute("UPDATE calls SET trace_parent = ? WHERE outbound_id = ? AND trace_parent IS NULL", traceParent.value, id)
             return try sql.scalar(String.self, "SELECT trace_parent FROM calls WHERE outbound_id = ?", [.text(id)])
-        }.flatMap(TraceParent.init)
+        }.flatMap(TraceParent.init) ?? traceParent
     }
 }

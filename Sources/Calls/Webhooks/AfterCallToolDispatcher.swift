@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import Synchronization
 import Tools
-import TraceContext
 
 /// Runs the `on_end` tools of ended calls for the life of the server: claims due runs, sends each
 /// tool its call's result (the webhook's body) with its headers and secrets through the egress
@@ -31,7 +30,7 @@ public final class AfterCallToolDispatcher: Sendable {
             earliestDue: { try await self.store.nextAfterCallToolAttempt() },
             failed: { self.logger.warning("could not read the after-call tool outbox", metadata: ["error": "\($0)"]) },
             send: { claimed in
-                await TraceParent.$current.withValue(await self.store.traceParent(ofCall: claimed.0.outboundId)) { await self.attempt(claimed.0, claimed.1) }
+                await self.store.continuingTrace(ofCall: claimed.0.outboundId) { await self.attempt(claimed.0, claimed.1) }
             })
     }
 

@@ -4,7 +4,6 @@ import Egress
 import Foundation
 import Logging
 import NIOCore
-import TraceContext
 
 /// Drains the webhook outbox for the life of the server: claims due deliveries (at most
 /// `concurrency` in flight), POSTs each body signed as Standard Webhooks says, and stores every
@@ -42,7 +41,7 @@ public final class WebhookDispatcher: Sendable {
             earliestDue: { try await self.store.webhooks.nextAttempt() },
             failed: { self.logger.warning("could not read the webhook outbox", metadata: ["error": "\($0)"]) },
             send: { claimed in
-                await TraceParent.$current.withValue(await self.store.traceParent(ofCall: claimed.0.outboundId)) { await self.deliver(claimed.0, to: claimed.1) }
+                await self.store.continuingTrace(ofCall: claimed.0.outboundId) { await self.deliver(claimed.0, to: claimed.1) }
             })
     }
 
