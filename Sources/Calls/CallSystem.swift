@@ -344,12 +344,12 @@ public final class CallSystem: Sendable {
         }
         let scheduler = PacerScheduler<[UInt8]>()
         let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger, metrics: metrics)
-        let webhooks = WebhookDispatcher(store: store, settings: .init(config.webhooks, egress: config.egressPolicy), logger: logger)
+        let webhooks = WebhookDispatcher(store: store, settings: .init(config.webhooks, egress: config.egressPolicy), logger: logger, tracer: tracer)
         return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop,
                           webhooks: webhooks, knowledge: knowledge,
                           afterCallTools: AfterCallToolDispatcher(store: store, runner: tools, settings: .init(config.webhooks, egress: config.egressPolicy),
-                                                                  logger: logger),
-                          analyses: CallAnalysisDispatcher(store: store, settings: .init(config.analysis, egress: config.egressPolicy), logger: logger))
+                                                                  logger: logger, tracer: tracer),
+                          analyses: CallAnalysisDispatcher(store: store, settings: .init(config.analysis, egress: config.egressPolicy), logger: logger, tracer: tracer))
     }
 
     /// Runs until cancelled; then every live call is ended (BYE or CANCEL) and every port freed.

@@ -2,8 +2,6 @@ import Foundation
 import MCP
 import Pipeline
 import Synchronization
-import TraceContext
-import Tracing
 
 /// Runs the operator's tools for the engines: checks the model's arguments against the tool's
 /// schema, fills in secrets, makes the request and turns whatever happened into a JSON answer the
@@ -48,12 +46,7 @@ public struct ToolRunner: Sendable {
     public func call(_ tool: ToolDefinition, arguments: String) async -> Outcome {
         let clock = TaskClock()
         let started = clock.now
-        let outcome = await TraceParent.withSpan("execute_tool \(tool.name)", attributes: ["gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": .string(tool.name)]) {
-            await attempt(tool, arguments: arguments)
-        } ending: { outcome, span in
-            span.attributes["voicebridge.tool.status"] = outcome.status.rawValue
-            if outcome.status != .ok { span.setStatus(SpanStatus(code: .error, message: outcome.status.rawValue)) }
-        }
+        let outcome = await ToolCallRecord.traced(tool: tool.name, { await attempt(tool, arguments: arguments) }, status: \.status)
         let milliseconds = Int(started.duration(to: clock.now) / .milliseconds(1))
         let record = ToolCallRecord(tool: tool.name, arguments: secrets.masked(arguments), status: outcome.status, httpStatus: outcome.httpStatus,
                                     milliseconds: milliseconds, error: outcome.error.map(secrets.masked), passedOn: outcome.passedOn)

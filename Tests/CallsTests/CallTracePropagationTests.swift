@@ -11,8 +11,8 @@ import TraceContext
 @testable import Calls
 
 /// W3C Trace Context out and in: a call placed with a `traceparent` joins that trace, and every
-/// request the call makes — the model, the voice, the operator's tool (a client span of its own) —
-/// carries the call's trace, so the services it reaches join the trace too. The cascade engine against the fake
+/// request the call makes — the model, the voice, the operator's tool, each a client span of its
+/// own — carries the call's trace, so the services it reaches join the trace too. The cascade engine against the fake
 /// OpenAI and Deepgram servers, the tool on a loopback server, the spans through the server's OTLP exporter.
 @Suite(.serialized, .enabled(if: CallHarness.speech != nil)) struct CallTracePropagationTests {
     static let received = TraceParent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")!
@@ -56,8 +56,11 @@ import TraceContext
                     }
                 }
             }
+            // Until the call's spans and every span a model or voice request named are in.
+            let named = (log.all("traceparent chat") + log.all("traceparent speech")).compactMap { TraceParent(String($0.split(separator: " ").last ?? "")) }
             return try await receiver.spans { spans in
                 ["call", "call queued", "GET", "execute_tool free_slots"].allSatisfy { name in spans.contains { $0.name == name } }
+                    && named.allSatisfy { trace in spans.contains { $0.spanID == String(trace.parentSpanID) } }
             }
         }
         #expect(receiver.errors.isEmpty, "\(receiver.errors)")
@@ -81,9 +84,20 @@ import TraceContext
                 && request.attributes["http.response.status_code"] as? Int == 200, "\(request.attributes)")
         #expect(!request.attributes.values.contains { "\($0)".contains("slots") || "\($0)".contains("2026") }, "no path, no query: \(request.attributes)")
         #expect(toolSaw.value == ["00-\(Self.received.traceID)-\(request.spanID)-01"], "the tool's request names its own span")
-        let chat = log.all("traceparent chat"), speech = log.all("traceparent speech")
-        #expect(chat.count >= 2 && chat.allSatisfy { $0 == "traceparent chat \(underCall)" }, "\(chat)")
-        #expect(!speech.isEmpty && speech.allSatisfy { $0 == "traceparent speech \(underCall)" }, "\(speech)")
+        // The model's and the voice's requests: each names its own client span, under the call —
+        // the model's as GenAI's conventions name it.
+        let byID = Dictionary(spans.map { ($0.spanID, $0) }, uniquingKeysWith: { first, _ in first })
+        func requestSpans(_ service: String) -> [OTLPReceiver.Span?] {
+            log.all("traceparent \(service)").map { line in TraceParent(String(line.split(separator: " ").last ?? "")).flatMap { byID[String($0.parentSpanID)] } }
+        }
+        let chat = requestSpans("chat"), speech = requestSpans("speech")
+        #expect(chat.count >= 2 && chat.allSatisfy { span in
+            span.map { $0.name.hasPrefix("chat ") && $0.kind == 3 && $0.parentSpanID == call.spanID && $0.attributes["gen_ai.operation.name"] as? String == "chat"
+                && $0.attributes["http.response.status_code"] as? Int == 200 && $0.start >= call.start && $0.end <= call.end } == true
+        }, "\(log.all("traceparent chat")) \(chat)")
+        #expect(!speech.isEmpty && speech.allSatisfy { span in
+            span.map { $0.name == "POST" && $0.kind == 3 && $0.parentSpanID == call.spanID && $0.attributes["voicebridge.engine.request"] as? String == "speech" } == true
+        }, "\(log.all("traceparent speech")) \(speech)")
         let heard = log.all("traceparent deepgram")
         #expect(heard == ["traceparent deepgram \(underCall)"], "the transcriber's WebSocket upgrade: \(heard)")
     }

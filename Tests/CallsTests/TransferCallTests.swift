@@ -86,27 +86,43 @@ import TestSupport
         #expect(sipp.status == 0, "the person's call ended with a BYE from us: \(sipp.output.suffix(400))")
     }
 
+    /// Traced: each try to reach the person is a span of the call's trace, saying how it went and
+    /// not whom it called.
     @Test func aBusyPersonGivesTheCallBackToTheAgent() async throws {
         try #require(Sipp.isInstalled)
+        try #require(OTLPReceiver.isInstalled, "opentelemetry-proto is missing (make deps)")
+        let receiver = try await OTLPReceiver()
+        defer { receiver.stop() }
         let personPort = freeSippPort()
         // Busy for a second request too: the caller asks twice (the recognizer sometimes mishears
         // the first), so when the first was understood the second reaches a busy desk again.
         let person = try Sipp(scenario: Sipp.busyCallee, arguments: ["-i", "127.0.0.1", "-p", "\(personPort)"], seconds: 100, calls: 2)
         try await person.listening(on: personPort)
-        try await CallHarness.run { manager, store, _ in
-            var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "I want to talk to a real person.", "Yes, I can attend."],
-                                                  questions: ["Can you attend?"],
-                                                  callee: "0109876703")
-            request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
-            let id = try await manager.create(request).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
-            let lines = try await store.transcript(callID: id).map(\.entry.text)
-            #expect(call.state == .completed && call.transferOutcome == "busy", "\(call.state) \(String(describing: call.transferOutcome)) \(lines)")
-            #expect(lines.contains { $0.hasPrefix("[Transfer to sip:desk@") } && lines.contains("[Transfer busy]"), "\(lines)")
-            #expect(lines.contains { $0.contains("everyone is busy right now") }, "the agent said so: \(lines)")
-            #expect(try await store.answers(callID: id).first?.status == .answered, "and went on with the questions")
+        let tries = Locked(0)
+        let spans = try await OTLPReceiver.withTracing(endpoint: receiver.tracesURL) { tracing in
+            try await CallHarness.run(tweak: { $0.tracer = tracing.tracer }) { manager, store, _ in
+                var request = CallHarness.seedRequest(answers: ["Please connect me to an operator.", "I want to talk to a real person.", "Yes, I can attend."],
+                                                      questions: ["Can you attend?"],
+                                                      callee: "0109876703")
+                request.transferTo = "sip:desk@127.0.0.1:\(personPort)"
+                let id = try await manager.create(request).outboundId
+                let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
+                let lines = try await store.transcript(callID: id).map(\.entry.text)
+                #expect(call.state == .completed && call.transferOutcome == "busy", "\(call.state) \(String(describing: call.transferOutcome)) \(lines)")
+                #expect(lines.contains { $0.hasPrefix("[Transfer to sip:desk@") } && lines.contains("[Transfer busy]"), "\(lines)")
+                #expect(lines.contains { $0.contains("everyone is busy right now") }, "the agent said so: \(lines)")
+                #expect(try await store.answers(callID: id).first?.status == .answered, "and went on with the questions")
+                tries.withLock { $0 = lines.filter { $0.hasPrefix("[Transfer to sip:desk@") }.count }
+            }
+            return try await receiver.spans { spans in spans.contains { $0.name == "call" } && spans.filter { $0.name == "transfer" }.count >= tries.value }
         }
         await person.stop()
         _ = await person.wait()
+        let call = try #require(spans.first { $0.name == "call" })
+        let transfers = spans.filter { $0.name == "transfer" }
+        #expect(!transfers.isEmpty && transfers.count == tries.value, "\(transfers.count) spans for \(tries.value) tries")
+        #expect(transfers.allSatisfy { $0.parentSpanID == call.spanID && $0.kind == 3 && $0.start >= call.start && $0.end <= call.end
+            && $0.attributes["voicebridge.transfer.mode"] as? String == "blind" && $0.attributes["voicebridge.transfer.outcome"] as? String == "busy" }, "\(transfers)")
+        #expect(!spans.flatMap { $0.attributes.values.map { "\($0)" } }.contains { $0.contains("desk") || $0.contains("sip:") }, "no target in a span")
     }
 }

@@ -17,6 +17,8 @@ public final class OTLPReceiver: @unchecked Sendable {
         public var spanID: String { object["span_id"] as? String ?? "" }
         public var parentSpanID: String { object["parent_span_id"] as? String ?? "" }
         public var name: String { object["name"] as? String ?? "" }
+        /// OTLP's `SpanKind`: 1 internal, 2 server, 3 client, 4 producer, 5 consumer.
+        public var kind: Int { object["kind"] as? Int ?? 0 }
         public var service: String { object["service"] as? String ?? "" }
         public var start: UInt64 { (object["start"] as? NSNumber)?.uint64Value ?? 0 }
         public var end: UInt64 { (object["end"] as? NSNumber)?.uint64Value ?? 0 }

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 import Tools
+import Tracing
 
 /// Runs the post-call analyses of completed calls for the life of the server: claims due jobs,
 /// asks the configured model for a structured analysis (through the egress client) or, without
@@ -31,12 +32,15 @@ public final class CallAnalysisDispatcher: Sendable {
     let store: CallStore
     let settings: Settings
     let logger: Logger
+    /// Where the spans of this work go (`telemetry.otlp_endpoint`'s exporter); nil: none are made.
+    let tracer: (any Tracer)?
     private let gate = OutboxReadGate()
 
-    public init(store: CallStore, settings: Settings, logger: Logger) {
+    public init(store: CallStore, settings: Settings, logger: Logger, tracer: (any Tracer)? = nil) {
         self.store = store
         self.settings = settings
         self.logger = logger
+        self.tracer = tracer
     }
 
     public func run() async {
@@ -47,7 +51,8 @@ public final class CallAnalysisDispatcher: Sendable {
             earliestDue: { try await self.store.nextAnalysisAttempt() },
             failed: { self.logger.warning("could not read the analysis outbox", metadata: ["error": "\($0)"]) },
             send: { job in
-                await self.store.continuingTrace(ofCall: job.outboundId) { await self.attempt(job) }
+                await self.store.continuingTrace(ofCall: job.outboundId, tracer: self.tracer, as: "call analysis",
+                                                 attributes: ["voicebridge.analysis.attempt": .int64(Int64(job.attemptCount + 1))]) { await self.attempt(job) }
             })
     }
 

@@ -3,12 +3,22 @@ import Bridge
 import Dialogue
 import Foundation
 import Realtime
+import TraceContext
+import Tracing
 
 /// How handing a call to a person went: over (the caller left this call, or nobody was reached
 /// and the agent goes on), or a person's leg this call must bridge the caller to (B2BUA).
 public enum TransferResult: Sendable {
     case finished(TransferOutcome)
     case bridged(any MediaStreamLeg)
+
+    /// How it went: a bridged person answered.
+    var outcome: TransferOutcome {
+        switch self {
+        case .finished(let outcome): outcome
+        case .bridged: .answered
+        }
+    }
 }
 
 /// Hands a call to a person: a SIP REFER (bridging the person itself when the peer refuses it),
@@ -43,7 +53,7 @@ extension CallSession {
             // Warm: we call the person ourselves, the caller on hold; they hear who is waiting
             // first — written (by the model, when one is set) while their phone rings.
             async let written = writtenBriefing(warm.settings, reason: reason)
-            let dialled = await warm.dial(target)
+            let dialled = await Self.traced(mode: "warm") { await warm.dial(target) }
             let briefing = await written
             if case .bridged(let person) = dialled {
                 let text = briefing.trimmingCharacters(in: .whitespaces) + " " + WarmTransfer.keys(byVoice: warm.settings.transcribe != nil)
@@ -52,12 +62,8 @@ extension CallSession {
             }
             if case .finished(let outcome) = dialled { return await warmTransferEnded(target: target, outcome: outcome) }
         }
-        let result = await transfer(target)
-        let outcome: TransferOutcome
-        switch result {
-        case .finished(let finished): outcome = finished
-        case .bridged: outcome = .answered
-        }
+        let result = await Self.traced(mode: "blind") { await transfer(target) }
+        let outcome = result.outcome
         logger.info("transfer", metadata: ["call": "\(callID)", "target": "\(target)", "outcome": "\(outcome.rawValue)"])
         do { try await store.setTransfer(callID: callID, target: target, outcome: outcome.rawValue) } catch {
             logger.warning("could not store the transfer", metadata: ["call": "\(callID)", "error": "\(error)"])
@@ -72,6 +78,14 @@ extension CallSession {
         state.withLock { $0.engineHearsCaller = true }
         await engine.transferEnded(outcome)
         return .backToTheAgent
+    }
+
+    /// Reaching the person, as a span of the call's trace when it is traced here: how, and how it
+    /// went. Not whom: the target is a number or an address.
+    static func traced(mode: String, _ reach: () async -> TransferResult) async -> TransferResult {
+        await TraceParent.withSpan("transfer", kind: .client, attributes: ["voicebridge.transfer.mode": .string(mode)], reach) { result, span in
+            span.attributes["voicebridge.transfer.outcome"] = result.outcome.rawValue
+        }
     }
 
     /// A warm transfer's person accepted: written down as the bridge comes up.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Tools
+import Tracing
 
 /// Runs the `on_end` tools of ended calls for the life of the server: claims due runs, sends each
 /// tool its call's result (the webhook's body) with its headers and secrets through the egress
@@ -13,14 +14,17 @@ public final class AfterCallToolDispatcher: Sendable {
     let runner: ToolRunner
     let settings: WebhookDispatcher.Settings
     let logger: Logger
+    /// Where the spans of this work go (`telemetry.otlp_endpoint`'s exporter); nil: none are made.
+    let tracer: (any Tracer)?
     /// The outbox is nearly always empty (few tools run after the call): read only when worth it.
     private let gate = OutboxReadGate()
 
-    public init(store: CallStore, runner: ToolRunner, settings: WebhookDispatcher.Settings, logger: Logger) {
+    public init(store: CallStore, runner: ToolRunner, settings: WebhookDispatcher.Settings, logger: Logger, tracer: (any Tracer)? = nil) {
         self.store = store
         self.runner = runner
         self.settings = settings
         self.logger = logger
+        self.tracer = tracer
     }
 
     public func run() async {
@@ -30,7 +34,11 @@ public final class AfterCallToolDispatcher: Sendable {
             earliestDue: { try await self.store.nextAfterCallToolAttempt() },
             failed: { self.logger.warning("could not read the after-call tool outbox", metadata: ["error": "\($0)"]) },
             send: { claimed in
-                await self.store.continuingTrace(ofCall: claimed.0.outboundId) { await self.attempt(claimed.0, claimed.1) }
+                let (run, tool) = claimed
+                await self.store.continuingTrace(ofCall: run.outboundId, tracer: self.tracer, as: "after-call tool \(tool.name)",
+                                                 attributes: ["voicebridge.tool.attempt": .int64(Int64(run.attemptCount + 1))]) {
+                    await self.attempt(run, tool)
+                }
             })
     }
 

@@ -4,6 +4,7 @@ import Egress
 import Foundation
 import Logging
 import NIOCore
+import Tracing
 
 /// Drains the webhook outbox for the life of the server: claims due deliveries (at most
 /// `concurrency` in flight), POSTs each body signed as Standard Webhooks says, and stores every
@@ -25,13 +26,16 @@ public final class WebhookDispatcher: Sendable {
     let store: CallStore
     let settings: Settings
     let logger: Logger
+    /// Where the spans of this work go (`telemetry.otlp_endpoint`'s exporter); nil: none are made.
+    let tracer: (any Tracer)?
     /// Read after a write, when a retry falls due, or twice a minute (`OutboxDrain`).
     private let gate = OutboxReadGate()
 
-    public init(store: CallStore, settings: Settings, logger: Logger) {
+    public init(store: CallStore, settings: Settings, logger: Logger, tracer: (any Tracer)? = nil) {
         self.store = store
         self.settings = settings
         self.logger = logger
+        self.tracer = tracer
     }
 
     public func run() async {
@@ -41,7 +45,11 @@ public final class WebhookDispatcher: Sendable {
             earliestDue: { try await self.store.webhooks.nextAttempt() },
             failed: { self.logger.warning("could not read the webhook outbox", metadata: ["error": "\($0)"]) },
             send: { claimed in
-                await self.store.continuingTrace(ofCall: claimed.0.outboundId) { await self.deliver(claimed.0, to: claimed.1) }
+                let (delivery, endpoint) = claimed
+                await self.store.continuingTrace(ofCall: delivery.outboundId, tracer: self.tracer, as: "webhook \(delivery.eventType)",
+                                                 attributes: ["voicebridge.webhook.attempt": .int64(Int64(delivery.attemptCount + 1))]) {
+                    await self.deliver(delivery, to: endpoint)
+                }
             })
     }
 

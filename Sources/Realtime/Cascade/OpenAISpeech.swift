@@ -18,10 +18,13 @@ struct OpenAISpeech {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if let apiKey, !apiKey.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
-        request.addTraceParent()
+        let span = request.startSpan(attributes: ["voicebridge.engine.request": "speech"])
+        var status: Int?
+        defer { span?.end(status: status) }
         let body: [String: Any] = ["model": model, "input": text, "voice": voice, "response_format": "pcm"]
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        status = Int(response.status.code)
         guard response.status == .ok else {
             let detail = String(buffer: try await response.body.collect(upTo: 64 * 1024))
             throw ChatCompletionStream.Failure(description: "speech answered \(response.status.code): \(detail.prefix(300))")
@@ -60,9 +63,12 @@ struct OpenAITranscription {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
         if let apiKey, !apiKey.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
-        request.addTraceParent()
+        let span = request.startSpan(attributes: ["voicebridge.engine.request": "transcription"])
+        var status: Int?
+        defer { span?.end(status: status) }
         request.body = .bytes(ByteBuffer(bytes: body))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        status = Int(response.status.code)
         let data = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .ok,
               let object = (try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any],

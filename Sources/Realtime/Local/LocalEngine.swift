@@ -297,12 +297,14 @@ public final class LocalEngine: ConversationEngine {
         let arguments = JSONValue.object(["query": .string(question)]).serialized
         var record = ToolCallRecord(tool: KnowledgeSearchTool.name, arguments: arguments, status: .ok, milliseconds: 0)
         var answer: KnowledgeHit?
-        do {
-            answer = answerPolicy.answer(from: try await knowledge.searchKnowledge(question, in: collections, limit: KnowledgeSearchTool.resultLimit))
-        } catch {
-            record.status = .failed
-            record.error = "the knowledge base could not be searched: \(error)"
-        }
+        await ToolCallRecord.traced(tool: KnowledgeSearchTool.name, {
+            do {
+                answer = answerPolicy.answer(from: try await knowledge.searchKnowledge(question, in: collections, limit: KnowledgeSearchTool.resultLimit))
+            } catch {
+                record.status = .failed
+                record.error = "the knowledge base could not be searched: \(error)"
+            }
+        }, status: { _ in record.status })
         record.milliseconds = Int(started.duration(to: VirtualTimeExecutor.now) / .milliseconds(1))
         await events.emit(.toolCalled(record))
         return answer
