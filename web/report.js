@@ -1,10 +1,12 @@
 // The call's report on its detail page: a per-turn timeline drawn as inline SVG (the end of
-// the caller's speech at 0 ms, then transcript → reply → first audio → first frame on the
-// wire), interruptions, the estimated cost, and every pipeline stage's figures.
+// the caller's speech at 0 ms, then end of turn decided → transcript → reply → first audio →
+// first frame on the wire; a step that ended before the one drawn before it is left out, as in
+// the trace), interruptions, the estimated cost, and every pipeline stage's figures.
 'use strict';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const STEPS = [
+  ['turn_ended_ms', 'report.step.wait', '#9aa5b1'],
   ['transcript_ms', 'report.step.listen', '#7aa7e0'],
   ['reply_started_ms', 'report.step.think', '#e0b04f'],
   ['first_audio_ms', 'report.step.speak', '#8cc084'],
@@ -24,8 +26,8 @@ function turnTimeline(turns) {
   const scale = (width - left - right) / longest;
   const chart = svg('svg', { viewBox: `0 0 ${width} ${top + row * turns.length + 8}`, role: 'img', id: 'turn-chart', 'aria-label': t('report.turns') });
   STEPS.forEach(([, label, color], n) => {
-    chart.append(svg('rect', { x: left + n * 130, y: 4, width: 10, height: 10, fill: color }));
-    chart.append(svg('text', { x: left + n * 130 + 14, y: 13, 'font-size': 11 }, t(label)));
+    chart.append(svg('rect', { x: left + n * 108, y: 4, width: 10, height: 10, fill: color }));
+    chart.append(svg('text', { x: left + n * 108 + 14, y: 13, 'font-size': 11 }, t(label)));
   });
   turns.forEach((turn, index) => {
     const y = top + index * row;
@@ -34,7 +36,7 @@ function turnTimeline(turns) {
     let start = 0;
     for (const [key, label, color] of STEPS) {
       const end = turn[key];
-      if (end === undefined || end === null) continue;
+      if (end === undefined || end === null || end < start) continue;
       const bar = svg('rect', { x: left + start * scale, y: y + 3, width: Math.max(1, (end - start) * scale), height: row - 8, fill: color, class: 'step', 'data-step': key });
       bar.append(svg('title', {}, `${t(label)}: ${start}–${end} ms`));
       group.append(bar);

@@ -128,10 +128,10 @@ import TestSupport
         let attempts = try await browser.execute("return [...document.querySelectorAll('#attempts li')].map(li => li.dataset.outcome);") as? [String]
         #expect(attempts == ["completed"], "the call's one attempt and its outcome: \(attempts ?? [])")
         try await browser.wait(for: "!document.querySelector('#recording').hidden")
-        // The report: one timeline row per agent turn, each with its four timed steps, and the cost.
+        // The report: one timeline row per agent turn, each with its five timed steps, and the cost.
         try await browser.wait(for: "document.querySelectorAll('#turn-chart .turn').length >= 2")
         let steps = try await browser.execute("return [...document.querySelectorAll('#turn-chart .turn')].map(g => g.querySelectorAll('rect.step').length);") as? [Int]
-        #expect(steps?.allSatisfy { $0 == 4 } == true, "transcript, reply, audio and wire in every turn: \(steps ?? [])")
+        #expect(steps?.allSatisfy { $0 == 5 } == true, "end of turn, transcript, reply, audio and wire in every turn: \(steps ?? [])")
         let cost = try await browser.execute("return document.querySelector('#cost').textContent;") as? String ?? ""
         #expect(cost.hasPrefix("Estimated cost: 0.0000 USD"), "offline calls cost nothing by default: \(cost)")
         let stages = try await browser.execute("return document.querySelectorAll('#stages tr').length;") as? Int

@@ -12,6 +12,7 @@ import Testing
         timeline.speechEnded(at: answered.advanced(by: .seconds(3)))
         timeline.speechEnded(at: answered.advanced(by: .seconds(5)))
         let end = answered.advanced(by: .seconds(5))
+        timeline.milestone(.turnEnded, at: end.advanced(by: .milliseconds(250)))
         timeline.transcript(at: end.advanced(by: .milliseconds(300)))
         timeline.milestone(.firstByte(provider: "stt", milliseconds: 280), at: end.advanced(by: .milliseconds(300)))
         timeline.milestone(.replyStarted, at: end.advanced(by: .milliseconds(320)))
@@ -23,7 +24,7 @@ import Testing
         // Milestones with no open turn (e.g. the closing's TTS) change nothing.
         timeline.milestone(.firstByte(provider: "tts", milliseconds: 99), at: end.advanced(by: .seconds(2)))
 
-        #expect(timeline.turns == [TurnTiming(turn: 1, speechEndedAt: 5, transcriptMs: 300, replyStartedMs: 320, firstAudioMs: 370, firstFrameMs: 372,
+        #expect(timeline.turns == [TurnTiming(turn: 1, speechEndedAt: 5, turnEndedMs: 250, transcriptMs: 300, replyStartedMs: 320, firstAudioMs: 370, firstFrameMs: 372,
                                               firstByteMs: ["stt": 280, "tts": 40], interrupted: true, heardMs: 600, generatedMs: 2400)])
     }
 

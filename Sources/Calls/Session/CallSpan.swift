@@ -88,7 +88,7 @@ public final class CallSpan: Sendable {
 
     /// The steps of a turn, each from the one before it, in milliseconds after the speech end.
     static func steps(of turn: TurnTiming) -> [(name: String, from: Int, to: Int)] {
-        let marks: [(String, Int?)] = [("transcription", turn.transcriptMs), ("reply", turn.replyStartedMs),
+        let marks: [(String, Int?)] = [("end of turn", turn.turnEndedMs), ("transcription", turn.transcriptMs), ("reply", turn.replyStartedMs),
                                        ("synthesis", turn.firstAudioMs), ("playout", turn.firstFrameMs)]
         var steps: [(name: String, from: Int, to: Int)] = []
         var from = 0

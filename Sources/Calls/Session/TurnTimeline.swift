@@ -6,6 +6,8 @@ public struct TurnTiming: Sendable, Codable, Equatable {
     public var turn: Int
     /// When the caller stopped speaking (the VAD's offset), seconds after the call was answered.
     public var speechEndedAt: Double
+    /// The engine decided the turn was over (the offline engine; nil where the provider decides).
+    public var turnEndedMs: Int?
     /// The caller's words as text (the final transcript reached the session).
     public var transcriptMs: Int?
     /// The reply began: the LLM's first token (cascade), the scripted reply chosen (local).
@@ -23,7 +25,7 @@ public struct TurnTiming: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case turn, interrupted
-        case speechEndedAt = "speech_ended_at", transcriptMs = "transcript_ms", replyStartedMs = "reply_started_ms"
+        case speechEndedAt = "speech_ended_at", turnEndedMs = "turn_ended_ms", transcriptMs = "transcript_ms", replyStartedMs = "reply_started_ms"
         case firstAudioMs = "first_audio_ms", firstFrameMs = "first_frame_ms", firstByteMs = "first_byte_ms"
         case heardMs = "heard_ms", generatedMs = "generated_ms"
     }
@@ -70,6 +72,8 @@ struct TurnTimeline {
     mutating func milestone(_ milestone: EngineMilestone, at now: ContinuousClock.Instant) {
         guard let ended = open?.endedAt else { return }
         switch milestone {
+        case .turnEnded:
+            if open?.timing.turnEndedMs == nil { open?.timing.turnEndedMs = Self.ms(ended, now) }
         case .transcribed:
             if open?.timing.transcriptMs == nil { open?.timing.transcriptMs = Self.ms(ended, now) }
         case .replyStarted:

@@ -63,6 +63,9 @@ public final class UsageMeter: Sendable {
 
 /// A step of an agent turn that the session cannot see from the audio alone.
 public enum EngineMilestone: Sendable, Equatable {
+    /// The engine decided the caller's turn is over (the offline engine's end-of-turn window and
+    /// model); an engine whose provider decides it, in its transcript, does not say it apart.
+    case turnEnded
     /// The caller's words are text (stamped by the engine, ahead of its transcript event).
     case transcribed
     /// The reply began: the LLM's first token (cascade), the scripted reply chosen (local).

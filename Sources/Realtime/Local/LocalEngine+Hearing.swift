@@ -30,6 +30,7 @@ extension LocalEngine {
             switch outcome {
             case .utterance(let finished):
                 let started = VirtualTimeExecutor.now
+                await milestone(.turnEnded)   // the window ran out before any words were judged: transcribed now
                 let heard = await transcribe(finished)
                 if keptAfterHangUp(heard) { continue }
                 if await settleOverlap(heard.text, turnOver: true) { continue }
@@ -37,6 +38,7 @@ extension LocalEngine {
             case .transcribed(let heard, let transcribing):
                 if keptAfterHangUp(heard) { continue }
                 if await settleOverlap(heard.text, turnOver: true) { continue }
+                await milestone(.turnEnded)   // on words already heard
                 _ = await replies.send(.answer(heard, since: VirtualTimeExecutor.now - transcribing))
             case .speechEnded(let sofar, let starts):
                 guard state.withLock({ !$0.hungUp || $0.lastWordsSpeculation == starts }) else { continue }
@@ -102,7 +104,10 @@ extension LocalEngine {
             s.dropTurn()   // over, on these words
             return true
         }
-        if endsNow, await !settleOverlap(text, turnOver: true) { _ = await replies.send(.answer(heard, since: VirtualTimeExecutor.now - transcribing)) }
+        if endsNow, await !settleOverlap(text, turnOver: true) {
+            await milestone(.turnEnded)
+            _ = await replies.send(.answer(heard, since: VirtualTimeExecutor.now - transcribing))
+        }
     }
 
     private func answer(_ heard: Transcript, since started: ContinuousClock.Instant) async {
