@@ -227,7 +227,7 @@ let package = Package(
         .testTarget(name: "FlowsTests", dependencies: ["Flows"]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "Flows", "Tools"]),
         .testTarget(name: "BridgeTests", dependencies: [
-            "Bridge", "TestSupport", "TestLanes", .product(name: "NIOPosix", package: "swift-nio"),
+            "Bridge", "TestSupport", "TestLanes", .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
         ]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Dialogue", "Realtime"]),

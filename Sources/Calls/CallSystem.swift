@@ -40,10 +40,13 @@ public final class CallSystem: Sendable {
     public let afterCallTools: AfterCallToolDispatcher
     /// Analyses completed calls whose template asks for it.
     public let analyses: CallAnalysisDispatcher
+    /// Asterisk's AudioSocket connections, when `audiosocket.listen` is set.
+    let audioSocket: AudioSocketServer?
 
     private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,
-                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, webhooks: WebhookDispatcher, knowledge: KnowledgeBase,
-                 afterCallTools: AfterCallToolDispatcher, analyses: CallAnalysisDispatcher) {
+                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, loopSchedulers: [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)],
+                 webhooks: WebhookDispatcher, knowledge: KnowledgeBase, afterCallTools: AfterCallToolDispatcher, analyses: CallAnalysisDispatcher,
+                 audioSocket: AudioSocketServer?) {
         self.manager = manager
         self.analyses = analyses
         self.afterCallTools = afterCallTools
@@ -54,15 +57,28 @@ public final class CallSystem: Sendable {
         self.sipPort = sipPort
         self.scheduler = scheduler
         self.mediaLoop = mediaLoop
-        loopSchedulers = MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
+        self.loopSchedulers = loopSchedulers
+        self.audioSocket = audioSocket
+    }
+
+    /// A media tick per event loop of the server; `mediaLoop`'s is `scheduler`.
+    static func loopSchedulers(mediaLoop: any EventLoop, scheduler: PacerScheduler<[UInt8]>) -> [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)] {
+        MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
             (loop, loop === mediaLoop ? scheduler : PacerScheduler<[UInt8]>())
         }
     }
 
     /// The media tick that runs on `loop` (for a stream whose socket that loop owns).
     public func scheduler(for loop: any EventLoop) -> PacerScheduler<[UInt8]> {
-        loopSchedulers.first { $0.loop === loop }?.scheduler ?? scheduler
+        Self.scheduler(for: loop, in: loopSchedulers) ?? scheduler
     }
+
+    static func scheduler(for loop: any EventLoop, in schedulers: [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)]) -> PacerScheduler<[UInt8]>? {
+        schedulers.first { $0.loop === loop }?.scheduler
+    }
+
+    /// The port AudioSocket connections are taken on, when they are.
+    public var audioSocketPort: Int? { audioSocket?.port }
 
     /// Legs paced by all the media ticks.
     public var pacedLegs: Int { loopSchedulers.reduce(0) { $0 + $1.scheduler.registeredCount } }
@@ -343,13 +359,15 @@ public final class CallSystem: Sendable {
             settings.recordingsFolder = config.database.recordings
         }
         let scheduler = PacerScheduler<[UInt8]>()
+        let loopSchedulers = loopSchedulers(mediaLoop: mediaLoop, scheduler: scheduler)
         let manager = CallManager(settings: settings, store: store, userAgent: userAgent, scheduler: scheduler, engines: engines, logger: logger, metrics: metrics)
         let webhooks = WebhookDispatcher(store: store, settings: .init(config.webhooks, egress: config.egressPolicy), logger: logger, tracer: tracer)
         return CallSystem(manager: manager, userAgent: userAgent, callee: callee, sipPort: port, scheduler: scheduler, mediaLoop: mediaLoop,
-                          webhooks: webhooks, knowledge: knowledge,
+                          loopSchedulers: loopSchedulers, webhooks: webhooks, knowledge: knowledge,
                           afterCallTools: AfterCallToolDispatcher(store: store, runner: tools, settings: .init(config.webhooks, egress: config.egressPolicy),
                                                                   logger: logger, tracer: tracer),
-                          analyses: CallAnalysisDispatcher(store: store, settings: .init(config.analysis, egress: config.egressPolicy), logger: logger, tracer: tracer))
+                          analyses: CallAnalysisDispatcher(store: store, settings: .init(config.analysis, egress: config.egressPolicy), logger: logger, tracer: tracer),
+                          audioSocket: try await audioSocket(config, schedulers: loopSchedulers, fallback: scheduler, logger: logger))
     }
 
     /// Runs until cancelled; then every live call is ended (BYE or CANCEL) and every port freed.
@@ -365,6 +383,9 @@ public final class CallSystem: Sendable {
             group.addTask { await self.afterCallTools.run() }
             group.addTask { await self.analyses.run() }
             group.addTask { await self.manager.store.listenForEvents() }   // wakes /api/events readers (PostgreSQL)
+            if let audioSocket {
+                group.addTask { await audioSocket.run { leg, start in await self.manager.answer(audioSocket: leg, start: start) } }
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Dialogue
 import Foundation
 import Logging
+import NIOCore
 import Realtime
 import TestSupport
 import Testing
@@ -226,6 +227,10 @@ import Tools
         ("sip: {transport: tls, gateway: 'sip:192.0.2.1'}", "sip.tls_certificate", "required with sip.transport: tls"),
         ("sip: {transport: tls, gateway: 'sip:192.0.2.1', tls_certificate: /nonexistent/cert.pem}", "sip.tls_certificate", "cannot read"),
         ("sip: {transport: tcp}", "sip.gateway", "simulated callee speaks UDP"),
+        ("audiosocket: {listen: '0.0.0.0:9092'}", "audiosocket.allowed_peers", "carries no credential"),
+        ("audiosocket: {listen: '9092', allowed_peers: [10.0.0.5]}", "audiosocket.listen", "not host:port"),
+        ("audiosocket: {listen: 'pbx.local:9092', allowed_peers: [10.0.0.5]}", "audiosocket.listen", "not an IP address to listen on"),
+        ("audiosocket: {allowed_peers: [pbx.local]}", "audiosocket.allowed_peers", "'pbx.local' is not an address or a block"),
     ] as [(String, String, String)])
     func invalidConfigNamesTheKey(yaml: String, key: String, problem: String) {
         do {
@@ -273,6 +278,16 @@ import Tools
         #expect(c.inbound.route(for: "15550100")?.botURL == "wss://bot.example.com/twilio")
         #expect(c.inbound.route(for: "+15550101")?.template == "dental" && c.inbound.route(for: "+15550101")?.questions == ["When?"])
         #expect(c.inbound.route(for: "+15550199") == nil && c.inbound.route(for: "") == nil)
+    }
+
+    /// AudioSocket listens where it is told, for the peers listed; no one else is let in.
+    @Test func audioSocketListensForItsPeersOnly() throws {
+        let c = try VoiceBridgeConfig(source: ConfigSource(yaml: "audiosocket: {listen: '[::1]:9092', allowed_peers: [10.0.0.5, 192.168.7.0/24]}"))
+        #expect(c.audioSocket.listen == .init(host: "::1", port: 9092))
+        let at = { (host: String) in try SocketAddress(ipAddress: host, port: 40000) }
+        #expect(try c.audioSocket.allows(at("10.0.0.5")) && c.audioSocket.allows(at("192.168.7.200")))
+        #expect(try !c.audioSocket.allows(at("10.0.0.6")) && !c.audioSocket.allows(at("127.0.0.1")))
+        #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "")).audioSocket.listen == nil, "off by default")
     }
 
     @Test func webhookEndpointsAreReadByName() throws {

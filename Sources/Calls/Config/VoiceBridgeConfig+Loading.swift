@@ -135,6 +135,7 @@ extension VoiceBridgeConfig {
             return dialect
         }
 
+        try Self.readAudioSocket(&c.audioSocket, &r)
         try Self.readOutbound(&c.outbound, &r)
         try Self.readWebhooks(&c.webhooks, &r)
         c.transfer.target = try r.optionalString("transfer.target")

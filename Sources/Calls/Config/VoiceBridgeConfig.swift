@@ -315,6 +315,7 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     public var engine = Engine()
     public var twilio = Twilio()
     public var mediaStreams = MediaStreams()
+    public var audioSocket = AudioSocket()
     public var carrier: Carrier = .sip
     public var outbound = Outbound()
     public var inbound = Inbound()

@@ -1,0 +1,128 @@
+import Bridge
+import Calls
+import Egress
+import Foundation
+import Logging
+import Pipeline
+import Testing
+import TestSupport
+
+/// Asterisk's AudioSocket through the whole server (`audiosocket.listen`), the peer a client
+/// written from the protocol's description (`AudioSocketPeer`): a call the agent answers and the
+/// caller talks over, stored like any inbound call; and peers that misbehave — not allowed,
+/// garbage, no UUID, cut off mid-message, silent and never hanging up — each ended with the reason
+/// while the server goes on taking calls.
+@Suite(.serialized) struct AudioSocketCallTests {
+    static func config() -> VoiceBridgeConfig {
+        var c = TwilioStreamTests.config()
+        c.audioSocket.listen = .init(host: "127.0.0.1", port: 0)
+        c.audioSocket.allowedPeers = [IPNetwork("127.0.0.1")!]
+        return c
+    }
+
+    /// The server on `config`, its AudioSocket port and store for `body`.
+    static func withServer(_ config: VoiceBridgeConfig, _ body: @Sendable (Int, CallStore) async throws -> Void) async throws {
+        let store = try await CallStore.open(config.database.location)
+        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+        let port = try #require(calls.audioSocketPort)
+        try await TwilioStreamTests.withLiveServer(config, store: store, calls: calls) { _ in try await body(port, store) }
+    }
+
+    /// The inbound call whose call id is `uuid`, once it has ended (woken by the store's events).
+    static func endedCall(_ uuid: UUID, in store: CallStore) async throws -> CallRecord {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while ContinuousClock.now < deadline {
+            if let call = try await store.calls(inStates: CallState.allCases).first(where: { $0.callId == uuid.uuidString.lowercased() }), call.state.isTerminal {
+                return call
+            }
+            await store.waitForEvents(timeout: .seconds(1))
+        }
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "no ended call for \(uuid)"])
+    }
+
+    static func loud(_ message: AudioSocketPeer.Message) -> Bool { message.kind == 0x10 && message.samples.contains { abs(Int($0)) > 2000 } }
+
+    /// The local engine greets over AudioSocket; the caller answers over the greeting (a barge-in)
+    /// and hangs up: the call is stored as an inbound call under Asterisk's UUID, the greeting cut.
+    @Test func anAudioSocketCallIsAnsweredTalkedOverAndStored() async throws {
+        let config = Self.config()
+        let answer = G711.decode(try WAVFile.read(Fixtures.audio("en_yes_attend.ulaw.wav")).data, law: .muLaw)
+        let uuid = UUID()
+        try await Self.withServer(config) { port, store in
+            let peer = try await AudioSocketPeer.connect(port: port)
+            try await peer.sendUUID(uuid)
+            // The channel's audio flows all along: silence until the greeting is heard, then the answer over it.
+            let silence = [Int16](repeating: 0, count: 160)
+            let listening = Task {
+                while !Task.isCancelled { try await peer.play(silence) }
+            }
+            try await peer.wait(for: "the greeting") { $0.messages.filter(Self.loud).count >= 25 }
+            listening.cancel()
+            _ = await listening.result
+            try await peer.play(answer + [Int16](repeating: 0, count: 8000 * 3))
+            try await peer.hangUp()
+            let call = try await Self.endedCall(uuid, in: store)
+            #expect(call.direction == .inbound && call.state == .completed && call.failureReason == "remote_hangup", "\(call.state) \(call.failureReason ?? "")")
+            let transcript = try await store.transcript(callID: call.outboundId).map(\.entry)
+            #expect(transcript.first?.speaker == .ai && transcript.contains { $0.speaker == .customer }, "\(transcript.map(\.text))")
+            let report = try #require(try await store.report(callID: call.outboundId))
+            #expect(!report.interruptions.isEmpty, "the caller talked over the greeting: a barge-in")
+            #expect(peer.inbox.value.messages.allSatisfy { $0.kind == 0x10 || $0.kind == 0x00 }, "only audio, and perhaps the hang-up")
+        }
+    }
+
+    @Test func peersThatMisbehaveAreEndedAndTheServerGoesOn() async throws {
+        var config = Self.config()
+        config.engine.mode = .echo
+        config.mediaStreams.startTimeoutSeconds = 1
+        config.sip.mediaTimeoutSeconds = 2
+        try await Self.withServer(config) { port, store in
+            // Garbage where the UUID should be: closed, nothing stored.
+            let garbage = try await AudioSocketPeer.connect(port: port)
+            try await garbage.sendRaw([0x42, 0x00, 0x00])
+            try await garbage.wait(for: "the close after garbage") { $0.closed }
+            // No UUID at all: closed after media_streams.start_timeout_seconds.
+            let mute = try await AudioSocketPeer.connect(port: port)
+            try await mute.wait(for: "the close without a UUID") { $0.closed }
+            // Cut off inside an audio message: the call ends as a hang-up.
+            let cut = UUID()
+            let cutPeer = try await AudioSocketPeer.connect(port: port)
+            try await cutPeer.sendUUID(cut)
+            try await cutPeer.play([Int16](repeating: 0, count: 1600))
+            try await cutPeer.sendRaw([0x10, 0x01, 0x40] + [UInt8](repeating: 0, count: 100))
+            cutPeer.close()
+            let cutCall = try await Self.endedCall(cut, in: store)
+            #expect(cutCall.state == .completed && cutCall.failureReason == "remote_hangup", "\(cutCall.state) \(cutCall.failureReason ?? "")")
+            // Silent after its UUID and never hanging up: after sip.media_timeout the server hangs up (0x00) and closes.
+            let silent = UUID()
+            let silentPeer = try await AudioSocketPeer.connect(port: port)
+            try await silentPeer.sendUUID(silent)
+            try await silentPeer.wait(for: "our hang-up") { $0.closed && $0.messages.last?.kind == 0x00 }
+            let silentCall = try await Self.endedCall(silent, in: store)
+            #expect(silentCall.state == .completed && silentCall.failureReason == "media_timeout", "\(silentCall.state) \(silentCall.failureReason ?? "")")
+            // Still answering: a tone comes back from the echo engine.
+            let good = UUID()
+            let peer = try await AudioSocketPeer.connect(port: port)
+            try await peer.sendUUID(good)
+            let tone = (0..<8000).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 8000)) }
+            try await peer.play(tone + [Int16](repeating: 0, count: 12_000))
+            try await peer.wait(for: "the echo") { $0.messages.filter(Self.loud).count >= 10 }
+            try await peer.hangUp()
+            #expect(try await Self.endedCall(good, in: store).failureReason == "remote_hangup")
+            let stored = try await store.calls(inStates: CallState.allCases).compactMap(\.callId)
+            #expect(Set(stored) == Set([cut, silent, good].map { $0.uuidString.lowercased() }), "garbage and a mute peer made no call: \(stored)")
+        }
+    }
+
+    @Test func aPeerNotAllowedIsClosedAtOnce() async throws {
+        var config = Self.config()
+        config.audioSocket.allowedPeers = [IPNetwork("10.9.9.9")!]
+        try await Self.withServer(config) { port, store in
+            let peer = try await AudioSocketPeer.connect(port: port)
+            try await peer.sendUUID(UUID())
+            try await peer.wait(for: "the close") { $0.closed }
+            #expect(peer.inbox.value.messages.isEmpty)
+            #expect(try await store.calls(inStates: CallState.allCases).isEmpty)
+        }
+    }
+}
