@@ -66,8 +66,11 @@ import TestSupport
         #expect(rows == expected, "\(rows ?? [])")
         // Its results: the flow's outcomes and field, the post-call analyses (offline here).
         try await browser.click("li.campaign details.campaign-results summary")
+        // The analyses are stored after the calls end, from their outbox; the page reloads the
+        // results on their event. Beside the rest of make test (6 Dec) the campaign alone took
+        // 100 s, not 15, and 20 s for this was not enough: the wait is as patient as the one above.
         try await browser.wait(for: "document.querySelector('li.campaign .field-list li[data-field=attending]') && document.querySelector('li.campaign [data-figure=analysis]')",
-                               timeout: .seconds(20))
+                               timeout: .seconds(90))
         let field = try await browser.execute("return [...document.querySelector('li.campaign .field-list li[data-field=attending]').children].map(e => e.textContent);") as? [String]
         #expect(field == ["attending (yes_no)", "Answered 2 · Refused 0 · Unclear 0", "no ×1, yes ×1"], "\(field ?? [])")
         let outcomes = try await browser.execute("return [...document.querySelectorAll('#flow-outcome-chart g.bar')].map(g => g.dataset.key + '=' + g.dataset.value).sort();") as? [String]
