@@ -28,16 +28,25 @@ import TestSupport
         try await TwilioStreamTests.withLiveServer(config, store: store, calls: calls) { _ in try await body(port, store) }
     }
 
-    /// The inbound call whose call id is `uuid`, once it has ended (woken by the store's events).
-    static func endedCall(_ uuid: UUID, in store: CallStore) async throws -> CallRecord {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+    /// The inbound call whose call id is `uuid`, if there is one yet.
+    static func call(_ uuid: UUID, in store: CallStore) async throws -> CallRecord? {
+        try await store.calls(inStates: CallState.allCases).first { $0.callId == uuid.uuidString.lowercased() }
+    }
+
+    /// Returns once `done` holds, looking again at each of the store's events (60 s at most).
+    static func waitUntil(_ what: String, in store: CallStore, _ done: @Sendable (CallStore) async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while ContinuousClock.now < deadline {
-            if let call = try await store.calls(inStates: CallState.allCases).first(where: { $0.callId == uuid.uuidString.lowercased() }), call.state.isTerminal {
-                return call
-            }
+            if try await done(store) { return }
             await store.waitForEvents(timeout: .seconds(1))
         }
-        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "no ended call for \(uuid)"])
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "waited 60 s for \(what)"])
+    }
+
+    /// The inbound call whose call id is `uuid`, once it has ended.
+    static func endedCall(_ uuid: UUID, in store: CallStore) async throws -> CallRecord {
+        try await waitUntil("the call \(uuid) to end", in: store) { try await call(uuid, in: $0)?.state.isTerminal == true }
+        return try #require(try await call(uuid, in: store))
     }
 
     static func loud(_ message: AudioSocketPeer.Message) -> Bool { message.kind == 0x10 && message.samples.contains { abs(Int($0)) > 2000 } }
@@ -59,7 +68,18 @@ import TestSupport
             try await peer.wait(for: "the greeting") { $0.messages.filter(Self.loud).count >= 25 }
             listening.cancel()
             _ = await listening.result
-            try await peer.play(answer + [Int16](repeating: 0, count: 8000 * 3))
+            try await peer.play(answer)
+            // Silence again until the agent has written the answer down (beside make test the
+            // recognizer took longer than any fixed pause), then the hang-up.
+            let after = Task {
+                while !Task.isCancelled { try await peer.play(silence) }
+            }
+            try await Self.waitUntil("the caller's line in the transcript", in: store) { store in
+                guard let call = try await Self.call(uuid, in: store) else { return false }
+                return try await store.transcript(callID: call.outboundId).contains { $0.entry.speaker == .customer }
+            }
+            after.cancel()
+            _ = await after.result
             try await peer.hangUp()
             let call = try await Self.endedCall(uuid, in: store)
             #expect(call.direction == .inbound && call.state == .completed && call.failureReason == "remote_hangup", "\(call.state) \(call.failureReason ?? "")")
@@ -119,7 +139,7 @@ import TestSupport
         config.audioSocket.allowedPeers = [IPNetwork("10.9.9.9")!]
         try await Self.withServer(config) { port, store in
             let peer = try await AudioSocketPeer.connect(port: port)
-            try await peer.sendUUID(UUID())
+            try? await peer.sendUUID(UUID())   // the socket may be closed already
             try await peer.wait(for: "the close") { $0.closed }
             #expect(peer.inbox.value.messages.isEmpty)
             #expect(try await store.calls(inStates: CallState.allCases).isEmpty)

@@ -69,8 +69,22 @@ import TestSupport
         // The analyses are stored after the calls end, from their outbox; the page reloads the
         // results on their event. Beside the rest of make test (6 Dec) the campaign alone took
         // 100 s, not 15, and 20 s for this was not enough: the wait is as patient as the one above.
-        try await browser.wait(for: "document.querySelector('li.campaign .field-list li[data-field=attending]') && document.querySelector('li.campaign [data-figure=analysis]')",
-                               timeout: .seconds(90))
+        do {
+            try await browser.wait(for: "document.querySelector('li.campaign .field-list li[data-field=attending]') && document.querySelector('li.campaign [data-figure=analysis]')",
+                                   timeout: .seconds(90))
+        } catch {
+            // What the page shows, and what the server says, when the results never came.
+            let shown = try? await browser.execute("return document.querySelector('li.campaign .results-body')?.innerText ?? 'no results body';") as? String
+            let stats = try? await browser.execute("""
+                const x = new XMLHttpRequest();
+                x.open('GET', '/api/stats?campaign=' + encodeURIComponent(document.querySelector('li.campaign').dataset.id), false);
+                x.send();
+                return x.status + ' ' + x.responseText.slice(0, 1500);
+                """) as? String
+            try? await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-campaign-results-missing.png")
+            Issue.record("the results never showed the field and the analyses: page \(shown ?? "?") — /api/stats \(stats ?? "?")")
+            throw error
+        }
         let field = try await browser.execute("return [...document.querySelector('li.campaign .field-list li[data-field=attending]').children].map(e => e.textContent);") as? [String]
         #expect(field == ["attending (yes_no)", "Answered 2 · Refused 0 · Unclear 0", "no ×1, yes ×1"], "\(field ?? [])")
         let outcomes = try await browser.execute("return [...document.querySelectorAll('#flow-outcome-chart g.bar')].map(g => g.dataset.key + '=' + g.dataset.value).sort();") as? [String]

@@ -30,10 +30,11 @@ extension LocalEngine {
             switch outcome {
             case .utterance(let finished):
                 let started = VirtualTimeExecutor.now
-                await milestone(.turnEnded)   // the window ran out before any words were judged: transcribed now
                 let heard = await transcribe(finished)
                 if keptAfterHangUp(heard) { continue }
                 if await settleOverlap(heard.text, turnOver: true) { continue }
+                // The window ran out before any words were judged: the turn ended when they began to be transcribed.
+                await events.emit(.milestone(.turnEnded, at: started))
                 _ = await replies.send(.answer(heard, since: started))
             case .transcribed(let heard, let transcribing):
                 if keptAfterHangUp(heard) { continue }
