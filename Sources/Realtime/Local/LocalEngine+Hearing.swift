@@ -14,8 +14,10 @@ import Pipeline
 extension LocalEngine {
     /// What the replying task does next.
     enum Reply {
-        /// The caller's turn, as heard; `since`: when it began to be transcribed.
-        case answer(Transcript, since: ContinuousClock.Instant)
+        /// The caller's turn, as heard; `since`: when it began to be transcribed; `decided`: when
+        /// the turn was judged over (said to the session from here: hearing never waits on the
+        /// events, which queue behind the agent's audio).
+        case answer(Transcript, since: ContinuousClock.Instant, decided: ContinuousClock.Instant)
         /// A key the template maps, as the words it stands for.
         case pressed(String)
         /// No reply came in time.
@@ -33,14 +35,13 @@ extension LocalEngine {
                 let heard = await transcribe(finished)
                 if keptAfterHangUp(heard) { continue }
                 if await settleOverlap(heard.text, turnOver: true) { continue }
-                // The window ran out before any words were judged: the turn ended when they began to be transcribed.
-                await events.emit(.milestone(.turnEnded, at: started))
-                _ = await replies.send(.answer(heard, since: started))
+                // The window ran out before any words were judged: the turn ended as they began to be transcribed.
+                _ = await replies.send(.answer(heard, since: started, decided: started))
             case .transcribed(let heard, let transcribing):
                 if keptAfterHangUp(heard) { continue }
                 if await settleOverlap(heard.text, turnOver: true) { continue }
-                await milestone(.turnEnded)   // on words already heard
-                _ = await replies.send(.answer(heard, since: VirtualTimeExecutor.now - transcribing))
+                let now = VirtualTimeExecutor.now   // over, on words already heard
+                _ = await replies.send(.answer(heard, since: now - transcribing, decided: now))
             case .speechEnded(let sofar, let starts):
                 guard state.withLock({ !$0.hungUp || $0.lastWordsSpeculation == starts }) else { continue }
                 await speculate(on: sofar, speechStarts: starts)
@@ -57,9 +58,9 @@ extension LocalEngine {
         while let message = await replies.next() {
             guard case .data(let next) = message else { continue }
             switch next {
-            case .answer(let heard, let started):
+            case .answer(let heard, let started, let decided):
                 if keptAfterHangUp(heard) { continue }
-                await answer(heard, since: started)
+                await answer(heard, since: started, decided: decided)
             case .pressed(let words):
                 if keptAfterHangUp(Transcript(certain: words), inTranscript: false) { continue }
                 await respond(state.withLock { ($0.dialogue.caller(said: words), $0.dialogue.tracker) })
@@ -106,13 +107,14 @@ extension LocalEngine {
             return true
         }
         if endsNow, await !settleOverlap(text, turnOver: true) {
-            await milestone(.turnEnded)
-            _ = await replies.send(.answer(heard, since: VirtualTimeExecutor.now - transcribing))
+            let now = VirtualTimeExecutor.now
+            _ = await replies.send(.answer(heard, since: now - transcribing, decided: now))
         }
     }
 
-    private func answer(_ heard: Transcript, since started: ContinuousClock.Instant) async {
+    private func answer(_ heard: Transcript, since started: ContinuousClock.Instant, decided: ContinuousClock.Instant) async {
         let text = heard.text
+        await events.emit(.milestone(.turnEnded, at: decided))
         await firstByte("stt", since: started)
         await milestone(.transcribed)
         await events.emit(.transcript(speaker: .customer, text: text, item: nil))
