@@ -6,7 +6,7 @@ import Pipeline
 extension CallSystem {
     /// The AudioSocket listener `audiosocket.listen` asks for, bound (a port that cannot be had is a
     /// startup error); nil when it is off. Each connection paces on its own event loop's media tick.
-    static func audioSocket(_ config: VoiceBridgeConfig, schedulers: [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)],
+    static func audioSocket(_ config: VoiceBridgeConfig, schedulers: LoopSchedulers,
                             fallback: PacerScheduler<[UInt8]>, logger: Logger) async throws -> AudioSocketServer? {
         guard let listen = config.audioSocket.listen else { return nil }
         var settings = AudioSocketServer.Settings(host: listen.host, port: listen.port, allows: { [peers = config.audioSocket] in peers.allows($0) })

@@ -30,7 +30,9 @@ public final class CallSystem: Sendable {
     /// One media tick per event loop of the server, each run by its loop's own timers, so a
     /// WebSocket stream paces on the loop that owns its socket (writes without a hop) and the
     /// tick work is spread over the loops. The RTP loop's entry is `scheduler`.
-    let loopSchedulers: [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)]
+    let loopSchedulers: LoopSchedulers
+    /// A media tick per event loop, by its loop.
+    typealias LoopSchedulers = [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)]
 
     /// Delivers the webhook outbox.
     public let webhooks: WebhookDispatcher
@@ -44,7 +46,7 @@ public final class CallSystem: Sendable {
     let audioSocket: AudioSocketServer?
 
     private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,
-                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, loopSchedulers: [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)],
+                 scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, loopSchedulers: LoopSchedulers,
                  webhooks: WebhookDispatcher, knowledge: KnowledgeBase, afterCallTools: AfterCallToolDispatcher, analyses: CallAnalysisDispatcher,
                  audioSocket: AudioSocketServer?) {
         self.manager = manager
@@ -62,7 +64,7 @@ public final class CallSystem: Sendable {
     }
 
     /// A media tick per event loop of the server; `mediaLoop`'s is `scheduler`.
-    static func loopSchedulers(mediaLoop: any EventLoop, scheduler: PacerScheduler<[UInt8]>) -> [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)] {
+    static func loopSchedulers(mediaLoop: any EventLoop, scheduler: PacerScheduler<[UInt8]>) -> LoopSchedulers {
         MultiThreadedEventLoopGroup.singleton.makeIterator().map { loop in
             (loop, loop === mediaLoop ? scheduler : PacerScheduler<[UInt8]>())
         }
@@ -73,7 +75,7 @@ public final class CallSystem: Sendable {
         Self.scheduler(for: loop, in: loopSchedulers) ?? scheduler
     }
 
-    static func scheduler(for loop: any EventLoop, in schedulers: [(loop: any EventLoop, scheduler: PacerScheduler<[UInt8]>)]) -> PacerScheduler<[UInt8]>? {
+    static func scheduler(for loop: any EventLoop, in schedulers: LoopSchedulers) -> PacerScheduler<[UInt8]>? {
         schedulers.first { $0.loop === loop }?.scheduler
     }
 
