@@ -70,8 +70,13 @@ import TestSupport
         // results on their event. Beside the rest of make test (6 Dec) the campaign alone took
         // 100 s, not 15, and 20 s for this was not enough: the wait is as patient as the one above.
         do {
-            try await browser.wait(for: "document.querySelector('li.campaign .field-list li[data-field=attending]') && document.querySelector('li.campaign [data-figure=analysis]')",
-                                   timeout: .seconds(90))
+            // Both calls' results, not the first one's: the page reloads them on each event, and
+            // beside make test the second call's analysis came after the first had drawn them.
+            try await browser.wait(for: """
+                document.querySelector('li.campaign .field-list li[data-field=attending]')?.textContent.includes('Answered 2')
+                    && document.querySelector('li.campaign [data-figure=analysis] h3')?.textContent.endsWith('/2)')
+                    && document.querySelectorAll('#flow-outcome-chart g.bar').length === 2
+                """, timeout: .seconds(90))
         } catch {
             // What the page shows, and what the server says, when the results never came.
             let shown = try? await browser.execute("return document.querySelector('li.campaign .results-body')?.innerText ?? 'no results body';") as? String
