@@ -127,7 +127,9 @@ import TestSupport
             let tone = (0..<8000).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 8000)) }
             try await peer.play(tone + [Int16](repeating: 0, count: 12_000))
             try await peer.wait(for: "the echo") { $0.messages.filter(Self.loud).count >= 10 }
-            try await peer.hangUp()
+            // Its hang-up message, and the socket left open: the server closes it.
+            try await peer.send(kind: 0x00, payload: [])
+            try await peer.wait(for: "the server's close after the hang-up") { $0.closed }
             #expect(try await Self.endedCall(good, in: store).failureReason == "remote_hangup")
             let stored = try await store.calls(inStates: CallState.allCases).compactMap(\.callId)
             #expect(Set(stored) == Set([cut, silent, good].map { $0.uuidString.lowercased() }), "garbage and a mute peer made no call: \(stored)")

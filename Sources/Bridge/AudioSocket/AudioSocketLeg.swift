@@ -103,6 +103,7 @@ public final class AudioSocketLeg: Sendable {
             guard start != nil else { return end(because: "a key before the call's UUID") }
             continuation.yield(.dtmf(track: "inbound_track", digit: key))
         case .hangUp:
+            channel.close(promise: nil)   // the peer need not close it too
             finish()
         case .error(let code):
             end(because: "the peer sent an error" + (code.map { " (code \($0))" } ?? ""))
