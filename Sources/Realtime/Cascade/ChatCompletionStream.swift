@@ -36,13 +36,16 @@ struct ChatCompletionStream {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let apiKey, !apiKey.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
-        // OpenTelemetry's GenAI conventions name a model request's span; no message goes in it.
-        let span = request.startSpan(name: "chat \(model)", attributes: ["gen_ai.operation.name": "chat", "gen_ai.request.model": .string(model)])
-        var status: Int?
-        defer { span?.end(status: status) }
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
-        status = Int(response.status.code)
+        // OpenTelemetry's GenAI conventions name a model request's span; no message goes in it.
+        try await request.executeTraced(timeout: .seconds(60), name: "chat \(model)",
+                                        attributes: ["gen_ai.operation.name": "chat", "gen_ai.request.model": .string(model)]) { response in
+            try await read(response, output: output)
+        }
+    }
+
+    /// The streamed answer, as `output` calls.
+    private func read(_ response: HTTPClientResponse, output: (Output) async throws -> Void) async throws {
         guard response.status == .ok else {
             let text = String(buffer: try await response.body.collect(upTo: 64 * 1024))
             throw Failure(description: "chat completions answered \(response.status.code): \(text.prefix(300))")

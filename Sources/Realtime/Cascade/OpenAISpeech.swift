@@ -18,24 +18,21 @@ struct OpenAISpeech {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if let apiKey, !apiKey.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
-        let span = request.startSpan(attributes: ["voicebridge.engine.request": "speech"])
-        var status: Int?
-        defer { span?.end(status: status) }
         let body: [String: Any] = ["model": model, "input": text, "voice": voice, "response_format": "pcm"]
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
-        status = Int(response.status.code)
-        guard response.status == .ok else {
-            let detail = String(buffer: try await response.body.collect(upTo: 64 * 1024))
-            throw ChatCompletionStream.Failure(description: "speech answered \(response.status.code): \(detail.prefix(300))")
-        }
-        var odd: UInt8?   // a sample split across two chunks
-        for try await chunk in response.body {
-            var bytes = Array(chunk.readableBytesView)
-            if let first = odd { bytes.insert(first, at: 0); odd = nil }
-            if bytes.count % 2 == 1 { odd = bytes.removeLast() }
-            guard !bytes.isEmpty else { continue }
-            try await samples(PCM16.samples(bytes))
+        try await request.executeTraced(timeout: .seconds(60), attributes: ["voicebridge.engine.request": "speech"]) { response in
+            guard response.status == .ok else {
+                let detail = String(buffer: try await response.body.collect(upTo: 64 * 1024))
+                throw ChatCompletionStream.Failure(description: "speech answered \(response.status.code): \(detail.prefix(300))")
+            }
+            var odd: UInt8?   // a sample split across two chunks
+            for try await chunk in response.body {
+                var bytes = Array(chunk.readableBytesView)
+                if let first = odd { bytes.insert(first, at: 0); odd = nil }
+                if bytes.count % 2 == 1 { odd = bytes.removeLast() }
+                guard !bytes.isEmpty else { continue }
+                try await samples(PCM16.samples(bytes))
+            }
         }
     }
 }
@@ -63,19 +60,16 @@ struct OpenAITranscription {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
         if let apiKey, !apiKey.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(apiKey)") }
-        let span = request.startSpan(attributes: ["voicebridge.engine.request": "transcription"])
-        var status: Int?
-        defer { span?.end(status: status) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        status = Int(response.status.code)
-        let data = try await response.body.collect(upTo: 1 << 20)
-        guard response.status == .ok,
-              let object = (try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any],
-              let text = object["text"] as? String else {
-            throw ChatCompletionStream.Failure(description: "transcription answered \(response.status.code): \(String(buffer: data).prefix(300))")
+        return try await request.executeTraced(timeout: .seconds(30), attributes: ["voicebridge.engine.request": "transcription"]) { response in
+            let data = try await response.body.collect(upTo: 1 << 20)
+            guard response.status == .ok,
+                  let object = (try? JSONSerialization.jsonObject(with: Data(data.readableBytesView))) as? [String: Any],
+                  let text = object["text"] as? String else {
+                throw ChatCompletionStream.Failure(description: "transcription answered \(response.status.code): \(String(buffer: data).prefix(300))")
+            }
+            return text
         }
-        return text
     }
 
     /// A WAV file holding G.711 μ-law (format code 7), 8 kHz mono.
