@@ -2,10 +2,11 @@ import Bridge
 import NIOCore
 import NIOWebSocket
 
-/// Reads a Twilio media stream's text frames on the connection's event loop and hands them to
-/// the leg — instead of through Hummingbird's async inbound stream and the route's reader task,
+/// Reads a media stream's text frames (and Vonage's binary audio) on the connection's event loop
+/// and hands them to the leg — instead of through Hummingbird's async inbound stream and the route's reader task,
 /// one task switch less for each of the fifty messages a second. Everything else (control
-/// frames, binary and fragmented messages, the close handshake) passes on to Hummingbird.
+/// frames, another dialect's binary and fragmented messages, the close handshake) passes on to
+/// Hummingbird.
 ///
 /// It can only be added after Hummingbird's upgrade, when the first frames (`connected`, `start`)
 /// may already wait in the async stream. Order is kept with a sentinel: when added, it sends a
@@ -18,8 +19,8 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
 
     let token: ByteBuffer
     private let leg: MediaStreamSocketLeg
-    /// Frames read before `release()`; nil afterwards.
-    private var held: [ByteBuffer]? = []
+    /// Frames read before `release()` (`binary`: Vonage's audio); nil afterwards.
+    private var held: [(data: ByteBuffer, binary: Bool)]? = []
     private var stopped = false
     /// A frame went on to Hummingbird since the last read-complete: it needs that one too.
     private var passedOn = false
@@ -45,17 +46,18 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        guard frame.fin, frame.opcode == .text else {
+        let binary = frame.opcode == .binary && leg.dialect.carriesBinaryAudio
+        guard frame.fin, frame.opcode == .text || binary else {
             passedOn = true
             context.fireChannelRead(data)
             return
         }
-        let text = frame.unmaskedData
+        let bytes = frame.unmaskedData
         if held != nil {
-            if held!.count < Self.maximumHeld { held!.append(text) }
+            if held!.count < Self.maximumHeld { held!.append((bytes, binary)) }
             return
         }
-        deliver(text)
+        deliver(bytes, binary: binary)
     }
 
     /// Passed on only after frames that were: a read-complete makes Hummingbird's async-channel
@@ -70,11 +72,15 @@ final class MediaFrameReader: ChannelInboundHandler, RemovableChannelHandler {
     func release() {
         let pending = held ?? []
         held = nil
-        for text in pending { deliver(text) }
+        for frame in pending { deliver(frame.data, binary: frame.binary) }
     }
 
-    private func deliver(_ text: ByteBuffer) {
+    private func deliver(_ bytes: ByteBuffer, binary: Bool) {
         guard !stopped else { return }
-        if leg.receive(text) == .stopped { stopped = true }
+        if binary {
+            leg.receive(audio: bytes)
+        } else if leg.receive(bytes) == .stopped {
+            stopped = true
+        }
     }
 }

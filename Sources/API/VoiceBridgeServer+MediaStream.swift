@@ -66,6 +66,8 @@ extension VoiceBridgeServer {
                         switch message {
                         case .binary(let data) where data == token:
                             channel.eventLoop.execute { reader.value.release() }
+                        case .binary(let data) where dialect.carriesBinaryAudio:
+                            leg.receive(audio: data)   // before the reader took over, or fragmented
                         case .binary:
                             self.logger.warning("binary frame on a media stream ignored", metadata: ["stream": "\(leg.streamSid)"])
                         case .text(let text):
@@ -105,7 +107,7 @@ extension VoiceBridgeServer {
         }
     }
 
-    /// Writes a tick's messages as text frames straight into the connection's channel, on its
+    /// Writes a tick's messages as text (or binary) frames straight into the connection's channel, on its
     /// event loop (the media tick runs on an event loop; for a stream on another one this is one
     /// `execute` per tick, not a task). Hummingbird's writer still owns the close handshake.
     /// Audio is dropped while the socket is not writable — a peer that stopped reading must not
@@ -117,7 +119,7 @@ extension VoiceBridgeServer {
                 guard channel.isActive else { return }
                 let writable = channel.isWritable
                 for message in messages where writable || !message.isMedia {
-                    let frame = WebSocketFrame(fin: true, opcode: .text, data: message.text)
+                    let frame = WebSocketFrame(fin: true, opcode: message.isBinary ? .binary : .text, data: message.text)
                     channel.write(frame, promise: nil)
                 }
                 channel.flush()

@@ -19,7 +19,7 @@ import TestSupport
 
     static func toneFrame(_ n: Int, on: Bool = true) -> [UInt8] { MediaStreamProvider.toneFrame(n, on: on) }
 
-    static func mediaMessage(_ sid: String, _ n: Int, _ chunk: [UInt8]) -> String { MediaStreamProvider(dialect: .twilio, sid: sid).media(n, chunk) }
+    static func mediaMessage(_ sid: String, _ n: Int, _ chunk: [UInt8]) -> String { MediaStreamProvider(dialect: .twilio, sid: sid).media(n, chunk).text! }
 
     @Test func theWebSocketUpgradeNeedsAValidSignature() async throws {
         var config = TwilioStreamTests.config(token: "upgrade-token")

@@ -32,7 +32,7 @@ import Testing
 
     @Test func agentAudioGoesOutAs8kHzPCMWithMarksAndClears() throws {
         let frame = G711.encode((0..<160).map { Int16(($0 % 20) * 500 - 5000) }, law: .muLaw)
-        let out = try JSONSerialization.jsonObject(with: Data(dialect.encodeCommand(.media(frame), streamSid: "").utf8)) as? [String: Any]
+        let out = try JSONSerialization.jsonObject(with: Data(try #require(dialect.encodeCommand(.media(frame), streamSid: "")).utf8)) as? [String: Any]
         let payload = try #require(Data(base64Encoded: (out?["media"] as? [String: Any])?["payload"] as? String ?? ""))
         #expect(PCM16.samples([UInt8](payload)) == G711.decode(frame, law: .muLaw))
         #expect(dialect.encodeCommand(.mark("a#200#0"), streamSid: "") == #"{"event":"mark","mark":{"name":"a#200#0"}}"#)

@@ -17,8 +17,9 @@ import Testing
         return nil
     }
 
-    func json(_ text: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    func json(_ text: String?) throws -> [String: Any] {
+        let text = try #require(text)
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
     // MARK: Telnyx (§2.1)
@@ -104,6 +105,41 @@ import Testing
         let samples = stride(from: 0, to: payload.count, by: 2).map { Int16(bitPattern: UInt16(payload[$0]) | UInt16(payload[$0 + 1]) << 8) }
         #expect(samples == G711.decode(frame, law: .muLaw))
         #expect(try json(e.encodeCommand(.clear, streamSid: "MZ1")) as NSDictionary == ["event": "clear", "stream_sid": "MZ1", "streamSid": "MZ1"])
+    }
+
+    // MARK: Vonage (PROTOCOLS-4.md: binary L16, JSON events)
+
+    @Test func vonageDocumentedMessages() throws {
+        let v = MediaStreamDialect.vonage
+        // The first message: the format and the NCCO endpoint's headers side by side.
+        guard case .start(let start)? = try event(v, #"{"event":"websocket:connected","content-type":"audio/l16;rate=16000","from":"447700900000","to":"447700900001","uuid":"aaaaaaaa-bbbb","app":"demo","attempt":2}"#) else {
+            Issue.record("websocket:connected is the stream's start"); return
+        }
+        #expect(start.sampleRate == 16_000 && start.encoding == "audio/L16" && start.callSid == "aaaaaaaa-bbbb")
+        #expect(start.customParameters == ["from": "447700900000", "to": "447700900001", "uuid": "aaaaaaaa-bbbb", "app": "demo", "attempt": "2"])
+        guard case .start(let narrow)? = try event(v, #"{"event":"websocket:connected","content-type":"audio/l16;rate=8000"}"#) else { Issue.record("8 kHz"); return }
+        #expect(narrow.sampleRate == 8_000 && narrow.customParameters.isEmpty && narrow.streamSid.hasPrefix("VG"))
+        #expect(try event(v, #"{"event":"websocket:dtmf","digit":"5","duration":260}"#) == .dtmf(track: "inbound", digit: "5"))
+        guard case .acknowledged = try v.decodeEvent(#"{"event":"websocket:cleared"}"#), case .acknowledged = try v.decodeEvent(#"{"event":"websocket:notify","payload":{"name":"m7"}}"#) else {
+            Issue.record("cleared and notify are acknowledgements"); return
+        }
+        // Refused by name: another format or rate, a key that is not one, no format at all.
+        for bad in [#"{"event":"websocket:connected","content-type":"audio/l16;rate=24000"}"#, #"{"event":"websocket:connected","content-type":"audio/pcmu"}"#,
+                    #"{"event":"websocket:connected"}"#, #"{"event":"websocket:dtmf","digit":"55"}"#, #"{"event":"websocket:dtmf"}"#] {
+            #expect(throws: TwilioMediaStreamCodec.Failure.self, "\(bad)") { try v.decodeEvent(bad) }
+        }
+        // Out: audio is binary (no text message for it), marks are counted by the leg, the clear is Vonage's action.
+        #expect(v.encodeCommand(.media(Self.silence), streamSid: "VG1") == nil && v.encodeCommand(.mark("m"), streamSid: "VG1") == nil)
+        #expect(try json(v.encodeCommand(.clear, streamSid: "VG1")) as NSDictionary == ["action": "clear"])
+        // The call's 8 kHz widened to 16 kHz: twice the samples, every other one the original.
+        var widener: VonageDialect.Widener? = VonageDialect.Widener()
+        let frame = G711.encode((0..<160).map { Int16(3000 * sin(Double($0) / 3)) }, law: .muLaw)
+        let audio = VonageDialect.audio(frame, widener: &widener)
+        #expect(audio.readableBytes == 640)
+        let samples = PCM16.samples(Array(buffer: audio))
+        #expect(stride(from: 1, to: 320, by: 2).map { samples[$0] } == G711.decode(frame, law: .muLaw))
+        var narrowWidener: VonageDialect.Widener?
+        #expect(VonageDialect.audio(frame, widener: &narrowWidener).readableBytes == 320, "8 kHz: 320 bytes a frame")
     }
 
     @Test(arguments: MediaStreamDialect.allCases)

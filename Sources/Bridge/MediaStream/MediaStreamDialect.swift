@@ -13,14 +13,15 @@ import Pipeline
 /// | Telnyx | base64 PCMU 8 kHz (RTP payloads) | `mark` / `mark` | `clear` |
 /// | Plivo | base64 μ-law 8 kHz (`playAudio` out) | `checkpoint` / `playedStream` | `clearAudio` |
 /// | Exotel | base64 16-bit PCM 8 kHz, ~100 ms chunks | `mark` / `mark` | `clear` |
+/// | Vonage (`VonageDialect`) | binary 16-bit PCM, 8 or 16 kHz, both ways | none: played time counted here | `{"action":"clear"}` |
 /// | browser (ours, `BrowserDialect`) | base64 16-bit PCM, 16 kHz in, 8 kHz out | `mark` / `mark` | `clear` |
 public enum MediaStreamDialect: String, Sendable, CaseIterable {
-    case twilio, telnyx, plivo, exotel
+    case twilio, telnyx, plivo, exotel, vonage
     /// The dashboard's "Try it": opened with an API token, never by a provider.
     case browser
 
     /// The providers' dialects: what `media_streams` configures and a stream token opens.
-    public static let providers: [MediaStreamDialect] = [.twilio, .telnyx, .plivo, .exotel]
+    public static let providers: [MediaStreamDialect] = [.twilio, .telnyx, .plivo, .exotel, .vonage]
 
     /// The server's WebSocket path for the dialect.
     public var path: String { "\(rawValue)/stream" }
@@ -32,6 +33,7 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
         case .telnyx: "Telnyx media streaming"
         case .plivo: "Plivo audio streams"
         case .exotel: "Exotel Voicebot"
+        case .vonage: "Vonage Voice API WebSocket"
         case .browser: "VoiceBridge browser stream"
         }
     }
@@ -39,13 +41,15 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
     // MARK: In (provider → us)
 
     /// One text message as an event. Audio comes as μ-law whatever the dialect carries, of any
-    /// length (the leg cuts it into 20 ms frames).
+    /// length (the leg cuts it into 20 ms frames); Vonage's comes in binary messages instead
+    /// (`MediaStreamSocketLeg.receive(audio:)`).
     public func decodeEvent(_ text: String) throws(TwilioMediaStreamCodec.Failure) -> TwilioMediaStreamCodec.Decoded<MediaStreamEvent> {
         switch self {
         case .twilio: try TwilioMediaStreamCodec.decodeEvent(text)
         case .telnyx: try OtherDialects.decodeTelnyx(text)
         case .plivo: try OtherDialects.decodePlivo(text)
         case .exotel: try OtherDialects.decodeExotel(text)
+        case .vonage: try VonageDialect.decode(text)
         case .browser: try BrowserDialect.decode(text)
         }
     }
@@ -62,10 +66,11 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
         case .plivo: #"{"event":"playAudio","media":{"contentType":"audio/x-mulaw","sampleRate":8000,"payload":""#
         case .exotel: #"{"event":"media","stream_sid":\#(sid),"streamSid":\#(sid),"media":{"payload":""#
         case .browser: BrowserDialect.mediaPrefix
+        case .vonage: ""   // binary audio: no text around it
         }
     }
 
-    /// One 20 ms μ-law frame as the dialect's audio message.
+    /// One 20 ms μ-law frame as the dialect's audio message (a text dialect's: Vonage's is binary).
     public func encodeMedia(_ frame: [UInt8], prefix: some Collection<UInt8>) -> ByteBuffer {
         switch self {
         case .exotel, .browser:
@@ -76,10 +81,16 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
         }
     }
 
-    /// A mark or a clear as the dialect writes it (audio goes through `encodeMedia`).
-    public func encodeCommand(_ command: MediaStreamCommand, streamSid: String) -> String {
+    /// Whether the dialect's audio travels in binary messages (Vonage's) rather than in text.
+    public var carriesBinaryAudio: Bool { self == .vonage }
+
+    /// A mark or a clear as the dialect writes it (audio goes through `encodeMedia`); nil for a
+    /// mark or audio in Vonage's dialect (binary audio; played time counted by the leg).
+    public func encodeCommand(_ command: MediaStreamCommand, streamSid: String) -> String? {
         let sid = TwilioMediaStreamCodec.quote(streamSid)
         switch (self, command) {
+        case (.vonage, .media), (.vonage, .mark):
+            return nil   // binary audio (`VonageDialect.audio`); marks counted by the leg
         case (_, .media(let payload)):
             return String(buffer: encodeMedia(payload, prefix: mediaPrefix(streamSid: streamSid).utf8))
         case (.twilio, _):
@@ -100,6 +111,8 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
             return #"{"event":"mark","mark":{"name":\#(TwilioMediaStreamCodec.quote(name))}}"#
         case (.browser, .clear):
             return #"{"event":"clear"}"#
+        case (.vonage, .clear):
+            return VonageDialect.clear
         }
     }
 

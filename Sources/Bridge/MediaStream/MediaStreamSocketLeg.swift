@@ -30,19 +30,23 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
     }
 
     public struct OutboundMessage: Sendable, Equatable {
-        /// The text frame's UTF-8 bytes.
+        /// The frame's bytes: a text frame's UTF-8, or a binary frame's audio (`isBinary`).
         public var text: ByteBuffer
         /// Audio, which a full socket may drop; control messages (mark, clear) are never dropped.
         public var isMedia: Bool
+        /// A binary frame (Vonage's audio), not a text one.
+        public var isBinary: Bool
 
         init(_ text: String) {
             self.text = ByteBuffer(string: text)
             isMedia = false
+            isBinary = false
         }
 
-        init(media: ByteBuffer) {
+        init(media: ByteBuffer, binary: Bool = false) {
             text = media
             isMedia = true
+            isBinary = binary
         }
     }
 
@@ -66,8 +70,13 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         var mediaPrefix = Array(TwilioMediaStreamCodec.mediaPrefix(streamSid: "").utf8)
         /// Audio of a message longer than a frame (or not a whole number of them), not yet a `media` event.
         var partialFrame: [UInt8] = []
-        /// A browser's microphone (linear PCM, often 16 kHz) to the call's 8 kHz.
+        /// A browser's microphone or a Vonage stream (linear PCM, often 16 kHz) to the call's 8 kHz.
         var microphone: Resampler?
+        /// The call's 8 kHz to a 16 kHz Vonage stream.
+        var widener: VonageDialect.Widener?
+        /// Marks of a dialect without its own (Vonage's), each with the frames sent to the provider
+        /// before it that have not played yet by this leg's count: echoed when that reaches zero.
+        var countedMarks: [(name: String, framesAhead: Int)] = []
         /// A 16 kHz microphone as it came, not yet cut into frames beside the μ-law (`partialFrame`).
         var partialWideband: [Int16] = []
         var chunks = 0
@@ -135,6 +144,19 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         return accept { () throws(TwilioMediaStreamCodec.Failure) in try TwilioMediaStreamCodec.parseEvent(String(buffer: frame)) }
     }
 
+    /// One binary frame: Vonage's audio (16-bit little-endian PCM at the rate its
+    /// `websocket:connected` named). In any other dialect, or before that message, it is malformed.
+    @discardableResult
+    public func receive(audio frame: ByteBuffer) -> Received {
+        accept { () throws(TwilioMediaStreamCodec.Failure) in
+            guard dialect.carriesBinaryAudio else { throw .invalidField("a binary frame (this dialect's audio is text)") }
+            guard state.withLock({ $0.start != nil }) else { throw .invalidField("audio before websocket:connected") }
+            guard frame.readableBytes % 2 == 0 else { throw .invalidField("audio (16-bit PCM of an odd length)") }
+            let bytes = frame.withUnsafeReadableBytes { [UInt8]($0) }
+            return .message(.media(MediaStreamMedia(chunk: 0, timestamp: 0, payload: bytes)), streamSid: nil)
+        }
+    }
+
     private func accept(_ decode: () throws(TwilioMediaStreamCodec.Failure) -> TwilioMediaStreamCodec.Decoded<MediaStreamEvent>) -> Received {
         do {
             return accept(try decode())
@@ -149,9 +171,11 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         switch decoded {
         case .message(let event, let sid):
             if case .start(let start) = event {
-                let microphone = dialect == .browser && start.sampleRate != 8000 ? try? Resampler(from: start.sampleRate, to: 8000) : nil
+                let linear = dialect == .browser || dialect == .vonage
+                let microphone = linear && start.sampleRate != 8000 ? try? Resampler(from: start.sampleRate, to: 8000) : nil
                 let waiters = state.withLock { s in
                     s.microphone = microphone
+                    s.widener = dialect == .vonage && start.sampleRate == Self.widebandRate ? VonageDialect.Widener() : nil
                     s.streamSid = start.streamSid
                     s.mediaPrefix = Array(dialect.mediaPrefix(streamSid: start.streamSid).utf8)
                     s.start = start
@@ -171,7 +195,7 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
                 if dialect == .twilio {
                     deliver(media)   // Twilio's own 20 ms frames, as they came
                 } else {
-                    for frame in frames(of: dialect == .browser ? narrowband(media) : media) { deliver(frame) }
+                    for frame in frames(of: dialect == .browser || dialect == .vonage ? narrowband(media) : media) { deliver(frame) }
                 }
                 return .accepted
             }
@@ -186,7 +210,7 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         }
     }
 
-    /// A browser's linear PCM, at the rate its start named, as the call's 8 kHz μ-law — and, from a
+    /// A browser's or Vonage's linear PCM, at the rate its start named, as the call's 8 kHz μ-law — and, from a
     /// 16 kHz microphone, the samples as they came (`wideband`: what a 16 kHz recognizer hears).
     private func narrowband(_ media: MediaStreamMedia) -> MediaStreamMedia {
         var media = media
@@ -277,8 +301,11 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         await outbound.send(command)
         if command == .clear {
             // The queue here is dropped; tell Twilio to drop what it buffered.
-            socket.send([OutboundMessage(dialect.encodeCommand(.clear, streamSid: streamSid))])
-            state.withLock { $0.twilioBuffered = 0 }
+            if let clear = dialect.encodeCommand(.clear, streamSid: streamSid) { socket.send([OutboundMessage(clear)]) }
+            state.withLock { s in
+                s.twilioBuffered = 0
+                s.countedMarks = []   // not played: the clear's generation ignores them anyway
+            }
         }
     }
 
@@ -295,6 +322,18 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
     /// Most frames Twilio is sent ahead of playout: 100 ms.
     public static let maximumBufferedFrames = 5
 
+    /// Counts `frames` more of the provider's buffer played for each mark the leg counts itself
+    /// (a dialect without marks of its own); returns those now played, in order.
+    private static func countPlayed(_ marks: inout [(name: String, framesAhead: Int)], frames: Int = 1) -> [String] {
+        var played: [String] = []
+        for i in marks.indices { marks[i].framesAhead -= frames }
+        while let first = marks.first, first.framesAhead <= 0 {
+            played.append(first.name)
+            marks.removeFirst()
+        }
+        return played
+    }
+
     /// Paces outbound audio onto the socket from the shared media tick until the stream ends.
     ///
     /// Twilio buffers what it is sent and plays it out on its own clock, so the stream is written
@@ -309,36 +348,54 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         let n = dialect == .browser ? 1 : Self.framesPerWrite
         let ahead = dialect == .browser ? 2 : Self.maximumBufferedFrames
         let ticker = scheduler.register { [self] in
-            guard let room = state.withLock({ s -> Int? in
+            var played: [String] = []
+            guard let (room, buffered) = state.withLock({ s -> (Int, Int)? in
                 guard !s.finished else { return nil }
                 s.ticks &+= 1
                 s.twilioBuffered = max(0, s.twilioBuffered - 1)
-                return s.ticks % n == 0 ? ahead - s.twilioBuffered : 0
+                if !s.countedMarks.isEmpty { played = Self.countPlayed(&s.countedMarks) }
+                return (s.ticks % n == 0 ? ahead - s.twilioBuffered : 0, s.twilioBuffered)
             }) else { return false }
+            for name in played { continuation.yield(.mark(name)) }
             guard room > 0 else { return true }
             var messages: [OutboundMessage] = []
             var frames = 0
+            var counted: [(name: String, framesAhead: Int)] = []
             // Most writes of most streams send nothing: the stream's identity is read only when
             // there is something to send, and once per write.
-            var identity: (sid: String, prefix: [UInt8])?
+            var identity: (sid: String, prefix: [UInt8], widener: VonageDialect.Widener?)?
             for _ in 0..<room {
-                let before = messages.count
+                var produced = false
                 pacer.tick { output in
-                    if identity == nil { identity = state.withLock { ($0.streamSid, $0.mediaPrefix) } }
-                    let (sid, prefix) = identity!
+                    produced = true
+                    if identity == nil { identity = state.withLock { ($0.streamSid, $0.mediaPrefix, $0.widener) } }
                     switch output {
+                    case .audio(let frame, _) where dialect.carriesBinaryAudio:
+                        messages.append(OutboundMessage(media: VonageDialect.audio(frame, widener: &identity!.widener), binary: true))
+                        frames += 1
                     case .audio(let frame, _):
-                        messages.append(OutboundMessage(media: dialect.encodeMedia(frame, prefix: prefix)))
+                        messages.append(OutboundMessage(media: dialect.encodeMedia(frame, prefix: identity!.prefix)))
                         frames += 1
                     case .mark(let name):
-                        messages.append(OutboundMessage(dialect.encodeCommand(.mark(name), streamSid: sid)))
+                        if let mark = dialect.encodeCommand(.mark(name), streamSid: identity!.sid) {
+                            messages.append(OutboundMessage(mark))
+                        } else {
+                            counted.append((name, buffered + frames))
+                        }
                     }
                 }
-                if messages.count == before { break }   // nothing queued (the usual case)
+                if !produced { break }   // nothing queued (the usual case)
             }
-            guard !messages.isEmpty else { return true }
-            if frames > 0 { state.withLock { $0.twilioBuffered += frames } }
-            socket.send(messages)
+            if frames > 0 || !counted.isEmpty || identity?.widener != nil {
+                let now: [String] = state.withLock { s in
+                    s.twilioBuffered += frames
+                    if let widener = identity?.widener { s.widener = widener }
+                    s.countedMarks += counted
+                    return Self.countPlayed(&s.countedMarks, frames: 0)
+                }
+                for name in now { continuation.yield(.mark(name)) }
+            }
+            if !messages.isEmpty { socket.send(messages) }
             return true
         }
         state.withLock { $0.ticks = ticker % n }

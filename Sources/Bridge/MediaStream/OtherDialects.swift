@@ -130,7 +130,7 @@ enum OtherDialects {
     }
 
     /// String (or number) values of `keys` (nil: every key) as text.
-    private static func strings(_ object: [String: Any], _ keys: [String]?) -> [String: String] {
+    static func strings(_ object: [String: Any], _ keys: [String]?) -> [String: String] {
         var out: [String: String] = [:]
         for (key, value) in object where keys?.contains(key) ?? true {
             if let text = value as? String { out[key] = text } else if let number = value as? NSNumber { out[key] = number.stringValue }
