@@ -67,6 +67,7 @@ public struct VoiceBridgeServer: Sendable {
         let api = router.group("api").add(middleware: ProblemMiddleware()).add(middleware: BearerAuthMiddleware(access: access))
         addOutboundRoutes(to: api, limiter: limiter, access: access)
         addDoNotCallRoutes(to: api)
+        addAudioSocketRoutes(to: api)
         addKnowledgeRoutes(to: api)
         addKnowledgeQuestionRoutes(to: api)
         addTemplateRoutes(to: api)

@@ -1,4 +1,5 @@
 import Bridge
+import Foundation
 import Logging
 import NIOCore
 import Pipeline
@@ -22,10 +23,20 @@ extension CallSystem {
     }
 }
 
-extension CallManager {
+extension CallSystem {
     /// An AudioSocket connection's call: inbound, with the inbound profile. AudioSocket carries no
-    /// numbers — only the channel's UUID, kept as the call's id — so the caller is `unknown`.
-    public func answer(audioSocket leg: AudioSocketLeg, start: MediaStreamStart) async {
-        await answer(stream: leg, caller: "unknown", callee: "", externalID: start.callSid)
+    /// numbers — only the channel's UUID, kept as the call's id — so they come from the UUID's
+    /// binding (`POST /api/audiosocket/calls`) when the dialplan made one; without one the caller
+    /// is `unknown`, or, with `audiosocket.require_binding`, the connection is closed and nothing
+    /// is stored.
+    func answer(audioSocket leg: AudioSocketLeg, start: MediaStreamStart) async {
+        let binding = UUID(uuidString: start.callSid).flatMap { audioSocketBindings?.take($0) }
+        if binding == nil, requireAudioSocketBinding {
+            manager.logger.warning("AudioSocket connection refused: its UUID was not announced through POST /api/audiosocket/calls (audiosocket.require_binding)",
+                                   metadata: ["uuid": "\(start.callSid)"])
+            await leg.hangUp()
+            return
+        }
+        await manager.answer(stream: leg, caller: binding?.caller ?? "unknown", callee: binding?.callee ?? "", externalID: start.callSid)
     }
 }

@@ -44,11 +44,15 @@ public final class CallSystem: Sendable {
     public let analyses: CallAnalysisDispatcher
     /// Asterisk's AudioSocket connections, when `audiosocket.listen` is set.
     let audioSocket: AudioSocketServer?
+    /// The UUIDs the dialplan announced for AudioSocket calls, when `audiosocket.listen` is set.
+    public let audioSocketBindings: AudioSocketBindings?
+    /// `audiosocket.require_binding`.
+    let requireAudioSocketBinding: Bool
 
     private init(manager: CallManager, userAgent: SIPUserAgent, callee: SimulatedCallee?, sipPort: Int,
                  scheduler: PacerScheduler<[UInt8]>, mediaLoop: any EventLoop, loopSchedulers: LoopSchedulers,
                  webhooks: WebhookDispatcher, knowledge: KnowledgeBase, afterCallTools: AfterCallToolDispatcher, analyses: CallAnalysisDispatcher,
-                 audioSocket: AudioSocketServer?) {
+                 audioSocket: AudioSocketServer?, requireAudioSocketBinding: Bool) {
         self.manager = manager
         self.analyses = analyses
         self.afterCallTools = afterCallTools
@@ -61,6 +65,8 @@ public final class CallSystem: Sendable {
         self.mediaLoop = mediaLoop
         self.loopSchedulers = loopSchedulers
         self.audioSocket = audioSocket
+        self.audioSocketBindings = audioSocket == nil ? nil : AudioSocketBindings(clock: manager.settings.clock)
+        self.requireAudioSocketBinding = requireAudioSocketBinding
     }
 
     /// A media tick per event loop of the server; `mediaLoop`'s is `scheduler`.
@@ -369,7 +375,8 @@ public final class CallSystem: Sendable {
                           afterCallTools: AfterCallToolDispatcher(store: store, runner: tools, settings: .init(config.webhooks, egress: config.egressPolicy),
                                                                   logger: logger, tracer: tracer),
                           analyses: CallAnalysisDispatcher(store: store, settings: .init(config.analysis, egress: config.egressPolicy), logger: logger, tracer: tracer),
-                          audioSocket: try await audioSocket(config, schedulers: loopSchedulers, fallback: scheduler, logger: logger))
+                          audioSocket: try await audioSocket(config, schedulers: loopSchedulers, fallback: scheduler, logger: logger),
+                          requireAudioSocketBinding: config.audioSocket.requireBinding)
     }
 
     /// Runs until cancelled; then every live call is ended (BYE or CANCEL) and every port freed.
@@ -386,7 +393,7 @@ public final class CallSystem: Sendable {
             group.addTask { await self.analyses.run() }
             group.addTask { await self.manager.store.listenForEvents() }   // wakes /api/events readers (PostgreSQL)
             if let audioSocket {
-                group.addTask { await audioSocket.run { leg, start in await self.manager.answer(audioSocket: leg, start: start) } }
+                group.addTask { await audioSocket.run { leg, start in await self.answer(audioSocket: leg, start: start) } }
             }
         }
     }

@@ -1,8 +1,10 @@
+import AsyncHTTPClient
 import Bridge
 import Calls
 import Egress
 import Foundation
 import Logging
+import NIOCore
 import Pipeline
 import Testing
 import TestSupport
@@ -133,6 +135,62 @@ import TestSupport
             #expect(try await Self.endedCall(good, in: store).failureReason == "remote_hangup")
             let stored = try await store.calls(inStates: CallState.allCases).compactMap(\.callId)
             #expect(Set(stored) == Set([cut, silent, good].map { $0.uuidString.lowercased() }), "garbage and a mute peer made no call: \(stored)")
+        }
+    }
+
+    /// `POST /api/audiosocket/calls` on the live server, as a dialplan's CURL() sends it: the
+    /// numbers in the query, an empty JSON body, `?format=text` for the bare UUID.
+    static func announce(port: Int, token: String?, query: String) async throws -> (status: UInt, body: String) {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/audiosocket/calls?\(query)")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        request.body = .bytes(ByteBuffer(string: "{}"))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        return (response.status.code, String(buffer: try await response.body.collect(upTo: 4096)))
+    }
+
+    /// The dialplan announces the call through the API with its numbers and connects with the
+    /// UUID it got: the call is stored with those numbers. With `audiosocket.require_binding` a
+    /// UUID nobody announced, and an announced one used a second time, are closed and store
+    /// nothing; the API wants its token, and says what is wrong with a bad number.
+    @Test func aCallTheDialplanAnnouncedHasItsNumbersAndOthersAreRefused() async throws {
+        var config = Self.config()
+        config.engine.mode = .echo
+        config.api.tokens = ["dialplan-token"]
+        config.audioSocket.requireBinding = true
+        let store = try await CallStore.open(config.database.location)
+        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+        let port = try #require(calls.audioSocketPort)
+        try await TwilioStreamTests.withLiveServer(config, store: store, calls: calls) { http in
+            #expect(try await Self.announce(port: http, token: nil, query: "from=%2B15550001111").status == 401, "the API's token is needed")
+            let bad = try await Self.announce(port: http, token: "dialplan-token", query: "from=not-a-number&format=text")
+            #expect(bad.status == 422 && bad.body.contains("from"), "\(bad)")
+            let announced = try await Self.announce(port: http, token: "dialplan-token", query: "from=%2B15550001111&to=%2B15550002222&format=text")
+            #expect(announced.status == 201, "\(announced)")
+            let uuid = try #require(UUID(uuidString: announced.body), "the bare UUID: \(announced.body)")
+            let json = try await Self.announce(port: http, token: "dialplan-token", query: "to=%2B15550002222")
+            #expect(json.status == 201 && json.body.contains(#""uuid":"#) && json.body.contains(#""expires_in_seconds":"#), "\(json)")
+
+            // The announced call: answered, the echo comes back, stored with its numbers.
+            let peer = try await AudioSocketPeer.connect(port: port)
+            try await peer.sendUUID(uuid)
+            let tone = (0..<8000).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 8000)) }
+            try await peer.play(tone + [Int16](repeating: 0, count: 12_000))
+            try await peer.wait(for: "the echo") { $0.messages.filter(Self.loud).count >= 10 }
+            try await peer.hangUp()
+            let call = try await Self.endedCall(uuid, in: store)
+            #expect(call.callerNumber == "+15550001111" && call.calleeNumber == "+15550002222" && call.direction == .inbound,
+                    "\(call.callerNumber) → \(call.calleeNumber)")
+
+            // The same UUID again, and one nobody announced: closed, nothing more stored.
+            for (what, id) in [("a UUID used already", uuid), ("a UUID nobody announced", UUID())] {
+                let stranger = try await AudioSocketPeer.connect(port: port)
+                try await stranger.sendUUID(id)
+                try await stranger.wait(for: "the close of \(what)") { $0.closed }
+            }
+            let stored = try await store.calls(inStates: CallState.allCases)
+            #expect(stored.count == 1, "only the announced call is stored: \(stored.map(\.callId))")
         }
     }
 

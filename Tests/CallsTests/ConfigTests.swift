@@ -288,6 +288,9 @@ import Tools
         #expect(try c.audioSocket.allows(at("10.0.0.5")) && c.audioSocket.allows(at("192.168.7.200")))
         #expect(try !c.audioSocket.allows(at("10.0.0.6")) && !c.audioSocket.allows(at("127.0.0.1")))
         #expect(try VoiceBridgeConfig(source: ConfigSource(yaml: "")).audioSocket.listen == nil, "off by default")
+        #expect(!c.audioSocket.requireBinding, "unannounced UUIDs are calls from unknown by default")
+        let bound = try VoiceBridgeConfig(source: ConfigSource(yaml: "audiosocket: {listen: '127.0.0.1:9092', allowed_peers: [127.0.0.1], require_binding: true}"))
+        #expect(bound.audioSocket.requireBinding)
     }
 
     @Test func webhookEndpointsAreReadByName() throws {

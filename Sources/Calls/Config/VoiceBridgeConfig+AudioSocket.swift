@@ -19,6 +19,10 @@ extension VoiceBridgeConfig {
         /// credential — its one field is the call's UUID — so the peer's address is what admits it;
         /// listening with none allowed is refused at start.
         public var allowedPeers: [IPNetwork] = []
+        /// Whether a connection must name a UUID the dialplan got from `POST /api/audiosocket/calls`
+        /// (which also gives the call its numbers); false: an unannounced UUID is an inbound call
+        /// from `unknown`.
+        public var requireBinding = false
 
         /// Whether a connection from `address` may become a call.
         public func allows(_ address: SocketAddress) -> Bool {
@@ -36,6 +40,7 @@ extension VoiceBridgeConfig {
             }
             return network
         }
+        a.requireBinding = try r.bool("audiosocket.require_binding", default: a.requireBinding)
         guard let listen = try r.optionalString("audiosocket.listen") else { return }
         let origin = r.origin(of: "audiosocket.listen")
         // host:port, the host an address ([::1] for IPv6): what the listener binds, checked here.
