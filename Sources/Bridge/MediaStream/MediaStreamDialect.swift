@@ -84,6 +84,10 @@ public enum MediaStreamDialect: String, Sendable, CaseIterable {
     /// Whether the dialect's audio travels in binary messages (Vonage's) rather than in text.
     public var carriesBinaryAudio: Bool { self == .vonage }
 
+    /// Whether the caller's audio is linear PCM at the rate the start names (the browser's and
+    /// Vonage's), which the leg narrows to the call's 8 kHz μ-law, keeping a 16 kHz wideband.
+    var sendsLinearAudioAtItsOwnRate: Bool { self == .browser || self == .vonage }
+
     /// A mark or a clear as the dialect writes it (audio goes through `encodeMedia`); nil for a
     /// mark or audio in Vonage's dialect (binary audio; played time counted by the leg).
     public func encodeCommand(_ command: MediaStreamCommand, streamSid: String) -> String? {

@@ -171,8 +171,7 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
         switch decoded {
         case .message(let event, let sid):
             if case .start(let start) = event {
-                let linear = dialect == .browser || dialect == .vonage
-                let microphone = linear && start.sampleRate != 8000 ? try? Resampler(from: start.sampleRate, to: 8000) : nil
+                let microphone = dialect.sendsLinearAudioAtItsOwnRate && start.sampleRate != 8000 ? try? Resampler(from: start.sampleRate, to: 8000) : nil
                 let waiters = state.withLock { s in
                     s.microphone = microphone
                     s.widener = dialect == .vonage && start.sampleRate == Self.widebandRate ? VonageDialect.Widener() : nil
@@ -195,7 +194,7 @@ public final class MediaStreamSocketLeg: MediaStreamLeg {
                 if dialect == .twilio {
                     deliver(media)   // Twilio's own 20 ms frames, as they came
                 } else {
-                    for frame in frames(of: dialect == .browser || dialect == .vonage ? narrowband(media) : media) { deliver(frame) }
+                    for frame in frames(of: dialect.sendsLinearAudioAtItsOwnRate ? narrowband(media) : media) { deliver(frame) }
                 }
                 return .accepted
             }
