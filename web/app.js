@@ -2,8 +2,8 @@
 // /api/events WebSocket. No build step; all text goes in with textContent (never as HTML).
 'use strict';
 
-const STATES = ['queued', 'dialing', 'ringing', 'connected', 'completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled', 'voicemail', 'voicemail_left'];
-const STATE_ICON = { queued: '⏳', dialing: '📞', ringing: '🔔', connected: '🟢', completed: '✅', no_answer: '🔕', busy: '⛔', rejected: '🚫', failed: '❌', cancelled: '✖️', voicemail: '📼', voicemail_left: '📨' };
+const STATES = ['queued', 'dialing', 'ringing', 'connected', 'completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled', 'voicemail', 'voicemail_left', 'screened_out'];
+const STATE_ICON = { queued: '⏳', dialing: '📞', ringing: '🔔', connected: '🟢', completed: '✅', no_answer: '🔕', busy: '⛔', rejected: '🚫', failed: '❌', cancelled: '✖️', voicemail: '📼', voicemail_left: '📨', screened_out: '🛡️' };
 const STATUS_ICON = { answered: '✅', unclear: '❓', refused: '🚫', not_asked: '⏺️', pending: '⏳' };
 
 let lang = localStorage.getItem('vb.lang') || ((navigator.language || 'en').toLowerCase().startsWith('ko') ? 'ko' : 'en');

@@ -3,7 +3,7 @@
 // uploads its CSV contact list, showing the row report. Uses app.js's helpers (api, el, t, $, mount).
 'use strict';
 
-const CAMPAIGN_ENDED = ['completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled', 'voicemail', 'voicemail_left'];
+const CAMPAIGN_ENDED = ['completed', 'no_answer', 'busy', 'rejected', 'failed', 'cancelled', 'voicemail', 'voicemail_left', 'screened_out'];
 const CAMPAIGN_ACTIONS = { draft: ['start', 'cancel'], running: ['pause', 'cancel'], paused: ['start', 'cancel'], completed: [], cancelled: [] };
 
 async function showCampaigns() {

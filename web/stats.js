@@ -4,7 +4,7 @@
 // askedTimes().
 'use strict';
 
-const OUTCOME_COLOR = { completed: '#4caf50', no_answer: '#9e9e9e', busy: '#ff9800', rejected: '#e57373', failed: '#c62828', cancelled: '#bdbdbd', voicemail: '#8d6e63', voicemail_left: '#a1887f' };
+const OUTCOME_COLOR = { completed: '#4caf50', no_answer: '#9e9e9e', busy: '#ff9800', rejected: '#e57373', failed: '#c62828', cancelled: '#bdbdbd', voicemail: '#8d6e63', voicemail_left: '#a1887f', screened_out: '#7986cb' };
 const ANSWER_COLOR = { answered: '#4caf50', unclear: '#ffb300', refused: '#e57373', pending: '#90a4ae', not_asked: '#cfd8dc' };
 
 /// Horizontal bars, one row per [label, value, color, key]; values written after the bars.

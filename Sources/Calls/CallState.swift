@@ -6,6 +6,9 @@ public enum CallState: String, Sendable, Codable, CaseIterable {
     case voicemail
     /// An answering machine picked up and the agent left a message after its greeting (`machine_detection: leave_message`).
     case voicemailLeft = "voicemail_left"
+    /// A call screener answered for the callee and the person never came on: the screener turned
+    /// the call away, or the line ended (or the wait ran out) while the agent waited for them.
+    case screenedOut = "screened_out"
 
     /// States in which a call holds telephony resources; a crash leaves these to be reconciled.
     public var isLive: Bool {
@@ -17,7 +20,7 @@ public enum CallState: String, Sendable, Codable, CaseIterable {
 
     public var isTerminal: Bool {
         switch self {
-        case .completed, .noAnswer, .busy, .rejected, .failed, .cancelled, .voicemail, .voicemailLeft: true
+        case .completed, .noAnswer, .busy, .rejected, .failed, .cancelled, .voicemail, .voicemailLeft, .screenedOut: true
         default: false
         }
     }
@@ -32,8 +35,9 @@ public enum CallState: String, Sendable, Codable, CaseIterable {
         case (.ringing, .connected):
             true
         case (.dialing, let end), (.ringing, let end):
-            end.isTerminal && ![.completed, .voicemail, .voicemailLeft].contains(end)   // those need an answer
-        case (.connected, .completed), (.connected, .failed), (.connected, .cancelled), (.connected, .voicemail), (.connected, .voicemailLeft):
+            end.isTerminal && ![.completed, .voicemail, .voicemailLeft, .screenedOut].contains(end)   // those need an answer
+        case (.connected, .completed), (.connected, .failed), (.connected, .cancelled), (.connected, .voicemail), (.connected, .voicemailLeft),
+             (.connected, .screenedOut):
             true
         case (let end, .queued):
             // A retry (automatic, or the operator's) puts an ended call back in the queue.

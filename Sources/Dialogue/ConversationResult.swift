@@ -35,6 +35,8 @@ public struct ConversationResult: Sendable, Equatable {
     public var flowPath: [String]?
     public var fields: [String: FlowFieldValue]?
     public var outcome: String?
+    /// A call screener answered for the callee: how far the call got past it.
+    public var screener: CallScreener.Passage?
 
     public init(tracker: TaskTracker, transcript: [TranscriptEntry], durationSeconds: Int, context: ConversationContext) {
         answers = tracker.finalAnswers
@@ -47,10 +49,12 @@ public struct ConversationResult: Sendable, Equatable {
         flowPath = tracker.flow?.path
         fields = tracker.flow?.fields
         outcome = tracker.flow?.outcome
+        screener = tracker.screener
         // A flow's branches leave some questions unasked by design: the summary names those it reached.
         let reached = tracker.flow == nil ? answers : answers.filter { $0.status != .notAsked }
         summary = Self.summarize(answers: reached, callbackRequested: tracker.callbackRequested, context: context)
             + (outcome.map { " Outcome: \($0)." } ?? "")
+            + (screener.map { " " + DialoguePhrases.of(context.language).screenerSummary($0) } ?? "")
             + (openQuestions.isEmpty ? "" : " Open questions to answer: " + openQuestions.map { "\"\($0)\"" }.joined(separator: "; ") + ".")
     }
 

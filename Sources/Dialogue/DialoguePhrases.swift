@@ -35,6 +35,8 @@ public struct DialoguePhrases: Sendable {
     public var summaryOpening: String
     public var summaryRefused: String, summaryUnclear: String, summaryNoAnswer: String, summaryNotAsked: String
     public var summaryCallback: String
+    /// The summary's line when a call screener answered: the person came on, or did not.
+    public var summaryScreenerPassed: String, summaryScreenedOut: String
 
     public static let english = DialoguePhrases(
         thankYou: "Thank you.", thankYouNoted: "Thank you, noted.", thatsAllRight: "That's all right.",
@@ -52,7 +54,9 @@ public struct DialoguePhrases: Sendable {
         greeting: "Hello, this is the AI assistant of {display_name}, calling about {purpose}.",
         closing: "Thank you for your time. Have a nice day.",
         summaryOpening: "Call about {purpose}.", summaryRefused: "refused", summaryUnclear: "unclear", summaryNoAnswer: "asked, no answer",
-        summaryNotAsked: "not asked", summaryCallback: "The callee asked to be called back another time.")
+        summaryNotAsked: "not asked", summaryCallback: "The callee asked to be called back another time.",
+        summaryScreenerPassed: "A call screener answered first; the person came on the line.",
+        summaryScreenedOut: "A call screener answered; the person did not come on the line.")
 
     public static let korean = DialoguePhrases(
         thankYou: "감사합니다.", thankYouNoted: "네, 알겠습니다.", thatsAllRight: "네, 괜찮습니다.",
@@ -70,7 +74,13 @@ public struct DialoguePhrases: Sendable {
         greeting: "안녕하세요, {display_name}의 AI 상담원입니다. {purpose} 관련해서 전화드렸습니다.",
         closing: "시간 내주셔서 감사합니다. 좋은 하루 되세요.",
         summaryOpening: "{purpose} 관련 통화.", summaryRefused: "답변 거부", summaryUnclear: "불명확", summaryNoAnswer: "질문했으나 답변 없음",
-        summaryNotAsked: "질문하지 않음", summaryCallback: "상대방이 다음에 다시 전화해 달라고 했습니다.")
+        summaryNotAsked: "질문하지 않음", summaryCallback: "상대방이 다음에 다시 전화해 달라고 했습니다.",
+        summaryScreenerPassed: "통화 비서가 먼저 받았고, 이후 본인이 통화했습니다.",
+        summaryScreenedOut: "통화 비서가 받았고, 본인은 통화하지 않았습니다.")
+
+    func screenerSummary(_ passage: CallScreener.Passage) -> String {
+        passage == .personReached ? summaryScreenerPassed : summaryScreenedOut
+    }
 
     /// The read-back of `spoken`.
     public func readBack(_ spoken: String) -> String { readBackQuestion.replacingOccurrences(of: "{value}", with: spoken) }

@@ -32,7 +32,7 @@ public enum PromptBuilder {
         7. Use a polite, respectful register.
         8. Keep every turn short: this is a phone call.
         9. A line "[DTMF 1]" means the caller pressed that key on the phone's keypad: take it as their
-           answer where a question offers keys ("press 1 for yes"), otherwise acknowledge it briefly.\(transferRule(context))\(toolRule(context))
+           answer where a question offers keys ("press 1 for yes"), otherwise acknowledge it briefly.\(transferRule(context))\(toolRule(context))\(screenerRule(context))
 
         ## Reporting progress
         After each answer call the tool `update_task_state` with the question id (q1, q2, …), its status
@@ -58,7 +58,7 @@ public enum PromptBuilder {
            If its result has an "error", put the question again and call it once more.
         4. If the callee asks to be called back later, or gets angry, apologise, thank them, say "\(context.closing)" and call `end_call`.
         5. Speak only \(languageName(context.language)), politely, and keep every turn short: this is a phone call.
-        6. A line "[DTMF 1]" means the caller pressed that key on the phone's keypad.\(transferRule(context))\(toolRule(context))
+        6. A line "[DTMF 1]" means the caller pressed that key on the phone's keypad.\(transferRule(context))\(toolRule(context))\(screenerRule(context))
 
         ## Current step
         \(step.map { FlowGuide.step($0, in: context) } ?? "Greet the callee.")
@@ -73,6 +73,18 @@ public enum PromptBuilder {
         10. If the person asks to speak to a person (a human, an operator, a representative, 상담원), say you will
             connect them now and call `transfer_call` with the reason. If its result says nobody was reached,
             apologise, say so, and go on with the questions.
+        """
+    }
+
+    /// Rule 12, on an outbound call: a call screener answering for the callee.
+    static func screenerRule(_ context: ConversationContext) -> String {
+        guard context.call.direction == "outbound" else { return "" }
+        return """
+
+        12. If a call screener or assistant answers for the person (it asks who is calling and why, on their behalf),
+            answer in one sentence — "\(context.filled(DialoguePhrases.of(context.language).introduction))" — then say
+            nothing until the person speaks; greet them as at the start. If the screener says the person cannot take
+            the call, say "\(context.closing)" and call `end_call` with the reason "\(CallScreener.Passage.screenedOut.rawValue)".
         """
     }
 

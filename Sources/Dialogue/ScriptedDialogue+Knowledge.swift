@@ -9,7 +9,7 @@ extension ScriptedDialogue {
     /// search, a question that is not an answer, a request for a person or a callback — or, on a
     /// FAQ line, anything but the caller saying they are done.
     public func wantsLookup(_ reply: String) -> Bool {
-        guard !context.knowledge.isEmpty else { return false }
+        guard !context.knowledge.isEmpty, !screenerMayHear(reply) else { return false }
         guard let index = current else { return answersQuestionsOnly && !Self.isDone(reply) }
         guard KnowledgeAnswerPolicy.isQuestion(reply) else { return false }
         switch interpreter.interpret(reply, asked: index, open: [index]) {

@@ -13,6 +13,9 @@ public struct ScriptedDialogue: Sendable {
         case close(text: String)
         /// Say this, then hand the caller to a person (`ConversationContext.transferTarget`).
         case transfer(text: String, reason: String)
+        /// Say this (perhaps nothing), then wait for the callee without putting a question: a call
+        /// screener's question answered, the agent waits for the person.
+        case listen(text: String)
         /// Say this (perhaps nothing), then run the flow's tool step (`pendingTool`) and hand its
         /// outcome to `toolFinished`.
         case runTool(text: String)
@@ -31,6 +34,13 @@ public struct ScriptedDialogue: Sendable {
     var readBack: PendingReadBack?
     /// Read-backs of a question that the caller said were wrong, by question index.
     var readBacksDone: [Int: Int] = [:]
+    /// The opening as said (the greeting and first question): said again to the person a call
+    /// screener put through.
+    var opening: Step?
+    var screenerIntroductions = 0
+    var screenerSilences = 0
+    /// Behind a screener, the last words were neither its known ones nor a greeting.
+    var unplacedWordsBehindScreener = false
     /// No questions to ask, and collections to answer from: the agent asks how it can help and
     /// answers until the caller is done (an inbound FAQ line).
     var answersQuestionsOnly: Bool { context.questions.isEmpty && !context.knowledge.isEmpty }
@@ -50,8 +60,9 @@ public struct ScriptedDialogue: Sendable {
 
     /// The opening: greeting and the first question.
     public mutating func start() -> Step {
-        if answersQuestionsOnly { return .ask(text: context.greeting + " " + phrases.howCanIHelp, questionIndex: -1) }
-        return next(prefix: context.greeting)
+        let step = answersQuestionsOnly ? .ask(text: context.greeting + " " + phrases.howCanIHelp, questionIndex: -1) : next(prefix: context.greeting)
+        opening = step
+        return step
     }
 
     /// The caller answered the current question. `confidence`: the recognizer's in the words
@@ -59,6 +70,7 @@ public struct ScriptedDialogue: Sendable {
     /// floor (`ConversationContext.answerConfidence`) is not stored as answered.
     public mutating func caller(said reply: String, confidence heard: Double = 1) -> Step {
         turns += 1
+        if let step = screenerStep(reply) { return step }
         guard let index = current else { return close(context.closing) }
         let question = tracker.answers[index].question
         if turns >= context.maxTurns { return close(context.closing) }
@@ -172,6 +184,7 @@ public struct ScriptedDialogue: Sendable {
     /// The caller said nothing for a long while after the question: ask once more, then give up
     /// politely — the question stays `pending` (asked, never answered).
     public mutating func noReply() -> Step {
+        if let step = screenerSilence() { return step }
         readBack = nil   // the answer stands as heard
         guard let index = current else { return .close(text: context.closing) }
         if tracker.answers[index].timesAsked < 2 {

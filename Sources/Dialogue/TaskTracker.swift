@@ -32,6 +32,8 @@ public struct TaskTracker: Sendable, Equatable {
     public private(set) var answers: [Answer]
     /// The callee asked to be called another time (the local dialogue ends the call then).
     public var callbackRequested = false
+    /// A call screener answered for the callee: how far the call got past it (nil: none met).
+    public var screener: CallScreener.Passage?
     /// Questions the caller asked that the knowledge base could not answer: passed on.
     public var openQuestions: [String] = []
     /// The flow the call runs, with the path taken and the fields gathered; nil: plain questions.

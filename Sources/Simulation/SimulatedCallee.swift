@@ -17,6 +17,8 @@ import Realtime
 /// `<no_answer>` and `<reject>` as the first entry select those outcomes. Without a list it is a
 /// cooperative default persona. A first entry `<says Hello?>` is said as soon as it
 /// answers, as people do (over the agent's greeting: `<says Mm-hmm.>` is a backchannel);
+/// `<screens Say your name …>` is said the same way by a call screener, which answers only agent
+/// speech that goes on after it (a greeting over and done while it talked gets no line);
 /// `<hum 900>` is 900 ms of mains buzz on the line then (noise an energy VAD takes for a voice,
 /// with no words in it); `<voicemail long>` (a 12 s greeting), `<voicemail short>` or
 /// `<voicemail ko>` make it an answering machine: the greeting, a 1 kHz beep, then silence.
@@ -286,8 +288,10 @@ public final class SimulatedCallee: Sendable {
             return
         }
         var opening: [UInt8]?
-        if let first = script.first, let words = first.wholeMatch(of: /<says (.+)>/)?.1 {
-            opening = await speech(String(words))
+        var screens = false
+        if let first = script.first, let match = first.wholeMatch(of: /<(says|screens) (.+)>/) {
+            opening = await speech(String(match.2))
+            screens = match.1 == "screens"
             script.removeFirst()
         } else if let first = script.first, let milliseconds = first.wholeMatch(of: /<hum (\d+)>/)?.1 {
             opening = Self.hum(milliseconds: min(5000, Int(milliseconds) ?? 0))
@@ -299,6 +303,8 @@ public final class SimulatedCallee: Sendable {
         // (answered into that gap, the callee talked over the rest of the agent's utterance).
         let endOfTurn = 1500
         var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: endOfTurn))
+        // A screener's opening ends then: agent speech over before it is not answered.
+        let openingEnds = screens ? opening.map { clock.now + .milliseconds(400 + $0.count / 8) } : nil
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
             if let opening {
@@ -328,6 +334,7 @@ public final class SimulatedCallee: Sendable {
                 }
                 guard decision.event == .speechEnded, agentSpoke else { continue }
                 let utterance = heard.take(endSilence: endOfTurn * 8)
+                if let openingEnds, clock.now - .milliseconds(endOfTurn) < openingEnds { continue }
                 var words: String?
                 if let hearing, conversation.isListening {
                     // What the agent is doing shows in its first words ("Sorry, I didn't catch that",

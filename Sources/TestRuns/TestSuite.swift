@@ -25,7 +25,7 @@ import Yams
 /// ```
 ///
 /// `says` is the simulated callee's script: one line per agent turn, `<silence>`, `<hangup>`,
-/// `<dtmf 12#> words`, `<says Hello?>` first (over the greeting), `<busy>`, `<no_answer>`, `<reject>`.
+/// `<dtmf 12#> words`, `<says Hello?>` first (over the greeting), `<screens …>` first (a call screener), `<busy>`, `<no_answer>`, `<reject>`.
 /// Answers and fields are normalised summaries (`yes`, `3`, `+15551234567`, `{today+1}T14:00`); a
 /// field may instead be `<refused>`, `<unclear>` or `<empty>` (never filled).
 public struct TestSuite: Sendable, Equatable {
@@ -103,7 +103,7 @@ public struct TestSuite: Sendable, Equatable {
         try allowOnly(["state", "answers", "max_turns", "turn_latency_ms", "outcome", "fields"], in: expect, at: at)
         if let raw = expect["state"]?.string {
             guard let state = CallState(rawValue: raw), !state.isLive, state != .queued else {
-                throw Problem(path: at + ".state", message: "\"\(raw)\" is not an end state (completed, no_answer, busy, rejected, failed, cancelled, voicemail, voicemail_left)")
+                throw Problem(path: at + ".state", message: "\"\(raw)\" is not an end state (completed, no_answer, busy, rejected, failed, cancelled, voicemail, voicemail_left, screened_out)")
             }
             persona.state = state
         }

@@ -43,7 +43,7 @@ import TestSupport
         #expect(all.successRate.value == 25 && all.successRate.numerator == 1 && all.successRate.denominator == 4, "1 of 4 ended calls fully answered")
         #expect(all.successRate.counts.contains("as a percentage of ended calls"))
         #expect(all.averageDurationSeconds.value == 40 && all.averageDurationSeconds.denominator == 2, "talk time of the two answered calls")
-        #expect(all.outcomes == ["completed": 2, "busy": 1, "no_answer": 1, "rejected": 0, "failed": 0, "cancelled": 0, "voicemail": 0, "voicemail_left": 0])
+        #expect(all.outcomes == ["completed": 2, "busy": 1, "no_answer": 1, "rejected": 0, "failed": 0, "cancelled": 0, "voicemail": 0, "voicemail_left": 0, "screened_out": 0])
         #expect(all.questions.map(\.question) == ["Can you attend?", "Parking?"])
         #expect(all.questions[0].statuses == ["answered": 2] && all.questions[0].yes == 1 && all.questions[0].no == 1)
         #expect(all.questions[1].statuses == ["answered": 1, "refused": 1] && all.questions[1].no == 1)

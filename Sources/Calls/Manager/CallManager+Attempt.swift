@@ -241,6 +241,8 @@ extension CallManager {
         case .voicemail: (.voicemail, "answering_machine")
         case .voicemailLeft: (.voicemailLeft, "message left")
         case .transferred: (.completed, "transferred")
+        // Not retried: the callee (or their screener) turned the call away; the operator may.
+        case .screenedOut: (.screenedOut, "call_screener")
         }
     }
 

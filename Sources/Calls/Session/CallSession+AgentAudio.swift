@@ -1,5 +1,6 @@
 import Foundation
 import Bridge
+import Dialogue
 import Pipeline
 import Realtime
 import Tools
@@ -235,7 +236,7 @@ extension CallSession {
                 // Let the goodbye play out (bounded), then hang up.
                 await waitForPlaybackToEnd(within: .seconds(20))
                 logger.info("agent ended the call", metadata: ["call": "\(callID)", "reason": "\(reason)"])
-                finish(.agentFinished)
+                finish(reason == CallScreener.Passage.screenedOut.rawValue ? .screenedOut : .agentFinished)
                 return
             case .error(let message, let fatal):
                 logger.warning("engine error", metadata: ["call": "\(callID)", "error": "\(message)", "fatal": "\(fatal)"])

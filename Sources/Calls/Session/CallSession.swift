@@ -27,6 +27,8 @@ public final class CallSession: Sendable {
         case voicemailLeft
         /// The caller was handed to a person, who answered.
         case transferred
+        /// A call screener answered and the person never came on (`CallScreener.Passage.screenedOut`).
+        case screenedOut
     }
 
     public struct Outcome: Sendable {
@@ -213,6 +215,12 @@ public final class CallSession: Sendable {
         verdictInput.finish()
         if ending == .agentFinished, let reason = state.withLock({ $0.closingReason }) { ending = reason }
         var tracker = await engine.stop()
+        // Turned away by a call screener, or still waiting behind one when the line ended: the
+        // person was never reached.
+        if [.waiting, .screenedOut].contains(tracker.screener), [.remoteHangup, .mediaTimeout, .maxDuration, .agentFinished].contains(ending) {
+            tracker.screener = .screenedOut
+            ending = .screenedOut
+        }
         // A model engine's `search_knowledge` that found nothing: kept like a question the local engine passed on.
         for question in state.withLock({ $0.toolCalls.compactMap(\.passedOn) }) where !tracker.openQuestions.contains(question) {
             tracker.openQuestions.append(question)

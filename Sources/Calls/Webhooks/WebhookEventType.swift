@@ -8,6 +8,8 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
     case callCancelled = "call.cancelled"
     /// An answering machine picked up: the call hung up (`voicemail`) or left a message (`voicemail_left`).
     case callVoicemail = "call.voicemail"
+    /// A call screener answered and the person never came on (`screened_out`).
+    case callScreenedOut = "call.screened_out"
     /// A completed call's post-call analysis is stored (its template asked for one).
     case callAnalyzed = "call.analyzed"
     case campaignCompleted = "campaign.completed"
@@ -19,6 +21,7 @@ public enum WebhookEventType: String, Sendable, Codable, CaseIterable {
         case .completed: self = .callCompleted
         case .cancelled: self = .callCancelled
         case .voicemail, .voicemailLeft: self = .callVoicemail
+        case .screenedOut: self = .callScreenedOut
         default: self = .callFailed
         }
     }

@@ -13,6 +13,11 @@ extension LocalEngine {
         case .close(let text): (text, true, nil)
         case .transfer(let text, let reason): (text, true, reason)   // no reply is awaited: the session transfers
         case .runTool(let text): (text, false, nil)
+        case .listen(let text): (text, false, nil)
+        }
+        if case .listen = step, text.isEmpty {
+            listenSilently()
+            return
         }
         if case .runTool = step {
             if !text.isEmpty { await voice(text, awaitingReply: false) }
@@ -23,8 +28,17 @@ extension LocalEngine {
         if let transfer {
             await events.emit(.transfer(reason: transfer, afterItem: item))
         } else if closing {
-            state.withLock { $0.ended = true }
-            await events.emit(.endCall(reason: "conversation finished", afterItem: item))
+            let screenedOut = state.withLock { s in s.ended = true; return s.dialogue.tracker.screener == .screenedOut }
+            await events.emit(.endCall(reason: screenedOut ? CallScreener.Passage.screenedOut.rawValue : "conversation finished", afterItem: item))
+        }
+    }
+
+    /// Waits for the callee without a word (behind a call screener): the reply timeout starts now.
+    func listenSilently() {
+        state.withLock { s in
+            s.awaitingReply = true
+            s.waitedMilliseconds = 0
+            s.replyDeadlineMilliseconds = replyTimeoutMilliseconds
         }
     }
 
