@@ -37,6 +37,8 @@ public struct ConversationResult: Sendable, Equatable {
     public var outcome: String?
     /// A call screener answered for the callee: how far the call got past it.
     public var screener: CallScreener.Passage?
+    /// A phone menu answered the call: the keys pressed and where they led.
+    public var menu: MenuPassage?
 
     public init(tracker: TaskTracker, transcript: [TranscriptEntry], durationSeconds: Int, context: ConversationContext) {
         answers = tracker.finalAnswers
@@ -50,10 +52,12 @@ public struct ConversationResult: Sendable, Equatable {
         fields = tracker.flow?.fields
         outcome = tracker.flow?.outcome
         screener = tracker.screener
+        menu = tracker.menu
         // A flow's branches leave some questions unasked by design: the summary names those it reached.
         let reached = tracker.flow == nil ? answers : answers.filter { $0.status != .notAsked }
         summary = Self.summarize(answers: reached, callbackRequested: tracker.callbackRequested, context: context)
             + (outcome.map { " Outcome: \($0)." } ?? "")
+            + (menu.map { " " + DialoguePhrases.of(context.language).menuSummary($0) } ?? "")
             + (screener.map { " " + DialoguePhrases.of(context.language).screenerSummary($0) } ?? "")
             + (openQuestions.isEmpty ? "" : " Open questions to answer: " + openQuestions.map { "\"\($0)\"" }.joined(separator: "; ") + ".")
     }

@@ -37,6 +37,8 @@ public struct DialoguePhrases: Sendable {
     public var summaryCallback: String
     /// The summary's line when a call screener answered: the person came on, or did not.
     public var summaryScreenerPassed: String, summaryScreenedOut: String
+    /// The summary's line when a phone menu answered: the keys pressed (`{path}`), and no way through.
+    public var summaryMenuPressed: String, summaryMenuNoRoute: String, summaryMenuTimedOut: String
 
     public static let english = DialoguePhrases(
         thankYou: "Thank you.", thankYouNoted: "Thank you, noted.", thatsAllRight: "That's all right.",
@@ -56,7 +58,9 @@ public struct DialoguePhrases: Sendable {
         summaryOpening: "Call about {purpose}.", summaryRefused: "refused", summaryUnclear: "unclear", summaryNoAnswer: "asked, no answer",
         summaryNotAsked: "not asked", summaryCallback: "The callee asked to be called back another time.",
         summaryScreenerPassed: "A call screener answered first; the person came on the line.",
-        summaryScreenedOut: "A call screener answered; the person did not come on the line.")
+        summaryScreenedOut: "A call screener answered; the person did not come on the line.",
+        summaryMenuPressed: "Phone menu: pressed {path}.", summaryMenuNoRoute: "Phone menu: no option led to the call's purpose or a person.",
+        summaryMenuTimedOut: "Phone menu: nobody answered after it.")
 
     public static let korean = DialoguePhrases(
         thankYou: "감사합니다.", thankYouNoted: "네, 알겠습니다.", thatsAllRight: "네, 괜찮습니다.",
@@ -76,7 +80,19 @@ public struct DialoguePhrases: Sendable {
         summaryOpening: "{purpose} 관련 통화.", summaryRefused: "답변 거부", summaryUnclear: "불명확", summaryNoAnswer: "질문했으나 답변 없음",
         summaryNotAsked: "질문하지 않음", summaryCallback: "상대방이 다음에 다시 전화해 달라고 했습니다.",
         summaryScreenerPassed: "통화 비서가 먼저 받았고, 이후 본인이 통화했습니다.",
-        summaryScreenedOut: "통화 비서가 받았고, 본인은 통화하지 않았습니다.")
+        summaryScreenedOut: "통화 비서가 받았고, 본인은 통화하지 않았습니다.",
+        summaryMenuPressed: "자동 응답 메뉴: {path} 번호를 눌렀습니다.", summaryMenuNoRoute: "자동 응답 메뉴: 통화 목적이나 상담원으로 가는 번호가 없었습니다.",
+        summaryMenuTimedOut: "자동 응답 메뉴: 이후 아무도 받지 않았습니다.")
+
+    func menuSummary(_ menu: MenuPassage) -> String {
+        let pressed = menu.pressed.isEmpty ? "" : summaryMenuPressed.replacingOccurrences(of: "{path}", with: menu.path)
+        let end = switch menu.state {
+        case .noRoute: summaryMenuNoRoute
+        case .timedOut: summaryMenuTimedOut
+        case .navigating, .personReached: ""
+        }
+        return [pressed, end].filter { !$0.isEmpty }.joined(separator: " ")
+    }
 
     func screenerSummary(_ passage: CallScreener.Passage) -> String {
         passage == .personReached ? summaryScreenerPassed : summaryScreenedOut

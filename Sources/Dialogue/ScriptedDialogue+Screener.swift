@@ -43,6 +43,14 @@ extension ScriptedDialogue {
         }
     }
 
+    /// Why the dialogue ended the call, as `EngineEvent.endCall` says it: a screener that turned it
+    /// away, a phone menu with no way through, or the conversation done.
+    public var endReason: String {
+        if tracker.screener == .screenedOut { return CallScreener.Passage.screenedOut.rawValue }
+        if let state = tracker.menu?.state, [.noRoute, .timedOut].contains(state) { return state.rawValue }
+        return "conversation finished"
+    }
+
     /// Whether `reply` is for `screenerStep` (not a knowledge question): said while waiting behind a
     /// screener, or a screener's words where one may answer.
     func screenerMayHear(_ reply: String) -> Bool {

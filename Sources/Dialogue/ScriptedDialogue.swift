@@ -16,6 +16,8 @@ public struct ScriptedDialogue: Sendable {
         /// Say this (perhaps nothing), then wait for the callee without putting a question: a call
         /// screener's question answered, the agent waits for the person.
         case listen(text: String)
+        /// Press these keys (a phone menu's option), then wait for the callee without a word.
+        case press(keys: String)
         /// Say this (perhaps nothing), then run the flow's tool step (`pendingTool`) and hand its
         /// outcome to `toolFinished`.
         case runTool(text: String)
@@ -41,6 +43,11 @@ public struct ScriptedDialogue: Sendable {
     var screenerSilences = 0
     /// Behind a screener, the last words were neither its known ones nor a greeting.
     var unplacedWordsBehindScreener = false
+    /// The options of the phone menu being said, none pressed yet.
+    var menuOptions: [PhoneMenu.Option] = []
+    var menuSilences = 0
+    /// In a menu or on hold, the last words were neither a menu's, a hold's nor a greeting.
+    var unplacedWordsInMenu = false
     /// No questions to ask, and collections to answer from: the agent asks how it can help and
     /// answers until the caller is done (an inbound FAQ line).
     var answersQuestionsOnly: Bool { context.questions.isEmpty && !context.knowledge.isEmpty }
@@ -70,7 +77,7 @@ public struct ScriptedDialogue: Sendable {
     /// floor (`ConversationContext.answerConfidence`) is not stored as answered.
     public mutating func caller(said reply: String, confidence heard: Double = 1) -> Step {
         turns += 1
-        if let step = screenerStep(reply) { return step }
+        if let step = menuStep(reply) ?? screenerStep(reply) { return step }
         guard let index = current else { return close(context.closing) }
         let question = tracker.answers[index].question
         if turns >= context.maxTurns { return close(context.closing) }
@@ -184,7 +191,7 @@ public struct ScriptedDialogue: Sendable {
     /// The caller said nothing for a long while after the question: ask once more, then give up
     /// politely — the question stays `pending` (asked, never answered).
     public mutating func noReply() -> Step {
-        if let step = screenerSilence() { return step }
+        if let step = menuSilence() ?? screenerSilence() { return step }
         readBack = nil   // the answer stands as heard
         guard let index = current else { return .close(text: context.closing) }
         if tracker.answers[index].timesAsked < 2 {

@@ -34,6 +34,8 @@ public struct TaskTracker: Sendable, Equatable {
     public var callbackRequested = false
     /// A call screener answered for the callee: how far the call got past it (nil: none met).
     public var screener: CallScreener.Passage?
+    /// A phone menu answered the call: the keys pressed and where they led (nil: none met).
+    public var menu: MenuPassage?
     /// Questions the caller asked that the knowledge base could not answer: passed on.
     public var openQuestions: [String] = []
     /// The flow the call runs, with the path taken and the fields gathered; nil: plain questions.

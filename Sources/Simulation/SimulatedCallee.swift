@@ -17,6 +17,8 @@ import Realtime
 /// `<no_answer>` and `<reject>` as the first entry select those outcomes. Without a list it is a
 /// cooperative default persona. A first entry `<says Hello?>` is said as soon as it
 /// answers, as people do (over the agent's greeting: `<says Mm-hmm.>` is a backchannel);
+/// `<ivr 2 For billing, press 1. …>` entries are a phone menu said as it answers, each level waiting
+/// for its key (`SimulatedMenu`), the next line said once through;
 /// `<screens Say your name …>` is said the same way by a call screener, which answers only agent
 /// speech that goes on after it (a greeting over and done while it talked gets no line);
 /// `<hum 900>` is 900 ms of mains buzz on the line then (noise an energy VAD takes for a voice,
@@ -250,31 +252,6 @@ public final class SimulatedCallee: Sendable {
         return audio.isEmpty ? nil : audio
     }
 
-    /// An answering machine: its greeting, the beep, then silence (recording) until the caller hangs up.
-    private func answerAsMachine(_ leg: any MediaStreamLeg, greeting: String) async {
-        await withDiscardingTaskGroup { group in
-            group.addTask { await leg.run() }
-            try? await clock.sleep(for: .milliseconds(300))
-            if let words = await speech(greeting, voice: tts) { await leg.send(.media(words)) }
-            await leg.send(.media(Self.silence(milliseconds: 400) + Self.beep))
-            await leg.send(.mark("beep"))
-            for await _ in leg.events {}
-        }
-    }
-
-    /// 500 ms of 1 kHz at −10 dBFS: an answering machine's beep.
-    static let beep: [UInt8] = G711.encode((0..<4000).map { Int16(10_362 * sin(2 * Double.pi * 1000 * Double($0) / 8000)) }, law: .muLaw)
-
-    /// Mains buzz: 100 Hz and its odd harmonics (a clipped hum) around −14 dBFS, as μ-law.
-    static func hum(milliseconds: Int) -> [UInt8] {
-        G711.encode((0..<milliseconds * 8).map { n in
-            let t = 2 * Double.pi * 100 * Double(n) / 8000
-            return Int16(6000 * (sin(t) + sin(3 * t) / 3 + sin(5 * t) / 5))
-        }, law: .muLaw)
-    }
-
-    static func silence(milliseconds: Int) -> [UInt8] { G711.encode([Int16](repeating: 0, count: milliseconds * 8), law: .muLaw) }
-
     private func converse(_ call: SIPCall, scheduler: PacerScheduler<[UInt8]>) async {
         guard let leg = try? SIPCallLeg(call: call, scheduler: scheduler) else { return }
         await converse(on: leg, answers: Self.answers(in: call.requestHeaders)) { call.media?.send(digit: $0) }
@@ -289,7 +266,15 @@ public final class SimulatedCallee: Sendable {
         }
         var opening: [UInt8]?
         var screens = false
-        if let first = script.first, let match = first.wholeMatch(of: /<(says|screens) (.+)>/) {
+        var levels: [SimulatedMenu.Level] = []
+        while let first = script.first, let match = first.wholeMatch(of: /<ivr ([0-9*#]) (.+)>/) {
+            if let audio = await speech(CalleeLine(String(match.2)), prefix: "", slowly: false) { levels.append(.init(key: Character(String(match.1)), audio: audio)) }
+            script.removeFirst()
+        }
+        var menu = SimulatedMenu(levels, saidAt: clock.now + .milliseconds(400))
+        if let menu {
+            opening = menu.levels[0].audio
+        } else if let first = script.first, let match = first.wholeMatch(of: /<(says|screens) (.+)>/) {
             opening = await speech(String(match.2))
             screens = match.1 == "screens"
             script.removeFirst()
@@ -304,7 +289,7 @@ public final class SimulatedCallee: Sendable {
         let endOfTurn = 1500
         var vad = VoiceActivityDetector(configuration: .init(onsetMilliseconds: 60, offsetMilliseconds: endOfTurn))
         // A screener's opening ends then: agent speech over before it is not answered.
-        let openingEnds = screens ? opening.map { clock.now + .milliseconds(400 + $0.count / 8) } : nil
+        var openingEnds = screens ? opening.map { clock.now + .milliseconds(400 + $0.count / 8) } : nil
         await withDiscardingTaskGroup { group in
             group.addTask { await leg.run() }
             if let opening {
@@ -316,8 +301,35 @@ public final class SimulatedCallee: Sendable {
             var answered = 0
             var backchannelled = -1   // the script line whose backchannel was said
             var hangUpAtMark: String?   // a line's `<hangup>`: its mark back, its words were played
+            var keyTones = ToneDetector()
             for await event in leg.events {
                 if case .mark(let name) = event, name == hangUpAtMark { await leg.hangUp(); break }
+                // In the phone menu: keys move it on — RFC 4733 events, or their tones in the agent's
+                // audio — and the agent's words get no line.
+                var keys: [Character] = []
+                if case .dtmf(_, let key) = event { keys = [key] }
+                if case .media(let media) = event, menu?.isOver == false {
+                    keyTones.process(G711.decode(media.payload, law: .muLaw)) { if case .dtmf(let key) = $0 { keys.append(key) } }
+                }
+                var action = keys.isEmpty ? menu?.tick(now: clock.now) : nil
+                for key in keys where action == nil { action = menu?.pressed(key, now: clock.now) }
+                switch action {
+                case .say(let audio)?:
+                    await leg.send(.media(audio))
+                case .refuse?:
+                    if let audio = await speech("Sorry, that is not a valid choice. Goodbye.") { await leg.send(.media(audio)) }
+                    await leg.send(.mark("menu-refused"))
+                    hangUpAtMark = "menu-refused"
+                case .through?:
+                    guard case .line(let line, _, _) = conversation.reply(toAgent: nil) else { break }
+                    if line.action == .hangUp { await leg.hangUp(); return }
+                    if let audio = await speech(line, prefix: "", slowly: false) {
+                        await leg.send(.media(audio))
+                        openingEnds = clock.now + .milliseconds(audio.count / 8)   // the agent answers what follows
+                    }
+                case nil:
+                    break
+                }
                 guard case .media(let media) = event else { continue }
                 let samples = G711.decode(media.payload, law: .muLaw)
                 let decision = vad.process(AudioFrame(samples: samples, sampleRate: 8000))
@@ -335,6 +347,7 @@ public final class SimulatedCallee: Sendable {
                 guard decision.event == .speechEnded, agentSpoke else { continue }
                 let utterance = heard.take(endSilence: endOfTurn * 8)
                 if let openingEnds, clock.now - .milliseconds(endOfTurn) < openingEnds { continue }
+                if menu?.isOver == false { continue }
                 var words: String?
                 if let hearing, conversation.isListening {
                     // What the agent is doing shows in its first words ("Sorry, I didn't catch that",

@@ -37,10 +37,14 @@ public protocol MediaStreamLeg: Sendable {
     /// Whether the line ended because the peer sent no media (neither RTP nor RTCP) for the media
     /// timeout, rather than by a hang-up: an operator tells a dead line from a callee who hung up.
     var endedByMediaTimeout: Bool { get }
+    /// Presses `key` as an RFC 4733 event (100 ms); false: this leg carries no such events (the
+    /// key is then played as its tone).
+    func sendKey(_ key: Character) -> Bool
 }
 
 extension MediaStreamLeg {
     public func setMediaHandler(_ handler: (@Sendable (MediaStreamMedia) -> Bool)?) {}
+    public func sendKey(_ key: Character) -> Bool { false }
     public func mediaEventConsumed() {}
     public var outboundQueueCounters: BoundedQueueCounters? { nil }
     public var outboundRoom: Int { 0 }

@@ -114,4 +114,10 @@ public final class SIPCallLeg: Sendable {
     public func hangUp() async { await call.hangUp() }
 
     public var endedByMediaTimeout: Bool { call.ending == .ended(.mediaTimeout) }
+
+    public func sendKey(_ key: Character) -> Bool {
+        guard rtp.carriesTelephoneEvents else { return false }
+        rtp.send(digit: key)
+        return true
+    }
 }

@@ -212,6 +212,9 @@ public final class RTPSession: Sendable {
         if let remote, !bytes.isEmpty { rtp.send(bytes, to: remote) }
     }
 
+    /// Whether the peer takes RFC 4733 events (it offered telephone-event).
+    public var carriesTelephoneEvents: Bool { state.withLock { $0.telephoneEventPayloadType != nil } }
+
     /// Sends a digit as RFC 4733 events (100 ms). Voice pauses meanwhile; the timestamp keeps time.
     public func send(digit: Character) {
         let packets = TelephoneEventSender.packets(for: digit)

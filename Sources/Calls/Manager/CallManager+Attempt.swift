@@ -243,6 +243,8 @@ extension CallManager {
         case .transferred: (.completed, "transferred")
         // Not retried: the callee (or their screener) turned the call away; the operator may.
         case .screenedOut: (.screenedOut, "call_screener")
+        // The call was answered, by a machine that led nowhere: completed, its reason saying why.
+        case .menuGaveUp(let state): (.completed, state.rawValue)
         }
     }
 

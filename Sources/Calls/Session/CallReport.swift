@@ -20,6 +20,17 @@ public struct CallReport: Sendable, Codable, Equatable {
     /// The operator's tools the agent called (tool, arguments with secrets masked, status, ms);
     /// absent when it called none (and in reports stored before tools existed).
     public var tools: [ToolCallRecord]?
+    /// Keys the agent pressed in a phone menu, with the seconds after answer they went out
+    /// (absent when it pressed none).
+    public var keysSent: [SentKey]?
+
+    public struct SentKey: Sendable, Codable, Equatable {
+        public enum Carriage: String, Sendable, Codable { case rfc4733, tone }
+        public var key: String
+        public var seconds: Double
+        /// As an RFC 4733 event, or as its tone in the agent's audio.
+        public var how: Carriage
+    }
 
     public init(stages: [StageMeter.Snapshot] = [], tones: [ToneEvent] = [], turns: [TurnTiming] = [], interruptions: [Interruption] = [],
                 usage: EngineUsage = EngineUsage(), cost: CostEstimate = CostEstimate(currency: "USD"), tools: [ToolCallRecord] = []) {
@@ -49,6 +60,7 @@ public struct CallReport: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case stages, tones, turns, interruptions, usage, cost, tools
+        case keysSent = "keys_sent"
         case interruptionCounts = "interruption_counts"
     }
 }
@@ -68,13 +80,14 @@ extension CallSession {
 
     /// The report as it stands (a live call's figures grow until it ends).
     public var report: CallReport {
-        let (timeline, tools, overlaps) = state.withLock { ($0.timeline, $0.toolCalls, $0.overlaps) }
+        let (timeline, tools, overlaps, keys) = state.withLock { ($0.timeline, $0.toolCalls, $0.overlaps, $0.keysSent) }
         let seconds = connectedSeconds
         let usage = engine.usage
         var report = CallReport(stages: meters.snapshots, tones: tones, turns: timeline.turns, interruptions: timeline.interruptions, usage: usage,
                                 cost: pricing.estimate(seconds: seconds, usage: usage), tools: tools)
         report.interruptionCounts = overlaps
         report.interruptionCounts?.confirmed = timeline.interruptions.count
+        report.keysSent = keys.isEmpty ? nil : keys.map { var key = $0; key.seconds = (key.seconds * 100).rounded() / 100; return key }
         return report
     }
 }

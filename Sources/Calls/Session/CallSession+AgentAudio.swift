@@ -114,6 +114,29 @@ extension CallSession {
             return true
         }
 
+        /// A phone menu's option: each key as an RFC 4733 event where the leg carries them, else
+        /// its tone through the frames chain (recorded, paced); 200 ms apart either way. Written to
+        /// the transcript as the caller's keys are ("[DTMF 2]").
+        func press(_ keys: String) async {
+            for key in keys {
+                let seconds = connectedSeconds
+                await appendTranscript(speaker: .ai, text: PromptBuilder.keyPress(key), item: nil)
+                if leg.sendKey(key) {
+                    state.withLock { $0.keysSent.append(.init(key: String(key), seconds: seconds, how: .rfc4733)) }
+                    try? await clock.sleep(for: .milliseconds(200))
+                    continue
+                }
+                state.withLock { $0.keysSent.append(.init(key: String(key), seconds: seconds, how: .tone)) }
+                let tone = DTMFTone.samples(for: key)
+                agent.withLock { a in
+                    a.frames.handle(.interrupt) { _ in }
+                    a.pending = stride(from: 0, to: tone.count, by: 160).map { AudioFrame(samples: Array(tone[$0..<min($0 + 160, tone.count)]), sampleRate: 8000) }
+                }
+                await play("key-\(key)")
+                for command in agent.withLock({ a in a.frames.outputs(for: .end) }) { await leg.send(command) }
+            }
+        }
+
         /// An answering machine and `leave_message`: after its beep (or the end of its greeting),
         /// the message instead of anything the engine has to say, then the end.
         func leaveMessage() async {
@@ -236,8 +259,10 @@ extension CallSession {
                 // Let the goodbye play out (bounded), then hang up.
                 await waitForPlaybackToEnd(within: .seconds(20))
                 logger.info("agent ended the call", metadata: ["call": "\(callID)", "reason": "\(reason)"])
-                finish(reason == CallScreener.Passage.screenedOut.rawValue ? .screenedOut : .agentFinished)
+                finish(Self.ending(endCallReason: reason))
                 return
+            case .sendKeys(let keys):
+                await press(keys)
             case .error(let message, let fatal):
                 logger.warning("engine error", metadata: ["call": "\(callID)", "error": "\(message)", "fatal": "\(fatal)"])
                 metrics.engineErrors.increment()

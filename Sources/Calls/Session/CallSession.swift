@@ -29,6 +29,8 @@ public final class CallSession: Sendable {
         case transferred
         /// A call screener answered and the person never came on (`CallScreener.Passage.screenedOut`).
         case screenedOut
+        /// A phone menu led nowhere: no option toward the call's purpose or a person, or nobody after it.
+        case menuGaveUp(MenuPassage.State)
     }
 
     public struct Outcome: Sendable {
@@ -118,6 +120,8 @@ public final class CallSession: Sendable {
         /// The engine judges the caller's speech over the agent (`bargeInController`).
         var engineJudgesOverlaps = false
         var overlaps = CallReport.InterruptionCounts()
+        /// Keys the agent pressed (a phone menu's options), with the seconds after answer.
+        var keysSent: [CallReport.SentKey] = []
     }
 
     public init(callID: String, leg: any MediaStreamLeg, engine: any ConversationEngine, store: CallStore, recorder: CallRecorder?,
@@ -176,6 +180,14 @@ public final class CallSession: Sendable {
 
     func finish(_ ending: Ending) { endingInput.yield(ending) }
 
+    /// How the call ends when the engine ends it, by the reason it gives: a screener's or a phone
+    /// menu's own outcome, else the agent finished.
+    static func ending(endCallReason reason: String) -> Ending {
+        if reason == CallScreener.Passage.screenedOut.rawValue { return .screenedOut }
+        if let state = MenuPassage.State(rawValue: reason), [.noRoute, .timedOut].contains(state) { return .menuGaveUp(state) }
+        return .agentFinished
+    }
+
     public func run() async -> Outcome {
         let answered = clock.now
         state.withLock { s in
@@ -220,6 +232,10 @@ public final class CallSession: Sendable {
         if [.waiting, .screenedOut].contains(tracker.screener), [.remoteHangup, .mediaTimeout, .maxDuration, .agentFinished].contains(ending) {
             tracker.screener = .screenedOut
             ending = .screenedOut
+        }
+        // A phone menu the agent gave up on: the menu's own outcome, whoever hung up first.
+        if let menu = tracker.menu?.state, [.noRoute, .timedOut].contains(menu), [.remoteHangup, .mediaTimeout, .agentFinished].contains(ending) {
+            ending = .menuGaveUp(menu)
         }
         // A model engine's `search_knowledge` that found nothing: kept like a question the local engine passed on.
         for question in state.withLock({ $0.toolCalls.compactMap(\.passedOn) }) where !tracker.openQuestions.contains(question) {

@@ -37,6 +37,9 @@ public enum EngineEvent: Sendable, Equatable {
     case milestone(EngineMilestone, at: ContinuousClock.Instant)
     /// One of the operator's tools was called: for the transcript and the report.
     case toolCalled(ToolCallRecord)
+    /// Press these keys on the call (a phone menu's option): RFC 4733 where the leg carries it,
+    /// else as tones in the agent's audio.
+    case sendKeys(String)
 }
 
 /// One conversation engine behind a call: audio in, events out.

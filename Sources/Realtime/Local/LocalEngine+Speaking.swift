@@ -14,6 +14,12 @@ extension LocalEngine {
         case .transfer(let text, let reason): (text, true, reason)   // no reply is awaited: the session transfers
         case .runTool(let text): (text, false, nil)
         case .listen(let text): (text, false, nil)
+        case .press: ("", false, nil)
+        }
+        if case .press(let keys) = step {
+            await events.emit(.sendKeys(keys))
+            listenSilently()
+            return
         }
         if case .listen = step, text.isEmpty {
             listenSilently()
@@ -28,8 +34,8 @@ extension LocalEngine {
         if let transfer {
             await events.emit(.transfer(reason: transfer, afterItem: item))
         } else if closing {
-            let screenedOut = state.withLock { s in s.ended = true; return s.dialogue.tracker.screener == .screenedOut }
-            await events.emit(.endCall(reason: screenedOut ? CallScreener.Passage.screenedOut.rawValue : "conversation finished", afterItem: item))
+            let reason = state.withLock { s in s.ended = true; return s.dialogue.endReason }
+            await events.emit(.endCall(reason: reason, afterItem: item))
         }
     }
 

@@ -1,0 +1,128 @@
+/// A phone menu heard on an outbound call ("For deliveries, press 2. To speak to someone, press 0.",
+/// "배송 문의는 2번, 상담원 연결은 0번을 눌러 주세요."): its options, each a key and the words that name
+/// it, and the option that leads toward the call's purpose.
+///
+/// Options are read from the words as a recognizer writes them: a key said as a digit or a word
+/// ("two", "이번"), before or after its words ("press 2 for billing", "for billing, press 2",
+/// "billing, press 2", "결제는 2번"). The choice is by words: the option sharing the most content
+/// words with the call's purpose and questions, else one that reaches a person.
+public struct PhoneMenu: Sendable, Equatable {
+    public struct Option: Sendable, Equatable {
+        public var key: Character
+        /// What the menu says the key is for, lower-cased.
+        public var words: String
+    }
+
+    public var options: [Option]
+
+    public init(options: [Option]) { self.options = options }
+
+    /// Whether `option` is the menu's way to a person rather than to the call's business.
+    public static func reachesPerson(_ option: Option) -> Bool { personWords.contains { option.words.contains($0) } }
+
+    /// The menu in `text`; nil when it offers no keys.
+    public init?(_ text: String) {
+        let found = Self.korean(text) ? Self.koreanOptions(in: text) : Self.englishOptions(in: text)
+        var seen = Set<Character>()
+        options = found.filter { seen.insert($0.key).inserted }
+        guard !options.isEmpty else { return nil }
+    }
+
+    /// The option toward `goal` (the call's purpose and questions); nil: none leads there and none reaches a person.
+    public func choice(toward goal: String) -> Option? {
+        let wanted = Self.contentWords(goal)
+        let scored = options.map { option in (option, Self.contentWords(option.words).intersection(wanted).count) }
+        if let best = scored.max(by: { $0.1 < $1.1 }), best.1 > 0 { return best.0 }
+        return options.first { option in Self.personWords.contains { option.words.contains($0) } }
+    }
+
+    // MARK: English
+
+    static let keyWords: [String: Character] = [
+        "zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+        "eight": "8", "nine": "9", "star": "*", "pound": "#", "hash": "#",
+    ]
+
+    /// "press 2 for billing" / "press 2 to pay", or "for billing, press 2" / "to pay, press 2" /
+    /// "billing, press 2" — read from the words alone, as a recognizer may write a menu without a
+    /// comma or a full stop ("for billing press 1 for delivery press 2"). A menu keeps one order,
+    /// told by its end: one that ends on a key names each option before its key.
+    static func englishOptions(in text: String) -> [Option] {
+        let words = ReplyInterpreter.words(text)
+        let presses = words.indices.filter { i in pressWords.contains(words[i]) && i + 1 < words.count && key(words[i + 1]) != nil }
+        guard let last = presses.last else { return [] }
+        let boundaries: Set<String> = ["for", "to", "if"]
+        let openers: Set<String> = ["please", "and", "or", "then", "now", "otherwise", "else"]
+        func trimmed(_ slice: ArraySlice<String>) -> String {
+            slice.drop { boundaries.contains($0) || openers.contains($0) }.joined(separator: " ")
+        }
+        let keysAfterWords = words[(last + 2)...].allSatisfy { openers.contains($0) || ["thank", "you", "goodbye"].contains($0) }
+        return presses.enumerated().map { n, press in
+            let key = key(words[press + 1])!
+            guard keysAfterWords else {
+                let end = n + 1 < presses.count ? presses[n + 1] : words.count
+                return Option(key: key, words: trimmed(words[min(press + 2, end)..<end]))
+            }
+            // The first option's words follow a welcome ("Thank you for calling for billing"): from
+            // its last "for"/"to"/"if". Later ones start right after the key before: from their first.
+            let span = words[(n == 0 ? 0 : presses[n - 1] + 2)..<press]
+            let opening = n == 0 ? span.lastIndex(where: boundaries.contains) : span.firstIndex(where: boundaries.contains)
+            return Option(key: key, words: trimmed(opening.map { span[$0...] } ?? span.suffix(4)))
+        }
+    }
+
+    static let pressWords: Set<String> = ["press", "dial", "select", "enter", "push"]
+
+    static func key(_ word: String) -> Character? {
+        if word.count == 1, let c = word.first, c.isNumber { return c }
+        return keyWords[word]
+    }
+
+    // MARK: Korean
+
+    static let koreanKeys: [String: Character] = [
+        "공": "0", "영": "0", "일": "1", "이": "2", "삼": "3", "사": "4", "오": "5", "육": "6", "칠": "7", "팔": "8", "구": "9",
+    ]
+
+    /// "배송 문의는 2번", "상담원 연결은 0번을 눌러 주세요", "2번을 누르시면 배송 문의입니다".
+    static func koreanOptions(in text: String) -> [Option] {
+        var options: [Option] = []
+        let clauses = text.split { ".,;!?\n".contains($0) }.map(String.init)
+        for clause in clauses {
+            guard let match = clause.firstMatch(of: /([0-9]|[공영일이삼사오육칠팔구])\s*번/) else { continue }
+            let keyText = String(match.1)
+            guard let key = keyText.first.flatMap({ $0.isNumber ? $0 : koreanKeys[keyText] }) else { continue }
+            let before = String(clause[..<match.range.lowerBound])
+            let after = String(clause[match.range.upperBound...])
+            // "… 문의는 2번" names it before the key; "2번을 누르시면 … 문의입니다" after.
+            let named = before.trimmingCharacters(in: .whitespaces).isEmpty || before.contains("누르") ? after : before
+            let label = named.replacingOccurrences(of: "을 누르", with: " ").replacingOccurrences(of: "를 누르", with: " ")
+            options.append(Option(key: key, words: label.trimmingCharacters(in: .whitespaces)))
+        }
+        return options
+    }
+
+    static func korean(_ text: String) -> Bool { text.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) } }
+
+    // MARK: Choosing
+
+    /// Labels that reach a person when no option names the call's business.
+    static let personWords = ["operator", "representative", "agent", "someone", "a person", "customer service", "all other",
+                              "other inquiries", "other questions", "상담원", "상담사", "직원", "기타"]
+    static let stopWords: Set<String> = ["the", "a", "an", "to", "for", "of", "and", "or", "your", "you", "our", "about", "with", "on", "in",
+                                         "is", "are", "if", "it", "this", "that", "please", "can", "could", "would", "will", "do", "does",
+                                         "we", "us", "i", "my", "me", "what", "when", "how", "any", "be", "have", "has", "call", "calling"]
+
+    /// Words that carry meaning, crudely stemmed ("deliveries" and "delivery" meet); Korean
+    /// words keep their first two syllables (particles and endings follow).
+    static func contentWords(_ text: String) -> Set<String> {
+        Set(KoreanReply.words(text.lowercased()).compactMap { word -> String? in
+            guard !stopWords.contains(word), word.count > 1 || korean(word) else { return nil }
+            if korean(word) { return String(word.prefix(2)) }
+            for suffix in ["ies", "ing", "es", "ed", "s", "y"] where word.count > suffix.count + 3 && word.hasSuffix(suffix) {
+                return String(word.dropLast(suffix.count))
+            }
+            return word
+        })
+    }
+}

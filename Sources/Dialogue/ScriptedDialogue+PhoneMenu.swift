@@ -1,0 +1,113 @@
+/// A phone menu on an outbound call: the agent listens to its options without a word, presses the
+/// key of the one toward the call's purpose (or of a person), goes through the next menu the same
+/// way, waits through the hold, and gives the person who answers the opening again. A menu with no
+/// way there ends the call `ivr_no_route`; a menu or hold that never reaches anyone, `ivr_timeout`.
+extension ScriptedDialogue {
+    /// Menus heard before the agent stops pressing (one going round in circles).
+    static let menusMax = 6
+    /// Reply timeouts waited through in a menu or on hold (8 s each by default: a minute).
+    static let menuSilencesMax = 8
+
+    /// The step `reply` calls for when a phone menu may be speaking — on an outbound call before
+    /// anything was answered (a menu may open with the business's name on its own: "Safe Home
+    /// Insurance."), or anything once a menu was heard; nil: a person's words, read as usual.
+    mutating func menuStep(_ reply: String) -> Step? {
+        let navigating = tracker.menu?.state == .navigating
+        let unanswered = !tracker.answers.contains { [.answered, .refused].contains($0.status) } && tracker.menu == nil && tracker.screener == nil
+        guard navigating || (unanswered && context.call.direction == "outbound" && opening != nil) else { return nil }
+        if let menu = PhoneMenu(reply) {
+            if tracker.menu == nil { tracker.menu = MenuPassage() }
+            menuSilences = 0
+            return heard(menu)
+        }
+        guard navigating, let opening else { return nil }
+        guard !ReplyInterpreter.words(reply).isEmpty else { return .listen(text: "") }
+        // Words that are not options: the menu was said whole, and its options decide.
+        if !menuOptions.isEmpty, let step = pressFallback() { return step }
+        if CallScreener.heard(reply) != nil { return .listen(text: "") }   // "please hold", "one moment"
+        if CallScreener.personGreets(reply) {
+            tracker.menu?.state = .personReached
+            return opening
+        }
+        unplacedWordsInMenu = true   // hold music as words, a recording; or the person misheard (`menuSilence`)
+        return .listen(text: "")
+    }
+
+    /// Options heard: the one toward the goal pressed at once; a person's kept until the menu has
+    /// been said whole (it starts over, or falls silent). A key heard again takes its newer words:
+    /// a menu said over the agent's greeting is often heard right only the second time.
+    mutating func heard(_ menu: PhoneMenu) -> Step {
+        let repeats = !menuOptions.isEmpty && menu.options.allSatisfy { option in menuOptions.contains { $0.key == option.key } }
+        for option in menu.options {
+            if let known = menuOptions.firstIndex(where: { $0.key == option.key }) { menuOptions[known] = option } else { menuOptions.append(option) }
+        }
+        let goal = ([context.purpose] + context.questions).joined(separator: " ")
+        if let option = PhoneMenu(options: menuOptions).choice(toward: goal), !PhoneMenu.reachesPerson(option) {
+            return press(option)
+        }
+        if repeats, let step = pressFallback() { return step }
+        return .listen(text: "")
+    }
+
+    /// The menu was said whole: a person's option if it has one, else no way through.
+    mutating func pressFallback() -> Step? {
+        guard !menuOptions.isEmpty else { return nil }
+        let goal = ([context.purpose] + context.questions).joined(separator: " ")
+        if let option = PhoneMenu(options: menuOptions).choice(toward: goal) { return press(option) }
+        tracker.menu?.state = .noRoute
+        return close(context.closing)
+    }
+
+    mutating func press(_ option: PhoneMenu.Option) -> Step {
+        menuOptions = []
+        tracker.menu?.pressed.append(.init(key: String(option.key), option: option.words))
+        guard (tracker.menu?.pressed.count ?? 0) <= Self.menusMax else {
+            tracker.menu?.state = .noRoute
+            return close(context.closing)
+        }
+        return .press(keys: String(option.key))
+    }
+
+    /// No reply for the engine's timeout in a menu or on hold.
+    mutating func menuSilence() -> Step? {
+        guard tracker.menu?.state == .navigating else { return nil }
+        if unplacedWordsInMenu, let opening, menuOptions.isEmpty {   // someone spoke, then waited for an answer: the person
+            unplacedWordsInMenu = false
+            tracker.menu?.state = .personReached
+            return opening
+        }
+        menuSilences += 1
+        // A menu with no way there gets a second hearing (menus start over when nobody presses,
+        // and one said over the greeting is often heard right only then); a person's option does not wait.
+        let goal = ([context.purpose] + context.questions).joined(separator: " ")
+        let reachable = PhoneMenu(options: menuOptions).choice(toward: goal) != nil
+        if reachable || menuSilences >= 2, let step = pressFallback() { return step }
+        guard menuSilences >= Self.menuSilencesMax else { return .listen(text: "") }
+        tracker.menu?.state = .timedOut
+        return close(context.closing)
+    }
+}
+
+/// How an outbound call went through a phone menu (`TaskTracker.menu`).
+public struct MenuPassage: Sendable, Equatable {
+    public enum State: String, Sendable, Equatable {
+        case navigating
+        case personReached = "person_reached"
+        /// No option led toward the call's purpose or to a person.
+        case noRoute = "ivr_no_route"
+        /// The menu or the hold went on without reaching anyone.
+        case timedOut = "ivr_timeout"
+    }
+
+    public struct Press: Sendable, Equatable {
+        public var key: String
+        /// The option's words, as the menu said them.
+        public var option: String
+    }
+
+    public var state = State.navigating
+    public var pressed: [Press] = []
+
+    /// "2 (deliveries), then 0 (an operator)".
+    public var path: String { pressed.map { "\($0.key) (\($0.option))" }.joined(separator: ", then ") }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Realtime
+import Testing
+import TestLanes
+import TestSupport
+@testable import Calls
+
+/// Phone menus on outbound calls, whole calls in virtual time: the simulated callee plays a menu
+/// (espeak-ng) and goes on only when it hears the key it waits for — here its tone in the agent's
+/// audio, as the in-memory line carries no RFC 4733 events (`PhoneMenuSIPTests` checks those on
+/// the wire); the local engine listens, presses, waits and talks to the person who answers.
+@Suite(.serialized, .tags(.virtualTime)) struct PhoneMenuCallTests {
+    static func request(_ script: [String], purpose: String, question: String, callee: String) -> OutboundCallRequest {
+        var request = CallHarness.seedRequest(answers: script, maxRetries: 0, questions: [question], callee: callee)
+        request.purpose = purpose
+        return request
+    }
+
+    @Test func theAgentPressesTowardItsPurposeAndTalksToThePerson() async throws {
+        _ = try await VirtualCallHarness.run { manager, store, clock in
+            let script = ["<ivr 2 Thank you for calling. For billing, press 1. For deliveries, press 2. To speak to an operator, press 0.>",
+                          "<ivr 1 To book a new delivery time, press 1. To track a parcel, press 2.>",
+                          "<pause 3000> Hello, deliveries, Jo speaking.",
+                          "Yes, Friday is fine."]
+            let id = try await manager.create(Self.request(script, purpose: "booking a delivery time for your parcel", question: "Can we deliver on Friday?",
+                                                           callee: "0109877801")).outboundId
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
+            let lines = try await store.transcript(callID: id).map(\.entry)
+            let said = lines.map { "\($0.speaker): \($0.text)" }
+            #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
+            #expect(lines.filter { $0.speaker == .ai && $0.text.hasPrefix("[DTMF") }.map(\.text) == ["[DTMF 2]", "[DTMF 1]"], "\(said)")
+            let answer = try #require(try await store.answers(callID: id).first)
+            #expect(answer.status == .answered && answer.answerSummary == "yes", "the person, reached through both keys, answered: \(said)")
+            let report = try #require(try await store.report(callID: id))
+            #expect(report.keysSent?.map(\.key) == ["2", "1"])
+            #expect(call.summary?.contains("Phone menu: pressed 2 (delivery), then 1 (book a new delivery time).") == true, "\(call.summary ?? "")")
+        }
+    }
+
+    @Test func aMenuWithNoWayToThePurposeEndsTheCallIvrNoRoute() async throws {
+        _ = try await VirtualCallHarness.run { manager, store, clock in
+            let script = ["<ivr 9 For billing, press 1. For deliveries, press 2.>", "Hello?"]
+            let id = try await manager.create(Self.request(script, purpose: "the survey about the new park", question: "Do you visit the park?",
+                                                           callee: "0109877802")).outboundId
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
+            let lines = try await store.transcript(callID: id).map(\.entry)
+            #expect(call.state == .completed && call.failureReason == "ivr_no_route", "\(call.state) \(call.failureReason ?? ""): \(lines.map(\.text))")
+            #expect(!lines.contains { $0.text.hasPrefix("[DTMF") }, "nothing pressed")
+        }
+    }
+}
+

@@ -1,0 +1,89 @@
+import Testing
+@testable import Dialogue
+
+/// Phone menus read from a recognizer's words, and the option chosen toward the call's purpose
+/// (the tuning set: `make bench`'s menus are worded otherwise).
+@Suite struct PhoneMenuTests {
+    @Test func keysAfterTheirWordsAndBefore() throws {
+        let menu = try #require(PhoneMenu("Thank you for calling. For billing, press 1. For deliveries, press two. To speak to an operator, press 0."))
+        #expect(menu.options.map(\.key) == ["1", "2", "0"])
+        #expect(menu.options.map(\.words) == ["billing", "deliveries", "speak to an operator"])
+        let other = try #require(PhoneMenu("Press 1 for new appointments. Press 2 to cancel an appointment. Press star to hear these options again."))
+        #expect(other.options.map(\.key) == ["1", "2", "*"])
+        #expect(other.options[1].words == "cancel an appointment")
+    }
+
+    @Test func aClauseNamingTheOptionBeforeItsKey() throws {
+        let menu = try #require(PhoneMenu("If you are calling about an order, press 3."))
+        #expect(menu.options == [.init(key: "3", words: "you are calling about an order")])
+    }
+
+    /// Moonshine wrote a menu without a stop or a comma, keys as digits.
+    @Test func aMenuWrittenWithoutPunctuation() throws {
+        let menu = try #require(PhoneMenu("Thank you for calling for billing press 1 for delivery press 2 to speak to an operator press 0"))
+        #expect(menu.options.map(\.key) == ["1", "2", "0"])
+        #expect(menu.options.map(\.words) == ["billing", "delivery", "speak to an operator"])
+        let after = try #require(PhoneMenu("Thank you for calling press 1 for billing press 2 for deliveries"))
+        #expect(after.options.map(\.words) == ["billing", "deliveries"])
+        let bare = try #require(PhoneMenu("Billing, press 1. Deliveries, press 2."))
+        #expect(bare.options.map(\.words) == ["billing", "deliveries"])
+    }
+
+    @Test func koreanMenus() throws {
+        let menu = try #require(PhoneMenu("배송 문의는 2번, 예약 변경은 3번, 상담원 연결은 0번을 눌러 주세요."))
+        #expect(menu.options.map(\.key) == ["2", "3", "0"])
+        #expect(menu.options[0].words.hasPrefix("배송 문의"))
+        let spoken = try #require(PhoneMenu("예약은 일번, 결제는 이번을 누르세요."))
+        #expect(spoken.options.map(\.key) == ["1", "2"])
+    }
+
+    @Test func wordsWithoutKeysAreNoMenu() {
+        #expect(PhoneMenu("Hello, this is Dana speaking.") == nil)
+        #expect(PhoneMenu("Please hold.") == nil)
+        #expect(PhoneMenu("여보세요?") == nil)
+    }
+
+    @Test func theOptionTowardThePurposeIsChosen() throws {
+        let menu = try #require(PhoneMenu("For billing, press 1. For deliveries, press 2. To speak to an operator, press 0."))
+        #expect(menu.choice(toward: "reschedule your delivery. When should we deliver?")?.key == "2")
+        #expect(menu.choice(toward: "a question about your bill")?.key == "1")
+        #expect(menu.choice(toward: "the survey about our new park")?.key == "0", "nothing matches: a person")
+        let noPerson = try #require(PhoneMenu("For billing, press 1. For deliveries, press 2."))
+        #expect(noPerson.choice(toward: "the survey about our new park") == nil)
+        let korean = try #require(PhoneMenu("배송 문의는 2번, 예약 변경은 3번, 상담원 연결은 0번을 눌러 주세요."))
+        #expect(korean.choice(toward: "내일 예약 확인")?.key == "3")
+        #expect(korean.choice(toward: "설문 조사")?.key == "0")
+    }
+
+    /// The dialogue behind a menu: silent while it plays, the key toward the purpose, the person's
+    /// opening; a menu after the business's name said on its own is still a menu.
+    @Test func theDialoguePressesAndGreetsThePerson() {
+        let context = ConversationContext(purpose: "your parcel delivery", questions: ["Can we deliver on Friday?"], displayName: "ABC Company")
+        var d = ScriptedDialogue(context: context)
+        let opening = d.start()
+        #expect(d.caller(said: "Safe Home Deliveries.") != .press(keys: "2"))
+        #expect(d.caller(said: "For billing press 1. For deliveries press 2.") == .press(keys: "2"))
+        #expect(d.caller(said: "Please hold.") == .listen(text: ""))
+        #expect(d.caller(said: "Hello, this is Jo.") == opening)
+        #expect(d.tracker.menu?.state == .personReached && d.tracker.menu?.path == "2 (deliveries)")
+        #expect(d.caller(said: "Yes, Friday is fine.") == .close(text: context.closing))
+        #expect(d.tracker.answers[0].status == .answered)
+    }
+
+    @Test func aMenuWithNoWayThereEndsWithNoRoute() {
+        let context = ConversationContext(purpose: "the survey about the park", questions: ["Do you visit the park?"])
+        var d = ScriptedDialogue(context: context)
+        _ = d.start()
+        #expect(d.caller(said: "For billing press 1. For deliveries press 2.") == .listen(text: ""))
+        #expect(d.caller(said: "For billing press 1. For deliveries press 2.") == .close(text: context.closing), "said again: no way there")
+        #expect(d.tracker.menu?.state == .noRoute && d.endReason == "ivr_no_route")
+    }
+
+    @Test func aPersonsOptionIsPressedOnceTheMenuIsWhole() {
+        let context = ConversationContext(purpose: "the survey about the park", questions: ["Do you visit the park?"])
+        var d = ScriptedDialogue(context: context)
+        _ = d.start()
+        #expect(d.caller(said: "For billing press 1. To speak to an operator press 0.") == .listen(text: ""))
+        #expect(d.noReply() == .press(keys: "0"))
+    }
+}
