@@ -48,6 +48,7 @@ ALLOWED = {
     "could you tell": "how any question is put (AnswerKind's question openings)",
     "may i ask": "how any question is put (AnswerKind's question openings)",
     "unable to take your call": "an answering machine's words (AnsweringMachineDetector)",
+    "all other": "a phone menu's catch-all option, reaching a person (PhoneMenu.personWords)",
 }
 # A call screener's words (Dialogue/CallScreener.swift): how any screener asks for a name and a
 # reason, holds the caller, or turns the call away. The held-out screeners (CalleePersona+Screeners)
@@ -99,6 +100,8 @@ def persona_texts(ROOT):
                 yield normalise(literal), where, "line"   # a said line on its own row
             for literal in re.findall(r'screener\("((?:[^"\\]|\\.)*)"\)', line):
                 yield normalise(literal), where, "line"   # a call screener's opening (CalleePersona+Screeners)
+            for literal in re.findall(r'menu\("[^"]*", "((?:[^"\\]|\\.)*)"\)', line):
+                yield normalise(literal), where, "line"   # a phone menu's level (CalleePersona+Menus)
             for literal in re.findall(r'^\s*"((?:[^"\\]|\\.)*)"\s*[,\]]', line) if not said else []:
                 yield normalise(literal), where, "line"   # a said line continuing a list on its own row
 

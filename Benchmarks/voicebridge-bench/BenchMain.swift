@@ -14,7 +14,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "barge-in", "vad", "personas", "personas-espeak", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean", "held-out", "screeners", "calibration", "line", "capacity", "traces"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "barge-in", "vad", "personas", "personas-espeak", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean", "held-out", "screeners", "menus", "calibration", "line", "capacity", "traces"]
         var personaConcurrency = 5
         var capacitySteps = [5, 10, 15, 20, 30], capacityAdmitted = 40
         var lineConditions: Set<String>?
@@ -46,7 +46,7 @@ struct BenchMain {
             case "--capacity-steps": capacitySteps = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--capacity-admitted": capacityAdmitted = Int(arguments.next() ?? "") ?? 0
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-aec,echo-silent,echo-silent-aec,clean-ns,babble-10-ns,clean-bg,babble-10-bg] [--capacity-steps 5,10,15,20,30] [--capacity-admitted 40] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,screeners,calibration,line,capacity,traces]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-aec,echo-silent,echo-silent-aec,clean-ns,babble-10-ns,clean-bg,babble-10-bg] [--capacity-steps 5,10,15,20,30] [--capacity-admitted 40] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,screeners,menus,calibration,line,capacity,traces]\n".utf8))
                 exit(2)
             }
         }
@@ -73,6 +73,7 @@ struct BenchMain {
         if suites.contains("calibration") { try await calibration(output: output, concurrency: personaConcurrency) }
         if suites.contains("held-out") { try await heldOut(output: output, concurrency: personaConcurrency) }
         if suites.contains("screeners") { try await screeners(output: output, concurrency: personaConcurrency) }
+        if suites.contains("menus") { try await menus(output: output, concurrency: personaConcurrency) }
         if suites.contains("line") { try await line(output: output, concurrency: personaConcurrency, conditions: lineConditions) }
         if suites.contains("capacity") { try await capacity(output: output, steps: capacitySteps, admitted: capacityAdmitted) }
         if suites.contains("traces") { try await traces(output: output) }
