@@ -85,6 +85,10 @@ public enum PromptBuilder {
             answer in one sentence — "\(context.filled(DialoguePhrases.of(context.language).introduction))" — then say
             nothing until the person speaks; greet them as at the start. If the screener says the person cannot take
             the call, say "\(context.closing)" and call `end_call` with the reason "\(CallScreener.Passage.screenedOut.rawValue)".
+        13. If a phone menu answers ("for billing, press 1 …"), say nothing: call `\(pressKeysTool)` with the key of the
+            option that leads toward the purpose of the call (or, if none does, to a person), and wait silently for the
+            next menu or the person; greet the person as at the start. If no option leads there, call `end_call` with
+            the reason "\(MenuPassage.State.noRoute.rawValue)".
         """
     }
 
@@ -115,6 +119,9 @@ public enum PromptBuilder {
         // nobody comes back as its result, and the flow goes on at the step's next.
         if context.transferTarget != nil || context.flow?.steps.contains(where: { $0.transfer != nil }) == true {
             tools.append(("transfer_call", "Hand the caller to a person, after saying you will connect them.", transferCallParameters))
+        }
+        if context.call.direction == "outbound" {
+            tools.append((pressKeysTool, "Press keys on the phone's keypad: a phone menu's option, said nothing aloud.", pressKeysParameters))
         }
         return tools + context.modelTools.map { ($0.name, $0.description, $0.parameters.serialized) }
     }
@@ -148,6 +155,19 @@ public enum PromptBuilder {
     public static let endCallParameters = """
     {"type":"object","properties":{"reason":{"type":"string"}}}
     """
+    /// The key-press tool of an outbound call (phone menus), and what it accepts.
+    public static let pressKeysTool = "press_keys"
+    public static let pressKeysParameters = """
+    {"type":"object","properties":{"keys":{"type":"string","pattern":"^[0-9*#]{1,8}$","description":"the keys, e.g. \\"2\\""}},"required":["keys"]}
+    """
+
+    /// The keys a `press_keys` call asks for, checked: 1–8 of 0–9, * and #; nil: none valid.
+    public static func keys(inPressKeysArguments arguments: String) -> String? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(arguments.utf8))) as? [String: Any],
+              let keys = object["keys"] as? String, (1...8).contains(keys.count), keys.allSatisfy({ "0123456789*#".contains($0) }) else { return nil }
+        return keys
+    }
+
     public static let transferCallParameters = """
     {"type":"object","properties":{"reason":{"type":"string","description":"why the caller wants a person"}},"required":["reason"]}
     """

@@ -114,7 +114,7 @@ import Tools
         }
         let bodies = log.chatBodies.value.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let offered = (bodies.first?["tools"] as? [[String: Any]])?.compactMap { ($0["function"] as? [String: Any])?["name"] as? String }
-        #expect(offered == ["update_task_state", "end_call", "clinic_free_slots", "clinic_cancel_booking"] || offered == ["update_task_state", "end_call", "clinic_cancel_booking", "clinic_free_slots"], "\(offered ?? [])")
+        #expect(offered == ["update_task_state", "end_call", "press_keys", "clinic_free_slots", "clinic_cancel_booking"] || offered == ["update_task_state", "end_call", "press_keys", "clinic_cancel_booking", "clinic_free_slots"], "\(offered ?? [])")
         let answer = (bodies.dropFirst().first?["messages"] as? [[String: Any]])?.last
         #expect(try JSONValue.parse(answer?["content"] as? String ?? "") == JSONValue.parse(#"{"day":"2026-12-01","free":["10:30","14:00"]}"#))
         #expect(kept.value.contains { $0.text.hasPrefix(#"[tool clinic_free_slots {"day":"2026-12-01"} → ok, "#) }, "\(kept.value.map(\.text))")

@@ -255,7 +255,7 @@ import TestSupport
         #expect(reason.value == "asked for an operator")
         let bodies = log.chatBodies.value.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let tools = (bodies.first?["tools"] as? [[String: Any]])?.compactMap { ($0["function"] as? [String: Any])?["name"] as? String }
-        #expect(tools == ["update_task_state", "end_call", "transfer_call"])
+        #expect(tools == ["update_task_state", "end_call", "transfer_call", "press_keys"])
         let result = (bodies.dropFirst().first?["messages"] as? [[String: Any]])?.last
         #expect(result?["role"] as? String == "tool" && result?["tool_call_id"] as? String == "call_5"
                 && result?["content"] as? String == #"{"transferred":false,"outcome":"no_answer"}"#, "\(result ?? [:])")

@@ -65,7 +65,7 @@ import Tools
 
         let bodies = log.chatBodies.value.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let offered = (bodies.first?["tools"] as? [[String: Any]])?.compactMap { $0["function"] as? [String: Any] }
-        #expect(offered?.map { $0["name"] as? String } == ["update_task_state", "end_call", "book_slot"])
+        #expect(offered?.map { $0["name"] as? String } == ["update_task_state", "end_call", "press_keys", "book_slot"])
         #expect((offered?.last?["parameters"] as? [String: Any])?["required"] as? [String] == ["date"])
         let answer = (bodies.dropFirst().first?["messages"] as? [[String: Any]])?.last
         #expect(answer?["role"] as? String == "tool" && answer?["tool_call_id"] as? String == "call_book", "\(answer ?? [:])")

@@ -59,7 +59,7 @@ import Tools
         func lastTool(_ n: Int) -> String { ((bodies[n]["messages"] as? [[String: Any]])?.last { $0["role"] as? String == "tool" }?["content"] as? String) ?? "" }
         #expect(bodies.count == 6)
         let offered = (bodies.first?["tools"] as? [[String: Any]])?.compactMap { ($0["function"] as? [String: Any])?["name"] as? String }
-        #expect(offered == ["next_step", "end_call", "transfer_call"], "next_step instead of update_task_state; the flow's transfer step needs transfer_call")
+        #expect(offered == ["next_step", "end_call", "transfer_call", "press_keys"], "next_step instead of update_task_state; the flow's transfer step needs transfer_call")
         #expect(system(0).contains("## Current step\nThen ask: \"Will you attend the seminar on Friday?\""), "\(system(0))")
         #expect(!system(0).contains("How many people"), "only the current step")
         #expect(lastTool(1) == #"{"error":"value must be yes or no; ask again if the answer was not clear"}"#)
@@ -114,7 +114,7 @@ import Tools
         let output = ((bodies.last?["messages"] as? [[String: Any]])?.last { $0["role"] as? String == "tool" }?["content"] as? String) ?? ""
         #expect(output.contains(#"First say: \"Let me check.\". Then say: \"We are full.\" and call `end_call`."#), "\(output)")
         let offered = (bodies.first?["tools"] as? [[String: Any]])?.compactMap { ($0["function"] as? [String: Any])?["name"] as? String }
-        #expect(offered == ["next_step", "end_call"], "a flow's tools are the server's to run: none is offered to the model")
+        #expect(offered == ["next_step", "end_call", "press_keys"], "a flow's tools are the server's to run: none is offered to the model")
     }
 }
 
@@ -158,7 +158,7 @@ import Tools
             tracker.withLock { $0 = final }
         }
         #expect(seen.value == [
-            "tools next_step,end_call",
+            "tools next_step,end_call,press_keys",
             #"step Then ask: "Will you attend the seminar on Friday?". When the callee has answered, call `next_step` with status answered and value yes or no; if they decline, with status refused; if no answer comes after asking twice, with status unclear. Do not ask anything else before calling it."#,
             #"step First say: "That's a pity.". Then say: "Thank you for letting us know." and call `end_call`."#,
             #"output {"next_step":"First say: \"That's a pity.\". Then say: \"Thank you for letting us know.\" and call `end_call`.","ok":true}"#,

@@ -98,7 +98,7 @@ import TestSupport
         #expect(server.upgrades.value == ["Bearer test-key|gpt-realtime"])
         #expect(c["instructions"]?.contains("tomorrow's 2 pm meeting") == true && c["instructions"]?.contains("q2. Does the place need to change?") == true)
         #expect(c["in"] == "audio/pcmu" && c["out"] == "audio/pcmu", "μ-law passes through both ways")
-        #expect(c["vad"] == "server_vad/0.6/700" && c["tools"] == "update_task_state,end_call" && c["transcription"] == "on")
+        #expect(c["vad"] == "server_vad/0.6/700" && c["tools"] == "update_task_state,end_call,press_keys" && c["transcription"] == "on")
         #expect(c["truncate"] == "item_a1@500", "truncate at the played time, clamped to the 500 ms generated: \(c["truncate"] ?? "none")")
         #expect(c["output"] == "call_1")
         #expect(c["answers"] == "q1=answered,q2=refused", "tool call and [TASK_STATE] fallback both reach the tracker")
@@ -227,7 +227,7 @@ import TestSupport
             _ = await engine.stop()
         }
         let value = seen.value
-        #expect(value.tools == ["update_task_state", "end_call", "transfer_call"] && value.instructions.contains("`transfer_call`"))
+        #expect(value.tools == ["update_task_state", "end_call", "transfer_call", "press_keys"] && value.instructions.contains("`transfer_call`"))
         #expect(value.call == "call_7" && value.output == #"{"transferred":false,"outcome":"busy"}"#, "\(value)")
     }
 

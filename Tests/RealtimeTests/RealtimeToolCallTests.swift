@@ -61,7 +61,7 @@ import Tools
                 _ = await engine.stop()
             }
         }
-        #expect(seen.value == ["tools update_task_state,end_call,order_status", #"waiting Say exactly "Let me look that up." and nothing else."#,
+        #expect(seen.value == ["tools update_task_state,end_call,press_keys,order_status", #"waiting Say exactly "Let me look that up." and nothing else."#,
                                #"output call_9 {"status":"shipped"}"#, "reply plain"])
         #expect(records.value.map(\.status) == [.ok] && records.value.first?.tool == "order_status")
     }

@@ -103,6 +103,13 @@ extension OpenAIRealtimeEngine {
                 state.withLock { $0.ended = true }
                 await events.emit(.endCall(reason: reason ?? "conversation finished", afterItem: lastItem))
                 return
+            case PromptBuilder.pressKeysTool:
+                // Pressed on the line; no response is asked for: the model waits for the menu or a person.
+                let keys = PromptBuilder.keys(inPressKeysArguments: call.arguments)
+                if let keys { await events.emit(.sendKeys(keys)) }
+                try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID,
+                                                                                  output: keys.map { #"{"pressed":"\#($0)"}"# } ?? #"{"error":"keys: 1 to 8 of 0-9, * and #"}"#)))
+                if keys == nil { continueTalking = true }
             case "transfer_call":
                 let reason = ((try? JSONSerialization.jsonObject(with: Data(call.arguments.utf8))) as? [String: Any])?["reason"] as? String
                 state.withLock { $0.transferCallID = call.callID }
