@@ -41,8 +41,7 @@ extension ScriptedDialogue {
         for option in menu.options {
             if let known = menuOptions.firstIndex(where: { $0.key == option.key }) { menuOptions[known] = option } else { menuOptions.append(option) }
         }
-        let goal = ([context.purpose] + context.questions).joined(separator: " ")
-        if let option = PhoneMenu(options: menuOptions).choice(toward: goal), !PhoneMenu.reachesPerson(option) {
+        if let option = PhoneMenu(options: menuOptions).choice(toward: menuGoal), !PhoneMenu.reachesPerson(option) {
             return press(option)
         }
         if repeats, let step = pressFallback() { return step }
@@ -52,8 +51,7 @@ extension ScriptedDialogue {
     /// The menu was said whole: a person's option if it has one, else no way through.
     mutating func pressFallback() -> Step? {
         guard !menuOptions.isEmpty else { return nil }
-        let goal = ([context.purpose] + context.questions).joined(separator: " ")
-        if let option = PhoneMenu(options: menuOptions).choice(toward: goal) { return press(option) }
+        if let option = PhoneMenu(options: menuOptions).choice(toward: menuGoal) { return press(option) }
         tracker.menu?.state = .noRoute
         return close(context.closing)
     }
@@ -68,6 +66,9 @@ extension ScriptedDialogue {
         return .press(keys: String(option.key))
     }
 
+    /// What a menu's options are matched against: the call's purpose and questions.
+    var menuGoal: String { ([context.purpose] + context.questions).joined(separator: " ") }
+
     /// No reply for the engine's timeout in a menu or on hold.
     mutating func menuSilence() -> Step? {
         guard tracker.menu?.state == .navigating else { return nil }
@@ -79,8 +80,7 @@ extension ScriptedDialogue {
         menuSilences += 1
         // A menu with no way there gets a second hearing (menus start over when nobody presses,
         // and one said over the greeting is often heard right only then); a person's option does not wait.
-        let goal = ([context.purpose] + context.questions).joined(separator: " ")
-        let reachable = PhoneMenu(options: menuOptions).choice(toward: goal) != nil
+        let reachable = PhoneMenu(options: menuOptions).choice(toward: menuGoal) != nil
         if reachable || menuSilences >= 2, let step = pressFallback() { return step }
         guard menuSilences >= Self.menuSilencesMax else { return .listen(text: "") }
         tracker.menu?.state = .timedOut
