@@ -1,3 +1,5 @@
+import Knowledge
+
 /// What a call screener says, told from what a person says: the phone's assistant that answers
 /// for the callee ("the person you're calling is using a screening service — say your name and
 /// why you're calling"), holds the agent while the callee decides, and puts them through or turns
@@ -37,7 +39,7 @@ public enum CallScreener {
     public static func heard(_ text: String) -> Heard? {
         let lowered = " " + ReplyInterpreter.words(text).joined(separator: " ") + " "
         func says(_ phrases: [String]) -> Bool { phrases.contains { lowered.contains(" \($0) ") } }
-        let korean = text.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) }
+        let korean = Hangul.occurs(in: text)
         func saysKorean(_ phrases: [String]) -> Bool { korean && KoreanReply.says(phrases, in: text) }
 
         if says(turnedAwayEnglish) || saysKorean(turnedAwayKorean) { return .turnedAway }

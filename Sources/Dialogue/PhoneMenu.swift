@@ -1,3 +1,5 @@
+import Knowledge
+
 /// A phone menu heard on an outbound call ("For deliveries, press 2. To speak to someone, press 0.",
 /// "배송 문의는 2번, 상담원 연결은 0번을 눌러 주세요."): its options, each a key and the words that name
 /// it, and the option that leads toward the call's purpose.
@@ -22,7 +24,7 @@ public struct PhoneMenu: Sendable, Equatable {
 
     /// The menu in `text`; nil when it offers no keys.
     public init?(_ text: String) {
-        let found = Self.korean(text) ? Self.koreanOptions(in: text) : Self.englishOptions(in: text)
+        let found = Hangul.occurs(in: text) ? Self.koreanOptions(in: text) : Self.englishOptions(in: text)
         var seen = Set<Character>()
         options = found.filter { seen.insert($0.key).inserted }
         guard !options.isEmpty else { return nil }
@@ -102,8 +104,6 @@ public struct PhoneMenu: Sendable, Equatable {
         return options
     }
 
-    static func korean(_ text: String) -> Bool { text.unicodeScalars.contains { (0xAC00...0xD7A3).contains($0.value) } }
-
     // MARK: Choosing
 
     /// Labels that reach a person when no option names the call's business.
@@ -117,8 +117,8 @@ public struct PhoneMenu: Sendable, Equatable {
     /// words keep their first two syllables (particles and endings follow).
     static func contentWords(_ text: String) -> Set<String> {
         Set(KoreanReply.words(text.lowercased()).compactMap { word -> String? in
-            guard !stopWords.contains(word), word.count > 1 || korean(word) else { return nil }
-            if korean(word) { return String(word.prefix(2)) }
+            guard !stopWords.contains(word), word.count > 1 || Hangul.occurs(in: word) else { return nil }
+            if Hangul.occurs(in: word) { return String(word.prefix(2)) }
             for suffix in ["ies", "ing", "es", "ed", "s", "y"] where word.count > suffix.count + 3 && word.hasSuffix(suffix) {
                 return String(word.dropLast(suffix.count))
             }

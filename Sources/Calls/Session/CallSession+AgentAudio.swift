@@ -127,10 +127,11 @@ extension CallSession {
                     continue
                 }
                 state.withLock { $0.keysSent.append(.init(key: String(key), seconds: seconds, how: .tone)) }
-                let tone = DTMFTone.samples(for: key)
+                var chunker = FrameChunker(sampleRate: 8000)
+                let tone = chunker.push(DTMFTone.samples(for: key)) + [chunker.flush()].compactMap { $0 }
                 agent.withLock { a in
                     a.frames.handle(.interrupt) { _ in }
-                    a.pending = stride(from: 0, to: tone.count, by: 160).map { AudioFrame(samples: Array(tone[$0..<min($0 + 160, tone.count)]), sampleRate: 8000) }
+                    a.pending = tone
                 }
                 await play("key-\(key)")
                 for command in agent.withLock({ a in a.frames.outputs(for: .end) }) { await leg.send(command) }
