@@ -22,15 +22,14 @@ extension ScriptedDialogue {
         }
         guard navigating, let opening else { return nil }
         guard !ReplyInterpreter.words(reply).isEmpty else { return .listen(text: "") }
+        unplacedWordsAwaitingPerson = false
         // Words that are not options: the menu was said whole, and its options decide.
         if !menuOptions.isEmpty, let step = pressFallback() { return step }
         if CallScreener.heard(reply) != nil { return .listen(text: "") }   // "please hold", "one moment"
-        if CallScreener.personGreets(reply) {
-            tracker.menu?.state = .personReached
-            return opening
-        }
-        unplacedWordsInMenu = true   // hold music as words, a recording; or the person misheard (`menuSilence`)
-        return .listen(text: "")
+        // Hold music written as words, a recording: or the person, misheard (`menuSilence`).
+        guard personGreets(reply) else { return .listen(text: "") }
+        tracker.menu?.state = .personReached
+        return opening
     }
 
     /// Options heard: the one toward the goal pressed at once; a person's kept until the menu has
@@ -72,8 +71,7 @@ extension ScriptedDialogue {
     /// No reply for the engine's timeout in a menu or on hold.
     mutating func menuSilence() -> Step? {
         guard tracker.menu?.state == .navigating else { return nil }
-        if unplacedWordsInMenu, let opening, menuOptions.isEmpty {   // someone spoke, then waited for an answer: the person
-            unplacedWordsInMenu = false
+        if menuOptions.isEmpty, let opening, personWaited() {
             tracker.menu?.state = .personReached
             return opening
         }

@@ -14,9 +14,8 @@ extension ScriptedDialogue {
     mutating func screenerStep(_ reply: String) -> Step? {
         let waiting = tracker.screener == .waiting
         guard waiting || (turns == 1 && context.call.direction == "outbound" && opening != nil) else { return nil }
-        let heard = CallScreener.heard(reply)
-        unplacedWordsBehindScreener = waiting && heard == nil && !CallScreener.personGreets(reply)
-        switch heard {
+        unplacedWordsAwaitingPerson = false
+        switch CallScreener.heard(reply) {
         case .prompt?:
             screenerIntroductions += 1
             tracker.screener = .waiting
@@ -34,9 +33,7 @@ extension ScriptedDialogue {
             return close(context.closing)
         case nil:
             guard waiting, let opening else { return nil }
-            // Words of neither: the screener's, or the person's misheard — the agent waits on; a
-            // person then waits for a reply (`screenerSilence`), a screener goes on or hangs up.
-            guard !unplacedWordsBehindScreener else { return .listen(text: "") }
+            guard personGreets(reply) else { return .listen(text: "") }
             // The person: the opening again, its question counted once (the screener's hearing of it was not an asking).
             tracker.screener = .personReached
             return opening
@@ -57,11 +54,24 @@ extension ScriptedDialogue {
         tracker.screener == .waiting || (turns == 0 && context.call.direction == "outbound" && CallScreener.heard(reply) != nil)
     }
 
+    /// Behind a screener or a menu, words that are not theirs: true when they are the person's
+    /// greeting; else noted — the agent waits on, and a person who then waits for a reply
+    /// (`personWaited`) was misheard, where a screener or a menu goes on or hangs up.
+    mutating func personGreets(_ reply: String) -> Bool {
+        unplacedWordsAwaitingPerson = !CallScreener.personGreets(reply)
+        return !unplacedWordsAwaitingPerson
+    }
+
+    /// A silence after words that were not placed: someone spoke, then waited for an answer — the person.
+    mutating func personWaited() -> Bool {
+        defer { unplacedWordsAwaitingPerson = false }
+        return unplacedWordsAwaitingPerson
+    }
+
     /// No reply for the engine's timeout while waiting behind a screener: wait on, a few times.
     mutating func screenerSilence() -> Step? {
         guard tracker.screener == .waiting else { return nil }
-        if unplacedWordsBehindScreener, let opening {   // someone spoke, then waited for an answer: the person
-            unplacedWordsBehindScreener = false
+        if let opening, personWaited() {
             tracker.screener = .personReached
             return opening
         }

@@ -41,13 +41,12 @@ public struct ScriptedDialogue: Sendable {
     var opening: Step?
     var screenerIntroductions = 0
     var screenerSilences = 0
-    /// Behind a screener, the last words were neither its known ones nor a greeting.
-    var unplacedWordsBehindScreener = false
+    /// Behind a screener or a phone menu (never both at once), the last words were neither theirs
+    /// nor a greeting (`personGreets`, `personWaited`).
+    var unplacedWordsAwaitingPerson = false
     /// The options of the phone menu being said, none pressed yet.
     var menuOptions: [PhoneMenu.Option] = []
     var menuSilences = 0
-    /// In a menu or on hold, the last words were neither a menu's, a hold's nor a greeting.
-    var unplacedWordsInMenu = false
     /// No questions to ask, and collections to answer from: the agent asks how it can help and
     /// answers until the caller is done (an inbound FAQ line).
     var answersQuestionsOnly: Bool { context.questions.isEmpty && !context.knowledge.isEmpty }

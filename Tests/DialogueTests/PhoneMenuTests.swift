@@ -86,4 +86,19 @@ import Testing
         #expect(d.caller(said: "For billing press 1. To speak to an operator press 0.") == .listen(text: ""))
         #expect(d.noReply() == .press(keys: "0"))
     }
+
+    /// Words that are no greeting, then a silence: the person, misheard. Hold words between them
+    /// mean the line is still holding.
+    @Test func aSilenceAfterUnplacedWordsIsThePersonButNotAfterHoldWords() {
+        let context = ConversationContext(purpose: "your parcel delivery", questions: ["Can we deliver on Friday?"])
+        var d = ScriptedDialogue(context: context)
+        let opening = d.start()
+        #expect(d.caller(said: "For billing press 1. For deliveries press 2.") == .press(keys: "2"))
+        #expect(d.caller(said: "The law lived in pain.") == .listen(text: ""))
+        #expect(d.caller(said: "Please hold.") == .listen(text: ""))
+        #expect(d.noReply() == .listen(text: ""), "holding, not the person")
+        #expect(d.caller(said: "The law lived in pain.") == .listen(text: ""))
+        #expect(d.noReply() == opening)
+        #expect(d.tracker.menu?.state == .personReached)
+    }
 }
