@@ -7,8 +7,9 @@ import TestSupport
 
 /// Phone menus on outbound calls, whole calls in virtual time: the simulated callee plays a menu
 /// (espeak-ng) and goes on only when it hears the key it waits for — here its tone in the agent's
-/// audio, as the in-memory line carries no RFC 4733 events (`PhoneMenuSIPTests` checks those on
-/// the wire); the local engine listens, presses, waits and talks to the person who answers.
+/// audio, as the in-memory line carries no RFC 4733 events (the RFC 4733 path over SIP has no test in
+/// make test: see docs/testing.md, 6 Dec); the local engine listens, presses, waits and talks to the
+/// person who answers.
 @Suite(.serialized, .tags(.virtualTime)) struct PhoneMenuCallTests {
     static func request(_ script: [String], purpose: String, question: String, callee: String) -> OutboundCallRequest {
         var request = CallHarness.seedRequest(answers: script, maxRetries: 0, questions: [question], callee: callee)
