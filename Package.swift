@@ -159,7 +159,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Calls", "Egress", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis", "TestRuns", "TraceContext",
+                "Calls", "Dialogue", "Egress", "Pipeline", "Tools", "Knowledge", "Flows", "Analysis", "TestRuns", "TraceContext",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -1,6 +1,7 @@
 import Analysis
 import Flows
 import Calls
+import Dialogue
 import Tools
 import Foundation
 import Hummingbird
@@ -75,6 +76,7 @@ struct TemplateBody: Decodable {
     var machineDetection: String?
     var voicemailMessage: String?
     var transferTo: String?
+    var menuPath: [MenuPathStep]?
     var noiseSuppression: Bool?
     var maxDuration: Int?
     var retryOnNoAnswer: Bool?
@@ -91,7 +93,7 @@ struct TemplateBody: Decodable {
         case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers", knowledge, flow, analysis
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
-        case noiseSuppression = "noise_suppression"
+        case noiseSuppression = "noise_suppression", menuPath = "menu_path"
     }
 
     func template() throws(ValidationError) -> CallTemplate {
@@ -101,6 +103,7 @@ struct TemplateBody: Decodable {
         t.machineDetection = machineDetection
         t.voicemailMessage = voicemailMessage
         t.transferTo = transferTo
+        t.menuPath = menuPath
         t.noiseSuppression = noiseSuppression
         t.tools = tools
         t.mcpServers = mcpServers

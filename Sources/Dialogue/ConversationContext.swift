@@ -42,6 +42,12 @@ public struct ConversationContext: Sendable, Equatable {
     public var readBack: Set<AnswerKind> = []
     /// How sure the local dialogue must be of what it heard before it stores an answer.
     public var answerConfidence = AnswerConfidence()
+    /// A phone menu's keys known in advance (a template's `menu_path`), pressed by the session on
+    /// an outbound call; the agent waits silently for a person meanwhile. Empty: none.
+    public var menuPath: [MenuPathStep] = []
+
+    /// Whether this call presses a known menu path before anyone speaks for the callee.
+    public var followsMenuPath: Bool { !menuPath.isEmpty && call.direction == "outbound" }
 
     /// The tools that run during the conversation (a model's calls, a flow's tool steps).
     public var conversationTools: [ToolDefinition] { tools.filter { !$0.onEnd } }

@@ -85,6 +85,19 @@ public enum PromptBuilder {
             answer in one sentence — "\(context.filled(DialoguePhrases.of(context.language).introduction))" — then say
             nothing until the person speaks; greet them as at the start. If the screener says the person cannot take
             the call, say "\(context.closing)" and call `end_call` with the reason "\(CallScreener.Passage.screenedOut.rawValue)".
+        \(menuRule(context))
+        """
+    }
+
+    /// Rule 13: a phone menu the model finds its way through, or one whose keys are known.
+    static func menuRule(_ context: ConversationContext) -> String {
+        guard !context.followsMenuPath else {
+            return """
+            13. This line answers with a phone menu whose keys are pressed for you (\(context.menuPath.map(\.keys).joined(separator: ", then "))):
+                say nothing and do not press keys through the menu and any hold; when a person speaks, greet them as at the start.
+            """
+        }
+        return """
         13. If a phone menu answers ("for billing, press 1 …"), say nothing: call `\(pressKeysTool)` with the key of the
             option that leads toward the purpose of the call (or, if none does, to a person), and wait silently for the
             next menu or the person; greet the person as at the start. If no option leads there, call `end_call` with

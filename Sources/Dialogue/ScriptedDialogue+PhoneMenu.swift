@@ -18,9 +18,10 @@ extension ScriptedDialogue {
         if let menu = PhoneMenu(reply) {
             if tracker.menu == nil { tracker.menu = MenuPassage() }
             menuSilences = 0
-            return heard(menu)
+            // A known path's keys are the session's to press, on their own timing.
+            return context.followsMenuPath ? .listen(text: "") : heard(menu)
         }
-        guard navigating, let opening else { return nil }
+        guard navigating, opening != nil else { return nil }
         guard !ReplyInterpreter.words(reply).isEmpty else { return .listen(text: "") }
         unplacedWordsAwaitingPerson = false
         // Words that are not options: the menu was said whole, and its options decide.
@@ -28,7 +29,14 @@ extension ScriptedDialogue {
         if CallScreener.heard(reply) != nil { return .listen(text: "") }   // "please hold", "one moment"
         // Hold music written as words, a recording: or the person, misheard (`menuSilence`).
         guard personGreets(reply) else { return .listen(text: "") }
+        return personReachedThroughMenu()
+    }
+
+    /// The person answered behind the menu: the opening, its question counted now where a known
+    /// path kept it unsaid (`start`), else once already (a menu's hearing of it was not an asking).
+    mutating func personReachedThroughMenu() -> Step? {
         tracker.menu?.state = .personReached
+        if context.followsMenuPath, case .ask(_, let index)? = opening { tracker.asked(index) }
         return opening
     }
 
@@ -71,10 +79,7 @@ extension ScriptedDialogue {
     /// No reply for the engine's timeout in a menu or on hold.
     mutating func menuSilence() -> Step? {
         guard tracker.menu?.state == .navigating else { return nil }
-        if menuOptions.isEmpty, let opening, personWaited() {
-            tracker.menu?.state = .personReached
-            return opening
-        }
+        if menuOptions.isEmpty, opening != nil, personWaited() { return personReachedThroughMenu() }
         menuSilences += 1
         // A menu with no way there gets a second hearing (menus start over when nobody presses,
         // and one said over the greeting is often heard right only then); a person's option does not wait.
@@ -104,8 +109,14 @@ public struct MenuPassage: Sendable, Equatable {
     }
 
     public var state = State.navigating
+    /// Keys pressed, in order; a known path's (`menu_path`) have no option's words.
     public var pressed: [Press] = []
 
+    public init(state: State = .navigating, pressed: [Press] = []) {
+        self.state = state
+        self.pressed = pressed
+    }
+
     /// "2 (deliveries), then 0 (an operator)".
-    public var path: String { pressed.map { "\($0.key) (\($0.option))" }.joined(separator: ", then ") }
+    public var path: String { pressed.map { $0.option.isEmpty ? $0.key : "\($0.key) (\($0.option))" }.joined(separator: ", then ") }
 }

@@ -66,9 +66,14 @@ public struct ScriptedDialogue: Sendable {
 
     /// The opening: greeting and the first question.
     public mutating func start() -> Step {
+        let asked = tracker.answers.map(\.timesAsked)
         let step = answersQuestionsOnly ? .ask(text: context.greeting + " " + phrases.howCanIHelp, questionIndex: -1) : next(prefix: context.greeting)
         opening = step
-        return step
+        guard context.followsMenuPath else { return step }
+        // The session presses the known keys; the opening waits for the person (not yet asked).
+        tracker.unask(beyond: asked)
+        tracker.menu = MenuPassage(pressed: context.menuPath.map { .init(key: $0.keys, option: "") })
+        return .listen(text: "")
     }
 
     /// The caller answered the current question. `confidence`: the recognizer's in the words

@@ -35,6 +35,9 @@ public struct BargeInController: Sendable {
     }
 
     public mutating func process(_ decision: VoiceActivityDetector.Decision, playback: PlaybackTracker.Snapshot) -> [Action] {
+        // A key's tone is a press, not words: a menu talking over it must not cut it short.
+        var playback = playback
+        if playback.playsKeyTone { playback.pendingMilliseconds = 0 }
         guard decision.isSpeech else {
             firedThisSegment = false
             overlapping = false

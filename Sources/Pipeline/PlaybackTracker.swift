@@ -6,6 +6,11 @@ import Synchronization
 /// Played time — not generated time — is the truth for transcripts and for truncating the engine's
 /// memory of what the caller heard.
 public final class PlaybackTracker: Sendable {
+    static let keyToneItemPrefix = "key-"
+
+    /// The item a key's tone plays as (a phone menu's key where the line carries no RFC 4733 events).
+    public static func keyToneItem(_ key: Character) -> String { keyToneItemPrefix + String(key) }
+
     public struct Snapshot: Sendable, Equatable {
         /// The response item whose audio was queued last.
         public var currentItem: String?
@@ -15,6 +20,8 @@ public final class PlaybackTracker: Sendable {
         public var pendingMilliseconds: Int
 
         public var isPlaying: Bool { pendingMilliseconds > 0 }
+        /// The current item is a key's tone (`keyToneItem`): a press, which talking over it does not undo.
+        public var playsKeyTone: Bool { currentItem?.hasPrefix(PlaybackTracker.keyToneItemPrefix) == true }
         /// How much of the current item the caller heard: what was played, never more than was
         /// generated (a mark can report a padded last frame).
         public var currentItemHeardMilliseconds: Int { min(currentItemPlayedMilliseconds, currentItemGeneratedMilliseconds) }

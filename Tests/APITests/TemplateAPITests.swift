@@ -101,7 +101,8 @@ import TestSupport
         let h = try await OutboundAPITests.harness()   // engine.mode echo, language en
         try await h.app.test(.router) { client in
             for (body, field) in [(#"{"name":"x","purpose":"p","questions":["q?"],"engine_mode":"realtime"}"#, "engine_mode"),
-                                  (#"{"name":"x","purpose":"p","questions":["q?"],"language":"Korean"}"#, "language")] {
+                                  (#"{"name":"x","purpose":"p","questions":["q?"],"language":"Korean"}"#, "language"),
+                                  (#"{"name":"x","purpose":"p","questions":["q?"],"menu_path":[{"keys":"2a","wait_seconds":3}]}"#, "menu_path")] {
                 try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)) { response in
                     #expect(response.status == .unprocessableContent)
                     let fields = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
@@ -113,6 +114,23 @@ import TestSupport
                 #expect(fields == ["name", "purpose", "questions"], "every problem at once")
             }
             try await client.execute(uri: "/api/templates/tp-00000000", method: .get) { response in #expect(response.status == .notFound) }
+        }
+    }
+
+    /// A known menu path is kept with the template as given (what it does on a call: `PhoneMenuCallTests`).
+    @Test(arguments: StoreBackend.allCases) func aMenuPathIsKeptWithTheTemplate(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
+        try await h.app.test(.router) { client in
+            let body = #"{"name":"line","purpose":"p","questions":["q?"],"menu_path":[{"keys":"2","wait_seconds":4.5},{"keys":"1#","wait_seconds":0}]}"#
+            var id = ""
+            try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)) { response in
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+                id = Self.json(response.body)["id"] as? String ?? ""
+            }
+            try await client.execute(uri: "/api/templates/\(id)", method: .get) { response in
+                let path = Self.json(response.body)["menu_path"] as? [[String: Any]] ?? []
+                #expect(path.map { $0["keys"] as? String } == ["2", "1#"] && path.map { $0["wait_seconds"] as? Double } == [4.5, 0])
+            }
         }
     }
 

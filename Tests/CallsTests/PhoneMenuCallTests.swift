@@ -7,9 +7,8 @@ import TestSupport
 
 /// Phone menus on outbound calls, whole calls in virtual time: the simulated callee plays a menu
 /// (espeak-ng) and goes on only when it hears the key it waits for — here its tone in the agent's
-/// audio, as the in-memory line carries no RFC 4733 events (the RFC 4733 path over SIP has no test in
-/// make test: see docs/testing.md, 6 Dec); the local engine listens, presses, waits and talks to the
-/// person who answers.
+/// audio, as the in-memory line carries no RFC 4733 events (`PhoneMenuSIPTests` sends one over SIP);
+/// the local engine listens, presses, waits and talks to the person who answers.
 @Suite(.serialized, .tags(.virtualTime)) struct PhoneMenuCallTests {
     static func request(_ script: [String], purpose: String, question: String, callee: String) -> OutboundCallRequest {
         var request = CallHarness.seedRequest(answers: script, maxRetries: 0, questions: [question], callee: callee)
@@ -49,5 +48,35 @@ import TestSupport
             #expect(!lines.contains { $0.text.hasPrefix("[DTMF") }, "nothing pressed")
         }
     }
-}
 
+    /// A template's known path: the keys pressed on time, nothing said into the menu, the person
+    /// greeted. (Each wait outlasts its menu: the simulated IVR, busy saying a long menu, keeps only
+    /// the last 4 s of what it hears, so a key pressed early in its next menu would be lost.)
+    @Test func aTemplatesKnownPathIsPressedWithoutAWordIntoTheMenu() async throws {
+        _ = try await VirtualCallHarness.run { manager, store, clock in
+            var template = CallTemplate(name: "deliveries line", purpose: "booking a delivery time for your parcel", questions: ["Can we deliver on Friday?"])
+            template.menuPath = [.init(keys: "2", waitSeconds: 10), .init(keys: "1", waitSeconds: 7)]
+            _ = try await store.createTemplate(template)
+            let script = ["<ivr 2 Thank you for calling. For billing, press 1. For deliveries, press 2. To speak to an operator, press 0.>",
+                          "<ivr 1 To book a new delivery time, press 1. To track a parcel, press 2.>",
+                          "<pause 2000> Hello, deliveries, Jo speaking.",
+                          "Yes, Friday is fine."]
+            var request = CallHarness.seedRequest(answers: script, maxRetries: 0, questions: [], callee: "0109877803")
+            request.template = "deliveries line"
+            let id = try await manager.create(request).outboundId
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
+            let lines = try await store.transcript(callID: id).map(\.entry)
+            let said = lines.map { "\($0.speaker): \($0.text)" }
+            #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
+            let agent = lines.filter { $0.speaker == .ai }.map(\.text)
+            #expect(Array(agent.prefix(2)) == ["[DTMF 2]", "[DTMF 1]"], "the keys before any word: \(said)")
+            let report = try #require(try await store.report(callID: id))
+            #expect(report.keysSent?.map(\.key) == ["2", "1"] && report.keysSent?.map(\.how) == [.tone, .tone])
+            let seconds = report.keysSent?.map(\.seconds) ?? []
+            #expect(seconds.count == 2 && seconds[0] >= 10 && seconds[1] - seconds[0] >= 7, "each key after its wait: \(seconds)")
+            let answer = try #require(try await store.answers(callID: id).first)
+            #expect(answer.status == .answered && answer.answerSummary == "yes", "\(said)")
+            #expect(call.summary?.contains("Phone menu: pressed 2, then 1.") == true, "\(call.summary ?? "")")
+        }
+    }
+}

@@ -101,4 +101,54 @@ import Testing
         #expect(d.noReply() == opening)
         #expect(d.tracker.menu?.state == .personReached)
     }
+
+    /// A known path (`menu_path`): the session presses its keys, so the dialogue says nothing —
+    /// no greeting into the menu, no key of its own — and gives the person the opening, its
+    /// question counted once.
+    @Test func behindAKnownPathTheDialogueWaitsSilentlyForThePerson() {
+        var context = ConversationContext(purpose: "your parcel delivery", questions: ["Can we deliver on Friday?"])
+        context.menuPath = [.init(keys: "2", waitSeconds: 3), .init(keys: "1", waitSeconds: 2)]
+        var d = ScriptedDialogue(context: context)
+        #expect(d.start() == .listen(text: ""))
+        #expect(d.tracker.answers[0].timesAsked == 0, "nothing asked before the person")
+        #expect(d.caller(said: "For billing press 1. For deliveries press 2.") == .listen(text: ""), "the path presses, not the dialogue")
+        #expect(d.caller(said: "Please hold.") == .listen(text: ""))
+        guard case .ask(let text, 0) = d.caller(said: "Hello, this is Jo.") else { Issue.record("no opening for the person"); return }
+        #expect(text.contains("Can we deliver on Friday?"))
+        #expect(d.tracker.answers[0].timesAsked == 1)
+        #expect(d.tracker.menu?.state == .personReached && d.tracker.menu?.path == "2, then 1")
+        #expect(d.caller(said: "Yes, Friday is fine.") == .close(text: context.closing))
+        #expect(d.tracker.answers[0].status == .answered)
+    }
+
+    /// Nobody behind the known path: the question was never put (`not_asked`), and the wait ends `ivr_timeout`.
+    @Test func aKnownPathThatReachesNobodyTimesOutWithNothingAsked() {
+        var context = ConversationContext(purpose: "your parcel delivery", questions: ["Can we deliver on Friday?"])
+        context.menuPath = [.init(keys: "0", waitSeconds: 1)]
+        var d = ScriptedDialogue(context: context)
+        _ = d.start()
+        var steps: [ScriptedDialogue.Step] = []
+        for _ in 0..<ScriptedDialogue.menuSilencesMax { steps.append(d.noReply()) }
+        #expect(steps.dropLast().allSatisfy { $0 == .listen(text: "") } && steps.last == .close(text: context.closing), "\(steps)")
+        #expect(d.endReason == "ivr_timeout" && d.tracker.answers[0].timesAsked == 0)
+    }
+
+    /// An inbound call never follows a path: the greeting is said at once.
+    @Test func anInboundCallIgnoresThePath() {
+        var context = ConversationContext(purpose: "your parcel delivery", questions: ["Can we deliver on Friday?"])
+        context.menuPath = [.init(keys: "2", waitSeconds: 1)]
+        context.call.direction = "inbound"
+        var d = ScriptedDialogue(context: context)
+        #expect(d.start() != .listen(text: ""))
+        #expect(d.tracker.menu == nil)
+    }
+
+    @Test func aPathsStepsAreBounded() {
+        #expect(MenuPathStep.problem(in: [.init(keys: "2", waitSeconds: 4), .init(keys: "1#", waitSeconds: 0)]) == nil)
+        #expect(MenuPathStep.problem(in: []) != nil)
+        #expect(MenuPathStep.problem(in: [.init(keys: "2a", waitSeconds: 1)])?.hasPrefix("step 1: keys") == true)
+        #expect(MenuPathStep.problem(in: [.init(keys: "2", waitSeconds: 1), .init(keys: "1", waitSeconds: 500)])?.hasPrefix("step 2: wait_seconds") == true)
+        #expect(MenuPathStep.problem(in: [.init(keys: "1", waitSeconds: .nan)]) != nil)
+        #expect(MenuPathStep.problem(in: Array(repeating: .init(keys: "1", waitSeconds: 1), count: 11)) != nil)
+    }
 }

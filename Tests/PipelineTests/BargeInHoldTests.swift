@@ -34,6 +34,16 @@ import Testing
         #expect(actions.map(\.1) == [.overlapStarted, .holdOutbound], "never a cut: the verdict decides")
     }
 
+    /// A phone menu talking over the agent's key tone: the press plays out, judged or not.
+    @Test func speechOverAKeyToneNeitherCutsNorHoldsIt() {
+        let tone = PlaybackTracker.Snapshot(currentItem: PlaybackTracker.keyToneItem("2"), currentItemPlayedMilliseconds: 20,
+                                            currentItemGeneratedMilliseconds: 100, pendingMilliseconds: 80)
+        for hold in [nil, 500] as [Int?] {
+            var controller = BargeInController(holdMilliseconds: hold)
+            #expect(Self.run(&controller, Self.decisions(speechFrames: 40), playback: tone).isEmpty)
+        }
+    }
+
     @Test func shortSpeechOverTheAgentNeverStopsIt() {
         var controller = BargeInController(holdMilliseconds: 500)
         let actions = Self.run(&controller, Self.decisions(speechFrames: 20) + Self.decisions(speechFrames: 20))

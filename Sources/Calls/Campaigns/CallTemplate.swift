@@ -1,4 +1,5 @@
 import Analysis
+import Dialogue
 import Flows
 import Foundation
 import Knowledge
@@ -35,6 +36,9 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     public var voicemailMessage: String?
     /// Where a caller who asks for a person is handed; nil: the server's `transfer.target`.
     public var transferTo: String?
+    /// The keys through a phone menu known in advance, each after its wait, pressed on outbound
+    /// calls before the agent speaks (`MenuPathStep`); nil: the agent finds its own way.
+    public var menuPath: [MenuPathStep]?
     /// Takes the line's noise out of the caller's audio before it is heard (DeepFilterNet3) on
     /// these calls, or not; nil: `engine.noise_suppression`.
     public var noiseSuppression: Bool?
@@ -59,7 +63,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
-        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", noiseSuppression = "noise_suppression", tools, mcpServers = "mcp_servers", knowledge, flow, analysis
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", menuPath = "menu_path", noiseSuppression = "noise_suppression", tools, mcpServers = "mcp_servers", knowledge, flow, analysis
         case createdAt = "created_at"
     }
 
@@ -147,6 +151,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
         if let target = transferTo, let problem = VoiceBridgeConfig.transferTargetProblem(target) {
             problems.append(.init(name: "transfer_to", message: problem))
         }
+        if let path = menuPath, let problem = MenuPathStep.problem(in: path) { problems.append(.init(name: "menu_path", message: problem)) }
         problems += TextLimits.problems([("greeting", greeting, TextLimits.greeting), ("closing", closing, TextLimits.closing),
                                          ("voice", voice, TextLimits.voice), ("bot_url", botURL, TextLimits.url),
                                          ("transfer_to", transferTo, TextLimits.transferTarget),

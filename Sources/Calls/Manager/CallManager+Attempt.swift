@@ -204,7 +204,8 @@ extension CallManager {
                                   localVoice: settings.localVoice, neuralVAD: settings.neuralVAD, holdBackgroundVoices: settings.holdBackgroundVoices,
                                   echoCancellation: settings.echoCancellation,
                                   noiseSuppression: (call.noiseSuppression ?? settings.noiseSuppressionByDefault) ? settings.noiseSuppression : nil,
-                                  machineDetection: machineDetection,
+                                  // A known phone menu answers: its recording would be taken for a machine's greeting.
+                                  machineDetection: context.followsMenuPath ? nil : machineDetection,
                                   transfer: context.transferTarget == nil ? nil : transfer, warmTransfer: warmTransfer,
                                   overlapHoldMilliseconds: settings.overlapHoldMilliseconds, clock: settings.clock,
                                   turnMeasured: { [weak self] milliseconds in

@@ -371,6 +371,7 @@ public actor CallManager {
         // The keys and the flow of the template version the call was made from.
         if let id = call.templateId, let version = call.templateVersion, let template = try? await store.template(id: id, version: version) {
             if let keypad = template.keypad { context.keypad = keypad }
+            context.menuPath = template.menuPath ?? []
             context.flow = template.flow
         }
         return context

@@ -133,7 +133,7 @@ extension CallSession {
                     a.frames.handle(.interrupt) { _ in }
                     a.pending = tone
                 }
-                await play("key-\(key)")
+                await play(PlaybackTracker.keyToneItem(key))
                 for command in agent.withLock({ a in a.frames.outputs(for: .end) }) { await leg.send(command) }
             }
         }

@@ -202,6 +202,7 @@ public final class CallSession: Sendable {
             group.addTask { await self.pumpEngineEvents() }
             if let recorder { group.addTask { await recorder.run() } }
             if machineDetection != nil { group.addTask { await self.actOnMachineVerdicts() } }
+            if context.followsMenuPath { group.addTask { await self.pressMenuPath() } }
             // Started only now: its greeting goes into a bounded queue that pumpEngineEvents drains.
             group.addTask {
                 do { try await self.engine.start() } catch { self.finish(.engineFailure("\(error)")) }

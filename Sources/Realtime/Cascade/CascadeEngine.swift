@@ -104,7 +104,8 @@ public final class CascadeEngine: ConversationEngine, TaskStateReporting {
     }
 
     public func start() async throws {
-        inputSink.yield(.greet)
+        // Behind a known phone menu the greeting waits: the first words heard start the turns.
+        if !context.followsMenuPath { inputSink.yield(.greet) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             if case .deepgram(let base, let key, let model) = settings.stt {
                 let stt = DeepgramTranscriber(baseURL: base, apiKey: key, model: model, language: context.language, logger: logger) { [weak self] event in

@@ -140,7 +140,7 @@ public final class OpenAIRealtimeEngine: ConversationEngine, TaskStateReporting 
                     for (speaker, text) in history { try await outbound.write(.text(RealtimeClientEvent.restoredMessage(speaker: speaker, text: text))) }
                     try await outbound.write(.text(RealtimeClientEvent.responseCreate(
                         instructions: "The line dropped for a moment. Briefly apologise and continue with the next unanswered question.")))
-                } else {
+                } else if !self.context.followsMenuPath {   // behind a known phone menu: the model waits for a person (rule 13)
                     try await outbound.write(.text(RealtimeClientEvent.responseCreate(
                         instructions: "Start the call now: say \"\(self.context.greeting)\" and " + (self.context.flow == nil ? "ask the first question." : "follow the current step."))))
                 }
