@@ -105,7 +105,7 @@ public final class CallSystem: Sendable {
                                     knowledge: (any KnowledgeSearching)? = nil,
                                     tools: ToolRunner? = nil, turns: TurnDetector = .pause, overlapMinimumWords: Int = 1,
                                     readBack: Set<AnswerKind> = ReadBack.defaultKinds, answerConfidence: AnswerConfidence = AnswerConfidence(),
-                                    recognitionBias: Float = LocalEngine.defaultRecognitionBias) -> EngineFactory {
+                                    recognitionBias: Float = LocalEngine.defaultRecognitionBias, meaning: E5Embedder? = nil) -> EngineFactory {
         let english = stt
         return { context in
             var context = context
@@ -121,7 +121,7 @@ public final class CallSystem: Sendable {
             }
             return LocalEngine(context: context, tts: voice, stt: stt, turns: turns, knowledge: context.knowledge.isEmpty ? nil : knowledge,
                                tools: context.conversationTools.isEmpty ? nil : tools, overlapMinimumWords: overlapMinimumWords,
-                               recognitionBias: recognitionBias)
+                               recognitionBias: recognitionBias, meaning: context.call.direction == "outbound" ? meaning : nil)
         }
     }
 
@@ -148,9 +148,9 @@ public final class CallSystem: Sendable {
     /// at startup with a message that names `make deps`.
     /// `recognizer`: the offline recognizer when it is already loaded (the local engine shares it).
     public static func engines(for config: VoiceBridgeConfig.Engine, egress: EgressPolicy, tools: ToolRunner? = nil,
-                               knowledge: (any KnowledgeSearching)? = nil, recognizer: MoonshineTranscriber? = nil,
+                               knowledge: (any KnowledgeSearching)? = nil, recognizer: MoonshineTranscriber? = nil, meaning: E5Embedder? = nil,
                                logger: Logger = Logger(label: "voicebridge.engines")) throws -> EngineFactory {
-        let modeEngines = try modeEngines(for: config, tools: tools, knowledge: knowledge, recognizer: recognizer, logger: logger)
+        let modeEngines = try modeEngines(for: config, tools: tools, knowledge: knowledge, recognizer: recognizer, meaning: meaning, logger: logger)
         let modeBot = config.mode == .stream ? config.stream.url : nil
         return { context in
             if let url = context.botURL ?? modeBot { return StreamBotEngine(url: url, context: context, egress: egress) }
@@ -159,7 +159,7 @@ public final class CallSystem: Sendable {
     }
 
     private static func modeEngines(for config: VoiceBridgeConfig.Engine, tools: ToolRunner?, knowledge: (any KnowledgeSearching)?,
-                                    recognizer: MoonshineTranscriber?, logger: Logger) throws -> EngineFactory {
+                                    recognizer: MoonshineTranscriber?, meaning: E5Embedder?, logger: Logger) throws -> EngineFactory {
         switch config.mode {
         case .stream:
             return { _ in throw StartupError(description: "engine.mode stream needs engine.stream.url") }
@@ -179,7 +179,7 @@ public final class CallSystem: Sendable {
             }
             return localEngines(tts: tts, stt: stt, korean: offlineKorean, knowledge: knowledge, tools: tools, turns: try turnDetector(for: config, logger: logger),
                                 overlapMinimumWords: config.bargeIn.minWords, readBack: config.local.readBack,
-                                answerConfidence: config.local.answerConfidence, recognitionBias: Float(config.local.recognitionBias))
+                                answerConfidence: config.local.answerConfidence, recognitionBias: Float(config.local.recognitionBias), meaning: meaning)
         case .echo:
             return { _ in EchoEngine(sampleRate: 8000) }
         case .loopback:
@@ -278,7 +278,9 @@ public final class CallSystem: Sendable {
         let knowledge = KnowledgeBase(store: store.knowledge, embedder: try KnowledgeBase.embedder(for: config, logger: logger))
         let tools = toolRunner(config: config, metrics: metrics)
         let recognizer = try sharedRecognizer(for: config, logger: logger)
-        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: tools, knowledge: knowledge, recognizer: recognizer, logger: logger)
+        // The knowledge base's embedding model also weighs a phone menu's options by meaning.
+        let engines = try engines(for: config.engine, egress: config.egressPolicy, tools: tools, knowledge: knowledge, recognizer: recognizer,
+                                  meaning: knowledge.embedder, logger: logger)
         let mediaLoop = MultiThreadedEventLoopGroup.singleton.next()
         let half = (config.sip.rtpPortMin + config.sip.rtpPortMax) / 2
         var ua = SIPUserAgent.Configuration()

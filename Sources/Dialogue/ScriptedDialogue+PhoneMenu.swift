@@ -5,16 +5,17 @@
 extension ScriptedDialogue {
     /// Menus heard before the agent stops pressing (one going round in circles).
     static let menusMax = 6
-    /// Reply timeouts waited through in a menu or on hold (8 s each by default: a minute).
+    /// Reply timeouts waited through in a menu before any key (8 s each by default: a minute), and
+    /// on hold once a key was pressed (five minutes: holds are long; `max_duration` bounds both).
     static let menuSilencesMax = 8
+    static let holdSilencesMax = 38
 
     /// The step `reply` calls for when a phone menu may be speaking — on an outbound call before
     /// anything was answered (a menu may open with the business's name on its own: "Safe Home
     /// Insurance."), or anything once a menu was heard; nil: a person's words, read as usual.
     mutating func menuStep(_ reply: String) -> Step? {
         let navigating = tracker.menu?.state == .navigating
-        let unanswered = !tracker.answers.contains { [.answered, .refused].contains($0.status) } && tracker.menu == nil && tracker.screener == nil
-        guard navigating || (unanswered && context.call.direction == "outbound" && opening != nil) else { return nil }
+        guard menuMayBeSpeaking else { return nil }
         if let menu = PhoneMenu(reply) {
             if tracker.menu == nil { tracker.menu = MenuPassage() }
             menuSilences = 0
@@ -40,6 +41,26 @@ extension ScriptedDialogue {
         return opening
     }
 
+    /// Whether a phone menu may be what the callee says: on an outbound call before anything was
+    /// answered, or while going through one.
+    var menuMayBeSpeaking: Bool {
+        if tracker.menu?.state == .navigating { return true }
+        let unanswered = !tracker.answers.contains { [.answered, .refused].contains($0.status) } && tracker.menu == nil && tracker.screener == nil
+        return unanswered && context.call.direction == "outbound" && opening != nil
+    }
+
+    /// The words of the options in `reply`, when it is a menu the dialogue will choose in, whose
+    /// closeness to `menuGoal` is not known yet (for the engine to weigh, `noteMenuMeaning`).
+    public func menuOptionsToWeigh(_ reply: String) -> [String] {
+        guard menuMayBeSpeaking, !context.followsMenuPath, let menu = PhoneMenu(reply) else { return [] }
+        return menu.options.map(\.words).filter { menuMeaning[$0] == nil }
+    }
+
+    /// How close each option's words are to `menuGoal` in meaning (a cosine).
+    public mutating func noteMenuMeaning(_ closeness: [(words: String, closeness: Double)]) {
+        for (words, value) in closeness { menuMeaning[words] = value }
+    }
+
     /// Options heard: the one toward the goal pressed at once; a person's kept until the menu has
     /// been said whole (it starts over, or falls silent). A key heard again takes its newer words:
     /// a menu said over the agent's greeting is often heard right only the second time.
@@ -48,7 +69,7 @@ extension ScriptedDialogue {
         for option in menu.options {
             if let known = menuOptions.firstIndex(where: { $0.key == option.key }) { menuOptions[known] = option } else { menuOptions.append(option) }
         }
-        if let option = PhoneMenu(options: menuOptions).choice(toward: menuGoal), !PhoneMenu.reachesPerson(option) {
+        if let option = PhoneMenu(options: menuOptions).choice(toward: menuGoal, meaning: menuMeaning), !PhoneMenu.reachesPerson(option) {
             return press(option)
         }
         if repeats, let step = pressFallback() { return step }
@@ -58,7 +79,7 @@ extension ScriptedDialogue {
     /// The menu was said whole: a person's option if it has one, else no way through.
     mutating func pressFallback() -> Step? {
         guard !menuOptions.isEmpty else { return nil }
-        if let option = PhoneMenu(options: menuOptions).choice(toward: menuGoal) { return press(option) }
+        if let option = PhoneMenu(options: menuOptions).choice(toward: menuGoal, meaning: menuMeaning) { return press(option) }
         tracker.menu?.state = .noRoute
         return close(context.closing)
     }
@@ -74,7 +95,7 @@ extension ScriptedDialogue {
     }
 
     /// What a menu's options are matched against: the call's purpose and questions.
-    var menuGoal: String { ([context.purpose] + context.questions).joined(separator: " ") }
+    public var menuGoal: String { ([context.purpose] + context.questions).joined(separator: " ") }
 
     /// No reply for the engine's timeout in a menu or on hold.
     mutating func menuSilence() -> Step? {
@@ -83,9 +104,10 @@ extension ScriptedDialogue {
         menuSilences += 1
         // A menu with no way there gets a second hearing (menus start over when nobody presses,
         // and one said over the greeting is often heard right only then); a person's option does not wait.
-        let reachable = PhoneMenu(options: menuOptions).choice(toward: menuGoal) != nil
+        let reachable = PhoneMenu(options: menuOptions).choice(toward: menuGoal, meaning: menuMeaning) != nil
         if reachable || menuSilences >= 2, let step = pressFallback() { return step }
-        guard menuSilences >= Self.menuSilencesMax else { return .listen(text: "") }
+        let limit = tracker.menu?.pressed.isEmpty == false ? Self.holdSilencesMax : Self.menuSilencesMax
+        guard menuSilences >= limit else { return .listen(text: "") }
         tracker.menu?.state = .timedOut
         return close(context.closing)
     }

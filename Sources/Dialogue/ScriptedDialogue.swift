@@ -47,6 +47,8 @@ public struct ScriptedDialogue: Sendable {
     /// The options of the phone menu being said, none pressed yet.
     var menuOptions: [PhoneMenu.Option] = []
     var menuSilences = 0
+    /// How close in meaning menu options' words are to `menuGoal` (`noteMenuMeaning`).
+    var menuMeaning: [String: Double] = [:]
     /// No questions to ask, and collections to answer from: the agent asks how it can help and
     /// answers until the caller is done (an inbound FAQ line).
     var answersQuestionsOnly: Bool { context.questions.isEmpty && !context.knowledge.isEmpty }

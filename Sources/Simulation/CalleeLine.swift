@@ -7,7 +7,8 @@
 /// instead of repeating them), `<dtmf 42#>` presses keys before speaking, `<voice de>` speaks the
 /// line in that espeak-ng voice (a persona's language), `<noise 20>` says it over a hissing line
 /// (white noise peaking that many dB below full scale, 0–60, drawn from the words: the same hiss
-/// every run). `<pause 800>` inside the words is that many milliseconds of silence mid-answer.
+/// every run). `<pause 800>` inside the words is that many milliseconds of silence mid-answer;
+/// `<music 30000>` that many of hold music (up to 5 minutes: a hold before a person comes on).
 /// `<hangup>` after the words hangs up as soon as they have been played ("Yes, I'll be there." —
 /// click), before the agent's turn is over.
 struct CalleeLine: Sendable, Equatable {
@@ -25,6 +26,8 @@ struct CalleeLine: Sendable, Equatable {
     var hangsUpAfter = false
     /// The words with their pauses, in order: (text, milliseconds of silence after it).
     var segments: [(text: String, pauseAfter: Int)] = []
+    /// For each segment, whether its pause is filled with hold music rather than silence.
+    var musicAfter: [Bool] = []
 
     /// The words alone, pauses taken out: what the callee meant.
     var words: String { segments.map(\.text).filter { !$0.isEmpty }.joined(separator: " ") }
@@ -56,15 +59,18 @@ struct CalleeLine: Sendable, Equatable {
             hangsUpAfter = true
             text = text[..<m.range.lowerBound]
         }
-        while let m = text.firstMatch(of: /\s*<pause (\d+)>\s*/) {
-            segments.append((String(text[..<m.range.lowerBound]), min(5000, Int(m.1) ?? 0)))
+        while let m = text.firstMatch(of: /\s*<(pause|music) (\d+)>\s*/) {
+            let music = m.1 == "music"
+            segments.append((String(text[..<m.range.lowerBound]), min(music ? 300_000 : 5000, Int(m.2) ?? 0)))
+            musicAfter.append(music)
             text = text[m.range.upperBound...]
         }
         segments.append((String(text), 0))
+        musicAfter.append(false)
     }
 
     static func == (a: CalleeLine, b: CalleeLine) -> Bool {
         a.action == b.action && a.keys == b.keys && a.over == b.over && a.vague == b.vague && a.voice == b.voice && a.hiss == b.hiss && a.hangsUpAfter == b.hangsUpAfter
-            && a.segments.map(\.text) == b.segments.map(\.text) && a.segments.map(\.pauseAfter) == b.segments.map(\.pauseAfter)
+            && a.segments.map(\.text) == b.segments.map(\.text) && a.segments.map(\.pauseAfter) == b.segments.map(\.pauseAfter) && a.musicAfter == b.musicAfter
     }
 }

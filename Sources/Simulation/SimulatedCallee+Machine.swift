@@ -28,5 +28,21 @@ extension SimulatedCallee {
         }, law: .muLaw)
     }
 
+    /// Hold music: a bright arpeggio (C, E, G, C — each note 250 ms with three harmonics, struck
+    /// and dying away) over a low sustained C, around −14 dBFS, for as long as asked; no words in it.
+    static func holdMusic(milliseconds: Int) -> [UInt8] {
+        let notes = [523.25, 659.25, 783.99, 1046.5]
+        let noteSamples = 2000
+        return G711.encode((0..<milliseconds * 8).map { n in
+            let t = Double(n) / 8000
+            let note = notes[(n / noteSamples) % notes.count]
+            let struck = Double(n % noteSamples) / 8000
+            let envelope = exp(-struck * 6)
+            let melody = (1...3).reduce(0.0) { sum, h in sum + sin(2 * Double.pi * note * Double(h) * t) / Double(h * h) }
+            let bass = sin(2 * Double.pi * 130.81 * t) * 0.35
+            return Int16(5200 * (melody * envelope + bass))
+        }, law: .muLaw)
+    }
+
     static func silence(milliseconds: Int) -> [UInt8] { G711.encode([Int16](repeating: 0, count: milliseconds * 8), law: .muLaw) }
 }

@@ -247,7 +247,9 @@ public final class SimulatedCallee: Sendable {
                 guard let words = await speech(text, voice: voice, slowly: slowly, hiss: line.hiss) else { return nil }
                 audio += words
             }
-            if segment.pauseAfter > 0 { audio += Self.silence(milliseconds: segment.pauseAfter) }
+            if segment.pauseAfter > 0 {
+                audio += line.musicAfter[i] ? Self.holdMusic(milliseconds: segment.pauseAfter) : Self.silence(milliseconds: segment.pauseAfter)
+            }
         }
         return audio.isEmpty ? nil : audio
     }
@@ -324,8 +326,10 @@ public final class SimulatedCallee: Sendable {
                     guard case .line(let line, _, _) = conversation.reply(toAgent: nil) else { break }
                     if line.action == .hangUp { await leg.hangUp(); return }
                     if let audio = await speech(line, prefix: "", slowly: false) {
+                        // The agent answers what follows. Timed before the send, which waits while
+                        // most of a long line (a hold) is played.
+                        openingEnds = clock.now + .milliseconds(audio.count / 8)
                         await leg.send(.media(audio))
-                        openingEnds = clock.now + .milliseconds(audio.count / 8)   // the agent answers what follows
                     }
                 case nil:
                     break

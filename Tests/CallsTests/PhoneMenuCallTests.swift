@@ -1,4 +1,5 @@
 import Foundation
+import Knowledge
 import Realtime
 import Testing
 import TestLanes
@@ -77,6 +78,46 @@ import TestSupport
             let answer = try #require(try await store.answers(callID: id).first)
             #expect(answer.status == .answered && answer.answerSummary == "yes", "\(said)")
             #expect(call.summary?.contains("Phone menu: pressed 2, then 1.") == true, "\(call.summary ?? "")")
+        }
+    }
+
+    /// Options that share the same words with the goal: the one closer in meaning (the knowledge
+    /// base's embedding model, as the server gives the local engine), not the first.
+    @Test func aTieOfWordsIsSettledByMeaning() async throws {
+        let deps = Fixtures.repository.appendingPathComponent(".deps").path
+        let (tts, stt) = try #require(CallHarness.speech)
+        let engines = CallSystem.localEngines(tts: tts, stt: stt, turns: CallHarness.turns, meaning: try E5Embedder.shared(in: deps))
+        _ = try await VirtualCallHarness.run(engines: engines) { manager, store, clock in
+            let script = ["<ivr 2 Thanks for calling. To place a new order, press 1. To track an order you placed, press 2.>",
+                          "<pause 2000> Hello, orders, Sam speaking.", "Yes, Friday is fine."]
+            let id = try await manager.create(Self.request(script, purpose: "your order's delivery date", question: "Can the order arrive on Friday?",
+                                                           callee: "0109877804")).outboundId
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
+            let said = try await store.transcript(callID: id).map { "\($0.entry.speaker): \($0.entry.text)" }
+            #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
+            #expect(try await store.report(callID: id)?.keysSent?.map(\.key) == ["2"], "\(said)")
+            #expect(try await store.answers(callID: id).first?.status == .answered, "\(said)")
+        }
+    }
+
+    /// After the key, a minute and a half of hold music (no words, no pause) before the person: the
+    /// agent says nothing through it — more than the minute it gives a menu before any key — and
+    /// talks to the person.
+    @Test func theAgentWaitsSilentlyThroughHoldMusic() async throws {
+        _ = try await VirtualCallHarness.run { manager, store, clock in
+            let script = ["<ivr 2 Thank you for calling. For billing, press 1. For deliveries, press 2.>",
+                          "<music 90000> Hello, deliveries, Jo speaking.", "Yes, Friday is fine."]
+            var request = Self.request(script, purpose: "your parcel delivery", question: "Can we deliver on Friday?", callee: "0109877805")
+            request.maxDuration = 300
+            let id = try await manager.create(request).outboundId
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(300)) { $0.state.isTerminal }
+            let lines = try await store.transcript(callID: id).map(\.entry)
+            let said = lines.map { "\($0.speaker): \($0.text)" }
+            #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
+            let key = try #require(lines.firstIndex { $0.speaker == .ai && $0.text == "[DTMF 2]" }, "\(said)")
+            let next = lines[(key + 1)...].first { $0.speaker == .ai }
+            #expect(next?.text.contains("Can we deliver on Friday?") == true, "nothing said on hold, then the opening: \(said)")
+            #expect(try await store.answers(callID: id).first?.status == .answered, "\(said)")
         }
     }
 }

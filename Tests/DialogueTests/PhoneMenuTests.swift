@@ -32,7 +32,9 @@ import Testing
     @Test func koreanMenus() throws {
         let menu = try #require(PhoneMenu("배송 문의는 2번, 예약 변경은 3번, 상담원 연결은 0번을 눌러 주세요."))
         #expect(menu.options.map(\.key) == ["2", "3", "0"])
-        #expect(menu.options[0].words.hasPrefix("배송 문의"))
+        #expect(menu.options.map(\.words) == ["배송 문의", "예약 변경", "상담원 연결"], "without the topic particle")
+        let unpunctuated = try #require(PhoneMenu("서울은행입니다 잔액 조회는 1번 분실 신고는 2번을 눌러 주세요"))
+        #expect(unpunctuated.options.map(\.words).first == "잔액 조회", "the welcome is no part of the first option: \(unpunctuated.options)")
         let spoken = try #require(PhoneMenu("예약은 일번, 결제는 이번을 누르세요."))
         #expect(spoken.options.map(\.key) == ["1", "2"])
     }
@@ -121,14 +123,15 @@ import Testing
         #expect(d.tracker.answers[0].status == .answered)
     }
 
-    /// Nobody behind the known path: the question was never put (`not_asked`), and the wait ends `ivr_timeout`.
+    /// Nobody behind the known path: the question was never put (`not_asked`), and the wait — a
+    /// hold's, its keys being pressed — ends `ivr_timeout`.
     @Test func aKnownPathThatReachesNobodyTimesOutWithNothingAsked() {
         var context = ConversationContext(purpose: "your parcel delivery", questions: ["Can we deliver on Friday?"])
         context.menuPath = [.init(keys: "0", waitSeconds: 1)]
         var d = ScriptedDialogue(context: context)
         _ = d.start()
         var steps: [ScriptedDialogue.Step] = []
-        for _ in 0..<ScriptedDialogue.menuSilencesMax { steps.append(d.noReply()) }
+        for _ in 0..<ScriptedDialogue.holdSilencesMax { steps.append(d.noReply()) }
         #expect(steps.dropLast().allSatisfy { $0 == .listen(text: "") } && steps.last == .close(text: context.closing), "\(steps)")
         #expect(d.endReason == "ivr_timeout" && d.tracker.answers[0].timesAsked == 0)
     }
@@ -150,5 +153,40 @@ import Testing
         #expect(MenuPathStep.problem(in: [.init(keys: "2", waitSeconds: 1), .init(keys: "1", waitSeconds: 500)])?.hasPrefix("step 2: wait_seconds") == true)
         #expect(MenuPathStep.problem(in: [.init(keys: "1", waitSeconds: .nan)]) != nil)
         #expect(MenuPathStep.problem(in: Array(repeating: .init(keys: "1", waitSeconds: 1), count: 11)) != nil)
+    }
+
+    /// Closeness in meaning (given here; `PhoneMenuMeaningTests` has the model's): it settles a tie
+    /// of shared words, and with no word shared presses only an option close enough and clearly
+    /// closer than the rest — else a person's option, or none.
+    @Test func meaningSettlesTiesAndPressesOnlyAClearlyCloseOption() throws {
+        let tie = try #require(PhoneMenu("To place a new order press 1. To track an order you placed press 2."))
+        let goal = "your order's delivery date. Can the order arrive on Friday?"
+        #expect(tie.choice(toward: goal)?.key == "1", "by words alone: the first of the tie")
+        #expect(tie.choice(toward: goal, meaning: ["place a new order": 0.83, "track an order you placed": 0.86])?.key == "2")
+        let apart = try #require(PhoneMenu("For billing press 1. For shipments press 2. To speak to an operator press 0."))
+        let parcel = "your parcel. Can we bring it on Friday?"
+        #expect(apart.choice(toward: parcel, meaning: ["billing": 0.80, "shipments": 0.86, "speak to an operator": 0.78])?.key == "2")
+        #expect(apart.choice(toward: parcel, meaning: ["billing": 0.81, "shipments": 0.82, "speak to an operator": 0.78])?.key == "0", "not close enough: a person")
+        #expect(apart.choice(toward: parcel, meaning: ["billing": 0.85, "shipments": 0.86, "speak to an operator": 0.78])?.key == "0", "not clearly closer: a person")
+        let noPerson = try #require(PhoneMenu("For billing press 1. For shipments press 2."))
+        #expect(noPerson.choice(toward: parcel, meaning: ["billing": 0.81, "shipments": 0.82]) == nil)
+    }
+
+    /// The options the engine is asked to weigh: a menu's, once each, and none behind a known path.
+    @Test func theDialogueAsksForEachOptionsMeaningOnce() {
+        let context = ConversationContext(purpose: "your parcel delivery", questions: ["Can we deliver on Friday?"])
+        var d = ScriptedDialogue(context: context)
+        _ = d.start()
+        let menu = "For billing press 1. For shipments press 2."
+        #expect(d.menuOptionsToWeigh(menu) == ["billing", "shipments"])
+        d.noteMenuMeaning([("billing", 0.80), ("shipments", 0.86)])
+        #expect(d.menuOptionsToWeigh(menu).isEmpty)
+        #expect(d.menuOptionsToWeigh("Hello, this is Jo.").isEmpty)
+        #expect(d.caller(said: menu) == .press(keys: "2"))
+        var known = context
+        known.menuPath = [.init(keys: "2", waitSeconds: 1)]
+        var k = ScriptedDialogue(context: known)
+        _ = k.start()
+        #expect(k.menuOptionsToWeigh(menu).isEmpty)
     }
 }

@@ -118,6 +118,7 @@ extension LocalEngine {
         await firstByte("stt", since: started)
         await milestone(.transcribed)
         await events.emit(.transcript(speaker: .customer, text: text, item: nil))
+        await weighMenu(text)
         let lookup = state.withLock { $0.dialogue.wantsLookup(text) }
         let answer = lookup ? await searchFAQ(text) : nil
         await respond(state.withLock { s in

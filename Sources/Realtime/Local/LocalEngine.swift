@@ -50,6 +50,8 @@ public final class LocalEngine: ConversationEngine {
     private let knowledge: (any KnowledgeSearching)?
     /// Runs a flow's tool steps (the call's tools); nil: the call has none.
     let tools: ToolRunner?
+    /// Weighs a phone menu's options by meaning (`weighMenu`); nil: by their words alone.
+    let meaning: E5Embedder?
     /// When a FAQ match is good enough to read out.
     public let answerPolicy: KnowledgeAnswerPolicy
     let state: Mutex<State>
@@ -107,6 +109,8 @@ public final class LocalEngine: ConversationEngine {
         var lastWords: [String] = []
         /// The speech end whose transcription, in flight at the hang-up, holds the caller's last words.
         var lastWordsSpeculation: Int?
+        /// The call's purpose and questions as a sentence embedding, once a menu was weighed.
+        var menuGoalVector: [Float]?
 
         /// Forgets the caller's turn in progress: what was said, the pause after it, and its transcription.
         mutating func dropTurn() {
@@ -153,8 +157,9 @@ public final class LocalEngine: ConversationEngine {
     public init(context: ConversationContext, tts: any SpeechSynthesizer, stt: any SpeechRecognizer, endOfTurnMilliseconds: Int = 500,
                 answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000, turns: TurnDetector = .pause,
                 knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard, tools: ToolRunner? = nil,
-                overlapMinimumWords: Int = 1, recognitionBias: Float = 0) {
+                overlapMinimumWords: Int = 1, recognitionBias: Float = 0, meaning: E5Embedder? = nil) {
         self.turns = turns
+        self.meaning = meaning
         self.recognitionBias = recognitionBias
         self.overlapMinimumWords = overlapMinimumWords
         self.knowledge = knowledge
