@@ -132,6 +132,16 @@ public struct PhoneMenu: Sendable, Equatable {
         return options
     }
 
+    /// A menu's own refusal of a key or a silence ("That is not a valid selection", "잘못 누르셨습니다"):
+    /// the system talking, never the person's answer.
+    public static func refusesEntry(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return refusals.contains { lowered.contains($0) }
+    }
+
+    /// A system's words, not a person's: "I didn't receive it" or "that's invalid" may well be an answer.
+    static let refusals = ["not a valid", "please try again", "잘못 누르", "잘못 입력", "올바르지 않", "입력이 없", "다시 선택"]
+
     // MARK: Choosing
 
     /// Labels that reach a person when no option names the call's business.

@@ -16,6 +16,11 @@ extension ScriptedDialogue {
     mutating func menuStep(_ reply: String) -> Step? {
         let navigating = tracker.menu?.state == .navigating
         guard menuMayBeSpeaking else { return nil }
+        // The menu refusing a key, or the silence: its words are nobody's answer.
+        if PhoneMenu.refusesEntry(reply) {
+            if tracker.menu == nil { tracker.menu = MenuPassage() }
+            return .listen(text: "")
+        }
         if let menu = PhoneMenu(reply) {
             if tracker.menu == nil { tracker.menu = MenuPassage() }
             menuSilences = 0

@@ -189,4 +189,18 @@ import Testing
         _ = k.start()
         #expect(k.menuOptionsToWeigh(menu).isEmpty)
     }
+
+    /// A menu's refusal is the system talking: nothing is stored from it, in either language.
+    @Test func aMenusRefusalIsNobodysAnswer() {
+        for (language, question, refusal) in [("en", "Can we deliver on Friday?", "I'm sorry, that is not a valid entry. Goodbye."),
+                                              ("ko", "토요일에 받으실 수 있나요?", "번호를 잘못 누르셨습니다. 안녕히 계세요.")] {
+            let context = ConversationContext(purpose: "delivery", questions: [question], language: language)
+            var d = ScriptedDialogue(context: context)
+            _ = d.start()
+            #expect(d.caller(said: refusal) == .listen(text: ""))
+            d.callerHungUp(having: refusal)
+            #expect(d.tracker.answers[0].status != .answered && d.tracker.answers[0].answerText == nil, "\(d.tracker.answers[0])")
+        }
+        #expect(!PhoneMenu.refusesEntry("No, Friday is not good for me.") && !PhoneMenu.refusesEntry("No, I didn't receive the invalid card."))
+    }
 }
