@@ -69,6 +69,11 @@ public final class E5Embedder: Sendable {
         self.lanes = BlockingWorkPool(label: "e5", width: width, capacity: 256)
     }
 
+    /// How close two of this model's embeddings are: their cosine (both are L2-normalized).
+    public static func closeness(_ a: [Float], _ b: [Float]) -> Double {
+        Double(zip(a, b).reduce(Float(0)) { $0 + $1.0 * $1.1 })
+    }
+
     /// A caller's question ("query: " side of the model), L2-normalized.
     public func query(_ text: String) async throws -> [Float] {
         try await embed(text, isQuery: true)

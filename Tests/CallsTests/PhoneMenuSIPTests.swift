@@ -22,7 +22,8 @@ import TestSupport
             var request = CallHarness.seedRequest(answers: script, maxRetries: 0, questions: [], callee: "0109877811")
             request.template = "deliveries line"
             let id = try await manager.create(request).outboundId
-            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(90)) { $0.state.isTerminal }
+            // 25 s alone, 59–61 s inside make test.
+            let call = try await CallHarness.waitFor(store, id, timeout: .seconds(150)) { $0.state.isTerminal }
             let said = try await store.transcript(callID: id).map { "\($0.entry.speaker): \($0.entry.text)" }
             #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
             let report = try #require(try await store.report(callID: id))

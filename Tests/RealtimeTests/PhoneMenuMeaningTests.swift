@@ -13,7 +13,7 @@ import TestSupport
         let goalVector = try await embedder.query(goal)
         let vectors = try await embedder.passages(menu.options.map(\.words))
         var meaning: [String: Double] = [:]
-        for (option, vector) in zip(menu.options, vectors) { meaning[option.words] = Double(zip(goalVector, vector).reduce(Float(0)) { $0 + $1.0 * $1.1 }) }
+        for (option, vector) in zip(menu.options, vectors) { meaning[option.words] = E5Embedder.closeness(goalVector, vector) }
         return menu.choice(toward: goal, meaning: meaning)?.key
     }
 

@@ -14,9 +14,7 @@ extension LocalEngine {
             let goalVector: [Float]
             if let known { goalVector = known } else { goalVector = try await meaning.query(goal) }
             let vectors = try await meaning.passages(options)
-            let closeness = zip(options, vectors).map { words, vector in
-                (words, Double(zip(goalVector, vector).reduce(Float(0)) { $0 + $1.0 * $1.1 }))   // both L2-normalized: the cosine
-            }
+            let closeness = zip(options, vectors).map { words, vector in (words, E5Embedder.closeness(goalVector, vector)) }
             state.withLock { s in
                 s.menuGoalVector = goalVector
                 s.dialogue.noteMenuMeaning(closeness)
