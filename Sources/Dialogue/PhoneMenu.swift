@@ -72,7 +72,7 @@ public struct PhoneMenu: Sendable, Equatable {
     /// told by its end: one that ends on a key names each option before its key.
     static func englishOptions(in text: String) -> [Option] {
         let words = ReplyInterpreter.words(text)
-        let presses = words.indices.filter { i in pressWords.contains(words[i]) && i + 1 < words.count && key(words[i + 1]) != nil }
+        let presses = words.indices.filter { i in pressWords.contains(words[i]) && keyAfterPress(at: i, in: words) != nil }
         guard let last = presses.last else { return [] }
         let boundaries: Set<String> = ["for", "to", "if"]
         let openers: Set<String> = ["please", "and", "or", "then", "now", "otherwise", "else"]
@@ -81,7 +81,7 @@ public struct PhoneMenu: Sendable, Equatable {
         }
         let keysAfterWords = words[(last + 2)...].allSatisfy { openers.contains($0) || ["thank", "you", "goodbye"].contains($0) }
         return presses.enumerated().map { n, press in
-            let key = key(words[press + 1])!
+            let key = keyAfterPress(at: press, in: words)!
             guard keysAfterWords else {
                 let end = n + 1 < presses.count ? presses[n + 1] : words.count
                 return Option(key: key, words: trimmed(words[min(press + 2, end)..<end]))
@@ -95,6 +95,17 @@ public struct PhoneMenu: Sendable, Equatable {
     }
 
     static let pressWords: Set<String> = ["press", "dial", "select", "enter", "push"]
+
+    /// The key said after the press word at `index`. A recognizer writes a last key as the word it
+    /// sounds like ("… press to.", "press for."): taken for the key only at the very end, where
+    /// nothing can follow "to" or "for".
+    static func keyAfterPress(at index: Int, in words: [String]) -> Character? {
+        guard index + 1 < words.count else { return nil }
+        if let key = key(words[index + 1]) { return key }
+        return index + 2 == words.count ? soundAlikeKeys[words[index + 1]] : nil
+    }
+
+    static let soundAlikeKeys: [String: Character] = ["to": "2", "too": "2", "for": "4", "won": "1"]
 
     static func key(_ word: String) -> Character? {
         if word.count == 1, let c = word.first, c.isNumber { return c }

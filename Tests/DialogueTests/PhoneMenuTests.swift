@@ -29,6 +29,15 @@ import Testing
         #expect(bare.options.map(\.words) == ["billing", "deliveries"])
     }
 
+    /// A last key written as the word it sounds like: a key only at the very end.
+    @Test func aLastKeyWrittenAsItsSoundAlike() throws {
+        let menu = try #require(PhoneMenu("To pay a bill press one. To report a fault press to."))
+        #expect(menu.options.map(\.key) == ["1", "2"] && menu.options[1].words == "report a fault")
+        let four = try #require(PhoneMenu("For sales press 3, for repairs press for"))
+        #expect(four.options.map(\.key) == ["3", "4"])
+        #expect(PhoneMenu("Please press to continue to the next step.") == nil, "not at the end: no key")
+    }
+
     @Test func koreanMenus() throws {
         let menu = try #require(PhoneMenu("배송 문의는 2번, 예약 변경은 3번, 상담원 연결은 0번을 눌러 주세요."))
         #expect(menu.options.map(\.key) == ["2", "3", "0"])
