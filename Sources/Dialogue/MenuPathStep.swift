@@ -17,7 +17,6 @@ public struct MenuPathStep: Codable, Sendable, Equatable {
         self.waitSeconds = waitSeconds
     }
 
-    static let keypad = Set("0123456789*#")
     public static let stepsMax = 10
     public static let keysMax = 20
     public static let waitSecondsMax = 120.0
@@ -26,7 +25,7 @@ public struct MenuPathStep: Codable, Sendable, Equatable {
     public static func problem(in path: [MenuPathStep]) -> String? {
         guard (1...stepsMax).contains(path.count) else { return "must hold 1 to \(stepsMax) steps (or be left out)" }
         for (index, step) in path.enumerated() {
-            guard (1...keysMax).contains(step.keys.count), step.keys.allSatisfy(keypad.contains) else {
+            guard PhoneMenu.areKeys(step.keys, atMost: keysMax) else {
                 return "step \(index + 1): keys must be 1 to \(keysMax) of 0–9, * and #"
             }
             guard step.waitSeconds.isFinite, (0...waitSecondsMax).contains(step.waitSeconds) else {

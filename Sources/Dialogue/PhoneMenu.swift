@@ -96,6 +96,11 @@ public struct PhoneMenu: Sendable, Equatable {
 
     static let pressWords: Set<String> = ["press", "dial", "select", "enter", "push"]
 
+    /// Whether `keys` are 1 to `most` keys of a phone's keypad (0–9, * and #).
+    public static func areKeys(_ keys: String, atMost most: Int) -> Bool {
+        (1...most).contains(keys.count) && keys.allSatisfy { "0123456789*#".contains($0) }
+    }
+
     /// The key said after the press word at `index`. A recognizer writes a last key as the word it
     /// sounds like ("… press to.", "press for."): taken for the key only at the very end, where
     /// nothing can follow "to" or "for".

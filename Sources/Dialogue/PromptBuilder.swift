@@ -174,10 +174,15 @@ public enum PromptBuilder {
     {"type":"object","properties":{"keys":{"type":"string","pattern":"^[0-9*#]{1,8}$","description":"the keys, e.g. \\"2\\""}},"required":["keys"]}
     """
 
+    /// What a `press_keys` call is answered: the keys pressed, or why none were (`keys` nil).
+    public static func pressKeysOutput(_ keys: String?) -> String {
+        keys.map { #"{"pressed":"\#($0)"}"# } ?? #"{"error":"keys: 1 to 8 of 0-9, * and #"}"#
+    }
+
     /// The keys a `press_keys` call asks for, checked: 1–8 of 0–9, * and #; nil: none valid.
     public static func keys(inPressKeysArguments arguments: String) -> String? {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(arguments.utf8))) as? [String: Any],
-              let keys = object["keys"] as? String, (1...8).contains(keys.count), keys.allSatisfy({ "0123456789*#".contains($0) }) else { return nil }
+              let keys = object["keys"] as? String, PhoneMenu.areKeys(keys, atMost: 8) else { return nil }
         return keys
     }
 

@@ -25,9 +25,8 @@ struct CalleeLine: Sendable, Equatable {
     /// Hangs up once the words have been played.
     var hangsUpAfter = false
     /// The words with their pauses, in order: (text, milliseconds of silence after it).
-    var segments: [(text: String, pauseAfter: Int)] = []
-    /// For each segment, whether its pause is filled with hold music rather than silence.
-    var musicAfter: [Bool] = []
+    /// `music`: the pause is hold music rather than silence.
+    var segments: [(text: String, pauseAfter: Int, music: Bool)] = []
 
     /// The words alone, pauses taken out: what the callee meant.
     var words: String { segments.map(\.text).filter { !$0.isEmpty }.joined(separator: " ") }
@@ -61,16 +60,14 @@ struct CalleeLine: Sendable, Equatable {
         }
         while let m = text.firstMatch(of: /\s*<(pause|music) (\d+)>\s*/) {
             let music = m.1 == "music"
-            segments.append((String(text[..<m.range.lowerBound]), min(music ? 300_000 : 5000, Int(m.2) ?? 0)))
-            musicAfter.append(music)
+            segments.append((String(text[..<m.range.lowerBound]), min(music ? 300_000 : 5000, Int(m.2) ?? 0), music))
             text = text[m.range.upperBound...]
         }
-        segments.append((String(text), 0))
-        musicAfter.append(false)
+        segments.append((String(text), 0, false))
     }
 
     static func == (a: CalleeLine, b: CalleeLine) -> Bool {
         a.action == b.action && a.keys == b.keys && a.over == b.over && a.vague == b.vague && a.voice == b.voice && a.hiss == b.hiss && a.hangsUpAfter == b.hangsUpAfter
-            && a.segments.map(\.text) == b.segments.map(\.text) && a.segments.map(\.pauseAfter) == b.segments.map(\.pauseAfter) && a.musicAfter == b.musicAfter
+            && a.segments.map(\.text) == b.segments.map(\.text) && a.segments.map(\.pauseAfter) == b.segments.map(\.pauseAfter) && a.segments.map(\.music) == b.segments.map(\.music)
     }
 }

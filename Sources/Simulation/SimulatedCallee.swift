@@ -248,7 +248,7 @@ public final class SimulatedCallee: Sendable {
                 audio += words
             }
             if segment.pauseAfter > 0 {
-                audio += line.musicAfter[i] ? Self.holdMusic(milliseconds: segment.pauseAfter) : Self.silence(milliseconds: segment.pauseAfter)
+                audio += segment.music ? Self.holdMusic(milliseconds: segment.pauseAfter) : Self.silence(milliseconds: segment.pauseAfter)
             }
         }
         return audio.isEmpty ? nil : audio

@@ -142,7 +142,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
             problems.append(.init(name: "engine_mode", message: "must be one of \(engineModes.joined(separator: ", "))"))
         }
         if let url = botURL, let problem = VoiceBridgeConfig.botURLProblem(url) { problems.append(.init(name: "bot_url", message: problem)) }
-        if let keys = keypad, keys.contains(where: { $0.key.count != 1 || !"0123456789*#".contains($0.key) || $0.value.trimmingCharacters(in: .whitespaces).isEmpty }) {
+        if let keys = keypad, keys.contains(where: { !PhoneMenu.areKeys($0.key, atMost: 1) || $0.value.trimmingCharacters(in: .whitespaces).isEmpty }) {
             problems.append(.init(name: "keypad", message: "maps single keys (0–9, *, #) to the words each stands for, e.g. {\"1\": \"yes\"}"))
         }
         if let action = machineDetection, VoiceBridgeConfig.Outbound.MachineDetection.Action(rawValue: action) == nil {

@@ -135,7 +135,7 @@ extension CascadeEngine {
                 // Pressed on the line; the model says nothing more until the menu or a person answers.
                 let keys = PromptBuilder.keys(inPressKeysArguments: call.arguments)
                 if let keys { await events.emit(.sendKeys(keys)) }
-                appendMessage(["role": "tool", "tool_call_id": call.id, "content": keys.map { #"{"pressed":"\#($0)"}"# } ?? #"{"error":"keys: 1 to 8 of 0-9, * and #"}"#])
+                appendMessage(["role": "tool", "tool_call_id": call.id, "content": PromptBuilder.pressKeysOutput(keys)])
                 ranTools = keys == nil   // an invalid call is answered at once, so the model can try again
             case "transfer_call":
                 // The tool's result is the transfer's outcome: it comes back as a turn of its own.

@@ -108,7 +108,7 @@ extension OpenAIRealtimeEngine {
                 let keys = PromptBuilder.keys(inPressKeysArguments: call.arguments)
                 if let keys { await events.emit(.sendKeys(keys)) }
                 try? await writer?.write(.text(RealtimeClientEvent.functionOutput(callID: call.callID,
-                                                                                  output: keys.map { #"{"pressed":"\#($0)"}"# } ?? #"{"error":"keys: 1 to 8 of 0-9, * and #"}"#)))
+                                                                                  output: PromptBuilder.pressKeysOutput(keys))))
                 if keys == nil { continueTalking = true }
             case "transfer_call":
                 let reason = ((try? JSONSerialization.jsonObject(with: Data(call.arguments.utf8))) as? [String: Any])?["reason"] as? String
