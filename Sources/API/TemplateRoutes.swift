@@ -77,6 +77,8 @@ struct TemplateBody: Decodable {
     var voicemailMessage: String?
     var transferTo: String?
     var menuPath: [MenuPathStep]?
+    var languages: [String]?
+    var translations: [String: ConversationTranslation]?
     var noiseSuppression: Bool?
     var maxDuration: Int?
     var retryOnNoAnswer: Bool?
@@ -93,7 +95,7 @@ struct TemplateBody: Decodable {
         case name, purpose, questions, greeting, closing, language, voice, variables, tools, mcpServers = "mcp_servers", knowledge, flow, analysis
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
         case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to"
-        case noiseSuppression = "noise_suppression", menuPath = "menu_path"
+        case noiseSuppression = "noise_suppression", menuPath = "menu_path", languages, translations
     }
 
     func template() throws(ValidationError) -> CallTemplate {
@@ -104,6 +106,8 @@ struct TemplateBody: Decodable {
         t.voicemailMessage = voicemailMessage
         t.transferTo = transferTo
         t.menuPath = menuPath
+        t.languages = languages
+        t.translations = translations
         t.noiseSuppression = noiseSuppression
         t.tools = tools
         t.mcpServers = mcpServers

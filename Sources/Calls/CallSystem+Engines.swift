@@ -28,7 +28,8 @@ extension CallSystem {
             var context = context
             context.readBack = readBack
             context.answerConfidence = answerConfidence
-            let voice: any SpeechSynthesizer, stt: any SpeechRecognizer
+            let voice: any SpeechSynthesizer
+            var stt: any SpeechRecognizer
             if DialoguePhrases.isKorean(context.language) {
                 guard let korean else { throw StartupError(description: "language ko: this server's local engine has no Korean speech") }
                 (stt, voice) = try korean.speech(voice: context.voice)
@@ -36,7 +37,18 @@ extension CallSystem {
                 voice = try context.voice.map { try EspeakSynthesizer(voice: $0, wordsPerMinute: (tts as? EspeakSynthesizer)?.wordsPerMinute ?? EspeakSynthesizer.defaultWordsPerMinute) } ?? tts
                 stt = english
             }
-            return LocalEngine(context: context, tts: voice, stt: stt, turns: turns, knowledge: context.knowledge.isEmpty ? nil : knowledge,
+            // A caller who may switch language is heard by Whisper, which tells the languages apart.
+            var otherVoices: [String: any SpeechSynthesizer] = [:]
+            if !context.languages.isEmpty, let korean {
+                for code in context.languages where code != context.language {
+                    if DialoguePhrases.isKorean(code) { otherVoices[code] = try korean.voice() } else if code.hasPrefix("en") { otherVoices[code] = tts }
+                }
+                if !otherVoices.isEmpty {
+                    stt = try korean.whisper().listening(in: String(context.language.prefix(2)), others: otherVoices.keys.map { String($0.prefix(2)) },
+                                                         english: english as? MoonshineTranscriber)
+                }
+            }
+            return LocalEngine(context: context, tts: voice, otherVoices: otherVoices, stt: stt, turns: turns, knowledge: context.knowledge.isEmpty ? nil : knowledge,
                                tools: context.conversationTools.isEmpty ? nil : tools, overlapMinimumWords: overlapMinimumWords,
                                recognitionBias: recognitionBias, meaning: context.call.direction == "outbound" ? meaning : nil)
         }

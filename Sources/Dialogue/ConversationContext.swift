@@ -45,6 +45,11 @@ public struct ConversationContext: Sendable, Equatable {
     /// A phone menu's keys known in advance (a template's `menu_path`), pressed by the session on
     /// an outbound call; the agent waits silently for a person meanwhile. Empty: none.
     public var menuPath: [MenuPathStep] = []
+    /// Other languages the caller may switch to (a template's `languages`): the local engine hears
+    /// each utterance in the one it sounds like and speaks it from then on. Empty: `language` only.
+    public var languages: [String] = []
+    /// The questions (and purpose, closing) in those languages, for the local engine.
+    public var translations: [String: ConversationTranslation] = [:]
 
     /// Whether this call presses a known menu path before anyone speaks for the callee.
     public var followsMenuPath: Bool { !menuPath.isEmpty && call.direction == "outbound" }

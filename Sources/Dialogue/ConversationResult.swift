@@ -59,6 +59,8 @@ public struct ConversationResult: Sendable, Equatable {
             + (outcome.map { " Outcome: \($0)." } ?? "")
             + (menu.map { " " + DialoguePhrases.of(context.language).menuSummary($0) } ?? "")
             + (screener.map { " " + DialoguePhrases.of(context.language).screenerSummary($0) } ?? "")
+            + (tracker.languagesSpoken.isEmpty ? "" : " " + DialoguePhrases.of(context.language).summarySwitchedLanguage
+                .replacingOccurrences(of: "{languages}", with: ([context.language] + tracker.languagesSpoken).joined(separator: " → ")))
             + (openQuestions.isEmpty ? "" : " Open questions to answer: " + openQuestions.map { "\"\($0)\"" }.joined(separator: "; ") + ".")
     }
 

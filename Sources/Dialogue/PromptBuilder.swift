@@ -9,7 +9,6 @@ public enum PromptBuilder {
 
     public static func instructions(for context: ConversationContext, flowStep: FlowWalker.Stop? = nil) -> String {
         if context.flow != nil { return flowInstructions(for: context, step: flowStep) }
-        let language = languageName(context.language)
         let questions = context.questions.enumerated().map { "q\($0.offset + 1). \($0.element)" }.joined(separator: "\n")
         return """
         You are a phone assistant calling on behalf of \(context.displayName).
@@ -28,7 +27,7 @@ public enum PromptBuilder {
         4. When every question has an answer, thank the person, say "\(context.closing)" and end the call.
         5. If the person declines to answer a question, report it as refused and go on to the next one. If they ask
            to be called back later, or get angry, apologise, thank them and end the call politely.
-        6. Speak only \(language).
+        6. \(languageRule(context))
         7. Use a polite, respectful register.
         8. Keep every turn short: this is a phone call.
         9. A line "[DTMF 1]" means the caller pressed that key on the phone's keypad: take it as their
@@ -57,7 +56,7 @@ public enum PromptBuilder {
         3. After the callee answers the current step's question, call `\(FlowGuide.toolName)`: its result gives the next step.
            If its result has an "error", put the question again and call it once more.
         4. If the callee asks to be called back later, or gets angry, apologise, thank them, say "\(context.closing)" and call `end_call`.
-        5. Speak only \(languageName(context.language)), politely, and keep every turn short: this is a phone call.
+        5. \(languageRule(context)) Speak politely, and keep every turn short: this is a phone call.
         6. A line "[DTMF 1]" means the caller pressed that key on the phone's keypad.\(transferRule(context))\(toolRule(context))\(screenerRule(context))
 
         ## Current step
@@ -144,6 +143,14 @@ public enum PromptBuilder {
         guard let nextStep else { return #"{"transferred":false,"outcome":"\#(outcome.rawValue)"}"# }
         let result: [String: Any] = ["transferred": false, "outcome": outcome.rawValue, "next_step": nextStep]
         return String(decoding: (try? JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+    }
+
+    /// Rule 6: the call's language, or the languages its caller may switch between.
+    static func languageRule(_ context: ConversationContext) -> String {
+        let languages = context.spokenLanguages
+        guard languages.count > 1 else { return "Speak only \(languageName(context.language))." }
+        return "Start in \(languageName(context.language)). The caller may speak " + languages.map(languageName).joined(separator: " or ")
+            + ": answer in the language of their last words, and report their answers as they said them."
     }
 
     static func languageName(_ code: String) -> String {

@@ -34,7 +34,7 @@ public struct ReplyInterpreter: Sendable {
     /// Digits a national number is prefixed with for E.164 ("1" for English, "82" for Korean).
     let countryCode: String
     /// Replies are read with the Korean rules (`ReplyInterpreter+Korean`).
-    let korean: Bool
+    private(set) var korean: Bool
 
     public init(questions: [String], language: String = "en", now: Date = Date(), calendar: Calendar = .current) {
         self.init(kinds: questions.map(AnswerKind.init(question:)), language: language, now: now, calendar: calendar)
@@ -47,6 +47,15 @@ public struct ReplyInterpreter: Sendable {
         dates = SpokenDate(now: now, calendar: calendar)
         korean = DialoguePhrases.isKorean(language)
         countryCode = korean ? "82" : "1"
+    }
+
+    /// The same questions read in `language` (the caller switched to it): their kinds stay as
+    /// the operator's wording made them, and a national number keeps the call's country code —
+    /// the line's country, not the words'.
+    public func speaking(_ language: String) -> ReplyInterpreter {
+        var switched = self
+        switched.korean = DialoguePhrases.isKorean(language)
+        return switched
     }
 
     static let fillers: Set<String> = ["hmm", "hm", "uh", "um", "er", "ah", "mm", "erm", "well", "so", "oh"]

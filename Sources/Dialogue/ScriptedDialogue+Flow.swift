@@ -29,7 +29,7 @@ extension ScriptedDialogue {
             guard let index = flow.asks.firstIndex(where: { $0.id == step.id }) else { return close(spoken(context.closing)) }
             FlowGuide.enter(stop, tracker: &tracker, context: context)   // asked (afresh, when a loop came back to it)
             current = index
-            return .ask(text: spoken(tracker.answers[index].question), questionIndex: index)
+            return .ask(text: spoken(question(index)), questionIndex: index)
         case .tool:
             return .runTool(text: lead.joined(separator: " "))
         case .transfer:

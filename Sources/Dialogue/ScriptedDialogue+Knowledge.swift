@@ -22,7 +22,7 @@ extension ScriptedDialogue {
     public mutating func caller(asked question: String, answer: KnowledgeHit?) -> Step {
         turns += 1
         if turns >= context.maxTurns { return close(context.closing) }
-        let resume = current.map { phrases.now + " " + tracker.answers[$0].question } ?? phrases.anythingElse
+        let resume = current.map { phrases.now + " " + self.question($0) } ?? phrases.anythingElse
         if let answer {
             return .ask(text: answer.chunk.text + " " + resume, questionIndex: current ?? -1)
         }

@@ -55,7 +55,7 @@ extension ScriptedDialogue {
             tracker.update(questionID: id, status: .unclear, answerText: nil, summary: nil, confidence: 0.3)
             guard pending.count < Self.maxReadBacks else { return next(prefix: phrases.letsGoOn) }
             readBacksDone[index] = pending.count
-            return .ask(text: phrases.readBackWrong + " " + tracker.answers[index].question, questionIndex: index)
+            return .ask(text: phrases.readBackWrong + " " + question(index), questionIndex: index)
         }
         switch interpreter.interpret(reply, asked: index, open: []) {
         case .callBackLater, .whoIsCalling, .wantsPerson:

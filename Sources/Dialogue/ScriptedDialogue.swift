@@ -24,10 +24,13 @@ public struct ScriptedDialogue: Sendable {
     }
 
     public internal(set) var tracker: TaskTracker
-    public let context: ConversationContext
-    let interpreter: ReplyInterpreter
-    /// What the dialogue says besides the questions, in the call's language.
-    let phrases: DialoguePhrases
+    /// The call, in the language being spoken (`speaking(_:)`).
+    public internal(set) var context: ConversationContext
+    /// The call as the operator wrote it, in its own language.
+    let written: ConversationContext
+    var interpreter: ReplyInterpreter
+    /// What the dialogue says besides the questions, in the language being spoken.
+    var phrases: DialoguePhrases
     var current: Int?
     /// The flow step the dialogue is at (a flow's `ask` or `transfer`).
     var flowStep: String?
@@ -55,6 +58,7 @@ public struct ScriptedDialogue: Sendable {
 
     public init(context: ConversationContext, now: Date = Date()) {
         self.context = context
+        written = context
         tracker = TaskTracker(context: context)
         phrases = DialoguePhrases.of(context.language)
         if let flow = context.flow {
@@ -85,7 +89,7 @@ public struct ScriptedDialogue: Sendable {
         turns += 1
         if let step = menuStep(reply) ?? screenerStep(reply) { return step }
         guard let index = current else { return close(context.closing) }
-        let question = tracker.answers[index].question
+        let asking = question(index)
         if turns >= context.maxTurns { return close(context.closing) }
         if let pending = readBack { return confirm(reply, pending) }
         let open = Set(tracker.answers.indices.filter { tracker.answers[$0].status == .pending || tracker.answers[$0].status == .unclear })
@@ -93,7 +97,7 @@ public struct ScriptedDialogue: Sendable {
         case .nothing:
             return reask(index, prefix: phrases.notCaught)
         case .whoIsCalling:
-            return .ask(text: context.filled(phrases.introduction) + " " + question, questionIndex: index)
+            return .ask(text: context.filled(phrases.introduction) + " " + asking, questionIndex: index)
         case .wantsPerson:
             guard context.transferTarget != nil else {
                 return reask(index, prefix: phrases.cannotTransfer)
@@ -191,7 +195,7 @@ public struct ScriptedDialogue: Sendable {
         readBack = nil
         if let step = flowStep, context.flow?[step]?.transfer != nil { return walk(prefix: outcome.apology, to: tracker.flow?.next(after: step)) }
         guard let index = current else { return close(context.closing) }
-        return .ask(text: outcome.apology + " " + phrases.letsContinue + " " + tracker.answers[index].question, questionIndex: index)
+        return .ask(text: outcome.apology + " " + phrases.letsContinue + " " + question(index), questionIndex: index)
     }
 
     /// The caller said nothing for a long while after the question: ask once more, then give up
@@ -202,7 +206,7 @@ public struct ScriptedDialogue: Sendable {
         guard let index = current else { return .close(text: context.closing) }
         if tracker.answers[index].timesAsked < 2 {
             tracker.asked(index)
-            return .ask(text: phrases.stillThere + " " + tracker.answers[index].question, questionIndex: index)
+            return .ask(text: phrases.stillThere + " " + question(index), questionIndex: index)
         }
         return close(phrases.notAGoodTime + " " + context.closing)
     }
@@ -211,7 +215,7 @@ public struct ScriptedDialogue: Sendable {
     private mutating func reask(_ index: Int, prefix: String) -> Step {
         guard tracker.answers[index].timesAsked < 2 else { return next(prefix: "") }
         tracker.asked(index)
-        return .ask(text: prefix + " " + tracker.answers[index].question, questionIndex: index)
+        return .ask(text: prefix + " " + question(index), questionIndex: index)
     }
 
     mutating func close(_ text: String) -> Step {
@@ -226,7 +230,7 @@ public struct ScriptedDialogue: Sendable {
         }
         current = index
         tracker.asked(index)
-        return .ask(text: [prefix, tracker.answers[index].question].filter { !$0.isEmpty }.joined(separator: " "), questionIndex: index)
+        return .ask(text: [prefix, question(index)].filter { !$0.isEmpty }.joined(separator: " "), questionIndex: index)
     }
 
     /// The words said before a closing: none when the closing thanks already — "Thank you." before

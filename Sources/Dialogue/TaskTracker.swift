@@ -38,6 +38,8 @@ public struct TaskTracker: Sendable, Equatable {
     public var menu: MenuPassage?
     /// Questions the caller asked that the knowledge base could not answer: passed on.
     public var openQuestions: [String] = []
+    /// The languages the caller switched to, in order (`ScriptedDialogue.speaking`); empty: none.
+    public var languagesSpoken: [String] = []
     /// The flow the call runs, with the path taken and the fields gathered; nil: plain questions.
     public var flow: FlowWalker?
 

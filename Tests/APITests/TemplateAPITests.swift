@@ -102,7 +102,10 @@ import TestSupport
         try await h.app.test(.router) { client in
             for (body, field) in [(#"{"name":"x","purpose":"p","questions":["q?"],"engine_mode":"realtime"}"#, "engine_mode"),
                                   (#"{"name":"x","purpose":"p","questions":["q?"],"language":"Korean"}"#, "language"),
-                                  (#"{"name":"x","purpose":"p","questions":["q?"],"menu_path":[{"keys":"2a","wait_seconds":3}]}"#, "menu_path")] {
+                                  (#"{"name":"x","purpose":"p","questions":["q?"],"menu_path":[{"keys":"2a","wait_seconds":3}]}"#, "menu_path"),
+                                  (#"{"name":"x","purpose":"p","questions":["q?"],"languages":["english"]}"#, "languages"),
+                                  (#"{"name":"x","purpose":"p","questions":["q?"],"languages":["ko"],"translations":{"ko":{"questions":["하나?","둘?"]}}}"#, "translations.ko.questions"),
+                                  (#"{"name":"x","purpose":"p","questions":["q?"],"languages":["ko"],"translations":{"ko":{"questions":["{이름} 님?"]}}}"#, "translations.ko.questions.0")] {
                 try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)) { response in
                     #expect(response.status == .unprocessableContent)
                     let fields = (Self.json(response.body)["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
@@ -130,6 +133,25 @@ import TestSupport
             try await client.execute(uri: "/api/templates/\(id)", method: .get) { response in
                 let path = Self.json(response.body)["menu_path"] as? [[String: Any]] ?? []
                 #expect(path.map { $0["keys"] as? String } == ["2", "1#"] && path.map { $0["wait_seconds"] as? Double } == [4.5, 0])
+            }
+        }
+    }
+
+    /// `languages` and `translations` are kept with the template, in both databases.
+    @Test(arguments: StoreBackend.allCases) func languagesAndTranslationsAreKeptWithTheTemplate(database: StoreBackend) async throws {
+        let h = try await OutboundAPITests.harness(database: database)
+        try await h.app.test(.router) { client in
+            let body = #"{"name":"bilingual","purpose":"정기 점검","questions":["오실 수 있나요?"],"language":"ko","languages":["en"],"translations":{"en":{"questions":["Can you come?"],"closing":"Goodbye."}}}"#
+            var id = ""
+            try await client.execute(uri: "/api/templates", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)) { response in
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+                id = Self.json(response.body)["id"] as? String ?? ""
+            }
+            try await client.execute(uri: "/api/templates/\(id)", method: .get) { response in
+                let template = Self.json(response.body)
+                #expect(template["languages"] as? [String] == ["en"])
+                let english = (template["translations"] as? [String: Any])?["en"] as? [String: Any]
+                #expect(english?["questions"] as? [String] == ["Can you come?"] && english?["closing"] as? String == "Goodbye.")
             }
         }
     }

@@ -39,6 +39,12 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     /// The keys through a phone menu known in advance, each after its wait, pressed on outbound
     /// calls before the agent speaks (`MenuPathStep`); nil: the agent finds its own way.
     public var menuPath: [MenuPathStep]?
+    /// Other languages the callee may answer in ("en", "ko"): each utterance is heard in the one
+    /// it sounds like, and the agent speaks it from then on. Nil: `language` only.
+    public var languages: [String]?
+    /// The questions (and purpose, closing) in each of `languages`, for the local engine, which
+    /// cannot translate; LLM engines need none.
+    public var translations: [String: ConversationTranslation]?
     /// Takes the line's noise out of the caller's audio before it is heard (DeepFilterNet3) on
     /// these calls, or not; nil: `engine.noise_suppression`.
     public var noiseSuppression: Bool?
@@ -63,7 +69,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, version, name, purpose, questions, greeting, closing, language, voice, variables
         case engineMode = "engine_mode", botURL = "bot_url", keypad, maxDuration = "max_duration", retryOnNoAnswer = "retry_on_no_answer", maxRetries = "max_retries"
-        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", menuPath = "menu_path", noiseSuppression = "noise_suppression", tools, mcpServers = "mcp_servers", knowledge, flow, analysis
+        case machineDetection = "machine_detection", voicemailMessage = "voicemail_message", transferTo = "transfer_to", menuPath = "menu_path", languages, translations, noiseSuppression = "noise_suppression", tools, mcpServers = "mcp_servers", knowledge, flow, analysis
         case createdAt = "created_at"
     }
 
@@ -152,6 +158,7 @@ public struct CallTemplate: Codable, Sendable, Equatable {
             problems.append(.init(name: "transfer_to", message: problem))
         }
         if let path = menuPath, let problem = MenuPathStep.problem(in: path) { problems.append(.init(name: "menu_path", message: problem)) }
+        problems += languageSwitchProblems(questions: t.questions)
         problems += TextLimits.problems([("greeting", greeting, TextLimits.greeting), ("closing", closing, TextLimits.closing),
                                          ("voice", voice, TextLimits.voice), ("bot_url", botURL, TextLimits.url),
                                          ("transfer_to", transferTo, TextLimits.transferTarget),
@@ -184,5 +191,32 @@ public enum Placeholders {
     /// `text` with each known placeholder replaced; unknown ones are left for `names(in:)` to report.
     public static func fill(_ text: String, with values: [String: String]) -> String {
         text.replacing(/\{([^{}\n]+)\}/) { match in values[String(match.1)] ?? String(match.0) }
+    }
+}
+
+extension CallTemplate {
+    /// What is wrong with `languages` and `translations`: codes of two letters (Whisper's), each
+    /// translation complete, and no variables in a translation (the call keeps only its own
+    /// language's text filled).
+    func languageSwitchProblems(questions: [String]) -> [ValidationError.Field] {
+        guard languages != nil || translations != nil else { return [] }
+        let translations = translations ?? [:]
+        var problems = ConversationTranslation.problems(language: language ?? "", languages: languages ?? [], translations: translations, questions: questions) {
+            $0.count == 2 && OutboundCallRequest.isLanguageCode($0)
+        }.map { ValidationError.Field(name: $0.field, message: $0.message) }
+        if flow != nil, !translations.isEmpty {
+            problems.append(.init(name: "translations", message: "a flow's steps are not translated yet: leave translations out (LLM engines translate for themselves)"))
+        }
+        for (code, translation) in translations.sorted(by: { $0.key < $1.key }) {
+            let texts = [("purpose", translation.purpose, TextLimits.purpose), ("closing", translation.closing, TextLimits.closing)]
+                + translation.questions.enumerated().map { ("questions.\($0.offset)", Optional($0.element), TextLimits.question) }
+            problems += TextLimits.problems(texts.map { ("translations.\(code).\($0.0)", $0.1, $0.2) })
+            for (field, text, _) in texts {
+                if let text, let name = Placeholders.names(in: text).first(where: { !Self.builtInPlaceholders.contains($0) }) {
+                    problems.append(.init(name: "translations.\(code).\(field)", message: "{\(name)}: variables are filled in the call's own language only"))
+                }
+            }
+        }
+        return problems
     }
 }

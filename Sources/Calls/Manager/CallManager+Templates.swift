@@ -14,6 +14,9 @@ extension CallManager {
         if let language = t.language, language != settings.language, let problem = settings.languageProblem(language) {
             problems.append(.init(name: "language", message: problem))
         }
+        for code in t.languages ?? [] where code != (t.language ?? settings.language) && t.botURL == nil {
+            if let problem = settings.languageProblem(code) { problems.append(.init(name: "languages", message: problem)) }
+        }
         let conversing: Set<VoiceBridgeConfig.EngineMode> = [.local, .realtime, .cascade]
         if t.flow != nil, t.botURL == nil, !conversing.contains(where: { $0.rawValue == settings.engineMode }) {
             problems.append(.init(name: "flow", message: "flows run on the local, realtime and cascade engines; this server runs \(settings.engineMode)"))

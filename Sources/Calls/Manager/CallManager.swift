@@ -372,6 +372,12 @@ public actor CallManager {
         if let id = call.templateId, let version = call.templateVersion, let template = try? await store.template(id: id, version: version) {
             if let keypad = template.keypad { context.keypad = keypad }
             context.menuPath = template.menuPath ?? []
+            context.languages = template.languages ?? []
+            context.translations = (template.translations ?? [:]).mapValues { translation in
+                var filled = translation   // only the server's own placeholders: a translation takes no variables
+                filled.questions = translation.questions.map(context.filled)
+                return filled
+            }
             context.flow = template.flow
         }
         return context

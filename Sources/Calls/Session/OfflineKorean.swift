@@ -31,7 +31,12 @@ public final class OfflineKorean: Sendable {
 
     /// The ear and the voice of one Korean call (`voice`: the call's own espeak-ng voice, else "ko").
     public func speech(voice: String?) throws -> (ear: any SpeechRecognizer, voice: EspeakSynthesizer) {
-        (try whisper().listening(in: "ko"), try EspeakSynthesizer(voice: voice ?? "ko", wordsPerMinute: Self.wordsPerMinute))
+        (try whisper().listening(in: "ko"), try self.voice(voice))
+    }
+
+    /// The Korean voice (`name`: the call's own espeak-ng voice, else "ko").
+    public func voice(_ name: String? = nil) throws -> EspeakSynthesizer {
+        try EspeakSynthesizer(voice: name ?? "ko", wordsPerMinute: Self.wordsPerMinute)
     }
 
     /// Why a Korean call cannot run here, or nil when it can (checked when a call or template asks for `ko`).

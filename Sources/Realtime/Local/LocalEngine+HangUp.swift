@@ -50,6 +50,7 @@ extension LocalEngine {
             let text = heard.text
             guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return true }
             if inTranscript { s.lastWords.append(text) }
+            s.takeLanguage(of: heard)
             if !s.dialogue.wantsLookup(text) { s.dialogue.callerHungUp(having: text, confidence: heard.confidence) }
             return true
         }

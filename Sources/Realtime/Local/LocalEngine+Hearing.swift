@@ -119,7 +119,10 @@ extension LocalEngine {
         await milestone(.transcribed)
         await events.emit(.transcript(speaker: .customer, text: text, item: nil))
         await weighMenu(text)
-        let lookup = state.withLock { $0.dialogue.wantsLookup(text) }
+        let lookup = state.withLock { s in
+            s.takeLanguage(of: heard)
+            return s.dialogue.wantsLookup(text)
+        }
         let answer = lookup ? await searchFAQ(text) : nil
         await respond(state.withLock { s in
             (lookup ? s.dialogue.caller(asked: text, answer: answer) : s.dialogue.caller(said: text, confidence: heard.confidence), s.dialogue.tracker)
@@ -131,5 +134,14 @@ extension LocalEngine {
         await milestone(.replyStarted)
         await events.emit(.taskState(next.tracker))
         await say(next.step)
+    }
+}
+
+extension LocalEngine.State {
+    /// The caller's words were heard in another of the call's languages: the dialogue speaks it
+    /// from now on, and the ear takes it for the one being spoken.
+    mutating func takeLanguage(of heard: Transcript) {
+        guard let language = heard.language, !heard.text.isEmpty, dialogue.speaking(language) else { return }
+        ear = ear.hearing(language)
     }
 }

@@ -75,6 +75,10 @@ extension LocalEngine {
         do {
             let started = VirtualTimeExecutor.now
             var spoken = 0
+            // The voice of the language being spoken; Korean numbers are written as said for espeak-ng.
+            let language = state.withLock { $0.dialogue.language }
+            let tts = otherVoices[language] ?? tts
+            let korean = DialoguePhrases.isKorean(language)
             for (n, sentence) in Self.sentences(text).flatMap(tts.pieces).enumerated() where !state.withLock({ $0.hungUp }) {
                 let samples = try await tts.synthesize(korean ? KoreanSpeech.speakable(sentence) : sentence)
                 meter.add { $0.ttsCharacters += sentence.count }

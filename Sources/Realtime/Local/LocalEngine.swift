@@ -35,10 +35,9 @@ public final class LocalEngine: ConversationEngine {
     /// The dialogue's next steps, for the replying task.
     let replies = BoundedQueue<Reply>(capacity: 8, policy: .suspendProducer)
 
+    /// The call's voice in its own language, and in each other language its caller may switch to.
     let tts: any SpeechSynthesizer
-    private let stt: any SpeechRecognizer
-    /// The call is in Korean: numbers are written as they are said before espeak-ng reads them.
-    let korean: Bool
+    let otherVoices: [String: any SpeechSynthesizer]
     /// How strongly the recognizer favours the words the question expects (0: not at all).
     private let recognitionBias: Float
     /// `engine.local.recognition_bias`'s default: the best of `make bench`'s `recognition` suite
@@ -111,6 +110,8 @@ public final class LocalEngine: ConversationEngine {
         var lastWordsSpeculation: Int?
         /// The call's purpose and questions as a sentence embedding, once a menu was weighed.
         var menuGoalVector: [Float]?
+        /// What the caller is heard with: it takes the language being spoken for the likelier one.
+        var ear: any SpeechRecognizer
 
         /// Forgets the caller's turn in progress: what was said, the pause after it, and its transcription.
         mutating func dropTurn() {
@@ -154,7 +155,10 @@ public final class LocalEngine: ConversationEngine {
         case hangUp(AsyncStream<Void>.Continuation)
     }
 
-    public init(context: ConversationContext, tts: any SpeechSynthesizer, stt: any SpeechRecognizer, endOfTurnMilliseconds: Int = 500,
+    /// `otherVoices`: the voice for each of `context.languages` (one the caller switches to
+    /// without a voice here is not switched to); `stt` must then tell those languages apart.
+    public init(context: ConversationContext, tts: any SpeechSynthesizer, otherVoices: [String: any SpeechSynthesizer] = [:],
+                stt: any SpeechRecognizer, endOfTurnMilliseconds: Int = 500,
                 answeredTurnMilliseconds: Int = 300, replyTimeoutMilliseconds: Int = 8000, turns: TurnDetector = .pause,
                 knowledge: (any KnowledgeSearching)? = nil, answerPolicy: KnowledgeAnswerPolicy = .standard, tools: ToolRunner? = nil,
                 overlapMinimumWords: Int = 1, recognitionBias: Float = 0, meaning: E5Embedder? = nil) {
@@ -167,12 +171,13 @@ public final class LocalEngine: ConversationEngine {
         self.answerPolicy = answerPolicy
         self.answeredTurnMilliseconds = answeredTurnMilliseconds
         self.tts = tts
-        self.stt = stt
-        korean = DialoguePhrases.isKorean(context.language)
+        self.otherVoices = otherVoices
         self.endOfTurnMilliseconds = endOfTurnMilliseconds
         self.replyTimeoutMilliseconds = replyTimeoutMilliseconds
         self.keypad = context.keypad
-        self.state = Mutex(State(dialogue: ScriptedDialogue(context: context)))
+        var context = context
+        context.languages = context.languages.filter { otherVoices[$0] != nil }
+        self.state = Mutex(State(dialogue: ScriptedDialogue(context: context), ear: stt))
     }
 
     /// Says the greeting, then hears and replies until the call ends (the session cancels this
@@ -321,10 +326,10 @@ public final class LocalEngine: ConversationEngine {
     func transcribe(_ samples: [Int16], while wanted: @escaping @Sendable () -> Bool = { true }) async -> Transcript {
         meter.add { $0.sttSeconds += Double(samples.count) / Double(MoonshineTranscriber.sampleRate) }
         do {
-            let (expected, hungUp) = state.withLock { s in (recognitionBias > 0 ? s.dialogue.expectedWords : [], s.hungUp) }
+            let (expected, hungUp, ear) = state.withLock { s in (recognitionBias > 0 ? s.dialogue.expectedWords : [], s.hungUp, s.ear) }
             // After the hang-up nobody is on the line: live calls' words go first on the recognizer's lanes.
             return try await BlockingWorkPool.$urgency.withValue(hungUp ? .whenIdle : .now) {
-                try await stt.transcribe(pcm16k: samples, expecting: expected, bias: recognitionBias, while: wanted)
+                try await ear.transcribe(pcm16k: samples, expecting: expected, bias: recognitionBias, while: wanted)
             }
         } catch is CancellationError {
             return Transcript(text: "", confidence: 0)   // the call ended, or the caller spoke again: nobody will read the words

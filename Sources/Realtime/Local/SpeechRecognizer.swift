@@ -8,9 +8,14 @@ public protocol SpeechRecognizer: Sendable {
     /// wanted — the caller spoke again while the words up to a pause were being heard. A
     /// recognizer that cannot stop part-way hears them whole.
     func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float, while wanted: @escaping @Sendable () -> Bool) async throws -> Transcript
+    /// This ear taking `language` for the one being spoken, where it tells several apart (the
+    /// caller switched to it); itself otherwise.
+    func hearing(_ language: String) -> any SpeechRecognizer
 }
 
 extension SpeechRecognizer {
+    public func hearing(_ language: String) -> any SpeechRecognizer { self }
+
     public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float, while wanted: @escaping @Sendable () -> Bool) async throws -> Transcript {
         try await transcribe(pcm16k: samples, expecting: words, bias: bias)
     }
@@ -28,15 +33,34 @@ extension MoonshineTranscriber: SpeechRecognizer {
 
 extension WhisperTranscriber {
     /// Whisper bound to one language, prompted with the answers the question expects (as if said
-    /// before: Whisper's "previous text"); `bias` 0 turns the prompt off. On unclear audio Whisper
+    /// before: Whisper's "previous text"); `bias` 0 turns the prompt off. With `others`, the
+    /// languages the caller may switch to, each utterance is heard in the one it sounds like
+    /// (`Transcript.language`), unprompted: a prompt in one language steers Whisper toward it. On unclear audio Whisper
     /// says the prompt back ("네, 아니요." for a "아니요" it could not make out — a no stored as a
     /// yes): two or more of the expected answers in a row are taken for that echo and dropped, so
     /// the dialogue asks again rather than store a guess.
     public struct Listener: SpeechRecognizer {
         public let whisper: WhisperTranscriber
         public let language: String
+        public var others: [String] = []
+        /// Writes the words of an utterance Whisper heard as English: Moonshine hears English
+        /// better (make bench's `languages` suite); nil: Whisper writes them.
+        public var english: MoonshineTranscriber?
 
         public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
+            try await transcribe(pcm16k: samples, expecting: words, bias: bias) { true }
+        }
+
+        public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float,
+                               while wanted: @escaping @Sendable () -> Bool) async throws -> Transcript {
+            if !others.isEmpty {
+                let naming: Set<String> = english == nil ? [] : ["en"]
+                let heard = try await whisper.transcript(pcm16k: samples, language: language, others: others, namingOnly: naming)
+                guard let english, heard.language == "en" else { return heard }
+                var written = try await english.transcribe(pcm16k: samples, expecting: words, bias: bias, while: wanted)
+                written.language = "en"
+                return written
+            }
             guard bias > 0, let prompt = Self.prompt(words) else { return try await whisper.transcript(pcm16k: samples, language: language) }
             var heard = try await whisper.transcript(pcm16k: samples, language: language, prompt: prompt)
             heard.text = Self.withoutEcho(heard.text, of: words)
@@ -63,7 +87,14 @@ extension WhisperTranscriber {
         public static func prompt(_ words: [String]) -> String? {
             words.isEmpty ? nil : words.joined(separator: ", ") + "."
         }
+
+        public func hearing(_ spoken: String) -> any SpeechRecognizer {
+            Listener(whisper: whisper, language: spoken, others: ([language] + others).filter { $0 != spoken }, english: english)
+        }
     }
 
-    public func listening(in language: String) -> Listener { Listener(whisper: self, language: language) }
+    /// `others`: the languages the caller may switch to; `english`: writes what is heard as English.
+    public func listening(in language: String, others: [String] = [], english: MoonshineTranscriber? = nil) -> Listener {
+        Listener(whisper: self, language: language, others: others.filter { $0 != language }, english: english)
+    }
 }

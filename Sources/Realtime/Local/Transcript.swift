@@ -8,10 +8,14 @@ public struct Transcript: Sendable, Equatable {
     /// speech at all where the model says one: 1 is certain. A word the audio barely supports
     /// pulls it down — an unclear line, a mumble, a word the decoder was steered to.
     public var confidence: Double
+    /// The language the words were heard in (ISO 639-1), where the recognizer told it among several
+    /// the call may be in (`WhisperTranscriber.Listener`); nil: the call's one language.
+    public var language: String?
 
-    public init(text: String, confidence: Double) {
+    public init(text: String, confidence: Double, language: String? = nil) {
         self.text = text
         self.confidence = confidence
+        self.language = language
     }
 
     /// Words that did not come from a recognizer (keys pressed, text typed): as sure as can be.

@@ -75,17 +75,51 @@ public final class WhisperTranscriber: @unchecked Sendable {
     }
 
     /// `transcribe`'s words with the model's confidence in them (its no-speech probability counted).
-    public func transcript(pcm16k samples: [Int16], language: String, prompt: String? = nil,
+    /// `others`: languages the speaker may have switched to — the one Whisper finds likelier than
+    /// `language` (by `switchOdds`) is transcribed and named in the transcript's `language`.
+    /// `namingOnly`: languages another recognizer writes better — heard in one of them, the
+    /// transcript only names it (no words; Whisper's decoding is skipped).
+    public func transcript(pcm16k samples: [Int16], language: String, others: [String] = [], namingOnly: Set<String> = [], prompt: String? = nil,
                            on pool: BlockingWorkPool? = nil, within limit: Duration? = nil) async throws -> Transcript {
-        let languageID = library.languageID(language)
-        guard languageID >= 0 else { throw Failure(description: "Whisper does not know the language \(language)") }
-        return try await (pool ?? workers).run(within: limit) { [self] in
-            try transcribeNow(samples.map { Float($0) / 32768 }, language: library.languageToken(context, languageID), prompt: prompt)
+        let candidates = [language] + others.filter { $0 != language }
+        let naming = Set(candidates.indices.filter { namingOnly.contains(candidates[$0]) })
+        let tokens = try candidates.map { code throws(Failure) -> Int32 in
+            let id = library.languageID(code)
+            guard id >= 0 else { throw Failure(description: "Whisper does not know the language \(code)") }
+            return library.languageToken(context, id)
         }
+        var heard = try await (pool ?? workers).run(within: limit) { [self] in
+            try transcribeNow(samples.map { Float($0) / 32768 }, languages: tokens, namingOnly: naming, prompt: prompt)
+        }
+        if candidates.count > 1 { heard.transcript.language = candidates[heard.languageIndex] }
+        return heard.transcript
     }
 
-    private func transcribeNow(_ samples: [Float], language: Int32, prompt: String?) throws(Failure) -> Transcript {
-        guard samples.count >= Self.minimumSamples else { return Transcript(text: "", confidence: 0) }
+    /// How much likelier than the language being spoken another must be before the words are
+    /// heard in it, and how likely at least (more than every other language together). Tuned on
+    /// `WhisperLanguageTests`' lines over the phone path: Piper's English scored 0.85–0.99 for
+    /// English (the Korean 0.0001–0.001); espeak-ng's Korean scored 0.03–0.30 for English (Whisper
+    /// hears it as other languages too), so the floor keeps a Korean call in Korean.
+    static let switchOdds: Float = 4, switchFloor: Float = 0.5
+
+    /// The language token of `languages` (the first: the one being spoken) the words sound most
+    /// like, from the logits after the start of transcript — Whisper's own language detection,
+    /// limited to those the call may be in.
+    static func spokenLanguage(_ probabilities: [Float], among languages: [Int32]) -> Int {
+        var best = 0
+        for index in languages.indices.dropFirst() where probabilities[Int(languages[index])] > probabilities[Int(languages[best])] { best = index }
+        let likeliest = probabilities[Int(languages[best])]
+        return likeliest > probabilities[Int(languages[0])] * switchOdds && likeliest >= switchFloor ? best : 0
+    }
+
+    /// A transcript and which of the candidate languages it was heard in.
+    private struct Heard {
+        var transcript: Transcript
+        var languageIndex = 0
+    }
+
+    private func transcribeNow(_ samples: [Float], languages: [Int32], namingOnly: Set<Int> = [], prompt: String?) throws(Failure) -> Heard {
+        guard samples.count >= Self.minimumSamples else { return Heard(transcript: Transcript(text: "", confidence: 0)) }
         let state = try takeState()
         defer { release(state) }
         let encoded = samples.withUnsafeBufferPointer { pcm in
@@ -95,8 +129,11 @@ public final class WhisperTranscriber: @unchecked Sendable {
         // The prompt, then the start of transcript: the logits there say how likely "no speech" is.
         var start = promptTokens(prompt) + [sot]
         try decode(start, past: 0, state: state)
-        let silence = probabilities(state: state, row: start.count - 1)[Int(noSpeech)]
-        let header = [language, transcribe, noTimestamps]
+        let afterStart = probabilities(state: state, row: start.count - 1)
+        let silence = afterStart[Int(noSpeech)]
+        let spoken = Self.spokenLanguage(afterStart, among: languages)
+        if namingOnly.contains(spoken) { return Heard(transcript: Transcript(text: "", confidence: 0), languageIndex: spoken) }
+        let header = [languages[spoken], transcribe, noTimestamps]
         try decode(header, past: start.count, state: state)
         start += header
         var tokens: [Int32] = []
@@ -120,13 +157,13 @@ public final class WhisperTranscriber: @unchecked Sendable {
         }
         let logProbabilitySum = logProbabilities.reduce(0, +)
         let meanLogProbability = tokens.isEmpty ? -.infinity : logProbabilitySum / Float(tokens.count)
-        if silence > Self.noSpeechThreshold && meanLogProbability < Self.logProbabilityThreshold { return Transcript(text: "", confidence: 0) }
+        if silence > Self.noSpeechThreshold && meanLogProbability < Self.logProbabilityThreshold { return Heard(transcript: Transcript(text: "", confidence: 0)) }
         var bytes: [UInt8] = []
         for token in tokens {
             if let text = library.tokenText(context, token) { bytes += Array(UnsafeBufferPointer(start: text, count: strlen(text))).map { UInt8(bitPattern: $0) } }
         }
         let confidence = Transcript.confidence(logProbabilitySum: Double(logProbabilitySum), tokens: tokens.count) * Double(1 - silence)
-        return Transcript(text: Self.withoutAnnotations(String(decoding: bytes, as: UTF8.self)), confidence: confidence)
+        return Heard(transcript: Transcript(text: Self.withoutAnnotations(String(decoding: bytes, as: UTF8.self)), confidence: confidence), languageIndex: spoken)
     }
 
     /// Whisper learned subtitles: what no one said comes out in brackets ("[BLANK_AUDIO]",
