@@ -14,7 +14,7 @@ struct BenchMain {
         var rtpCounts = [100, 500, 1000]
         var streamCounts = [100, 300, 500, 1000]
         var loopbackCounts = [100, 500, 1000]
-        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "barge-in", "vad", "personas", "personas-espeak", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean", "held-out", "screeners", "menus", "calibration", "line", "capacity", "traces"]
+        var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "barge-in", "vad", "personas", "personas-espeak", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean", "held-out", "screeners", "menus", "languages", "calibration", "line", "capacity", "traces"]
         var personaConcurrency = 5
         var capacitySteps = [5, 10, 15, 20, 30], capacityAdmitted = 40
         var lineConditions: Set<String>?
@@ -74,6 +74,7 @@ struct BenchMain {
         if suites.contains("held-out") { try await heldOut(output: output, concurrency: personaConcurrency) }
         if suites.contains("screeners") { try await screeners(output: output, concurrency: personaConcurrency) }
         if suites.contains("menus") { try await menus(output: output, concurrency: personaConcurrency) }
+        if suites.contains("languages") { try await languages(output: output, concurrency: personaConcurrency) }
         if suites.contains("line") { try await line(output: output, concurrency: personaConcurrency, conditions: lineConditions) }
         if suites.contains("capacity") { try await capacity(output: output, steps: capacitySteps, admitted: capacityAdmitted) }
         if suites.contains("traces") { try await traces(output: output) }

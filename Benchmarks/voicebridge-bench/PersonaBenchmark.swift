@@ -28,9 +28,11 @@ enum PersonaBenchmark {
         var bargeIns: [Int] = []
     }
 
-    /// `personas` in `language` (nil: the server's); `environment`: more of the server's settings.
+    /// `personas` in `language` (nil: the server's); `environment`: more of the server's settings;
+    /// `templates`: one template body for each persona, created first, that its call is made from
+    /// (its purpose, questions and language then the template's).
     static func run(serverBinary: String, concurrency: Int, personas: [CalleePersona] = CalleePersona.catalogue, language: String? = nil,
-                    environment: [String: String] = [:]) async throws -> Run {
+                    environment: [String: String] = [:], templates: [[String: Any]]? = nil) async throws -> Run {
         let server = try await personaServer(serverBinary, concurrency: concurrency, environment: environment)
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.httpPort)/api/outbound"
@@ -43,6 +45,13 @@ enum PersonaBenchmark {
                 "metadata": ["simulated_answers": persona.script],
             ]
             if let language { body["language"] = language }
+            if let template = templates?[i] {
+                let created = try await json(post: "http://127.0.0.1:\(server.httpPort)/api/templates", body: template)
+                guard let name = created["name"] as? String else { throw BenchError("creating a persona's template failed: \(created)") }
+                body["template"] = name
+                body["purpose"] = nil
+                body["questions"] = nil
+            }
             let created = try await json(post: base, body: body)
             guard let id = created["outbound_id"] as? String else { throw BenchError("creating a persona call failed: \(created)") }
             ids.append(id)

@@ -373,7 +373,8 @@ public actor CallManager {
             if let keypad = template.keypad { context.keypad = keypad }
             context.menuPath = template.menuPath ?? []
             context.languages = template.languages ?? []
-            context.translations = (template.translations ?? [:]).mapValues { translation in
+            // A call that brought its own questions has no translation of them.
+            context.translations = (template.translations ?? [:]).filter { $0.value.questions.count == call.questions.count }.mapValues { translation in
                 var filled = translation   // only the server's own placeholders: a translation takes no variables
                 filled.questions = translation.questions.map(context.filled)
                 return filled
