@@ -35,6 +35,7 @@ ALLOWED = {
     "call me back": "asking for a callback (ReplyInterpreter.callBack)",
     "call me later": "asking for a callback (ReplyInterpreter.callBack)",
     "말씀드리기 어려": "a refusal (KoreanReply)",
+    "안 돼": "a no (KoreanReply): what anyone says for one",
     "다시 전화": "asking for a callback (KoreanReply)",
     "지금 바빠": "busy now, call later (KoreanReply)",
     "운전 중": "driving, call later (KoreanReply)",
@@ -88,8 +89,8 @@ def persona_texts(ROOT):
     for path in sorted((ROOT / "Tests/Personas").glob("*.swift")):
         for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
             where = f"{path.relative_to(ROOT)}:{number}"
-            # .init("name", questions, [said…], [(.status, "answer")…])
-            said = re.search(r'\.init\("[^"]*", \w+, \[(.*?)\]', line)
+            # .init("name", questions, [said…], [(.status, "answer")…]) — questions may be a closure's `$0`
+            said = re.search(r'\.init\("[^"]*", [\w$]+, \[(.*?)\]', line)
             for literal in re.findall(r'"((?:[^"\\]|\\.)*)"', said.group(1) if said else ""):
                 yield normalise(literal), where, "line"
             for literal in re.findall(r'\(\.\w+, "((?:[^"\\]|\\.)*)"\)', line):

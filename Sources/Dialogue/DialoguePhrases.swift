@@ -39,6 +39,8 @@ public struct DialoguePhrases: Sendable {
     public var summaryScreenerPassed: String, summaryScreenedOut: String
     /// The summary's line when a phone menu answered: the keys pressed (`{path}`), and no way through.
     public var summaryMenuPressed: String, summaryMenuNoRoute: String, summaryMenuTimedOut: String
+    /// … when a choice was said (`{path}`: keys and words said).
+    public var summaryMenuChose: String
     /// The summary's line when the caller switched language (`{languages}`: their codes in order).
     public var summarySwitchedLanguage: String
 
@@ -62,7 +64,7 @@ public struct DialoguePhrases: Sendable {
         summaryScreenerPassed: "A call screener answered first; the person came on the line.",
         summaryScreenedOut: "A call screener answered; the person did not come on the line.",
         summaryMenuPressed: "Phone menu: pressed {path}.", summaryMenuNoRoute: "Phone menu: no option led to the call's purpose or a person.",
-        summaryMenuTimedOut: "Phone menu: nobody answered after it.",
+        summaryMenuTimedOut: "Phone menu: nobody answered after it.", summaryMenuChose: "Phone menu: chose {path}.",
         summarySwitchedLanguage: "The caller switched language: {languages}.")
 
     public static let korean = DialoguePhrases(
@@ -85,11 +87,12 @@ public struct DialoguePhrases: Sendable {
         summaryScreenerPassed: "통화 비서가 먼저 받았고, 이후 본인이 통화했습니다.",
         summaryScreenedOut: "통화 비서가 받았고, 본인은 통화하지 않았습니다.",
         summaryMenuPressed: "자동 응답 메뉴: {path} 번호를 눌렀습니다.", summaryMenuNoRoute: "자동 응답 메뉴: 통화 목적이나 상담원으로 가는 번호가 없었습니다.",
-        summaryMenuTimedOut: "자동 응답 메뉴: 이후 아무도 받지 않았습니다.",
+        summaryMenuTimedOut: "자동 응답 메뉴: 이후 아무도 받지 않았습니다.", summaryMenuChose: "자동 응답 메뉴: {path} 순서로 선택했습니다.",
         summarySwitchedLanguage: "상대방이 통화 중 언어를 바꿨습니다: {languages}.")
 
     func menuSummary(_ menu: MenuPassage) -> String {
-        let pressed = menu.pressed.isEmpty ? "" : summaryMenuPressed.replacingOccurrences(of: "{path}", with: menu.path)
+        let chose = menu.pressed.contains { $0.key.isEmpty } ? summaryMenuChose : summaryMenuPressed
+        let pressed = menu.pressed.isEmpty ? "" : chose.replacingOccurrences(of: "{path}", with: menu.path)
         let end = switch menu.state {
         case .noRoute: summaryMenuNoRoute
         case .timedOut: summaryMenuTimedOut

@@ -10,9 +10,19 @@ import Knowledge
 /// words with the call's purpose and questions, else one that reaches a person.
 public struct PhoneMenu: Sendable, Equatable {
     public struct Option: Sendable, Equatable {
-        public var key: Character
+        /// The key to press; nil: the option is said — a menu that asks for speech ("Please say
+        /// billing, deliveries or operator"), its words what the agent says.
+        public var key: Character?
         /// What the menu says the key is for, lower-cased.
         public var words: String
+
+        public init(key: Character?, words: String) {
+            self.key = key
+            self.words = words
+        }
+
+        /// The same choice: the same key, or the same words to say.
+        func offersTheSame(as other: Option) -> Bool { key == other.key && (key != nil || words == other.words) }
     }
 
     public var options: [Option]
@@ -22,11 +32,12 @@ public struct PhoneMenu: Sendable, Equatable {
     /// Whether `option` is the menu's way to a person rather than to the call's business.
     public static func reachesPerson(_ option: Option) -> Bool { personWords.contains { option.words.contains($0) } }
 
-    /// The menu in `text`; nil when it offers no keys.
+    /// The menu in `text`; nil when it offers no keys (and, in English, no choices to say).
     public init?(_ text: String) {
-        let found = Hangul.occurs(in: text) ? Self.koreanOptions(in: text) : Self.englishOptions(in: text)
-        var seen = Set<Character>()
-        options = found.filter { seen.insert($0.key).inserted }
+        var found = Hangul.occurs(in: text) ? Self.koreanOptions(in: text) : Self.englishOptions(in: text)
+        if found.isEmpty, !Hangul.occurs(in: text) { found = Self.spokenOptions(in: text) }
+        var seen = Set<String>()
+        options = found.filter { seen.insert($0.key.map(String.init) ?? "say " + $0.words).inserted }
         guard !options.isEmpty else { return nil }
     }
 
@@ -95,6 +106,49 @@ public struct PhoneMenu: Sendable, Equatable {
     }
 
     static let pressWords: Set<String> = ["press", "dial", "select", "enter", "push"]
+
+    /// A menu that asks for speech and offers no key: "Please say billing, deliveries or
+    /// operator.", "Say agent to talk to someone, or check an order.", "For sales, say sales. For
+    /// repairs, say repairs." — the choices after each imperative "say" (after its colon, if it
+    /// has one), split at commas and "or", each up to four words ("to …" after a choice says what
+    /// it is for, and is not said). Two choices at least: "Could you say that again?" is a person's.
+    /// Verbs a spoken choice may open with, their "to" part of it ("talk to an agent").
+    static let phraseVerbs: Set<String> = ["talk", "speak", "get", "go", "connect", "return", "listen"]
+
+    /// What an imperative "say" follows (or a comma, or nothing).
+    static let sayOpeners: Set<String> = ["", "please", "can", "may", "just", "simply", "now", "or", "then", "and", "also"]
+
+    static func spokenOptions(in text: String) -> [Option] {
+        let fillers: Set<String> = ["please", "just", "simply", "things", "like", "something", "such", "as", "either", "now"]
+        var choices: [String] = [], saying = 0, offersList = false
+        for sentence in text.lowercased().split(whereSeparator: { ".?!".contains($0) }) {
+            // An imperative "say" ("Please say …", "You can say …"), not a person's "I'd say …".
+            guard let say = sentence.ranges(of: /\bsay\b/).last(where: { range in
+                let before = sentence[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
+                return before.hasSuffix(",") || sayOpeners.contains(ReplyInterpreter.words(before).last ?? "")
+            }) else { continue }
+            var said = sentence[say.upperBound...]
+            saying += 1
+            if said.contains(/\bor\b/) { offersList = true }
+            if let colon = said.lastIndex(of: ":") { said = said[said.index(after: colon)...] }
+            // Written without commas ("please say sales repairs or accounts"), a run of content
+            // words before "or" is a list of one-word choices; with them, a choice may be a phrase.
+            let listed = said.contains(",")
+            choices += said.split(separator: /,|;|\bor\b/).flatMap { part -> [String] in
+                var words = ReplyInterpreter.words(String(part)).drop { fillers.contains($0) }
+                // "agent to talk to someone": what the choice is for is not said — but "talk to an agent" is the choice.
+                if let purpose = words.firstIndex(where: { ["to", "for", "if"].contains($0) }), purpose > words.startIndex,
+                   !(purpose == words.index(after: words.startIndex) && phraseVerbs.contains(words[words.startIndex])) {
+                    words = words[..<purpose]
+                }
+                guard (1...4).contains(words.count), !words.allSatisfy(stopWords.contains) else { return [] }
+                return listed || words.contains(where: stopWords.contains) ? [words.joined(separator: " ")] : words.map { $0 }
+            }
+        }
+        // A list ("…, or …") or a "say" in each of several sentences: "please say that again, I
+        // couldn't hear" is a person's.
+        return choices.count >= 2 && (offersList || saying >= 2) ? choices.map { Option(key: nil, words: $0) } : []
+    }
 
     /// Whether `keys` are 1 to `most` keys of a phone's keypad (0–9, * and #).
     public static func areKeys(_ keys: String, atMost most: Int) -> Bool {

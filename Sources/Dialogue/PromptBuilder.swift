@@ -98,8 +98,9 @@ public enum PromptBuilder {
         }
         return """
         13. If a phone menu answers ("for billing, press 1 …"), say nothing: call `\(pressKeysTool)` with the key of the
-            option that leads toward the purpose of the call (or, if none does, to a person), and wait silently for the
-            next menu or the person; greet the person as at the start. If no option leads there, call `end_call` with
+            option that leads toward the purpose of the call (or, if none does, to a person) — or, where the menu asks
+            you to say an option, say only its words — and wait silently for the next menu or the person; greet the
+            person as at the start. If no option leads there, call `end_call` with
             the reason "\(MenuPassage.State.noRoute.rawValue)".
         """
     }

@@ -70,9 +70,9 @@ extension ScriptedDialogue {
     /// been said whole (it starts over, or falls silent). A key heard again takes its newer words:
     /// a menu said over the agent's greeting is often heard right only the second time.
     mutating func heard(_ menu: PhoneMenu) -> Step {
-        let repeats = !menuOptions.isEmpty && menu.options.allSatisfy { option in menuOptions.contains { $0.key == option.key } }
+        let repeats = !menuOptions.isEmpty && menu.options.allSatisfy { option in menuOptions.contains { $0.offersTheSame(as: option) } }
         for option in menu.options {
-            if let known = menuOptions.firstIndex(where: { $0.key == option.key }) { menuOptions[known] = option } else { menuOptions.append(option) }
+            if let known = menuOptions.firstIndex(where: { $0.offersTheSame(as: option) }) { menuOptions[known] = option } else { menuOptions.append(option) }
         }
         if let option = PhoneMenu(options: menuOptions).choice(toward: menuGoal, meaning: menuMeaning), !PhoneMenu.reachesPerson(option) {
             return press(option)
@@ -89,14 +89,16 @@ extension ScriptedDialogue {
         return close(context.closing)
     }
 
+    /// Presses the option's key, or says its words where the menu asks for speech.
     mutating func press(_ option: PhoneMenu.Option) -> Step {
         menuOptions = []
-        tracker.menu?.pressed.append(.init(key: String(option.key), option: option.words))
+        tracker.menu?.pressed.append(.init(key: option.key.map(String.init) ?? "", option: option.words))
         guard (tracker.menu?.pressed.count ?? 0) <= Self.menusMax else {
             tracker.menu?.state = .noRoute
             return close(context.closing)
         }
-        return .press(keys: String(option.key))
+        guard let key = option.key else { return .listen(text: option.words.prefix(1).uppercased() + option.words.dropFirst() + ".") }
+        return .press(keys: String(key))
     }
 
     /// What a menu's options are matched against: the call's purpose and questions.
@@ -130,6 +132,7 @@ public struct MenuPassage: Sendable, Equatable {
     }
 
     public struct Press: Sendable, Equatable {
+        /// The keys pressed; empty: the option's words were said (a menu that asks for speech).
         public var key: String
         /// The option's words, as the menu said them.
         public var option: String
@@ -144,6 +147,8 @@ public struct MenuPassage: Sendable, Equatable {
         self.pressed = pressed
     }
 
-    /// "2 (deliveries), then 0 (an operator)".
-    public var path: String { pressed.map { $0.option.isEmpty ? $0.key : "\($0.key) (\($0.option))" }.joined(separator: ", then ") }
+    /// "2 (deliveries), then 0 (an operator)"; a choice said: "\"billing\"".
+    public var path: String {
+        pressed.map { $0.key.isEmpty ? "\"\($0.option)\"" : $0.option.isEmpty ? $0.key : "\($0.key) (\($0.option))" }.joined(separator: ", then ")
+    }
 }

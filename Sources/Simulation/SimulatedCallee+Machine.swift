@@ -17,6 +17,14 @@ extension SimulatedCallee {
         }
     }
 
+    /// Answering machines' greetings, by `<voicemail …>` name.
+    static let machineGreetings = [
+        "long": "Hello, you have reached the voicemail of Alex Morgan at Morgan and Partners. I cannot take your call right now. "
+            + "Please leave your name, your number and a short message after the tone, and I will call you back.",
+        "short": "Hi, this is Sam. Please leave a message after the tone.",
+        "ko": "지금은 전화를 받을 수 없습니다. 삐 소리가 나면 음성 사서함에 메시지를 남겨 주세요.",
+    ]
+
     /// 500 ms of 1 kHz at −10 dBFS: an answering machine's beep.
     static let beep: [UInt8] = G711.encode((0..<4000).map { Int16(10_362 * sin(2 * Double.pi * 1000 * Double($0) / 8000)) }, law: .muLaw)
 

@@ -168,14 +168,6 @@ public final class SimulatedCallee: Sendable {
         return (answersHeader, data.base64EncodedString())
     }
 
-    /// Answering machines' greetings, by `<voicemail …>` name.
-    static let machineGreetings = [
-        "long": "Hello, you have reached the voicemail of Alex Morgan at Morgan and Partners. I cannot take your call right now. "
-            + "Please leave your name, your number and a short message after the tone, and I will call you back.",
-        "short": "Hi, this is Sam. Please leave a message after the tone.",
-        "ko": "지금은 전화를 받을 수 없습니다. 삐 소리가 나면 음성 사서함에 메시지를 남겨 주세요.",
-    ]
-
     /// `text` spoken as 8 kHz μ-law: Korean text in espeak-ng's Korean voice, `voice` when given,
     /// else the callee's natural voice if it has one, else its espeak-ng voice; `slowly` at three
     /// quarters of the rate; over `hiss` dB below full scale if given.
@@ -269,8 +261,11 @@ public final class SimulatedCallee: Sendable {
         var opening: [UInt8]?
         var screens = false
         var levels: [SimulatedMenu.Level] = []
-        while let first = script.first, let match = first.wholeMatch(of: /<ivr ([0-9*#]) (.+)>/) {
-            if let audio = await speech(CalleeLine(String(match.2)), prefix: "", slowly: false) { levels.append(.init(key: Character(String(match.1)), audio: audio)) }
+        while let first = script.first, let match = first.wholeMatch(of: /<ivr ([0-9*#]|say:\S+) (.+)>/) {
+            let answer = String(match.1)
+            if let audio = await speech(CalleeLine(String(match.2)), prefix: "", slowly: false) {
+                levels.append(.init(key: answer.count == 1 ? answer.first : nil, word: answer.count == 1 ? nil : String(answer.dropFirst(4)).lowercased(), audio: audio))
+            }
             script.removeFirst()
         }
         var menu = SimulatedMenu(levels, saidAt: clock.now + .milliseconds(400))
@@ -304,6 +299,29 @@ public final class SimulatedCallee: Sendable {
             var backchannelled = -1   // the script line whose backchannel was said
             var hangUpAtMark: String?   // a line's `<hangup>`: its mark back, its words were played
             var keyTones = ToneDetector()
+            /// What the menu's action does; false: the call is over.
+            func act(_ action: SimulatedMenu.Action?) async -> Bool {
+                switch action {
+                case .say(let audio)?:
+                    await leg.send(.media(audio))
+                case .refuse?:
+                    if let audio = await speech("Sorry, that is not a valid choice. Goodbye.") { await leg.send(.media(audio)) }
+                    await leg.send(.mark("menu-refused"))
+                    hangUpAtMark = "menu-refused"
+                case .through?:
+                    guard case .line(let line, _, _) = conversation.reply(toAgent: nil) else { break }
+                    if line.action == .hangUp { await leg.hangUp(); return false }
+                    if let audio = await speech(line, prefix: "", slowly: false) {
+                        // The agent answers what follows. Timed before the send, which waits while
+                        // most of a long line (a hold) is played.
+                        openingEnds = clock.now + .milliseconds(audio.count / 8)
+                        await leg.send(.media(audio))
+                    }
+                case nil:
+                    break
+                }
+                return true
+            }
             for await event in leg.events {
                 if case .mark(let name) = event, name == hangUpAtMark { await leg.hangUp(); break }
                 // In the phone menu: keys move it on — RFC 4733 events, or their tones in the agent's
@@ -315,25 +333,7 @@ public final class SimulatedCallee: Sendable {
                 }
                 var action = keys.isEmpty ? menu?.tick(now: clock.now) : nil
                 for key in keys where action == nil { action = menu?.pressed(key, now: clock.now) }
-                switch action {
-                case .say(let audio)?:
-                    await leg.send(.media(audio))
-                case .refuse?:
-                    if let audio = await speech("Sorry, that is not a valid choice. Goodbye.") { await leg.send(.media(audio)) }
-                    await leg.send(.mark("menu-refused"))
-                    hangUpAtMark = "menu-refused"
-                case .through?:
-                    guard case .line(let line, _, _) = conversation.reply(toAgent: nil) else { break }
-                    if line.action == .hangUp { await leg.hangUp(); return }
-                    if let audio = await speech(line, prefix: "", slowly: false) {
-                        // The agent answers what follows. Timed before the send, which waits while
-                        // most of a long line (a hold) is played.
-                        openingEnds = clock.now + .milliseconds(audio.count / 8)
-                        await leg.send(.media(audio))
-                    }
-                case nil:
-                    break
-                }
+                guard await act(action) else { return }
                 guard case .media(let media) = event else { continue }
                 let samples = G711.decode(media.payload, law: .muLaw)
                 let decision = vad.process(AudioFrame(samples: samples, sampleRate: 8000))
@@ -351,7 +351,13 @@ public final class SimulatedCallee: Sendable {
                 guard decision.event == .speechEnded, agentSpoke else { continue }
                 let utterance = heard.take(endSilence: endOfTurn * 8)
                 if let openingEnds, clock.now - .milliseconds(endOfTurn) < openingEnds { continue }
-                if menu?.isOver == false { continue }
+                if menu?.isOver == false {
+                    // A menu that asks for speech hears the agent's words.
+                    if menu?.awaitsWords == true, let hearing, let words = await hearing(utterance, [], Self.hearingBudget) {
+                        guard await act(menu?.said(words, now: clock.now)) else { return }
+                    }
+                    continue
+                }
                 var words: String?
                 if let hearing, conversation.isListening {
                     // What the agent is doing shows in its first words ("Sorry, I didn't catch that",

@@ -1,10 +1,14 @@
 /// A phone menu the simulated callee plays before its person comes on (`<ivr 2 For billing, press
 /// 1. …>` entries, in order): each menu said, then its key awaited. The right key (an RFC 4733
 /// event on the wire) goes on to the next menu, or through to the script's next line; another key,
-/// or none after the menu was said twice, ends the call.
+/// or none after the menu was said twice, ends the call. A level that asks for speech
+/// (`<ivr say:billing Please say billing, …>`) goes on when the agent's words hold its word; a key
+/// there ends the call.
 struct SimulatedMenu {
     struct Level {
-        var key: Character
+        /// The key that leads on, or the word to be said ("say:billing" in the script).
+        var key: Character?
+        var word: String?
         var audio: [UInt8]
         var duration: Duration { .milliseconds(audio.count / 8) }
     }
@@ -35,12 +39,27 @@ struct SimulatedMenu {
 
     var isOver: Bool { at >= levels.count }
 
+    /// The level being said waits for words, not a key.
+    var awaitsWords: Bool { !isOver && levels[at].word != nil }
+
     mutating func pressed(_ key: Character, now: ContinuousClock.Instant) -> Action? {
         guard !isOver else { return nil }
         guard key == levels[at].key else {
             at = levels.count + 1
             return .refuse
         }
+        return goOn(now: now)
+    }
+
+    /// The agent's words, heard: on when they hold the level's word; anything else is waited past.
+    mutating func said(_ words: String, now: ContinuousClock.Instant) -> Action? {
+        // "repair" for "repairs": the recognizer may drop a plural's "s".
+        guard awaitsWords, let word = levels[at].word, words.lowercased().contains(word.count > 4 && word.hasSuffix("s") ? String(word.dropLast()) : word)
+        else { return nil }
+        return goOn(now: now)
+    }
+
+    private mutating func goOn(now: ContinuousClock.Instant) -> Action {
         at += 1
         tellings = 1
         guard !isOver else { return .through }

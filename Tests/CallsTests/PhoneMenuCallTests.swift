@@ -5,6 +5,7 @@ import Testing
 import TestLanes
 import TestSupport
 @testable import Calls
+import Simulation
 
 /// Phone menus on outbound calls, whole calls in virtual time: the simulated callee plays a menu
 /// (espeak-ng) and goes on only when it hears the key it waits for — here its tone in the agent's
@@ -35,6 +36,31 @@ import TestSupport
             let report = try #require(try await store.report(callID: id))
             #expect(report.keysSent?.map(\.key) == ["2", "1"])
             #expect(call.summary?.contains("Phone menu: pressed 2 (delivery), then 1 (book a new delivery time).") == true, "\(call.summary ?? "")")
+        }
+    }
+
+    /// A menu that asks for speech, with no key: the agent says the option toward its purpose, and
+    /// the IVR — hearing the agent with its recognizer — goes on only when it hears that word. The
+    /// IVR speaks in Piper's voice: Moonshine hears espeak-ng's "say" as "pay" or "stay".
+    @Test func aMenuThatAsksForSpeechGetsTheOptionSaid() async throws {
+        let (tts, _) = try #require(CallHarness.speech)
+        let piper = try PiperVoice.installed(in: Fixtures.deps)
+        _ = try await VirtualCallHarness.run(tweak: { settings in
+            settings.inProcessCallee = try? SimulatedCallee(rtpPorts: 40000...40001, tts: tts, natural: piper, hearing: CallHarness.ear, clock: settings.clock)
+        }) { manager, store, clock in
+            let script = ["<ivr say:repairs Thanks for calling. Please say sales, repairs, or accounts.>",
+                          "<pause 2500> Hello, repairs desk, Jo speaking.", "Yes, Friday is fine."]
+            let id = try await manager.create(Self.request(script, purpose: "the repairs to your washing machine", question: "Can the engineer come on Friday?",
+                                                           callee: "0109877805")).outboundId
+            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
+            let lines = try await store.transcript(callID: id).map(\.entry)
+            let said = lines.map { "\($0.speaker): \($0.text)" }
+            #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
+            #expect(lines.contains { $0.speaker == .ai && $0.text == "Repairs." }, "the option said: \(said)")
+            #expect(!lines.contains { $0.text.hasPrefix("[DTMF") }, "nothing pressed: \(said)")
+            let answer = try #require(try await store.answers(callID: id).first)
+            #expect(answer.status == .answered && answer.answerSummary == "yes", "\(said)")
+            #expect(call.summary?.contains("Phone menu: chose \"repairs\".") == true, "\(call.summary ?? "")")
         }
     }
 

@@ -54,6 +54,38 @@ import Testing
         #expect(PhoneMenu("여보세요?") == nil)
     }
 
+    /// A menu that asks for speech: its choices after "say", split at commas and "or", each said
+    /// rather than pressed; a key offered beside them is pressed instead; a person's "say" is no menu.
+    @Test func aMenuThatAsksForSpeech() throws {
+        let spoken = try #require(PhoneMenu("Thanks for calling. Please say billing, deliveries, or operator."))
+        #expect(spoken.options == [.init(key: nil, words: "billing"), .init(key: nil, words: "deliveries"), .init(key: nil, words: "operator")])
+        let described = try #require(PhoneMenu("You can say things like agent to talk to someone, or check an order."))
+        #expect(described.options.map(\.words) == ["agent", "check an order"])
+        #expect(described.choice(toward: "the survey about our new park")?.words == "agent", "a person's, said")
+        #expect(PhoneMenu("For sales, say sales. For repairs, say repairs.")?.options.map(\.words) == ["sales", "repairs"])
+        #expect(PhoneMenu("thanks for calling please say sales repairs or accounts")?.options.map(\.words) == ["sales", "repairs", "accounts"],
+                "written without commas")
+        #expect(PhoneMenu("please say check my order or talk to an agent")?.options.map(\.words) == ["check my order", "talk to an agent"])
+        #expect(PhoneMenu("Say the department you want: repairs, or sales.")?.options.map(\.words) == ["repairs", "sales"])
+        let keys = try #require(PhoneMenu("For billing, say billing or press 1. For deliveries, press 2."))
+        #expect(keys.options.map(\.key) == ["1", "2"])
+        #expect(PhoneMenu("Could you say that again?") == nil)
+        #expect(PhoneMenu("I'd say yes, but ask my wife.") == nil)
+        #expect(PhoneMenu("Sorry, please say that again, I couldn't hear you.") == nil)
+    }
+
+    @Test func theDialogueSaysASpokenChoice() {
+        let context = ConversationContext(purpose: "your parcel delivery", questions: ["Can we deliver on Friday?"], displayName: "ABC Company")
+        var d = ScriptedDialogue(context: context)
+        let opening = d.start()
+        #expect(d.caller(said: "Please say billing, deliveries, or operator.") == .listen(text: "Deliveries."))
+        #expect(d.caller(said: "Hello, this is Jo.") == opening)
+        #expect(d.tracker.menu?.path == "\"deliveries\"")
+        _ = d.caller(said: "Yes.")
+        let result = ConversationResult(tracker: d.tracker, transcript: [], durationSeconds: 20, context: context)
+        #expect(result.summary.contains("Phone menu: chose \"deliveries\"."), "\(result.summary)")
+    }
+
     @Test func theOptionTowardThePurposeIsChosen() throws {
         let menu = try #require(PhoneMenu("For billing, press 1. For deliveries, press 2. To speak to an operator, press 0."))
         #expect(menu.choice(toward: "reschedule your delivery. When should we deliver?")?.key == "2")
