@@ -33,7 +33,8 @@ import TestSupport
             try await browser.wait(for: "window.__listen && window.__listen.samples >= 16000 && window.__listen.rms > 0.01", timeout: .seconds(15))
             #expect(try await browser.execute("return document.querySelector('#listen').textContent;") as? String == "Stop listening")
             try await browser.screenshot(to: "\(DashboardBrowserTests.artifacts)/dashboard-listen.png")
-            try await browser.wait(for: "document.querySelector('#state').dataset.state === 'completed'", timeout: .seconds(60))
+            // A real SIP call on the local engine: ~20 s alone, several times that beside make test's shared pass.
+            try await browser.wait(for: "document.querySelector('#state').dataset.state === 'completed'", timeout: .seconds(180))
             try await browser.wait(for: "document.querySelector('#listen-panel').hidden && document.querySelector('#listen-status').textContent === 'Not listening.'")
             let store = try CallStore(path: try #require(database.value))
             let events = try await store.events(callID: id).filter { $0.type.hasPrefix("listening_") }
