@@ -35,16 +35,17 @@ extension WhisperTranscriber {
     /// Whisper bound to one language, prompted with the answers the question expects (as if said
     /// before: Whisper's "previous text"); `bias` 0 turns the prompt off. With `others`, the
     /// languages the caller may switch to, each utterance is heard in the one it sounds like
-    /// (`Transcript.language`), unprompted: a prompt in one language steers Whisper toward it. On unclear audio Whisper
-    /// says the prompt back ("네, 아니요." for a "아니요" it could not make out — a no stored as a
-    /// yes): two or more of the expected answers in a row are taken for that echo and dropped, so
-    /// the dialogue asks again rather than store a guess.
+    /// (`Transcript.language`), unprompted: a prompt in one language steers Whisper toward it.
+    /// On unclear audio Whisper says the prompt back ("네, 아니요." for a "아니요" it could not make
+    /// out — a no stored as a yes): two or more of the expected answers in a row are taken for that
+    /// echo and dropped, so the dialogue asks again rather than store a guess.
     public struct Listener: SpeechRecognizer {
         public let whisper: WhisperTranscriber
         public let language: String
         public var others: [String] = []
         /// Writes the words of an utterance Whisper heard as English: Moonshine hears English
-        /// better (make bench's `languages` suite); nil: Whisper writes them.
+        /// better (in `LanguageSwitchCallTests` Whisper wrote "Two of us." as "to the map."; the
+        /// personas' figures are Moonshine's); nil: Whisper writes them.
         public var english: MoonshineTranscriber?
 
         public func transcribe(pcm16k samples: [Int16], expecting words: [String], bias: Float) async throws -> Transcript {
