@@ -202,12 +202,21 @@ public struct ReplyInterpreter: Sendable {
 
     /// A count or an amount: "3", "twenty five", "fifty dollars" → "50 USD", "nobody" → "0".
     func number(in words: [String]) -> String? {
-        guard let (value, end, _) = SpokenNumber.firstInteger(in: words) else {
-            return words.contains("none") || words.contains("nobody") || words.contains("nothing") ? "0" : nil
+        var from = 0
+        while let (value, end, at) = SpokenNumber.firstInteger(in: words, from: from) {
+            // "the one", "this big one": a pronoun, not a count of one.
+            if words[at] == "one", words[max(0, at - 2)..<at].contains(where: Self.pronounOneDeterminers.contains) {
+                from = at + 1
+                continue
+            }
+            if end < words.count, let currency = Self.currency(words[end]) { return "\(value) \(currency)" }
+            return String(value)
         }
-        if end < words.count, let currency = Self.currency(words[end]) { return "\(value) \(currency)" }
-        return String(value)
+        return words.contains("none") || words.contains("nobody") || words.contains("nothing") ? "0" : nil
     }
+
+    /// Words that make a "one" one or two words after them a pronoun ("the one", "that red one").
+    static let pronounOneDeterminers: Set<String> = ["the", "this", "that", "which", "any", "each", "every", "another", "other"]
 
     /// The currency a word right after an amount names.
     static func currency(_ word: String) -> String? { currencies[word] }

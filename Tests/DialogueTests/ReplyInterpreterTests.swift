@@ -141,6 +141,16 @@ import Testing
         #expect(Self.answer(reply, to: "How many people are coming?") == expected)
     }
 
+    /// "One" after "the", "that" … is a pronoun ("the blue one"), not a count of one: such a reply
+    /// holds no count (asked again, not stored as 1); a count said beside it still counts.
+    @Test func aPronounOneIsNoCount() {
+        #expect(Self.answer("We liked the blue one.", to: "How many people are coming?") == nil)
+        #expect(Self.answer("Which one do you mean?", to: "How many people are coming?") == nil)
+        #expect(Self.answer("Just one.", to: "How many people are coming?") == "1")
+        #expect(Self.answer("One of us.", to: "How many people are coming?") == "1")
+        #expect(Self.answer("That one, and two more.", to: "How many people are coming?") == "2")
+    }
+
     @Test func aReplyThatAnswersAnotherQuestionIsRecognised() {
         let interpreter = ReplyInterpreter(questions: ["Can you attend?", "What time suits you?"], now: Self.sunday, calendar: Self.calendar)
         #expect(interpreter.interpret("Tomorrow at ten in the morning.", asked: 0, open: [0, 1])
