@@ -34,8 +34,9 @@ public struct PhoneMenu: Sendable, Equatable {
 
     /// The menu in `text`; nil when it offers no keys (and, in English, no choices to say).
     public init?(_ text: String) {
-        var found = Hangul.occurs(in: text) ? Self.koreanOptions(in: text) : Self.englishOptions(in: text)
-        if found.isEmpty, !Hangul.occurs(in: text) { found = Self.spokenOptions(in: text) }
+        let korean = Hangul.occurs(in: text)
+        var found = korean ? Self.koreanOptions(in: text) : Self.englishOptions(in: text)
+        if found.isEmpty, !korean { found = Self.spokenOptions(in: text) }
         var seen = Set<String>()
         options = found.filter { seen.insert($0.key.map(String.init) ?? "say " + $0.words).inserted }
         guard !options.isEmpty else { return nil }
@@ -107,17 +108,17 @@ public struct PhoneMenu: Sendable, Equatable {
 
     static let pressWords: Set<String> = ["press", "dial", "select", "enter", "push"]
 
-    /// A menu that asks for speech and offers no key: "Please say billing, deliveries or
-    /// operator.", "Say agent to talk to someone, or check an order.", "For sales, say sales. For
-    /// repairs, say repairs." — the choices after each imperative "say" (after its colon, if it
-    /// has one), split at commas and "or", each up to four words ("to …" after a choice says what
-    /// it is for, and is not said). Two choices at least: "Could you say that again?" is a person's.
     /// Verbs a spoken choice may open with, their "to" part of it ("talk to an agent").
     static let phraseVerbs: Set<String> = ["talk", "speak", "get", "go", "connect", "return", "listen"]
 
     /// What an imperative "say" follows (or a comma, or nothing).
     static let sayOpeners: Set<String> = ["", "please", "can", "may", "just", "simply", "now", "or", "then", "and", "also"]
 
+    /// A menu that asks for speech and offers no key: "Please say billing, deliveries or
+    /// operator.", "Say agent to talk to someone, or check an order.", "For sales, say sales. For
+    /// repairs, say repairs." — the choices after each imperative "say" (after its colon, if it
+    /// has one), split at commas and "or", each up to four words ("to …" after a choice says what
+    /// it is for, and is not said). Two choices at least: "Could you say that again?" is a person's.
     static func spokenOptions(in text: String) -> [Option] {
         let fillers: Set<String> = ["please", "just", "simply", "things", "like", "something", "such", "as", "either", "now"]
         var choices: [String] = [], saying = 0, offersList = false
