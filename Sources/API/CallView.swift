@@ -23,6 +23,8 @@ struct CallView: ResponseEncodable {
     var taskCompleted: Bool?
     var durationSeconds: Int?
     var summary: String?
+    /// A caller who switched language: the languages spoken, the call's own first, in order.
+    var languagesSpoken: [String]?
     /// A flow's call: the label of the end step it reached.
     var outcome: String?
     var createdAt: Date
@@ -96,7 +98,7 @@ struct CallView: ResponseEncodable {
         case templateId = "template_id", templateVersion = "template_version", botURL = "bot_url", answeredBy = "answered_by"
         case answeredByMs = "answered_by_ms", machineDetection = "machine_detection", voicemailMessage = "voicemail_message"
         case transferTo = "transfer_to", transferredTo = "transferred_to", transferOutcome = "transfer_outcome"
-        case noiseSuppression = "noise_suppression"
+        case noiseSuppression = "noise_suppression", languagesSpoken = "languages_spoken"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case callerDisplayName = "caller_display_name", maxDuration = "max_duration", attemptCount = "attempt_count"
         case maxRetries = "max_retries", retryOnNoAnswer = "retry_on_no_answer", failureReason = "failure_reason"
@@ -113,7 +115,7 @@ struct CallView: ResponseEncodable {
         callerDisplayName = c.callerDisplayName; purpose = c.purpose; questions = c.questions
         maxDuration = c.maxDuration; priority = c.priority; attemptCount = c.attemptCount; maxRetries = c.maxRetries
         retryOnNoAnswer = c.retryOnNoAnswer; failureReason = c.failureReason; taskCompleted = c.taskCompleted
-        durationSeconds = c.durationSeconds; summary = c.summary; outcome = c.outcome; createdAt = c.createdAt; scheduledAt = c.scheduledAt
+        durationSeconds = c.durationSeconds; summary = c.summary; languagesSpoken = c.languagesSpoken; outcome = c.outcome; createdAt = c.createdAt; scheduledAt = c.scheduledAt
         startedAt = c.startedAt; answeredAt = c.answeredAt; completedAt = c.completedAt; nextAttemptAt = c.nextAttemptAt
         lastOutcome = c.lastOutcome
         templateId = c.templateId; templateVersion = c.templateVersion; greeting = c.greeting; closing = c.closing; voice = c.voice; language = c.language; botURL = c.botUrl; answeredBy = c.answeredBy

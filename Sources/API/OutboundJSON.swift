@@ -187,6 +187,8 @@ struct CallResultView: ResponseEncodable {
     var outcome: String?
     var flowPath: [String]?
     var fields: [String: JSONValue]?
+    /// A caller who switched language: the languages spoken, the call's own first, in order.
+    var languagesSpoken: [String]?
     /// The post-call analysis, once it ran (its template asked for one).
     var analysis: CallAnalysis?
     var transcript: [Line]
@@ -223,7 +225,7 @@ struct CallResultView: ResponseEncodable {
 
     enum CodingKeys: String, CodingKey {
         case state, purpose, answers, summary, transcript, outcome, fields, analysis
-        case flowPath = "flow_path"
+        case flowPath = "flow_path", languagesSpoken = "languages_spoken"
         case outboundId = "outbound_id", callerNumber = "caller_number", calleeNumber = "callee_number"
         case durationSeconds = "duration_seconds", taskCompleted = "task_completed", aiTurns = "ai_turns", customerTurns = "customer_turns"
         case recordingURL = "recording_url", createdAt = "created_at", answeredAt = "answered_at", completedAt = "completed_at"

@@ -76,7 +76,7 @@ extension VoiceBridgeServer {
                 purpose: call.purpose, durationSeconds: call.durationSeconds, taskCompleted: call.taskCompleted,
                 answers: answers.map { .init(questionId: $0.questionID, questionText: $0.question, status: $0.status.rawValue, answerText: $0.answerText,
                                              answerSummary: $0.answerSummary, confidence: $0.confidence) },
-                summary: call.summary, outcome: call.outcome, flowPath: flow?.path, fields: flow?.typedFields,
+                summary: call.summary, outcome: call.outcome, flowPath: flow?.path, fields: flow?.typedFields, languagesSpoken: call.languagesSpoken,
                 analysis: try call.analysis.map { try JSONDecoder().decode(CallAnalysis.self, from: Data($0.utf8)) },
                 transcript: transcript.map { .init(timestamp: $0.entry.timestamp, speaker: $0.entry.speaker.rawValue, text: $0.entry.text, latencyMs: $0.latencyMilliseconds) },
                 aiTurns: call.aiTurns, customerTurns: call.customerTurns,

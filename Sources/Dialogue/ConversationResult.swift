@@ -39,6 +39,9 @@ public struct ConversationResult: Sendable, Equatable {
     public var screener: CallScreener.Passage?
     /// A phone menu answered the call: the keys pressed and where they led.
     public var menu: MenuPassage?
+    /// A call whose caller switched language: the languages spoken, the call's own first, then
+    /// each one switched to, in order ("ko", "en"); nil when the call stayed in its language.
+    public var languagesSpoken: [String]?
 
     public init(tracker: TaskTracker, transcript: [TranscriptEntry], durationSeconds: Int, context: ConversationContext) {
         answers = tracker.finalAnswers
@@ -53,14 +56,15 @@ public struct ConversationResult: Sendable, Equatable {
         outcome = tracker.flow?.outcome
         screener = tracker.screener
         menu = tracker.menu
+        languagesSpoken = tracker.languagesSpoken.isEmpty ? nil : [context.language] + tracker.languagesSpoken
         // A flow's branches leave some questions unasked by design: the summary names those it reached.
         let reached = tracker.flow == nil ? answers : answers.filter { $0.status != .notAsked }
         summary = Self.summarize(answers: reached, callbackRequested: tracker.callbackRequested, context: context)
             + (outcome.map { " Outcome: \($0)." } ?? "")
             + (menu.map { " " + DialoguePhrases.of(context.language).menuSummary($0) } ?? "")
             + (screener.map { " " + DialoguePhrases.of(context.language).screenerSummary($0) } ?? "")
-            + (tracker.languagesSpoken.isEmpty ? "" : " " + DialoguePhrases.of(context.language).summarySwitchedLanguage
-                .replacingOccurrences(of: "{languages}", with: ([context.language] + tracker.languagesSpoken).joined(separator: " → ")))
+            + (languagesSpoken.map { " " + DialoguePhrases.of(context.language).summarySwitchedLanguage
+                .replacingOccurrences(of: "{languages}", with: $0.joined(separator: " → ")) } ?? "")
             + (openQuestions.isEmpty ? "" : " Open questions to answer: " + openQuestions.map { "\"\($0)\"" }.joined(separator: "; ") + ".")
     }
 

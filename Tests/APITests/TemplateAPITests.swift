@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Dialogue
 import Testing
 import TestSupport
 @testable import API
@@ -152,6 +153,28 @@ import TestSupport
                 #expect(template["languages"] as? [String] == ["en"])
                 let english = (template["translations"] as? [String: Any])?["en"] as? [String: Any]
                 #expect(english?["questions"] as? [String] == ["Can you come?"] && english?["closing"] as? String == "Goodbye.")
+            }
+            // A call made from it, whose callee answers in English (the whole call: LanguageSwitchCallTests):
+            // the languages spoken are kept with its result and shown.
+            var callID = ""
+            try await client.execute(uri: "/api/outbound/", method: .post, headers: [.contentType: "application/json"],
+                                     body: ByteBuffer(string: #"{"caller_number":"0212345678","callee_number":"010 7100 0009","template":"bilingual"}"#)) { response in
+                #expect(response.status == .accepted, "\(String(buffer: response.body))")
+                callID = Self.json(response.body)["outbound_id"] as? String ?? ""
+            }
+            let template = try #require(try await h.store.template("bilingual"))
+            var context = ConversationContext(purpose: template.purpose, questions: template.questions, language: "ko")
+            context.languages = ["en"]
+            context.translations = template.translations ?? [:]
+            var dialogue = ScriptedDialogue(context: context)
+            _ = dialogue.start()
+            dialogue.speaking("en")
+            _ = dialogue.caller(said: "Yes, I can.")
+            try await h.store.saveResult(callID: callID, result: ConversationResult(tracker: dialogue.tracker, transcript: [], durationSeconds: 20, context: context))
+            for uri in ["/api/outbound/\(callID)", "/api/outbound/\(callID)/result"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(Self.json(response.body)["languages_spoken"] as? [String] == ["ko", "en"], "\(uri): \(String(buffer: response.body))")
+                }
             }
         }
     }

@@ -14,7 +14,9 @@ import TestSupport
     @Test func aKoreanCallAnsweredInEnglishGoesOnInEnglish() async throws {
         let (tts, stt) = try #require(CallHarness.speech)
         let korean = OfflineKorean(whisperPath: Fixtures.whisper, lanes: 1)
-        _ = try await VirtualCallHarness.run(tweak: { $0.retry.enabled = false },
+        let store = try CallStore(path: StoreBackend.temporarySQLitePath())
+        try await store.webhooks.create(WebhookEndpoint(url: "http://127.0.0.1:9/all"))
+        _ = try await VirtualCallHarness.run(store: store, tweak: { $0.retry.enabled = false },
                                              engines: CallSystem.localEngines(tts: tts, stt: stt, korean: korean)) { manager, store, clock in
             var template = CallTemplate(name: "check-up", purpose: "정기 점검 예약", questions: ["목요일 오전에 방문하실 수 있나요?", "몇 분이 오시나요?"], language: "ko")
             template.languages = ["en"]
@@ -39,6 +41,10 @@ import TestSupport
             #expect(agent.dropFirst().first == "Thank you. How many of you are coming?", "\(said)")
             #expect(agent.last?.hasSuffix(DialoguePhrases.english.closing) == true, "\(said)")
             #expect(call.summary?.contains("ko → en") == true, "\(call.summary ?? "")")
+            #expect(call.languagesSpoken == ["ko", "en"], "the language to call back in is stored: \(call.languagesSpoken ?? [])")
+            let announced = try #require(try await store.webhooks.deliveries(callID: id).first).payload
+            let data = (try JSONSerialization.jsonObject(with: Data(announced.utf8)) as? [String: Any])?["data"] as? [String: Any]
+            #expect(data?["languages_spoken"] as? [String] == ["ko", "en"], "and announced: \(announced)")
         }
     }
 }

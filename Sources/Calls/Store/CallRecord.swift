@@ -90,6 +90,9 @@ public struct CallRecord: Sendable, Equatable, Codable {
     /// "call queued" span, itself under the request's own trace when the request carried one.
     /// Kept so another node that takes the call over continues the same trace. Nil: not traced.
     public var traceParent: String?
+    /// A call whose caller switched language: the languages spoken, the call's own first, in the
+    /// order they were switched to (schema v24); nil: it stayed in one (or its engine does not tell).
+    public var languagesSpoken: [String]?
 
     public init(
         outboundId: String, direction: CallDirection = .outbound, callerNumber: String, calleeNumber: String,

@@ -16,7 +16,7 @@ extension CallStore {
             "reason": call.failureReason, "campaign_id": call.campaignId, "template_id": call.templateId,
             "answered_by": call.answeredBy, "summary": try opened(call.summary) as Any?, "task_completed": call.taskCompleted,
             "duration_seconds": call.durationSeconds, "completed_at": call.completedAt.map(Self.iso8601),
-            "answered_at": call.answeredAt.map(Self.iso8601), "outcome": call.outcome,
+            "answered_at": call.answeredAt.map(Self.iso8601), "outcome": call.outcome, "languages_spoken": call.languagesSpoken,
         ]
         for case let (key, value?) in optional { data[key] = value }
         if let flow = try CallFlowResult(stored: opened(call.flowResult)) {

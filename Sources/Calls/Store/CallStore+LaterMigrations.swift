@@ -226,6 +226,9 @@ extension CallStore {
 
         // v23: the trace a call's attempts are traced under (`telemetry.otlp_endpoint`).
         SQLMigration("v23-trace-parent") { _ in ["ALTER TABLE calls ADD COLUMN trace_parent TEXT"] },
+
+        // v24: the languages a caller who switched language spoke, as a JSON list of codes.
+        SQLMigration("v24-languages-spoken") { _ in ["ALTER TABLE calls ADD COLUMN languages_spoken TEXT"] },
     ]
 }
 

@@ -76,11 +76,13 @@ extension CallStore {
     public func saveResult(callID: String, result: ConversationResult, now: Date = Date()) async throws {
         try await sqlWrite { [self] sql in
             let flow = try CallFlowResult(result).map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+            let languages = try result.languagesSpoken.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
             try sql.execute("""
-                UPDATE calls SET summary = ?, task_completed = ?, duration_seconds = ?, ai_turns = ?, customer_turns = ?, outcome = ?, flow_result = ?
+                UPDATE calls SET summary = ?, task_completed = ?, duration_seconds = ?, ai_turns = ?, customer_turns = ?, outcome = ?, flow_result = ?,
+                    languages_spoken = ?
                 WHERE outbound_id = ?
                 """, sealed(result.summary), result.taskCompleted, result.durationSeconds, result.aiTurns, result.customerTurns,
-                            result.outcome, sealed(flow), callID)
+                            result.outcome, sealed(flow), languages, callID)
             try saveAnswers(callID: callID, answers: result.answers, now: now, in: sql)
             try KnowledgeQuestionStore.keep(result.openQuestions, callID: callID, now: now, sealedWith: cipher, in: sql)
         }
