@@ -30,6 +30,8 @@ public struct DialoguePhrases: Sendable {
     /// The default greeting and closing, when neither the call nor the server's configuration names one.
     public var greeting: String
     public var closing: String
+    /// The default greeting of an inbound call (`inbound.greeting` left as it ships): `{display_name}`.
+    public var inboundGreeting: String
     /// The call's plain summary for the operator (`ConversationResult.summarize`): its opening
     /// (`{purpose}`), what stands for each status, and the line for a requested callback.
     public var summaryOpening: String
@@ -59,6 +61,7 @@ public struct DialoguePhrases: Sendable {
         readBackQuestion: "I have {value}. Is that right?",
         greeting: "Hello, this is the AI assistant of {display_name}, calling about {purpose}.",
         closing: "Thank you for your time. Have a nice day.",
+        inboundGreeting: "Hello, you have reached the AI assistant of {display_name}. I can take a message.",
         summaryOpening: "Call about {purpose}.", summaryRefused: "refused", summaryUnclear: "unclear", summaryNoAnswer: "asked, no answer",
         summaryNotAsked: "not asked", summaryCallback: "The callee asked to be called back another time.",
         summaryScreenerPassed: "A call screener answered first; the person came on the line.",
@@ -82,6 +85,7 @@ public struct DialoguePhrases: Sendable {
         readBackQuestion: "{value}, 맞으세요?",
         greeting: "안녕하세요, {display_name}의 AI 상담원입니다. {purpose} 관련해서 전화드렸습니다.",
         closing: "시간 내주셔서 감사합니다. 좋은 하루 되세요.",
+        inboundGreeting: "안녕하세요, {display_name}의 AI 상담원입니다. 전하실 말씀을 남겨 주시면 전해 드리겠습니다.",
         summaryOpening: "{purpose} 관련 통화.", summaryRefused: "답변 거부", summaryUnclear: "불명확", summaryNoAnswer: "질문했으나 답변 없음",
         summaryNotAsked: "질문하지 않음", summaryCallback: "상대방이 다음에 다시 전화해 달라고 했습니다.",
         summaryScreenerPassed: "통화 비서가 먼저 받았고, 이후 본인이 통화했습니다.",

@@ -1,3 +1,4 @@
+import Dialogue
 import Foundation
 import Logging
 import Testing
@@ -56,5 +57,31 @@ import TestSupport
 
         let other = await calls.manager.inboundRecord(caller: "0101234", callee: "0200000000")
         #expect(other.purpose == config.inbound.purpose && other.questions == config.inbound.questions && other.botUrl == nil && other.templateId == nil)
+        let otherContext = await calls.manager.context(for: other)
+        #expect(other.language == nil && otherContext.greetingTemplate == config.inbound.greeting)
+    }
+
+    /// A line routed to a Korean template is answered in Korean: the call takes the template's
+    /// language, and the shipped inbound greeting is said in it (an operator's own greeting is
+    /// kept as written). The caller may switch to the template's other languages.
+    @Test func aRouteToAKoreanTemplateAnswersInKorean() async throws {
+        let config = Self.config(routes: [Self.route("+82 2 555 0103") { $0.template = "예약" }])
+        let store = try CallStore(path: config.database.path)
+        var template = CallTemplate(name: "예약", purpose: "예약 접수", questions: ["성함이 어떻게 되세요?"], language: "ko")
+        template.languages = ["en"]
+        template.translations = ["en": ConversationTranslation(questions: ["May I have your name?"])]
+        _ = try await store.createTemplate(template)
+        let calls = try await CallSystem.start(config: config, store: store, logger: Logger(label: "test"))
+        let call = await calls.manager.inboundRecord(caller: "01012345678", callee: "025550103")
+        #expect(call.language == "ko")
+        let context = await calls.manager.context(for: call)
+        #expect(context.language == "ko" && context.greetingTemplate == DialoguePhrases.korean.inboundGreeting, "\(context.greetingTemplate)")
+        #expect(context.languages == ["en"] && context.translations["en"]?.questions == ["May I have your name?"])
+
+        var own = Self.config(routes: [Self.route("+82 2 555 0103") { $0.template = "예약" }])
+        own.inbound.greeting = "{display_name}입니다."
+        let ownCalls = try await CallSystem.start(config: own, store: store, logger: Logger(label: "test"))
+        let greeted = await ownCalls.manager.context(for: await ownCalls.manager.inboundRecord(caller: "01012345678", callee: "025550103"))
+        #expect(greeted.greetingTemplate == "{display_name}입니다.", "the operator's greeting as written")
     }
 }

@@ -1,8 +1,9 @@
 import Bridge
+import Dialogue
 import Egress
+import Foundation
 import Realtime
 import Tools
-import Foundation
 
 /// The whole server configuration, with the defaults `make run` uses.
 ///
@@ -248,7 +249,8 @@ public struct VoiceBridgeConfig: Sendable, Equatable {
     }
 
     public struct Inbound: Sendable, Equatable {
-        public var greeting = "Hello, you have reached the AI assistant of {display_name}. I can take a message."
+        /// Left as it ships, a call in another language greets with that language's (`DialoguePhrases.inboundGreeting`).
+        public var greeting = DialoguePhrases.english.inboundGreeting
         public var displayName = "VoiceBridge"
         public var purpose = "take a message"
         public var questions = ["May I have your name?", "What is the reason for your call?", "What number can we call you back on?"]

@@ -105,6 +105,7 @@ extension CallManager {
         record.greeting = route?.greeting ?? template?.greeting.map(fill)
         record.closing = template?.closing.map(fill)
         record.voice = template?.voice
+        record.language = template?.language   // a Korean line's template answers in Korean
         record.botUrl = route?.botURL ?? template?.botURL
         record.tools = template?.tools
         record.mcpServers = template?.mcpServers

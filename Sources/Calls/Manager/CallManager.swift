@@ -349,10 +349,11 @@ public actor CallManager {
         let phrases = DialoguePhrases.of(language)
         let configuredGreeting = settings.ai.greetingTemplate == DialoguePhrases.english.greeting ? phrases.greeting : settings.ai.greetingTemplate
         let configuredClosing = settings.ai.closingTemplate == DialoguePhrases.english.closing ? phrases.closing : settings.ai.closingTemplate
+        let inboundGreeting = settings.inbound.greeting == DialoguePhrases.english.inboundGreeting ? phrases.inboundGreeting : settings.inbound.greeting
         var context = ConversationContext(purpose: call.purpose, questions: call.questions,
                                           displayName: call.callerDisplayName.isEmpty ? settings.inbound.displayName : call.callerDisplayName,
                                           language: language,
-                                          greetingTemplate: call.greeting ?? (call.direction == .inbound ? settings.inbound.greeting : configuredGreeting),
+                                          greetingTemplate: call.greeting ?? (call.direction == .inbound ? inboundGreeting : configuredGreeting),
                                           closingTemplate: call.closing ?? configuredClosing, maxTurns: settings.ai.maxTurns,
                                           maxDurationSeconds: call.maxDuration, voice: call.voice)
         context.call = .init(id: call.outboundId, direction: call.direction.rawValue, from: call.callerNumber, to: call.calleeNumber)
