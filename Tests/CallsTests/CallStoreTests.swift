@@ -12,7 +12,7 @@ import TestSupport
     static let migrations = ["v1-calls", "v2-results", "v3-lookups", "v4-call-reports", "v5-last-outcome", "v6-do-not-call", "v7-templates", "v8-campaigns",
                              "v9-bot-url", "v10-answered-by", "v11-webhooks", "v12-machine-detection", "v13-transfer", "v14-storage-keys", "v15-nodes",
                              "v16-canonical-numbers", "v17-tools", "v18-knowledge", "v19-flows-and-analysis", "v20-call-language", "v21-knowledge-questions",
-                             "v22-noise-suppression", "v23-trace-parent"]
+                             "v22-noise-suppression", "v23-trace-parent", "v24-languages-spoken"]
 
     static func sampleCall(_ id: String = CallRecord.newID()) -> CallRecord {
         CallRecord(outboundId: id, callerNumber: "07012345678", calleeNumber: "01098765432",
