@@ -65,13 +65,15 @@ node() { # I: starts node I (0: node-a, 1: node-b) on ports from the kernel, the
   env VOICEBRIDGE_HTTP_PORT=0 VOICEBRIDGE_SIP_PORT=0 VOICEBRIDGE_CLUSTER_NODE_ID="${names[$i]}" \
       VOICEBRIDGE_DATABASE_URL="$url" VOICEBRIDGE_DATABASE_RECORDINGS_FOLDER="$VB_TMP/recordings" \
       VOICEBRIDGE_SIP_GATEWAY="sip:127.0.0.1:$callee_port" VOICEBRIDGE_SIP_GATEWAY_IS_SIMULATED_CALLEE=true VOICEBRIDGE_SIP_RTP_PORT_MIN=$((54000 + i * 200)) VOICEBRIDGE_SIP_RTP_PORT_MAX=$((54199 + i * 200)) \
-      VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=12 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=3 \
+      VOICEBRIDGE_OUTBOUND_MAX_CONCURRENT_CALLS=12 VOICEBRIDGE_API_CALL_CREATIONS_PER_MINUTE=1000 VOICEBRIDGE_CLUSTER_LEASE_SECONDS=5 \
       VOICEBRIDGE_OUTBOUND_RETRY_RETRY_ON=failed VOICEBRIDGE_OUTBOUND_RETRY_RETRY_INTERVAL=0 VOICEBRIDGE_OUTBOUND_RETRY_MAX_RETRIES=1 \
       VOICEBRIDGE_ENGINE_MODE=echo "$VB_BINARY" serve >>"$VB_TMP/node$i.log" 2>&1 &
   node_pid[$i]=$!
   vb_await_server "$VB_TMP/node$i.log" "${node_pid[$i]}" "$from" || return 1
   node_http[$i]=$VB_HTTP_PORT node_sip[$i]=$VB_SIP_PORT
 }
+# The lease is 5 s: at 3 s a live node-b, beside make test's load, renewed too late once and
+# node-a took its calls over (7 Dec); each node now says when a renewal was slow.
 node 0 && node 1
 # What the table held goes into the check's line: beside two busy loops it once held only node-a
 # (3 Dec; node-a had taken node-b over 4 s after node-b started), and the line did not say so.
@@ -165,7 +167,7 @@ lost=$(query "SELECT count(*) FROM attempts WHERE failure_reason='node_lost'")
 retried=$(query "SELECT count(*) FROM calls WHERE direction='outbound' AND attempt_count=2 AND node_id='node-b'")
 reconciled=$(python3 -c "import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 1))" \
   "$(query "SELECT extract(epoch FROM min(ended_at)) FROM attempts WHERE failure_reason='node_lost'")" "$killed_at")
-check "A's live outbound calls ($lost) failed once as node_lost, ${reconciled} s after the kill (lease 3 s), and were retried on B ($retried)" \
+check "A's live outbound calls ($lost) failed once as node_lost, ${reconciled} s after the kill (lease 5 s), and were retried on B ($retried)" \
   test "$lost" -ge 1 -a "$retried" -ge 1
 invites_against_attempts "$VB_TMP/callee.log" >"$VB_TMP/invites.txt"
 read -r numbers invites attempts over <"$VB_TMP/invites.txt"

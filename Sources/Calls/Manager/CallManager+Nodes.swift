@@ -1,24 +1,57 @@
 import Foundation
 
 extension CallManager {
-    /// Registers this node, then renews its lease five times per lease period and takes over the
-    /// nodes whose lease ran out, until cancelled. A node that dies stops renewing; the first
-    /// survivor to see its lease expired ends its live calls as `failed / node_lost` (retried as
-    /// the policy says) and gives its claimed calls back to the queue.
+    /// Registers this node, then renews its lease five times per lease period and, beside that,
+    /// takes over the nodes whose lease ran out, until cancelled. A node that dies stops renewing;
+    /// the first survivor to see its lease expired ends its live calls as `failed / node_lost`
+    /// (retried as the policy says) and gives its claimed calls back to the queue.
+    ///
+    /// The renewal has a loop of its own: behind the look at the other nodes — a write that waits
+    /// its turn among every node's writes when the database is busy — a live node's renewals came
+    /// late enough that a survivor took it for dead (the cluster suite beside `make test`, 7 Dec).
     func keepLease() async {
-        let node = settings.nodeID
-        let clock = settings.clock
+        let node = settings.nodeID, clock = settings.clock
         do { try await store.nodes.register(node, now: clock.date) } catch {
             logger.error("could not register this node", metadata: ["node": "\(node)", "error": "\(error)"])
         }
-        let retry = settings.retry
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.renewLease() }
+            await watchOtherNodes()
+        }
+    }
+
+    /// Renews this node's lease every fifth of the lease period; says so when a renewal took a
+    /// third of the period or more, which is how a stalled or starved node shows before it is lost.
+    private func renewLease() async {
+        let node = settings.nodeID, clock = settings.clock
+        let period = Duration.milliseconds(Int64(settings.leaseSeconds * 1000))
         while !Task.isCancelled {
+            let started = clock.now
             do {
                 if try await !store.nodes.heartbeat(node: node, now: clock.date) {
                     logger.error("this node's lease had run out and another node took its calls over; registered again",
                                  metadata: ["node": "\(node)"])
                     await hangUpCallsTakenOver()
                 }
+            } catch {
+                logger.warning("could not renew this node's lease", metadata: ["node": "\(node)", "error": "\(error)"])
+            }
+            let took = started.duration(to: clock.now)
+            if took >= period / 3 {
+                logger.warning("renewing this node's lease was slow", metadata: ["node": "\(node)", "ms": "\(took.totalMilliseconds)",
+                                                                                 "lease_seconds": "\(settings.leaseSeconds)"])
+            }
+            try? await clock.sleep(for: period / 5)
+        }
+    }
+
+    /// Looks at the other nodes every fifth of the lease period: whether there are any (how the
+    /// queue loop waits), and whether one's lease ran out, to take its calls over.
+    private func watchOtherNodes() async {
+        let node = settings.nodeID, clock = settings.clock, retry = settings.retry
+        let period = Duration.milliseconds(Int64(settings.leaseSeconds * 1000))
+        while !Task.isCancelled {
+            do {
                 let others = try await store.nodes.list().contains { $0.id != node }
                 if otherNodesSeen != others { queueAlarm.ring() }   // how the loop waits changes
                 otherNodesSeen = others
@@ -30,9 +63,9 @@ extension CallManager {
                                                                        "released": "\(takeover.released)"])
                 }
             } catch {
-                logger.warning("could not renew this node's lease", metadata: ["node": "\(node)", "error": "\(error)"])
+                logger.warning("could not look at the other nodes' leases", metadata: ["node": "\(node)", "error": "\(error)"])
             }
-            try? await settings.clock.sleep(for: .seconds(settings.leaseSeconds / 5))
+            try? await clock.sleep(for: period / 5)
         }
     }
 
