@@ -25,6 +25,8 @@ public struct DialoguePhrases: Sendable {
     public var noInformation: String
     /// Said before the question to a caller who asked who is calling: `{display_name}`, `{purpose}`.
     public var introduction: String
+    /// The same on a call the caller made, which nobody placed about anything: `{display_name}`.
+    public var inboundIntroduction: String
     /// A read-back's question around the spoken value (`{value}`).
     public var readBackQuestion: String
     /// The default greeting and closing, when neither the call nor the server's configuration names one.
@@ -58,6 +60,7 @@ public struct DialoguePhrases: Sendable {
         noInformationTransferring: "I'm sorry, I don't have that information. I will connect you to a person who can help. One moment, please.",
         noInformation: "I'm sorry, I don't have that information, but I will pass your question on.",
         introduction: "This is the AI assistant of {display_name}, calling about {purpose}.",
+        inboundIntroduction: "This is the AI assistant of {display_name}.",
         readBackQuestion: "I have {value}. Is that right?",
         greeting: "Hello, this is the AI assistant of {display_name}, calling about {purpose}.",
         closing: "Thank you for your time. Have a nice day.",
@@ -82,6 +85,7 @@ public struct DialoguePhrases: Sendable {
         noInformationTransferring: "죄송합니다, 그 내용은 제가 알지 못합니다. 도와드릴 수 있는 분께 연결해 드리겠습니다. 잠시만 기다려 주세요.",
         noInformation: "죄송합니다, 그 내용은 제가 알지 못하지만 문의하신 내용을 전달하겠습니다.",
         introduction: "저는 {display_name}의 AI 상담원이고, {purpose} 관련해서 전화드렸습니다.",
+        inboundIntroduction: "저는 {display_name}의 AI 상담원입니다.",
         readBackQuestion: "{value}, 맞으세요?",
         greeting: "안녕하세요, {display_name}의 AI 상담원입니다. {purpose} 관련해서 전화드렸습니다.",
         closing: "시간 내주셔서 감사합니다. 좋은 하루 되세요.",

@@ -97,7 +97,8 @@ public struct ScriptedDialogue: Sendable {
         case .nothing:
             return reask(index, prefix: phrases.notCaught)
         case .whoIsCalling:
-            return .ask(text: context.filled(phrases.introduction) + " " + asking, questionIndex: index)
+            let introduction = context.call.direction == "inbound" ? phrases.inboundIntroduction : phrases.introduction
+            return .ask(text: context.filled(introduction) + " " + asking, questionIndex: index)
         case .wantsPerson:
             guard context.transferTarget != nil else {
                 return reask(index, prefix: phrases.cannotTransfer)

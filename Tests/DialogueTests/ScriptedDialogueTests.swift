@@ -43,6 +43,19 @@ import Testing
         #expect(d.tracker.answers[0].status == .pending)
     }
 
+    /// On a call the caller made, the agent did not call about anything: it says whose it is.
+    @Test func whoIsAnsweredOnAnInboundCallWithoutCallingAbout() {
+        for (language, asked, expected) in [("en", "Sorry, who is this?", "This is the AI assistant of ABC Company. Can you attend?"),
+                                            ("ko", "누구세요?", "저는 ABC Company의 AI 상담원입니다. Can you attend?")] {
+            var context = Self.context
+            context.language = language
+            context.call.direction = "inbound"
+            var d = ScriptedDialogue(context: context)
+            _ = d.start()
+            #expect(d.caller(said: asked) == .ask(text: expected, questionIndex: 0), "\(language)")
+        }
+    }
+
     @Test func silenceIsAskedAboutOnceThenTheCallEndsWithTheQuestionPending() {
         var d = ScriptedDialogue(context: Self.context)
         _ = d.start()
