@@ -4,8 +4,10 @@ import Foundation
 import Personas
 import Realtime
 
-/// `make bench`'s `held-out` suite: the personas nothing was tuned on (`CalleePersona.heldOut`,
-/// `.koreanHeldOut`) as real calls — English in Piper's voice, Korean in espeak-ng's Korean voice
+/// `make bench`'s `held-out` suite: the personas nothing was tuned on (`CalleePersona.thirdHeldOut`,
+/// `.koreanHeldOut`; the first and second English sets, `.heldOut` and `.secondHeldOut`, informed
+/// readings on 7 Dec and are reported beside them as tuned on) as real calls — English in Piper's
+/// voice, Korean in espeak-ng's Korean voice
 /// (read-back off: the simulated callee does not hear Korean). The figure that matters most to an
 /// operator is the answers stored as `answered` that are wrong. While the calibrated
 /// answer-confidence floor is a floor (not 0), each set runs again with it off: the figure from
@@ -15,9 +17,15 @@ extension BenchMain {
         var rows: [[String]] = [], json: [String: Any] = [:], differed: [[String]] = []
         let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
         var sets: [(String, [CalleePersona], String?, [String: String])] = [
-            ("English", CalleePersona.heldOut, nil, [:]),
+            ("English", CalleePersona.thirdHeldOut, nil, [:]),
+            ("English, second set (tuned on)", CalleePersona.secondHeldOut, nil, [:]),
+            ("English, first set (tuned on)", CalleePersona.heldOut, nil, [:]),
             ("Korean", CalleePersona.koreanHeldOut, "ko", ["VOICEBRIDGE_ENGINE_READ_BACK": "none"]),
         ]
+        // `HELD_OUT_SETS="English;Korean"` (labels, `;` between): those sets only — a before/after of one.
+        if let only = ProcessInfo.processInfo.environment["HELD_OUT_SETS"]?.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            sets = sets.filter { only.contains($0.0) }
+        }
         if AnswerConfidence.calibratedFloor > 0 {
             // The same calls as before the answer-confidence floor: every answer read is stored.
             sets += sets.map { set, personas, language, environment in
