@@ -23,6 +23,10 @@ ALLOWED = {
     # The interpreter's lexicons (ReplyInterpreter, YesNo): how anyone asks for a callback, refuses,
     # hedges or says no. Persona lines use them because people do.
     "in a meeting": "asking for a callback (ReplyInterpreter.callBack)",
+    "ring me back": "asking for a callback (ReplyInterpreter.callBack)",
+    "i'm at work": "asking for a callback (ReplyInterpreter.callBack)",
+    "rather you didn't": "a refusal (ReplyInterpreter.refusals)",
+    "who am i speaking": "a question asking for a name (AnswerKind)",
     "don't want to": "a refusal (ReplyInterpreter.refusals)",
     "that's private": "a refusal (ReplyInterpreter.refusals)",
     "we'll see": "a hedge (ReplyInterpreter.hedges)",

@@ -36,9 +36,12 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
     /// ("Can you join the budget review on Monday?", "Is the number we have still right?") is one
     /// whatever nouns it carries — unless it asks to be told something ("May I have your name?",
     /// "Could you give me a number to call?") or whether there is one ("Do you have a number we
-    /// can reach you on?"): then, like a question with a question word, its words say what it asks
-    /// for, most specific first ("What is your phone number?" asks for a number to dial, not a
-    /// count; "When can you come — is Monday fine?" is still a date).
+    /// can reach you on?"). A question word that says what it asks for decides next, whatever
+    /// nouns follow: "When would be a good time to phone you?" asks for a time, "Who will sign for
+    /// it?" for a name, "How many phone lines …?" for a count. Otherwise its words say what it
+    /// asks for, most specific first ("What is your phone number?" asks for a number to dial, not a
+    /// count; "Which number is best for reaching you?" too — a number to reach someone on — while
+    /// "What is your order number?" is told as said).
     public init(question: String) {
         if Hangul.occurs(in: question) {
             self.init(koreanQuestion: question)
@@ -50,11 +53,15 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
         let opensAsYesNo = words.first.map(Self.yesNoOpeners.contains) ?? false
         if opensAsYesNo, !Self.requestOpenings.contains(where: { words.starts(with: $0) }) {
             self = .yesNo
-        } else if has("phone", "phone number", "mobile", "contact number", "callback number", "reach you", "number to call", "call you back on", "call you on") {
+        } else if let kind = Self.questionWordKinds.first(where: { words.starts(with: $0.words) })?.kind {
+            self = kind
+        } else if has("phone", "phone number", "mobile", "contact number", "callback number", "reach you", "number to call", "call you back on", "call you on")
+                    || words.contains("number") && !has("number of") && words.contains(where: Self.contactVerbs.contains) {
             self = .phoneNumber
         } else if has("name", "who am i speaking", "who am i talking") {
             self = .name
-        } else if has("when", "what time", "which time", "what day", "which day", "what date", "which date", "date", "a time", "a good time", "a day") {
+        } else if has("when", "what time", "which time", "what day", "which day", "what date", "which date", "date", "a time", "a good time", "a day",
+                      "best time", "good time", "convenient time") {
             self = .dateTime
         } else if has("how many", "how much", "how old", "how long", "amount", "budget", "price", "cost", "number of") {
             self = .number
@@ -62,6 +69,15 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
             self = .freeText
         }
     }
+
+    /// Question words that say what is asked whatever the nouns after them.
+    static let questionWordKinds: [(words: [String], kind: AnswerKind)] = [
+        (["when"], .dateTime), (["who"], .name), (["whom"], .name), (["whose"], .name),
+        (["how", "many"], .number), (["how", "much"], .number), (["how", "old"], .number), (["how", "long"], .number),
+    ]
+
+    /// What one does with a number to dial: a question about a number and one of these asks for one.
+    static let contactVerbs: Set<String> = ["reach", "reaching", "call", "calling", "text", "texting", "contact", "contacting", "ring", "ringing", "dial"]
 
     /// How a question opens when it asks to be told something rather than for a yes or a no.
     static let requestOpenings: [[String]] = [

@@ -67,10 +67,14 @@ public struct ReplyInterpreter: Sendable {
     static let wantsPersonKorean = ["상담원", "상담사", "사람이랑", "사람하고", "사람과 통화", "사람 바꿔", "직원 바꿔", "직원이랑"]
     static let callBack = ["call me back", "call back later", "call me later", "call later", "call again later", "not a good time",
                            "bad time", "busy right now", "i'm busy", "i am busy", "i'm driving", "i am driving", "in a meeting",
-                           "another time", "try again later", "call tomorrow", "call me tomorrow"]
+                           "another time", "try again later", "call tomorrow", "call me tomorrow",
+                           "ring me back", "ring back", "ring me later", "i'm at work", "i am at work"]
     static let refusals = ["rather not", "prefer not", "don't want to", "do not want to", "won't answer", "will not answer",
                            "not going to answer", "no comment", "none of your business", "not tell", "decline to", "not comfortable",
-                           "that's private", "that is private", "not willing to"]
+                           "that's private", "that is private", "not willing to",
+                           "rather you didn't", "rather you did not", "prefer you didn't", "prefer you did not"]
+    /// A refusal to a question that is not a yes/no one (to which they are a no).
+    static let declines = ["please don't", "please do not", "don't call", "do not call", "don't phone", "do not phone"]
     static let plainYesNo: Set<String> = ["yes", "yeah", "yep", "yup", "no", "nope", "nah"]
     static let hedges = ["not sure", "don't know", "do not know", "no idea", "maybe", "can't say", "cannot say", "unsure", "i'll see",
                          "we'll see", "depends", "hard to say"]
@@ -102,7 +106,8 @@ public struct ReplyInterpreter: Sendable {
         if says(Self.callBack), !(kind == .phoneNumber && extract(.phoneNumber, from: words, reply: reply, strict: false) != nil) {
             return .callBackLater
         }
-        if says(Self.refusals) { return .refused }
+        // "Please don't phone me" to "When should we call?" refuses; to a yes/no question it is a no.
+        if says(Self.refusals) || kind != .yesNo && says(Self.declines) { return .refused }
         // A hedge makes a reply unclear, unless it opens with a plain yes or no ("No, it can't, say…").
         let opensPlainly = words.first { !Self.fillers.contains($0) }.map(Self.plainYesNo.contains) ?? false
         let hedged = says(Self.hedges) && !opensPlainly

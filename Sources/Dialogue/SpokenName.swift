@@ -12,6 +12,9 @@ enum SpokenName {
         "just", "really", "very", "glad", "happy", "going", "coming", "also", "too", "at", "in", "on", "by", "for", "to", "with",
     ]
 
+    /// Words that, right after a name, say what that person does or is ("… will sign").
+    static let predicates: Set<String> = ["will", "would", "can", "could", "should", "shall", "may", "is", "does", "'ll"]
+
     static func name(in words: [String], original: String, strict: Bool) -> String? {
         let originals = ReplyInterpreter.tokens(original)
         guard originals.count == words.count else { return nil }
@@ -23,6 +26,11 @@ enum SpokenName {
         if let speaking = words.firstIndex(of: "speaking"), speaking > 0, speaking <= 3,
            let name = nameWords(from: 0, Array(words[..<speaking]), Array(originals[..<speaking])) {
             return name
+        }
+        // "Maria will sign", "Ana Kovac can collect it": the name, then what the person does.
+        if !strict, let name = nameWords(from: 0, words, originals) {
+            let next = name.split(separator: " ").count
+            if next < words.count, next <= 3, predicates.contains(words[next]) { return name }
         }
         guard !strict, (1...3).contains(words.count) else { return nil }
         return nameWords(from: 0, words, originals).flatMap { $0.split(separator: " ").count == words.count ? $0 : nil }

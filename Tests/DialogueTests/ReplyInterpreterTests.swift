@@ -70,9 +70,33 @@ import Testing
                 "a yes/no question needs a yes or a no")
     }
 
+    /// Wordings the first and second held-out personas showed missing (7 Dec), each tested on
+    /// other sentences: "I'd rather you didn't …" refuses as "I'd rather not" does, and "please
+    /// don't" or "don't call" to a question that is not a yes/no one; "ring me back" and "I'm at
+    /// work" ask for a call later as "call me back" and "I'm driving" do.
+    @Test func ratherYouDidntRefusesAndRingMeBackIsACallLater() {
+        let when = ReplyInterpreter(questions: ["Which evening suits you for the visit?"])
+        #expect(when.interpret("Honestly, I'd rather you didn't come round.", asked: 0, open: [0]) == .refused)
+        #expect(when.interpret("I would prefer you did not visit.", asked: 0, open: [0]) == .refused)
+        #expect(when.interpret("Could you ring me back tomorrow?", asked: 0, open: [0]) == .callBackLater)
+        #expect(when.interpret("Sorry, I am at work until five.", asked: 0, open: [0]) == .callBackLater)
+        let number = ReplyInterpreter(questions: ["What number can we call you back on?"])
+        #expect(number.interpret("Ring me on 646 555 0142.", asked: 0, open: [0]) == .answers([0: .init(summary: "+16465550142", confidence: 0.9)]),
+                "a number to ring is the number asked for")
+        #expect(when.interpret("Please don't, we're not interested.", asked: 0, open: [0]) == .refused)
+        #expect(when.interpret("Do not call this house again.", asked: 0, open: [0]) == .refused)
+        let yesNo = ReplyInterpreter(questions: ["Would you like the newsletter?"])
+        #expect(yesNo.interpret("Please don't send it.", asked: 0, open: [0]) == .answers([0: .init(summary: "no", confidence: 0.9)]),
+                "to a yes/no question it is a no")
+        #expect(yesNo.interpret("I'd rather you did, yes.", asked: 0, open: [0]) == .answers([0: .init(summary: "yes", confidence: 0.9)]),
+                "rather you did (without not) is no refusal")
+    }
+
     @Test(arguments: [
         ("My name is Jane Smith.", "Jane Smith"), ("It's jane.", "Jane"), ("This is Tom, calling about the invoice.", "Tom"),
         ("John Park speaking.", "John Park"), ("Maria Lopez", "Maria Lopez"), ("You can call me Bob.", "Bob"),
+        // The name, then what the person does (the second held-out set stored "… will sign" with it).
+        ("Priya will collect it.", "Priya"), ("Ana Kovac can sign for it.", "Ana Kovac"),
     ])
     func names(reply: String, expected: String) {
         #expect(Self.answer(reply, to: "May I have your name?") == expected)
