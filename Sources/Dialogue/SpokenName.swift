@@ -10,6 +10,8 @@ enum SpokenName {
         "ok", "fine", "well", "please", "thank", "thanks", "you", "is", "it", "it's", "my", "me", "busy", "sorry", "can", "will",
         "hello", "hi", "good", "morning", "afternoon", "evening", "of", "course", "right", "correct", "that", "this", "so",
         "just", "really", "very", "glad", "happy", "going", "coming", "also", "too", "at", "in", "on", "by", "for", "to", "with",
+        // A question back ("What?", "Pardon?", "Why me?") is nobody's name.
+        "what", "who", "why", "where", "how", "which", "pardon", "huh", "excuse",
     ]
 
     /// Words that, right after a name, say what that person does or is ("… will sign").

@@ -107,6 +107,16 @@ import Testing
         #expect(Self.answer("Yes.", to: "May I have your name?") == nil)
     }
 
+    /// A question back is no answer: not a name ("What?" was stored as the name "What"), not the
+    /// free text asked for.
+    @Test func aQuestionBackIsNoAnswer() {
+        for reply in ["What?", "Pardon?", "Why me?", "Excuse me?"] {
+            #expect(Self.answer(reply, to: "May I have your name?") == nil, "\(reply)")
+        }
+        #expect(Self.answer("Which one do you mean?", to: "Which colour do you prefer?") == nil)
+        #expect(Self.answer("The green one, I think.", to: "Which colour do you prefer?") == "The green one, I think")
+    }
+
     @Test(arguments: [
         ("Five five five, one two three, four five six seven.", "en", "+15551234567"),
         ("555-123-4567", "en", "+15551234567"),
