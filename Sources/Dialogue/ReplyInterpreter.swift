@@ -150,8 +150,7 @@ public struct ReplyInterpreter: Sendable {
         case .dateTime: strict ? dates.day(in: words).flatMap { _ in dates.iso(in: words) } : dates.iso(in: words)
         case .number: number(in: words)
         case .choice: Self.choice(in: words, among: choices)
-        // A question back ("Which one do you mean?") is not what was asked for.
-        case .freeText: reply.trimmingCharacters(in: .whitespaces).hasSuffix("?") ? nil : reply.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters))
+        case .freeText: reply.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters))
         }
     }
 
