@@ -15,7 +15,7 @@ enum SpokenName {
     ]
 
     /// Words that, right after a name, say what that person does or is ("… will sign").
-    static let predicates: Set<String> = ["will", "would", "can", "could", "should", "shall", "may", "is", "does", "'ll"]
+    static let predicates: Set<String> = ["will", "would", "can", "could", "should", "shall", "may", "is", "does"]
 
     static func name(in words: [String], original: String, strict: Bool) -> String? {
         let originals = ReplyInterpreter.tokens(original)
