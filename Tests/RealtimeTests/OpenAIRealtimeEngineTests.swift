@@ -153,13 +153,18 @@ import TestSupport
     }
 
     /// A key press reaches the model as the caller's line `[DTMF 5]`, and a reply is asked for.
+    /// The key is pressed once the server has the greeting's `response.create`: pressed earlier (the
+    /// socket open, the session not yet created — beside `make test`'s load, 7 Dec) its own
+    /// `response.create` came first, and the script, skipping to it, never saw the key's item.
     @Test func aKeyPressIsAUserLineAndAsksForAReply() async throws {
         let server = FakeRealtimeServer(key: "test-key", model: "gpt-realtime")
         let seen = Locked<(role: String?, text: String?, replies: Int)>((nil, nil, 0))
+        let (greeted, greeting) = AsyncStream.makeStream(of: Void.self)
         try await server.run(script: { c in
             _ = try await c.next("session.update")
             try await c.send(["type": "session.created", "session": ["id": "sess_1"]])
             _ = try await c.next("response.create")
+            greeting.yield()
             let item = try await c.next("conversation.item.create")
             _ = try await c.next("response.create")
             let message = item["item"] as? [String: Any]
@@ -171,9 +176,9 @@ import TestSupport
             let engine = Self.engine(port: port)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await engine.start() }
-                while engine.state.withLock({ $0.writer == nil }) { try await Task.sleep(for: .milliseconds(20)) }
+                try await withTimeout(.seconds(30)) { for await _ in greeted { return } }
                 await engine.dtmf("5")
-                try await withTimeout(.seconds(10)) {
+                try await withTimeout(.seconds(30)) {
                     while let event = await engine.nextEvent() { if case .endCall = event { return } }
                 }
                 group.cancelAll()
