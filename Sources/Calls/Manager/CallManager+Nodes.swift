@@ -20,11 +20,13 @@ extension CallManager {
         }
     }
 
+    /// `cluster.lease_seconds` as a duration: both loops look every fifth of it.
+    private var leasePeriod: Duration { .milliseconds(Int64(settings.leaseSeconds * 1000)) }
+
     /// Renews this node's lease every fifth of the lease period; says so when a renewal took a
     /// third of the period or more, which is how a stalled or starved node shows before it is lost.
     private func renewLease() async {
-        let node = settings.nodeID, clock = settings.clock
-        let period = Duration.milliseconds(Int64(settings.leaseSeconds * 1000))
+        let node = settings.nodeID, clock = settings.clock, period = leasePeriod
         while !Task.isCancelled {
             let started = clock.now
             do {
@@ -48,8 +50,7 @@ extension CallManager {
     /// Looks at the other nodes every fifth of the lease period: whether there are any (how the
     /// queue loop waits), and whether one's lease ran out, to take its calls over.
     private func watchOtherNodes() async {
-        let node = settings.nodeID, clock = settings.clock, retry = settings.retry
-        let period = Duration.milliseconds(Int64(settings.leaseSeconds * 1000))
+        let node = settings.nodeID, clock = settings.clock, retry = settings.retry, period = leasePeriod
         while !Task.isCancelled {
             do {
                 let others = try await store.nodes.list().contains { $0.id != node }
