@@ -111,6 +111,9 @@ public struct PhoneMenu: Sendable, Equatable {
     /// Verbs a spoken choice may open with, their "to" part of it ("talk to an agent").
     static let phraseVerbs: Set<String> = ["talk", "speak", "get", "go", "connect", "return", "listen"]
 
+    /// Words before a spoken choice that are not part of it ("just billing", "things like sales").
+    static let spokenFillers: Set<String> = ["please", "just", "simply", "things", "like", "something", "such", "as", "either", "now"]
+
     /// What an imperative "say" follows (or a comma, or nothing).
     static let sayOpeners: Set<String> = ["", "please", "can", "may", "just", "simply", "now", "or", "then", "and", "also"]
 
@@ -120,7 +123,6 @@ public struct PhoneMenu: Sendable, Equatable {
     /// has one), split at commas and "or", each up to four words ("to …" after a choice says what
     /// it is for, and is not said). Two choices at least: "Could you say that again?" is a person's.
     static func spokenOptions(in text: String) -> [Option] {
-        let fillers: Set<String> = ["please", "just", "simply", "things", "like", "something", "such", "as", "either", "now"]
         var choices: [String] = [], saying = 0, offersList = false
         for sentence in text.lowercased().split(whereSeparator: { ".?!".contains($0) }) {
             // An imperative "say" ("Please say …", "You can say …"), not a person's "I'd say …".
@@ -136,7 +138,7 @@ public struct PhoneMenu: Sendable, Equatable {
             // words before "or" is a list of one-word choices; with them, a choice may be a phrase.
             let listed = said.contains(",")
             choices += said.split(separator: /,|;|\bor\b/).flatMap { part -> [String] in
-                var words = ReplyInterpreter.words(String(part)).drop { fillers.contains($0) }
+                var words = ReplyInterpreter.words(String(part)).drop { spokenFillers.contains($0) }
                 // "agent to talk to someone": what the choice is for is not said — but "talk to an agent" is the choice.
                 if let purpose = words.firstIndex(where: { ["to", "for", "if"].contains($0) }), purpose > words.startIndex,
                    !(purpose == words.index(after: words.startIndex) && phraseVerbs.contains(words[words.startIndex])) {
