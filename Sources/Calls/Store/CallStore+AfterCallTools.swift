@@ -10,7 +10,7 @@ extension CallStore {
         guard !tools.isEmpty else { return }
         let payload = String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
         for tool in tools {
-            let declaration = String(decoding: try JSONEncoder().encode(tool), as: UTF8.self)
+            let declaration = try Self.jsonText(tool)
             try sql.insert(AfterCallToolRun(id: AfterCallToolRun.newID(), outboundId: call.outboundId, toolName: tool.name, tool: declaration,
                                             payload: sealed(payload), state: .pending, attemptCount: 0, nextAttemptAt: now, createdAt: now),
                            into: "after_call_tools")

@@ -75,8 +75,8 @@ extension CallStore {
     /// passed on, in one transaction.
     public func saveResult(callID: String, result: ConversationResult, now: Date = Date()) async throws {
         try await sqlWrite { [self] sql in
-            let flow = try CallFlowResult(result).map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-            let languages = try result.languagesSpoken.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+            let flow = try CallFlowResult(result).map(Self.jsonText)
+            let languages = try result.languagesSpoken.map(Self.jsonText)
             try sql.execute("""
                 UPDATE calls SET summary = ?, task_completed = ?, duration_seconds = ?, ai_turns = ?, customer_turns = ?, outcome = ?, flow_result = ?,
                     languages_spoken = ?
@@ -126,7 +126,7 @@ extension CallStore {
     }
 
     public func saveReport(callID: String, report: CallReport, now: Date = Date()) async throws {
-        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        let json = try Self.jsonText(report)
         try await sqlWrite { sql in
             try sql.execute("""
                 INSERT INTO call_reports (outbound_id, report, estimated_cost, currency, turns, barge_ins, first_audio_ms_total, created_at)

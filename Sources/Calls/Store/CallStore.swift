@@ -286,6 +286,11 @@ public final class CallStore: SealingStoreRoom {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
+
+    /// `value` as the JSON text a column keeps (a flow's result, a report, a tool's declaration).
+    static func jsonText(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
 }
 
 extension CallStore {
