@@ -1,3 +1,5 @@
+import Bridge
+import Dialogue
 import Foundation
 import Knowledge
 import Realtime
@@ -18,17 +20,24 @@ import Simulation
         return request
     }
 
+    /// Places the call, waits in virtual time for its end, and gives its transcript, also as
+    /// "speaker: text" lines for the checks' messages.
+    static func placed(_ request: OutboundCallRequest, _ manager: CallManager, _ store: CallStore, _ clock: CallClock,
+                       timeout: Duration = .seconds(180)) async throws -> (id: String, call: CallRecord, lines: [TranscriptEntry], said: [String]) {
+        let id = try await manager.create(request).outboundId
+        let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: timeout) { $0.state.isTerminal }
+        let lines = try await store.transcript(callID: id).map(\.entry)
+        return (id, call, lines, lines.map { "\($0.speaker): \($0.text)" })
+    }
+
     @Test func theAgentPressesTowardItsPurposeAndTalksToThePerson() async throws {
         _ = try await VirtualCallHarness.run { manager, store, clock in
             let script = ["<ivr 2 Thank you for calling. For billing, press 1. For deliveries, press 2. To speak to an operator, press 0.>",
                           "<ivr 1 To book a new delivery time, press 1. To track a parcel, press 2.>",
                           "<pause 3000> Hello, deliveries, Jo speaking.",
                           "Yes, Friday is fine."]
-            let id = try await manager.create(Self.request(script, purpose: "booking a delivery time for your parcel", question: "Can we deliver on Friday?",
-                                                           callee: "0109877801")).outboundId
-            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
-            let lines = try await store.transcript(callID: id).map(\.entry)
-            let said = lines.map { "\($0.speaker): \($0.text)" }
+            let (id, call, lines, said) = try await Self.placed(Self.request(script, purpose: "booking a delivery time for your parcel", question: "Can we deliver on Friday?",
+                                                                             callee: "0109877801"), manager, store, clock)
             #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
             #expect(lines.filter { $0.speaker == .ai && $0.text.hasPrefix("[DTMF") }.map(\.text) == ["[DTMF 2]", "[DTMF 1]"], "\(said)")
             let answer = try #require(try await store.answers(callID: id).first)
@@ -50,11 +59,8 @@ import Simulation
         }) { manager, store, clock in
             let script = ["<ivr say:repairs Thanks for calling. Please say sales, repairs, or accounts.>",
                           "<pause 2500> Hello, repairs desk, Jo speaking.", "Yes, Friday is fine."]
-            let id = try await manager.create(Self.request(script, purpose: "the repairs to your washing machine", question: "Can the engineer come on Friday?",
-                                                           callee: "0109877805")).outboundId
-            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
-            let lines = try await store.transcript(callID: id).map(\.entry)
-            let said = lines.map { "\($0.speaker): \($0.text)" }
+            let (id, call, lines, said) = try await Self.placed(Self.request(script, purpose: "the repairs to your washing machine", question: "Can the engineer come on Friday?",
+                                                                             callee: "0109877805"), manager, store, clock)
             #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
             #expect(lines.contains { $0.speaker == .ai && $0.text == "Repairs." }, "the option said: \(said)")
             #expect(!lines.contains { $0.text.hasPrefix("[DTMF") }, "nothing pressed: \(said)")
@@ -67,10 +73,8 @@ import Simulation
     @Test func aMenuWithNoWayToThePurposeEndsTheCallIvrNoRoute() async throws {
         _ = try await VirtualCallHarness.run { manager, store, clock in
             let script = ["<ivr 9 For billing, press 1. For deliveries, press 2.>", "Hello?"]
-            let id = try await manager.create(Self.request(script, purpose: "the survey about the new park", question: "Do you visit the park?",
-                                                           callee: "0109877802")).outboundId
-            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
-            let lines = try await store.transcript(callID: id).map(\.entry)
+            let (_, call, lines, _) = try await Self.placed(Self.request(script, purpose: "the survey about the new park", question: "Do you visit the park?",
+                                                                         callee: "0109877802"), manager, store, clock)
             #expect(call.state == .completed && call.failureReason == "ivr_no_route", "\(call.state) \(call.failureReason ?? ""): \(lines.map(\.text))")
             #expect(!lines.contains { $0.text.hasPrefix("[DTMF") }, "nothing pressed")
         }
@@ -90,10 +94,7 @@ import Simulation
                           "Yes, Friday is fine."]
             var request = CallHarness.seedRequest(answers: script, maxRetries: 0, questions: [], callee: "0109877803")
             request.template = "deliveries line"
-            let id = try await manager.create(request).outboundId
-            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
-            let lines = try await store.transcript(callID: id).map(\.entry)
-            let said = lines.map { "\($0.speaker): \($0.text)" }
+            let (id, call, lines, said) = try await Self.placed(request, manager, store, clock)
             #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
             let agent = lines.filter { $0.speaker == .ai }.map(\.text)
             #expect(Array(agent.prefix(2)) == ["[DTMF 2]", "[DTMF 1]"], "the keys before any word: \(said)")
@@ -116,10 +117,8 @@ import Simulation
         _ = try await VirtualCallHarness.run(engines: engines) { manager, store, clock in
             let script = ["<ivr 2 Thanks for calling. To place a new order, press 1. To track an order you placed, press 2.>",
                           "<pause 2000> Hello, orders, Sam speaking.", "Yes, Friday is fine."]
-            let id = try await manager.create(Self.request(script, purpose: "your order's delivery date", question: "Can the order arrive on Friday?",
-                                                           callee: "0109877804")).outboundId
-            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(180)) { $0.state.isTerminal }
-            let said = try await store.transcript(callID: id).map { "\($0.entry.speaker): \($0.entry.text)" }
+            let (id, call, _, said) = try await Self.placed(Self.request(script, purpose: "your order's delivery date", question: "Can the order arrive on Friday?",
+                                                                         callee: "0109877804"), manager, store, clock)
             #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
             #expect(try await store.report(callID: id)?.keysSent?.map(\.key) == ["2"], "\(said)")
             #expect(try await store.answers(callID: id).first?.status == .answered, "\(said)")
@@ -135,10 +134,7 @@ import Simulation
                           "<music 90000> Hello, deliveries, Jo speaking.", "Yes, Friday is fine."]
             var request = Self.request(script, purpose: "your parcel delivery", question: "Can we deliver on Friday?", callee: "0109877805")
             request.maxDuration = 300
-            let id = try await manager.create(request).outboundId
-            let call = try await VirtualCallHarness.waitFor(store, id, clock: clock, timeout: .seconds(300)) { $0.state.isTerminal }
-            let lines = try await store.transcript(callID: id).map(\.entry)
-            let said = lines.map { "\($0.speaker): \($0.text)" }
+            let (id, call, lines, said) = try await Self.placed(request, manager, store, clock, timeout: .seconds(300))
             #expect(call.state == .completed && call.failureReason == nil, "\(call.state) \(call.failureReason ?? ""): \(said)")
             let key = try #require(lines.firstIndex { $0.speaker == .ai && $0.text == "[DTMF 2]" }, "\(said)")
             let next = lines[(key + 1)...].first { $0.speaker == .ai }
