@@ -75,6 +75,19 @@ public struct ReplyInterpreter: Sendable {
                            "rather you didn't", "rather you did not", "prefer you didn't", "prefer you did not"]
     /// A refusal to a question that is not a yes/no one (to which they are a no).
     static let declines = ["please don't", "please do not", "don't call", "do not call", "don't phone", "do not phone"]
+    /// "I'll keep my address private", "I'd like to keep that to myself": keeping a thing private,
+    /// within a few words of the keeping, "private" ending the clause ("we keep a private room"
+    /// says something else).
+    static func keepsToThemselves(_ words: [String]) -> Bool {
+        words.indices.contains { i in
+            guard ["keep", "keeping"].contains(words[i]) else { return false }
+            return (i + 2..<min(i + 6, words.count)).contains { j in
+                let endsClause = j + 1 == words.count || clauseOpeners.contains(words[j + 1])
+                return words[j] == "private" && endsClause || ["myself", "ourselves"].contains(words[j]) && words[j - 1] == "to"
+            }
+        }
+    }
+    static let clauseOpeners: Set<String> = ["thanks", "thank", "please", "sorry", "and", "but", "if", "for", "actually", "i", "i'm", "i'd"]
     static let plainYesNo: Set<String> = ["yes", "yeah", "yep", "yup", "no", "nope", "nah"]
     static let hedges = ["not sure", "don't know", "do not know", "no idea", "maybe", "can't say", "cannot say", "unsure", "i'll see",
                          "we'll see", "depends", "hard to say"]
@@ -107,7 +120,8 @@ public struct ReplyInterpreter: Sendable {
             return .callBackLater
         }
         // "Please don't phone me" to "When should we call?" refuses; to a yes/no question it is a no.
-        if says(Self.refusals) || kind != .yesNo && says(Self.declines) { return .refused }
+        // So does keeping a thing private ("Yes, keep it private" may answer one).
+        if says(Self.refusals) || kind != .yesNo && (says(Self.declines) || Self.keepsToThemselves(words)) { return .refused }
         // A hedge makes a reply unclear, unless it opens with a plain yes or no ("No, it can't, say…").
         let opensPlainly = words.first { !Self.fillers.contains($0) }.map(Self.plainYesNo.contains) ?? false
         let hedged = says(Self.hedges) && !opensPlainly

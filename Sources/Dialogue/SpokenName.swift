@@ -1,15 +1,18 @@
-/// A person's name in a reply: "My name is Jane Smith", "It's Jane", "Jane Smith speaking", or
+/// A person's name in a reply: "My name is Jane Smith", "It's Jane", "Jane Smith speaking", "Under
+/// Jane Smith", or
 /// the reply alone when it is just one to three words that could be a name. "Yes, I can attend"
 /// is not a name.
 enum SpokenName {
     static let introductions: [[String]] = [["my", "name", "is"], ["my", "name's"], ["name", "is"], ["name's"], ["this", "is"],
-                                           ["i", "am"], ["i'm"], ["it's"], ["it", "is"], ["call", "me"], ["you", "can", "call", "me"]]
+                                           ["i", "am"], ["i'm"], ["it's"], ["it", "is"], ["call", "me"], ["you", "can", "call", "me"],
+                                           // What a booking or an account is held under: "Under Rivera", "It's under the name of Rivera".
+                                           ["under", "the", "name", "of"], ["under", "the", "name"], ["under"]]
     /// Words that end a name or cannot be one.
     static let stops: Set<String> = [
         "and", "but", "i", "i'm", "from", "calling", "here", "speaking", "the", "a", "an", "yes", "yeah", "no", "not", "sure", "okay",
         "ok", "fine", "well", "please", "thank", "thanks", "you", "is", "it", "it's", "my", "me", "busy", "sorry", "can", "will",
         "hello", "hi", "good", "morning", "afternoon", "evening", "of", "course", "right", "correct", "that", "this", "so",
-        "just", "really", "very", "glad", "happy", "going", "coming", "also", "too", "at", "in", "on", "by", "for", "to", "with",
+        "just", "really", "very", "glad", "happy", "going", "coming", "also", "too", "at", "in", "on", "by", "for", "to", "with", "under",
         // A question back ("What?", "Pardon?", "Why me?") is nobody's name.
         "what", "who", "why", "where", "how", "which", "pardon", "huh", "excuse",
     ]

@@ -116,6 +116,28 @@ import Testing
         #expect(Self.answer("Can I come earlier?", to: "What would you like to ask the doctor?") == "Can I come earlier")
     }
 
+    /// What a booking is held under is a name said after "under" (the third held-out set's
+    /// "Under …" was stored with the word); the word alone is no name.
+    @Test func aNameAfterUnderIsTheName() {
+        let question = "Which name is the order under?"
+        #expect(Self.answer("It's under Mark Ellis.", to: question) == "Mark Ellis")
+        #expect(Self.answer("Under the name of Rivera, please.", to: question) == "Rivera")
+        #expect(Self.answer("Under Ana Silva.", to: question) == "Ana Silva")
+        #expect(Self.answer("Under.", to: question) == nil)
+    }
+
+    /// Keeping a thing private refuses a question that is not a yes/no one ("I'd rather keep my
+    /// number private" was left unclear); keeping "a private room" says nothing of the kind, and to
+    /// a yes/no question "keep it private" may be the answer.
+    @Test func keepingItPrivateRefuses() {
+        let contact = ReplyInterpreter(questions: ["Where can we send the invoice?"])
+        #expect(contact.interpret("I'll keep my address private, thanks.", asked: 0, open: [0]) == .refused)
+        #expect(contact.interpret("I'd like to keep that to myself.", asked: 0, open: [0]) == .refused)
+        #expect(contact.interpret("We keep a private office on the second floor.", asked: 0, open: [0]) != .refused)
+        let yesNo = ReplyInterpreter(questions: ["Shall we keep your details on file?"])
+        #expect(yesNo.interpret("Yes, but keep them private.", asked: 0, open: [0]) == .answers([0: .init(summary: "yes", confidence: 0.9)]))
+    }
+
     @Test(arguments: [
         ("Five five five, one two three, four five six seven.", "en", "+15551234567"),
         ("555-123-4567", "en", "+15551234567"),
