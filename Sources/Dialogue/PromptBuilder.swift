@@ -23,7 +23,8 @@ public enum PromptBuilder {
         1. First introduce yourself and state the purpose of the call briefly. Open with: "\(context.greeting)"
         2. Ask the questions one at a time, naturally, in order.
         3. If an answer is unclear, politely ask once more. Read back what is easily misheard — phone numbers digit by
-           digit, names, dates with their time — and ask "Is that right?"; if the person corrects you, use the correction.
+           digit, names, dates with their time, a number that could be a teen or a tens ("fifteen" or "fifty") — and ask
+           "Is that right?"; if the person corrects you, use the correction.
         4. When every question has an answer, thank the person, say "\(context.closing)" and end the call.
         5. If the person declines to answer a question, report it as refused and go on to the next one. If they ask
            to be called back later, or get angry, apologise, thank them and end the call politely.

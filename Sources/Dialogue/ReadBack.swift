@@ -6,10 +6,24 @@ import Foundation
 /// time — and is written so the same rules read it back into the same value.
 public enum ReadBack {
     /// What the local dialogue reads back unless configured otherwise (`engine.read_back`):
-    /// numbers to dial, names and dates — a yes/no, a count or a choice is heard well enough.
+    /// numbers to dial, names and dates — a yes/no, a count or a choice is heard well enough, but
+    /// for an English number that `mayBeMisheard` ("fifteen", "fifty"), read back whenever
+    /// read-backs are on.
     public static let defaultKinds: Set<AnswerKind> = [.phoneNumber, .name, .dateTime]
     /// What may be read back (`engine.read_back`).
     public static let readableKinds: Set<AnswerKind> = [.phoneNumber, .name, .dateTime, .number]
+
+    /// Whether a number (a count or an amount, as `ReplyInterpreter` normalises it: "60 USD",
+    /// "15") holds a teen or a tens that sounds like one: "fifteen" and "fifty", "thirteen" and
+    /// "thirty", also as hundreds ("fifteen hundred") or thousands ("forty thousand") — the
+    /// numbers a listener, or a recognizer on a phone line, most often takes for another. "Twenty"
+    /// has no such teen; "five" or "three hundred" are heard well enough.
+    public static func mayBeMisheard(_ number: String) -> Bool {
+        guard let whole = Int(number.prefix { $0.isNumber }) else { return false }
+        var said = [whole % 100, whole / 1000 % 100]
+        if whole % 100 == 0, whole % 1000 != 0, whole < 10_000 { said.append(whole / 100) }   // "fifteen hundred"
+        return said.contains { (13...19).contains($0) || $0 % 10 == 0 && (30...90).contains($0) }
+    }
 
     /// The question the dialogue puts; the simulated callee listens for its ending.
     public static func question(_ spoken: String) -> String { DialoguePhrases.english.readBack(spoken) }
@@ -97,7 +111,7 @@ public enum ReadBack {
     public static func matches(_ heard: String, said: String, now: Date = Date(), calendar: Calendar = .current) -> Bool? {
         let interpreter = ReplyInterpreter(kinds: [], now: now, calendar: calendar)
         let saidWords = ReplyInterpreter.words(said), heardWords = ReplyInterpreter.words(heard)
-        for kind in [AnswerKind.phoneNumber, .dateTime, .name] {
+        for kind in [AnswerKind.phoneNumber, .dateTime, .name, .number] {
             guard let value = interpreter.extract(kind, from: saidWords, reply: said, strict: kind == .name) else { continue }
             if kind == .name {
                 // The read-back says the name inside a sentence: every word of it must be there, as

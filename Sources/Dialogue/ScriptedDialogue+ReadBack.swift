@@ -21,9 +21,18 @@ extension ScriptedDialogue {
     /// After an answer to the asked question: read it back when its kind is one that is.
     mutating func readBackOrNext(_ index: Int, count: Int = 1, prefix: String) -> Step {
         let kind = interpreter.kinds.indices.contains(index) ? interpreter.kinds[index] : .freeText
-        guard context.readBack.contains(kind), count <= Self.maxReadBacks, let summary = tracker.answers[index].answerSummary else { return next(prefix: prefix) }
+        guard count <= Self.maxReadBacks, let summary = tracker.answers[index].answerSummary, readsBack(summary, as: kind) else {
+            return next(prefix: prefix)
+        }
         readBack = PendingReadBack(index: index, summary: summary, count: count)
         return .ask(text: phrases.readBack(spokenReadBack(summary, as: kind)), questionIndex: index)
+    }
+
+    /// Whether an answer is read back: its kind is configured to be, or — in English, whenever
+    /// read-backs are on — it is a number a listener may mishear ("fifteen" for "fifty": the
+    /// mishearing a careful person on the phone checks, and one only the caller can catch).
+    func readsBack(_ summary: String, as kind: AnswerKind) -> Bool {
+        context.readBack.contains(kind) || kind == .number && !context.readBack.isEmpty && !interpreter.korean && ReadBack.mayBeMisheard(summary)
     }
 
     /// The caller's reply to a read-back: a yes (or the same value again) settles it; another

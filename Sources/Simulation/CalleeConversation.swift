@@ -65,7 +65,7 @@ struct CalleeConversation: Sendable {
 
     mutating func reply(toAgent heard: String?) -> Reply {
         if let heard, let last, isListening {
-            // A read-back of an answer that holds something to read back (a yes or a count is not).
+            // A read-back of an answer that holds something to read back (a yes is not).
             if ReadBack.isReadBack(heard), let match = ReadBack.matches(heard, said: last.words, now: now) {
                 if match { return .line(CalleeLine("Yes, that's right.")) }
                 repeats += 1

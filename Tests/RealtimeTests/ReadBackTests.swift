@@ -25,6 +25,8 @@ import TestSupport
         ("Tomorrow at two.", "2026-11-27T14:00", .dateTime),
         ("Friday at half past ten in the morning.", "2026-11-27T10:30", .dateTime),
         ("My name is Jane Smith.", "Jane Smith", .name),
+        ("Seventy dollars, I think.", "70 USD", .number),
+        ("About eighteen.", "18", .number),
     ])
     func aReadBackMatchesWhatWasSaid(said: String, summary: String, kind: AnswerKind) {
         let heard = ReadBack.question(ReadBack.spoken(summary, as: kind, now: Self.now, calendar: Self.utc))
@@ -38,6 +40,7 @@ import TestSupport
         #expect(ReadBack.matches("I have James Mith. Is that right?", said: "My name is Jane Smith.") == false)
         #expect(ReadBack.matches("I have tomorrow, November 27, at 10 AM. Is that right?", said: "Tomorrow at two.", now: Self.now, calendar: Self.utc) == false)
         #expect(ReadBack.matches("I have yes. Is that right?", said: "Yes, I can attend.") == nil, "nothing in it is read back")
+        #expect(ReadBack.matches("I have seventeen dollars. Is that right?", said: "Seventy dollars, I think.") == false, "a teen for a tens")
         #expect(!ReadBack.isReadBack("Thank you. Does the place need to change?"))
         #expect(ReadBack.isReadBack("I have gained mys in that right.") && ReadBack.isReadBack("I have plus one nine eight, is it rife?"),
                  "as the callee's ear takes it")
@@ -48,6 +51,19 @@ import TestSupport
                                  now: Self.now, calendar: Self.utc) == true, "a day said as a plain number, as the callee heard it")
         #expect(ReadBack.ordinal(1) == "1st" && ReadBack.ordinal(22) == "22nd" && ReadBack.ordinal(13) == "13th" && ReadBack.ordinal(23) == "23rd")
         #expect(ReadBack.soundsAlike("park", "parke") && !ReadBack.soundsAlike("jane", "james") && !ReadBack.soundsAlike("tom", "calm"))
+    }
+}
+
+extension ReadBackTests {
+    /// A teen and the tens that sounds like it ("fifteen", "fifty") are what a phone line, or a
+    /// listener, most often swaps — in a number's last two digits, or said as hundreds or thousands.
+    @Test func aNumberThatMayBeMisheardHoldsATeenOrATensThatSoundsLikeOne() {
+        for number in ["15", "13", "19", "60 USD", "90 EUR", "115 USD", "1500 USD", "40000 USD", "30"] {
+            #expect(ReadBack.mayBeMisheard(number), "\(number)")
+        }
+        for number in ["5", "12", "20", "21", "0", "100", "300 USD", "5000 USD", "2000", "many"] {
+            #expect(!ReadBack.mayBeMisheard(number), "\(number)")
+        }
     }
 }
 
@@ -132,6 +148,32 @@ import TestSupport
         var yesNo = ScriptedDialogue(context: context)
         _ = yesNo.start()
         guard case .close = yesNo.caller(said: "Yes.") else { Issue.record("a yes was read back"); return }
+    }
+
+    /// In English a number that may be misheard is read back whenever read-backs are on, though
+    /// numbers are not among the kinds read back; a correction is read back in turn. Other numbers
+    /// are not, nor Korean ones (whose words are not paired so), nor with read-backs off.
+    @Test func aNumberThatMayBeMisheardIsReadBack() {
+        func dialogue(_ readBack: Set<AnswerKind>, language: String = "en") -> ScriptedDialogue {
+            var context = ConversationContext(purpose: "a delivery", questions: ["How many boxes should we send?", "How much is the deposit?"],
+                                              language: language)
+            context.readBack = readBack
+            var d = ScriptedDialogue(context: context, now: ReadBackTests.now)
+            _ = d.start()
+            return d
+        }
+        var d = dialogue(ReadBack.defaultKinds)
+        #expect(!ReadBack.defaultKinds.contains(.number))
+        #expect(d.caller(said: "Fourteen boxes.") == .ask(text: "I have 14. Is that right?", questionIndex: 0))
+        #expect(d.caller(said: "No, forty boxes.") == .ask(text: "I have 40. Is that right?", questionIndex: 0))
+        #expect(d.caller(said: "Yes.") == .ask(text: "Thank you. How much is the deposit?", questionIndex: 1))
+        #expect(d.tracker.answers[0].status == .answered && d.tracker.answers[0].answerSummary == "40" && d.tracker.answers[0].confidence == 1)
+        guard case .close = d.caller(said: "Two hundred dollars.") else { Issue.record("two hundred was read back"); return }
+        var off = dialogue([])
+        #expect(off.caller(said: "Fourteen boxes.") == .ask(text: "Thank you. How much is the deposit?", questionIndex: 1))
+        var korean = dialogue(ReadBack.defaultKinds, language: "ko")
+        guard case .ask(let next, 1) = korean.caller(said: "열네 개요.") else { Issue.record("a Korean number was read back"); return }
+        #expect(!next.contains("14"), "\(next)")
     }
 
     @Test func theRecognizerIsToldWhatTheQuestionExpects() {
