@@ -13,15 +13,21 @@ import Tools
 /// function output, and the reply is asked for only after the waiting line's response is done.
 @Suite(.serialized) struct RealtimeToolCallTests {
     @Test func aSlowToolGetsAWaitingLineThenItsAnswerReachesTheModel() async throws {
+        // The tool answers once the fake server has the waiting line's `response.create` — an
+        // event, not a race between its answer and the runner's 700-ms wait (make test, 7 Dec: on a
+        // loaded machine a tool that slept 1.2 s answered first, no line was asked for, and the
+        // script, which skips what it does not wait for, never saw the tool's output).
+        let (waitingAsked, asked) = AsyncStream.makeStream(of: Void.self)
         let tool = Router()
         tool.post("orders") { request, _ -> Response in
             _ = try await request.body.collect(upTo: 1 << 16)
-            try await Task.sleep(for: .milliseconds(1200))
+            for await _ in waitingAsked { break }
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"status":"shipped"}"#)))
         }
         let seen = Locked<[String]>([])
         let records = Locked<[ToolCallRecord]>([])
         try await withLoopbackServer(router: tool, webSocketRouter: Router(context: BasicWebSocketRequestContext.self)) { toolPort in
+            defer { asked.finish() }   // a script that failed early leaves no request hanging
             let server = FakeRealtimeServer(key: "test-key", model: "gpt-realtime")
             try await server.run(script: { c in
                 let update = try await c.next("session.update")
@@ -31,6 +37,7 @@ import Tools
                 try await c.send(OpenAIRealtimeEngineTests.functionCallDone("order_status", callID: "call_9", arguments: #"{"order":"A-17"}"#))
                 let waiting = try await c.next("response.create")
                 seen.withLock { $0.append("waiting \(((waiting["response"] as? [String: Any])?["instructions"] as? String) ?? "")") }
+                asked.finish()
                 try await c.send(["type": "response.done", "response": ["id": "resp_w", "status": "completed", "output": [] as [Any]]])
                 let output = try await c.next("conversation.item.create")
                 let item = output["item"] as? [String: Any]
