@@ -87,22 +87,41 @@ metric() { curl -fsS "http://127.0.0.1:$VB_PORT/metrics" | awk -v name="$1" '$1 
 # 51000-57999, the unit tests' above 35000.
 free_port() {
   python3 -c '
-import random, socket, sys
+import fcntl, random, socket, sys, time
 count = int(sys.argv[1])
-while True:
-    port = random.randint(30000, 32700 - count)
-    held = []
-    try:
-        for p in range(port, port + count):
-            t = socket.socket(); u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            held += [t, u]
-            t.bind(("127.0.0.1", p)); u.bind(("127.0.0.1", p))
-        print(port); break
-    except OSError:
-        pass
-    finally:
-        for sock in held:
-            sock.close()
+# Ports handed out in the last ten minutes, by any suite (they run side by side), are not handed out
+# again: a port free now is still free when the next call asks, so two calls could get the same one
+# (make test, 7 Dec: the trunk of the kamailio suite got the SIP port of node 0, which answered its own call).
+with open("/tmp/voicebridge-e2e-ports", "a+") as ledger:
+    fcntl.flock(ledger, fcntl.LOCK_EX)
+    ledger.seek(0)
+    now = time.time()
+    recent = {}
+    for line in ledger.read().split():
+        port, _, at = line.partition("@")
+        if port.isdigit() and now - float(at or 0) < 600:
+            recent[int(port)] = at
+    while True:
+        port = random.randint(30000, 32700 - count)
+        if any(p in recent for p in range(port, port + count)):
+            continue
+        held = []
+        try:
+            for p in range(port, port + count):
+                t = socket.socket(); u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                held += [t, u]
+                t.bind(("127.0.0.1", p)); u.bind(("127.0.0.1", p))
+            break
+        except OSError:
+            pass
+        finally:
+            for sock in held:
+                sock.close()
+    for p in range(port, port + count):
+        recent[p] = str(now)
+    ledger.seek(0); ledger.truncate()
+    ledger.write("".join(f"{p}@{at}\n" for p, at in recent.items()))
+print(port)
 ' "${1:-1}"
 }
 
