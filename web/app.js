@@ -210,6 +210,12 @@ function showNew() {
   });
 }
 
+/** A language's name in the page's language ("ko" → "Korean"); a code without one, as it is. */
+function languageName(code) {
+  const name = t(`language.${code}`);
+  return name === `language.${code}` ? code : name;
+}
+
 async function showDetail(id) {
   const view = mount('detail-view');
   const load = async () => {
@@ -222,11 +228,13 @@ async function showDetail(id) {
     field('duration', duration(call.duration_seconds));
     field('attempt_count', call.attempt_count);
     // Shown only when the call has them: a carrier's answering-machine verdict, the bot that ran it,
-    // the person it went to, its trace id (to find it in the OpenTelemetry backend).
-    for (const name of ['answered_by', 'bot_url', 'transferred_to', 'trace_id']) {
+    // the person it went to, the languages a caller who switched spoke (the call's own first), its
+    // trace id (to find it in the OpenTelemetry backend).
+    for (const name of ['answered_by', 'bot_url', 'transferred_to', 'languages_spoken', 'trace_id']) {
       const value = view.querySelector(`[data-field="${name}"]`);
       value.hidden = value.previousElementSibling.hidden = call[name] == null;
-      value.textContent = call[name] == null ? '' : name === 'answered_by' ? t(`answered_by.${call[name]}`) : call[name];
+      value.textContent = call[name] == null ? '' : name === 'answered_by' ? t(`answered_by.${call[name]}`)
+        : name === 'languages_spoken' ? call[name].map(languageName).join(' → ') : call[name];
       if (name === 'answered_by' && call.answered_by_ms != null) value.textContent += ` (${(call.answered_by_ms / 1000).toFixed(1)} s)`;
       if (name === 'transferred_to' && call.transfer_outcome) value.textContent += ` — ${t('transfer.' + call.transfer_outcome)}`;
     }

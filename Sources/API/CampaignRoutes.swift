@@ -60,7 +60,7 @@ extension VoiceBridgeServer {
                 let campaign = try await self.campaign(context)
                 let template = try await self.manager().campaignTemplate(campaign)
                 let export = CampaignExport(campaign: campaign, questions: template.questions, fields: template.flow?.asks.compactMap(\.field) ?? [],
-                                             analysed: template.analysis != nil, format: format)
+                                             analysed: template.analysis != nil, languages: !(template.languages ?? []).isEmpty, format: format)
                 let store = self.store
                 let body = ResponseBody { writer in
                     try await writer.write(ByteBuffer(bytes: export.opening()))

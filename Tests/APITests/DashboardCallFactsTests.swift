@@ -4,8 +4,9 @@ import TestSupport
 @testable import API
 @testable import Calls
 
-/// A call's page shows who answered (the carrier's answering-machine verdict) and the bot that ran
-/// it, in the page's language, and shows neither row for a call that has neither; and the webhook
+/// A call's page shows who answered (the carrier's answering-machine verdict), the bot that ran it
+/// and the languages a caller who switched spoke, in the page's language, and shows none of those
+/// rows for a call that has none; and the webhook
 /// deliveries that report it, with their attempts and a button that sends one again.
 @Suite(.serialized) struct DashboardCallFactsTests {
     @Test func theVerdictAndTheBotAreShownOnlyWhenTheCallHasThem() async throws {
@@ -14,6 +15,7 @@ import TestSupport
             var bot = CallRecord(outboundId: "ob-0000b071", callerNumber: "+15550009999", calleeNumber: "+15550000001", purpose: "a bot call", questions: ["q?"])
             bot.botUrl = "wss://bot.example.com/twilio"
             bot.answeredBy = "machine"
+            bot.languagesSpoken = ["ko", "en"]
             try await store.insert(bot)
             try await store.insert(CallRecord(outboundId: "ob-00000a11", callerNumber: "+15550009999", calleeNumber: "+15550000002", purpose: "a plain call", questions: ["q?"]))
         }) { browser, port in
@@ -23,7 +25,8 @@ import TestSupport
             try await browser.navigate(root + "#/calls/ob-0000b071")
             try await browser.wait(for: "document.querySelector('[data-field=bot_url]')?.textContent === 'wss://bot.example.com/twilio'")
             let facts = try await browser.execute("return [...document.querySelectorAll('.facts dt')].filter(dt => !dt.hidden).map(dt => dt.textContent + ': ' + dt.nextElementSibling.textContent);") as? [String] ?? []
-            #expect(facts.contains("Answered by: an answering machine") && facts.contains("Bot: wss://bot.example.com/twilio"), "\(facts)")
+            #expect(facts.contains("Answered by: an answering machine") && facts.contains("Bot: wss://bot.example.com/twilio")
+                    && facts.contains("Languages spoken: Korean → English"), "\(facts)")
             // A refresh of the bot call is still pending when the operator moves on: it must not
             // write the bot call's facts into the page now shown.
             // The page left behind has its purpose blanked, so that the late load is seen when it lands.
@@ -38,12 +41,13 @@ import TestSupport
             try await browser.wait(for: "[pageLeft, document].some(p => p.querySelector('[data-field=purpose]')?.textContent === 'a bot call')")
             let purpose = try await browser.execute("return document.querySelector('[data-field=purpose]').textContent;") as? String
             #expect(purpose == "a plain call", "a late load of the page left behind overwrote the page shown")
-            let hidden = try await browser.execute("return ['answered_by', 'bot_url'].map(n => document.querySelector(`[data-field=${n}]`).hidden && document.querySelector(`[data-field=${n}]`).previousElementSibling.hidden);") as? [Bool]
-            #expect(hidden == [true, true], "a call with neither shows neither")
+            let hidden = try await browser.execute("return ['answered_by', 'bot_url', 'languages_spoken'].map(n => document.querySelector(`[data-field=${n}]`).hidden && document.querySelector(`[data-field=${n}]`).previousElementSibling.hidden);") as? [Bool]
+            #expect(hidden == [true, true, true], "a call with none shows none")
             try await browser.navigate(root + "#/calls/ob-0000b071")
             try await browser.wait(for: "document.querySelector('[data-field=answered_by]')?.textContent === 'an answering machine'")
             try await browser.click("#lang")
             try await browser.wait(for: "document.querySelector('[data-field=answered_by]')?.textContent === '자동응답기'")
+            try await browser.wait(for: "document.querySelector('[data-field=languages_spoken]')?.textContent === '한국어 → 영어'")
         }
     }
 

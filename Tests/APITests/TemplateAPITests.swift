@@ -176,6 +176,22 @@ import TestSupport
                     #expect(Self.json(response.body)["languages_spoken"] as? [String] == ["ko", "en"], "\(uri): \(String(buffer: response.body))")
                 }
             }
+            // A campaign of a template whose calls may switch language exports them too: a column
+            // (its values, CSV and JSON Lines: CampaignExportTests).
+            var campaignID = ""
+            let campaign = #"{"name":"bilingual run","template":"bilingual","caller_number":"070-1234-5678"}"#
+            try await client.execute(uri: "/api/campaigns", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: campaign)) { response in
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+                campaignID = Self.json(response.body)["id"] as? String ?? ""
+            }
+            try await client.execute(uri: "/api/campaigns/\(campaignID)/contacts", method: .post, headers: [.contentType: "text/csv"],
+                                     body: ByteBuffer(string: "전화번호\n010-3333-0001\n")) { response in
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/api/campaigns/\(campaignID)/results.csv", method: .get) { response in
+                let header = String(decoding: response.body.readableBytesView.dropFirst(3), as: UTF8.self).components(separatedBy: "\r\n").first ?? ""
+                #expect(header.hasSuffix(",q1_status,q1_answer,languages_spoken,summary,recording_url,outbound_id,skip_reason"), "\(header)")
+            }
         }
     }
 

@@ -3,7 +3,9 @@ import Foundation
 
 /// A campaign's results, one row per contact: its columns, the call's final state, attempts,
 /// duration, each question's status and answer (a flow's template: the outcome and each field,
-/// `fields.<name>`, typed in JSON Lines), the summary and the recording's URL. CSV (with a UTF-8
+/// `fields.<name>`, typed in JSON Lines), the languages spoken (a template whose calls may switch
+/// language: the call's own first, space-separated in CSV, a list in JSON Lines), the summary and
+/// the recording's URL. CSV (with a UTF-8
 /// BOM, so spreadsheet software reads Korean right) or JSON Lines, written a page at a time.
 public struct CampaignExport: Sendable {
     public enum Format: String, Sendable {
@@ -18,13 +20,16 @@ public struct CampaignExport: Sendable {
     public let fields: [String]
     /// The template asks for post-call analysis: its columns (`analysis.*`; nested in JSON Lines).
     public let analysed: Bool
+    /// The template lists languages its calls may switch to: a `languages_spoken` column.
+    public let languages: Bool
     public let format: Format
 
-    public init(campaign: Campaign, questions: [String], fields: [String] = [], analysed: Bool = false, format: Format) {
+    public init(campaign: Campaign, questions: [String], fields: [String] = [], analysed: Bool = false, languages: Bool = false, format: Format) {
         self.campaign = campaign
         self.questions = questions
         self.fields = fields
         self.analysed = analysed
+        self.languages = languages
         self.format = format
     }
 
@@ -33,7 +38,7 @@ public struct CampaignExport: Sendable {
     var header: [String] {
         ["line", "number"] + campaign.columns + ["state", "last_outcome", "attempts", "duration_seconds"]
             + (fields.isEmpty ? questions.indices.flatMap { ["q\($0 + 1)_status", "q\($0 + 1)_answer"] } : ["outcome"] + fields.map { "fields.\($0)" })
-            + (analysed ? Self.analysisColumns : []) + ["summary", "recording_url", "outbound_id", "skip_reason"]
+            + (analysed ? Self.analysisColumns : []) + (languages ? ["languages_spoken"] : []) + ["summary", "recording_url", "outbound_id", "skip_reason"]
     }
 
     /// What opens the file: the BOM and the header line (CSV); nothing for JSON Lines.
@@ -59,6 +64,7 @@ public struct CampaignExport: Sendable {
                 if analysed, let analysis = analysis(row), let data = try? JSONEncoder().encode(analysis) {
                     object["analysis"] = try? JSONSerialization.jsonObject(with: data)
                 }
+                if languages { object["languages_spoken"] = row.call?.languagesSpoken }
                 if !fields.isEmpty {
                     for name in fields { object.removeValue(forKey: "fields.\(name)") }
                     let typed = flowResult(row)?.typedFields ?? [:]
@@ -98,6 +104,7 @@ public struct CampaignExport: Sendable {
             fields += [analysis.map { $0.success ? "true" : "false" } ?? "", analysis?.category ?? "", analysis?.sentiment?.rawValue ?? "", analysis?.reason ?? "",
                        analysis?.data.serialized ?? ""]
         }
+        if languages { fields.append(call?.languagesSpoken?.joined(separator: " ") ?? "") }
         fields += [call?.summary ?? "", row.hasRecording ? "/api/outbound/\(call?.outboundId ?? "")/recording" : "", call?.outboundId ?? "", row.skipReason ?? ""]
         return fields
     }
