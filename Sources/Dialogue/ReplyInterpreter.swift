@@ -65,29 +65,6 @@ public struct ReplyInterpreter: Sendable {
                               "a real agent", "someone else", "speak to someone", "talk to someone", "speak to a manager", "a manager"]
     /// Korean asks for a person with particles attached ("상담원이랑", "상담원 연결"): matched inside words.
     static let wantsPersonKorean = ["상담원", "상담사", "사람이랑", "사람하고", "사람과 통화", "사람 바꿔", "직원 바꿔", "직원이랑"]
-    static let callBack = ["call me back", "call back later", "call me later", "call later", "call again later", "not a good time",
-                           "bad time", "busy right now", "i'm busy", "i am busy", "i'm driving", "i am driving", "in a meeting",
-                           "another time", "try again later", "call tomorrow", "call me tomorrow",
-                           "ring me back", "ring back", "ring me later", "i'm at work", "i am at work"]
-    static let refusals = ["rather not", "prefer not", "don't want to", "do not want to", "won't answer", "will not answer",
-                           "not going to answer", "no comment", "none of your business", "not tell", "decline to", "not comfortable",
-                           "that's private", "that is private", "not willing to",
-                           "rather you didn't", "rather you did not", "prefer you didn't", "prefer you did not"]
-    /// A refusal to a question that is not a yes/no one (to which they are a no).
-    static let declines = ["please don't", "please do not", "don't call", "do not call", "don't phone", "do not phone"]
-    /// "I'll keep my address private", "I'd like to keep that to myself": keeping a thing private,
-    /// within a few words of the keeping, "private" ending the clause ("we keep a private room"
-    /// says something else).
-    static func keepsToThemselves(_ words: [String]) -> Bool {
-        words.indices.contains { i in
-            guard ["keep", "keeping"].contains(words[i]) else { return false }
-            return (i + 2..<min(i + 6, words.count)).contains { j in
-                let endsClause = j + 1 == words.count || clauseOpeners.contains(words[j + 1])
-                return words[j] == "private" && endsClause || ["myself", "ourselves"].contains(words[j]) && words[j - 1] == "to"
-            }
-        }
-    }
-    static let clauseOpeners: Set<String> = ["thanks", "thank", "please", "sorry", "and", "but", "if", "for", "actually", "i", "i'm", "i'd"]
     static let plainYesNo: Set<String> = ["yes", "yeah", "yep", "yup", "no", "nope", "nah"]
     static let hedges = ["not sure", "don't know", "do not know", "no idea", "maybe", "can't say", "cannot say", "unsure", "i'll see",
                          "we'll see", "depends", "hard to say"]
@@ -116,12 +93,10 @@ public struct ReplyInterpreter: Sendable {
         if says(Self.whoIsCalling) { return .whoIsCalling }
         let kind = kinds.indices.contains(asked) ? kinds[asked] : .freeText
         // "You can call me back on 010 555 0123" gives the number asked for; it asks for no call later.
-        if says(Self.callBack), !(kind == .phoneNumber && extract(.phoneNumber, from: words, reply: reply, strict: false) != nil) {
+        if Self.asksForACallLater(words), !(kind == .phoneNumber && extract(.phoneNumber, from: words, reply: reply, strict: false) != nil) {
             return .callBackLater
         }
-        // "Please don't phone me" to "When should we call?" refuses; to a yes/no question it is a no.
-        // So does keeping a thing private ("Yes, keep it private" may answer one).
-        if says(Self.refusals) || kind != .yesNo && (says(Self.declines) || Self.keepsToThemselves(words)) { return .refused }
+        if Self.refuses(words, to: kind) { return .refused }
         // A hedge makes a reply unclear, unless it opens with a plain yes or no ("No, it can't, say…").
         let opensPlainly = words.first { !Self.fillers.contains($0) }.map(Self.plainYesNo.contains) ?? false
         let hedged = says(Self.hedges) && !opensPlainly

@@ -138,6 +138,28 @@ import Testing
         #expect(yesNo.interpret("Yes, but keep them private.", asked: 0, open: [0]) == .answers([0: .init(summary: "yes", confidence: 0.9)]))
     }
 
+    /// Wordings the fourth held-out set showed missing (7 Dec), each tested on other sentences: a
+    /// call asked for at another time by any of its verbs is a call later ("Could you ring
+    /// tomorrow?" had its "tomorrow" stored as the next question's answer); a negated call ("Don't
+    /// call me back") is no call later but a decline; not sharing a thing, or not giving it out,
+    /// refuses a question that is not a yes/no one ("That's not something I'll share" was left unclear).
+    @Test func aCallAskedForLaterByAnyVerbAndNotSharingIt() {
+        let visit = ReplyInterpreter(questions: ["What is your account number?", "When should the fitter visit?"])
+        for reply in ["Sorry, the baby's asleep, can you phone tomorrow?", "Try me later, I'm on the train.", "Could you ring us in an hour?",
+                      "Phone me back after lunch."] {
+            #expect(visit.interpret(reply, asked: 0, open: [0, 1]) == .callBackLater, "\(reply)")
+        }
+        #expect(visit.interpret("Don't call me back, I'm not interested.", asked: 1, open: [1]) == .refused)
+        #expect(visit.interpret("Please never ring me back.", asked: 1, open: [1]) == .refused)
+        #expect(visit.interpret("A quick call tomorrow at ten works.", asked: 1, open: [1]) != .callBackLater, "a call as a noun")
+        #expect(visit.interpret("I'll try to come back tomorrow.", asked: 1, open: [1]) != .callBackLater)
+        let account = ReplyInterpreter(questions: ["What is your account number?"])
+        #expect(account.interpret("I won't share that over the phone.", asked: 0, open: [0]) == .refused)
+        #expect(account.interpret("We don't give that out to callers.", asked: 0, open: [0]) == .refused)
+        let yesNo = ReplyInterpreter(questions: ["May we share your details with the installer?"])
+        #expect(yesNo.interpret("No, don't share them.", asked: 0, open: [0]) == .answers([0: .init(summary: "no", confidence: 0.9)]))
+    }
+
     @Test(arguments: [
         ("Five five five, one two three, four five six seven.", "en", "+15551234567"),
         ("555-123-4567", "en", "+15551234567"),
