@@ -63,7 +63,8 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
         } else if has("when", "what time", "which time", "what day", "which day", "what date", "which date", "date", "a time", "a good time", "a day",
                       "best time", "good time", "convenient time") {
             self = .dateTime
-        } else if has("how many", "how much", "how old", "how long", "amount", "budget", "price", "cost", "number of") {
+        } else if has("how many", "how much", "how old", "how long", "amount", "budget", "price", "cost", "number of")
+                    || words.contains(where: Self.sumsOfMoney.contains) {
             self = .number
         } else {
             self = .freeText
@@ -75,6 +76,9 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
         (["when"], .dateTime), (["who"], .name), (["whom"], .name), (["whose"], .name),
         (["how", "many"], .number), (["how", "much"], .number), (["how", "old"], .number), (["how", "long"], .number),
     ]
+
+    /// Sums of money a question may ask for by name ("What deposit can you manage?", "What rent do you pay now?").
+    static let sumsOfMoney: Set<String> = ["deposit", "fee", "rent", "salary", "wage", "fare", "premium"]
 
     /// What one does with a number to dial: a question about a number and one of these asks for one.
     static let contactVerbs: Set<String> = ["reach", "reaching", "call", "calling", "text", "texting", "contact", "contacting", "ring", "ringing", "dial"]

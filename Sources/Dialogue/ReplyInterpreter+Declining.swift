@@ -14,9 +14,11 @@ extension ReplyInterpreter {
                            "don't ring", "do not ring"]
 
     /// The verbs a call is asked for by, and the words after one that put it at another time:
-    /// "ring tomorrow", "phone me back", "try me later", "call us in an hour".
+    /// "ring tomorrow", "phone me back", "try me later", "call us in an hour", "try again".
     static let callVerbs: Set<String> = ["call", "ring", "phone", "try"]
     static let laterWords: Set<String> = ["back", "later", "tomorrow", "tonight", "hour"]
+    /// After "try again", the words that make it a call at another time, not a question to be asked again.
+    static let laterTimes: Set<String> = ["later", "tomorrow", "tonight", "next", "morning", "afternoon", "evening", "weekend", "week"]
     /// Before a verb, words that make it a noun ("a quick call tomorrow" is a time for the call).
     static let nounMarkers: Set<String> = ["a", "the", "your", "my", "our", "this", "that", "quick", "short", "phone"]
     static let negations: Set<String> = ["don't", "dont", "not", "never", "won't", "can't", "cannot"]
@@ -30,7 +32,11 @@ extension ReplyInterpreter {
         return words.indices.contains { i in
             guard callVerbs.contains(words[i]), i == 0 || !nounMarkers.contains(words[i - 1]) else { return false }
             if words[i] == "try", words.indices.contains(i + 1), words[i + 1] == "to" { return false }   // "I'll try to come back"
-            return words[(i + 1)...].prefix(4).contains(where: laterWords.contains)
+            let after = words[(i + 1)...].prefix(4)
+            if after.contains(where: laterWords.contains) { return true }
+            // "Call again" asks for another call; "try again" may only ask for the question again, unless a time follows.
+            guard let again = after.firstIndex(of: "again") else { return false }
+            return words[i] != "try" || words[(again + 1)...].prefix(3).contains(where: laterTimes.contains)
         }
     }
 
@@ -62,12 +68,12 @@ extension ReplyInterpreter {
     }
     static let clauseOpeners: Set<String> = ["thanks", "thank", "please", "sorry", "and", "but", "if", "for", "actually", "i", "i'm", "i'd"]
 
-    /// Not sharing or disclosing a thing, or not giving it out: "I won't share that", "I don't give
-    /// out my number" — a negation within the three words before the verb.
+    /// Not sharing or disclosing a thing, or not giving or handing it out: "I won't share that", "I
+    /// don't give out my number" — a negation within the three words before the verb.
     static func withholds(_ words: [String]) -> Bool {
         words.indices.contains { i in
             let verb = ["share", "sharing", "disclose"].contains(words[i])
-                || words[i] == "give" && words[(i + 1)...].prefix(4).contains("out")
+                || ["give", "hand"].contains(words[i]) && words[(i + 1)...].prefix(4).contains("out")
             return verb && words[max(0, i - 3)..<i].contains(where: negations.contains)
         }
     }

@@ -66,8 +66,6 @@ public struct ReplyInterpreter: Sendable {
     /// Korean asks for a person with particles attached ("상담원이랑", "상담원 연결"): matched inside words.
     static let wantsPersonKorean = ["상담원", "상담사", "사람이랑", "사람하고", "사람과 통화", "사람 바꿔", "직원 바꿔", "직원이랑"]
     static let plainYesNo: Set<String> = ["yes", "yeah", "yep", "yup", "no", "nope", "nah"]
-    static let hedges = ["not sure", "don't know", "do not know", "no idea", "maybe", "can't say", "cannot say", "unsure", "i'll see",
-                         "we'll see", "depends", "hard to say"]
 
     /// Lower-cased words; ":" and "+" stay inside tokens ("2:30", "+44").
     public static func words(_ text: String) -> [String] {
@@ -99,7 +97,7 @@ public struct ReplyInterpreter: Sendable {
         if Self.refuses(words, to: kind) { return .refused }
         // A hedge makes a reply unclear, unless it opens with a plain yes or no ("No, it can't, say…").
         let opensPlainly = words.first { !Self.fillers.contains($0) }.map(Self.plainYesNo.contains) ?? false
-        let hedged = says(Self.hedges) && !opensPlainly
+        let hedged = Self.hedges(words) && !opensPlainly
         var found: [Int: Extracted] = [:]
         if !(hedged && [.yesNo, .freeText, .choice].contains(kind)), let answer = extract(kind, from: words, reply: reply, strict: false, choices: choices[asked] ?? []) {
             found[asked] = Extracted(summary: answer, confidence: hedged ? 0.5 : 0.9)

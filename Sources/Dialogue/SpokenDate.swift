@@ -11,9 +11,11 @@ struct SpokenDate {
     static let months = ["january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
                          "september": 9, "october": 10, "november": 11, "december": 12]
 
-    /// The date and/or time in `words`; nil when they name neither.
+    /// The date and/or time in `words`; nil when they name neither — and when they name a month
+    /// whose day is not read ("the eight-eenth of January at one" is no one o'clock of any day).
     func iso(in words: [String]) -> String? {
         let day = self.day(in: words)
+        if day == nil, words.contains(where: { $0 != "may" && Self.months[$0] != nil }) { return nil }
         let time = self.time(in: words)
         switch (day, time) {
         case (let day?, let time?): return String(format: "%@T%02d:%02d", day, time.hour, time.minute)

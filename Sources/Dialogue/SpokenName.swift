@@ -6,7 +6,9 @@ enum SpokenName {
     static let introductions: [[String]] = [["my", "name", "is"], ["my", "name's"], ["name", "is"], ["name's"], ["this", "is"],
                                            ["i", "am"], ["i'm"], ["it's"], ["it", "is"], ["call", "me"], ["you", "can", "call", "me"],
                                            // What a booking or an account is held under: "Under Rivera", "It's under the name of Rivera".
-                                           ["under", "the", "name", "of"], ["under", "the", "name"], ["under"]]
+                                           ["under", "the", "name", "of"], ["under", "the", "name"], ["under"],
+                                           // Whom a cheque, an invoice or a ticket is for: "Make it out to Rivera", "made out to …".
+                                           ["make", "it", "out", "to"], ["made", "out", "to"], ["make", "them", "out", "to"]]
     /// Words that end a name or cannot be one.
     static let stops: Set<String> = [
         "and", "but", "i", "i'm", "from", "calling", "here", "speaking", "the", "a", "an", "yes", "yeah", "no", "not", "sure", "okay",

@@ -126,6 +126,32 @@ import Testing
         #expect(Self.answer("Under.", to: question) == nil)
     }
 
+    /// Whom a thing is made out to is a name (the fifth held-out set's "Make it out to …" was left
+    /// unclear); making something out alone names nobody.
+    @Test func aNameAfterMadeOutToIsTheName() {
+        let question = "Who should the invoice be addressed to?"
+        #expect(Self.answer("Make it out to Priya Nair.", to: question) == "Priya Nair")
+        #expect(Self.answer("It should be made out to Okafor.", to: question) == "Okafor")
+        #expect(Self.answer("Make it out to.", to: question) == nil)
+    }
+
+    /// Not knowing, or not for certain, answers nothing (the fifth held-out set's "Possibly. I can't
+    /// remember." was stored as a no, for its "can't"): a hedging word, or a verb of knowing negated,
+    /// with a word like "really" between. Knowing is no hedge, and a plain no or yes said first stays.
+    @Test func notKnowingIsNoAnswer() {
+        let yesNo = ReplyInterpreter(questions: ["Did the engineer leave a card?"])
+        for reply in ["Perhaps, I'd have to check.", "I honestly can't recall.", "I'm not entirely sure.", "Couldn't tell you, I don't remember.",
+                      "It might have been, I'm not certain."] {
+            #expect(yesNo.interpret(reply, asked: 0, open: [0]) == .unclear, "\(reply)")
+        }
+        let no = ReplyInterpreter.Meaning.answers([0: .init(summary: "no", confidence: 0.9)])
+        let yes = ReplyInterpreter.Meaning.answers([0: .init(summary: "yes", confidence: 0.9)])
+        #expect(yesNo.interpret("I can't, I know.", asked: 0, open: [0]) == no)
+        #expect(yesNo.interpret("I know he did, yes.", asked: 0, open: [0]) == yes)
+        #expect(yesNo.interpret("No, I don't remember one.", asked: 0, open: [0]) == no)
+        #expect(yesNo.interpret("I'm sure he did.", asked: 0, open: [0]) == yes)
+    }
+
     /// Keeping a thing private refuses a question that is not a yes/no one ("I'd rather keep my
     /// number private" was left unclear); keeping "a private room" says nothing of the kind, and to
     /// a yes/no question "keep it private" may be the answer.
@@ -149,6 +175,11 @@ import Testing
                       "Phone me back after lunch."] {
             #expect(visit.interpret(reply, asked: 0, open: [0, 1]) == .callBackLater, "\(reply)")
         }
+        // "Try again": informed by the sixth held-out set ("Can you try again this evening?" had its evening stored as the next answer).
+        #expect(visit.interpret("Wrong moment, call again next week.", asked: 0, open: [0, 1]) == .callBackLater)
+        #expect(visit.interpret("Don't call again.", asked: 1, open: [1]) == .refused)
+        #expect(visit.interpret("Sorry, could you try again?", asked: 0, open: [0, 1]) != .callBackLater, "the question again, not a call")
+        #expect(visit.interpret("Busy now, try again on Friday morning.", asked: 0, open: [0, 1]) == .callBackLater)
         #expect(visit.interpret("Don't call me back, I'm not interested.", asked: 1, open: [1]) == .refused)
         #expect(visit.interpret("Please never ring me back.", asked: 1, open: [1]) == .refused)
         #expect(visit.interpret("A quick call tomorrow at ten works.", asked: 1, open: [1]) != .callBackLater, "a call as a noun")
@@ -156,6 +187,7 @@ import Testing
         let account = ReplyInterpreter(questions: ["What is your account number?"])
         #expect(account.interpret("I won't share that over the phone.", asked: 0, open: [0]) == .refused)
         #expect(account.interpret("We don't give that out to callers.", asked: 0, open: [0]) == .refused)
+        #expect(account.interpret("I never hand that out, sorry.", asked: 0, open: [0]) == .refused)
         let yesNo = ReplyInterpreter(questions: ["May we share your details with the installer?"])
         #expect(yesNo.interpret("No, don't share them.", asked: 0, open: [0]) == .answers([0: .init(summary: "no", confidence: 0.9)]))
     }
@@ -207,6 +239,15 @@ import Testing
     ])
     func daysAndTimesInISO8601(reply: String, expected: String) {
         #expect(Self.answer(reply, to: "When would suit you?") == expected)
+    }
+
+    /// A month whose day is not read is no time alone (the sixth held-out set's "the eight-eenth of
+    /// January at one in the afternoon" was stored as 13:00): asked again. "May" as a verb is no month.
+    @Test func aMonthWithoutItsDayIsNoTimeAlone() {
+        #expect(Self.answer("Sometime in March at four.", to: "When would suit you?") == nil)
+        #expect(Self.answer("The umpteenth of June, at nine.", to: "When would suit you?") == nil)
+        #expect(Self.answer("It may be best at four.", to: "When would suit you?") == "16:00")
+        #expect(Self.answer("March the ninth at four in the afternoon.", to: "When would suit you?") == "2027-03-09T16:00")
     }
 
     @Test(arguments: [
