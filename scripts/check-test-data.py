@@ -52,6 +52,7 @@ ALLOWED = {
     "what is this regarding": "a question back (ReplyInterpreter)",
     "could you tell": "how any question is put (AnswerKind's question openings)",
     "may i ask": "how any question is put (AnswerKind's question openings)",
+    "is there a": "how any question is put (AnswerKind's question openings)",
     "unable to take your call": "an answering machine's words (AnsweringMachineDetector)",
     "all other": "a phone menu's catch-all option, reaching a person (PhoneMenu.personWords)",
 }

@@ -35,7 +35,7 @@ public enum FlowGuide {
         switch step.kind ?? .freeText {
         case .yesNo: "yes or no"
         case .choice: "exactly one of: " + (step.choices ?? []).joined(separator: ", ")
-        case .number: "the number in digits (an amount with its currency code, e.g. 50 USD)"
+        case .number: "the number in digits (an amount: its digits, a space, then its ISO 4217 currency code)"
         case .dateTime: "the date and time as YYYY-MM-DDTHH:MM"
         case .phoneNumber: "the number in international form: + then the country code and the number, digits only"
         case .name: "the name as said"
