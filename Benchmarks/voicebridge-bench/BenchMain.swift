@@ -16,7 +16,7 @@ struct BenchMain {
         var loopbackCounts = [100, 500, 1000]
         var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "barge-in", "vad", "personas", "personas-espeak", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean", "held-out", "screeners", "menus", "languages", "calibration", "line", "capacity", "traces"]
         var personaConcurrency = 5
-        var capacitySteps = [5, 10, 15, 20, 30], capacityAdmitted = 40
+        var capacitySteps = [5, 10, 15, 20, 30], capacityAdmitted = 40, capacitySeconds = 60.0
         var lineConditions: Set<String>?
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -45,8 +45,9 @@ struct BenchMain {
             case "--line-conditions": lineConditions = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--capacity-steps": capacitySteps = (arguments.next() ?? "").split(separator: ",").compactMap { Int($0) }
             case "--capacity-admitted": capacityAdmitted = Int(arguments.next() ?? "") ?? 0
+            case "--capacity-seconds": capacitySeconds = arguments.next().flatMap(Double.init) ?? capacitySeconds
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-aec,echo-silent,echo-silent-aec,clean-ns,babble-10-ns,clean-bg,babble-10-bg] [--capacity-steps 5,10,15,20,30] [--capacity-admitted 40] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,screeners,menus,calibration,line,capacity,traces]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-aec,echo-silent,echo-silent-aec,clean-ns,babble-10-ns,clean-bg,babble-10-bg] [--capacity-steps 5,10,15,20,30] [--capacity-admitted 40] [--capacity-seconds 60] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,screeners,menus,calibration,line,capacity,traces]\n".utf8))
                 exit(2)
             }
         }
@@ -76,7 +77,7 @@ struct BenchMain {
         if suites.contains("menus") { try await menus(output: output, concurrency: personaConcurrency) }
         if suites.contains("languages") { try await languages(output: output, concurrency: personaConcurrency) }
         if suites.contains("line") { try await line(output: output, concurrency: personaConcurrency, conditions: lineConditions) }
-        if suites.contains("capacity") { try await capacity(output: output, steps: capacitySteps, admitted: capacityAdmitted) }
+        if suites.contains("capacity") { try await capacity(output: output, steps: capacitySteps, admitted: capacityAdmitted, seconds: capacitySeconds) }
         if suites.contains("traces") { try await traces(output: output) }
     }
 

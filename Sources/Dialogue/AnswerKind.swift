@@ -78,7 +78,8 @@ public enum AnswerKind: String, Sendable, Equatable, CaseIterable {
     ]
 
     /// Sums of money a question may ask for by name ("What deposit can you manage?", "What rent do you pay now?").
-    static let sumsOfMoney: Set<String> = ["deposit", "fee", "rent", "salary", "wage", "fare", "premium"]
+    /// Not the words that also name a kind of product ("premium", "fare": "Which fare, saver or flexible?").
+    static let sumsOfMoney: Set<String> = ["deposit", "fee", "rent", "salary", "wage"]
 
     /// What one does with a number to dial: a question about a number and one of these asks for one.
     static let contactVerbs: Set<String> = ["reach", "reaching", "call", "calling", "text", "texting", "contact", "contacting", "ring", "ringing", "dial"]

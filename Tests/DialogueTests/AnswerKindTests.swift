@@ -32,7 +32,8 @@ import Testing
         // A sum of money by its name (informed by the sixth held-out set, 7 Dec: "What deposit …?"
         // stored its dollars as said); asked whether one is paid, it stays a yes/no.
         ("What fee did they quote you?", .number), ("What rent are you paying at the moment?", .number),
-        ("What fare did you pay?", .number), ("Is the fee included?", .yesNo),
+        ("What wage were you offered?", .number), ("Is the fee included?", .yesNo),
+        ("Which plan would you like, basic or premium?", .freeText),
     ])
     func englishQuestions(question: String, kind: AnswerKind) {
         #expect(AnswerKind(question: question) == kind, "\(question)")
