@@ -34,6 +34,12 @@ extension BenchMain {
             let turns = Double(max(1, step.run.turnLatencies.count))
             return [label(step)] + pools.map { format((step.jobsByPool[$0] ?? 0) / turns, digits: 2) }
         }))
+        // Where the turns over the p99 goal waited: each step of them, in ms after the caller's speech end.
+        let steps = ["turn_ended_ms", "transcript_ms", "reply_started_ms", "first_audio_ms", "first_frame_ms", "first_byte_stt_ms", "first_byte_tts_ms"]
+        for step in results where !step.run.slowTurns.isEmpty {
+            print("Turns over \(format(PersonaBenchmark.Run.slowTurnMs, digits: 0)) ms at \(label(step)), each step in ms after the caller's speech end:")
+            print(table(steps, step.run.slowTurns.map { turn in steps.map { turn[$0].map(String.init) ?? "" } }))
+        }
         // Statuses that differ at one step and not another say whether load or the personas drawn
         // moved them (a step of 5 calls draws fewer of the catalogue's personas than one of 20).
         for step in results {

@@ -26,6 +26,10 @@ enum PersonaBenchmark {
         var recognitionTimes: [Double]
         /// Per call, how often the agent was cut off (its report's barge-ins).
         var bargeIns: [Int] = []
+        /// The turns whose reply's first frame came later than `slowTurnMs`, with each step's
+        /// milliseconds after the speech end (`turn_ended_ms`, `transcript_ms`, … of the report): where a slow one waited.
+        var slowTurns: [[String: Int]] = []
+        static let slowTurnMs = 1_500.0
     }
 
     /// `personas` in `language` (nil: the server's); `environment`: more of the server's settings;
@@ -92,6 +96,10 @@ enum PersonaBenchmark {
         run.bargeIns.append((report["interruptions"] as? [Any])?.count ?? 0)
         let turns = (report["turns"] as? [[String: Any]]) ?? []
         run.turnLatencies += turns.compactMap { ($0["first_frame_ms"] as? NSNumber)?.doubleValue }
+        run.slowTurns += turns.filter { (($0["first_frame_ms"] as? NSNumber)?.doubleValue ?? 0) > Run.slowTurnMs }.map { turn in
+            turn.compactMapValues { ($0 as? NSNumber)?.intValue }.filter { $0.key.hasSuffix("_ms") }
+                .merging(((turn["first_byte_ms"] as? [String: Any]) ?? [:]).compactMapValues { ($0 as? NSNumber)?.intValue }.map { ("first_byte_\($0.key)_ms", $0.value) }) { a, _ in a }
+        }
         run.transcriptLatencies += turns.compactMap { ($0["transcript_ms"] as? NSNumber)?.doubleValue }
         run.recognitionTimes += turns.compactMap { (($0["first_byte_ms"] as? [String: Any])?["stt"] as? NSNumber)?.doubleValue }
     }
