@@ -2,7 +2,8 @@
 /// remember", "I don't really know". Such a reply answers no yes/no, free-text or choice question —
 /// "Possibly. I can't remember." holds a "can't", and a no stored from it would be a guess.
 extension ReplyInterpreter {
-    static let hedgePhrases = ["no idea", "no clue", "maybe", "perhaps", "possibly", "might", "can't say", "cannot say", "unsure",
+    static let hedgePhrases = ["no idea", "no clue", "maybe", "perhaps", "possibly", "might", "can't say", "cannot say", "couldn't say", "could not say",
+                               "can't tell", "couldn't tell", "hard to tell", "unsure",
                                "i'll see", "we'll see", "depends", "hard to say"]
     /// Verbs of knowing, and the words that may stand between one and its negation ("not quite sure").
     static let knowingWords: Set<String> = ["know", "sure", "certain", "remember", "recall", "recollect"]

@@ -196,8 +196,13 @@ public struct ReplyInterpreter: Sendable {
     func number(in words: [String]) -> String? {
         var from = 0
         while let (value, end, at) = SpokenNumber.firstInteger(in: words, from: from) {
-            // "the one", "this big one": a pronoun, not a count of one.
-            if words[at] == "one", words[max(0, at - 2)..<at].contains(where: Self.pronounOneDeterminers.contains) {
+            // "the one", "this big one", "the two o'clock one": a pronoun, not a count of one.
+            if words[at] == "one", words[max(0, at - 3)..<at].contains(where: Self.pronounOneDeterminers.contains) {
+                from = at + 1
+                continue
+            }
+            // "the two o'clock", "at 3 pm": a clock time, not a count.
+            if end < words.count, ["o'clock", "oclock"].contains(words[end]) || SpokenDate.meridiem(words, end) != nil {
                 from = at + 1
                 continue
             }
@@ -207,7 +212,7 @@ public struct ReplyInterpreter: Sendable {
         return words.contains("none") || words.contains("nobody") || words.contains("nothing") ? "0" : nil
     }
 
-    /// Words that make a "one" one or two words after them a pronoun ("the one", "that red one").
+    /// Words that make a "one" up to three words after them a pronoun ("the one", "that red one").
     static let pronounOneDeterminers: Set<String> = ["the", "this", "that", "which", "any", "each", "every", "another", "other"]
 
     /// The currency a word right after an amount names.

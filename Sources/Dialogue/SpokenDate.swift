@@ -93,6 +93,8 @@ struct SpokenDate {
                 found = (hour, 30, i + 3)
             } else if word == "quarter", i + 2 < words.count, let hour = hourWord(words[i + 2]), ["past", "to"].contains(words[i + 1]) {
                 found = words[i + 1] == "past" ? (hour, 15, i + 3) : ((hour + 10) % 12 + 1, 45, i + 3)
+            } else if let minutes = minutesPastOrTo(words, at: Self.prepositions.contains(word) ? i + 1 : i) {
+                found = minutes
             } else if let spoken = spokenTime(words, at: i) {
                 found = spoken
             } else if let glued = gluedMeridiem(word) {
@@ -131,6 +133,19 @@ struct SpokenDate {
             && (end == words.count || words[end] == "o'clock" || words[end] == "oclock")
         guard afterPreposition || afterADay || Self.meridiem(words, end) != nil else { return nil }
         return (hour, minute, end)
+    }
+
+    /// "ten past two", "twenty five to six", "ten after nine", "seven minutes past four": minutes a
+    /// clock is said by (5, 10, 20, 25, or any with "minutes"), then past, after or to, then the
+    /// hour. ("Two to three" is a range, not 2:58.)
+    private func minutesPastOrTo(_ words: [String], at index: Int) -> (hour: Int, minute: Int, index: Int)? {
+        guard index < words.count, let parsed = SpokenNumber.integer(startingAt: index, in: words), (1...29).contains(parsed.value) else { return nil }
+        var next = parsed.end
+        let saysMinutes = next < words.count && ["minutes", "minute"].contains(words[next])
+        if saysMinutes { next += 1 }
+        guard saysMinutes || [5, 10, 20, 25].contains(parsed.value), next + 1 < words.count,
+              ["past", "after", "to"].contains(words[next]), let hour = hourWord(words[next + 1]), (1...12).contains(hour) else { return nil }
+        return words[next] == "to" ? ((hour + 10) % 12 + 1, 60 - parsed.value, next + 2) : (hour, parsed.value, next + 2)
     }
 
     /// true for pm, false for am, nil when `words[index]` says neither.

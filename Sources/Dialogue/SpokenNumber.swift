@@ -72,7 +72,8 @@ enum SpokenNumber {
                 // "twenty five" adds; "five twenty" is two numbers.
                 if seen, group % 10 != 0 || value >= 10 && group % 100 != 0 { break }
                 group += value; seen = true
-            } else if (w == "a" || w == "an"), i + 1 < words.count, ["hundred", "thousand"].contains(words[i + 1]), !seen {
+            } else if ["a", "an", "the"].contains(w), i + 1 < words.count, ["hundred", "thousand"].contains(words[i + 1]), !seen {
+                // "a hundred and fifty"; "the hundred dollars"
                 group = 1; seen = true
             } else if w == "hundred", seen {
                 group *= 100

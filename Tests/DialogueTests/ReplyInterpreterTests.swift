@@ -140,7 +140,7 @@ import Testing
     /// with a word like "really" between. Knowing is no hedge, and a plain no or yes said first stays.
     @Test func notKnowingIsNoAnswer() {
         let yesNo = ReplyInterpreter(questions: ["Did the engineer leave a card?"])
-        for reply in ["Perhaps, I'd have to check.", "I honestly can't recall.", "I'm not entirely sure.", "Couldn't tell you, I don't remember.",
+        for reply in ["Perhaps, I'd have to check.", "I honestly can't recall.", "I really couldn't tell you.", "I'm not entirely sure.", "Couldn't tell you, I don't remember.",
                       "It might have been, I'm not certain."] {
             #expect(yesNo.interpret(reply, asked: 0, open: [0]) == .unclear, "\(reply)")
         }
@@ -241,6 +241,26 @@ import Testing
         #expect(Self.answer(reply, to: "When would suit you?") == expected)
     }
 
+    /// Minutes said past, after or to an hour (the seventh held-out set's "Monday at ten past two in
+    /// the afternoon" was stored as 22:00); a range said with "to" is no such time.
+    @Test func minutesPastOrToTheHour() {
+        let when = "When would suit you?"
+        #expect(Self.answer("Thursday at ten past four in the afternoon.", to: when) == "2026-11-26T16:10")
+        #expect(Self.answer("Tomorrow, ten after nine in the morning.", to: when) == "2026-11-23T09:10")
+        #expect(Self.answer("Tuesday, twenty five to six.", to: when) == "2026-11-24T17:35")
+        #expect(Self.answer("Tomorrow at seven minutes past eleven a.m.", to: when) == "2026-11-23T11:07")
+        #expect(Self.answer("Two to three tomorrow.", to: when)?.contains(":58") == false)
+    }
+
+    /// A clock time is no count, and "one" after one ("the eight o'clock one") is a pronoun (the
+    /// seventh held-out set's "Is the matinee the two o'clock one" was stored as a count of 2).
+    @Test func aClockTimeIsNoCount() {
+        let howMany = "How many seats do you need?"
+        #expect(Self.answer("Is that for the eight o'clock one?", to: howMany) == nil)
+        #expect(Self.answer("The 7 pm showing, four seats.", to: howMany) == "4")
+        #expect(Self.answer("Four, for the three o'clock.", to: howMany) == "4")
+    }
+
     /// A month whose day is not read is no time alone (the sixth held-out set's "the eight-eenth of
     /// January at one in the afternoon" was stored as 13:00): asked again. "May" as a verb is no month.
     @Test func aMonthWithoutItsDayIsNoTimeAlone() {
@@ -253,7 +273,7 @@ import Testing
     @Test(arguments: [
         ("Three of us.", "3"), ("Twenty five people.", "25"), ("a hundred and fifty", "150"), ("Just 12.", "12"),
         ("About two hundred and fifty dollars.", "250 USD"), ("forty euros", "40 EUR"), ("Nobody, actually.", "0"),
-        ("Amount two hundred and fifty knollars.", "250"),
+        ("Amount two hundred and fifty knollars.", "250"), ("The hundred and forty dollars you quoted.", "140 USD"),
     ])
     func countsAndAmounts(reply: String, expected: String) {
         #expect(Self.answer(reply, to: "How many people are coming?") == expected)
