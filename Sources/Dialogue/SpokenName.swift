@@ -15,6 +15,8 @@ enum SpokenName {
         "ok", "fine", "well", "please", "thank", "thanks", "you", "is", "it", "it's", "my", "me", "busy", "sorry", "can", "will",
         "hello", "hi", "good", "morning", "afternoon", "evening", "of", "course", "right", "correct", "that", "this", "so",
         "just", "really", "very", "glad", "happy", "going", "coming", "also", "too", "at", "in", "on", "by", "for", "to", "with", "under",
+        // Whose it is ("Mine, …", "His.") says no name itself.
+        "mine", "ours", "his", "hers", "theirs", "yours",
         // A question back ("What?", "Pardon?", "Why me?") is nobody's name.
         "what", "who", "why", "where", "how", "which", "pardon", "huh", "excuse",
     ]

@@ -152,6 +152,16 @@ import Testing
         #expect(yesNo.interpret("I'm sure he did.", asked: 0, open: [0]) == yes)
     }
 
+    /// Whose it is names nobody (the seventh held-out set's "Mine, Helen Price." was stored as
+    /// "Mine Helen Price"): asked again rather than stored with the pronoun.
+    @Test func aPossessiveIsNoName() {
+        let question = "Whose name goes on the parcel?"
+        #expect(Self.answer("Mine, Omar Haddad.", to: question) != "Mine Omar Haddad")
+        #expect(Self.answer("Ours.", to: question) == nil)
+        #expect(Self.answer("It's his, Peter Novak.", to: question) != "His Peter Novak")
+        #expect(Self.answer("Peter Novak.", to: question) == "Peter Novak")
+    }
+
     /// Keeping a thing private refuses a question that is not a yes/no one ("I'd rather keep my
     /// number private" was left unclear); keeping "a private room" says nothing of the kind, and to
     /// a yes/no question "keep it private" may be the answer.
