@@ -31,6 +31,7 @@ ALLOWED = {
     "that's private": "a refusal (ReplyInterpreter.refusals)",
     "we'll see": "a hedge (ReplyInterpreter.hedges)",
     "hard to say": "a hedge (ReplyInterpreter.hedges)",
+    "hard to tell": "a hedge (ReplyInterpreter.hedgePhrases), what anyone says for not knowing",
     "i am not": "a negation (YesNo.noes)",
     "i don't think so": "a soft no (YesNo.noes)",
     "of course not": "a no (YesNo.noes)",
