@@ -27,8 +27,7 @@ extension ReplyInterpreter {
     /// "Don't call me back" declines (`refuses`).
     static func asksForACallLater(_ words: [String]) -> Bool {
         if declinesACall(words) { return false }
-        let text = " " + words.joined(separator: " ") + " "
-        if callBack.contains(where: { text.contains(" \($0) ") }) { return true }
+        if says(callBack, in: words) { return true }
         return words.indices.contains { i in
             guard callVerbs.contains(words[i]), i == 0 || !nounMarkers.contains(words[i - 1]) else { return false }
             if words[i] == "try", words.indices.contains(i + 1), words[i + 1] == "to" { return false }   // "I'll try to come back"
@@ -44,9 +43,7 @@ extension ReplyInterpreter {
     /// not a yes/no one, where they are a no ("Please don't phone me" to "When should we call?") —
     /// a decline, keeping the thing private, or not sharing it.
     static func refuses(_ words: [String], to kind: AnswerKind) -> Bool {
-        let text = " " + words.joined(separator: " ") + " "
-        func says(_ phrases: [String]) -> Bool { phrases.contains { text.contains(" \($0) ") } }
-        return says(refusals) || kind != .yesNo && (says(declines) || declinesACall(words) || keepsToThemselves(words) || withholds(words))
+        says(refusals, in: words) || kind != .yesNo && (says(declines, in: words) || declinesACall(words) || keepsToThemselves(words) || withholds(words))
     }
 
     /// A call verb with a negation right before it: "don't call", "do not ring", "never ever phone".

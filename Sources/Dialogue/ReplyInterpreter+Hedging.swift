@@ -13,8 +13,7 @@ extension ReplyInterpreter {
     /// Whether the reply hedges: a hedging phrase, or a verb of knowing negated ("don't know", "I'm not
     /// certain", "can't quite recall").
     static func hedges(_ words: [String]) -> Bool {
-        let text = " " + words.joined(separator: " ") + " "
-        if hedgePhrases.contains(where: { text.contains(" \($0) ") }) { return true }
+        if says(hedgePhrases, in: words) { return true }
         return words.indices.contains { i in
             guard knowingWords.contains(words[i]), i > 0 else { return false }
             let before = softeners.contains(words[i - 1]) && i > 1 ? i - 2 : i - 1

@@ -67,6 +67,12 @@ public struct ReplyInterpreter: Sendable {
     static let wantsPersonKorean = ["상담원", "상담사", "사람이랑", "사람하고", "사람과 통화", "사람 바꿔", "직원 바꿔", "직원이랑"]
     static let plainYesNo: Set<String> = ["yes", "yeah", "yep", "yup", "no", "nope", "nah"]
 
+    /// Whether `words` say one of `phrases`, each as whole words in order ("not sure" in "I'm not sure yet").
+    static func says(_ phrases: [String], in words: [String]) -> Bool {
+        let text = " " + words.joined(separator: " ") + " "
+        return phrases.contains { text.contains(" \($0) ") }
+    }
+
     /// Lower-cased words; ":" and "+" stay inside tokens ("2:30", "+44").
     public static func words(_ text: String) -> [String] {
         tokens(text).map { $0.lowercased() }
@@ -84,8 +90,7 @@ public struct ReplyInterpreter: Sendable {
     public func interpret(_ reply: String, asked: Int, open: Set<Int>) -> Meaning {
         if readsKorean(reply) { return interpretKorean(reply, asked: asked, open: open) }
         let words = Self.words(reply)
-        let text = " " + words.joined(separator: " ") + " "
-        func says(_ phrases: [String]) -> Bool { phrases.contains { text.contains(" \($0) ") } }
+        func says(_ phrases: [String]) -> Bool { Self.says(phrases, in: words) }
         guard words.contains(where: { !Self.fillers.contains($0) }) else { return words.isEmpty ? .nothing : .unclear }
         if says(Self.wantsPerson) || Self.wantsPersonKorean.contains(where: reply.contains) { return .wantsPerson }
         if says(Self.whoIsCalling) { return .whoIsCalling }
