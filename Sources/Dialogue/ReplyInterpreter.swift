@@ -207,7 +207,7 @@ public struct ReplyInterpreter: Sendable {
                 continue
             }
             // "the two o'clock", "at 3 pm": a clock time, not a count.
-            if end < words.count, ["o'clock", "oclock"].contains(words[end]) || SpokenDate.meridiem(words, end) != nil {
+            if end < words.count, SpokenDate.oClock.contains(words[end]) || SpokenDate.meridiem(words, end) != nil {
                 from = at + 1
                 continue
             }

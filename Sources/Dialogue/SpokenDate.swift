@@ -89,10 +89,6 @@ struct SpokenDate {
         for (i, word) in words.enumerated() where found == nil {
             if word.contains(":"), let clock = clockTime(word) {
                 found = (clock.hour, clock.minute, i + 1)
-            } else if word == "half", i + 2 < words.count, words[i + 1] == "past", let hour = hourWord(words[i + 2]) {
-                found = (hour, 30, i + 3)
-            } else if word == "quarter", i + 2 < words.count, let hour = hourWord(words[i + 2]), ["past", "to"].contains(words[i + 1]) {
-                found = words[i + 1] == "past" ? (hour, 15, i + 3) : ((hour + 10) % 12 + 1, 45, i + 3)
             } else if let minutes = minutesPastOrTo(words, at: Self.prepositions.contains(word) ? i + 1 : i) {
                 found = minutes
             } else if let spoken = spokenTime(words, at: i) {
@@ -104,7 +100,7 @@ struct SpokenDate {
         guard let found else { return nil }
         var hour = found.hour, end = found.index
         let minute = found.minute
-        if end < words.count, words[end] == "o'clock" || words[end] == "oclock" { end += 1 }
+        if end < words.count, Self.oClock.contains(words[end]) { end += 1 }
         switch Self.meridiem(words, end) ?? partOfDay(text) {
         case true?: if hour < 12 { hour += 12 }
         case false?: if hour == 12 { hour = 0 }
@@ -114,6 +110,8 @@ struct SpokenDate {
     }
 
     static let prepositions: Set<String> = ["at", "around", "about", "by", "until"]
+    /// How "o'clock" is written after an hour.
+    static let oClock: Set<String> = ["o'clock", "oclock"]
 
     /// Words that name a day, after which a bare number is its hour ("tomorrow three").
     static let dayWords: Set<String> = Set(weekdays.keys).union(["today", "tomorrow", "tonight"])
@@ -130,22 +128,28 @@ struct SpokenDate {
         var minute = 0, end = hourIndex + 1
         if end < words.count, let m = minuteWords(words, at: end) { minute = m.minute; end = m.end }
         let afterADay = hourIndex > 0 && Self.dayWords.contains(words[hourIndex - 1])
-            && (end == words.count || words[end] == "o'clock" || words[end] == "oclock")
+            && (end == words.count || Self.oClock.contains(words[end]))
         guard afterPreposition || afterADay || Self.meridiem(words, end) != nil else { return nil }
         return (hour, minute, end)
     }
 
-    /// "ten past two", "twenty five to six", "ten after nine", "seven minutes past four": minutes a
-    /// clock is said by (5, 10, 20, 25, or any with "minutes"), then past, after or to, then the
-    /// hour. ("Two to three" is a range, not 2:58.)
+    /// "half past two", "quarter to six", "ten past two", "twenty five to six", "ten after nine",
+    /// "seven minutes past four": minutes a clock is said by (half, quarter, 5, 10, 20, 25, or any
+    /// with "minutes"), then past, after or to, then the hour. ("Two to three" is a range, not 2:58.)
     private func minutesPastOrTo(_ words: [String], at index: Int) -> (hour: Int, minute: Int, index: Int)? {
-        guard index < words.count, let parsed = SpokenNumber.integer(startingAt: index, in: words), (1...29).contains(parsed.value) else { return nil }
-        var next = parsed.end
-        let saysMinutes = next < words.count && ["minutes", "minute"].contains(words[next])
-        if saysMinutes { next += 1 }
-        guard saysMinutes || [5, 10, 20, 25].contains(parsed.value), next + 1 < words.count,
-              ["past", "after", "to"].contains(words[next]), let hour = hourWord(words[next + 1]), (1...12).contains(hour) else { return nil }
-        return words[next] == "to" ? ((hour + 10) % 12 + 1, 60 - parsed.value, next + 2) : (hour, parsed.value, next + 2)
+        guard index < words.count else { return nil }
+        let minutes: Int, next: Int, joiners: Set<String>
+        switch words[index] {
+        case "half": (minutes, next, joiners) = (30, index + 1, ["past"])
+        case "quarter": (minutes, next, joiners) = (15, index + 1, ["past", "to"])
+        default:
+            guard let parsed = SpokenNumber.integer(startingAt: index, in: words), (1...29).contains(parsed.value) else { return nil }
+            let saysMinutes = parsed.end < words.count && ["minutes", "minute"].contains(words[parsed.end])
+            guard saysMinutes || [5, 10, 20, 25].contains(parsed.value) else { return nil }
+            (minutes, next, joiners) = (parsed.value, parsed.end + (saysMinutes ? 1 : 0), ["past", "after", "to"])
+        }
+        guard next + 1 < words.count, joiners.contains(words[next]), let hour = hourWord(words[next + 1]) else { return nil }
+        return words[next] == "to" ? ((hour + 10) % 12 + 1, 60 - minutes, next + 2) : (hour, minutes, next + 2)
     }
 
     /// true for pm, false for am, nil when `words[index]` says neither.
