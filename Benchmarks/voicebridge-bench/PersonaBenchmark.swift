@@ -96,9 +96,10 @@ enum PersonaBenchmark {
         run.bargeIns.append((report["interruptions"] as? [Any])?.count ?? 0)
         let turns = (report["turns"] as? [[String: Any]]) ?? []
         run.turnLatencies += turns.compactMap { ($0["first_frame_ms"] as? NSNumber)?.doubleValue }
-        run.slowTurns += turns.filter { (($0["first_frame_ms"] as? NSNumber)?.doubleValue ?? 0) > Run.slowTurnMs }.map { turn in
-            turn.compactMapValues { ($0 as? NSNumber)?.intValue }.filter { $0.key.hasSuffix("_ms") }
-                .merging(((turn["first_byte_ms"] as? [String: Any]) ?? [:]).compactMapValues { ($0 as? NSNumber)?.intValue }.map { ("first_byte_\($0.key)_ms", $0.value) }) { a, _ in a }
+        for turn in turns where (turn["first_frame_ms"] as? NSNumber)?.doubleValue ?? 0 > Run.slowTurnMs {
+            var steps = turn.compactMapValues { ($0 as? NSNumber)?.intValue }.filter { $0.key.hasSuffix("_ms") }
+            for case let (provider, ms as NSNumber) in (turn["first_byte_ms"] as? [String: Any]) ?? [:] { steps["first_byte_\(provider)_ms"] = ms.intValue }
+            run.slowTurns.append(steps)
         }
         run.transcriptLatencies += turns.compactMap { ($0["transcript_ms"] as? NSNumber)?.doubleValue }
         run.recognitionTimes += turns.compactMap { (($0["first_byte_ms"] as? [String: Any])?["stt"] as? NSNumber)?.doubleValue }
