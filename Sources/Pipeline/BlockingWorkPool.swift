@@ -5,8 +5,9 @@ import Synchronization
 /// cooperative pool, which has one thread per core and paces every call's audio: a blocked
 /// cooperative thread would stall all calls at once.
 ///
-/// `width` lanes run side by side; a lane that comes free takes the oldest waiting job, a job
-/// submitted `.whenIdle` only when no other waits (`urgency`); at most `capacity` jobs are
+/// `width` lanes run side by side; a lane that comes free takes the waiting job due first — one a
+/// caller waits for is due when submitted, one wanted `.within` a slack that much later — and a
+/// job submitted `.whenIdle` only when no other waits (`urgency`); at most `capacity` jobs are
 /// waiting or running, beyond that `run` throws `Overloaded` at once instead of queueing work
 /// whose result would come too late to matter. In virtual time (`VirtualTimeExecutor`) a job's
 /// result comes `virtualLatency` later: the time such a job takes on a machine that keeps up
@@ -21,6 +22,10 @@ public final class BlockingWorkPool: Sendable {
     public enum Urgency: Sendable, Equatable {
         /// A live call waits for it.
         case now
+        /// Wanted this long from now, not before: a reply's next clause, heard only once the audio
+        /// made before it has played. A job a caller waits for meanwhile goes first; one whose
+        /// slack is spent goes before those submitted after that.
+        case within(Duration)
         /// Behind every `.now` job: a call's last words after its hang-up, which held the lanes
         /// for seconds while live calls' barge-in verdicts waited (30 Nov, `make bench`'s barge-in).
         case whenIdle
@@ -35,6 +40,8 @@ public final class BlockingWorkPool: Sendable {
     public let name: String
     /// How long a job's result takes in virtual time.
     public let virtualLatency: Duration
+    /// Time on `clock` since the pool was made: when a waiting job is due.
+    private let elapsed: @Sendable () -> Duration
     /// What `run(within:)` measures its limit on. (On Linux a cancelled sleep on the continuous
     /// clock keeps ~740 bytes until its deadline; a limit here is seconds — a transcription's, the
     /// end-of-turn model's — so that is transient, unlike the hour-long call timers that sleep on
@@ -50,11 +57,17 @@ public final class BlockingWorkPool: Sendable {
         precondition(width > 0 && capacity >= width)
         self.virtualLatency = virtualLatency
         self.clock = clock
+        elapsed = Self.stopwatch(on: clock)
         self.width = width
         self.capacity = capacity
         name = label.hasPrefix("voicebridge.") ? String(label.dropFirst("voicebridge.".count)) : label
         lanes = (0..<width).map { DispatchQueue(label: "\(label).\($0)", qos: .userInitiated) }
         load = Mutex(Array(repeating: 0, count: width))
+    }
+
+    private static func stopwatch<C: Clock<Duration>>(on clock: C) -> @Sendable () -> Duration {
+        let origin = clock.now
+        return { origin.duration(to: clock.now) }
     }
 
     /// Jobs waiting or running now.
@@ -121,7 +134,8 @@ public final class BlockingWorkPool: Sendable {
                         let result = Result { try InferenceCPU.measure(pool: name, job) }
                         return { waiting.take()?.resume(with: result) }
                     }
-                    waitingJobs.withLock { $0.append(entry, urgency) }
+                    let submitted = elapsed()
+                    waitingJobs.withLock { $0.append(entry, urgency, at: submitted) }
                     lanes[lane].async { [self] in takeTurn(on: lane) }
                 }
             } onCancel: {
@@ -130,7 +144,7 @@ public final class BlockingWorkPool: Sendable {
         }
     }
 
-    /// A lane's turn: the first waiting job, by urgency then age, whose caller still waits; any
+    /// A lane's turn: the waiting job due first whose caller still waits; any
     /// other taken on the way is dropped (nobody will read its result). The caller is resumed
     /// once the pool counts the lane free.
     private func takeTurn(on lane: Int) {
@@ -148,19 +162,22 @@ public final class BlockingWorkPool: Sendable {
         let run: @Sendable () -> @Sendable () -> Void
     }
 
+    /// Jobs by when they are due; at most `capacity` of them, so a scan for the first is short.
     private struct WaitingJobs {
-        var now: [WaitingJob] = []
+        var due: [(job: WaitingJob, at: Duration)] = []
         var whenIdle: [WaitingJob] = []
 
-        mutating func append(_ job: WaitingJob, _ urgency: Urgency) {
+        mutating func append(_ job: WaitingJob, _ urgency: Urgency, at submitted: Duration) {
             switch urgency {
-            case .now: now.append(job)
+            case .now: due.append((job, submitted))
+            case .within(let slack): due.append((job, submitted + max(.zero, slack)))
             case .whenIdle: whenIdle.append(job)
             }
         }
 
+        /// The job due first (of two due at once, the one submitted first).
         mutating func next() -> WaitingJob? {
-            if !now.isEmpty { return now.removeFirst() }
+            if let first = due.indices.min(by: { due[$0].at < due[$1].at }) { return due.remove(at: first).job }
             return whenIdle.isEmpty ? nil : whenIdle.removeFirst()
         }
     }

@@ -115,4 +115,31 @@ import TestSupport
         #expect(order.value == ["live", "last words"])
         #expect(pool.pending == 0)
     }
+
+    /// A job wanted within a slack (a reply's next clause) waits behind one a caller waits for
+    /// now, until its slack is spent; then it goes before the jobs submitted after that. Time is
+    /// the pool's `ManualClock`, moved by the test.
+    @Test(.timeLimit(.minutes(1))) func aJobWithSlackYieldsToWaitingCallersUntilItIsDue() async throws {
+        let clock = ManualClock()
+        let pool = BlockingWorkPool(label: "test", width: 1, capacity: 8, clock: clock)
+        let held = HeldJob()
+        let order = Locked<[String]>([])
+        func submit(_ name: String, _ urgency: BlockingWorkPool.Urgency) async -> Task<Void, any Error> {
+            let queued = pool.pending
+            let task = Task { try await BlockingWorkPool.$urgency.withValue(urgency) { try await pool.run { order.withLock { $0.append(name) } } } }
+            while pool.pending == queued { await Task.yield() }   // queued behind the held job: no event says so
+            return task
+        }
+        async let first: Void = pool.run(held.body)
+        await held.untilStarted()
+        let nextClause = await submit("next clause", .within(.seconds(2)))
+        let waitingCaller = await submit("caller waiting", .now)
+        clock.advance(by: .seconds(3))
+        let laterCaller = await submit("later caller", .now)
+        let overdue = await submit("overdue clause", .within(.seconds(-1)))
+        held.gate.signal()
+        try await first
+        for task in [nextClause, waitingCaller, laterCaller, overdue] { try await task.value }
+        #expect(order.value == ["caller waiting", "next clause", "later caller", "overdue clause"])
+    }
 }

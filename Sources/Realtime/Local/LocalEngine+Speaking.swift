@@ -75,12 +75,16 @@ extension LocalEngine {
         do {
             let started = VirtualTimeExecutor.now
             var spoken = 0
+            var playingSince: ContinuousClock.Instant?
             // The voice of the language being spoken; Korean numbers are written as said for espeak-ng.
             let language = state.withLock { $0.dialogue.language }
             let tts = otherVoices[language] ?? tts
             let korean = DialoguePhrases.isKorean(language)
             for (n, sentence) in Self.sentences(text).flatMap(tts.pieces).enumerated() where !state.withLock({ $0.hungUp }) {
-                let samples = try await tts.synthesize(korean ? KoreanSpeech.speakable(sentence) : sentence)
+                let urgency = Self.urgency(ofPieceAfter: spoken, playingSince: playingSince, now: VirtualTimeExecutor.now)
+                let samples = try await BlockingWorkPool.$urgency.withValue(urgency) {
+                    try await tts.synthesize(korean ? KoreanSpeech.speakable(sentence) : sentence)
+                }
                 meter.add { $0.ttsCharacters += sentence.count }
                 if n == 0 { await firstByte("tts", since: started) }
                 spoken += samples.count
@@ -91,6 +95,7 @@ extension LocalEngine {
                         s.replyDeadlineMilliseconds = spoken * 1000 / EspeakSynthesizer.sampleRate + replyTimeoutMilliseconds
                     }
                 }
+                if playingSince == nil { playingSince = VirtualTimeExecutor.now }
                 // 200 ms chunks: small enough for the bounded queue to pace a fast synthesizer.
                 for start in stride(from: 0, to: samples.count, by: EspeakSynthesizer.sampleRate / 5) {
                     await events.emit(.audio(item: item, samples: Array(samples[start..<min(start + EspeakSynthesizer.sampleRate / 5, samples.count)])))
@@ -104,6 +109,20 @@ extension LocalEngine {
         await events.emit(.audioDone(item: item))
         return item
     }
+
+    /// How soon a reply's next piece is wanted: its first at once (the caller waits for it), any
+    /// other once the audio made before it has played, less `makingMargin` to make it in. Until
+    /// then other calls' callers, waiting now, go first on the inference lanes. (Whether the
+    /// hang-up made the whole call's work wait is the lanes' own rule: nothing is said after it.)
+    static func urgency(ofPieceAfter samples: Int, playingSince start: ContinuousClock.Instant?, now: ContinuousClock.Instant) -> BlockingWorkPool.Urgency {
+        guard let start, samples > 0, BlockingWorkPool.urgency == .now else { return BlockingWorkPool.urgency }
+        let made = Duration.milliseconds(samples * 1000 / EspeakSynthesizer.sampleRate)
+        return .within(made - start.duration(to: now) - makingMargin)
+    }
+
+    /// What a piece of a reply is given to be made in before the audio ahead of it runs out: a
+    /// clause takes Piper ~50–250 ms here, more on a loaded machine.
+    static let makingMargin = Duration.milliseconds(400)
 
     /// A reply cut after each sentence's end mark (". ", "? ", "! "), marks kept.
     static func sentences(_ text: String) -> [String] {
