@@ -79,10 +79,12 @@ public struct ReplyInterpreter: Sendable {
     }
 
     /// The words as said, case kept. The old spellings a recognizer sometimes writes ("to-morrow",
-    /// "to-day", "to-night") are one word, as today.
+    /// "to-day", "to-night") are one word, as today; so is a number written with thousands
+    /// separators ("1,500").
     public static func tokens(_ text: String) -> [String] {
         text.replacingOccurrences(of: "’", with: "'")
             .replacing(/\b([Tt])o-(morrow|day|night)\b/) { "\($0.1)o\($0.2)" }
+            .replacing(/(\d),(\d{3})\b/) { "\($0.1)\($0.2)" }
             .split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == ":" || $0 == "+") }.map(String.init)
     }
 
@@ -197,23 +199,34 @@ public struct ReplyInterpreter: Sendable {
     static let currencies = ["dollars": "USD", "dollar": "USD", "bucks": "USD", "euros": "EUR", "euro": "EUR", "pounds": "GBP",
                              "won": "KRW", "yen": "JPY"]
 
-    /// A count or an amount: "3", "twenty five", "fifty dollars" → "50 USD", "nobody" → "0".
+    /// A count or an amount: "3", "twenty five", "fifty dollars" → "50 USD", "nobody" → "0". One
+    /// value, said once or more ("Four. Four of us."): a reply holding two ("two or three", "between
+    /// forty and fifty", "two adults and one child") gives no count an operator could act on, and
+    /// the first of them stored would be a guess. A number struck out ("not fourteen, forty") is
+    /// not one of them.
     func number(in words: [String]) -> String? {
         var from = 0
+        var said: (value: Int, currency: String?)?
         while let (value, end, at) = SpokenNumber.firstInteger(in: words, from: from) {
+            from = end
             // "the one", "this big one", "the two o'clock one": a pronoun, not a count of one.
             if words[at] == "one", words[max(0, at - 3)..<at].contains(where: Self.pronounOneDeterminers.contains) {
-                from = at + 1
                 continue
             }
             // "the two o'clock", "at 3 pm": a clock time, not a count.
             if end < words.count, SpokenDate.oClock.contains(words[end]) || SpokenDate.meridiem(words, end) != nil {
-                from = at + 1
                 continue
             }
-            if end < words.count, let currency = Self.currency(words[end]) { return "\(value) \(currency)" }
-            return String(value)
+            if at > 0, words[at - 1] == "not" { continue }
+            let currency = end < words.count ? Self.currency(words[end]) : nil
+            guard let first = said else {
+                said = (value, currency)
+                continue
+            }
+            guard first.value == value else { return nil }
+            said = (value, first.currency ?? currency)
         }
+        if let said { return said.currency.map { "\(said.value) \($0)" } ?? String(said.value) }
         return words.contains("none") || words.contains("nobody") || words.contains("nothing") ? "0" : nil
     }
 

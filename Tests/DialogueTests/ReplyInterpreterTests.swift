@@ -289,6 +289,20 @@ import Testing
         #expect(Self.answer(reply, to: "How many people are coming?") == expected)
     }
 
+    /// A reply holding two counts gives none an operator could act on ("two or three", a range, a
+    /// count split in parts): asked again, not stored as the first. The same count said twice is
+    /// one; a number struck out ("not fourteen") is none; a number written with a thousands
+    /// separator is one number.
+    @Test func twoCountsInOneReplyAreNoCount() {
+        let howMany = "How many chairs should we set out?"
+        #expect(Self.answer("Two or three, I reckon.", to: howMany) == nil)
+        #expect(Self.answer("Somewhere between forty and fifty dollars.", to: "How much can you spend?") == nil)
+        #expect(Self.answer("Two adults and one child.", to: howMany) == nil)
+        #expect(Self.answer("Eight. Eight chairs.", to: howMany) == "8")
+        #expect(Self.answer("Not thirteen, thirty.", to: howMany) == "30")
+        #expect(Self.answer("It came to 1,250 dollars.", to: "How much can you spend?") == "1250 USD")
+    }
+
     /// "One" after "the", "that" … is a pronoun ("the blue one"), not a count of one: such a reply
     /// holds no count (asked again, not stored as 1); a count said beside it still counts.
     @Test func aPronounOneIsNoCount() {
