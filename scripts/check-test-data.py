@@ -32,6 +32,7 @@ ALLOWED = {
     "we'll see": "a hedge (ReplyInterpreter.hedges)",
     "hard to say": "a hedge (ReplyInterpreter.hedges)",
     "hard to tell": "a hedge (ReplyInterpreter.hedgePhrases), what anyone says for not knowing",
+    "not the one who": "a hedge (ReplyInterpreter.hedgePhrases): what anyone says who is not the one to ask",
     "i am not": "a negation (YesNo.noes)",
     "i don't think so": "a soft no (YesNo.noes)",
     "of course not": "a no (YesNo.noes)",

@@ -66,11 +66,13 @@ extension ReplyInterpreter {
     static let clauseOpeners: Set<String> = ["thanks", "thank", "please", "sorry", "and", "but", "if", "for", "actually", "i", "i'm", "i'd"]
 
     /// Not sharing or disclosing a thing, or not giving or handing it out: "I won't share that", "I
-    /// don't give out my number" — a negation within the three words before the verb.
+    /// don't give out my number", "we don't give our address to callers" — a negation within the
+    /// three words before the verb.
     static func withholds(_ words: [String]) -> Bool {
         words.indices.contains { i in
             let verb = ["share", "sharing", "disclose"].contains(words[i])
                 || ["give", "hand"].contains(words[i]) && words[(i + 1)...].prefix(4).contains("out")
+                || words[i] == "give" && i + 1 < words.count && ["my", "our"].contains(words[i + 1])
             return verb && words[max(0, i - 3)..<i].contains(where: negations.contains)
         }
     }

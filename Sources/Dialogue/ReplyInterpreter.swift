@@ -203,21 +203,22 @@ public struct ReplyInterpreter: Sendable {
     /// value, said once or more ("Four. Four of us."): a reply holding two ("two or three", "between
     /// forty and fifty", "two adults and one child") gives no count an operator could act on, and
     /// the first of them stored would be a guess. A number struck out ("not fourteen, forty") is
-    /// not one of them.
+    /// not one of them, nor is a time's ("Two, for the show at eight").
     func number(in words: [String]) -> String? {
+        // "about ten", "around eight" read as times too; said of a count they are its approximation.
+        let time = dates.time(in: words)?.words.flatMap { ["about", "around"].contains(words[$0.lowerBound]) ? nil : $0 }
         var from = 0
         var said: (value: Int, currency: String?)?
         while let (value, end, at) = SpokenNumber.firstInteger(in: words, from: from) {
             from = end
             // "the one", "this big one", "the two o'clock one": a pronoun, not a count of one.
-            if words[at] == "one", words[max(0, at - 3)..<at].contains(where: Self.pronounOneDeterminers.contains) {
-                continue
-            }
+            if SpokenNumber.isPronounOne(at: at, in: words) { continue }
             // "the two o'clock", "at 3 pm": a clock time, not a count.
             if end < words.count, SpokenDate.oClock.contains(words[end]) || SpokenDate.meridiem(words, end) != nil {
                 continue
             }
             if at > 0, words[at - 1] == "not" { continue }
+            if time?.contains(at) == true { continue }
             let currency = end < words.count ? Self.currency(words[end]) : nil
             guard let first = said else {
                 said = (value, currency)
@@ -229,9 +230,6 @@ public struct ReplyInterpreter: Sendable {
         if let said { return said.currency.map { "\(said.value) \($0)" } ?? String(said.value) }
         return words.contains("none") || words.contains("nobody") || words.contains("nothing") ? "0" : nil
     }
-
-    /// Words that make a "one" up to three words after them a pronoun ("the one", "that red one").
-    static let pronounOneDeterminers: Set<String> = ["the", "this", "that", "which", "any", "each", "every", "another", "other"]
 
     /// The currency a word right after an amount names.
     static func currency(_ word: String) -> String? { currencies[word] }

@@ -12,11 +12,16 @@ struct SpokenDate {
                          "september": 9, "october": 10, "november": 11, "december": 12]
 
     /// The date and/or time in `words`; nil when they name neither — and when they name a month
-    /// whose day is not read ("the eight-eenth of January at one" is no one o'clock of any day).
+    /// whose day is not read ("the eight-eenth of January at one" is no one o'clock of any day), or
+    /// hold a number the time does not explain ("Wednesday, quarter two eight" is a time not read,
+    /// not Wednesday alone; "two stay at four thirty" a day not read, not 16:30 of no day).
     func iso(in words: [String]) -> String? {
         let day = self.day(in: words)
-        if day == nil, words.contains(where: { $0 != "may" && Self.months[$0] != nil }) { return nil }
+        let namesAMonth = words.contains { $0 != "may" && Self.months[$0] != nil }
+        if day == nil, namesAMonth { return nil }
         let time = self.time(in: words)
+        // A month's day is a number the day explains; no such number is looked for then.
+        if !namesAMonth, Self.numberSaid(in: words, outside: time?.words) { return nil }
         switch (day, time) {
         case (let day?, let time?): return String(format: "%@T%02d:%02d", day, time.hour, time.minute)
         case (let day?, nil): return day
@@ -81,12 +86,14 @@ struct SpokenDate {
 
     // MARK: The time
 
-    func time(in words: [String]) -> (hour: Int, minute: Int)? {
+    /// The time in `words`, and the words it was read from (none for "noon" or "midnight").
+    func time(in words: [String]) -> (hour: Int, minute: Int, words: Range<Int>?)? {
         let text = " " + words.joined(separator: " ") + " "
-        if text.contains(" noon ") || text.contains(" midday ") { return (12, 0) }
-        if text.contains(" midnight ") { return (0, 0) }
-        var found: (hour: Int, minute: Int, index: Int)?
+        if text.contains(" noon ") || text.contains(" midday ") { return (12, 0, nil) }
+        if text.contains(" midnight ") { return (0, 0, nil) }
+        var found: (hour: Int, minute: Int, index: Int)?, start = 0
         for (i, word) in words.enumerated() where found == nil {
+            start = i
             if word.contains(":"), let clock = clockTime(word) {
                 found = (clock.hour, clock.minute, i + 1)
             } else if let minutes = minutesPastOrTo(words, at: Self.prepositions.contains(word) ? i + 1 : i) {
@@ -94,7 +101,7 @@ struct SpokenDate {
             } else if let spoken = spokenTime(words, at: i) {
                 found = spoken
             } else if let glued = gluedMeridiem(word) {
-                return (glued.hour % 12 + (glued.pm ? 12 : 0), 0)
+                return (glued.hour % 12 + (glued.pm ? 12 : 0), 0, i..<i + 1)
             }
         }
         guard let found else { return nil }
@@ -106,8 +113,31 @@ struct SpokenDate {
         case false?: if hour == 12 { hour = 0 }
         case nil: if (1...7).contains(hour) { hour += 12 }   // "at two" on a business call is the afternoon
         }
-        return (hour, minute)
+        return (hour, minute, start..<end)
     }
+
+    /// Whether `words` say a number (not the pronoun "one", not a count of things: "four of us",
+    /// "six guests"), or the "half" or "quarter" of a clock, outside `read` (the words a time was
+    /// read from).
+    static func numberSaid(in words: [String], outside read: Range<Int>?) -> Bool {
+        words.indices.contains { i in
+            guard read?.contains(i) != true, !SpokenNumber.isPronounOne(at: i, in: words) else { return false }
+            if ["half", "quarter"].contains(words[i]) { return true }
+            guard let number = SpokenNumber.integer(startingAt: i, in: words) else { return false }
+            return !countsThings(words, at: number.end)
+        }
+    }
+
+    /// Whether the word at `index`, after a number, makes it a count of things: "of" ("four of
+    /// us"), "people", or a plural that is no span of time ("guests", not "weeks").
+    static func countsThings(_ words: [String], at index: Int) -> Bool {
+        guard index < words.count else { return false }
+        let word = words[index]
+        if ["of", "people", "persons", "children", "men", "women"].contains(word) { return true }
+        return word.count > 2 && word.hasSuffix("s") && !spansOfTime.contains(word) && SpokenNumber.small[String(word.dropLast())] == nil
+    }
+
+    static let spansOfTime: Set<String> = ["minutes", "hours", "days", "weeks", "fortnights", "months", "years", "mins", "hrs"]
 
     static let prepositions: Set<String> = ["at", "around", "about", "by", "until"]
     /// How "o'clock" is written after an hour.

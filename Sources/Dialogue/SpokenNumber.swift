@@ -16,6 +16,14 @@ enum SpokenNumber {
         "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
     ]
 
+    /// Words that make a "one" up to three words after them a pronoun ("the one", "that red one").
+    static let pronounOneDeterminers: Set<String> = ["the", "this", "that", "which", "any", "each", "every", "another", "other"]
+
+    /// Whether the word at `index` is "one" as a pronoun ("the blue one", "the two o'clock one"), not a number.
+    static func isPronounOne(at index: Int, in words: [String]) -> Bool {
+        words[index] == "one" && words[max(0, index - 3)..<index].contains(where: pronounOneDeterminers.contains)
+    }
+
     /// Whether `word` is digits as written ("555", "0198").
     static func isWrittenDigits(_ word: String) -> Bool { word.allSatisfy { $0.isASCII && $0.isNumber } }
 
