@@ -4,7 +4,7 @@ import Foundation
 extension BenchMain {
     /// `admitted`: after the steps, that many slots placing calls at once to a server that admits
     /// them as its turns allow (`engine.local.turn_latency_goal_ms`); 0: none.
-    static func capacity(output: String, steps: [Int], admitted: Int, seconds: Double = 60) async throws {
+    static func capacity(output: String, steps: [Int], admitted: Int, seconds: Double) async throws {
         print("== Capacity: local-engine persona calls kept going \(format(seconds, digits: 0)) s at once (\(steps.map(String.init).joined(separator: ", "))\(admitted > 0 ? "; \(admitted) admitted by the server's turn-latency goal" : "")), `voicebridge serve` → SIP/RTP → `voicebridge simulate-callee` in its own process (nice 10)")
         let binary = try serverBinary()
         var results: [CapacityBenchmark.Step] = []

@@ -16,7 +16,8 @@ struct BenchMain {
         var loopbackCounts = [100, 500, 1000]
         var suites: Set<String> = ["pipeline", "sip-rtp", "media-streams", "loopback-streams", "dialects", "engines", "barge-in", "vad", "personas", "personas-espeak", "amd", "campaigns", "queue", "tools", "knowledge", "turns", "early-replies", "recognition", "korean", "held-out", "screeners", "menus", "languages", "calibration", "line", "capacity", "traces"]
         var personaConcurrency = 5
-        var capacitySteps = [5, 10, 15, 20, 30], capacityAdmitted = 40, capacitySeconds = 60.0
+        // Steps of 180 s: a step of 60 s was mostly its ramp (14 live on average at 20, 16–17 in 180 s).
+        var capacitySteps = [5, 10, 15, 20, 30], capacityAdmitted = 40, capacitySeconds = 180.0
         var lineConditions: Set<String>?
         if CommandLine.arguments.dropFirst().first == "rtp-generator" {
             let args = Array(CommandLine.arguments.dropFirst(2))
@@ -47,7 +48,7 @@ struct BenchMain {
             case "--capacity-admitted": capacityAdmitted = Int(arguments.next() ?? "") ?? 0
             case "--capacity-seconds": capacitySeconds = arguments.next().flatMap(Double.init) ?? capacitySeconds
             default:
-                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-aec,echo-silent,echo-silent-aec,clean-ns,babble-10-ns,clean-bg,babble-10-bg] [--capacity-steps 5,10,15,20,30] [--capacity-admitted 40] [--capacity-seconds 60] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,screeners,menus,calibration,line,capacity,traces]\n".utf8))
+                FileHandle.standardError.write(Data("usage: voicebridge-bench [--output DIR] [--seconds S] [--calls 100,500,1000] [--streams 100,300,500,1000] [--loopback-streams 100,500,1000] [--persona-concurrency 5] [--line-conditions clean,babble-10,echo,echo-aec,echo-silent,echo-silent-aec,clean-ns,babble-10-ns,clean-bg,babble-10-bg] [--capacity-steps 5,10,15,20,30] [--capacity-admitted 40] [--capacity-seconds 180] [--only pipeline,sip-rtp,media-streams,loopback-streams,dialects,engines,barge-in,vad,personas,personas-espeak,amd,campaigns,queue,tools,knowledge,turns,early-replies,recognition,korean,held-out,screeners,menus,calibration,line,capacity,traces]\n".utf8))
                 exit(2)
             }
         }

@@ -21,6 +21,9 @@ enum SpokenName {
         "what", "who", "why", "where", "how", "which", "pardon", "huh", "excuse",
     ]
 
+    /// Words inside a name that are written lower-case ("van der Berg", "da Silva").
+    static let particles: Set<String> = ["van", "von", "der", "den", "de", "da", "di", "du", "del", "la", "le", "bin", "al", "el"]
+
     /// Words that, right after a name, say what that person does or is ("… will sign").
     static let predicates: Set<String> = ["will", "would", "can", "could", "should", "shall", "may", "is", "does"]
 
@@ -45,11 +48,16 @@ enum SpokenName {
         return nameWords(from: 0, words, originals).flatMap { $0.split(separator: " ").count == words.count ? $0 : nil }
     }
 
-    /// Up to three name-like words from `start`, title-cased.
+    /// Up to three name-like words from `start`, title-cased. A recognizer writes a name
+    /// capitalised and other words lower-case, so the name ends where the writing changes ("Tessa
+    /// Grey, honestly." is Tessa Grey; "Maybe tomorrow." no name of two words); a particle may
+    /// stay lower-case, and a recognizer that writes all lower-case is read as before.
     private static func nameWords(from start: Int, _ words: [String], _ originals: [String]) -> String? {
         var picked: [String] = []
         var i = start
-        while i < words.count, picked.count < 3, !stops.contains(words[i]), words[i].allSatisfy({ $0.isLetter || $0 == "'" }) {
+        let capitalised = { (i: Int) in originals[i].first?.isUppercase == true }
+        while i < words.count, picked.count < 3, !stops.contains(words[i]), words[i].allSatisfy({ $0.isLetter || $0 == "'" }),
+              i == start || particles.contains(words[i]) || capitalised(i) == capitalised(start) {
             picked.append(originals[i].prefix(1).uppercased() + originals[i].dropFirst().lowercased())
             i += 1
         }

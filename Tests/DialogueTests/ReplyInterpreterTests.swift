@@ -152,6 +152,20 @@ import Testing
         #expect(yesNo.interpret("I'm sure he did.", asked: 0, open: [0]) == yes)
     }
 
+    /// A reply alone is a name only when its words are written alike: a recognizer writes a name
+    /// capitalised and other words lower-case ("Tessa Grey, honestly." is a name and something
+    /// else, not "Tessa Grey Honestly"); a lower-case particle and an all-lower-case recognizer
+    /// are no obstacle.
+    @Test func aNameAloneIsWordsWrittenAlike() {
+        let question = "Who should we ask for at reception?"
+        #expect(Self.answer("Tessa Grey, honestly.", to: question) == nil)
+        #expect(Self.answer("Maybe tomorrow.", to: question) == nil)
+        #expect(Self.answer("Tessa Grey.", to: question) == "Tessa Grey")
+        #expect(Self.answer("Bram van Dijk.", to: question) == "Bram Van Dijk")
+        #expect(Self.answer("tessa grey", to: question) == "Tessa Grey")
+        #expect(Self.answer("My name is Tessa Grey, honestly.", to: question) == "Tessa Grey")
+    }
+
     /// Whose it is names nobody (the seventh held-out set's "Mine, Helen Price." was stored as
     /// "Mine Helen Price"): asked again rather than stored with the pronoun.
     @Test func aPossessiveIsNoName() {
