@@ -80,12 +80,15 @@ public struct ReplyInterpreter: Sendable {
 
     /// The words as said, case kept. The old spellings a recognizer sometimes writes ("to-morrow",
     /// "to-day", "to-night") are one word, as today; so is a number written with thousands
-    /// separators ("1,500").
+    /// separators ("1,500"). An apostrophe inside a word stays ("don't", "o'clock"); one at its
+    /// edge is a quotation mark ("'This is …'").
     public static func tokens(_ text: String) -> [String] {
         text.replacingOccurrences(of: "’", with: "'")
             .replacing(/\b([Tt])o-(morrow|day|night)\b/) { "\($0.1)o\($0.2)" }
             .replacing(/(\d),(\d{3})\b/) { "\($0.1)\($0.2)" }
-            .split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == ":" || $0 == "+") }.map(String.init)
+            .split { !($0.isLetter || $0.isNumber || $0 == "'" || $0 == ":" || $0 == "+") }
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+            .filter { !$0.isEmpty }
     }
 
     /// What `reply` means when question `asked` was put; `open` are the questions still waiting for an answer.

@@ -164,6 +164,7 @@ import Testing
         #expect(Self.answer("Bram van Dijk.", to: question) == "Bram Van Dijk")
         #expect(Self.answer("tessa grey", to: question) == "Tessa Grey")
         #expect(Self.answer("My name is Tessa Grey, honestly.", to: question) == "Tessa Grey")
+        #expect(Self.answer("\"'This is Omar Haddad.'\"", to: question) == "Omar Haddad", "quotation marks are no part of a word")
     }
 
     /// Whose it is names nobody (the seventh held-out set's "Mine, Helen Price." was stored as
