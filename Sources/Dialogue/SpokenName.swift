@@ -55,7 +55,7 @@ enum SpokenName {
     private static func nameWords(from start: Int, _ words: [String], _ originals: [String]) -> String? {
         var picked: [String] = []
         var i = start
-        let capitalised = { (i: Int) in originals[i].first?.isUppercase == true }
+        let capitalised = { (index: Int) in originals[index].first?.isUppercase == true }
         while i < words.count, picked.count < 3, !stops.contains(words[i]), words[i].allSatisfy({ $0.isLetter || $0 == "'" }),
               i == start || particles.contains(words[i]) || capitalised(i) == capitalised(start) {
             picked.append(originals[i].prefix(1).uppercased() + originals[i].dropFirst().lowercased())
