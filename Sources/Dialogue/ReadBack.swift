@@ -107,12 +107,15 @@ public enum ReadBack {
 
     /// The caller's side: whether a read-back (as heard) gives back the value in `said` (what the
     /// caller said) — the same digits, the same day and time, the same name. Nil when `said` holds
-    /// no value of a kind that is read back.
+    /// no value of a kind that is read back. A name introduced ("My name is …", "Under …") is looked
+    /// for before a count; a bare one ("Ana Kovac.", "Tom Reyes will sign.") after it — the caller
+    /// knows their line was a name even when nothing in it says so.
     public static func matches(_ heard: String, said: String, now: Date = Date(), calendar: Calendar = .current) -> Bool? {
         let interpreter = ReplyInterpreter(kinds: [], now: now, calendar: calendar)
         let saidWords = ReplyInterpreter.words(said), heardWords = ReplyInterpreter.words(heard)
-        for kind in [AnswerKind.phoneNumber, .dateTime, .name, .number] {
-            guard let value = interpreter.extract(kind, from: saidWords, reply: said, strict: kind == .name) else { continue }
+        let readings: [(AnswerKind, strict: Bool)] = [(.phoneNumber, false), (.dateTime, false), (.name, true), (.number, false), (.name, false)]
+        for (kind, strict) in readings {
+            guard let value = interpreter.extract(kind, from: saidWords, reply: said, strict: strict) else { continue }
             if kind == .name {
                 // The read-back says the name inside a sentence: every word of it must be there, as
                 // the ear takes it — "Park" read back as "Parr" sounds the same.

@@ -45,6 +45,12 @@ import TestSupport
         #expect(ReadBack.isReadBack("I have gained mys in that right.") && ReadBack.isReadBack("I have plus one nine eight, is it rife?"),
                  "as the callee's ear takes it")
         #expect(ReadBack.matches("I have John Parr. Is that right?", said: "My name is John Park.") == true, "sounds the same")
+        // A name said bare, or before what the person does, is the caller's name too: it is checked,
+        // not met with silence (the callee had nothing to say to it when it was its last line).
+        #expect(ReadBack.matches("I have Ana Kovac. Is that right?", said: "Ana Kovac.") == true)
+        #expect(ReadBack.matches("I have Tom Rays. Is that right?", said: "Tom Reyes will sign for it.") == false)
+        #expect(ReadBack.matches("I have Tom Reyes. Is that right?", said: "Tom Reyes will sign for it.") == true)
+        #expect(ReadBack.matches("I have three. Is that right?", said: "Three, please.") == true, "a count before a bare name")
         #expect(ReadBack.matches("I have November twenty nine at eleven a.m. Is that right?", said: "Um, the day after tomorrow at eleven.",
                                  now: Self.now, calendar: Self.utc) == false, "the 29th is not the day after tomorrow here (the 28th)")
         #expect(ReadBack.matches("I have November twenty eight at eleven a.m. Is that right?", said: "Um, the day after tomorrow at eleven.",
