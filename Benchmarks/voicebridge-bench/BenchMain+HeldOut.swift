@@ -4,8 +4,8 @@ import Foundation
 import Personas
 import Realtime
 
-/// `make bench`'s `held-out` suite: the personas nothing was tuned on (`CalleePersona.eighthHeldOut`,
-/// `.koreanHeldOut`; the first seven English sets, `.heldOut` to `.seventhHeldOut`, informed readings
+/// `make bench`'s `held-out` suite: the personas nothing was tuned on (`CalleePersona.ninthHeldOut`,
+/// `.koreanHeldOut`; the first eight English sets, `.heldOut` to `.eighthHeldOut`, informed readings
 /// on 7 Dec and are reported beside them as tuned on) as real calls — English in Piper's
 /// voice, Korean in espeak-ng's Korean voice
 /// (read-back off: the simulated callee does not hear Korean). The figure that matters most to an
@@ -17,7 +17,8 @@ extension BenchMain {
         var rows: [[String]] = [], json: [String: Any] = [:], differed: [[String]] = []
         let share = { (m: Int, t: Int) in t == 0 ? 0 : Double(m) * 100 / Double(t) }
         var sets: [(String, [CalleePersona], String?, [String: String])] = [
-            ("English", CalleePersona.eighthHeldOut, nil, [:]),
+            ("English", CalleePersona.ninthHeldOut, nil, [:]),
+            ("English, eighth set (tuned on)", CalleePersona.eighthHeldOut, nil, [:]),
             ("English, seventh set (tuned on)", CalleePersona.seventhHeldOut, nil, [:]),
             ("English, sixth set (tuned on)", CalleePersona.sixthHeldOut, nil, [:]),
             ("English, fifth set (tuned on)", CalleePersona.fifthHeldOut, nil, [:]),
@@ -55,6 +56,7 @@ extension BenchMain {
                 "summaries_matched": summaries.0, "summaries_total": summaries.1,
                 "answered_wrong": answered.0, "answered_total": answered.1, "turn_p50_ms": turns.p50, "turn_p99_ms": turns.p99,
                 "mismatches": Dictionary(uniqueKeysWithValues: outcomes.filter { !$0.mismatches.isEmpty }.map { ($0.persona, $0.mismatches) }),
+                "transcripts": run.differingTranscripts,
             ] as [String: Any]
         }
         print(table(["held-out set", "stored statuses right", "answers right", "answered but wrong", "turn p50 ms", "goal"], rows))

@@ -29,6 +29,9 @@ enum PersonaBenchmark {
         /// The turns whose reply's first frame came later than `slowTurnMs`, with each step's
         /// milliseconds after the speech end (`turn_ended_ms`, `transcript_ms`, … of the report): where a slow one waited.
         var slowTurns: [[String: Int]] = []
+        /// Each call whose stored result differed from its persona's: its transcript, a line a turn
+        /// ("ai: …", "customer: …") — how the wrong answer came to be stored (heard so, read back, corrected).
+        var differingTranscripts: [String: [String]] = [:]
         static let slowTurnMs = 1_500.0
     }
 
@@ -91,7 +94,13 @@ enum PersonaBenchmark {
                                answerText: a["answer_text"] as? String, answerSummary: a["answer_summary"] as? String,
                                confidence: (a["confidence"] as? NSNumber)?.doubleValue ?? 0, timesAsked: 0)
         }
-        run.outcomes.append(persona.compare(state: CallState(rawValue: state), answers: answers, now: started))
+        let outcome = persona.compare(state: CallState(rawValue: state), answers: answers, now: started)
+        run.outcomes.append(outcome)
+        if !outcome.mismatches.isEmpty {
+            run.differingTranscripts[persona.name] = (result["transcript"] as? [[String: Any]] ?? []).map {
+                "\($0["speaker"] as? String ?? "?"): \($0["text"] as? String ?? "")"
+            }
+        }
         let report = try await json(get: "\(base)/\(id)/report")
         run.bargeIns.append((report["interruptions"] as? [Any])?.count ?? 0)
         let turns = (report["turns"] as? [[String: Any]]) ?? []

@@ -40,7 +40,8 @@ import Testing
     @Test func theHeldOutPersonasShareNoLineWithTheTuningOnes() {
         let tuning = Set((CalleePersona.catalogue + CalleePersona.korean).flatMap(\.script))
         let englishSets = [CalleePersona.heldOut, CalleePersona.secondHeldOut, CalleePersona.thirdHeldOut, CalleePersona.fourthHeldOut,
-                           CalleePersona.fifthHeldOut, CalleePersona.sixthHeldOut, CalleePersona.seventhHeldOut, CalleePersona.eighthHeldOut]
+                           CalleePersona.fifthHeldOut, CalleePersona.sixthHeldOut, CalleePersona.seventhHeldOut, CalleePersona.eighthHeldOut,
+                           CalleePersona.ninthHeldOut]
         for persona in englishSets.joined() + CalleePersona.koreanHeldOut {
             #expect(persona.expected.count == persona.questions.count, "\(persona.name)")
             let shared = persona.script.filter { tuning.contains($0) && !$0.hasPrefix("<") }
