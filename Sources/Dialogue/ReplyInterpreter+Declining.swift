@@ -7,16 +7,19 @@ extension ReplyInterpreter {
                            "in a meeting", "another time", "another day", "i'm at work", "i am at work"]
     static let refusals = ["rather not", "prefer not", "don't want to", "do not want to", "won't answer", "will not answer",
                            "not going to answer", "no comment", "none of your business", "not tell", "decline to", "not comfortable",
-                           "that's private", "that is private", "not willing to",
+                           "that's private", "that is private", "not willing to", "between me and", "my own business", "that's personal",
+                           "that is personal",
                            "rather you didn't", "rather you did not", "prefer you didn't", "prefer you did not"]
     /// A refusal to a question that is not a yes/no one (to which they are a no).
     static let declines = ["please don't", "please do not", "don't call", "do not call", "don't phone", "do not phone",
-                           "don't ring", "do not ring"]
+                           "don't ring", "do not ring",
+                           // "You won't need a number": the caller says the thing asked for is not needed.
+                           "you won't need", "you will not need", "you don't need", "you do not need"]
 
     /// The verbs a call is asked for by, and the words after one that put it at another time:
-    /// "ring tomorrow", "phone me back", "try me later", "call us in an hour", "try again".
+    /// "ring tomorrow", "phone me back", "try me later", "call us in an hour", "ring me on Friday", "try again".
     static let callVerbs: Set<String> = ["call", "ring", "phone", "try"]
-    static let laterWords: Set<String> = ["back", "later", "tomorrow", "tonight", "hour"]
+    static let laterWords: Set<String> = Set(SpokenDate.weekdays.keys).union(["back", "later", "tomorrow", "tonight", "hour"])
     /// After "try again", the words that make it a call at another time, not a question to be asked again.
     static let laterTimes: Set<String> = ["later", "tomorrow", "tonight", "next", "morning", "afternoon", "evening", "weekend", "week"]
     /// Before a verb, words that make it a noun ("a quick call tomorrow" is a time for the call).

@@ -6,7 +6,9 @@ extension ReplyInterpreter {
     static let hedgePhrases = ["no idea", "no clue", "maybe", "perhaps", "possibly", "might", "can't say", "cannot say", "couldn't say", "could not say",
                                "can't tell", "couldn't tell", "hard to tell", "unsure",
                                "i'll see", "we'll see", "depends", "hard to say",
-                               "not the one who", "not the one that", "not the person who", "have to ask", "better ask"]
+                               "not the one who", "not the one that", "not the person who", "have to ask", "better ask",
+                               // The answer promised for later: "I'll let you know", "… and I'll tell you".
+                               "let you know", "i'll tell you", "get back to you"]
     /// Verbs of knowing, and the words that may stand between one and its negation ("not quite sure").
     static let knowingWords: Set<String> = ["know", "sure", "certain", "remember", "recall", "recollect"]
     static let softeners: Set<String> = ["really", "quite", "entirely", "totally", "exactly", "too", "so", "fully", "100"]

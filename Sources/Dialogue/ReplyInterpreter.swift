@@ -211,7 +211,7 @@ public struct ReplyInterpreter: Sendable {
         // "about ten", "around eight" read as times too; said of a count they are its approximation.
         let time = dates.time(in: words)?.words.flatMap { ["about", "around"].contains(words[$0.lowerBound]) ? nil : $0 }
         var from = 0
-        var said: (value: Int, currency: String?)?
+        var said: (value: Int, currency: String?, end: Int)?
         while let (value, end, at) = SpokenNumber.firstInteger(in: words, from: from) {
             from = end
             // "the one", "this big one", "the two o'clock one": a pronoun, not a count of one.
@@ -224,15 +224,24 @@ public struct ReplyInterpreter: Sendable {
             if time?.contains(at) == true { continue }
             let currency = end < words.count ? Self.currency(words[end]) : nil
             guard let first = said else {
-                said = (value, currency)
+                said = (value, currency, end)
+                continue
+            }
+            // "Nine, no, ten", "twelve — sorry, fifteen", "six, I mean seven": the caller's own
+            // correction replaces the number before it.
+            if Self.says(Self.corrections, in: Array(words[first.end..<at])) {
+                said = (value, currency ?? first.currency, end)
                 continue
             }
             guard first.value == value else { return nil }
-            said = (value, first.currency ?? currency)
+            said = (value, first.currency ?? currency, end)
         }
         if let said { return said.currency.map { "\(said.value) \($0)" } ?? String(said.value) }
         return words.contains("none") || words.contains("nobody") || words.contains("nothing") ? "0" : nil
     }
+
+    /// Words between two numbers that take the first back.
+    static let corrections = ["no", "sorry", "i mean", "i meant", "actually", "rather", "make that", "make it", "correction"]
 
     /// The currency a word right after an amount names.
     static func currency(_ word: String) -> String? { currencies[word] }

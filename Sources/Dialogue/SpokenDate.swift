@@ -39,11 +39,13 @@ struct SpokenDate {
             return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
         }
         func plus(_ days: Int) -> String { format(calendar.date(byAdding: .day, value: days, to: today)!) }
-        let text = " " + words.joined(separator: " ") + " "
-        if text.contains(" day after tomorrow ") { return plus(2) }
-        if text.contains(" tomorrow ") { return plus(1) }
-        if text.contains(" today ") || text.contains(" tonight ") || text.contains(" this afternoon ") || text.contains(" this evening ") { return plus(0) }
-        for (i, word) in words.enumerated() {
+        func says(_ phrase: [String]) -> Bool {
+            words.indices.contains { $0 + phrase.count <= words.count && Array(words[$0..<$0 + phrase.count]) == phrase && Self.isOffered(words, at: $0) }
+        }
+        if says(["day", "after", "tomorrow"]) { return plus(2) }
+        if says(["tomorrow"]) { return plus(1) }
+        if says(["today"]) || says(["tonight"]) || says(["this", "afternoon"]) || says(["this", "evening"]) { return plus(0) }
+        for (i, word) in words.enumerated() where Self.isOffered(words, at: i) {
             if let weekday = Self.weekdays[word] {
                 let current = calendar.component(.weekday, from: today)
                 var ahead = (weekday - current + 7) % 7
@@ -65,6 +67,16 @@ struct SpokenDate {
             }
         }
         return nil
+    }
+
+    /// Whether the day said at `index` is one the caller offers, not the past or a limit: "since
+    /// Sunday", "last Friday", "away until Monday", "till tomorrow" say when something began or
+    /// when the caller is not free — "the last Friday of the month" is a day.
+    static func isOffered(_ words: [String], at index: Int) -> Bool {
+        guard index > 0 else { return true }
+        let before = words[index - 1]
+        if before == "last" { return index > 1 && words[index - 2] == "the" }
+        return !["since", "until", "till", "til"].contains(before)
     }
 
     /// "fifth", "5th", "5", "twenty first", "twenty one" at `index`.

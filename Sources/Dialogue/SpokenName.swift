@@ -5,6 +5,7 @@
 enum SpokenName {
     static let introductions: [[String]] = [["my", "name", "is"], ["my", "name's"], ["name", "is"], ["name's"], ["this", "is"],
                                            ["i", "am"], ["i'm"], ["it's"], ["it", "is"], ["call", "me"], ["you", "can", "call", "me"],
+                                           ["it'll", "be"], ["it", "will", "be"], ["that'll", "be"], ["that", "will", "be"],
                                            // What a booking or an account is held under: "Under Rivera", "It's under the name of Rivera".
                                            ["under", "the", "name", "of"], ["under", "the", "name"], ["under"],
                                            // Whom a cheque, an invoice or a ticket is for: "Make it out to Rivera", "made out to …".
@@ -19,6 +20,8 @@ enum SpokenName {
         "mine", "ours", "his", "hers", "theirs", "yours",
         // A question back ("What?", "Pardon?", "Why me?") is nobody's name.
         "what", "who", "why", "where", "how", "which", "pardon", "huh", "excuse",
+        // A day ("It'll be Friday", "It's tomorrow") is nobody's name either.
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow", "tonight",
     ]
 
     /// Words inside a name that are written lower-case ("van der Berg", "da Silva").
@@ -48,7 +51,8 @@ enum SpokenName {
         return nameWords(from: 0, words, originals).flatMap { $0.split(separator: " ").count == words.count ? $0 : nil }
     }
 
-    /// Up to three name-like words from `start`, title-cased. A recognizer writes a name
+    /// Up to three name-like words from `start`, title-cased — no number word ("It's two") among
+    /// them. A recognizer writes a name
     /// capitalised and other words lower-case, so the name ends where the writing changes ("Tessa
     /// Grey, honestly." is Tessa Grey; "Maybe tomorrow." no name of two words); a particle may
     /// stay lower-case, and a recognizer that writes all lower-case is read as before.
@@ -56,7 +60,8 @@ enum SpokenName {
         var picked: [String] = []
         var i = start
         let capitalised = { (index: Int) in originals[index].first?.isUppercase == true }
-        while i < words.count, picked.count < 3, !stops.contains(words[i]), words[i].allSatisfy({ $0.isLetter || $0 == "'" }),
+        while i < words.count, picked.count < 3, !stops.contains(words[i]), SpokenNumber.small[words[i]] == nil,
+              words[i].allSatisfy({ $0.isLetter || $0 == "'" }),
               i == start || particles.contains(words[i]) || capitalised(i) == capitalised(start) {
             picked.append(originals[i].prefix(1).uppercased() + originals[i].dropFirst().lowercased())
             i += 1

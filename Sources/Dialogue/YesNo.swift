@@ -28,11 +28,29 @@ public enum YesNo {
                 // "Please" said last ("Please." "Yes, please.") assents; opening a request it does not: a
                 // misheard "Please connect me to an operator." was stored as a yes to "Can you attend?".
                 if marker.words == ["please"], start < words.count - 1 { continue }
+                if marker.words == ["not"], isContrast(words, at: start) { continue }
                 return marker.yes
             }
         }
         return nil
     }
+
+    /// Whether the "not" at `index` sets one thing against another ("It's a cat, not a dog",
+    /// "Tuesday, not the Monday") — it corrects what was asked about and answers nothing — rather
+    /// than negating a verb ("It's not a problem", "Sadly not the one you mean"): a thing named on
+    /// both sides of it, and no verb right before it.
+    static func isContrast(_ words: [String], at index: Int) -> Bool {
+        guard index > 0, index + 1 < words.count, determiners.contains(words[index + 1]),
+              words[max(0, index - 4)..<index].contains(where: determiners.contains) else { return false }
+        let before = words[index - 1]
+        return !verbsBeforeNot.contains(before) && !before.hasSuffix("'s") && !before.hasSuffix("'re") && !before.hasSuffix("'m")
+            && !before.hasSuffix("'d") && !before.hasSuffix("'ll") && !before.hasSuffix("n't")
+    }
+    static let determiners: Set<String> = ["a", "an", "the", "my", "his", "her", "our", "their", "your"]
+    /// The verbs a "not" after which negates the verb: "is not a …", "was not the …", "do not …".
+    static let verbsBeforeNot: Set<String> = ["is", "was", "are", "were", "am", "be", "been", "being", "do", "does", "did", "have", "has",
+                                              "had", "will", "would", "can", "could", "should", "shall", "may", "might", "must", "rather",
+                                              "certainly", "definitely", "probably", "really", "just", "why", "if", "or", "absolutely"]
 
     /// true for yes, false for no, nil when `text` says neither.
     public static func answer(in text: String) -> Bool? { polarity(of: ReplyInterpreter.words(text)) }
