@@ -36,17 +36,11 @@ struct CalleeConversation: Sendable {
     /// The line the next agent utterance gets if it is not a read-back or re-ask (for `<over …>`).
     var upcoming: CalleeLine? { next < script.count ? script[next] : nil }
 
-    /// What the callee listens for in a whole read-back: the words of a read-back and of its own
-    /// last answer. Not a re-ask's words: said first and plainly, they need no help, and
-    /// helped they were heard in new questions ("That's all right. Does …" as "… didn't get …"),
-    /// so the callee said its last answer again instead of answering.
-    var expecting: [String] {
-        Self.readBackCues + (last.map { $0.words.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init) } ?? [])
-    }
-
-    /// The words that tell a read-back from a new question: all the callee listens for in an
-    /// agent utterance's opening. Its own answer's words are not: favoured there, a new question
-    /// after a phone number ("When would suit you for a visit?") was heard as "When one two two four".
+    /// The words that tell a read-back from a new question: all the callee listens for. Not its
+    /// own answer's words: favoured in an opening, a new question after a phone number ("When
+    /// would suit you for a visit?") was heard as "When one two two four"; favoured in a whole
+    /// read-back, a misheard name read back was heard as the callee's own and confirmed ("Bridget
+    /// Morne" as Moran) — where a person would have heard the difference.
     static let readBackCues = ["is", "that", "right", "correct", "have"]
 
     /// Whether what the agent says next can change the reply: only after a line with words that
@@ -54,13 +48,6 @@ struct CalleeConversation: Sendable {
     var isListening: Bool {
         guard let last else { return false }
         return last.action == .say && !last.words.isEmpty && repeats < Self.maxRepeats
-    }
-
-    /// Whether `heard` is a read-back that gives back the callee's last answer as it was said:
-    /// then there is nothing to correct, and no need to listen to it a second time.
-    func confirms(_ heard: String) -> Bool {
-        guard let last, ReadBack.isReadBack(heard) else { return false }
-        return ReadBack.matches(heard, said: last.words, now: now) == true
     }
 
     mutating func reply(toAgent heard: String?) -> Reply {

@@ -96,14 +96,14 @@ public final class SimulatedCallee: Sendable {
     /// must not turn a slow ear into a silent caller.
     static let hearingBudget: Duration = .milliseconds(5500)
 
-    /// How strongly the callee's ear favours what it expects: a person listening for their own
-    /// number read back hears it more easily than words out of nowhere.
+    /// How strongly the callee's ear favours the words of a read-back's question ("is that right"),
+    /// which tell a read-back from a new question — never the value being read back.
     static let listeningBias: Float = 3
     /// The opening of an agent utterance the callee always transcribes: 2 s at 16 kHz, enough for
     /// "Sorry, I didn't catch that", "I have …" or "That's all right. Does …".
     static let openingSamples = 32_000
     /// An utterance up to 3.5 s (16 kHz) is heard whole at once: a name read back ("I have Jane
-    /// Smith. Is that right?") needs no second listening then, unless it does not confirm.
+    /// Smith. Is that right?") needs no second listening then.
     static let wholeAtOnceSamples = 56_000
 
     /// How the callee picks up a call.
@@ -361,16 +361,15 @@ public final class SimulatedCallee: Sendable {
                 var words: String?
                 if let hearing, conversation.isListening {
                     // What the agent is doing shows in its first words ("Sorry, I didn't catch that",
-                    // "I have …"): those are heard first (a short utterance whole), and the whole a
-                    // second time, listening for the callee's own words, only for a read-back that
-                    // was cut or does not confirm — so listening costs the recognizer little.
+                    // "I have …"): those are heard first (a short utterance whole), and the whole
+                    // only for a read-back that was cut — so listening costs the recognizer little.
                     let deadline = clock.now + Self.hearingBudget
                     let first = utterance.count <= Self.wholeAtOnceSamples ? utterance : Array(utterance.prefix(Self.openingSamples))
                     words = await hearing(first, CalleeConversation.readBackCues, Self.hearingBudget)
-                    if let opening = words, ReadBack.isReadBack(opening), first.count < utterance.count || !conversation.confirms(opening) {
+                    if let opening = words, ReadBack.isReadBack(opening), first.count < utterance.count {
                         // Not made out in time (a loaded machine), the read-back is judged on what
                         // was heard first, which holds the value — not taken for a new question.
-                        words = await hearing(utterance, conversation.expecting, max(.zero, deadline - clock.now)) ?? opening
+                        words = await hearing(utterance, CalleeConversation.readBackCues, max(.zero, deadline - clock.now)) ?? opening
                     }
                     if words == nil {   // at info: a test whose callee answered the wrong thing says why
                         logger.info("simulated callee: the agent was not made out in time; the next line is said", metadata: ["samples": "\(utterance.count)"])

@@ -33,8 +33,6 @@ import Testing
     @Test func aReadBackIsConfirmedOrCorrectedWithoutUsingUpTheScript() {
         var c = CalleeConversation(script: ["It is five five five, one two three, four five six seven.", "Tomorrow at two."])
         #expect(c.reply(toAgent: "Hello … What number can we reach you on?") == .line(CalleeLine("It is five five five, one two three, four five six seven.")))
-        #expect(!c.confirms("I have plus one one two, three four, five six seven. Is that right?"), "listened to again for the callee's own words")
-        #expect(c.confirms("I have five five five, one two three, four five six seven. Is that right?") && !c.confirms("Thank you. When would suit you?"))
         #expect(c.reply(toAgent: "I have plus one one two, three four, five six seven. Is that right?")
                 == .line(CalleeLine("It is five five five, one two three, four five six seven."), prefix: "No,", slowly: true))
         #expect(c.reply(toAgent: "I have five five five, one two three, four five six seven. Is that right?") == .line(CalleeLine("Yes, that's right.")))
