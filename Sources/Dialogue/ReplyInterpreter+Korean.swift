@@ -41,14 +41,31 @@ extension ReplyInterpreter {
 
     static let koreanCurrencies = ["원": "KRW", "달러": "USD", "불": "USD", "유로": "EUR", "엔": "JPY"]
 
-    /// "세 명" → "3", "오만 원" → "50000 KRW", "아무도 없어요" → "0".
+    /// "세 명" → "3", "오만 원" → "50000 KRW", "아무도 없어요" → "0". One value, as in English:
+    /// a reply holding two ("다섯 명이나 여섯 명", "삼만 원에서 사만 원") gives none, unless the
+    /// caller takes the first back ("다섯 명, 아니 여섯 명" → 6); a clock's hour beside a count
+    /// ("두 명, 세 시에 갈게요") is no second count.
     static func koreanAmount(in reply: String) -> String? {
-        guard let (value, rest) = KoreanNumber.firstNumber(in: reply) else {
+        guard var (value, rest) = KoreanNumber.firstNumber(in: reply) else {
             return ["아무도", "없어요", "없습니다", "한 명도", "하나도"].contains(where: reply.contains) ? "0" : nil
         }
-        if let currency = koreanCurrencies.first(where: { rest.hasPrefix($0.key) }) { return "\(value) \(currency.value)" }
-        return String(value)
+        var currency = koreanCurrencies.first(where: { rest.hasPrefix($0.key) })?.value
+        while let (next, after) = KoreanNumber.firstNumber(in: String(rest)) {
+            let between = rest.prefix(rest.count - after.count)
+            defer { rest = after }
+            if after.hasPrefix("시"), !after.hasPrefix("시간") { continue }
+            if koreanCorrections.contains(where: between.contains) {
+                value = next
+                currency = koreanCurrencies.first(where: { after.hasPrefix($0.key) })?.value ?? currency
+            } else if next != value {
+                return nil
+            }
+        }
+        return currency.map { "\(value) \($0)" } ?? String(value)
     }
+
+    /// Words between two numbers that take the first back: "아니", "아니요", "정정".
+    static let koreanCorrections = ["아니", "정정", "아 참"]
 
     /// The option the reply names, particles and spaces aside ("파란색이요" → "파란색"); nil for none or several.
     static func koreanChoice(in reply: String, among choices: [String]) -> String? {

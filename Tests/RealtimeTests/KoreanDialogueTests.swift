@@ -75,6 +75,17 @@ import Testing
         #expect(Self.answer(reply, to: "몇 분이 오시나요?") == expected, "\(reply)")
     }
 
+    /// One count, or none, as in English: two counts in one reply are asked again; one the caller
+    /// takes back is replaced; a clock's hour beside a count is no second count.
+    @Test func twoCountsInOneReplyAreNoCount() {
+        let howMany = "몇 분이 오시나요?"
+        #expect(Self.answer("다섯 명이나 여섯 명이요", to: howMany) == nil)
+        #expect(Self.answer("삼만 원에서 사만 원 사이요", to: "예산이 얼마인가요?") == nil)
+        #expect(Self.answer("일곱 명, 아니 여덟 명이요", to: howMany) == "8")
+        #expect(Self.answer("두 명이요, 세 시에 갈게요", to: howMany) == "2")
+        #expect(Self.answer("네 명, 네 명이요", to: howMany) == "4", "the same count twice is one")
+    }
+
     @Test func namesLoseTheirEndings() {
         #expect(Self.answer("김민수입니다", to: "성함이 어떻게 되세요?") == "김민수")
         #expect(Self.answer("제 이름은 이지은이에요", to: "성함이 어떻게 되세요?") == "이지은")
