@@ -51,7 +51,7 @@ extension ScriptedDialogue {
         }
         if let value, value != pending.summary {
             guard pending.count < Self.maxReadBacks else {
-                tracker.update(questionID: id, status: .unclear, answerText: reply, summary: nil, confidence: 0.3)
+                tracker.reject(questionID: id, answerText: reply)
                 return next(prefix: phrases.letsGoOn)
             }
             tracker.update(questionID: id, status: .answered, answerText: reply, summary: value, confidence: 0.9)
@@ -66,7 +66,7 @@ extension ScriptedDialogue {
             return next(prefix: phrases.thankYou)
         }
         if polarity == false {
-            tracker.update(questionID: id, status: .unclear, answerText: nil, summary: nil, confidence: 0.3)
+            tracker.reject(questionID: id, answerText: nil)
             guard pending.count < Self.maxReadBacks else { return next(prefix: phrases.letsGoOn) }
             readBacksDone[index] = pending.count
             return .ask(text: phrases.readBackWrong + " " + question(index), questionIndex: index)

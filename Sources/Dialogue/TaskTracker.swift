@@ -90,6 +90,16 @@ public struct TaskTracker: Sendable, Equatable {
         answers[index].confidence = min(1, max(0, confidence))
     }
 
+    /// A value the caller turned down at its read-back: `unclear`, its summary gone — an operator
+    /// must not read a rejected value as the answer — and what the caller said, if anything, kept.
+    public mutating func reject(questionID: String, answerText: String?) {
+        guard let index = answers.firstIndex(where: { $0.questionID == questionID }) else { return }
+        answers[index].status = .unclear
+        answers[index].answerSummary = nil
+        if let answerText { answers[index].answerText = answerText }
+        answers[index].confidence = 0.3
+    }
+
     /// The answers as they go into the result: questions never reached are `not_asked`; a
     /// question asked but never answered (hang-up, silence) stays `pending`.
     public var finalAnswers: [Answer] {
