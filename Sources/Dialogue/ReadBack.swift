@@ -107,23 +107,26 @@ public enum ReadBack {
 
     /// The caller's side: whether a read-back (as heard) gives back the value in `said` (what the
     /// caller said) — the same digits, the same day and time, the same name. Nil when `said` holds
-    /// no value of a kind that is read back. A name introduced ("My name is …", "Under …") is looked
-    /// for before a count; a bare one ("Ana Kovac.", "Tom Reyes will sign.") after it — the caller
-    /// knows their line was a name even when nothing in it says so.
+    /// no value of a kind that is read back. Every reading of `said` is tried, as the caller knows
+    /// what their line was: "About two hundred and fifty dollars." read back as "250 dollars"
+    /// matches, though "about two" also reads as a time; a name introduced ("My name is …") or bare
+    /// ("Ana Kovac.", "Tom Reyes will sign.") is the caller's name.
     public static func matches(_ heard: String, said: String, now: Date = Date(), calendar: Calendar = .current) -> Bool? {
         let interpreter = ReplyInterpreter(kinds: [], now: now, calendar: calendar)
         let saidWords = ReplyInterpreter.words(said), heardWords = ReplyInterpreter.words(heard)
         let readings: [(AnswerKind, strict: Bool)] = [(.phoneNumber, false), (.dateTime, false), (.name, true), (.number, false), (.name, false)]
+        var holdsAValue = false
         for (kind, strict) in readings {
             guard let value = interpreter.extract(kind, from: saidWords, reply: said, strict: strict) else { continue }
-            if kind == .name {
+            holdsAValue = true
+            let given = kind == .name
                 // The read-back says the name inside a sentence: every word of it must be there, as
                 // the ear takes it — "Park" read back as "Parr" sounds the same.
-                return ReplyInterpreter.words(value).allSatisfy { word in heardWords.contains { soundsAlike($0, word) } }
-            }
-            return interpreter.extract(kind, from: heardWords, reply: heard, strict: false) == value
+                ? ReplyInterpreter.words(value).allSatisfy { word in heardWords.contains { soundsAlike($0, word) } }
+                : interpreter.extract(kind, from: heardWords, reply: heard, strict: false) == value
+            if given { return true }
         }
-        return nil
+        return holdsAValue ? false : nil
     }
 
     /// Two spellings of one name word a listener cannot tell apart: the same first letter, and at

@@ -51,6 +51,9 @@ import TestSupport
         #expect(ReadBack.matches("I have Tom Rays. Is that right?", said: "Tom Reyes will sign for it.") == false)
         #expect(ReadBack.matches("I have Tom Reyes. Is that right?", said: "Tom Reyes will sign for it.") == true)
         #expect(ReadBack.matches("I have three. Is that right?", said: "Three, please.") == true, "a count before a bare name")
+        #expect(ReadBack.matches("I have 250 dollars. Is that right?", said: "About two hundred and fifty dollars.") == true,
+                "the amount said, though \"about two\" also reads as a time")
+        #expect(ReadBack.matches("I have 25 dollars. Is that right?", said: "About two hundred and fifty dollars.") == false)
         #expect(ReadBack.matches("I have November twenty nine at eleven a.m. Is that right?", said: "Um, the day after tomorrow at eleven.",
                                  now: Self.now, calendar: Self.utc) == false, "the 29th is not the day after tomorrow here (the 28th)")
         #expect(ReadBack.matches("I have November twenty eight at eleven a.m. Is that right?", said: "Um, the day after tomorrow at eleven.",
