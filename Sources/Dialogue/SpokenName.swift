@@ -11,7 +11,7 @@ enum SpokenName {
                                            // Whom a cheque, an invoice or a ticket is for: "Make it out to Rivera", "made out to …".
                                            ["make", "it", "out", "to"], ["made", "out", "to"], ["make", "them", "out", "to"]]
     /// Words that end a name or cannot be one.
-    static let stops: Set<String> = [
+    static let stops: Set<String> = Set<String>([
         "and", "but", "i", "i'm", "from", "calling", "here", "speaking", "the", "a", "an", "yes", "yeah", "no", "not", "sure", "okay",
         "ok", "fine", "well", "please", "thank", "thanks", "you", "is", "it", "it's", "my", "me", "busy", "sorry", "can", "will",
         "hello", "hi", "good", "morning", "afternoon", "evening", "of", "course", "right", "correct", "that", "this", "so",
@@ -20,9 +20,9 @@ enum SpokenName {
         "mine", "ours", "his", "hers", "theirs", "yours",
         // A question back ("What?", "Pardon?", "Why me?") is nobody's name.
         "what", "who", "why", "where", "how", "which", "pardon", "huh", "excuse",
-        // A day ("It'll be Friday", "It's tomorrow") is nobody's name either.
-        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow", "tonight",
-    ]
+    ])
+    // A day ("It'll be Friday", "It's tomorrow") is nobody's name either.
+    .union(SpokenDate.dayWords)
 
     /// Words inside a name that are written lower-case ("van der Berg", "da Silva").
     static let particles: Set<String> = ["van", "von", "der", "den", "de", "da", "di", "du", "del", "la", "le", "bin", "al", "el"]

@@ -43,9 +43,10 @@ public enum YesNo {
         guard index > 0, index + 1 < words.count, determiners.contains(words[index + 1]),
               words[max(0, index - 4)..<index].contains(where: determiners.contains) else { return false }
         let before = words[index - 1]
-        return !verbsBeforeNot.contains(before) && !before.hasSuffix("'s") && !before.hasSuffix("'re") && !before.hasSuffix("'m")
-            && !before.hasSuffix("'d") && !before.hasSuffix("'ll") && !before.hasSuffix("n't")
+        return !verbsBeforeNot.contains(before) && !contractedVerbEndings.contains(where: before.hasSuffix)
     }
+    /// A verb contracted onto the word before "not" ("it's", "we're", "I'd", "isn't").
+    static let contractedVerbEndings = ["'s", "'re", "'m", "'d", "'ll", "n't"]
     static let determiners: Set<String> = ["a", "an", "the", "my", "his", "her", "our", "their", "your"]
     /// The verbs a "not" after which negates the verb: "is not a …", "was not the …", "do not …".
     static let verbsBeforeNot: Set<String> = ["is", "was", "are", "were", "am", "be", "been", "being", "do", "does", "did", "have", "has",
