@@ -8,7 +8,7 @@ import TestSupport
 
 /// sipp calls our UAS (AI answer mode) on 127.0.0.1.
 @Suite(.serialized, .enabled(if: Sipp.isInstalled)) struct SIPInboundCallTests {
-    static func withUserAgent<T: Sendable>(maxInbound: Int = 20, admission: SIPUserAgent.Admission = .accept,
+    static func withUserAgent<T: Sendable>(maxInbound: Int = 20, admission: SIPUserAgent.Admission = .accept, ackTimeout: Duration? = nil,
                                            transport: SIPTransportKind = .udp, tls: SIPStreamTransport.TLSFiles? = nil, srtp: SRTPMode = .off,
                                            _ body: @Sendable (SIPUserAgent, Int) async throws -> T) async throws -> T {
         var configuration = SIPUserAgent.Configuration()
@@ -18,6 +18,7 @@ import TestSupport
         configuration.srtp = srtp
         configuration.rtpPorts = TestPorts.rtp
         configuration.maxInboundCalls = maxInbound
+        if let ackTimeout { configuration.ackTimeout = ackTimeout }
         let ua = try SIPUserAgent(configuration: configuration, logger: Logger(label: "test-sip"))
         let port = try await ua.start()
         await ua.setAdmission { _ in admission }

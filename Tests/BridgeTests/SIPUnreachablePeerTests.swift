@@ -8,6 +8,8 @@ import TestSupport
 
 /// A UDP peer that is gone (its port closed, so the kernel answers ICMP port unreachable) ends the
 /// transaction or the un-ACKed call within T1 and a round trip, not at Timer B or H 32 s later.
+/// Each test tells the two apart by what ended the call, not by a stopwatch: the suite runs beside
+/// other tests, and a busy machine may take seconds to schedule what the kernel answered at once.
 @Suite(.serialized) struct SIPUnreachablePeerTests {
     /// A UDP port that nothing listens on: bound, then closed.
     static func closedPort() async throws -> SocketAddress {
@@ -17,13 +19,11 @@ import TestSupport
         return try SocketAddress(ipAddress: "127.0.0.1", port: port)
     }
 
+    /// A probe that runs out of time says "not refused", so a refusal is the kernel's answer; the
+    /// long wait keeps a slow machine from turning that answer into a timeout.
     @Test func theProbeHearsAClosedPortAndNotAnOpenOne() async throws {
-        let clock = ContinuousClock()
         let closed = try await Self.closedPort()
-        var refused = false
-        let spent = await clock.measure { refused = await UDPPortProbe.isRefused(closed) }
-        #expect(refused, "nothing listens at \(closed)")
-        #expect(spent < .milliseconds(500), "the refusal came at once: \(spent)")
+        #expect(await UDPPortProbe.isRefused(closed, wait: .seconds(60)), "nothing listens at \(closed)")
 
         let listener = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { _, _ in }
         let open = try SocketAddress(ipAddress: "127.0.0.1", port: listener.localPort)
@@ -42,24 +42,24 @@ import TestSupport
         await listener.close()
     }
 
-    @Test func anInviteToAClosedPortFailsWithinAMoment() async throws {
+    /// Failing on the transport with the kernel's reason is the probe's doing: Timer B ends a
+    /// transaction as a timeout.
+    @Test func anInviteToAClosedPortFailsOnTheKernelsAnswer() async throws {
         let closed = try await Self.closedPort()
-        let started = ContinuousClock.now
         let events = try await SIPOutboundCallTests.withUserAgent { ua in
             let call = try await ua.placeCall(from: "0701", to: "gone", gateway: SIPURI("sip:127.0.0.1:\(closed.port ?? 0)")!)
-            return try await withTimeout(.seconds(5)) { await call.events.reduce(into: []) { $0.append($1) } }
+            return try await withTimeout(.seconds(30)) { await call.events.reduce(into: []) { $0.append($1) } }
         }
-        let spent = ContinuousClock.now - started
         guard case .failed(.transport(let why)) = events.last else {
             Issue.record("the INVITE failed on the transport: \(events)")
             return
         }
         #expect(why.contains("ICMP port unreachable"), "\(why)")
-        #expect(spent < .seconds(3), "T1 (0.5 s) and a probe, not Timer B's 32 s: \(spent)")
     }
 
+    /// Timer H is set to an hour here, so a call that ends at all ended on the probe.
     @Test func anAnsweredCallWhoseCallerIsGoneEndsWithoutWaitingForTheACK() async throws {
-        try await SIPInboundCallTests.withUserAgent { ua, port in
+        try await SIPInboundCallTests.withUserAgent(ackTimeout: .seconds(3600)) { ua, port in
             let replies = Locked<[String]>([])
             let peer = try await UDPSocket.bind(host: "127.0.0.1", port: 0) { bytes, _ in
                 replies.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
@@ -68,13 +68,10 @@ import TestSupport
             peer.send(invite, to: try SocketAddress(ipAddress: "127.0.0.1", port: port))
             try await replies.wait(for: "the 200 OK", timeout: .seconds(10)) { $0.contains { $0.hasPrefix("SIP/2.0 200") } }
             await peer.close()   // the caller is gone before its ACK
-            let started = ContinuousClock.now
             // An un-ACKed call is never handed out (`incomingCalls` yields at the ACK), so its end
             // shows only in the agent's count.
-            try await waitUntil(seconds: 10) { await ua.liveCallCount == 0 }
-            let spent = ContinuousClock.now - started
+            try await waitUntil(seconds: 60) { await ua.liveCallCount == 0 }
             #expect(await ua.liveCallCount == 0)
-            #expect(spent < .seconds(3), "T1 and a probe, not Timer H's 32 s: \(spent)")
         }
     }
 }

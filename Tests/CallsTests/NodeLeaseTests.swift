@@ -127,17 +127,22 @@ import TestSupport
         let a = try await CallStore.open(path), b = try await CallStore.open(path)
         let ids = try await Self.queuedCalls(1, in: a)
         let priority = try #require(try await a.call(id: ids[0])?.priority)
+        // Order, not durations: b holds the row's lock from its UPDATE on, so a claims the row only
+        // once the server has ended b's session, and b is still asleep then.
+        let (updated, signal) = AsyncStream.makeStream(of: Void.self)
+        let stallEnded = Locked(false)
         let stall = Task {
             try await b.sqlWrite { sql in
                 try sql.execute("UPDATE calls SET priority = priority + 1 WHERE outbound_id = ?", ids[0])
-                Thread.sleep(forTimeInterval: 9)
+                signal.yield()
+                Thread.sleep(forTimeInterval: 12)
+                stallEnded.withLock { $0 = true }
             }
         }
-        try await Task.sleep(for: .milliseconds(300))   // b is inside its write
-        let started = ContinuousClock.now
+        var inside = updated.makeAsyncIterator()
+        _ = await inside.next()   // b holds the row
         #expect(try await a.claimDueCalls(node: "a", room: 1, maxConcurrent: 10, dialableCampaigns: []).map(\.outboundId) == ids)
-        let waited = ContinuousClock.now - started
-        #expect(waited > .seconds(4) && waited < .seconds(8), "a waited \(waited): the server's 5 s, not b's 9 s")
+        #expect(!stallEnded.value, "a went on after the server's 5 s, while b still slept")
         await #expect(throws: (any Error).self, "b's write fails when it wakes") { try await stall.value }
         #expect(try await a.call(id: ids[0])?.priority == priority, "and nothing of it was committed")
         #expect(try await b.call(id: ids[0])?.nodeId == "a", "b's store goes on with a new connection")

@@ -62,11 +62,9 @@ import Testing
 
     @Test func dropOldestNeverBlocksTheProducerAndCountsDrops() async {
         let queue = BoundedQueue<Int>(capacity: 10, policy: .dropOldest)
-        let clock = ContinuousClock()
-        let elapsed = await clock.measure {
-            for n in 0..<10_000 { await queue.send(n) }   // nobody consumes
-        }
-        #expect(elapsed < .seconds(1), "10 000 sends into a full queue took \(elapsed)")
+        // Nobody consumes: a send that waited for room would never return. No stopwatch, so a busy
+        // machine cannot fail it.
+        for n in 0..<10_000 { await queue.send(n) }
         #expect(queue.counters.dropped == 9_990)
         #expect(queue.counters.highWater == 10)
         var kept: [Int] = []
