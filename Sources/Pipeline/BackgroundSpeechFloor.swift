@@ -11,6 +11,13 @@ import Foundation
 /// changes (a street's passing sounds can make one for a moment). A
 /// caller who talks on without a pause for most of the window raises the floor under their own
 /// voice, which the margin must leave room for.
+///
+/// Until the window holds `learningFrames` levels (0.9 s from the first frame: 200 ms to fill the
+/// smoothing, 200 ms of Silero settling — its first frames say little, and their quiet, unvoiced
+/// levels had kept babble from making a floor —, then 500 ms of levels) no speech starts: voices
+/// behind the caller at a line's first moment were a turn before there was a floor to hold them
+/// to (the `vad` set's babble: one false onset at each clip's start, 7 a minute). Speech under way
+/// goes on. A caller who speaks in that first moment is heard from its end.
 public struct BackgroundSpeechFloor: Sendable {
     public struct Settings: Sendable, Equatable {
         /// How far above the floor a frame must be to start speech, and to stay in it (dB).
@@ -21,7 +28,7 @@ public struct BackgroundSpeechFloor: Sendable {
         /// Frames (20 ms) the floor is the quietest 200 ms of, and how many must be in before
         /// there is a floor at all.
         public var windowFrames = 150
-        public var learningFrames = 50
+        public var learningFrames = 25
         /// Frames averaged into the level compared with the floor.
         public var comparedFrames = 3
 
@@ -54,6 +61,7 @@ public struct BackgroundSpeechFloor: Sendable {
     private var window: [Level] = []
     private var next = 0
     private var voicedCount = 0
+    private var framesSeen = 0
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -66,7 +74,10 @@ public struct BackgroundSpeechFloor: Sendable {
     public mutating func standsOut(meanSquare: Double, speechLike: Bool, inSpeech: Bool) -> Bool {
         recent.append(Frame(meanSquare: meanSquare, speechLike: speechLike))
         if recent.count > Self.smoothingFrames { recent.removeFirst() }
-        guard recent.count == Self.smoothingFrames else { return true }
+        guard recent.count == Self.smoothingFrames else { return inSpeech }
+        framesSeen += 1
+        // Silero's first frames on a line say little, whatever is on it: their levels stay out.
+        guard framesSeen > Self.smoothingFrames else { return inSpeech }
         let level = Level(frameSpeechLike: speechLike, meanSquare: Self.meanSquare(of: recent[...]),
                           voiced: recent.count(where: \.speechLike) * 2 >= Self.smoothingFrames)
         if window.count < settings.windowFrames {
@@ -79,7 +90,8 @@ public struct BackgroundSpeechFloor: Sendable {
         if speechLike { voicedCount += 1 }
         // The floor is voices only if its own 200 ms sounded like speech: under a hum the quietest
         // moments are the noise alone, and the caller is not held against it.
-        guard window.count >= settings.learningFrames, Double(voicedCount) >= settings.voicedShare * Double(window.count),
+        guard window.count >= settings.learningFrames else { return inSpeech }
+        guard Double(voicedCount) >= settings.voicedShare * Double(window.count),
               let quietest = window.min(by: { $0.meanSquare < $1.meanSquare }), quietest.voiced else { return true }
         let compared = Self.meanSquare(of: recent.suffix(settings.comparedFrames))
         return compared >= quietest.meanSquare * (inSpeech ? inSpeechRatio : onsetRatio)

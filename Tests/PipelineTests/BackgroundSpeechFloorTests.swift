@@ -31,6 +31,20 @@ import TestSupport
         #expect(share(with) < 0.1 && !with.contains { $0.started }, "held: \(share(with)) of the frames speech, onsets \(with.count { $0.started })")
     }
 
+    /// Nor do they start a turn before the floor is learned: the line's first moment starts none
+    /// (it did at every clip's start, Silero alone deciding until then).
+    @Test func babbleFromTheLinesFirstMomentStartsNoTurn() throws {
+        let model = try #require(SileroVADTests.model)
+        let set = try VADTestSet.fromFixtures()
+        for clip in set.noiseOnly.filter({ $0.noise == "babble" }) + set.mixed.filter({ $0.noise == "babble" }) {
+            let beforeSpeech = (clip.speech.first?.lowerBound ?? clip.samples.count) / 160 - 5
+            let without = Self.decisions(clip.samples, Self.detector(model, holding: false)).prefix(beforeSpeech)
+            let with = Self.decisions(clip.samples, Self.detector(model, holding: true)).prefix(beforeSpeech)
+            #expect(without.contains { $0.started }, "\(clip.name): Silero alone takes the babble for speech")
+            #expect(!with.contains { $0.started }, "\(clip.name): held, a turn started at frame \(with.firstIndex { $0.started } ?? -1)")
+        }
+    }
+
     @Test func theCallerOverBabbleAt10dBIsStillHeard() throws {
         let model = try #require(SileroVADTests.model)
         let clips = try VADTestSet.fromFixtures().mixed.filter { $0.noise == "babble" && $0.snrDB == 10 }
@@ -41,14 +55,16 @@ import TestSupport
     }
 
     /// Soft speech over comfort noise, and speech under a hum or music on hold: the quiet moments
-    /// are not voices, so there is no floor and every decision is the same.
+    /// are not voices, so there is no floor and every decision after the first 0.9 s (while a floor
+    /// is learned, no speech starts) is the same; none of these clips speaks before then.
     @Test func whereTheBackgroundIsNotVoicesNothingChanges() throws {
         let model = try #require(SileroVADTests.model)
         let set = try VADTestSet.fromFixtures()
+        let learning = BackgroundSpeechFloor.Settings().learningFrames + 20
         for clip in set.soft + set.mixed.filter({ ["hum-50Hz", "hum-60Hz", "music-on-hold"].contains($0.noise) && $0.snrDB != 0 }) {
             let held = Self.decisions(clip.samples, Self.detector(model, holding: true)).map(\.isSpeech)
             let plain = Self.decisions(clip.samples, Self.detector(model, holding: false)).map(\.isSpeech)
-            #expect(held == plain, "\(clip.name): \(zip(held, plain).count { $0 != $1 }) frames differ")
+            #expect(held[learning...] == plain[learning...], "\(clip.name): \(zip(held[learning...], plain[learning...]).count { $0 != $1 }) frames differ after the learning")
         }
     }
 
