@@ -60,7 +60,7 @@ import TestSupport
     @Test func whereTheBackgroundIsNotVoicesNothingChanges() throws {
         let model = try #require(SileroVADTests.model)
         let set = try VADTestSet.fromFixtures()
-        let learning = BackgroundSpeechFloor.Settings().learningFrames + 20
+        let learning = BackgroundSpeechFloor.Settings().learningFrames + 20   // + the smoothing's 10 frames and Silero's settling 10
         for clip in set.soft + set.mixed.filter({ ["hum-50Hz", "hum-60Hz", "music-on-hold"].contains($0.noise) && $0.snrDB != 0 }) {
             let held = Self.decisions(clip.samples, Self.detector(model, holding: true)).map(\.isSpeech)
             let plain = Self.decisions(clip.samples, Self.detector(model, holding: false)).map(\.isSpeech)
