@@ -2,6 +2,7 @@ import Analysis
 import Flows
 import Foundation
 import Testing
+import TestLanes
 import TestSupport
 @testable import API
 @testable import Calls
@@ -9,7 +10,8 @@ import TestSupport
 /// The dashboard's campaigns page in headless Chromium at phone width, against the live server and
 /// the simulated callee: create a campaign from a template, upload a CSV (the row report shows),
 /// start it, watch it complete over /api/events, export links, Korean, and the call list's direction.
-@Suite(.serialized) struct DashboardCampaignTests {
+/// Its results are what the calls heard in real time: a real-time call suite.
+@Suite(.serialized, .tags(.realTimeCalls)) struct DashboardCampaignTests {
     @Test func aCampaignFromThePageRunsToCompletion() async throws {
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("vb-list-\(UUID().uuidString).csv")
         try "name,phone,simulated_answers\nAnna,010-7200-0001,\"Yes, I can attend.\"\nbad,12,\nBen,010-7200-0002,\"No, I cannot.\"\n".write(to: list, atomically: true, encoding: .utf8)

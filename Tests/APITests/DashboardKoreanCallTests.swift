@@ -29,7 +29,7 @@ import TestSupport
             let lines = try await browser.execute("return [...document.querySelectorAll('#transcript li')].map(li => li.textContent);") as? [String] ?? []
             #expect(lines.first?.contains("안녕하세요, ABC 회사의 AI 상담원입니다.") == true, "\(lines)")
             let statuses = try await browser.execute("return [...document.querySelectorAll('#answers li')].map(li => li.dataset.status);") as? [String]
-            #expect(statuses == ["answered"])
+            #expect(statuses == ["answered"], "what the agent heard: \(lines)")
             let answers = try await browser.execute("return document.querySelector('#answers').textContent;") as? String ?? ""
             #expect(answers.contains("\"yes\"") && answers.contains("예"), "\(answers)")
             let summary = try await browser.execute("return document.querySelector('#summary')?.textContent ?? '';") as? String ?? ""

@@ -2,14 +2,16 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import TestLanes
 import TestSupport
 @testable import API
 @testable import Calls
 
 /// The Tests page in headless Chromium: a suite with a misspelt key is refused naming it; a suite
 /// with a persona that passes and one that expects the wrong answer runs as two real calls, the
-/// table shows PASS and FAIL with expected vs got, and a row opens its call.
-@Suite(.serialized) struct DashboardTestRunTests {
+/// table shows PASS and FAIL with expected vs got, and a row opens its call. The verdicts are what
+/// the calls heard in real time: a real-time call suite.
+@Suite(.serialized, .tags(.realTimeCalls)) struct DashboardTestRunTests {
     static let suite = """
         name: smoke
         personas:
