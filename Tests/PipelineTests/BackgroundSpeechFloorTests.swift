@@ -45,6 +45,47 @@ import TestSupport
         }
     }
 
+    /// Babble of a few talkers who pause between sentences (each fixture followed by 1.5 s of
+    /// silence, looped) dips nearly to silence and swells to several voices, as the `line` suite's
+    /// does. A floor at its quietest 200 ms let half of it through as speech; the floor in its body
+    /// holds it, and the caller at 10 dB over it is still heard, every utterance.
+    @Test func babbleOfTalkersWhoPauseIsHeldAndTheCallerOverItHeard() throws {
+        let model = try #require(SileroVADTests.model)
+        let fixtures = try VADTestSet.speechFixtures.map { try WAVFile.read(Fixtures.audio($0)).samples }
+        var random = SeededRandom(seed: 20_261_207)
+        let pausing = fixtures.map { $0 + [Int16](repeating: 0, count: 12_000) }
+        let raw = LineNoise.babble.samples(count: 20 * 8000, voices: pausing, random: &random)
+        // At 10 dB below the fixtures' voiced level, as a line levels its noise.
+        let voiced = fixtures.flatMap { f in VADTestSet.voiced(f, offset: 0).map { Array(f[$0]) } ?? [] }
+        let gain = (voiced.meanSquare / raw.meanSquare / 10).squareRoot()
+        var line = raw.map { Double($0) * gain }
+        var spans: [Range<Int>] = []
+        for (k, at) in [5, 10, 15].enumerated() {
+            let said = fixtures[k + 1], start = at * 8000
+            for i in said.indices { line[start + i] += Double(said[i]) }
+            spans += [VADTestSet.voiced(said, offset: start)].compactMap { $0 }
+        }
+        let samples = line.map { Int16(clamping: Int($0.rounded())) }
+        func decisions(_ floor: BackgroundSpeechFloor.Settings) -> [(isSpeech: Bool, started: Bool)] {
+            var configuration = VoiceActivityDetector.Configuration()
+            configuration.background = floor
+            return Self.decisions(samples, VADTestSet.detector(neural: model, configuration: configuration))
+        }
+        // The background: after the first second, away from the caller's words (and 0.5 s after them, the hangover).
+        let background = { (d: [(isSpeech: Bool, started: Bool)]) -> Double in
+            let frames = (50..<d.count).filter { f in !spans.contains { f * 160 >= $0.lowerBound - 800 && f * 160 < $0.upperBound + 4000 } }
+            return Double(frames.count { d[$0].isSpeech }) / Double(frames.count)
+        }
+        var quietest = BackgroundSpeechFloor.Settings()
+        (quietest.floorShare, quietest.windowFrames, quietest.inSpeechMarginDB, quietest.voicedShare) = (0, 150, 6, 0.6)   // the floor before 7 Dec
+        let before = decisions(quietest), now = decisions(BackgroundSpeechFloor.Settings())
+        #expect(background(before) > 0.3, "a floor at the quietest lets the babble through: \(background(before))")
+        #expect(background(now) < 0.1, "held: \(background(now)) of the babble's frames speech")
+        for span in spans {
+            #expect((span.lowerBound / 160..<span.upperBound / 160).contains { now[$0].isSpeech }, "the caller's words at \(span.lowerBound / 8000) s are heard")
+        }
+    }
+
     @Test func theCallerOverBabbleAt10dBIsStillHeard() throws {
         let model = try #require(SileroVADTests.model)
         let clips = try VADTestSet.fromFixtures().mixed.filter { $0.noise == "babble" && $0.snrDB == 10 }

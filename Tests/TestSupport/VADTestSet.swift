@@ -68,7 +68,7 @@ public struct VADTestSet: Sendable {
     // MARK: Labels and levels
 
     /// From the first to the last 20 ms frame louder than -40 dBFS.
-    static func voiced(_ samples: [Int16], offset: Int) -> Range<Int>? {
+    public static func voiced(_ samples: [Int16], offset: Int) -> Range<Int>? {
         let frames = stride(from: 0, to: samples.count - 159, by: 160).filter { power(samples, in: [$0..<($0 + 160)]) > pow(10, -40 / 10) * 32768 * 32768 }
         guard let first = frames.first, let last = frames.last else { return nil }
         return (offset + first)..<(offset + last + 160)
