@@ -10,7 +10,10 @@ import TestSupport
 /// verdict). Each stream opens, the greeting plays, and 2 s in the caller says a phrase over it
 /// (the fixture `en_greeting.ulaw.wav`, in real time); measured from the caller's first frame sent:
 /// the server's `clear`, and its last audio before it. Streams run a few at once, so the figure
-/// includes the transcriptions sharing the machine, as calls do.
+/// includes the transcriptions sharing the machine, as calls do. Run again on an echoing line: the
+/// caller's phone returns what it played of the agent (−10 dB, 150 ms later, the `line` suite's
+/// echo) under its own words, and the server cancels it (`engine.echo_cancellation`) — a real
+/// interruption over the echo must still stop the agent.
 enum BargeInBenchmark {
     struct Cut {
         var clearMs: Double?
@@ -23,11 +26,18 @@ enum BargeInBenchmark {
     static let talkAfterFrames = 100   // 2 s into the greeting
     static let frames = 400            // 8 s a stream: the words are known, and the call over, well within it
 
-    static func run(serverBinary: String, streams: Int, concurrency: Int) async throws -> [Cut] {
+    /// The line's echo: what the phone played of the agent comes back this much quieter, this much later.
+    struct LineEcho {
+        var dB = -10.0
+        var delayMilliseconds = 150
+        var gain: Double { pow(10, dB / 20) }
+    }
+
+    static func run(serverBinary: String, streams: Int, concurrency: Int, echo: LineEcho? = nil, environment: [String: String] = [:]) async throws -> [Cut] {
         // Room for two batches: a batch's calls are still ending (their last words heard, their
         // results stored) when the next one opens, and a stream over the limit is refused.
         let server = try await ServerProcess.start(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": "local",
-                                                                          "VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS": "\(2 * concurrency)"])
+                                                                          "VOICEBRIDGE_ENGINE_LOCAL_MAX_CALLS": "\(2 * concurrency)"].merging(environment) { _, given in given })
         defer { server.stop() }
         let speech = try WAVFile.read(Fixtures.audio("en_greeting.ulaw.wav")).data
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -36,7 +46,7 @@ enum BargeInBenchmark {
             for first in stride(from: 0, to: streams, by: concurrency) {
                 try await withThrowingTaskGroup(of: Cut.self) { batch in
                     for index in first..<min(first + concurrency, streams) {
-                        batch.addTask { try await talkOver(index: index, port: server.httpPort, speech: speech, group: group) }
+                        batch.addTask { try await talkOver(index: index, port: server.httpPort, speech: speech, echo: echo, group: group) }
                     }
                     for try await cut in batch {
                         cuts.append(cut)
@@ -52,17 +62,27 @@ enum BargeInBenchmark {
         return cuts
     }
 
-    /// One stream: silence, then the phrase from frame `talkAfterFrames`, then silence, paced at 20 ms.
-    static func talkOver(index: Int, port: Int, speech: [UInt8], group: any EventLoopGroup) async throws -> Cut {
-        let client = try await MediaStreamLoadClient.connect(index: index, port: port, watchesClear: true, group: group)
-        let silence = Data(repeating: 0xFF, count: 160).base64EncodedString()
+    /// One stream: silence, then the phrase from frame `talkAfterFrames`, then silence, paced at 20 ms;
+    /// with `echo`, what the phone played of the agent returned under it.
+    static func talkOver(index: Int, port: Int, speech: [UInt8], echo: LineEcho?, group: any EventLoopGroup) async throws -> Cut {
+        let client = try await MediaStreamLoadClient.connect(index: index, port: port, watchesClear: true, keepsAudio: echo != nil, group: group)
+        let silence = [UInt8](repeating: 0xFF, count: 160)
+        // The echo path: the samples played, `delayMilliseconds` of them still on their way back.
+        var returning = [Int16](repeating: 0, count: (echo?.delayMilliseconds ?? 0) * 8)
         let start = ContinuousClock.now
         var talkingFrom: ContinuousClock.Instant?
         for n in 0..<frames {
             let offset = (n - talkAfterFrames) * 160
             let talking = offset >= 0 && offset + 160 <= speech.count
             if talking, talkingFrom == nil { talkingFrom = .now }
-            let payload = talking ? Data(speech[offset..<offset + 160]).base64EncodedString() : silence
+            var frame = talking ? Array(speech[offset..<offset + 160]) : silence
+            if let echo {
+                returning += client.log.nextPlayed().map { G711.decode($0, law: .muLaw) } ?? [Int16](repeating: 0, count: 160)
+                let back = returning.prefix(160)
+                frame = G711.encode(zip(G711.decode(frame, law: .muLaw), back).map { Int16(clamping: Int($0) + Int((Double($1) * echo.gain).rounded())) }, law: .muLaw)
+                returning.removeFirst(back.count)
+            }
+            let payload = Data(frame).base64EncodedString()
             try await client.channel.eventLoop.submit { client.sendMedia(tick: n, payload: payload) }.get()
             try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (n + 1))), clock: .continuous)
         }
@@ -79,24 +99,30 @@ enum BargeInBenchmark {
 extension BenchMain {
     static func bargeIn(output: String) async throws {
         let streams = 20, concurrency = 5
-        print("== Barge-in: the caller talks over the greeting, \(streams) Twilio media streams through `voicebridge serve` (local engine), \(concurrency) at a time; from the caller's first frame")
-        let cuts = try await BargeInBenchmark.run(serverBinary: try serverBinary(), streams: streams, concurrency: concurrency)
-        let clear = EngineBenchmark.percentiles(cuts.compactMap(\.clearMs))
-        let stopped = EngineBenchmark.percentiles(cuts.compactMap(\.stoppedMs))
-        let missed = cuts.filter { $0.clearMs == nil && $0.agentFrames > 0 }.count
-        let unheard = cuts.filter { $0.agentFrames == 0 }.count
-        let after = cuts.map(\.mediaAfterClear).max() ?? 0
-        print(table(["measured from the caller's first frame", "p50 ms", "p99 ms", "max ms", "goal"], [
-            ["the server's clear", format(clear.p50, digits: 0), format(clear.p99, digits: 0), format(cuts.compactMap(\.clearMs).max() ?? 0, digits: 0), "p99 ≤ 1500"],
-            ["the agent's last audio before it", format(stopped.p50, digits: 0), format(stopped.p99, digits: 0), format(cuts.compactMap(\.stoppedMs).max() ?? 0, digits: 0), "p99 ≤ 1500"],
-        ]))
-        print("streams the agent spoke on with no clear: \(missed) of \(cuts.count) (goal 0); with no greeting at all: \(unheard) (goal 0); audio sent after a clear: at most \(after) frames")
-        let json: [String: Any] = [
-            "streams": cuts.count, "concurrency": concurrency, "no_clear": missed, "no_greeting": unheard, "max_media_after_clear": after,
-            "clear_ms": ["p50": clear.p50, "p99": clear.p99], "stopped_ms": ["p50": stopped.p50, "p99": stopped.p99],
-            "goal": "every stream cleared; clear and the agent's last audio p99 ≤ 1500 ms after the caller's first frame",
-            "cuts": cuts.map { ["clear_ms": $0.clearMs ?? -1, "stopped_ms": $0.stoppedMs ?? -1, "media_after_clear": $0.mediaAfterClear, "agent_frames": $0.agentFrames] },
-        ]
+        print("== Barge-in: the caller talks over the greeting, \(streams) Twilio media streams through `voicebridge serve` (local engine), \(concurrency) at a time; from the caller's first frame; then again on a line that returns the agent's voice at −10 dB after 150 ms, with engine.echo_cancellation")
+        let clean = try await BargeInBenchmark.run(serverBinary: try serverBinary(), streams: streams, concurrency: concurrency)
+        let echoed = try await BargeInBenchmark.run(serverBinary: try serverBinary(), streams: streams, concurrency: concurrency, echo: .init(),
+                                                    environment: ["VOICEBRIDGE_ENGINE_ECHO_CANCELLATION": "true"])
+        var rows: [[String]] = []
+        var json: [String: Any] = [:]
+        for (name, cuts) in [("clean", clean), ("echo, cancelled", echoed)] {
+            let clear = EngineBenchmark.percentiles(cuts.compactMap(\.clearMs))
+            let stopped = EngineBenchmark.percentiles(cuts.compactMap(\.stoppedMs))
+            let missed = cuts.filter { $0.clearMs == nil && $0.agentFrames > 0 }.count
+            let unheard = cuts.filter { $0.agentFrames == 0 }.count
+            let after = cuts.map(\.mediaAfterClear).max() ?? 0
+            rows.append([name, format(clear.p50, digits: 0), format(clear.p99, digits: 0), format(stopped.p50, digits: 0), format(stopped.p99, digits: 0),
+                         format(cuts.compactMap(\.stoppedMs).max() ?? 0, digits: 0), "\(missed) of \(cuts.count)", "\(unheard)", "\(after)"])
+            let figures: [String: Any] = [
+                "streams": cuts.count, "concurrency": concurrency, "no_clear": missed, "no_greeting": unheard, "max_media_after_clear": after,
+                "clear_ms": ["p50": clear.p50, "p99": clear.p99], "stopped_ms": ["p50": stopped.p50, "p99": stopped.p99],
+                "cuts": cuts.map { ["clear_ms": $0.clearMs ?? -1, "stopped_ms": $0.stoppedMs ?? -1, "media_after_clear": $0.mediaAfterClear, "agent_frames": $0.agentFrames] },
+            ]
+            if name == "clean" { json.merge(figures) { _, new in new } } else { json["echo"] = figures.merging(["echo_db": -10, "echo_delay_ms": 150, "echo_cancellation": true]) { _, new in new } }
+        }
+        print(table(["line", "clear p50 ms", "clear p99 ms", "agent's last audio p50 ms", "p99 ms", "max ms", "spoke on with no clear", "no greeting", "frames after a clear"], rows))
+        print("goal: every stream cleared; clear and the agent's last audio p99 ≤ 1500 ms after the caller's first frame; no greeting missing; no audio after a clear")
+        json["goal"] = "every stream cleared; clear and the agent's last audio p99 ≤ 1500 ms after the caller's first frame"
         try write(json, to: output, as: "barge-in.json")
     }
 }

@@ -18,8 +18,23 @@ final class MediaStreamLoadClient: Sendable {
         /// thousand streams read no clock per message).
         let watchesClear: Bool
         let clearWatch = Mutex(ClearWatch())
+        /// Whether this stream keeps the agent's audio as its phone would play it (`played`):
+        /// the barge-in suite's echoing caller returns it.
+        let keepsAudio: Bool
+        /// The agent's μ-law frames received and not yet played (a `clear` empties it, as
+        /// Twilio drops what it holds), at most `heldFrames`.
+        let played = Mutex<[[UInt8]]>([])
+        static let heldFrames = 3000
 
-        init(watchesClear: Bool = false) { self.watchesClear = watchesClear }
+        init(watchesClear: Bool = false, keepsAudio: Bool = false) {
+            self.watchesClear = watchesClear
+            self.keepsAudio = keepsAudio
+        }
+
+        /// The next frame the phone plays (nil: nothing left to play).
+        func nextPlayed() -> [UInt8]? {
+            played.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        }
     }
 
     /// When the server's first `clear` came, its last audio before it, and how much audio came after.
@@ -46,9 +61,10 @@ final class MediaStreamLoadClient: Sendable {
     }
 
     /// Connects, upgrades to WebSocket and sends the dialect's opening (`connected`, `start`).
-    static func connect(index: Int, port: Int, dialect: LoadDialect = .twilio, watchesClear: Bool = false, group: any EventLoopGroup) async throws -> MediaStreamLoadClient {
+    static func connect(index: Int, port: Int, dialect: LoadDialect = .twilio, watchesClear: Bool = false, keepsAudio: Bool = false,
+                        group: any EventLoopGroup) async throws -> MediaStreamLoadClient {
         let sid = String(format: "MZ%032x", index)
-        let log = StreamLog(watchesClear: watchesClear)
+        let log = StreamLog(watchesClear: watchesClear, keepsAudio: keepsAudio)
         let upgraded = group.next().makePromise(of: Void.self)
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -168,12 +184,16 @@ final class MediaStreamLoadClient: Sendable {
                         let now = ContinuousClock.now
                         log.clearWatch.withLock { $0.cleared == nil ? ($0.lastMediaBeforeClear = now) : ($0.mediaAfterClear += 1) }
                     }
+                    if log.keepsAudio, let audio = Self.payload(bytes) {
+                        log.played.withLock { if $0.count < StreamLog.heldFrames { $0.append(audio) } }
+                    }
                 } else if bytes.starts(with: markPrefix), let name = Self.markName(bytes) {
                     log.marks.add(1, ordering: .relaxed)
                     send(dialect.played(sid: streamSid, name: name))
                 } else if log.watchesClear, bytes.starts(with: Self.clearPrefix) {
                     let now = ContinuousClock.now
                     log.clearWatch.withLock { $0.cleared = $0.cleared ?? now }
+                    if log.keepsAudio { log.played.withLock { $0.removeAll() } }
                 }
             case .ping:
                 let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
@@ -183,6 +203,16 @@ final class MediaStreamLoadClient: Sendable {
             default:
                 break
             }
+        }
+
+        private static let payloadKey = Array(#""payload":""#.utf8)
+
+        /// A media message's audio, base64-decoded.
+        static func payload(_ bytes: ByteBufferView) -> [UInt8]? {
+            guard let key = bytes.firstRange(of: payloadKey) else { return nil }
+            let rest = bytes[key.upperBound...]
+            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+            return Data(base64Encoded: Data(rest[..<end])).map { [UInt8]($0) }
         }
 
         static func markName(_ bytes: ByteBufferView) -> String? {
