@@ -19,13 +19,26 @@ import TestSupport
         stride(from: 0, to: samples.count - 159, by: 160).map { detect(Array(samples[$0..<($0 + 160)])) }
     }
 
-    @Test func babbleAloneStopsBeingSpeechOnceItsFloorIsLearned() throws {
+    /// The labelled set, built once (its mixtures take seconds in a debug build).
+    static let set = Result { try VADTestSet.fromFixtures() }
+
+    /// `work` on the labelled set off the cooperative pool: Silero over many clips holds a thread
+    /// for seconds, and the shared pass's waiting tests need both of the pool's (a sipp call beside
+    /// such work once met sipp's own timeout). The expectations stay on the test's task.
+    static func onTheSet<T: Sendable>(_ work: @escaping @Sendable (VADTestSet) throws -> T) async throws -> T {
+        try await offThePool { try work(try set.get()) }
+    }
+
+    @Test func babbleAloneStopsBeingSpeechOnceItsFloorIsLearned() async throws {
         let model = try #require(SileroVADTests.model)
-        let set = try VADTestSet.fromFixtures()
-        let babble = try #require(set.noiseOnly.first { $0.noise == "babble" })
         let learned = 3 * 50   // frames: the window is full after 3 s
-        let without = Self.decisions(babble.samples, Self.detector(model, holding: false)).dropFirst(learned)
-        let with = Self.decisions(babble.samples, Self.detector(model, holding: true)).dropFirst(learned)
+        let found = try await Self.onTheSet { set in
+            set.noiseOnly.first { $0.noise == "babble" }.map { babble in
+                (Self.decisions(babble.samples, Self.detector(model, holding: false)), Self.decisions(babble.samples, Self.detector(model, holding: true)))
+            }
+        }
+        let (plain, held) = try #require(found, "the set has babble alone")
+        let without = plain.dropFirst(learned), with = held.dropFirst(learned)
         let share = { (d: ArraySlice<(isSpeech: Bool, started: Bool)>) in Double(d.count { $0.isSpeech }) / Double(d.count) }
         #expect(share(without) > 0.9, "without the floor six talkers are speech (\(share(without)))")
         #expect(share(with) < 0.1 && !with.contains { $0.started }, "held: \(share(with)) of the frames speech, onsets \(with.count { $0.started })")
@@ -33,15 +46,20 @@ import TestSupport
 
     /// Nor do they start a turn before the floor is learned: the line's first moment starts none
     /// (it did at every clip's start, Silero alone deciding until then).
-    @Test func babbleFromTheLinesFirstMomentStartsNoTurn() throws {
+    @Test func babbleFromTheLinesFirstMomentStartsNoTurn() async throws {
         let model = try #require(SileroVADTests.model)
-        let set = try VADTestSet.fromFixtures()
-        for clip in set.noiseOnly.filter({ $0.noise == "babble" }) + set.mixed.filter({ $0.noise == "babble" }) {
-            let beforeSpeech = (clip.speech.first?.lowerBound ?? clip.samples.count) / 160 - 5
-            let without = Self.decisions(clip.samples, Self.detector(model, holding: false)).prefix(beforeSpeech)
-            let with = Self.decisions(clip.samples, Self.detector(model, holding: true)).prefix(beforeSpeech)
-            #expect(without.contains { $0.started }, "\(clip.name): Silero alone takes the babble for speech")
-            #expect(!with.contains { $0.started }, "\(clip.name): held, a turn started at frame \(with.firstIndex { $0.started } ?? -1)")
+        let clips = try await Self.onTheSet { set in
+            (set.noiseOnly.filter { $0.noise == "babble" } + set.mixed.filter { $0.noise == "babble" }).map { clip in
+                let beforeSpeech = (clip.speech.first?.lowerBound ?? clip.samples.count) / 160 - 5
+                let without = Self.decisions(clip.samples, Self.detector(model, holding: false)).prefix(beforeSpeech)
+                let with = Self.decisions(clip.samples, Self.detector(model, holding: true)).prefix(beforeSpeech)
+                return (name: clip.name, sileroStarts: without.contains { $0.started }, heldStart: with.firstIndex { $0.started })
+            }
+        }
+        #expect(clips.count == 4, "babble alone and at three ratios")
+        for clip in clips {
+            #expect(clip.sileroStarts, "\(clip.name): Silero alone takes the babble for speech")
+            #expect(clip.heldStart == nil, "\(clip.name): held, a turn started at frame \(clip.heldStart ?? -1)")
         }
     }
 
@@ -88,11 +106,12 @@ import TestSupport
         }
     }
 
-    @Test func theCallerOverBabbleAt10dBIsStillHeard() throws {
+    @Test func theCallerOverBabbleAt10dBIsStillHeard() async throws {
         let model = try #require(SileroVADTests.model)
-        let clips = try VADTestSet.fromFixtures().mixed.filter { $0.noise == "babble" && $0.snrDB == 10 }
-        let held = VADTestSet.score(clips) { _ in Self.detector(model, holding: true) }
-        let plain = VADTestSet.score(clips) { _ in Self.detector(model, holding: false) }
+        let (held, plain) = try await Self.onTheSet { set in
+            let clips = set.mixed.filter { $0.noise == "babble" && $0.snrDB == 10 }
+            return (VADTestSet.score(clips) { _ in Self.detector(model, holding: true) }, VADTestSet.score(clips) { _ in Self.detector(model, holding: false) })
+        }
         #expect(held.missedSegments == 0, "missed \(held.missedSegments) of \(held.segments)")
         #expect(held.accuracy > plain.accuracy + 0.1, "frames right: \(held.accuracy) held, \(plain.accuracy) not")
     }
@@ -100,26 +119,33 @@ import TestSupport
     /// Soft speech over comfort noise, and speech under a hum or music on hold: the quiet moments
     /// are not voices, so there is no floor and every decision after the first 0.9 s (while a floor
     /// is learned, no speech starts) is the same; none of these clips speaks before then.
-    @Test func whereTheBackgroundIsNotVoicesNothingChanges() throws {
+    @Test func whereTheBackgroundIsNotVoicesNothingChanges() async throws {
         let model = try #require(SileroVADTests.model)
-        let set = try VADTestSet.fromFixtures()
         let learning = BackgroundSpeechFloor.Settings().learningFrames + 20   // + the smoothing's 10 frames and Silero's settling 10
-        for clip in set.soft + set.mixed.filter({ ["hum-50Hz", "hum-60Hz", "music-on-hold"].contains($0.noise) && $0.snrDB != 0 }) {
-            let held = Self.decisions(clip.samples, Self.detector(model, holding: true)).map(\.isSpeech)
-            let plain = Self.decisions(clip.samples, Self.detector(model, holding: false)).map(\.isSpeech)
-            #expect(held[learning...] == plain[learning...], "\(clip.name): \(zip(held[learning...], plain[learning...]).count { $0 != $1 }) frames differ after the learning")
+        let clips = try await Self.onTheSet { set in
+            (set.soft + set.mixed.filter { ["hum-50Hz", "hum-60Hz", "music-on-hold"].contains($0.noise) && $0.snrDB != 0 }).map { clip in
+                (name: clip.name, held: Self.decisions(clip.samples, Self.detector(model, holding: true)).map(\.isSpeech),
+                 plain: Self.decisions(clip.samples, Self.detector(model, holding: false)).map(\.isSpeech))
+            }
+        }
+        #expect(clips.count == 12, "six soft clips, and two ratios of three noises")
+        for (name, held, plain) in clips {
+            #expect(held[learning...] == plain[learning...], "\(name): \(zip(held[learning...], plain[learning...]).count { $0 != $1 }) frames differ after the learning")
         }
     }
 
     /// Every other noise at 10 and 20 dB: no speech missed, and at most a point of frames lost
     /// (a street's passing sounds can be speech-like enough to make a floor for a moment).
-    @Test func underOtherNoisesTheCallerIsHeardAsBefore() throws {
+    @Test func underOtherNoisesTheCallerIsHeardAsBefore() async throws {
         let model = try #require(SileroVADTests.model)
-        let set = try VADTestSet.fromFixtures()
-        for noise in VADTestSet.noises where noise != "babble" {
-            let clips = set.mixed.filter { $0.noise == noise && $0.snrDB != 0 }
-            let held = VADTestSet.score(clips) { _ in Self.detector(model, holding: true) }
-            let plain = VADTestSet.score(clips) { _ in Self.detector(model, holding: false) }
+        let scores = try await Self.onTheSet { set in
+            VADTestSet.noises.filter { $0 != "babble" }.map { noise in
+                let clips = set.mixed.filter { $0.noise == noise && $0.snrDB != 0 }
+                return (noise: noise, held: VADTestSet.score(clips) { _ in Self.detector(model, holding: true) },
+                        plain: VADTestSet.score(clips) { _ in Self.detector(model, holding: false) })
+            }
+        }
+        for (noise, held, plain) in scores {
             #expect(held.missedSegments == 0 && held.accuracy >= plain.accuracy - 0.01, "\(noise): \(held.accuracy) held, \(plain.accuracy) not, missed \(held.missedSegments)")
         }
     }
