@@ -32,12 +32,18 @@ import TestSupport
     /// missed) per noise, soft speech included — where the energy detector gets 22–35 % and an
     /// onset in every noise clip. Babble is the exception: six talkers at once are speech to
     /// Silero too (docs/guide/offline.md, "What to expect offline"); it is held to hearing the foreground speaker.
-    @Test func theNeuralDetectorMeetsTheGoalOnEveryNoiseButBabble() throws {
+    @Test func theNeuralDetectorMeetsTheGoalOnEveryNoiseButBabble() async throws {
         let model = try #require(Self.model)
-        let set = try VADTestSet.fromFixtures()
-        for noise in VADTestSet.noises + ["comfort"] {
-            let clips = (set.mixed + set.noiseOnly + set.soft).filter { $0.noise == noise }
-            let score = VADTestSet.score(clips) { _ in VADTestSet.detector(neural: model) }
+        // Silero over the whole set: off the cooperative pool, whose two threads the shared pass's
+        // waiting tests need; the expectations on the test's task.
+        let scores = try await offThePool {
+            let set = try VADTestSet.fromFixtures()
+            return (VADTestSet.noises + ["comfort"]).map { noise in
+                (noise, VADTestSet.score((set.mixed + set.noiseOnly + set.soft).filter { $0.noise == noise }) { _ in VADTestSet.detector(neural: model) })
+            }
+        }
+        #expect(scores.count == VADTestSet.noises.count + 1)
+        for (noise, score) in scores {
             #expect(score.missedSegments == 0, "\(noise): missed \(score.missedSegments) of \(score.segments)")
             guard noise != "babble" else { continue }
             #expect(score.accuracy >= 0.95, "\(noise): accuracy \(score.accuracy)")

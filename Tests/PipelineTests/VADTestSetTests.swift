@@ -9,25 +9,30 @@ import TestSupport
 @Suite struct VADTestSetTests {
     static let speech: [[Int16]] = VADTestSet.speechFixtures.compactMap { try? WAVFile.read(Fixtures.audio($0)).samples }
     static let set = VADTestSet(speech: speech)
+    /// The set, built off the cooperative pool by whichever test asks first: its mixtures take
+    /// seconds in a debug build, and the shared pass's waiting tests need both of the pool's threads.
+    static func builtOffThePool() async throws -> VADTestSet { try await offThePool { set } }
 
-    @Test func mixturesHaveTheSNRTheyClaimAndLabelsWhereTheSpeechIs() {
+    @Test func mixturesHaveTheSNRTheyClaimAndLabelsWhereTheSpeechIs() async throws {
+        let set = try await Self.builtOffThePool()
         #expect(Self.speech.count == VADTestSet.speechFixtures.count)
-        #expect(Self.set.mixed.count == VADTestSet.noises.count * VADTestSet.snrs.count && Self.set.noiseOnly.count == VADTestSet.noises.count)
-        for clip in Self.set.mixed {
+        #expect(set.mixed.count == VADTestSet.noises.count * VADTestSet.snrs.count && set.noiseOnly.count == VADTestSet.noises.count)
+        for clip in set.mixed {
             #expect(clip.speech.count == 2, "\(clip.name)")
             let measured = VADTestSet.measuredSNR(clean: clip.clean, mixture: clip.samples, speech: clip.speech)
             #expect(abs(measured - (clip.snrDB ?? .nan)) < 0.5, "\(clip.name): measured \(measured) dB")
         }
-        #expect(Self.set.noiseOnly.allSatisfy { $0.speech.isEmpty && $0.samples.count == 20 * 8000 })
-        for clip in Self.set.soft {
+        #expect(set.noiseOnly.allSatisfy { $0.speech.isEmpty && $0.samples.count == 20 * 8000 })
+        for clip in set.soft {
             let voiced = clip.speech.flatMap { Array(clip.samples[$0]) }
             let dbfs = voiced.levelDBFS
             #expect(abs(dbfs + 38) < 1, "\(clip.name): \(dbfs) dBFS")
         }
     }
 
-    @Test func scoringRewardsAnOracleAndPunishesAnAlwaysOnDetector() {
-        let clips = Self.set.mixed + Self.set.noiseOnly
+    @Test func scoringRewardsAnOracleAndPunishesAnAlwaysOnDetector() async throws {
+        let set = try await Self.builtOffThePool()
+        let clips = set.mixed + set.noiseOnly
         let oracle = VADTestSet.score(clips) { clip in
             var frame = 0, was = false
             return { _ in
@@ -48,8 +53,8 @@ import TestSupport
 
     /// What the energy detector must manage even before a neural one: soft and breathy speech is
     /// heard, and comfort noise alone is not speech.
-    @Test func theEnergyDetectorHearsSoftSpeech() {
-        let score = VADTestSet.score(Self.set.soft) { _ in VADTestSet.detector() }
+    @Test func theEnergyDetectorHearsSoftSpeech() async throws {
+        let score = VADTestSet.score(try await Self.builtOffThePool().soft) { _ in VADTestSet.detector() }
         #expect(score.missedSegments == 0 && score.falseOnsets == 0, "missed \(score.missedSegments), false onsets \(score.falseOnsets)")
     }
 }
