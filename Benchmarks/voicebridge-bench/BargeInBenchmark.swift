@@ -1,3 +1,4 @@
+import Bridge
 import Foundation
 import NIOCore
 import NIOPosix
@@ -26,14 +27,9 @@ enum BargeInBenchmark {
     static let talkAfterFrames = 100   // 2 s into the greeting
     static let frames = 400            // 8 s a stream: the words are known, and the call over, well within it
 
-    /// The line's echo: what the phone played of the agent comes back this much quieter, this much later.
-    struct LineEcho {
-        var dB = -10.0
-        var delayMilliseconds = 150
-        var gain: Double { pow(10, dB / 20) }
-    }
-
-    static func run(serverBinary: String, streams: Int, concurrency: Int, echo: LineEcho? = nil, environment: [String: String] = [:]) async throws -> [Cut] {
+    /// `echo`: a line that returns what the phone played of the agent (`LineCondition`'s echo, the
+    /// `line` suite's model of it), each stream on a line of its own.
+    static func run(serverBinary: String, streams: Int, concurrency: Int, echo: LineBed? = nil, environment: [String: String] = [:]) async throws -> [Cut] {
         // Room for two batches: a batch's calls are still ending (their last words heard, their
         // results stored) when the next one opens, and a stream over the limit is refused.
         let server = try await ServerProcess.start(binary: serverBinary, environment: ["VOICEBRIDGE_ENGINE_MODE": "local",
@@ -46,7 +42,7 @@ enum BargeInBenchmark {
             for first in stride(from: 0, to: streams, by: concurrency) {
                 try await withThrowingTaskGroup(of: Cut.self) { batch in
                     for index in first..<min(first + concurrency, streams) {
-                        batch.addTask { try await talkOver(index: index, port: server.httpPort, speech: speech, echo: echo, group: group) }
+                        batch.addTask { try await talkOver(index: index, port: server.httpPort, speech: speech, line: echo?.line(seed: UInt64(index)), group: group) }
                     }
                     for try await cut in batch {
                         cuts.append(cut)
@@ -63,12 +59,10 @@ enum BargeInBenchmark {
     }
 
     /// One stream: silence, then the phrase from frame `talkAfterFrames`, then silence, paced at 20 ms;
-    /// with `echo`, what the phone played of the agent returned under it.
-    static func talkOver(index: Int, port: Int, speech: [UInt8], echo: LineEcho?, group: any EventLoopGroup) async throws -> Cut {
-        let client = try await MediaStreamLoadClient.connect(index: index, port: port, watchesClear: true, keepsAudio: echo != nil, group: group)
+    /// on a `line`, what the phone played of the agent (silence when nothing) returned under it.
+    static func talkOver(index: Int, port: Int, speech: [UInt8], line: ImpairedLine?, group: any EventLoopGroup) async throws -> Cut {
+        let client = try await MediaStreamLoadClient.connect(index: index, port: port, watchesClear: true, keepsAudio: line != nil, group: group)
         let silence = [UInt8](repeating: 0xFF, count: 160)
-        // The echo path: the samples played, `delayMilliseconds` of them still on their way back.
-        var returning = [Int16](repeating: 0, count: (echo?.delayMilliseconds ?? 0) * 8)
         let start = ContinuousClock.now
         var talkingFrom: ContinuousClock.Instant?
         for n in 0..<frames {
@@ -76,11 +70,9 @@ enum BargeInBenchmark {
             let talking = offset >= 0 && offset + 160 <= speech.count
             if talking, talkingFrom == nil { talkingFrom = .now }
             var frame = talking ? Array(speech[offset..<offset + 160]) : silence
-            if let echo {
-                returning += client.log.nextPlayed().map { G711.decode($0, law: .muLaw) } ?? [Int16](repeating: 0, count: 160)
-                let back = returning.prefix(160)
-                frame = G711.encode(zip(G711.decode(frame, law: .muLaw), back).map { Int16(clamping: Int($0) + Int((Double($1) * echo.gain).rounded())) }, law: .muLaw)
-                returning.removeFirst(back.count)
+            if let line {
+                line.sent(client.log.nextPlayed() ?? silence)
+                frame = line.heard(frame)
             }
             let payload = Data(frame).base64EncodedString()
             try await client.channel.eventLoop.submit { client.sendMedia(tick: n, payload: payload) }.get()
@@ -101,8 +93,9 @@ extension BenchMain {
         let streams = 20, concurrency = 5
         print("== Barge-in: the caller talks over the greeting, \(streams) Twilio media streams through `voicebridge serve` (local engine), \(concurrency) at a time; from the caller's first frame; then again on a line that returns the agent's voice at −10 dB after 150 ms, with engine.echo_cancellation")
         let clean = try await BargeInBenchmark.run(serverBinary: try serverBinary(), streams: streams, concurrency: concurrency)
-        let echoed = try await BargeInBenchmark.run(serverBinary: try serverBinary(), streams: streams, concurrency: concurrency, echo: .init(),
-                                                    environment: ["VOICEBRIDGE_ENGINE_ECHO_CANCELLATION": "true"])
+        let echoing = try LineBed(condition: LineCondition(echoDB: (echo["echo_db"] as? Int).map(Double.init), echoDelayMilliseconds: echo["echo_delay_ms"] as? Int ?? 0), voices: [])
+        let echoed = try await BargeInBenchmark.run(serverBinary: try serverBinary(), streams: streams, concurrency: concurrency, echo: echoing,
+                                                    environment: cancelling)
         var rows: [[String]] = []
         var json: [String: Any] = [:]
         for (name, cuts) in [("clean", clean), ("echo, cancelled", echoed)] {
@@ -118,7 +111,7 @@ extension BenchMain {
                 "clear_ms": ["p50": clear.p50, "p99": clear.p99], "stopped_ms": ["p50": stopped.p50, "p99": stopped.p99],
                 "cuts": cuts.map { ["clear_ms": $0.clearMs ?? -1, "stopped_ms": $0.stoppedMs ?? -1, "media_after_clear": $0.mediaAfterClear, "agent_frames": $0.agentFrames] },
             ]
-            if name == "clean" { json.merge(figures) { _, new in new } } else { json["echo"] = figures.merging(["echo_db": -10, "echo_delay_ms": 150, "echo_cancellation": true]) { _, new in new } }
+            if name == "clean" { json.merge(figures) { _, new in new } } else { json["echo"] = figures.merging(echo.merging(["echo_cancellation": true]) { _, new in new }) { _, new in new } }
         }
         print(table(["line", "clear p50 ms", "clear p99 ms", "agent's last audio p50 ms", "p99 ms", "max ms", "spoke on with no clear", "no greeting", "frames after a clear"], rows))
         print("goal: every stream cleared; clear and the agent's last audio p99 ≤ 1500 ms after the caller's first frame; no greeting missing; no audio after a clear")

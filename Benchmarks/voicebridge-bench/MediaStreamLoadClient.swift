@@ -209,17 +209,18 @@ final class MediaStreamLoadClient: Sendable {
 
         /// A media message's audio, base64-decoded.
         static func payload(_ bytes: ByteBufferView) -> [UInt8]? {
-            guard let key = bytes.firstRange(of: payloadKey) else { return nil }
-            let rest = bytes[key.upperBound...]
-            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-            return Data(base64Encoded: Data(rest[..<end])).map { [UInt8]($0) }
+            stringValue(after: payloadKey, in: bytes).flatMap { Data(base64Encoded: Data($0)) }.map { [UInt8]($0) }
         }
 
         static func markName(_ bytes: ByteBufferView) -> String? {
-            guard let key = bytes.firstRange(of: nameKey) else { return nil }
-            let rest = bytes[key.upperBound...]
-            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-            return String(decoding: rest[..<end], as: UTF8.self)
+            stringValue(after: nameKey, in: bytes).map { String(decoding: $0, as: UTF8.self) }
+        }
+
+        /// The bytes of the JSON string that follows `key` (`"name":"`), up to its closing quote.
+        private static func stringValue(after key: [UInt8], in bytes: ByteBufferView) -> ByteBufferView.SubSequence? {
+            guard let found = bytes.firstRange(of: key) else { return nil }
+            let rest = bytes[found.upperBound...]
+            return rest.firstIndex(of: UInt8(ascii: "\"")).map { rest[..<$0] }
         }
     }
 
