@@ -19,14 +19,12 @@ import TestSupport
         stride(from: 0, to: samples.count - 159, by: 160).map { detect(Array(samples[$0..<($0 + 160)])) }
     }
 
-    /// The labelled set, built once (its mixtures take seconds in a debug build).
-    static let set = Result { try VADTestSet.fromFixtures() }
-
     /// `work` on the labelled set off the cooperative pool: Silero over many clips holds a thread
-    /// for seconds, and the shared pass's waiting tests need both of the pool's (a sipp call beside
-    /// such work once met sipp's own timeout). The expectations stay on the test's task.
+    /// for seconds, and the shared pass's waiting tests need both of the pool's. The expectations
+    /// stay on the test's task.
     static func onTheSet<T: Sendable>(_ work: @escaping @Sendable (VADTestSet) throws -> T) async throws -> T {
-        try await offThePool { try work(try set.get()) }
+        let set = try await VADTestSet.shared()
+        return try await offThePool { try work(set) }
     }
 
     @Test func babbleAloneStopsBeingSpeechOnceItsFloorIsLearned() async throws {

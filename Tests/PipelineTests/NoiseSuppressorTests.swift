@@ -17,7 +17,7 @@ import TestSupport
     /// within 3 dB), and the output keeps the input's length.
     @Test func aSteadyNoiseIsTakenOutAndSpeechKept() async throws {
         let suppression = try #require(Self.suppression)
-        let set = try VADTestSet.fromFixtures()
+        let set = try await VADTestSet.shared()
         let pink = try #require(set.noiseOnly.first { $0.noise == LineNoise.pink.rawValue })
         let quiet = try await suppression.suppressed(pink.samples)
         #expect(quiet.count == pink.samples.count / 160 * 160)
@@ -35,7 +35,7 @@ import TestSupport
     /// and Silero hears them as before. Voices behind the caller need more than this stage.
     @Test func babbleIsBroughtDownOnlyALittle() async throws {
         let suppression = try #require(Self.suppression)
-        let set = try VADTestSet.fromFixtures()
+        let set = try await VADTestSet.shared()
         let babble = try #require(set.noiseOnly.first { $0.noise == LineNoise.babble.rawValue })
         let after = (try await suppression.suppressed(babble.samples).dropFirst(8000)).levelDBFS
         #expect(after > babble.samples.levelDBFS - 12, "babble brought down to \(after) dBFS")

@@ -36,9 +36,9 @@ import TestSupport
         let model = try #require(Self.model)
         // Silero over the whole set: off the cooperative pool, whose two threads the shared pass's
         // waiting tests need; the expectations on the test's task.
+        let set = try await VADTestSet.shared()
         let scores = try await offThePool {
-            let set = try VADTestSet.fromFixtures()
-            return (VADTestSet.noises + ["comfort"]).map { noise in
+            (VADTestSet.noises + ["comfort"]).map { noise in
                 (noise, VADTestSet.score((set.mixed + set.noiseOnly + set.soft).filter { $0.noise == noise }) { _ in VADTestSet.detector(neural: model) })
             }
         }

@@ -8,13 +8,9 @@ import TestSupport
 /// detector is punished), and what the energy detector must manage on it.
 @Suite struct VADTestSetTests {
     static let speech: [[Int16]] = VADTestSet.speechFixtures.compactMap { try? WAVFile.read(Fixtures.audio($0)).samples }
-    static let set = VADTestSet(speech: speech)
-    /// The set, built off the cooperative pool by whichever test asks first: its mixtures take
-    /// seconds in a debug build, and the shared pass's waiting tests need both of the pool's threads.
-    static func builtOffThePool() async throws -> VADTestSet { try await offThePool { set } }
 
     @Test func mixturesHaveTheSNRTheyClaimAndLabelsWhereTheSpeechIs() async throws {
-        let set = try await Self.builtOffThePool()
+        let set = try await VADTestSet.shared()
         #expect(Self.speech.count == VADTestSet.speechFixtures.count)
         #expect(set.mixed.count == VADTestSet.noises.count * VADTestSet.snrs.count && set.noiseOnly.count == VADTestSet.noises.count)
         for clip in set.mixed {
@@ -31,7 +27,7 @@ import TestSupport
     }
 
     @Test func scoringRewardsAnOracleAndPunishesAnAlwaysOnDetector() async throws {
-        let set = try await Self.builtOffThePool()
+        let set = try await VADTestSet.shared()
         let clips = set.mixed + set.noiseOnly
         let oracle = VADTestSet.score(clips) { clip in
             var frame = 0, was = false
@@ -54,7 +50,7 @@ import TestSupport
     /// What the energy detector must manage even before a neural one: soft and breathy speech is
     /// heard, and comfort noise alone is not speech.
     @Test func theEnergyDetectorHearsSoftSpeech() async throws {
-        let score = VADTestSet.score(try await Self.builtOffThePool().soft) { _ in VADTestSet.detector() }
+        let score = VADTestSet.score(try await VADTestSet.shared().soft) { _ in VADTestSet.detector() }
         #expect(score.missedSegments == 0 && score.falseOnsets == 0, "missed \(score.missedSegments), false onsets \(score.falseOnsets)")
     }
 }

@@ -34,6 +34,13 @@ public struct VADTestSet: Sendable {
         VADTestSet(speech: try speechFixtures.map { try WAVFile.read(Fixtures.audio($0)).samples })
     }
 
+    /// `fromFixtures()`, built once per test process and off the cooperative pool: its mixtures
+    /// take seconds in a debug build, the suites that score on it share one copy, and the shared
+    /// pass's waiting tests need both of the pool's threads (a sipp call beside such work once met
+    /// sipp's own timeout).
+    public static func shared() async throws -> VADTestSet { try await offThePool { try builtOnce.get() } }
+    private static let builtOnce = Result { try fromFixtures() }
+
     /// `speech` are the clean fixtures (8 kHz); the first two of each clip are placed 2 s and
     /// 1.5 s apart in the noise.
     public init(speech: [[Int16]]) {
